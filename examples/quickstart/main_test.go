@@ -1,0 +1,24 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestQuickstart runs the whole walk-through against the embedded fake.
+func TestQuickstart(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	var out bytes.Buffer
+	if err := run(ctx, &out, func(string) string { return "" }); err != nil {
+		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
+	}
+	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+}

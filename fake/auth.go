@@ -1,0 +1,291 @@
+package fake
+
+import (
+	"crypto/subtle"
+	"encoding/json"
+	"mime"
+	"net/http"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+var allScopes = []string{ScopeSCIM, ScopeUsers, ScopeReports, ScopeObjects, ScopeBulk, ScopeEvents}
+
+type oauthClient struct {
+	id, secret string
+	scopes     []string // nil: every scope
+}
+
+type accessToken struct {
+	clientID    string
+	scopes      []string
+	expires     time.Time
+	invalidated bool
+}
+
+type refreshToken struct {
+	clientID string
+	scopes   []string
+}
+
+type authStore struct {
+	mu      sync.Mutex
+	clients map[string]*oauthClient
+	access  map[string]*accessToken
+	refresh map[string]*refreshToken
+	issued  int
+}
+
+func (s *authStore) init() {
+	s.clients = map[string]*oauthClient{}
+	s.access = map[string]*accessToken{}
+	s.refresh = map[string]*refreshToken{}
+}
+
+func (s *authStore) register(id, secret string, scopes []string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var sc []string
+	if len(scopes) > 0 {
+		sc = slices.Clone(scopes)
+	}
+	s.clients[id] = &oauthClient{id: id, secret: secret, scopes: sc}
+}
+
+// AddClient registers an OAuth client after start; see WithClient.
+func (f *Fake) AddClient(id, secret string, scopes ...string) { f.auth.register(id, secret, scopes) }
+
+// TokensIssued counts the access tokens issued so far, by either grant.
+func (f *Fake) TokensIssued() int {
+	f.auth.mu.Lock()
+	defer f.auth.mu.Unlock()
+	return f.auth.issued
+}
+
+// ExpireTokens makes every access token issued so far expired, as if
+// their lifetime had run out.
+func (f *Fake) ExpireTokens() {
+	f.auth.mu.Lock()
+	defer f.auth.mu.Unlock()
+	past := f.clock.Now().Add(-time.Second)
+	for _, t := range f.auth.access {
+		t.expires = past
+	}
+}
+
+// authorize checks r's bearer token for scope. It returns the client id,
+// or a status (401, 403) and a message.
+func (s *authStore) authorize(r *http.Request, scope string, now time.Time) (string, int, string) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if h == "" {
+		return "", http.StatusUnauthorized, "missing Authorization header"
+	}
+	if !ok || !strings.EqualFold(scheme, "Bearer") || tok == "" {
+		return "", http.StatusUnauthorized, "Authorization must be a Bearer token"
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	t := s.access[tok]
+	switch {
+	case t == nil:
+		return "", http.StatusUnauthorized, "unknown access token"
+	case t.invalidated:
+		return t.clientID, http.StatusUnauthorized, "access token has been invalidated"
+	case !now.Before(t.expires):
+		return t.clientID, http.StatusUnauthorized, "access token has expired"
+	case scope != "" && !slices.Contains(t.scopes, scope):
+		return t.clientID, http.StatusForbidden, "token lacks the " + scope + " scope"
+	}
+	return t.clientID, 0, ""
+}
+
+type oauthError struct {
+	Error       string `json:"error"`
+	Description string `json:"error_description,omitempty"`
+	URI         string `json:"error_uri,omitempty"`
+}
+
+type tokenRequest struct {
+	GrantType    string `json:"grant_type"`
+	ClientID     string `json:"client_id"`
+	ClientSecret string `json:"client_secret"`
+	RefreshToken string `json:"refresh_token"`
+	Scope        string `json:"scope"`
+	RedirectURI  string `json:"redirect_uri"`
+	State        string `json:"state"`
+}
+
+type tokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	RefreshToken string `json:"refresh_token"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int32  `json:"expires_in"`
+	State        string `json:"state,omitempty"`
+}
+
+func (f *Fake) registerAuth() {
+	f.handlePublic("POST /oauth/token", f.issueToken)
+	f.handlePublic("DELETE /oauth/token", f.invalidateToken)
+}
+
+func oauthFail(w http.ResponseWriter, code, desc string) {
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusBadRequest, oauthError{Error: code, Description: desc})
+}
+
+// issueToken serves POST /oauth/token: a JSON body as the interface
+// documents it, or a form body as RFC 6749 has it; client credentials in
+// the body or as HTTP Basic authentication.
+func (f *Fake) issueToken(w http.ResponseWriter, r *http.Request) {
+	var req tokenRequest
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	switch mt {
+	case "application/x-www-form-urlencoded":
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := r.ParseForm(); err != nil {
+			oauthFail(w, "invalid_request", "malformed form body: "+err.Error())
+			return
+		}
+		req = tokenRequest{
+			GrantType: r.PostForm.Get("grant_type"), ClientID: r.PostForm.Get("client_id"),
+			ClientSecret: r.PostForm.Get("client_secret"), RefreshToken: r.PostForm.Get("refresh_token"),
+			Scope: r.PostForm.Get("scope"), RedirectURI: r.PostForm.Get("redirect_uri"), State: r.PostForm.Get("state"),
+		}
+	case "", "application/json":
+		if err := readJSON(r, &req); err != nil {
+			oauthFail(w, "invalid_request", err.Error())
+			return
+		}
+	default:
+		oauthFail(w, "invalid_request", "Content-Type must be application/json or application/x-www-form-urlencoded")
+		return
+	}
+	if id, secret, ok := r.BasicAuth(); ok {
+		if req.ClientID != "" && req.ClientID != id {
+			oauthFail(w, "invalid_request", "client_id in the body differs from HTTP Basic authentication")
+			return
+		}
+		req.ClientID, req.ClientSecret = id, secret
+	}
+	switch req.GrantType {
+	case "":
+		oauthFail(w, "invalid_request", "grant_type is required")
+		return
+	case "client_credentials", "refresh_token":
+	default:
+		oauthFail(w, "unsupported_grant_type", "grant_type must be client_credentials or refresh_token")
+		return
+	}
+
+	resp, fail := f.auth.grant(req, f.clock.Now(), f.lifetime)
+	if fail != nil {
+		oauthFail(w, fail.Error, fail.Description)
+		return
+	}
+	w.Header().Set("Cache-Control", "no-store")
+	writeJSON(w, http.StatusOK, resp)
+}
+
+// grant checks a token request and issues the tokens.
+func (s *authStore) grant(req tokenRequest, now time.Time, lifetime time.Duration) (tokenResponse, *oauthError) {
+	fail := func(code, desc string) (tokenResponse, *oauthError) {
+		return tokenResponse{}, &oauthError{Error: code, Description: desc}
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	var client *oauthClient
+	var granted []string
+	switch req.GrantType {
+	case "client_credentials":
+		if req.ClientID == "" || req.ClientSecret == "" {
+			return fail("invalid_request", "client_id and client_secret are required")
+		}
+		client = s.clients[req.ClientID]
+		// Compare in constant time even for an unknown client.
+		want := "\x00no-such-client"
+		if client != nil {
+			want = client.secret
+		}
+		if subtle.ConstantTimeCompare([]byte(want), []byte(req.ClientSecret)) != 1 || client == nil {
+			return fail("invalid_client", "unknown client or wrong client secret")
+		}
+		granted = client.allowed()
+	case "refresh_token":
+		rt := s.refresh[req.RefreshToken]
+		if req.RefreshToken == "" || rt == nil {
+			return fail("invalid_grant", "refresh token is unknown, used or revoked")
+		}
+		client = s.clients[rt.clientID]
+		if req.ClientID != "" && req.ClientID != rt.clientID {
+			return fail("invalid_grant", "refresh token was issued to another client")
+		}
+		if req.ClientSecret != "" && subtle.ConstantTimeCompare([]byte(client.secret), []byte(req.ClientSecret)) != 1 {
+			return fail("invalid_client", "unknown client or wrong client secret")
+		}
+		delete(s.refresh, req.RefreshToken) // rotated: single use
+		granted = rt.scopes
+	}
+	if req.Scope != "" {
+		var asked []string
+		for _, sc := range strings.Fields(req.Scope) {
+			if !slices.Contains(granted, sc) {
+				return fail("unauthorized_client", "scope "+sc+" is not allowed for this client")
+			}
+			asked = append(asked, sc)
+		}
+		granted = asked
+	}
+	access, refresh := newID("at_", 24), newID("rt_", 24)
+	s.access[access] = &accessToken{clientID: client.id, scopes: granted, expires: now.Add(lifetime)}
+	s.refresh[refresh] = &refreshToken{clientID: client.id, scopes: granted}
+	s.issued++
+	return tokenResponse{
+		AccessToken: access, RefreshToken: refresh, TokenType: "Bearer",
+		ExpiresIn: int32(lifetime / time.Second), State: req.State,
+	}, nil
+}
+
+func (c *oauthClient) allowed() []string {
+	if c.scopes == nil {
+		return allScopes
+	}
+	return c.scopes
+}
+
+// invalidateToken serves DELETE /oauth/token. The token is named by the
+// Authorization bearer header or by a JSON body {"token": "..."}.
+func (f *Fake) invalidateToken(w http.ResponseWriter, r *http.Request) {
+	tok := ""
+	if scheme, t, ok := strings.Cut(r.Header.Get("Authorization"), " "); ok && strings.EqualFold(scheme, "Bearer") {
+		tok = t
+	}
+	if tok == "" && r.ContentLength != 0 {
+		var body struct {
+			Token string `json:"token"`
+		}
+		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&body); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", "malformed JSON body: %v", err)
+			return
+		}
+		tok = body.Token
+	}
+	if tok == "" {
+		writeError(w, http.StatusForbidden, "invalid_token", "no token given: send it as a Bearer token or as {\"token\": ...}")
+		return
+	}
+	f.auth.mu.Lock()
+	t := f.auth.access[tok]
+	ok := t != nil && !t.invalidated
+	if ok {
+		t.invalidated = true
+	}
+	f.auth.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusForbidden, "invalid_token", "token is unknown or already invalidated")
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}

@@ -1,0 +1,183 @@
+// Package fake is an in-memory implementation of the Partner Integration
+// Service, for tests. It holds real state (clients and tokens, users,
+// reports, objects, integrations, bulk executions, subscribers), moves
+// asynchronous work through its states over time, answers bad input with
+// the statuses the interface documents, and can be told to fail.
+//
+// It is an independent implementation of the interface: it has its own
+// wire types and imports no package of the SDK, so a mistake in the SDK's
+// JSON cannot be mirrored here.
+//
+//	srv := fake.NewServer()
+//	defer srv.Close()
+//	c, _ := partner.New(partner.WithBaseURL(srv.URL),
+//		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+package fake
+
+import (
+	"crypto/rand"
+	"encoding/hex"
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"time"
+)
+
+// The client registered when no WithClient option is given.
+const (
+	DefaultClientID     = "partner-test-client"
+	DefaultClientSecret = "partner-test-secret"
+)
+
+// Scopes a client may be limited to. A client registered without scopes
+// may use every area.
+const (
+	ScopeSCIM    = "scim"
+	ScopeUsers   = "users"
+	ScopeReports = "reports"
+	ScopeObjects = "objects"
+	ScopeBulk    = "bulk"
+	ScopeEvents  = "events"
+)
+
+// Fake is the service as an http.Handler. Its methods seed and inspect
+// state and inject faults; all are safe for concurrent use.
+type Fake struct {
+	clock    Clock
+	mux      *http.ServeMux
+	demo     bool
+	lifetime time.Duration
+
+	auth    authStore
+	faults  faultStore
+	reqlog  requestLog
+	objects objectStore
+	integ   integrationStore
+
+	scim    scimStore
+	users   usersStore
+	reports reportsStore
+	bulk    bulkStore
+	events  eventsStore
+
+	// Server is set when the fake runs behind NewServer; areas that build
+	// absolute URLs (signed uploads, callbacks) read its address from it.
+	serverURL string
+	closers   []func()
+	closeOnce sync.Once
+}
+
+// Option configures a Fake.
+type Option func(*Fake)
+
+// WithClient registers an OAuth client. Without scopes it may use every
+// area; with scopes, only the areas named (ScopeSCIM, ...). Without any
+// WithClient option the fake registers DefaultClientID/DefaultClientSecret.
+func WithClient(id, secret string, scopes ...string) Option {
+	return func(f *Fake) { f.auth.register(id, secret, scopes) }
+}
+
+// WithTokenLifetime sets the lifetime of access tokens (default 1h).
+func WithTokenLifetime(d time.Duration) Option { return func(f *Fake) { f.lifetime = d } }
+
+// WithClock makes the fake read time from c; pass a *ManualClock to drive
+// expiry and asynchronous work step by step.
+func WithClock(c Clock) Option { return func(f *Fake) { f.clock = c } }
+
+// WithDemoData seeds the demo data set: integrations, objects, users,
+// reports, the set cmd/partnerfake serves.
+func WithDemoData() Option { return func(f *Fake) { f.demo = true } }
+
+// New returns the fake as a bare http.Handler, for hosting it yourself.
+func New(opts ...Option) *Fake {
+	f := &Fake{clock: realClock{}, lifetime: time.Hour, mux: http.NewServeMux()}
+	f.auth.init()
+	for _, o := range opts {
+		o(f)
+	}
+	if len(f.auth.clients) == 0 {
+		f.auth.register(DefaultClientID, DefaultClientSecret, nil)
+	}
+	f.objects.init()
+	f.integ.init()
+	f.registerAuth()
+	f.registerSCIM()
+	f.registerUsers()
+	f.registerReports()
+	f.registerObjects()
+	f.registerBulk()
+	f.registerEvents()
+	if f.demo {
+		f.seedDemo()
+	}
+	return f
+}
+
+// ServeHTTP serves the interface.
+func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) { f.mux.ServeHTTP(w, r) }
+
+// Now is the fake's current time.
+func (f *Fake) Now() time.Time { return f.clock.Now() }
+
+// URL is the base URL the fake is served at, when it runs behind
+// NewServer or SetURL was called; otherwise "".
+func (f *Fake) URL() string { return f.serverURL }
+
+// SetURL tells a fake hosted by its caller where it is served, so that the
+// absolute URLs it hands out (signed uploads) point at it.
+func (f *Fake) SetURL(u string) { f.serverURL = u }
+
+// Close stops the fake's background work (webhook deliveries). NewServer's
+// Close calls it.
+func (f *Fake) Close() {
+	f.closeOnce.Do(func() {
+		for _, c := range f.closers {
+			c()
+		}
+	})
+}
+
+// Server is a Fake listening on a loopback address.
+type Server struct {
+	*Fake
+	// URL is the base URL of the server, e.g. "http://127.0.0.1:41234".
+	URL string
+	ts  *httptest.Server
+}
+
+// NewServer starts a Fake on a loopback port. Close it when done.
+func NewServer(opts ...Option) *Server {
+	f := New(opts...)
+	ts := httptest.NewServer(f)
+	f.serverURL = ts.URL
+	return &Server{Fake: f, URL: ts.URL, ts: ts}
+}
+
+// Client returns an *http.Client for the server.
+func (s *Server) Client() *http.Client { return s.ts.Client() }
+
+// Close stops the server and the fake's background work.
+func (s *Server) Close() {
+	s.Fake.Close()
+	s.ts.CloseClientConnections()
+	s.ts.Close()
+}
+
+// newID returns an unguessable identifier with a prefix.
+func newID(prefix string, nbytes int) string {
+	b := make([]byte, nbytes)
+	if _, err := rand.Read(b); err != nil {
+		panic("fake: crypto/rand: " + err.Error())
+	}
+	return prefix + hex.EncodeToString(b)
+}
+
+func (f *Fake) seedDemo() {
+	f.seedCoreDemo()
+	f.seedSCIMDemo()
+	f.seedUsersDemo()
+	f.seedReportsDemo()
+	f.seedObjectsDemo()
+	f.seedBulkDemo()
+	f.seedEventsDemo()
+}

@@ -1,0 +1,260 @@
+package fake
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxJSONBody caps JSON request bodies outside bulk loads.
+const maxJSONBody = 4 << 20
+
+type ctxKey int
+
+const clientKey ctxKey = iota
+
+// clientID returns the OAuth client that authorized r ("" on public routes).
+func clientID(r *http.Request) string {
+	id, _ := r.Context().Value(clientKey).(string)
+	return id
+}
+
+// handle registers h for pattern (a ServeMux pattern such as
+// "POST /report/v1/list"). Requests need a valid bearer token whose
+// client may use scope; they are logged and pass through injected faults.
+func (f *Fake) handle(pattern, scope string, h http.HandlerFunc) {
+	f.mux.Handle(pattern, f.wrap(scope, true, h))
+}
+
+// handlePublic registers h for a route that takes no bearer token (the
+// token endpoint, signed upload URLs).
+func (f *Fake) handlePublic(pattern string, h http.HandlerFunc) {
+	f.mux.Handle(pattern, f.wrap("", false, h))
+}
+
+func (f *Fake) wrap(scope string, authorize bool, h http.HandlerFunc) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		rec := &statusRecorder{ResponseWriter: w}
+		entry := LoggedRequest{
+			Time:   f.clock.Now(),
+			Method: r.Method,
+			Path:   r.URL.Path,
+			Query:  maskQuery(r.URL.Query()),
+			Env:    r.Header.Get("x-svc-env"),
+		}
+		defer func() {
+			entry.Status = rec.status
+			f.reqlog.add(entry)
+		}()
+		if ft := f.faults.take(r.Method, r.URL.Path); ft != nil {
+			if ft.Latency > 0 {
+				select {
+				case <-time.After(ft.Latency):
+				case <-r.Context().Done():
+					return
+				}
+			}
+			switch {
+			case ft.Drop:
+				entry.Fault = "drop"
+				dropConnection(rec)
+				return
+			case ft.DropAfter:
+				entry.Fault = "drop-after"
+				sink := &discardWriter{header: http.Header{}}
+				f.serve(sink, r, scope, authorize, h, &entry)
+				dropConnection(rec)
+				return
+			case ft.Status != 0:
+				entry.Fault = strconv.Itoa(ft.Status)
+				if ft.RetryAfter != "" {
+					w.Header().Set("Retry-After", ft.RetryAfter)
+				}
+				msg := ft.Message
+				if msg == "" {
+					msg = "injected fault"
+				}
+				f.writeErrorFor(rec, r, ft.Status, "injected_fault", msg)
+				return
+			}
+		}
+		f.serve(rec, r, scope, authorize, h, &entry)
+	})
+}
+
+func (f *Fake) serve(w http.ResponseWriter, r *http.Request, scope string, authorize bool, h http.HandlerFunc, entry *LoggedRequest) {
+	if authorize {
+		id, status, msg := f.auth.authorize(r, scope, f.clock.Now())
+		entry.ClientID = id
+		if status != 0 {
+			code := "invalid_token"
+			if status == http.StatusForbidden {
+				code = "insufficient_scope"
+			}
+			if status == http.StatusUnauthorized {
+				w.Header().Set("WWW-Authenticate", `Bearer realm="partner"`)
+			}
+			f.writeErrorFor(w, r, status, code, msg)
+			return
+		}
+		r = r.WithContext(context.WithValue(r.Context(), clientKey, id))
+	}
+	h(w, r)
+}
+
+func dropConnection(w http.ResponseWriter) {
+	if hj, ok := w.(http.Hijacker); ok {
+		if conn, _, err := hj.Hijack(); err == nil {
+			conn.Close()
+			return
+		}
+	}
+	panic(http.ErrAbortHandler)
+}
+
+type statusRecorder struct {
+	http.ResponseWriter
+	status int
+}
+
+func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 {
+		s.status = code
+	}
+	s.ResponseWriter.WriteHeader(code)
+}
+
+func (s *statusRecorder) Write(p []byte) (int, error) {
+	if s.status == 0 {
+		s.status = http.StatusOK
+	}
+	return s.ResponseWriter.Write(p)
+}
+
+func (s *statusRecorder) Flush() {
+	if fl, ok := s.ResponseWriter.(http.Flusher); ok {
+		fl.Flush()
+	}
+}
+
+// Hijack lets a fault drop the connection.
+func (s *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
+	return http.NewResponseController(s.ResponseWriter).Hijack()
+}
+
+// Unwrap lets http.ResponseController and Hijack reach the real writer.
+func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+
+type discardWriter struct{ header http.Header }
+
+func (d *discardWriter) Header() http.Header         { return d.header }
+func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
+func (d *discardWriter) WriteHeader(int)             {}
+
+// writeJSON answers with v encoded as JSON.
+func writeJSON(w http.ResponseWriter, status int, v any) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(v)
+}
+
+// apiError is the error body outside the token endpoint and SCIM, whose
+// shape the interface does not show.
+type apiError struct {
+	Error   string `json:"error"`
+	Message string `json:"message"`
+}
+
+// writeError answers with the generic error object.
+func writeError(w http.ResponseWriter, status int, code, format string, args ...any) {
+	writeJSON(w, status, apiError{Error: code, Message: fmt.Sprintf(format, args...)})
+}
+
+// scimError is the RFC 7644 error body.
+type scimError struct {
+	Schemas  []string `json:"schemas"`
+	Status   string   `json:"status"`
+	SCIMType string   `json:"scimType,omitempty"`
+	Detail   string   `json:"detail"`
+}
+
+const scimErrorSchema = "urn:ietf:params:scim:api:messages:2.0:Error"
+
+// writeSCIMError answers with the SCIM error schema.
+func writeSCIMError(w http.ResponseWriter, status int, scimType, format string, args ...any) {
+	w.Header().Set("Content-Type", "application/scim+json")
+	w.WriteHeader(status)
+	json.NewEncoder(w).Encode(scimError{
+		Schemas:  []string{scimErrorSchema},
+		Status:   strconv.Itoa(status),
+		SCIMType: scimType,
+		Detail:   fmt.Sprintf(format, args...),
+	})
+}
+
+// writeErrorFor answers in the error shape of r's area.
+func (f *Fake) writeErrorFor(w http.ResponseWriter, r *http.Request, status int, code, msg string) {
+	switch {
+	case strings.HasPrefix(r.URL.Path, "/api/scim/"):
+		writeSCIMError(w, status, "", "%s", msg)
+	case r.URL.Path == "/oauth/token" && r.Method == http.MethodPost:
+		writeJSON(w, status, oauthError{Error: code, Description: msg})
+	default:
+		writeError(w, status, code, "%s", msg)
+	}
+}
+
+// decodeJSON reads r's JSON body into v. On failure it has already
+// answered 400 with a message saying what is wrong, and returns false.
+// A Content-Type other than JSON is refused; a missing one is accepted.
+func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
+	if err := readJSON(r, v); err != nil {
+		if strings.HasPrefix(r.URL.Path, "/api/scim/") {
+			writeSCIMError(w, http.StatusBadRequest, "invalidSyntax", "%s", err.Error())
+		} else {
+			writeError(w, http.StatusBadRequest, "invalid_request", "%s", err.Error())
+		}
+		return false
+	}
+	return true
+}
+
+func readJSON(r *http.Request, v any) error {
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || !(mt == "application/json" || strings.HasSuffix(mt, "+json")) {
+			return fmt.Errorf("Content-Type %q is not JSON", ct)
+		}
+	}
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxJSONBody))
+	if err := dec.Decode(v); err != nil {
+		var syn *json.SyntaxError
+		var typ *json.UnmarshalTypeError
+		switch {
+		case errors.Is(err, io.EOF):
+			return errors.New("request body is empty")
+		case errors.As(err, &syn):
+			return fmt.Errorf("malformed JSON at byte %d: %v", syn.Offset, err)
+		case errors.As(err, &typ):
+			if typ.Field != "" {
+				return fmt.Errorf("field %q must be %s, not %s", typ.Field, typ.Type, typ.Value)
+			}
+			return fmt.Errorf("body must be %s, not %s", typ.Type, typ.Value)
+		default:
+			return fmt.Errorf("malformed JSON: %v", err)
+		}
+	}
+	if dec.More() {
+		return errors.New("malformed JSON: data after the JSON value")
+	}
+	return nil
+}

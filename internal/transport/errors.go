@@ -1,0 +1,164 @@
+package transport
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// maxErrorBody caps how much of an error response body is read and kept.
+const maxErrorBody = 64 << 10
+
+// Error is returned for every answer of the service outside 2xx. It says
+// which call failed (Method, Path), how (StatusCode) and what the server
+// said about it. It never contains credentials or tokens.
+type Error struct {
+	// StatusCode is the HTTP status of the answer.
+	StatusCode int
+	// Method and Path name the request: "POST", "/report/v1/list".
+	// The path carries no query string.
+	Method string
+	Path   string
+	// Code is the server's short error code when it sent one: the OAuth
+	// `error` member on the token endpoint (invalid_client, ...), the
+	// `error` member of the generic error object, the SCIM status text.
+	Code string
+	// Message is the server's human readable explanation.
+	Message string
+	// URI is the OAuth `error_uri` when present.
+	URI string
+	// SCIMType is the `scimType` of a SCIM error (uniqueness, invalidValue, ...).
+	SCIMType string
+	// RetryAfter is the wait the server asked for with Retry-After, if any.
+	RetryAfter time.Duration
+	// Body is the raw response body, capped at 64 KiB.
+	Body []byte
+}
+
+// Error implements the error interface.
+func (e *Error) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "partner: %s %s: %d %s", e.Method, e.Path, e.StatusCode, http.StatusText(e.StatusCode))
+	switch {
+	case e.Code != "" && e.Message != "" && e.Code != e.Message:
+		fmt.Fprintf(&b, ": %s: %s", e.Code, e.Message)
+	case e.Message != "":
+		fmt.Fprintf(&b, ": %s", e.Message)
+	case e.Code != "":
+		fmt.Fprintf(&b, ": %s", e.Code)
+	}
+	return b.String()
+}
+
+// newError builds an Error from a response whose status is not 2xx. It
+// reads (at most maxErrorBody of) the body and closes it.
+func newError(resp *http.Response, method, path string) *Error {
+	body, _ := readCapped(resp)
+	e := &Error{
+		StatusCode: resp.StatusCode,
+		Method:     method,
+		Path:       path,
+		Body:       body,
+	}
+	if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
+		e.RetryAfter = d
+	}
+	e.parseBody(body)
+	return e
+}
+
+func readCapped(resp *http.Response) ([]byte, error) {
+	defer resp.Body.Close()
+	return io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+}
+
+// parseBody reads the server's explanation liberally, since the error
+// shape outside the token endpoint and SCIM is not documented: it looks at
+// `message`, `error_description`, `detail`, `error` (a string or an object
+// with its own `message`) and SCIM's `scimType`.
+func (e *Error) parseBody(body []byte) {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(body, &m) != nil {
+		if s := strings.TrimSpace(string(body)); s != "" && len(s) < 512 && !strings.ContainsAny(s, "<{") {
+			e.Message = s
+		}
+		return
+	}
+	str := func(key string) string {
+		var s string
+		if raw, ok := m[key]; ok && json.Unmarshal(raw, &s) == nil {
+			return s
+		}
+		return ""
+	}
+	e.Code = str("error")
+	if e.Code == "" {
+		var nested struct {
+			Code    any    `json:"code"`
+			Message string `json:"message"`
+		}
+		if raw, ok := m["error"]; ok && json.Unmarshal(raw, &nested) == nil {
+			e.Message = nested.Message
+			if nested.Code != nil {
+				e.Code = fmt.Sprint(nested.Code)
+			}
+		}
+	}
+	for _, key := range []string{"message", "error_description", "detail"} {
+		if e.Message != "" {
+			break
+		}
+		e.Message = str(key)
+	}
+	e.URI = str("error_uri")
+	e.SCIMType = str("scimType")
+	if e.Code == "" && e.SCIMType != "" {
+		e.Code = e.SCIMType
+	}
+}
+
+// HasStatus reports whether err is (or wraps) an *Error with one of the
+// given status codes.
+func HasStatus(err error, codes ...int) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	for _, c := range codes {
+		if e.StatusCode == c {
+			return true
+		}
+	}
+	return false
+}
+
+// parseRetryAfter reads a Retry-After header given in seconds or as an
+// HTTP date. A date in the past means no wait.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second)
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := t.Sub(now)
+		if d < 0 {
+			d = 0
+		}
+		return d, true
+	}
+	return 0, false
+}

@@ -1,0 +1,333 @@
+// Package transport is the one request pipeline of the SDK: it turns an
+// operation into an HTTP exchange (URL and query, body encoding,
+// Authorization, environment and user agent headers), sends it through
+// go-retryablehttp with the retry rules of the operation, and decodes the
+// answer or returns an *Error.
+package transport
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/google/go-querystring/query"
+	"github.com/hashicorp/go-retryablehttp"
+	"golang.org/x/oauth2"
+)
+
+// EnvHeader names the header that selects the sandbox environment.
+const EnvHeader = "x-svc-env"
+
+// TokenSource gives the bearer token of a request. Invalidate drops tok
+// from any cache when it is still the cached token, so that the next
+// Token call fetches a new one; the transport calls it after a 401.
+type TokenSource interface {
+	Token(ctx context.Context) (*oauth2.Token, error)
+	Invalidate(tok *oauth2.Token)
+}
+
+// Config holds what every request of a Client shares.
+type Config struct {
+	BaseURL    *url.URL
+	HTTPClient *http.Client // nil: a pooled client with sane timeouts
+	Tokens     TokenSource  // nil: requests carry no Authorization
+	Env        string       // value of the x-svc-env header, if any
+	UserAgent  string
+	Header     http.Header // fixed extra headers on every request
+	Logger     *slog.Logger
+	Retry      RetryPolicy
+}
+
+// Client sends requests. It is safe for concurrent use.
+type Client struct {
+	cfg   Config
+	retry *retryablehttp.Client
+}
+
+// New returns a Client for cfg.
+func New(cfg Config) *Client {
+	if cfg.HTTPClient == nil {
+		cfg.HTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	}
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	cfg.Retry = cfg.Retry.withDefaults()
+	rc := &retryablehttp.Client{
+		HTTPClient:   cfg.HTTPClient,
+		Logger:       nil, // we log ourselves, without URLs' query strings or headers
+		RetryWaitMin: cfg.Retry.MinWait,
+		RetryWaitMax: cfg.Retry.MaxWait,
+		RetryMax:     cfg.Retry.MaxRetries,
+		CheckRetry:   checkRetry,
+		Backoff:      cfg.Retry.backoff,
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, attempt int) {
+			if st, _ := req.Context().Value(attemptKey{}).(*attemptState); st != nil {
+				st.wrote.Store(false)
+			}
+			if attempt > 0 {
+				cfg.Logger.LogAttrs(req.Context(), slog.LevelDebug, "partner: retrying request",
+					slog.String("method", req.Method), slog.String("path", req.URL.Path), slog.Int("attempt", attempt+1))
+			}
+		},
+	}
+	return &Client{cfg: cfg, retry: rc}
+}
+
+// Config returns the configuration the client was built with.
+func (c *Client) Config() Config { return c.cfg }
+
+// HTTPClient returns the underlying *http.Client.
+func (c *Client) HTTPClient() *http.Client { return c.cfg.HTTPClient }
+
+// Logger returns the client's logger (never nil).
+func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
+
+// Decoder reads a successful response body itself, for streaming answers.
+type Decoder func(r io.Reader) error
+
+// Request describes one operation.
+type Request struct {
+	Method string
+	// Path is relative to the base URL and already escaped (see Pathf).
+	Path string
+	// URL, when set, is an absolute URL used instead of base URL and Path
+	// (signed upload URLs). Authorization is never sent to it.
+	URL string
+	// Query is a struct with `url` tags (go-querystring) or url.Values.
+	Query any
+	// JSON is encoded as the request body when non-nil.
+	JSON any
+	// Body is sent as is when JSON is nil. An io.ReadSeeker is rewound for
+	// each attempt; any other reader can be sent only once.
+	Body io.Reader
+	// BodyFunc, when set, opens a fresh body for each attempt.
+	BodyFunc BodyFunc
+	// ContentType of Body or BodyFunc ("application/json" for JSON).
+	ContentType string
+	// Header adds headers to this request only.
+	Header http.Header
+	// Idempotent marks an operation that is safe to repeat after the
+	// server may have processed it (reads, PUT, PATCH that set a value).
+	Idempotent bool
+	// NoAuth sends no Authorization header (the token endpoint itself).
+	NoAuth bool
+	// Token, when set, is sent as the bearer token instead of the
+	// client's (token invalidation names the token this way).
+	Token string
+}
+
+// Pathf formats a path, escaping every string argument as one path segment.
+func Pathf(format string, args ...any) string {
+	esc := make([]any, len(args))
+	for i, a := range args {
+		if s, ok := a.(string); ok {
+			esc[i] = url.PathEscape(s)
+		} else {
+			esc[i] = a
+		}
+	}
+	return fmt.Sprintf(format, esc...)
+}
+
+// Do sends r and decodes a 2xx answer into out: nil discards it, a
+// Decoder reads it, anything else is decoded as JSON. Any other answer is
+// returned as an *Error. A 401 on an authorized request drops the cached
+// token and repeats the request once with a new one.
+func (c *Client) Do(ctx context.Context, r *Request, out any) error {
+	resp, err := c.Send(ctx, r)
+	if err != nil {
+		return err
+	}
+	defer resp.Body.Close()
+	switch d := out.(type) {
+	case nil:
+		_, err = io.Copy(io.Discard, resp.Body)
+	case Decoder:
+		err = d(resp.Body)
+	default:
+		if resp.StatusCode == http.StatusNoContent {
+			return nil
+		}
+		err = json.NewDecoder(resp.Body).Decode(out)
+		if errors.Is(err, io.EOF) {
+			err = nil // an empty body decodes to the zero value
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err)
+	}
+	return nil
+}
+
+// Send is Do without decoding: it returns the 2xx response, whose body the
+// caller must close, or an error.
+func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
+	u, err := c.url(r)
+	if err != nil {
+		return nil, err
+	}
+	var raw []byte
+	if r.JSON != nil {
+		if raw, err = json.Marshal(r.JSON); err != nil {
+			return nil, fmt.Errorf("partner: %s %s: encoding request: %w", r.Method, u.Path, err)
+		}
+	}
+	b, err := newBody(r.Body, r.BodyFunc, raw)
+	if err != nil {
+		return nil, fmt.Errorf("partner: %s %s: preparing body: %w", r.Method, u.Path, err)
+	}
+	auth := c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
+	for try := 0; ; try++ {
+		var tok *oauth2.Token
+		if auth {
+			if tok, err = c.cfg.Tokens.Token(ctx); err != nil {
+				return nil, err
+			}
+		}
+		resp, err := c.send(ctx, r, u, b, tok)
+		if err != nil {
+			return nil, err
+		}
+		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+			return resp, nil
+		}
+		if resp.StatusCode == http.StatusUnauthorized && auth && try == 0 && b.replayable() {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body.Close()
+			c.cfg.Tokens.Invalidate(tok)
+			c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: 401, refreshing token and repeating",
+				slog.String("method", r.Method), slog.String("path", u.Path))
+			continue
+		}
+		return nil, newError(resp, r.Method, u.Path)
+	}
+}
+
+func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok *oauth2.Token) (*http.Response, error) {
+	ctx, _ = withAttemptState(ctx, r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead)
+	var rawBody any
+	if b != nil {
+		rawBody = retryablehttp.ReaderFunc(b.attempt)
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, u.String(), rawBody)
+	if err != nil {
+		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
+	}
+	if b != nil && b.size >= 0 {
+		req.ContentLength = b.size
+	}
+	h := req.Header
+	for k, vs := range c.cfg.Header {
+		h[k] = append([]string(nil), vs...)
+	}
+	for k, vs := range r.Header {
+		h[k] = append([]string(nil), vs...)
+	}
+	if c.cfg.UserAgent != "" {
+		h.Set("User-Agent", c.cfg.UserAgent)
+	}
+	if c.cfg.Env != "" && r.URL == "" {
+		h.Set(EnvHeader, c.cfg.Env)
+	}
+	h.Set("Accept", "application/json")
+	switch {
+	case r.JSON != nil:
+		h.Set("Content-Type", "application/json")
+	case r.ContentType != "":
+		h.Set("Content-Type", r.ContentType)
+	}
+	if tok != nil {
+		h.Set("Authorization", "Bearer "+tok.AccessToken)
+	} else if r.Token != "" {
+		h.Set("Authorization", "Bearer "+r.Token)
+	}
+	start := time.Now()
+	resp, err := c.retry.Do(req)
+	if err != nil {
+		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
+			err = fmt.Errorf("%w (%v)", ctxErr, err)
+		}
+		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request failed",
+			slog.String("method", r.Method), slog.String("path", u.Path), slog.String("error", err.Error()))
+		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, unwrapURLError(err))
+	}
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request done",
+		slog.String("method", r.Method), slog.String("path", u.Path),
+		slog.Int("status", resp.StatusCode), slog.Duration("elapsed", time.Since(start)))
+	return resp, nil
+}
+
+// unwrapURLError drops the *url.Error layer, whose text repeats the full
+// URL with its query string.
+func unwrapURLError(err error) error {
+	var uerr *url.Error
+	if errors.As(err, &uerr) {
+		return uerr.Err
+	}
+	return err
+}
+
+func (c *Client) pathOf(r *Request) string {
+	if r.URL != "" {
+		if u, err := url.Parse(r.URL); err == nil {
+			return u.Path
+		}
+	}
+	p, _, _ := strings.Cut(r.Path, "?")
+	return p
+}
+
+func (c *Client) url(r *Request) (*url.URL, error) {
+	var u *url.URL
+	if r.URL != "" {
+		var err error
+		if u, err = url.Parse(r.URL); err != nil {
+			return nil, fmt.Errorf("partner: bad URL: %w", err)
+		}
+	} else {
+		if c.cfg.BaseURL == nil {
+			return nil, errors.New("partner: no base URL configured")
+		}
+		rel, err := url.Parse(strings.TrimPrefix(r.Path, "/"))
+		if err != nil {
+			return nil, fmt.Errorf("partner: bad path %q: %w", r.Path, err)
+		}
+		base := *c.cfg.BaseURL
+		if !strings.HasSuffix(base.Path, "/") {
+			base.Path += "/"
+			if base.RawPath != "" {
+				base.RawPath += "/"
+			}
+		}
+		u = base.ResolveReference(rel)
+	}
+	if r.Query != nil {
+		var vals url.Values
+		switch q := r.Query.(type) {
+		case url.Values:
+			vals = q
+		default:
+			var err error
+			if vals, err = query.Values(q); err != nil {
+				return nil, fmt.Errorf("partner: encoding query: %w", err)
+			}
+		}
+		if len(vals) > 0 {
+			merged := u.Query()
+			for k, vs := range vals {
+				merged[k] = append(merged[k], vs...)
+			}
+			u.RawQuery = merged.Encode()
+		}
+	}
+	return u, nil
+}

@@ -1,0 +1,358 @@
+// Package oauth gets, caches, refreshes and invalidates the bearer tokens
+// of the Partner Integration Service (POST and DELETE /oauth/token).
+//
+// A Service is a token source: Token returns the cached access token and
+// fetches a new one shortly before it expires, with exactly one request in
+// flight however many goroutines ask at once. It uses the refresh token
+// when it holds one and falls back to the client credentials grant when the
+// refresh is refused.
+package oauth
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/partnerapi/partner-go/internal/transport"
+)
+
+// Grant types of the token endpoint.
+const (
+	GrantClientCredentials = "client_credentials"
+	GrantRefreshToken      = "refresh_token"
+)
+
+// TokenPath is the path of the token endpoint.
+const TokenPath = "/oauth/token"
+
+// ErrClosed is returned by Token after Close.
+var ErrClosed = errors.New("partner: client is closed")
+
+// Config says how tokens are obtained.
+type Config struct {
+	ClientID     string
+	ClientSecret string
+	// Scopes are requested space-separated in `scope`.
+	Scopes []string
+	// State, when set, is sent with each token request and the answer's
+	// `state` must echo it.
+	State string
+	// FormEncoded posts token requests as application/x-www-form-urlencoded
+	// (RFC 6749) instead of the JSON body the interface documents.
+	FormEncoded bool
+	// Now is the clock used for expiry (default time.Now); tests inject one.
+	Now func() time.Time
+}
+
+// TokenRequest is the body of POST /oauth/token.
+type TokenRequest struct {
+	GrantType    string `json:"grant_type"`
+	ClientID     string `json:"client_id,omitempty"`
+	ClientSecret string `json:"client_secret,omitempty"`
+	RefreshToken string `json:"refresh_token,omitempty"`
+	Scope        string `json:"scope,omitempty"`
+	RedirectURI  string `json:"redirect_uri,omitempty"`
+	State        string `json:"state,omitempty"`
+}
+
+// String describes the request without its secrets.
+func (r TokenRequest) String() string {
+	return fmt.Sprintf("TokenRequest{GrantType:%s ClientID:%s ClientSecret:%s RefreshToken:%s Scope:%q}",
+		r.GrantType, r.ClientID, redacted(r.ClientSecret), redacted(r.RefreshToken), r.Scope)
+}
+
+// LogValue keeps secrets out of slog output.
+func (r TokenRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
+
+// TokenResponse is the answer of POST /oauth/token.
+type TokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	RefreshToken string `json:"refresh_token,omitempty"`
+	TokenType    string `json:"token_type"`
+	ExpiresIn    int32  `json:"expires_in"`
+	State        string `json:"state,omitempty"`
+}
+
+// String describes the response without its tokens.
+func (r TokenResponse) String() string {
+	return fmt.Sprintf("TokenResponse{AccessToken:%s RefreshToken:%s TokenType:%s ExpiresIn:%d}",
+		redacted(r.AccessToken), redacted(r.RefreshToken), r.TokenType, r.ExpiresIn)
+}
+
+// LogValue keeps tokens out of slog output.
+func (r TokenResponse) LogValue() slog.Value { return slog.StringValue(r.String()) }
+
+func redacted(s string) string {
+	if s == "" {
+		return `""`
+	}
+	return "[redacted]"
+}
+
+// Service is the token source of a client and the /oauth/token operations.
+// It is safe for concurrent use.
+type Service struct {
+	t   *transport.Client // sends without Authorization
+	cfg Config
+
+	mu        sync.Mutex
+	tok       *oauth2.Token
+	refreshAt time.Time
+	flight    *flight
+	closed    bool
+}
+
+type flight struct {
+	done chan struct{}
+	tok  *oauth2.Token
+	err  error
+}
+
+// New returns a Service that requests tokens through t, which must not
+// itself authorize requests.
+func New(t *transport.Client, cfg Config) *Service {
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	return &Service{t: t, cfg: cfg}
+}
+
+// Token returns a valid access token, fetching or refreshing it when the
+// cached one is missing or about to expire. Concurrent callers share one
+// request; each waits under its own context.
+func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
+	for {
+		s.mu.Lock()
+		if s.closed {
+			s.mu.Unlock()
+			return nil, ErrClosed
+		}
+		if s.tok != nil && s.cfg.Now().Before(s.refreshAt) {
+			tok := s.tok
+			s.mu.Unlock()
+			return tok, nil
+		}
+		f := s.flight
+		if f == nil {
+			f = &flight{done: make(chan struct{})}
+			s.flight = f
+			held := s.tok
+			s.mu.Unlock()
+			f.tok, f.err = s.obtain(ctx, held)
+			s.mu.Lock()
+			if f.err == nil && !s.closed {
+				s.store(f.tok)
+			}
+			s.flight = nil
+			s.mu.Unlock()
+			close(f.done)
+			return f.tok, f.err
+		}
+		s.mu.Unlock()
+		select {
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		case <-f.done:
+		}
+		if f.err == nil {
+			return f.tok, nil
+		}
+		// The leader's own context may have ended its fetch; a waiter
+		// whose context is alive tries again rather than inherit that.
+		if !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
+			return nil, f.err
+		}
+	}
+}
+
+func (s *Service) store(tok *oauth2.Token) {
+	s.tok = tok
+	now := s.cfg.Now()
+	life := tok.Expiry.Sub(now)
+	// Refresh when a tenth of the lifetime (at most a minute) is left.
+	s.refreshAt = tok.Expiry.Add(-min(life/10, time.Minute))
+}
+
+// obtain refreshes held when it carries a refresh token and falls back to
+// the client credentials grant when that is refused.
+func (s *Service) obtain(ctx context.Context, held *oauth2.Token) (*oauth2.Token, error) {
+	if held != nil && held.RefreshToken != "" {
+		tok, err := s.grant(ctx, TokenRequest{GrantType: GrantRefreshToken, RefreshToken: held.RefreshToken})
+		if err == nil {
+			return tok, nil
+		}
+		if !transport.HasStatus(err, http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden) {
+			return nil, err
+		}
+		s.t.Logger().LogAttrs(ctx, slog.LevelDebug, "partner: refresh refused, using client credentials",
+			slog.String("error", err.Error()))
+	}
+	return s.grant(ctx, TokenRequest{GrantType: GrantClientCredentials})
+}
+
+func (s *Service) grant(ctx context.Context, req TokenRequest) (*oauth2.Token, error) {
+	req.ClientID = s.cfg.ClientID
+	req.ClientSecret = s.cfg.ClientSecret
+	req.Scope = strings.Join(s.cfg.Scopes, " ")
+	req.State = s.cfg.State
+	resp, err := s.Request(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	if resp.AccessToken == "" {
+		return nil, errors.New("partner: token endpoint answered without an access_token")
+	}
+	tok := &oauth2.Token{
+		AccessToken:  resp.AccessToken,
+		TokenType:    resp.TokenType,
+		RefreshToken: resp.RefreshToken,
+		ExpiresIn:    int64(resp.ExpiresIn),
+	}
+	if tok.TokenType == "" {
+		tok.TokenType = "Bearer"
+	}
+	if resp.ExpiresIn > 0 {
+		tok.Expiry = s.cfg.Now().Add(time.Duration(resp.ExpiresIn) * time.Second)
+	} else {
+		tok.Expiry = s.cfg.Now().Add(time.Hour) // no lifetime given: assume an hour, a 401 corrects it
+	}
+	return tok, nil
+}
+
+// Request sends one token request as it is (POST /oauth/token) and checks
+// the echoed state. Most code wants Token, which caches.
+//
+// The client credentials grant is repeated on failure like a read; a
+// refresh is not, since the server may rotate the refresh token.
+func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse, error) {
+	if req.GrantType != GrantClientCredentials && req.GrantType != GrantRefreshToken {
+		return nil, fmt.Errorf("partner: unsupported grant_type %q", req.GrantType)
+	}
+	if req.GrantType == GrantClientCredentials && (req.ClientID == "" || req.ClientSecret == "") {
+		return nil, errors.New("partner: client credentials grant needs a client id and secret")
+	}
+	if req.GrantType == GrantRefreshToken && req.RefreshToken == "" {
+		return nil, errors.New("partner: refresh_token grant needs a refresh token")
+	}
+	r := &transport.Request{
+		Method:     http.MethodPost,
+		Path:       TokenPath,
+		NoAuth:     true,
+		Idempotent: req.GrantType == GrantClientCredentials,
+	}
+	if s.cfg.FormEncoded {
+		r.Body = strings.NewReader(formValues(req).Encode())
+		r.ContentType = "application/x-www-form-urlencoded"
+	} else {
+		r.JSON = req
+	}
+	var resp TokenResponse
+	if err := s.t.Do(ctx, r, &resp); err != nil {
+		return nil, err
+	}
+	if req.State != "" && resp.State != req.State {
+		return nil, errors.New("partner: token response state does not match the state sent")
+	}
+	return &resp, nil
+}
+
+func formValues(req TokenRequest) url.Values {
+	v := url.Values{"grant_type": {req.GrantType}}
+	set := func(k, val string) {
+		if val != "" {
+			v.Set(k, val)
+		}
+	}
+	set("client_id", req.ClientID)
+	set("client_secret", req.ClientSecret)
+	set("refresh_token", req.RefreshToken)
+	set("scope", req.Scope)
+	set("redirect_uri", req.RedirectURI)
+	set("state", req.State)
+	return v
+}
+
+// Invalidate drops tok from the cache when it is the cached token, so that
+// the next Token call fetches a new one. The transport calls it after a 401.
+func (s *Service) Invalidate(tok *oauth2.Token) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if tok == nil || s.tok == nil || s.tok.AccessToken == tok.AccessToken {
+		// Keep the refresh token: it may still be good for a new access token.
+		if s.tok != nil {
+			s.tok = &oauth2.Token{RefreshToken: s.tok.RefreshToken}
+			s.refreshAt = time.Time{}
+		}
+	}
+}
+
+// Revoke invalidates accessToken on the server (DELETE /oauth/token, the
+// token sent as the bearer token). A token that is unknown or already
+// invalidated gives a 403 *Error.
+func (s *Service) Revoke(ctx context.Context, accessToken string) error {
+	if accessToken == "" {
+		return errors.New("partner: no token to revoke")
+	}
+	return s.t.Do(ctx, &transport.Request{
+		Method:     http.MethodDelete,
+		Path:       TokenPath,
+		Token:      accessToken,
+		Idempotent: true,
+	}, nil)
+}
+
+// Close revokes the cached access token, if any, and makes Token return
+// ErrClosed from then on. A second Close does nothing and returns nil.
+func (s *Service) Close(ctx context.Context) error {
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.closed = true
+	tok := s.tok
+	s.tok = nil
+	s.mu.Unlock()
+	if tok == nil || tok.AccessToken == "" {
+		return nil
+	}
+	if err := s.Revoke(ctx, tok.AccessToken); err != nil && !transport.HasStatus(err, http.StatusForbidden) {
+		return err
+	}
+	return nil
+}
+
+// TokenSource adapts the Service to oauth2.TokenSource, for use with
+// oauth2.NewClient. Its Token calls run under ctx.
+func (s *Service) TokenSource(ctx context.Context) oauth2.TokenSource {
+	return tokenSourceFunc(func() (*oauth2.Token, error) { return s.Token(ctx) })
+}
+
+type tokenSourceFunc func() (*oauth2.Token, error)
+
+func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
+
+// External adapts any oauth2.TokenSource to the SDK. It calls ts for every
+// request (wrap ts in oauth2.ReuseTokenSource to cache) and, after a 401,
+// asks ts again; a source that keeps returning the same token cannot be
+// forced to refresh.
+func External(ts oauth2.TokenSource) transport.TokenSource { return external{ts} }
+
+type external struct{ ts oauth2.TokenSource }
+
+func (e external) Token(ctx context.Context) (*oauth2.Token, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return e.ts.Token()
+}
+
+func (e external) Invalidate(*oauth2.Token) {}

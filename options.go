@@ -1,0 +1,169 @@
+package partner
+
+import (
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"golang.org/x/oauth2"
+
+	"github.com/partnerapi/partner-go/internal/transport"
+)
+
+// Option configures a Client built by New.
+type Option func(*settings)
+
+type settings struct {
+	baseURL       string
+	clientID      string
+	clientSecret  string
+	scopes        []string
+	state         string
+	env           string
+	httpClient    *http.Client
+	retry         transport.RetryPolicy
+	retrySet      bool
+	logger        *slog.Logger
+	uaSuffix      string
+	header        http.Header
+	tokenSource   oauth2.TokenSource
+	allowInsecure bool
+	formTokens    bool
+}
+
+// WithBaseURL sets the service's base URL, e.g. "https://api.example.com".
+// It must be HTTPS unless the host is a loopback address or
+// WithInsecureHTTP is given.
+func WithBaseURL(u string) Option { return func(s *settings) { s.baseURL = u } }
+
+// WithClientCredentials sets the OAuth client id and secret used for the
+// client credentials grant.
+func WithClientCredentials(id, secret string) Option {
+	return func(s *settings) { s.clientID, s.clientSecret = id, secret }
+}
+
+// WithScopes sets the scopes requested with each token.
+func WithScopes(scopes ...string) Option {
+	return func(s *settings) { s.scopes = append([]string(nil), scopes...) }
+}
+
+// WithState sets the OAuth `state` sent with each token request; the
+// answer must echo it.
+func WithState(state string) Option { return func(s *settings) { s.state = state } }
+
+// WithEnvironment selects a sandbox environment: the value is sent in the
+// x-svc-env header of every request.
+func WithEnvironment(env string) Option { return func(s *settings) { s.env = env } }
+
+// WithHTTPClient sets the *http.Client requests go through (its Transport,
+// Timeout, proxies). Its CheckRedirect and Jar are used as they are.
+func WithHTTPClient(c *http.Client) Option { return func(s *settings) { s.httpClient = c } }
+
+// WithMaxRetries sets how many times a failed request may be repeated
+// (default 4; 0 disables retries).
+func WithMaxRetries(n int) Option {
+	return func(s *settings) { s.retry.MaxRetries, s.retrySet = n, true }
+}
+
+// WithRetryWait bounds the backoff between retries (defaults 250ms, 10s).
+func WithRetryWait(minWait, maxWait time.Duration) Option {
+	return func(s *settings) { s.retry.MinWait, s.retry.MaxWait = minWait, maxWait }
+}
+
+// WithMaxRetryAfter caps how long a server's Retry-After can make a retry
+// wait (default 60s).
+func WithMaxRetryAfter(d time.Duration) Option {
+	return func(s *settings) { s.retry.MaxRetryAfter = d }
+}
+
+// WithLogger logs requests, retries and token refreshes at debug level.
+// Nothing secret is ever logged. Without it the client logs nothing.
+func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l } }
+
+// WithUserAgent appends suffix to the SDK's User-Agent.
+func WithUserAgent(suffix string) Option { return func(s *settings) { s.uaSuffix = suffix } }
+
+// WithHeader adds a fixed header to every request, such as the
+// subscription key an API gateway asks for. It cannot set Authorization.
+func WithHeader(key, value string) Option {
+	return func(s *settings) {
+		if s.header == nil {
+			s.header = http.Header{}
+		}
+		s.header.Add(key, value)
+	}
+}
+
+// WithTokenSource authorizes requests with ts instead of the client
+// credentials grant. Wrap ts in oauth2.ReuseTokenSource to cache tokens.
+func WithTokenSource(ts oauth2.TokenSource) Option { return func(s *settings) { s.tokenSource = ts } }
+
+// WithInsecureHTTP allows a plain http:// base URL to a host that is not a
+// loopback address. Tokens then travel unencrypted: use it only on trusted
+// networks.
+func WithInsecureHTTP() Option { return func(s *settings) { s.allowInsecure = true } }
+
+// WithFormEncodedTokenRequests posts token requests form-encoded, as RFC
+// 6749 has it, instead of the JSON body the interface documents.
+func WithFormEncodedTokenRequests() Option { return func(s *settings) { s.formTokens = true } }
+
+func (s *settings) build() (transport.Config, error) {
+	var cfg transport.Config
+	if s.baseURL == "" {
+		return cfg, errors.New("partner: no base URL: use WithBaseURL")
+	}
+	u, err := url.Parse(s.baseURL)
+	if err != nil {
+		return cfg, fmt.Errorf("partner: bad base URL: %w", err)
+	}
+	switch {
+	case u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+		return cfg, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", s.baseURL)
+	case u.User != nil:
+		return cfg, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
+	case u.RawQuery != "" || u.Fragment != "":
+		return cfg, errors.New("partner: base URL must not have a query or fragment")
+	case u.Scheme == "http" && !s.allowInsecure && !isLoopback(u.Hostname()):
+		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", s.baseURL)
+	}
+	if s.tokenSource == nil && (s.clientID == "" || s.clientSecret == "") {
+		return cfg, errors.New("partner: no client credentials: use WithClientCredentials or WithTokenSource")
+	}
+	for k := range s.header {
+		if strings.EqualFold(k, "Authorization") {
+			return cfg, errors.New("partner: WithHeader cannot set Authorization")
+		}
+	}
+	if s.retry.MaxRetries < 0 {
+		return cfg, errors.New("partner: WithMaxRetries needs a number >= 0")
+	}
+	if !s.retrySet {
+		s.retry.MaxRetries = -1 // default
+	}
+	ua := "partner-go/" + Version
+	if s.uaSuffix != "" {
+		ua += " " + s.uaSuffix
+	}
+	return transport.Config{
+		BaseURL:    u,
+		HTTPClient: s.httpClient,
+		Env:        s.env,
+		UserAgent:  ua,
+		Header:     s.header,
+		Logger:     s.logger,
+		Retry:      s.retry,
+	}, nil
+}
+
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
