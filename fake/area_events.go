@@ -1,12 +1,356 @@
 package fake
 
-// This file is the events area of the fake; its issue fills it in.
+import (
+	"fmt"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+)
+
+// This file is the events area of the fake: webhook subscribers, event
+// kinds and their schemas, and the integrations listing. Deliveries are in
+// events_delivery.go, the filter language in events_filter.go.
+
+// Event kinds the fake knows. It sends the object.* kinds when objects
+// change; it lists report.submit and accepts subscriptions to it, but
+// never sends it.
+const (
+	EventObjectAll         = "object.all"
+	EventObjectCreate      = "object.create"
+	EventObjectUpdate      = "object.update"
+	EventObjectDelete      = "object.delete"
+	EventObjectStageChange = "object.stage_change"
+	EventReportSubmit      = "report.submit"
+)
+
+var eventKinds = []struct{ name, description string }{
+	{EventObjectAll, "Every change of an object: created, updated, stage changed, deleted."},
+	{EventObjectCreate, "An object was created."},
+	{EventObjectUpdate, "Fields of an object changed, including its audit status and external IDs."},
+	{EventObjectDelete, "An object was deleted."},
+	{EventObjectStageChange, "The stage field of an object changed."},
+	{EventReportSubmit, "A report was submitted."},
+}
+
+func knownEventKind(name string) bool {
+	return slices.ContainsFunc(eventKinds, func(k struct{ name, description string }) bool { return k.name == name })
+}
+
+// EventSubscriber is a registered webhook subscriber, as tests inspect it.
+type EventSubscriber struct {
+	ID            string
+	Name          string
+	Events        []string
+	Filters       string
+	IntegrationID string
+	ObjectIDs     []string
+	CallbackURL   string
+	Created       time.Time
+}
 
 // eventsStore holds the state of the events area.
-type eventsStore struct{}
+type eventsStore struct {
+	mu   sync.Mutex
+	subs map[string]*subscriber
+	seq  int // creation order of subscribers
 
-// registerEvents registers the routes of the events area.
-func (f *Fake) registerEvents() {}
+	deliveryState
+}
 
-// seedEventsDemo adds the events part of the demo data set.
+// subscriber is a stored subscriber and its delivery queue.
+type subscriber struct {
+	EventSubscriber
+	seq    int
+	filter *EventFilter // nil without filters
+	queue  []deliveryJob
+	active bool // a worker is delivering its queue
+	gone   bool // unsubscribed: queued deliveries are dropped
+}
+
+// registerEvents registers the routes of the events area and starts
+// listening to object changes.
+func (f *Fake) registerEvents() {
+	f.events.subs = map[string]*subscriber{}
+	f.initDeliveries()
+	f.onObjectChange(f.objectChanged)
+	f.closers = append(f.closers, f.stopDeliveries)
+
+	f.handle("GET /event/v1/subscriber", ScopeEvents, f.listSubscribers)
+	f.handle("POST /event/v1/subscriber", ScopeEvents, f.createSubscriber)
+	f.handle("GET /event/v1/subscriber/{id}", ScopeEvents, f.getSubscriber)
+	f.handle("DELETE /event/v1/subscriber/{id}", ScopeEvents, f.deleteSubscriber)
+	f.handle("GET /event/v1/metadata/integration", ScopeEvents, f.listEventIntegrations)
+	f.handle("GET /event/v1/metadata/event", ScopeEvents, f.listEventKinds)
+	f.handle("GET /event/v1/metadata/event/{event}", ScopeEvents, f.getEventSchema)
+}
+
+// seedEventsDemo adds the events part of the demo data set. The demo
+// integrations (DemoOpportunityIntegration, DemoAccountIntegration) come
+// from the core data set; no subscriber is seeded, since its callback
+// would point nowhere.
 func (f *Fake) seedEventsDemo() {}
+
+// Subscribers returns the registered subscribers, oldest first.
+func (f *Fake) Subscribers() []EventSubscriber {
+	f.events.mu.Lock()
+	defer f.events.mu.Unlock()
+	subs := make([]*subscriber, 0, len(f.events.subs))
+	for _, s := range f.events.subs {
+		subs = append(subs, s)
+	}
+	slices.SortFunc(subs, func(a, b *subscriber) int { return a.seq - b.seq })
+	out := make([]EventSubscriber, len(subs))
+	for i, s := range subs {
+		out[i] = s.EventSubscriber.clone()
+	}
+	return out
+}
+
+func (s EventSubscriber) clone() EventSubscriber {
+	s.Events = slices.Clone(s.Events)
+	s.ObjectIDs = slices.Clone(s.ObjectIDs)
+	return s
+}
+
+// Wire types of the events area.
+type (
+	wireSubscriber struct {
+		SubscriberID   string   `json:"subscriber_id"`
+		Name           string   `json:"name"`
+		ObjectIDs      []string `json:"objectids"`
+		IntegrationID  string   `json:"integration_id"`
+		Filters        string   `json:"filters"`
+		SubscriberType string   `json:"subscriber_type"`
+	}
+	// wireSubscriberDetail is the answer of GET /event/v1/subscriber/{id},
+	// an extension of the interface.
+	wireSubscriberDetail struct {
+		wireSubscriber
+		Event           []string         `json:"event"`
+		WebhookSettings *webhookSettings `json:"webhook_settings,omitempty"`
+	}
+	webhookSettings struct {
+		CallbackURL string `json:"callback_url"`
+	}
+	subscribeRequest struct {
+		SubscriberType  *string          `json:"subscriber_type"`
+		Event           []string         `json:"event"`
+		Name            string           `json:"name"`
+		Filters         string           `json:"filters"`
+		IntegrationID   string           `json:"integration_id"`
+		ObjectIDs       []string         `json:"object_ids"`
+		WebhookSettings *webhookSettings `json:"webhook_settings"`
+	}
+	wireIntegration struct {
+		IntegrationID   string `json:"integration_id"`
+		IntegrationType string `json:"integration_type"`
+		Description     string `json:"description"`
+		Name            string `json:"name"`
+	}
+	wireEventKind struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+	}
+)
+
+func (s *subscriber) wire() wireSubscriber {
+	ids := s.ObjectIDs
+	if ids == nil {
+		ids = []string{}
+	}
+	return wireSubscriber{
+		SubscriberID: s.ID, Name: s.Name, ObjectIDs: ids, IntegrationID: s.IntegrationID,
+		Filters: s.Filters, SubscriberType: "webhook",
+	}
+}
+
+func (f *Fake) listSubscribers(w http.ResponseWriter, r *http.Request) {
+	subs := f.Subscribers()
+	items := make([]wireSubscriber, len(subs))
+	for i, s := range subs {
+		items[i] = (&subscriber{EventSubscriber: s}).wire()
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"items": items})
+}
+
+// createSubscriber registers a webhook subscriber. subscriber_type may be
+// left out (it defaults to webhook); every other rule of the interface is
+// checked, and all violations are reported in one 400 message.
+func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
+	var req subscribeRequest
+	if !decodeJSON(w, r, &req) {
+		return
+	}
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	if req.SubscriberType != nil && *req.SubscriberType != "webhook" {
+		bad("subscriber_type must be webhook, not %q", *req.SubscriberType)
+	}
+	if len(req.Event) == 0 {
+		bad("event must name at least one event kind")
+	}
+	for _, e := range req.Event {
+		if !knownEventKind(e) {
+			bad("event kind %q is not defined", e)
+		}
+	}
+	if strings.TrimSpace(req.Name) == "" {
+		bad("name is required")
+	}
+	switch {
+	case req.WebhookSettings == nil || req.WebhookSettings.CallbackURL == "":
+		bad("webhook_settings.callback_url is required")
+	default:
+		if err := checkCallbackURL(req.WebhookSettings.CallbackURL); err != nil {
+			bad("webhook_settings.callback_url %v", err)
+		}
+	}
+	var filter *EventFilter
+	if strings.TrimSpace(req.Filters) != "" {
+		var err error
+		if filter, err = ParseEventFilter(req.Filters); err != nil {
+			bad("filters: %v", strings.TrimPrefix(err.Error(), "filter: "))
+		}
+	}
+	if req.IntegrationID != "" {
+		if _, ok := f.Integration(req.IntegrationID); !ok {
+			bad("integration_id %q is not defined", req.IntegrationID)
+		}
+	}
+	for _, id := range req.ObjectIDs {
+		if id == "" {
+			bad("object_ids must not hold an empty id")
+			break
+		}
+	}
+	if len(problems) > 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", "%s", strings.Join(problems, "; "))
+		return
+	}
+
+	s := &subscriber{
+		EventSubscriber: EventSubscriber{
+			ID:            newID("sub_", 8),
+			Name:          req.Name,
+			Events:        slices.Compact(slices.Sorted(slices.Values(req.Event))),
+			Filters:       req.Filters,
+			IntegrationID: req.IntegrationID,
+			ObjectIDs:     slices.Clone(req.ObjectIDs),
+			CallbackURL:   req.WebhookSettings.CallbackURL,
+			Created:       f.clock.Now(),
+		},
+		filter: filter,
+	}
+	f.events.mu.Lock()
+	f.events.seq++
+	s.seq = f.events.seq
+	f.events.subs[s.ID] = s
+	f.events.mu.Unlock()
+	writeJSON(w, http.StatusOK, map[string]string{"subscriber_id": s.ID})
+}
+
+func checkCallbackURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil:
+		return fmt.Errorf("is not a URL: %v", err)
+	case u.Scheme != "http" && u.Scheme != "https":
+		return fmt.Errorf("%q must be an absolute http or https URL", raw)
+	case u.Host == "":
+		return fmt.Errorf("%q has no host", raw)
+	}
+	return nil
+}
+
+func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	f.events.mu.Lock()
+	s, ok := f.events.subs[id]
+	var d wireSubscriberDetail
+	if ok {
+		d = wireSubscriberDetail{
+			wireSubscriber:  s.wire(),
+			Event:           slices.Clone(s.Events),
+			WebhookSettings: &webhookSettings{CallbackURL: s.CallbackURL},
+		}
+	}
+	f.events.mu.Unlock()
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "subscriber %q not found", id)
+		return
+	}
+	writeJSON(w, http.StatusOK, d)
+}
+
+// deleteSubscriber removes a subscriber; deliveries queued for it are
+// dropped and one in flight is abandoned. It answers 204.
+func (f *Fake) deleteSubscriber(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !f.removeSubscriber(id) {
+		writeError(w, http.StatusNotFound, "not_found", "subscriber %q not found", id)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (f *Fake) listEventIntegrations(w http.ResponseWriter, r *http.Request) {
+	ins := f.Integrations()
+	out := make([]wireIntegration, len(ins))
+	for i, in := range ins {
+		out[i] = wireIntegration{IntegrationID: in.ID, IntegrationType: in.Type, Description: in.Description, Name: in.Name}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"integrations": out})
+}
+
+func (f *Fake) listEventKinds(w http.ResponseWriter, r *http.Request) {
+	out := make([]wireEventKind, len(eventKinds))
+	for i, k := range eventKinds {
+		out[i] = wireEventKind{Name: k.name, Description: k.description}
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"events": out})
+}
+
+// getEventSchema answers GET /event/v1/metadata/event/{event} with the
+// JSON Schema of the deliveries of that kind: {"schema": {...}}.
+func (f *Fake) getEventSchema(w http.ResponseWriter, r *http.Request) {
+	name := r.PathValue("event")
+	if !knownEventKind(name) {
+		writeError(w, http.StatusNotFound, "not_found", "event %q is not defined", name)
+		return
+	}
+	writeJSON(w, http.StatusOK, map[string]any{"schema": eventSchema(name)})
+}
+
+func eventSchema(name string) map[string]any {
+	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+	props := map[string]any{
+		"event":         str("The event kind."),
+		"subscriber_id": str("The subscriber the delivery is for."),
+		"delivery_id":   str("Identifies the delivery; a retried delivery keeps its id."),
+		"occurred_at": map[string]any{
+			"type": "string", "format": "date-time", "description": "When the event happened (RFC 3339).",
+		},
+	}
+	required := []string{"event", "subscriber_id", "delivery_id", "occurred_at"}
+	if strings.HasPrefix(name, "object.") {
+		props["object_id"] = str("The object the event is about.")
+		props["integration_id"] = str("The integration of the object, when it has one.")
+		required = append(required, "object_id")
+	}
+	if name == EventObjectAll {
+		props["event"].(map[string]any)["enum"] = []string{EventObjectCreate, EventObjectUpdate, EventObjectDelete, EventObjectStageChange}
+	} else {
+		props["event"].(map[string]any)["const"] = name
+	}
+	return map[string]any{
+		"$schema":              "https://json-schema.org/draft/2020-12/schema",
+		"title":                name,
+		"type":                 "object",
+		"properties":           props,
+		"required":             required,
+		"additionalProperties": str("A field of the object by dotted name, as text."),
+	}
+}

@@ -1,0 +1,440 @@
+package fake
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"io"
+	"maps"
+	"net/http"
+	"slices"
+	"strconv"
+	"sync"
+	"time"
+)
+
+// Webhook deliveries. When an object changes, the fake works out which
+// events happened (object.create; object.update, plus object.stage_change
+// when the top-level "stage" field changed; object.delete) and queues one
+// delivery for every subscriber that wants the event:
+//
+//   - its event kinds name the event, or object.all;
+//   - its integration_id, when set, is the object's integration;
+//   - its object_ids, when set, hold the object's id;
+//   - its filters, when set, match the object's fields (after the change;
+//     before it, for a delete).
+//
+// A subscriber of several matching kinds gets one delivery per event, so
+// a stage change reaches an object.all subscriber twice: once as
+// object.update and once as object.stage_change.
+//
+// Each subscriber has its own queue, worked by one goroutine while it is
+// not empty, so its deliveries arrive in the order the changes happened
+// and a failing callback holds back only its own subscriber. A delivery
+// is a POST of one flat JSON object whose values are all strings: event,
+// subscriber_id, delivery_id, object_id, occurred_at (RFC 3339),
+// integration_id when the object has one, and every field of the object
+// by dotted name (numbers and booleans as text, lists as JSON); the
+// envelope members win over object fields of the same name. A 2xx answer
+// delivers it. A network error, 408, 429 or 5xx is retried with
+// exponential backoff (Retry-After is honoured, up to MaxBackoff) until
+// DeliveryPolicy.Attempts attempts were made; any other answer fails the
+// delivery at once. Every retry carries the same delivery_id.
+//
+// Backoff waits use real time, not the fake's Clock; timestamps (the
+// occurred_at member, DeliveryAttempt.Time) come from the Clock.
+
+// DeliveryPolicy says how the fake sends webhook deliveries. Zero fields
+// take the defaults.
+type DeliveryPolicy struct {
+	// Attempts is the number of attempts per delivery, the first included
+	// (default 5).
+	Attempts int
+	// Backoff is the wait after the first failed attempt; it doubles after
+	// each further failure (default 1s).
+	Backoff time.Duration
+	// MaxBackoff caps the wait between attempts (default 30s).
+	MaxBackoff time.Duration
+	// Timeout bounds one attempt (default 10s).
+	Timeout time.Duration
+}
+
+// DefaultDeliveryPolicy is used for the zero fields of a DeliveryPolicy.
+var DefaultDeliveryPolicy = DeliveryPolicy{Attempts: 5, Backoff: time.Second, MaxBackoff: 30 * time.Second, Timeout: 10 * time.Second}
+
+// WithDeliveryPolicy sets how webhook deliveries are sent and retried.
+// Tests usually shorten the backoff:
+//
+//	fake.NewServer(fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
+func WithDeliveryPolicy(p DeliveryPolicy) Option {
+	return func(f *Fake) { f.events.policy = p }
+}
+
+// maxDeliveryLog caps the delivery log; the oldest attempts go first.
+const maxDeliveryLog = 10000
+
+// DeliveryAttempt is one attempt to deliver an event to a subscriber.
+type DeliveryAttempt struct {
+	DeliveryID   string
+	SubscriberID string
+	Event        string
+	ObjectID     string
+	URL          string
+	// Attempt counts the attempts of this delivery, from 1.
+	Attempt int
+	// Time is the fake's clock when the attempt was sent.
+	Time time.Time
+	// Status is the HTTP status of the answer; 0 when none came.
+	Status int
+	// Err says why no answer came (connection refused, timeout, ...).
+	Err string
+	// Delivered is true when the callback answered 2xx.
+	Delivered bool
+	// Final is true when no further attempt follows: delivered, failed
+	// for good, or out of attempts. An attempt abandoned because its
+	// subscriber was removed or the fake closed is not marked Final.
+	Final bool
+	// Payload is the body that was sent.
+	Payload map[string]string
+}
+
+// deliveryState is the delivery half of eventsStore, guarded by its mu.
+type deliveryState struct {
+	policy  DeliveryPolicy
+	client  *http.Client
+	ctx     context.Context // cancelled by Close
+	cancel  context.CancelFunc
+	wg      sync.WaitGroup // delivery workers
+	log     []DeliveryAttempt
+	pending int           // deliveries queued or in flight
+	idle    chan struct{} // closed while pending == 0
+	stopped bool
+}
+
+type deliveryJob struct {
+	id, event, objectID, url string
+	payload                  map[string]string
+	body                     []byte
+}
+
+func (f *Fake) initDeliveries() {
+	d := &f.events.deliveryState
+	p := &d.policy
+	if p.Attempts <= 0 {
+		p.Attempts = DefaultDeliveryPolicy.Attempts
+	}
+	if p.Backoff <= 0 {
+		p.Backoff = DefaultDeliveryPolicy.Backoff
+	}
+	if p.MaxBackoff <= 0 {
+		p.MaxBackoff = max(DefaultDeliveryPolicy.MaxBackoff, p.Backoff)
+	}
+	if p.Timeout <= 0 {
+		p.Timeout = DefaultDeliveryPolicy.Timeout
+	}
+	d.client = &http.Client{
+		Transport: http.DefaultTransport.(*http.Transport).Clone(),
+		Timeout:   p.Timeout,
+		// A redirect is an answer like any other non-2xx: not followed.
+		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
+	}
+	d.ctx, d.cancel = context.WithCancel(context.Background())
+	d.idle = make(chan struct{})
+	close(d.idle)
+}
+
+// stopDeliveries drops queued deliveries, abandons those in flight and
+// waits for the workers to end. Close calls it.
+func (f *Fake) stopDeliveries() {
+	f.events.mu.Lock()
+	f.events.stopped = true
+	for _, s := range f.events.subs {
+		f.dropQueueLocked(s)
+	}
+	f.events.mu.Unlock()
+	f.events.cancel()
+	f.events.wg.Wait()
+	f.events.client.CloseIdleConnections()
+}
+
+// removeSubscriber deletes a subscriber and drops its queued deliveries.
+func (f *Fake) removeSubscriber(id string) bool {
+	f.events.mu.Lock()
+	defer f.events.mu.Unlock()
+	s, ok := f.events.subs[id]
+	if !ok {
+		return false
+	}
+	delete(f.events.subs, id)
+	s.gone = true
+	f.dropQueueLocked(s)
+	return true
+}
+
+func (f *Fake) dropQueueLocked(s *subscriber) {
+	f.addPendingLocked(-len(s.queue))
+	s.queue = nil
+}
+
+func (f *Fake) addPendingLocked(n int) {
+	d := &f.events.deliveryState
+	was := d.pending
+	d.pending += n
+	switch {
+	case was == 0 && d.pending > 0:
+		d.idle = make(chan struct{})
+	case was > 0 && d.pending == 0:
+		close(d.idle)
+	}
+}
+
+// WaitDeliveries blocks until no webhook delivery is queued or in flight
+// (retries included), or ctx is done. Call it after changing objects to
+// let their deliveries settle; then Deliveries shows every attempt.
+func (f *Fake) WaitDeliveries(ctx context.Context) error {
+	for {
+		f.events.mu.Lock()
+		pending, idle := f.events.pending, f.events.idle
+		f.events.mu.Unlock()
+		if pending == 0 {
+			return nil
+		}
+		select {
+		case <-idle:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
+// Deliveries returns the delivery log: every attempt to deliver a
+// webhook, oldest first (at most the latest 10000).
+func (f *Fake) Deliveries() []DeliveryAttempt {
+	f.events.mu.Lock()
+	defer f.events.mu.Unlock()
+	out := slices.Clone(f.events.log)
+	for i := range out {
+		out[i].Payload = maps.Clone(out[i].Payload)
+	}
+	return out
+}
+
+// ResetDeliveries empties the delivery log.
+func (f *Fake) ResetDeliveries() {
+	f.events.mu.Lock()
+	defer f.events.mu.Unlock()
+	f.events.log = nil
+}
+
+// objectChanged is the object store observer that queues deliveries.
+func (f *Fake) objectChanged(c ObjectChange) {
+	var kinds []string
+	switch c.Kind {
+	case ChangeCreate:
+		kinds = []string{EventObjectCreate}
+	case ChangeUpdate:
+		kinds = []string{EventObjectUpdate}
+		if slices.Contains(c.Changed, "stage") {
+			kinds = append(kinds, EventObjectStageChange)
+		}
+	case ChangeDelete:
+		kinds = []string{EventObjectDelete}
+	default:
+		return
+	}
+	var fields map[string]string // the object's fields as text, built once
+	f.events.mu.Lock()
+	defer f.events.mu.Unlock()
+	if f.events.stopped {
+		return
+	}
+	subs := slices.Collect(maps.Values(f.events.subs))
+	slices.SortFunc(subs, func(a, b *subscriber) int { return a.seq - b.seq })
+	for _, s := range subs {
+		for _, kind := range kinds {
+			if !s.wants(kind, c.Object) {
+				continue
+			}
+			if fields == nil {
+				fields = map[string]string{}
+				for k, v := range flatten(c.Object.Fields) {
+					fields[k], _ = eventValueString(v)
+				}
+			}
+			f.enqueueLocked(s, f.newDelivery(s, kind, c, fields))
+		}
+	}
+}
+
+// wants reports whether s subscribes to an event of kind about o.
+func (s *subscriber) wants(kind string, o Object) bool {
+	if !slices.Contains(s.Events, kind) && !slices.Contains(s.Events, EventObjectAll) {
+		return false
+	}
+	if s.IntegrationID != "" && s.IntegrationID != o.IntegrationID {
+		return false
+	}
+	if len(s.ObjectIDs) > 0 && !slices.Contains(s.ObjectIDs, o.ID) {
+		return false
+	}
+	return s.filter == nil || s.filter.Match(o.Fields)
+}
+
+func (f *Fake) newDelivery(s *subscriber, kind string, c ObjectChange, fields map[string]string) deliveryJob {
+	j := deliveryJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL}
+	j.payload = maps.Clone(fields)
+	j.payload["event"] = kind
+	j.payload["subscriber_id"] = s.ID
+	j.payload["delivery_id"] = j.id
+	j.payload["object_id"] = c.Object.ID
+	j.payload["occurred_at"] = c.At.UTC().Format(time.RFC3339Nano)
+	if c.Object.IntegrationID != "" {
+		j.payload["integration_id"] = c.Object.IntegrationID
+	} else {
+		delete(j.payload, "integration_id")
+	}
+	j.body, _ = json.Marshal(j.payload) // a map of strings always encodes
+	return j
+}
+
+func (f *Fake) enqueueLocked(s *subscriber, j deliveryJob) {
+	s.queue = append(s.queue, j)
+	f.addPendingLocked(1)
+	if !s.active {
+		s.active = true
+		f.events.wg.Add(1)
+		go f.deliverQueue(s)
+	}
+}
+
+// deliverQueue works s's queue until it is empty.
+func (f *Fake) deliverQueue(s *subscriber) {
+	defer f.events.wg.Done()
+	for {
+		f.events.mu.Lock()
+		if len(s.queue) == 0 || s.gone || f.events.stopped {
+			s.active = false
+			f.events.mu.Unlock()
+			return
+		}
+		j := s.queue[0]
+		s.queue[0] = deliveryJob{}
+		s.queue = s.queue[1:]
+		f.events.mu.Unlock()
+
+		f.deliver(s, j)
+
+		f.events.mu.Lock()
+		f.addPendingLocked(-1)
+		f.events.mu.Unlock()
+	}
+}
+
+// deliver makes the attempts of one delivery.
+func (f *Fake) deliver(s *subscriber, j deliveryJob) {
+	p := f.events.policy
+	wait := p.Backoff
+	for attempt := 1; ; attempt++ {
+		a := DeliveryAttempt{
+			DeliveryID: j.id, SubscriberID: s.ID, Event: j.event, ObjectID: j.objectID, URL: j.url,
+			Attempt: attempt, Time: f.clock.Now(), Payload: j.payload,
+		}
+		status, retryAfter, err := f.post(j)
+		a.Status = status
+		if err != nil {
+			a.Err = err.Error()
+		}
+		a.Delivered = status >= 200 && status < 300
+		retry := !a.Delivered && attempt < p.Attempts && retryableDelivery(status) && f.events.ctx.Err() == nil
+		a.Final = !retry && f.events.ctx.Err() == nil
+
+		f.events.mu.Lock()
+		if s.gone {
+			a.Final = false
+			retry = false
+		}
+		f.events.log = append(f.events.log, a)
+		if n := len(f.events.log) - maxDeliveryLog; n > 0 {
+			f.events.log = slices.Delete(f.events.log, 0, n)
+		}
+		f.events.mu.Unlock()
+		if !retry {
+			return
+		}
+
+		d := min(wait, p.MaxBackoff)
+		if retryAfter > 0 {
+			d = min(retryAfter, p.MaxBackoff)
+		}
+		t := time.NewTimer(d)
+		select {
+		case <-t.C:
+		case <-f.events.ctx.Done():
+			t.Stop()
+			return
+		}
+		wait = min(2*wait, p.MaxBackoff)
+		if f.subscriberGone(s) {
+			return
+		}
+	}
+}
+
+func (f *Fake) subscriberGone(s *subscriber) bool {
+	f.events.mu.Lock()
+	defer f.events.mu.Unlock()
+	return s.gone
+}
+
+// retryableDelivery reports whether an attempt that got status (0: no
+// answer) is worth repeating.
+func retryableDelivery(status int) bool {
+	return status == 0 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
+}
+
+// post sends one attempt and returns the answer's status and Retry-After.
+func (f *Fake) post(j deliveryJob) (int, time.Duration, error) {
+	req, err := http.NewRequestWithContext(f.events.ctx, http.MethodPost, j.url, bytes.NewReader(j.body))
+	if err != nil {
+		return 0, 0, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("User-Agent", "partner-fake-webhooks")
+	resp, err := f.events.client.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
+	resp.Body.Close()
+	var retryAfter time.Duration
+	if secs, err := strconv.Atoi(resp.Header.Get("Retry-After")); err == nil && secs > 0 {
+		retryAfter = time.Duration(secs) * time.Second
+	}
+	return resp.StatusCode, retryAfter, nil
+}
+
+// eventValueString renders a field value as the text a delivery carries:
+// strings as they are, numbers in plain decimal, booleans as true/false,
+// lists as JSON. It returns false for null.
+func eventValueString(v any) (string, bool) {
+	switch t := v.(type) {
+	case nil:
+		return "", false
+	case string:
+		return t, true
+	case bool:
+		return strconv.FormatBool(t), true
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64), true
+	case float32:
+		return strconv.FormatFloat(float64(t), 'f', -1, 32), true
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		b, _ := json.Marshal(t)
+		return string(b), true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
+}

@@ -1,0 +1,636 @@
+package fake
+
+import (
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf16"
+	"unicode/utf8"
+)
+
+// The filter language of event subscriptions, as the fake parses it:
+//
+//	filter     = term { "AND" term }
+//	term       = "(" filter ")" | comparison
+//	comparison = field op value | field "in" "[" value { "," value } "]"
+//	op         = "=" | "!=" | ">" | "<" | ">=" | "<="
+//	field      = name { "." name }        name = [A-Za-z_][A-Za-z0-9_-]*
+//	value      = string | number | "true" | "false"
+//
+// Keywords (AND, in) are matched without regard to case. Strings are in
+// double quotes; inside them `"` and `\` are escaped with a backslash and
+// the JSON escapes \b \f \n \r \t \/ \uXXXX are understood. Numbers follow
+// the JSON number syntax. Blanks between tokens are ignored.
+//
+// Evaluation against an object's fields (dotted names reach nested
+// members):
+//   - a missing field (absent or null) satisfies only "!=";
+//   - a string value compares with the field's text, the same text a
+//     delivery carries (10000 for the number 10000, true for a boolean);
+//     ordering is by bytes;
+//   - a number compares numerically with a number field or a string field
+//     holding a JSON number;
+//   - a boolean compares with a boolean field or the strings "true" and
+//     "false"; booleans are not ordered (the parser refuses < with them);
+//   - values that cannot be compared are unequal, and unordered;
+//   - "!=" is exactly the negation of "=", and "in" is "=" with any
+//     member of the list.
+
+// Limits of the filter language in the fake.
+const (
+	maxFilterLen   = 16 << 10
+	maxFilterDepth = 32
+)
+
+// EventFilter is a parsed subscription filter expression.
+type EventFilter struct {
+	root filterNode
+}
+
+// ParseEventFilter parses a subscription filter expression as the fake's
+// registration does. Tests can use it to check what a filter matches.
+func ParseEventFilter(expr string) (*EventFilter, error) {
+	if len(expr) > maxFilterLen {
+		return nil, fmt.Errorf("filter is longer than %d bytes", maxFilterLen)
+	}
+	if !utf8.ValidString(expr) {
+		return nil, errors.New("filter is not valid UTF-8")
+	}
+	p := &filterParser{src: expr}
+	p.next()
+	root, err := p.parseAnd(0)
+	if err != nil {
+		return nil, err
+	}
+	if p.tok.kind != tokEOF {
+		return nil, p.errorf("expected AND or the end of the filter, found %s", p.tok)
+	}
+	return &EventFilter{root: root}, nil
+}
+
+// Match reports whether an object with these fields satisfies the filter.
+// Fields nest as in Object.Fields; dotted names reach nested members.
+func (f *EventFilter) Match(fields map[string]any) bool { return f.root.match(fields) }
+
+// String returns the filter in canonical form: comparisons as
+// `field op value`, each operand of AND in parentheses, strings quoted as
+// described above, numbers as written.
+func (f *EventFilter) String() string {
+	var b strings.Builder
+	f.root.write(&b)
+	return b.String()
+}
+
+type filterNode interface {
+	match(fields map[string]any) bool
+	write(b *strings.Builder)
+}
+
+type andNode []filterNode
+
+func (n andNode) match(fields map[string]any) bool {
+	for _, c := range n {
+		if !c.match(fields) {
+			return false
+		}
+	}
+	return true
+}
+
+func (n andNode) write(b *strings.Builder) {
+	for i, c := range n {
+		if i > 0 {
+			b.WriteString(" AND ")
+		}
+		b.WriteByte('(')
+		c.write(b)
+		b.WriteByte(')')
+	}
+}
+
+type valueKind int
+
+const (
+	valString valueKind = iota
+	valNumber
+	valBool
+)
+
+type filterValue struct {
+	kind valueKind
+	text string // the string, or the number as written
+	num  float64
+	b    bool
+}
+
+func (v filterValue) write(b *strings.Builder) {
+	switch v.kind {
+	case valString:
+		writeFilterString(b, v.text)
+	case valNumber:
+		b.WriteString(v.text)
+	case valBool:
+		b.WriteString(strconv.FormatBool(v.b))
+	}
+}
+
+type cmpNode struct {
+	field  string
+	op     string // = != > < >= <= in
+	values []filterValue
+}
+
+func (n cmpNode) write(b *strings.Builder) {
+	b.WriteString(n.field)
+	b.WriteByte(' ')
+	b.WriteString(n.op)
+	b.WriteByte(' ')
+	if n.op != "in" {
+		n.values[0].write(b)
+		return
+	}
+	b.WriteByte('[')
+	for i, v := range n.values {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		v.write(b)
+	}
+	b.WriteByte(']')
+}
+
+func (n cmpNode) match(fields map[string]any) bool {
+	got, ok := getPath(fields, n.field)
+	if !ok || got == nil {
+		return n.op == "!="
+	}
+	switch n.op {
+	case "in":
+		for _, v := range n.values {
+			if c, ok := compareFilterValue(got, v); ok && c == 0 {
+				return true
+			}
+		}
+		return false
+	case "=":
+		c, ok := compareFilterValue(got, n.values[0])
+		return ok && c == 0
+	case "!=":
+		c, ok := compareFilterValue(got, n.values[0])
+		return !ok || c != 0
+	}
+	c, ok := compareFilterValue(got, n.values[0])
+	if !ok || n.values[0].kind == valBool {
+		return false
+	}
+	switch n.op {
+	case ">":
+		return c > 0
+	case "<":
+		return c < 0
+	case ">=":
+		return c >= 0
+	default: // "<="
+		return c <= 0
+	}
+}
+
+// compareFilterValue compares a field's value with a literal: -1, 0, +1,
+// and false when they cannot be compared.
+func compareFilterValue(field any, v filterValue) (int, bool) {
+	switch v.kind {
+	case valString:
+		s, ok := eventValueString(field)
+		if !ok {
+			return 0, false
+		}
+		return strings.Compare(s, v.text), true
+	case valNumber:
+		n, ok := numberOf(field)
+		if !ok {
+			return 0, false
+		}
+		switch {
+		case n < v.num:
+			return -1, true
+		case n > v.num:
+			return 1, true
+		case n == v.num:
+			return 0, true
+		}
+		return 0, false // NaN
+	default:
+		var b bool
+		switch t := field.(type) {
+		case bool:
+			b = t
+		case string:
+			switch t {
+			case "true":
+				b = true
+			case "false":
+			default:
+				return 0, false
+			}
+		default:
+			return 0, false
+		}
+		if b == v.b {
+			return 0, true
+		}
+		return 1, true
+	}
+}
+
+// numberOf reads a field as a number: a Go number, or a string holding a
+// JSON number.
+func numberOf(v any) (float64, bool) {
+	switch t := v.(type) {
+	case float64:
+		return t, true
+	case float32:
+		return float64(t), true
+	case int:
+		return float64(t), true
+	case int8:
+		return float64(t), true
+	case int16:
+		return float64(t), true
+	case int32:
+		return float64(t), true
+	case int64:
+		return float64(t), true
+	case uint:
+		return float64(t), true
+	case uint8:
+		return float64(t), true
+	case uint16:
+		return float64(t), true
+	case uint32:
+		return float64(t), true
+	case uint64:
+		return float64(t), true
+	case string:
+		if scanJSONNumber(t) != len(t) {
+			return 0, false
+		}
+		n, err := strconv.ParseFloat(t, 64)
+		return n, err == nil
+	}
+	return 0, false
+}
+
+// writeFilterString writes s as a filter string literal.
+func writeFilterString(b *strings.Builder, s string) {
+	const hex = "0123456789abcdef"
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&0xf])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}
+
+// scanJSONNumber returns the length of the JSON number at the start of s,
+// or 0 when there is none.
+func scanJSONNumber(s string) int {
+	i := 0
+	digits := func() int {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	if i < len(s) && s[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(s) && s[i] == '0':
+		i++
+	case digits() == 0:
+		return 0
+	}
+	if i < len(s) && s[i] == '.' {
+		i++
+		if digits() == 0 {
+			return 0
+		}
+	}
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if digits() == 0 {
+			return 0
+		}
+	}
+	return i
+}
+
+type tokKind int
+
+const (
+	tokEOF tokKind = iota
+	tokName
+	tokString
+	tokNumber
+	tokOp
+	tokLParen
+	tokRParen
+	tokLBrack
+	tokRBrack
+	tokComma
+	tokError
+)
+
+type token struct {
+	kind tokKind
+	text string // name, operator, number as written, unquoted string, error
+	pos  int
+}
+
+func (t token) String() string {
+	switch t.kind {
+	case tokEOF:
+		return "the end of the filter"
+	case tokString:
+		var b strings.Builder
+		writeFilterString(&b, t.text)
+		return "string " + b.String()
+	case tokNumber:
+		return "number " + t.text
+	case tokName:
+		return strconv.Quote(t.text)
+	}
+	return "'" + t.text + "'"
+}
+
+var (
+	punctTokens   = [256]tokKind{'(': tokLParen, ')': tokRParen, '[': tokLBrack, ']': tokRBrack, ',': tokComma}
+	stringEscapes = map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+)
+
+type filterParser struct {
+	src string
+	pos int
+	tok token
+}
+
+func (p *filterParser) errorf(format string, args ...any) error {
+	return fmt.Errorf("filter: at offset %d: %s", p.tok.pos, fmt.Sprintf(format, args...))
+}
+
+func isNameStart(c byte) bool {
+	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+}
+
+func isNamePart(c byte) bool { return isNameStart(c) || c == '-' || (c >= '0' && c <= '9') }
+
+// next reads the next token into p.tok.
+func (p *filterParser) next() {
+	for p.pos < len(p.src) && strings.IndexByte(" \t\r\n", p.src[p.pos]) >= 0 {
+		p.pos++
+	}
+	start := p.pos
+	if p.pos >= len(p.src) {
+		p.tok = token{kind: tokEOF, pos: start}
+		return
+	}
+	c := p.src[p.pos]
+	switch {
+	case punctTokens[c] != 0:
+		p.pos++
+		p.tok = token{kind: punctTokens[c], text: string(c), pos: start}
+	case c == '=':
+		p.pos++
+		p.tok = token{kind: tokOp, text: "=", pos: start}
+	case c == '!' || c == '<' || c == '>':
+		p.pos++
+		op := string(c)
+		if p.pos < len(p.src) && p.src[p.pos] == '=' {
+			p.pos++
+			op += "="
+		}
+		if op == "!" {
+			p.tok = token{kind: tokError, text: "'!' must be followed by '='", pos: start}
+			return
+		}
+		p.tok = token{kind: tokOp, text: op, pos: start}
+	case c == '"':
+		s, n, err := unquoteFilterString(p.src[p.pos:])
+		if err != nil {
+			p.tok = token{kind: tokError, text: err.Error(), pos: start}
+			return
+		}
+		p.pos += n
+		p.tok = token{kind: tokString, text: s, pos: start}
+	case c == '-' || (c >= '0' && c <= '9'):
+		n := scanJSONNumber(p.src[p.pos:])
+		if n == 0 || (p.pos+n < len(p.src) && isNamePart(p.src[p.pos+n])) {
+			p.tok = token{kind: tokError, text: "malformed number", pos: start}
+			return
+		}
+		p.pos += n
+		p.tok = token{kind: tokNumber, text: p.src[start:p.pos], pos: start}
+	case isNameStart(c):
+		for p.pos < len(p.src) && (isNamePart(p.src[p.pos]) || (p.src[p.pos] == '.' && p.pos+1 < len(p.src) && isNameStart(p.src[p.pos+1]))) {
+			p.pos++
+		}
+		p.tok = token{kind: tokName, text: p.src[start:p.pos], pos: start}
+	default:
+		r, _ := utf8.DecodeRuneInString(p.src[p.pos:])
+		p.tok = token{kind: tokError, text: fmt.Sprintf("unexpected character %q", r), pos: start}
+	}
+}
+
+// unquoteFilterString reads the string literal at the start of s and
+// returns its value and its length in s.
+func unquoteFilterString(s string) (string, int, error) {
+	var b strings.Builder
+	for i := 1; i < len(s); {
+		c := s[i]
+		switch {
+		case c == '"':
+			return b.String(), i + 1, nil
+		case c == '\\':
+			if i+1 >= len(s) {
+				return "", 0, errors.New("unterminated string")
+			}
+			if e, ok := stringEscapes[s[i+1]]; ok {
+				b.WriteByte(e)
+				i += 2
+				continue
+			}
+			if s[i+1] != 'u' {
+				return "", 0, fmt.Errorf("invalid escape \\%c in string", s[i+1])
+			}
+			r, n, ok := readUnicodeEscape(s[i:])
+			if !ok {
+				return "", 0, errors.New(`invalid \u escape in string`)
+			}
+			b.WriteRune(r)
+			i += n
+		default:
+			b.WriteByte(c)
+			i++
+		}
+	}
+	return "", 0, errors.New("unterminated string")
+}
+
+// readUnicodeEscape reads \uXXXX (or a surrogate pair of two) at the start
+// of s.
+func readUnicodeEscape(s string) (rune, int, bool) {
+	hex4 := func(s string) (rune, bool) {
+		if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
+			return 0, false
+		}
+		n, err := strconv.ParseUint(s[2:6], 16, 16)
+		return rune(n), err == nil
+	}
+	r, ok := hex4(s)
+	if !ok {
+		return 0, 0, false
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 6, true
+	}
+	if r2, ok := hex4(s[6:]); ok {
+		if d := utf16.DecodeRune(r, r2); d != utf8.RuneError {
+			return d, 12, true
+		}
+	}
+	return utf8.RuneError, 6, true
+}
+
+func (p *filterParser) keyword(word string) bool {
+	return p.tok.kind == tokName && strings.EqualFold(p.tok.text, word)
+}
+
+func (p *filterParser) parseAnd(depth int) (filterNode, error) {
+	if depth > maxFilterDepth {
+		return nil, p.errorf("parentheses nest deeper than %d", maxFilterDepth)
+	}
+	var terms andNode
+	for {
+		t, err := p.parseTerm(depth)
+		if err != nil {
+			return nil, err
+		}
+		terms = append(terms, t)
+		if !p.keyword("AND") {
+			break
+		}
+		p.next()
+	}
+	if len(terms) == 1 {
+		return terms[0], nil
+	}
+	return terms, nil
+}
+
+func (p *filterParser) parseTerm(depth int) (filterNode, error) {
+	switch p.tok.kind {
+	case tokLParen:
+		p.next()
+		n, err := p.parseAnd(depth + 1)
+		if err != nil {
+			return nil, err
+		}
+		if p.tok.kind != tokRParen {
+			return nil, p.errorf("expected ')', found %s", p.tok)
+		}
+		p.next()
+		return n, nil
+	case tokName:
+		return p.parseComparison()
+	case tokError:
+		return nil, p.errorf("%s", p.tok.text)
+	}
+	return nil, p.errorf("expected a field name or '(', found %s", p.tok)
+}
+
+func (p *filterParser) parseComparison() (filterNode, error) {
+	n := cmpNode{field: p.tok.text}
+	p.next()
+	switch {
+	case p.tok.kind == tokOp:
+		n.op = p.tok.text
+		p.next()
+		v, err := p.parseValue()
+		if err != nil {
+			return nil, err
+		}
+		if v.kind == valBool && n.op != "=" && n.op != "!=" {
+			return nil, fmt.Errorf("filter: field %s: operator %s needs a string or a number, not a boolean", n.field, n.op)
+		}
+		n.values = []filterValue{v}
+	case p.keyword("in"):
+		n.op = "in"
+		p.next()
+		if p.tok.kind != tokLBrack {
+			return nil, p.errorf("expected '[' after in, found %s", p.tok)
+		}
+		p.next()
+		for {
+			v, err := p.parseValue()
+			if err != nil {
+				return nil, err
+			}
+			n.values = append(n.values, v)
+			if p.tok.kind != tokComma {
+				break
+			}
+			p.next()
+		}
+		if p.tok.kind != tokRBrack {
+			return nil, p.errorf("expected ',' or ']' in the list, found %s", p.tok)
+		}
+		p.next()
+	case p.tok.kind == tokError:
+		return nil, p.errorf("%s", p.tok.text)
+	default:
+		return nil, p.errorf("expected an operator (= != > < >= <=) or in after field %s, found %s", n.field, p.tok)
+	}
+	return n, nil
+}
+
+func (p *filterParser) parseValue() (filterValue, error) {
+	t := p.tok
+	switch {
+	case t.kind == tokString:
+		p.next()
+		return filterValue{kind: valString, text: t.text}, nil
+	case t.kind == tokNumber:
+		n, err := strconv.ParseFloat(t.text, 64)
+		if err != nil {
+			return filterValue{}, p.errorf("number %s is out of range", t.text)
+		}
+		p.next()
+		return filterValue{kind: valNumber, text: t.text, num: n}, nil
+	case t.kind == tokName && (t.text == "true" || t.text == "false"):
+		p.next()
+		return filterValue{kind: valBool, b: t.text == "true"}, nil
+	case t.kind == tokError:
+		return filterValue{}, p.errorf("%s", t.text)
+	}
+	return filterValue{}, p.errorf("expected a value (a string in double quotes, a number, true or false), found %s", t)
+}
