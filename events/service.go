@@ -1,7 +1,38 @@
-// Package events is the /event/v1 area of the Partner Integration Service.
+// Package events is the /event/v1 area of the Partner Integration Service:
+// webhook subscribers, the integrations and event kinds they can name, a
+// builder for subscription filter expressions, and an http.Handler that
+// receives deliveries.
+//
+// Subscribe a callback URL to the kinds of event you want, optionally
+// restricted to an integration, to some objects, or by a Filter:
+//
+//	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+//		Name:        "crm sync",
+//		Events:      []events.Kind{events.KindObjectUpdate},
+//		Filter:      events.In("stage", "closed", "won", "lost"),
+//		CallbackURL: "https://hooks.example.com/partner",
+//	})
+//
+// and serve the callback with a Handler:
+//
+//	http.Handle("/partner", &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+//		...
+//	}})
 package events
 
-import "github.com/partnerapi/partner-go/internal/transport"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/transport"
+)
 
 // Service calls the /event/v1 operations. It is safe for concurrent use.
 type Service struct {
@@ -10,3 +41,213 @@ type Service struct {
 
 // New returns a Service that sends its requests through t.
 func New(t *transport.Client) *Service { return &Service{t: t} }
+
+// Subscribers iterates over the registered subscribers
+// (GET /event/v1/subscriber). The service answers in one page, so the
+// iteration makes one request.
+func (s *Service) Subscribers(ctx context.Context) iter.Seq2[Subscriber, error] {
+	return onePage(ctx, func(ctx context.Context) ([]Subscriber, error) {
+		var out struct {
+			Items []Subscriber `json:"items"`
+		}
+		err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: "/event/v1/subscriber"}, &out)
+		return out.Items, err
+	})
+}
+
+// Subscriber reads one subscriber, with the event kinds it subscribes to
+// (GET /event/v1/subscriber/{id}, an operation the interface does not
+// show but the service offers). An unknown id gives a 404 error.
+func (s *Service) Subscriber(ctx context.Context, id string) (*Subscriber, error) {
+	if id == "" {
+		return nil, errors.New("partner: events: subscriber id is required")
+	}
+	var out Subscriber
+	err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: transport.Pathf("/event/v1/subscriber/%s", id)}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// SubscribeRequest registers a webhook subscriber.
+type SubscribeRequest struct {
+	// Name names the subscriber (required).
+	Name string
+	// Events are the kinds to subscribe to (at least one). Kinds this
+	// package has no constant for are sent as they are: the service's set
+	// is read at run time with EventKinds.
+	Events []Kind
+	// CallbackURL is the absolute http or https URL deliveries are POSTed
+	// to (required).
+	CallbackURL string
+	// Filter restricts the subscription to objects whose fields match it;
+	// the zero Filter matches every object.
+	Filter Filter
+	// IntegrationID restricts the subscription to the objects of one
+	// integration, when set.
+	IntegrationID string
+	// ObjectIDs restricts the subscription to these objects, when set.
+	ObjectIDs []string
+	// Type is the subscriber type; empty means SubscriberWebhook, the only
+	// type the interface knows.
+	Type SubscriberType
+}
+
+type subscribeBody struct {
+	SubscriberType  SubscriberType  `json:"subscriber_type"`
+	Event           []Kind          `json:"event"`
+	Name            string          `json:"name"`
+	Filters         string          `json:"filters,omitempty"`
+	IntegrationID   string          `json:"integration_id,omitempty"`
+	ObjectIDs       []string        `json:"object_ids,omitempty"`
+	WebhookSettings WebhookSettings `json:"webhook_settings"`
+}
+
+// Subscribe registers a webhook subscriber (POST /event/v1/subscriber) and
+// returns its id. The request is checked before it is sent; every problem
+// found is reported in one error. Registration is not repeated after a
+// failure that the service may have processed, so that no duplicate
+// subscriber is created.
+func (s *Service) Subscribe(ctx context.Context, req SubscribeRequest) (string, error) {
+	body, err := req.body()
+	if err != nil {
+		return "", err
+	}
+	var out struct {
+		SubscriberID string `json:"subscriber_id"`
+	}
+	if err := s.t.Do(ctx, &transport.Request{Method: http.MethodPost, Path: "/event/v1/subscriber", JSON: body}, &out); err != nil {
+		return "", err
+	}
+	if out.SubscriberID == "" {
+		return "", errors.New("partner: events: POST /event/v1/subscriber: the answer has no subscriber_id")
+	}
+	return out.SubscriberID, nil
+}
+
+func (r SubscribeRequest) body() (*subscribeBody, error) {
+	var problems []string
+	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	typ := r.Type
+	switch typ {
+	case "":
+		typ = SubscriberWebhook
+	case SubscriberWebhook:
+	default:
+		bad("subscriber type %q is not supported (only %q)", typ, SubscriberWebhook)
+	}
+	if len(r.Events) == 0 {
+		bad("at least one event kind is required")
+	}
+	for _, k := range r.Events {
+		if k == "" || strings.ContainsAny(string(k), " \t\r\n") {
+			bad("event kind %q is not a kind name", k)
+		}
+	}
+	if strings.TrimSpace(r.Name) == "" {
+		bad("name is required")
+	}
+	if err := checkCallbackURL(r.CallbackURL); err != nil {
+		bad("%v", err)
+	}
+	if err := r.Filter.Err(); err != nil {
+		bad("%v", err)
+	}
+	for _, id := range r.ObjectIDs {
+		if id == "" {
+			bad("object ids must not be empty")
+			break
+		}
+	}
+	if len(problems) > 0 {
+		return nil, fmt.Errorf("partner: events: %s", strings.Join(problems, "; "))
+	}
+	return &subscribeBody{
+		SubscriberType:  typ,
+		Event:           r.Events,
+		Name:            r.Name,
+		Filters:         r.Filter.String(),
+		IntegrationID:   r.IntegrationID,
+		ObjectIDs:       r.ObjectIDs,
+		WebhookSettings: WebhookSettings{CallbackURL: r.CallbackURL},
+	}, nil
+}
+
+func checkCallbackURL(raw string) error {
+	if raw == "" {
+		return errors.New("callback URL is required")
+	}
+	u, err := url.Parse(raw)
+	if err != nil {
+		return fmt.Errorf("callback URL: %w", err)
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return fmt.Errorf("callback URL %q is not an absolute http or https URL", raw)
+	}
+	return nil
+}
+
+// Unsubscribe removes a subscriber (DELETE /event/v1/subscriber/{id}, an
+// operation the interface does not show but the service offers). An
+// unknown id gives a 404 error; since the call is repeated after a
+// network failure, a 404 can also mean that an earlier attempt removed it.
+func (s *Service) Unsubscribe(ctx context.Context, id string) error {
+	if id == "" {
+		return errors.New("partner: events: subscriber id is required")
+	}
+	return s.t.Do(ctx, &transport.Request{
+		Method: http.MethodDelete, Path: transport.Pathf("/event/v1/subscriber/%s", id), Idempotent: true,
+	}, nil)
+}
+
+// Integrations iterates over the integrations a subscription can name
+// (GET /event/v1/metadata/integration), in one request.
+func (s *Service) Integrations(ctx context.Context) iter.Seq2[Integration, error] {
+	return onePage(ctx, func(ctx context.Context) ([]Integration, error) {
+		var out struct {
+			Integrations []Integration `json:"integrations"`
+		}
+		err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: "/event/v1/metadata/integration"}, &out)
+		return out.Integrations, err
+	})
+}
+
+// EventKinds iterates over the event kinds the service offers, with their
+// descriptions (GET /event/v1/metadata/event), in one request.
+func (s *Service) EventKinds(ctx context.Context) iter.Seq2[KindInfo, error] {
+	return onePage(ctx, func(ctx context.Context) ([]KindInfo, error) {
+		var out struct {
+			Events []KindInfo `json:"events"`
+		}
+		err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: "/event/v1/metadata/event"}, &out)
+		return out.Events, err
+	})
+}
+
+// EventSchema returns the JSON Schema of the deliveries of an event kind
+// (GET /event/v1/metadata/event/{event}, an operation the interface does
+// not show but the service offers; the answer is {"schema": ...}). An
+// unknown kind gives a 404 error.
+func (s *Service) EventSchema(ctx context.Context, kind Kind) (json.RawMessage, error) {
+	if kind == "" {
+		return nil, errors.New("partner: events: event kind is required")
+	}
+	var out struct {
+		Schema json.RawMessage `json:"schema"`
+	}
+	err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: transport.Pathf("/event/v1/metadata/event/%s", string(kind))}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return out.Schema, nil
+}
+
+// onePage turns a listing the service answers in one page into an
+// iterator, through the SDK's one pager.
+func onePage[T any](ctx context.Context, fetch func(context.Context) ([]T, error)) iter.Seq2[T, error] {
+	return paging.Seq(ctx, struct{}{}, func(ctx context.Context, _ struct{}) (paging.Page[T, struct{}], error) {
+		items, err := fetch(ctx)
+		return paging.Page[T, struct{}]{Items: items, Last: true}, err
+	})
+}

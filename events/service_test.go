@@ -1,0 +1,287 @@
+package events_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/internal/paging"
+)
+
+const base = "https://api.example.com"
+
+// mockClient returns a client whose requests go to its own mock transport,
+// with the token endpoint already answered.
+func mockClient(t *testing.T) (*partner.Client, *httpmock.MockTransport) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodPost, base+"/oauth/token", httpmock.NewStringResponder(200,
+		`{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`))
+	c, err := partner.New(partner.WithBaseURL(base), partner.WithClientCredentials("id", "secret"),
+		partner.WithHTTPClient(&http.Client{Transport: mt}), partner.WithMaxRetries(1), partner.WithRetryWait(1, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, mt
+}
+
+// jsonResponder answers with body after checking the request's JSON body
+// against wantBody (nil: no body) and its bearer token.
+func jsonResponder(t *testing.T, status int, wantBody, body string) httpmock.Responder {
+	return func(r *http.Request) (*http.Response, error) {
+		if got := r.Header.Get("Authorization"); got != "Bearer at-1" {
+			t.Errorf("%s %s: Authorization %q", r.Method, r.URL.Path, got)
+		}
+		var raw []byte
+		if r.Body != nil {
+			raw, _ = io.ReadAll(r.Body)
+		}
+		switch {
+		case wantBody == "" && len(raw) > 0:
+			t.Errorf("%s %s: unexpected body %s", r.Method, r.URL.Path, raw)
+		case wantBody != "":
+			var got, want any
+			if err := json.Unmarshal(raw, &got); err != nil {
+				t.Errorf("%s %s: body %q: %v", r.Method, r.URL.Path, raw, err)
+			}
+			if err := json.Unmarshal([]byte(wantBody), &want); err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Errorf("%s %s: body\n got %s\nwant %s", r.Method, r.URL.Path, raw, wantBody)
+			}
+			if ct := r.Header.Get("Content-Type"); ct != "application/json" {
+				t.Errorf("Content-Type %q", ct)
+			}
+		}
+		resp := httpmock.NewStringResponse(status, body)
+		resp.Header.Set("Content-Type", "application/json")
+		return resp, nil
+	}
+}
+
+func TestSubscribers(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber", jsonResponder(t, 200, "", `{"items":[
+		{"subscriber_id":"sub-1","name":"crm sync","objectids":["obj-1","obj-2"],"integration_id":"int-1",
+		 "filters":"stage in [\"won\"]","subscriber_type":"webhook"},
+		{"subscriber_id":"sub-2","name":"other","objectids":[],"integration_id":"","filters":"","subscriber_type":"queue"}]}`))
+	subs, err := paging.Collect(c.Events.Subscribers(context.Background()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []events.Subscriber{
+		{ID: "sub-1", Name: "crm sync", ObjectIDs: []string{"obj-1", "obj-2"}, IntegrationID: "int-1", Filters: `stage in ["won"]`, Type: events.SubscriberWebhook},
+		{ID: "sub-2", Name: "other", ObjectIDs: []string{}, Type: "queue"}, // an unknown type is kept
+	}
+	if !reflect.DeepEqual(subs, want) {
+		t.Fatalf("subscribers\n got %+v\nwant %+v", subs, want)
+	}
+}
+
+func TestSubscriber(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub%2F1", jsonResponder(t, 200, "",
+		`{"subscriber_id":"sub/1","name":"n","object_ids":["o"],"integration_id":"i","filters":"",
+		  "subscriber_type":"webhook","event":["object.update","object.brand_new"],
+		  "webhook_settings":{"callback_url":"https://hooks.example.com/x"}}`))
+	s, err := c.Events.Subscriber(context.Background(), "sub/1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &events.Subscriber{
+		ID: "sub/1", Name: "n", ObjectIDs: []string{"o"}, IntegrationID: "i", Type: events.SubscriberWebhook,
+		Events:  []events.Kind{events.KindObjectUpdate, "object.brand_new"},
+		Webhook: &events.WebhookSettings{CallbackURL: "https://hooks.example.com/x"},
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Fatalf("subscriber\n got %+v\nwant %+v", s, want)
+	}
+
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/nope", jsonResponder(t, 404, "", `{"error":"not_found","message":"subscriber \"nope\" not found"}`))
+	_, err = c.Events.Subscriber(context.Background(), "nope")
+	if !partner.IsNotFound(err) || !strings.Contains(err.Error(), `subscriber "nope" not found`) {
+		t.Fatalf("unknown subscriber: %v", err)
+	}
+	if _, err := c.Events.Subscriber(context.Background(), ""); err == nil || !strings.Contains(err.Error(), "subscriber id is required") {
+		t.Fatalf("empty id: %v", err)
+	}
+}
+
+func TestSubscribe(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", jsonResponder(t, 200, `{
+		"subscriber_type": "webhook",
+		"event": ["object.update", "object.stage_change"],
+		"name": "crm sync",
+		"filters": "(stage in [\"closed\", \"won\", \"lost\"]) AND (sales_details.partner = \"P1\")",
+		"integration_id": "int-1",
+		"object_ids": ["obj-1"],
+		"webhook_settings": {"callback_url": "https://hooks.example.com/partner"}
+	}`, `{"subscriber_id":"sub-9"}`))
+	id, err := c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+		Name:          "crm sync",
+		Events:        []events.Kind{events.KindObjectUpdate, events.KindObjectStageChange},
+		Filter:        events.And(events.In("stage", "closed", "won", "lost"), events.Eq("sales_details.partner", "P1")),
+		IntegrationID: "int-1",
+		ObjectIDs:     []string{"obj-1"},
+		CallbackURL:   "https://hooks.example.com/partner",
+	})
+	if err != nil || id != "sub-9" {
+		t.Fatalf("Subscribe = %q, %v", id, err)
+	}
+}
+
+func TestSubscribeMinimal(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", jsonResponder(t, 200,
+		`{"subscriber_type":"webhook","event":["object.all"],"name":"n","webhook_settings":{"callback_url":"http://127.0.0.1:8080/h"}}`,
+		`{"subscriber_id":"sub-1"}`))
+	id, err := c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:8080/h", Type: events.SubscriberWebhook,
+	})
+	if err != nil || id != "sub-1" {
+		t.Fatalf("Subscribe = %q, %v", id, err)
+	}
+}
+
+func TestSubscribeValidation(t *testing.T) {
+	c, mt := mockClient(t)
+	ok := events.SubscribeRequest{Name: "n", Events: []events.Kind{events.KindObjectUpdate}, CallbackURL: "https://h.example.com/x"}
+	tests := []struct {
+		name string
+		edit func(r *events.SubscribeRequest)
+		want string
+	}{
+		{"everything missing", func(r *events.SubscribeRequest) { *r = events.SubscribeRequest{} },
+			"partner: events: at least one event kind is required; name is required; callback URL is required"},
+		{"type", func(r *events.SubscribeRequest) { r.Type = "email" }, `subscriber type "email" is not supported (only "webhook")`},
+		{"empty kind", func(r *events.SubscribeRequest) { r.Events = []events.Kind{""} }, `event kind "" is not a kind name`},
+		{"blank name", func(r *events.SubscribeRequest) { r.Name = " " }, "name is required"},
+		{"relative url", func(r *events.SubscribeRequest) { r.CallbackURL = "/hook" }, `callback URL "/hook" is not an absolute http or https URL`},
+		{"other scheme", func(r *events.SubscribeRequest) { r.CallbackURL = "ftp://h/x" }, "is not an absolute http or https URL"},
+		{"bad url", func(r *events.SubscribeRequest) { r.CallbackURL = "http://h/%zz" }, "callback URL: parse"},
+		{"bad filter", func(r *events.SubscribeRequest) { r.Filter = events.Eq("a b", 1) }, `filter: field name "a b" is not a dotted name`},
+		{"empty object id", func(r *events.SubscribeRequest) { r.ObjectIDs = []string{"x", ""} }, "object ids must not be empty"},
+	}
+	for _, tt := range tests {
+		req := ok
+		tt.edit(&req)
+		_, err := c.Events.Subscribe(context.Background(), req)
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want it to contain %q", tt.name, err, tt.want)
+		}
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Fatalf("%d requests sent for invalid registrations", n)
+	}
+}
+
+// TestSubscribeNotRepeated checks that a registration the server may have
+// processed is not sent twice.
+func TestSubscribeNotRepeated(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber",
+		httpmock.NewStringResponder(503, `{"error":"unavailable","message":"try later"}`))
+	_, err := c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "https://h.example.com/x",
+	})
+	var perr *partner.Error
+	if !errors.As(err, &perr) || perr.StatusCode != 503 || perr.Message != "try later" {
+		t.Fatalf("err = %v", err)
+	}
+	if n := mt.GetCallCountInfo()["POST "+base+"/event/v1/subscriber"]; n != 1 {
+		t.Fatalf("registration sent %d times, want 1", n)
+	}
+	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber",
+		httpmock.NewStringResponder(400, `{"error":"invalid_request","message":"filters: at offset 3: expected a value"}`))
+	_, err = c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "https://h.example.com/x", Filter: events.Raw("a ="),
+	})
+	if !partner.IsBadRequest(err) || !strings.Contains(err.Error(), "expected a value") {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+func TestUnsubscribe(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodDelete, base+"/event/v1/subscriber/sub-1", jsonResponder(t, 204, "", ""))
+	if err := c.Events.Unsubscribe(context.Background(), "sub-1"); err != nil {
+		t.Fatal(err)
+	}
+	// DELETE is repeated after a failure.
+	mt.RegisterResponder(http.MethodDelete, base+"/event/v1/subscriber/sub-2",
+		httpmock.ResponderFromMultipleResponses([]*http.Response{
+			httpmock.NewStringResponse(502, ""), httpmock.NewStringResponse(200, "{}"),
+		}))
+	if err := c.Events.Unsubscribe(context.Background(), "sub-2"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Events.Unsubscribe(context.Background(), ""); err == nil {
+		t.Fatal("empty id accepted")
+	}
+}
+
+func TestIntegrations(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration", jsonResponder(t, 200, "", `{"integrations":[
+		{"integration_id":"int-1","integration_type":"CRM","description":"Opportunities from the CRM","name":"CRM sync","extra":1}]}`))
+	got, err := paging.Collect(c.Events.Integrations(context.Background()))
+	want := []events.Integration{{ID: "int-1", Type: "CRM", Name: "CRM sync", Description: "Opportunities from the CRM"}}
+	if err != nil || !reflect.DeepEqual(got, want) {
+		t.Fatalf("integrations = %+v, %v", got, err)
+	}
+}
+
+func TestEventKinds(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event", jsonResponder(t, 200, "", `{"events":[
+		{"name":"object.update","description":"An object was updated."},
+		{"name":"contract.signed","description":"Not known to this SDK."}]}`))
+	var names []events.Kind
+	for k, err := range c.Events.EventKinds(context.Background()) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, k.Name)
+	}
+	if !slices.Equal(names, []events.Kind{events.KindObjectUpdate, "contract.signed"}) {
+		t.Fatalf("kinds = %v", names)
+	}
+
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event", httpmock.NewStringResponder(400, `{"error":"bad","message":"no"}`))
+	n := 0
+	for _, err := range c.Events.EventKinds(context.Background()) {
+		n++
+		if !partner.IsBadRequest(err) {
+			t.Fatalf("err = %v", err)
+		}
+	}
+	if n != 1 {
+		t.Fatalf("iteration yielded %d times, want the error once", n)
+	}
+}
+
+func TestEventSchema(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/object.update", jsonResponder(t, 200, "",
+		`{"schema":{"type":"object","properties":{"event":{"type":"string"}}}}`))
+	s, err := c.Events.EventSchema(context.Background(), events.KindObjectUpdate)
+	if err != nil || string(s) != `{"type":"object","properties":{"event":{"type":"string"}}}` {
+		t.Fatalf("schema = %s, %v", s, err)
+	}
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/a%2Fb", httpmock.NewStringResponder(404, `{"error":"not_found","message":"event not defined"}`))
+	if _, err := c.Events.EventSchema(context.Background(), "a/b"); !partner.IsNotFound(err) {
+		t.Fatalf("err = %v", err)
+	}
+}

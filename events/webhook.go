@@ -1,0 +1,188 @@
+package events
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Delivery is one event delivered to a webhook: a POST whose body is one
+// flat JSON object. The service sends the members below and, for object
+// events, every field of the object by dotted name, all as strings.
+//
+// Deliveries come at least once: when an answer is lost or is not 2xx
+// the service sends the same delivery again, with the same DeliveryID.
+// A receiver that must not act twice keeps the ids it has handled (for
+// as long as the service may retry) and skips those it has seen.
+type Delivery struct {
+	// Event is the kind of the event (object.update, ...); a subscriber
+	// of object.all gets each event under its own kind.
+	Event Kind
+	// SubscriberID is the subscriber the delivery is for.
+	SubscriberID string
+	// DeliveryID identifies the delivery; retries of it keep it.
+	DeliveryID string
+	// ObjectID is the object the event is about, for object events.
+	ObjectID string
+	// OccurredAt is when the event happened.
+	OccurredAt time.Time
+	// IntegrationID is the object's integration, when it has one.
+	IntegrationID string
+	// Fields holds every other member of the body by name: for object
+	// events, the fields of the object by dotted name
+	// ("sales_details.partner"). A member that is not a string is kept as
+	// its JSON text (10000, true, [...]); null as "".
+	Fields map[string]string
+	// Raw is the body as it was received.
+	Raw []byte
+}
+
+// ParseDelivery decodes a delivery body, for receivers that do not use
+// Handler. The body must be a JSON object with a non-empty string
+// `event`; the other envelope members (subscriber_id, delivery_id,
+// object_id, integration_id, occurred_at) must be strings when present,
+// occurred_at in RFC 3339.
+func ParseDelivery(body []byte) (*Delivery, error) {
+	var members map[string]json.RawMessage
+	if err := json.Unmarshal(body, &members); err != nil || members == nil {
+		if err == nil {
+			err = errors.New("null")
+		}
+		return nil, fmt.Errorf("partner: events: delivery is not a JSON object: %w", err)
+	}
+	d := &Delivery{Fields: make(map[string]string, len(members)), Raw: body}
+	var occurred string
+	envelope := map[string]*string{
+		"event": (*string)(&d.Event), "subscriber_id": &d.SubscriberID, "delivery_id": &d.DeliveryID,
+		"object_id": &d.ObjectID, "integration_id": &d.IntegrationID, "occurred_at": &occurred,
+	}
+	for name, raw := range members {
+		if dst, ok := envelope[name]; ok {
+			if err := json.Unmarshal(raw, dst); err != nil {
+				return nil, fmt.Errorf("partner: events: delivery member %q is not a string", name)
+			}
+			continue
+		}
+		d.Fields[name] = memberText(raw)
+	}
+	if d.Event == "" {
+		return nil, errors.New("partner: events: delivery has no event")
+	}
+	if occurred != "" {
+		t, err := time.Parse(time.RFC3339Nano, occurred)
+		if err != nil {
+			return nil, fmt.Errorf("partner: events: delivery occurred_at %q is not an RFC 3339 time", occurred)
+		}
+		d.OccurredAt = t
+	}
+	return d, nil
+}
+
+// memberText returns a member's string, or its JSON text when it is not a
+// string ("" for null).
+func memberText(raw json.RawMessage) string {
+	var s string
+	if json.Unmarshal(raw, &s) == nil {
+		return s
+	}
+	if t := bytes.TrimSpace(raw); !bytes.Equal(t, []byte("null")) {
+		return string(t)
+	}
+	return ""
+}
+
+// DefaultMaxDeliveryBytes is the body size Handler accepts when
+// MaxBodyBytes is zero.
+const DefaultMaxDeliveryBytes = 1 << 20
+
+// Handler is an http.Handler that receives webhook deliveries: mount it at
+// the path of a subscriber's callback URL.
+//
+// It accepts POST requests with a JSON body (a missing Content-Type is
+// accepted) of at most MaxBodyBytes, decodes the delivery with
+// ParseDelivery and calls Deliver with the request's context. It answers
+//
+//   - 204 No Content when Deliver returns nil;
+//   - 400 Bad Request when the body is not a delivery, 405 for a method
+//     other than POST, 413 for a body over the limit, 415 for a
+//     Content-Type other than JSON: the service has no reason to retry;
+//   - 500 Internal Server Error when Deliver returns an error, so that the
+//     service sends the delivery again later (with the same DeliveryID).
+//
+// Error answers carry a short plain-text reason; the error Deliver
+// returned is logged to Logger, never sent back. The interface shows no
+// signing of deliveries: protect the callback URL (an unguessable path,
+// network rules) if it is reachable from outside.
+type Handler struct {
+	// Deliver handles one delivery. It may run concurrently for different
+	// deliveries.
+	Deliver func(ctx context.Context, d *Delivery) error
+	// MaxBodyBytes caps the body (default DefaultMaxDeliveryBytes).
+	MaxBodyBytes int64
+	// Logger, when set, receives a record for each refused or failed
+	// delivery (without its body).
+	Logger *slog.Logger
+}
+
+// ServeHTTP receives one delivery.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost {
+		w.Header().Set("Allow", http.MethodPost)
+		h.fail(r, w, http.StatusMethodNotAllowed, "deliveries are POSTed", nil)
+		return
+	}
+	if ct := r.Header.Get("Content-Type"); ct != "" {
+		mt, _, err := mime.ParseMediaType(ct)
+		if err != nil || (mt != "application/json" && !strings.HasSuffix(mt, "+json")) {
+			h.fail(r, w, http.StatusUnsupportedMediaType, "a delivery is JSON", nil)
+			return
+		}
+	}
+	limit := h.MaxBodyBytes
+	if limit <= 0 {
+		limit = DefaultMaxDeliveryBytes
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
+	if err != nil {
+		var tooBig *http.MaxBytesError
+		if errors.As(err, &tooBig) {
+			h.fail(r, w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a delivery is at most %d bytes", limit), nil)
+			return
+		}
+		h.fail(r, w, http.StatusBadRequest, "reading the delivery failed", err)
+		return
+	}
+	d, err := ParseDelivery(body)
+	if err != nil {
+		h.fail(r, w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "partner: events: "), nil)
+		return
+	}
+	if h.Deliver == nil {
+		h.fail(r, w, http.StatusInternalServerError, "delivery not handled", errors.New("events: Handler.Deliver is nil"))
+		return
+	}
+	if err := h.Deliver(r.Context(), d); err != nil {
+		h.fail(r, w, http.StatusInternalServerError, "delivery not handled", err)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (h *Handler) fail(r *http.Request, w http.ResponseWriter, status int, reason string, err error) {
+	if h.Logger != nil {
+		attrs := []slog.Attr{slog.Int("status", status), slog.String("reason", reason), slog.String("path", r.URL.Path)}
+		if err != nil {
+			attrs = append(attrs, slog.String("error", err.Error()))
+		}
+		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "partner: events: delivery refused", attrs...)
+	}
+	http.Error(w, reason, status)
+}
