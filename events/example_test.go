@@ -1,0 +1,109 @@
+package events_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"net/http/httptest"
+	"time"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/fake"
+)
+
+func ExampleAnd() {
+	f := events.And(
+		events.In("stage", "closed", "won", "lost"),
+		events.Eq("sales_details.partner", "P1"),
+		events.Ge("amount", 10000),
+	)
+	fmt.Println(f)
+	// Output: (stage in ["closed", "won", "lost"]) AND (sales_details.partner = "P1") AND (amount >= 10000)
+}
+
+func ExampleEq_hostile() {
+	// Quotes and keywords inside a value stay inside its string.
+	fmt.Println(events.Eq("name", `x" AND (stage = "won`))
+	// Output: name = "x\" AND (stage = \"won"
+}
+
+func ExampleService_EventKinds() {
+	srv := fake.NewServer()
+	defer srv.Close()
+	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	for k, err := range c.Events.EventKinds(context.Background()) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(k.Name)
+	}
+	// Output:
+	// object.all
+	// object.create
+	// object.update
+	// object.delete
+	// object.stage_change
+	// report.submit
+}
+
+func ExampleService_Subscribe() {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	ctx := context.Background()
+
+	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+		Name:          "closed deals",
+		Events:        []events.Kind{events.KindObjectStageChange},
+		IntegrationID: fake.DemoOpportunityIntegration,
+		Filter:        events.In("stage", "won", "lost"),
+		CallbackURL:   "https://hooks.example.com/partner",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for s, err := range c.Events.Subscribers(ctx) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: %s\n", s.Name, s.Filters)
+	}
+	if err := c.Events.Unsubscribe(ctx, id); err != nil {
+		log.Fatal(err)
+	}
+	// Output: closed deals: stage in ["won", "lost"]
+}
+
+func ExampleHandler() {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	ctx := context.Background()
+
+	// The receiver: an http.Handler at the callback URL.
+	got := make(chan *events.Delivery, 1)
+	hook := httptest.NewServer(&events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+		got <- d
+		return nil
+	}})
+	defer hook.Close()
+
+	if _, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+		Name:        "stage watch",
+		Events:      []events.Kind{events.KindObjectStageChange},
+		ObjectIDs:   []string{fake.DemoOpportunity1},
+		CallbackURL: hook.URL,
+	}); err != nil {
+		log.Fatal(err)
+	}
+	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won"})
+
+	select {
+	case d := <-got:
+		fmt.Println(d.Event, d.ObjectID, d.Fields["stage"])
+	case <-time.After(10 * time.Second):
+		fmt.Println("no delivery")
+	}
+	// Output: object.stage_change opp-demo-0001 won
+}

@@ -1,0 +1,258 @@
+package events_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/paging"
+)
+
+// newFake starts a fake with the demo data and quick delivery retries,
+// and a client for it.
+func newFake(t *testing.T) (*fake.Server, *partner.Client) {
+	t.Helper()
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}))
+	t.Cleanup(srv.Close)
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+// receiver hosts an events.Handler and records the deliveries it accepts,
+// by request path.
+type receiver struct {
+	*httptest.Server
+	mu  sync.Mutex
+	got map[string][]*events.Delivery
+}
+
+func newReceiver(t *testing.T, fail func(d *events.Delivery) error) *receiver {
+	rc := &receiver{got: map[string][]*events.Delivery{}}
+	h := &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+		if fail != nil {
+			if err := fail(d); err != nil {
+				return err
+			}
+		}
+		path := ctx.Value(pathKey{}).(string)
+		rc.mu.Lock()
+		defer rc.mu.Unlock()
+		rc.got[path] = append(rc.got[path], d)
+		return nil
+	}}
+	rc.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		h.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), pathKey{}, r.URL.Path)))
+	}))
+	t.Cleanup(rc.Close)
+	return rc
+}
+
+type pathKey struct{}
+
+func (rc *receiver) deliveries(path string) []*events.Delivery {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	return slices.Clone(rc.got[path])
+}
+
+func settle(t *testing.T, srv *fake.Server) {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestWorkflowAgainstFake(t *testing.T) {
+	srv, c := newFake(t)
+	ctx := context.Background()
+	rc := newReceiver(t, nil)
+
+	ins, err := paging.Collect(c.Events.Integrations(ctx))
+	if err != nil || !slices.ContainsFunc(ins, func(in events.Integration) bool {
+		return in.ID == fake.DemoOpportunityIntegration && in.Type == "CRM" && in.Name != ""
+	}) {
+		t.Fatalf("integrations = %+v, %v", ins, err)
+	}
+	kinds, err := paging.Collect(c.Events.EventKinds(ctx))
+	if err != nil || len(kinds) != 6 || kinds[0].Name != events.KindObjectAll || kinds[0].Description == "" {
+		t.Fatalf("event kinds = %+v, %v", kinds, err)
+	}
+	for _, k := range kinds {
+		if s, err := c.Events.EventSchema(ctx, k.Name); err != nil || !strings.Contains(string(s), `"delivery_id"`) {
+			t.Errorf("schema of %s = %s, %v", k.Name, s, err)
+		}
+	}
+	if _, err := c.Events.EventSchema(ctx, "object.explode"); !partner.IsNotFound(err) {
+		t.Errorf("schema of an unknown kind: %v", err)
+	}
+
+	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+		Name:          "won or lost deals of P1",
+		Events:        []events.Kind{events.KindObjectUpdate, events.KindObjectStageChange},
+		Filter:        events.And(events.In("stage", "closed", "won", "lost"), events.Eq("sales_details.partner", "P1")),
+		IntegrationID: fake.DemoOpportunityIntegration,
+		CallbackURL:   rc.URL + "/hook",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	subs, err := paging.Collect(c.Events.Subscribers(ctx))
+	if err != nil || len(subs) != 1 || subs[0].ID != id || subs[0].Filters != `(stage in ["closed", "won", "lost"]) AND (sales_details.partner = "P1")` ||
+		subs[0].IntegrationID != fake.DemoOpportunityIntegration || subs[0].Type != events.SubscriberWebhook {
+		t.Fatalf("subscribers = %+v, %v", subs, err)
+	}
+	sub, err := c.Events.Subscriber(ctx, id)
+	if err != nil || !slices.Equal(sub.Events, []events.Kind{events.KindObjectStageChange, events.KindObjectUpdate}) ||
+		sub.Webhook == nil || sub.Webhook.CallbackURL != rc.URL+"/hook" {
+		t.Fatalf("subscriber = %+v, %v", sub, err)
+	}
+
+	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won"})   // matches: update and stage change
+	srv.UpdateObject(fake.DemoOpportunity2, map[string]any{"amount": 1.5})    // negotiation: filtered out
+	srv.UpdateObject(fake.DemoOpportunity3, map[string]any{"note": "signed"}) // closed: update only
+	srv.UpdateObject(fake.DemoAccount1, map[string]any{"stage": "won"})       // other integration
+	settle(t, srv)
+
+	var got []string
+	for _, d := range rc.deliveries("/hook") {
+		got = append(got, string(d.Event)+":"+d.ObjectID)
+		if d.SubscriberID != id || d.IntegrationID != fake.DemoOpportunityIntegration || d.DeliveryID == "" ||
+			d.OccurredAt.IsZero() || d.Fields["sales_details.partner"] != "P1" {
+			t.Errorf("delivery %+v", d)
+		}
+	}
+	want := []string{"object.update:" + fake.DemoOpportunity1, "object.stage_change:" + fake.DemoOpportunity1, "object.update:" + fake.DemoOpportunity3}
+	if !slices.Equal(got, want) {
+		t.Fatalf("deliveries %v, want %v", got, want)
+	}
+	if d := rc.deliveries("/hook")[2]; d.Fields["note"] != "signed" || d.Fields["amount"] != "30000" || d.Fields["stage"] != "closed" {
+		t.Errorf("fields of the delivery: %v", d.Fields)
+	}
+
+	if err := c.Events.Unsubscribe(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Events.Subscriber(ctx, id); !partner.IsNotFound(err) {
+		t.Fatalf("subscriber after unsubscribing: %v", err)
+	}
+	if err := c.Events.Unsubscribe(ctx, id); !partner.IsNotFound(err) {
+		t.Fatalf("second unsubscribe: %v", err)
+	}
+	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "lost"})
+	settle(t, srv)
+	if n := len(rc.deliveries("/hook")); n != 3 {
+		t.Fatalf("%d deliveries after unsubscribing, want still 3", n)
+	}
+}
+
+// TestHostileFilterValuesAgainstFake registers a subscriber per hostile
+// value and checks that each receives the changes of the object holding
+// exactly that value, and no other.
+func TestHostileFilterValuesAgainstFake(t *testing.T) {
+	srv, c := newFake(t)
+	ctx := context.Background()
+	rc := newReceiver(t, nil)
+	for i, v := range hostileStrings {
+		_, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+			Name:        fmt.Sprint("hostile ", i),
+			Events:      []events.Kind{events.KindObjectCreate},
+			Filter:      events.And(events.Eq("label", v), events.In("kind", "hostile")),
+			CallbackURL: fmt.Sprintf("%s/%d", rc.URL, i),
+		})
+		if err != nil {
+			t.Fatalf("value %q: %v", v, err)
+		}
+	}
+	for i, v := range hostileStrings {
+		srv.AddObject(fake.Object{ID: fmt.Sprint("obj-", i), Fields: map[string]any{"label": v, "kind": "hostile"}})
+	}
+	settle(t, srv)
+	for i, v := range hostileStrings {
+		var ids []string
+		for _, d := range rc.deliveries(fmt.Sprint("/", i)) {
+			ids = append(ids, d.ObjectID)
+			if d.Fields["label"] != v {
+				t.Errorf("value %q: delivered label %q", v, d.Fields["label"])
+			}
+		}
+		// Values that are equal receive each other's objects.
+		var want []string
+		for j, w := range hostileStrings {
+			if w == v {
+				want = append(want, fmt.Sprint("obj-", j))
+			}
+		}
+		if !slices.Equal(ids, want) {
+			t.Errorf("value %q: deliveries for %v, want %v", v, ids, want)
+		}
+	}
+}
+
+// TestHandlerErrorMakesFakeRetry shows duplicate detection: a delivery
+// whose handler failed comes again with the same delivery id.
+func TestHandlerErrorMakesFakeRetry(t *testing.T) {
+	srv, c := newFake(t)
+	ctx := context.Background()
+	var mu sync.Mutex
+	seen := map[string]int{}
+	rc := newReceiver(t, func(d *events.Delivery) error {
+		mu.Lock()
+		defer mu.Unlock()
+		seen[d.DeliveryID]++
+		if seen[d.DeliveryID] == 1 {
+			return errors.New("not now")
+		}
+		return nil
+	})
+	if _, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+		Name: "retry", Events: []events.Kind{events.KindObjectDelete}, ObjectIDs: []string{fake.DemoAccount2}, CallbackURL: rc.URL + "/h",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	srv.DeleteObject(fake.DemoAccount1)
+	srv.DeleteObject(fake.DemoAccount2)
+	settle(t, srv)
+	got := rc.deliveries("/h")
+	if len(got) != 1 || got[0].ObjectID != fake.DemoAccount2 || got[0].Event != events.KindObjectDelete || seen[got[0].DeliveryID] != 2 {
+		t.Fatalf("deliveries %+v, attempts %v", got, seen)
+	}
+	log := srv.Deliveries()
+	if len(log) != 2 || log[0].Status != http.StatusInternalServerError || log[1].Status != http.StatusNoContent || !log[1].Delivered {
+		t.Fatalf("delivery log %+v", log)
+	}
+}
+
+func TestSubscribeCancelled(t *testing.T) {
+	_, c := newFake(t)
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:1/h",
+	})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("err = %v, want context.Canceled", err)
+	}
+	for _, err := range c.Events.Subscribers(ctx) {
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("iteration err = %v", err)
+		}
+	}
+}
