@@ -60,6 +60,8 @@ type Fake struct {
 	bulk    bulkStore
 	events  eventsStore
 
+	objectsArea objectsStore // audit history and external-id fields
+
 	// Server is set when the fake runs behind NewServer; areas that build
 	// absolute URLs (signed uploads, callbacks) read its address from it.
 	serverURL string

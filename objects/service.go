@@ -1,7 +1,16 @@
-// Package objects is the /app/v1/object area of the Partner Integration Service.
+// Package objects writes audit status onto objects of the partner platform
+// and maps them to the ids of external systems (/app/v1/object/{object_id}).
 package objects
 
-import "github.com/partnerapi/partner-go/internal/transport"
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/partnerapi/partner-go/internal/transport"
+)
 
 // Service calls the /app/v1/object operations. It is safe for concurrent use.
 type Service struct {
@@ -10,3 +19,169 @@ type Service struct {
 
 // New returns a Service that sends its requests through t.
 func New(t *transport.Client) *Service { return &Service{t: t} }
+
+// FieldName names the audit field an AuditRecord writes.
+type FieldName string
+
+// FieldIntegrationStatus is the integration status field of an object, the
+// one audit field of the interface.
+const FieldIntegrationStatus FieldName = "partner_portal.integration_status"
+
+// StatusCode is the value of an audit field.
+type StatusCode string
+
+// Audit status codes.
+const (
+	StatusScheduled    StatusCode = "SCHEDULED"
+	StatusCreateFailed StatusCode = "CREATE_FAILED"
+	StatusUpdateFailed StatusCode = "UPDATE_FAILED"
+	StatusLinked       StatusCode = "LINKED"
+)
+
+// Valid reports whether c is one of the documented status codes.
+func (c StatusCode) Valid() bool {
+	switch c {
+	case StatusScheduled, StatusCreateFailed, StatusUpdateFailed, StatusLinked:
+		return true
+	}
+	return false
+}
+
+// Default external-ID fields, used by the service when a link names none.
+const (
+	DefaultOpportunityExternalIDField = "sales_details.crm_opportunity_id"
+	DefaultAccountExternalIDField     = "account_info.external_account_id"
+)
+
+// AuditRecord is the body of PATCH /app/v1/object/{object_id}/audit.
+type AuditRecord struct {
+	// FieldName is the field to write; FieldIntegrationStatus when empty.
+	FieldName FieldName `json:"field_name"`
+	// IntegrationID names the related integration (optional).
+	IntegrationID string `json:"integration_id,omitempty"`
+	// ExternalID is the object's id in the external system (optional).
+	ExternalID string `json:"external_id,omitempty"`
+	// StatusCode is the value to write (required).
+	StatusCode StatusCode `json:"status_code"`
+	// Message details the audit request (required).
+	Message string `json:"message"`
+}
+
+// AuditResult is the answer of Audit: the field written and its value now.
+type AuditResult struct {
+	ObjectID   string     `json:"object_id"`
+	FieldName  FieldName  `json:"field_name"`
+	StatusCode StatusCode `json:"status_code"`
+}
+
+// Audit writes rec onto the object (PATCH /app/v1/object/{object_id}/audit)
+// and returns the field's resulting value. Writing a value is idempotent,
+// so the call is retried like a read.
+func (s *Service) Audit(ctx context.Context, objectID string, rec AuditRecord) (*AuditResult, error) {
+	if rec.FieldName == "" {
+		rec.FieldName = FieldIntegrationStatus
+	}
+	if err := checkID(objectID); err != nil {
+		return nil, err
+	}
+	switch {
+	case rec.FieldName != FieldIntegrationStatus:
+		return nil, fmt.Errorf("partner: objects: audit field_name %q is not %q", rec.FieldName, FieldIntegrationStatus)
+	case rec.StatusCode == "":
+		return nil, errors.New("partner: objects: audit status_code is required")
+	case !rec.StatusCode.Valid():
+		return nil, fmt.Errorf("partner: objects: audit status_code %q is not one of SCHEDULED, CREATE_FAILED, UPDATE_FAILED, LINKED", rec.StatusCode)
+	case strings.TrimSpace(rec.Message) == "":
+		return nil, errors.New("partner: objects: audit message is required")
+	}
+	var out AuditResult
+	err := s.t.Do(ctx, &transport.Request{
+		Method:     http.MethodPatch,
+		Path:       transport.Pathf("/app/v1/object/%s/audit", objectID),
+		JSON:       rec,
+		Idempotent: true,
+	}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ExternalIDLink is the body of PATCH /app/v1/object/{object_id}/external_id.
+type ExternalIDLink struct {
+	// ExternalID is the id of the object in the external system (required).
+	ExternalID string `json:"external_id"`
+	// FieldName is the dotted field that holds it. When empty the service
+	// uses the type's default: DefaultOpportunityExternalIDField for
+	// opportunities, DefaultAccountExternalIDField for accounts.
+	FieldName string `json:"field_name,omitempty"`
+}
+
+// Link is an external id held in one field of an object.
+type Link struct {
+	ObjectID   string `json:"object_id,omitempty"`
+	FieldName  string `json:"field_name"`
+	ExternalID string `json:"external_id"`
+}
+
+// ConnectExternalID stores an external id on the object
+// (PATCH /app/v1/object/{object_id}/external_id) and returns where it went.
+func (s *Service) ConnectExternalID(ctx context.Context, objectID string, link ExternalIDLink) (*Link, error) {
+	if err := checkID(objectID); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(link.ExternalID) == "" {
+		return nil, errors.New("partner: objects: external_id is required")
+	}
+	var out Link
+	err := s.t.Do(ctx, &transport.Request{
+		Method:     http.MethodPatch,
+		Path:       transport.Pathf("/app/v1/object/%s/external_id", objectID),
+		JSON:       link,
+		Idempotent: true,
+	}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+// ExternalIDs is the answer of Service.ExternalIDs.
+type ExternalIDs struct {
+	ObjectID string `json:"object_id"`
+	Links    []Link `json:"external_ids"`
+}
+
+// Get returns the external id held in field, if any.
+func (e *ExternalIDs) Get(field string) (string, bool) {
+	for _, l := range e.Links {
+		if l.FieldName == field {
+			return l.ExternalID, true
+		}
+	}
+	return "", false
+}
+
+// ExternalIDs reads the external ids of an object
+// (GET /app/v1/object/{object_id}/external_id).
+func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalIDs, error) {
+	if err := checkID(objectID); err != nil {
+		return nil, err
+	}
+	var out ExternalIDs
+	err := s.t.Do(ctx, &transport.Request{
+		Method: http.MethodGet,
+		Path:   transport.Pathf("/app/v1/object/%s/external_id", objectID),
+	}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
+}
+
+func checkID(id string) error {
+	if strings.TrimSpace(id) == "" {
+		return errors.New("partner: objects: object id is required")
+	}
+	return nil
+}

@@ -2,10 +2,36 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/objects"
 )
 
-// objectsStep is filled in by the objects area.
-func objectsStep(ctx context.Context, c *partner.Client, w io.Writer) error { return nil }
+// objectsStep links a demo opportunity to its CRM record and writes the
+// integration status onto it.
+func objectsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
+	id := fake.DemoOpportunity2
+	link, err := c.Objects.ConnectExternalID(ctx, id, objects.ExternalIDLink{ExternalID: "CRM-OPP-2002"})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "objects: connected %s to external id %s in %s\n", id, link.ExternalID, link.FieldName)
+	ids, err := c.Objects.ExternalIDs(ctx, id)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "objects: %s has %d external id(s)\n", id, len(ids.Links))
+	res, err := c.Objects.Audit(ctx, id, objects.AuditRecord{
+		StatusCode: objects.StatusLinked,
+		ExternalID: link.ExternalID,
+		Message:    "linked to the CRM record",
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "objects: audit %s = %s\n", res.FieldName, res.StatusCode)
+	return nil
+}

@@ -1,0 +1,150 @@
+package objects_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/objects"
+)
+
+// mockClient returns a client whose requests go to its own mock transport.
+func mockClient(t *testing.T) (*partner.Client, *httpmock.MockTransport) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodPost, "https://api.example.com/oauth/token",
+		httpmock.NewStringResponder(200, `{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`))
+	c, err := partner.New(
+		partner.WithBaseURL("https://api.example.com"),
+		partner.WithClientCredentials("id", "secret"),
+		partner.WithHTTPClient(&http.Client{Transport: mt}),
+		partner.WithMaxRetries(0),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, mt
+}
+
+func bodyJSON(t *testing.T, req *http.Request) map[string]any {
+	t.Helper()
+	b, err := io.ReadAll(req.Body)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(b, &m); err != nil {
+		t.Fatalf("request body %q: %v", b, err)
+	}
+	return m
+}
+
+func TestAuditWire(t *testing.T) {
+	c, mt := mockClient(t)
+	var sent map[string]any
+	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/opp%2F1/audit",
+		func(req *http.Request) (*http.Response, error) {
+			sent = bodyJSON(t, req)
+			if got := req.Header.Get("Authorization"); got != "Bearer at-1" {
+				t.Errorf("Authorization = %q", got)
+			}
+			return httpmock.NewStringResponse(200, `{"object_id":"opp/1","field_name":"partner_portal.integration_status","status_code":"LINKED"}`), nil
+		})
+	res, err := c.Objects.Audit(context.Background(), "opp/1", objects.AuditRecord{
+		IntegrationID: "int-1", ExternalID: "ext-9", StatusCode: objects.StatusLinked, Message: "linked to CRM",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]any{"field_name": "partner_portal.integration_status", "integration_id": "int-1",
+		"external_id": "ext-9", "status_code": "LINKED", "message": "linked to CRM"}
+	for k, v := range want {
+		if sent[k] != v {
+			t.Errorf("sent %s = %v, want %v", k, sent[k], v)
+		}
+	}
+	if res.ObjectID != "opp/1" || res.StatusCode != objects.StatusLinked || res.FieldName != objects.FieldIntegrationStatus {
+		t.Errorf("result = %+v", res)
+	}
+}
+
+func TestAuditValidatesBeforeSending(t *testing.T) {
+	c, mt := mockClient(t)
+	ctx := context.Background()
+	for name, tc := range map[string]struct {
+		id  string
+		rec objects.AuditRecord
+		msg string
+	}{
+		"no id":       {"", objects.AuditRecord{StatusCode: objects.StatusLinked, Message: "m"}, "object id"},
+		"no status":   {"o", objects.AuditRecord{Message: "m"}, "status_code is required"},
+		"bad status":  {"o", objects.AuditRecord{StatusCode: "DONE", Message: "m"}, `"DONE"`},
+		"no message":  {"o", objects.AuditRecord{StatusCode: objects.StatusScheduled, Message: "  "}, "message is required"},
+		"other field": {"o", objects.AuditRecord{FieldName: "x.y", StatusCode: objects.StatusScheduled, Message: "m"}, "field_name"},
+	} {
+		_, err := c.Objects.Audit(ctx, tc.id, tc.rec)
+		if err == nil || !strings.Contains(err.Error(), tc.msg) {
+			t.Errorf("%s: err = %v, want mention of %q", name, err, tc.msg)
+		}
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent for invalid input", n)
+	}
+}
+
+func TestExternalIDsWire(t *testing.T) {
+	c, mt := mockClient(t)
+	var sent map[string]any
+	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/o1/external_id",
+		func(req *http.Request) (*http.Response, error) {
+			sent = bodyJSON(t, req)
+			return httpmock.NewStringResponse(200, `{"object_id":"o1","external_id":"crm-7","field_name":"sales_details.crm_opportunity_id"}`), nil
+		})
+	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/o1/external_id",
+		httpmock.NewStringResponder(200, `{"object_id":"o1","external_ids":[{"field_name":"sales_details.crm_opportunity_id","external_id":"crm-7"},{"field_name":"custom.erp_id","external_id":"erp-1"}]}`))
+	ctx := context.Background()
+	link, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{ExternalID: "crm-7"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, has := sent["field_name"]; has || sent["external_id"] != "crm-7" {
+		t.Errorf("sent %v: want external_id only, field_name omitted", sent)
+	}
+	if link.FieldName != objects.DefaultOpportunityExternalIDField || link.ObjectID != "o1" {
+		t.Errorf("link = %+v", link)
+	}
+	ids, err := c.Objects.ExternalIDs(ctx, "o1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ids.Links) != 2 || ids.ObjectID != "o1" {
+		t.Fatalf("ids = %+v", ids)
+	}
+	if v, ok := ids.Get("custom.erp_id"); !ok || v != "erp-1" {
+		t.Errorf("Get(custom.erp_id) = %q, %v", v, ok)
+	}
+	if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{}); err == nil {
+		t.Error("empty external id accepted")
+	}
+}
+
+func TestNotFoundIsTyped(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/nope/external_id",
+		httpmock.NewStringResponder(404, `{"error":"not_found","message":"object \"nope\" not found"}`))
+	_, err := c.Objects.ExternalIDs(context.Background(), "nope")
+	if !partner.IsNotFound(err) {
+		t.Fatalf("err = %v, want a 404", err)
+	}
+	var perr *partner.Error
+	if !errors.As(err, &perr) || !strings.Contains(perr.Message, "not found") || perr.Path != "/app/v1/object/nope/external_id" {
+		t.Errorf("error = %#v", perr)
+	}
+}
