@@ -18,6 +18,7 @@ import (
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/objects"
 )
 
 // newFake starts a fake with the demo data and quick delivery retries,
@@ -254,5 +255,38 @@ func TestSubscribeCancelled(t *testing.T) {
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("iteration err = %v", err)
 		}
+	}
+}
+
+// TestAuditAndExternalIDChangesAreDelivered changes objects through the
+// objects API and checks that object.update deliveries follow.
+func TestAuditAndExternalIDChangesAreDelivered(t *testing.T) {
+	srv, c := newFake(t)
+	ctx := context.Background()
+	rc := newReceiver(t, nil)
+	if _, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+		Name: "all", Events: []events.Kind{events.KindObjectAll}, CallbackURL: rc.URL + "/h",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditRecord{
+		FieldName: objects.FieldIntegrationStatus, StatusCode: objects.StatusLinked, Message: "linked",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ExternalIDLink{ExternalID: "CRM-1"}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, srv)
+	got := rc.deliveries("/h")
+	if len(got) != 2 {
+		t.Fatalf("%d deliveries, want 2: %+v", len(got), got)
+	}
+	if got[0].Event != events.KindObjectUpdate || got[0].Fields["partner_portal.integration_status"] != "LINKED" {
+		t.Errorf("audit delivery %+v", got[0])
+	}
+	if got[1].Event != events.KindObjectUpdate || got[1].Fields["sales_details.crm_opportunity_id"] != "CRM-1" ||
+		got[1].Fields["partner_portal.integration_status"] != "LINKED" {
+		t.Errorf("external id delivery %+v", got[1])
 	}
 }

@@ -2,10 +2,89 @@ package main
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
+	"net"
+	"net/http"
+	"time"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/objects"
 )
 
-// eventsStep is filled in by the events area.
-func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error { return nil }
+// eventsStep hosts a webhook receiver on 127.0.0.1, subscribes it to
+// updates of a demo opportunity, changes the opportunity's audit status,
+// prints the delivery it receives and unsubscribes. Against a real server
+// the callback URL must be reachable from that server.
+func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
+	const objectID = fake.DemoOpportunity1
+	got := make(chan *events.Delivery, 16)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return err
+	}
+	hs := &http.Server{
+		Handler: &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+			select {
+			case got <- d:
+				return nil
+			default:
+				return errors.New("receiver is full") // 500: the service retries
+			}
+		}},
+		ReadHeaderTimeout: 5 * time.Second,
+	}
+	go hs.Serve(ln)
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		hs.Shutdown(sctx)
+	}()
+
+	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+		Name:        "quickstart",
+		Events:      []events.Kind{events.KindObjectUpdate},
+		ObjectIDs:   []string{objectID},
+		CallbackURL: "http://" + ln.Addr().String() + "/partner-events",
+	})
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "events: subscribed a webhook on %s to %s of %s\n", ln.Addr(), events.KindObjectUpdate, objectID)
+	unsubscribe := func() error {
+		if err := c.Events.Unsubscribe(ctx, id); err != nil {
+			return err
+		}
+		fmt.Fprintln(w, "events: unsubscribed")
+		return nil
+	}
+
+	if _, err := c.Objects.Audit(ctx, objectID, objects.AuditRecord{
+		FieldName:  objects.FieldIntegrationStatus,
+		StatusCode: objects.StatusScheduled,
+		Message:    "quickstart: sync scheduled",
+	}); err != nil {
+		return errors.Join(err, unsubscribe())
+	}
+
+	wait := time.NewTimer(30 * time.Second)
+	defer wait.Stop()
+	for {
+		select {
+		case d := <-got:
+			if d.SubscriberID != id || d.ObjectID != objectID {
+				continue
+			}
+			fmt.Fprintf(w, "events: received %s of %s: %s = %s\n", d.Event, d.ObjectID,
+				objects.FieldIntegrationStatus, d.Fields[string(objects.FieldIntegrationStatus)])
+			return unsubscribe()
+		case <-wait.C:
+			return errors.Join(errors.New("no delivery within 30s"), unsubscribe())
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
