@@ -286,7 +286,8 @@ func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
 }
 
 // deleteSubscriber removes a subscriber; deliveries queued for it are
-// dropped and one in flight is abandoned. It answers 204.
+// dropped, and an attempt in flight finishes but is not retried. It
+// answers 204.
 func (f *Fake) deleteSubscriber(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !f.removeSubscriber(id) {

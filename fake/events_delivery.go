@@ -91,8 +91,8 @@ type DeliveryAttempt struct {
 	// Delivered is true when the callback answered 2xx.
 	Delivered bool
 	// Final is true when no further attempt follows: delivered, failed
-	// for good, or out of attempts. An attempt abandoned because its
-	// subscriber was removed or the fake closed is not marked Final.
+	// for good, or out of attempts. A failed attempt that is not retried
+	// because its subscriber was removed or the fake closed is not Final.
 	Final bool
 	// Payload is the body that was sent.
 	Payload map[string]string
@@ -345,14 +345,11 @@ func (f *Fake) deliver(s *subscriber, j deliveryJob) {
 			a.Err = err.Error()
 		}
 		a.Delivered = status >= 200 && status < 300
-		retry := !a.Delivered && attempt < p.Attempts && retryableDelivery(status) && f.events.ctx.Err() == nil
-		a.Final = !retry && f.events.ctx.Err() == nil
 
 		f.events.mu.Lock()
-		if s.gone {
-			a.Final = false
-			retry = false
-		}
+		abandoned := s.gone || f.events.ctx.Err() != nil
+		retry := !a.Delivered && !abandoned && attempt < p.Attempts && retryableDelivery(status)
+		a.Final = a.Delivered || (!retry && !abandoned)
 		f.events.log = append(f.events.log, a)
 		if n := len(f.events.log) - maxDeliveryLog; n > 0 {
 			f.events.log = slices.Delete(f.events.log, 0, n)
