@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Delivery is one event delivered to a webhook: a POST whose body is one
@@ -60,15 +61,28 @@ func ParseDelivery(body []byte) (*Delivery, error) {
 	}
 	d := &Delivery{Fields: make(map[string]string, len(members)), Raw: body}
 	var occurred string
-	envelope := map[string]*string{
-		"event": (*string)(&d.Event), "subscriber_id": &d.SubscriberID, "delivery_id": &d.DeliveryID,
-		"object_id": &d.ObjectID, "integration_id": &d.IntegrationID, "occurred_at": &occurred,
-	}
 	for name, raw := range members {
-		if dst, ok := envelope[name]; ok {
-			if err := json.Unmarshal(raw, dst); err != nil {
+		var dst *string
+		switch name {
+		case "event":
+			dst = (*string)(&d.Event)
+		case "subscriber_id":
+			dst = &d.SubscriberID
+		case "delivery_id":
+			dst = &d.DeliveryID
+		case "object_id":
+			dst = &d.ObjectID
+		case "integration_id":
+			dst = &d.IntegrationID
+		case "occurred_at":
+			dst = &occurred
+		}
+		if dst != nil {
+			s, ok := rawString(raw)
+			if !ok && !bytes.Equal(raw, []byte("null")) {
 				return nil, fmt.Errorf("partner: events: delivery member %q is not a string", name)
 			}
+			*dst = s
 			continue
 		}
 		d.Fields[name] = memberText(raw)
@@ -89,8 +103,7 @@ func ParseDelivery(body []byte) (*Delivery, error) {
 // memberText returns a member's string, or its JSON text when it is not a
 // string ("" for null).
 func memberText(raw json.RawMessage) string {
-	var s string
-	if json.Unmarshal(raw, &s) == nil {
+	if s, ok := rawString(raw); ok {
 		return s
 	}
 	if t := bytes.TrimSpace(raw); !bytes.Equal(t, []byte("null")) {
@@ -185,4 +198,16 @@ func (h *Handler) fail(r *http.Request, w http.ResponseWriter, status int, reaso
 		h.Logger.LogAttrs(r.Context(), slog.LevelWarn, "partner: events: delivery refused", attrs...)
 	}
 	http.Error(w, reason, status)
+}
+
+// rawString returns the string a JSON member holds. Strings without
+// escapes, the usual case, are taken as they are; the decoder that split
+// the object has already checked their syntax.
+func rawString(raw json.RawMessage) (string, bool) {
+	if n := len(raw); n >= 2 && raw[0] == '"' && raw[n-1] == '"' && bytes.IndexByte(raw, '\\') < 0 && utf8.Valid(raw) {
+		return string(raw[1 : n-1]), true
+	}
+	var s string
+	err := json.Unmarshal(raw, &s)
+	return s, err == nil
 }

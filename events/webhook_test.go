@@ -33,6 +33,11 @@ func TestParseDelivery(t *testing.T) {
 	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("delivery\n got %+v\nwant %+v", d, want)
 	}
+	// Escapes are decoded; a null envelope member is left empty.
+	d, err = events.ParseDelivery([]byte(`{"event":"object.update","object_id":null,"name":"say \"hi\" \u00e9\n"}`))
+	if err != nil || d.ObjectID != "" || d.Fields["name"] != "say \"hi\" é\n" {
+		t.Fatalf("delivery with escapes = %+v, %v", d, err)
+	}
 	// Unknown kinds are kept; members other than event are optional.
 	d, err = events.ParseDelivery([]byte(`{"event":"contract.signed"}`))
 	if err != nil || d.Event != "contract.signed" || len(d.Fields) != 0 || !d.OccurredAt.IsZero() {
@@ -136,4 +141,21 @@ func TestHandlerContext(t *testing.T) {
 	if seen != "v" {
 		t.Fatalf("Deliver saw context value %v", seen)
 	}
+}
+
+// FuzzParseDelivery checks that no body makes ParseDelivery panic and that
+// an accepted delivery always names its event and keeps its body.
+func FuzzParseDelivery(f *testing.F) {
+	f.Add([]byte(deliveryBody))
+	f.Add([]byte(`{"event":"x","a":"\u00e9\"","b":null,"c":[1]}`))
+	f.Add([]byte(`{"event":"x","occurred_at":"2026-01-02T03:04:05+01:00"}`))
+	f.Fuzz(func(t *testing.T, body []byte) {
+		d, err := events.ParseDelivery(body)
+		if err != nil {
+			return
+		}
+		if d.Event == "" || !bytes.Equal(d.Raw, body) {
+			t.Fatalf("accepted %q as %+v", body, d)
+		}
+	})
 }
