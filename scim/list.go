@@ -32,10 +32,10 @@ type ListParams struct {
 	Count int `url:"count,omitempty"`
 }
 
-// ListResponse is one page of a listing (RFC 7644 §3.4.2): the total
+// listResponse is one page of a listing (RFC 7644 §3.4.2): the total
 // number of matches, the 1-based index of the page's first user and the
 // users of the page.
-type ListResponse struct {
+type listResponse struct {
 	Schemas      []Schema `json:"schemas"`
 	TotalResults int      `json:"totalResults"`
 	StartIndex   int      `json:"startIndex"`
@@ -60,7 +60,7 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error]
 	return paging.Seq(ctx, start, func(ctx context.Context, index int) (paging.Page[User, int], error) {
 		q := p
 		q.StartIndex = index
-		var lr ListResponse
+		var lr listResponse
 		if err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: usersPath, Query: q}, &lr); err != nil {
 			return paging.Page[User, int]{}, err
 		}

@@ -19,9 +19,6 @@ const (
 	SchemaEnterpriseUser Schema = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
 )
 
-// SchemaListResponse is the schema of a list answer (RFC 7644 §3.4.2).
-const SchemaListResponse Schema = "urn:ietf:params:scim:api:messages:2.0:ListResponse"
-
 // Values of the scimType member of a SCIM error (RFC 7644 §3.12), found in
 // (*partner.Error).SCIMType.
 const (
@@ -49,8 +46,8 @@ type User struct {
 	DisplayName string  `json:"displayName,omitempty"`
 	Emails      []Email `json:"emails,omitempty"`
 	// Active is whether the user may sign in; false means suspended. Nil
-	// leaves it to the service (new users are active). Use IsActive to
-	// read it.
+	// leaves it to the service (new users are active). Set it with
+	// new(false) or new(true); read it with IsActive.
 	Active *bool `json:"active,omitempty"`
 	// Meta is assigned by the service.
 	Meta *Meta `json:"meta,omitempty"`
@@ -124,17 +121,49 @@ func (u User) MarshalJSON() ([]byte, error) {
 }
 
 // UnmarshalJSON decodes the user, keeping unknown members in Extra.
+// Member names match the fields without regard to case, as in
+// encoding/json.
 func (u *User) UnmarshalJSON(b []byte) error {
-	var v userJSON
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
+	var fast struct {
+		userJSON
+		// Shadows userJSON's field, so the fast path decodes the
+		// extension without its UnmarshalJSON.
+		Enterprise *enterpriseJSON `json:"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"`
 	}
-	extra, err := extraMembers(b, userMembers)
+	if decodeKnown(b, &fast) {
+		*u = User(fast.userJSON)
+		u.Enterprise = (*EnterpriseUser)(fast.Enterprise)
+		return nil
+	}
+	var v User
+	extra, err := decodeMembers(b, func(name string) any {
+		switch {
+		case strings.EqualFold(name, "schemas"):
+			return &v.Schemas
+		case strings.EqualFold(name, "id"):
+			return &v.ID
+		case strings.EqualFold(name, "userName"):
+			return &v.UserName
+		case strings.EqualFold(name, "name"):
+			return &v.Name
+		case strings.EqualFold(name, "displayName"):
+			return &v.DisplayName
+		case strings.EqualFold(name, "emails"):
+			return &v.Emails
+		case strings.EqualFold(name, "active"):
+			return &v.Active
+		case strings.EqualFold(name, "meta"):
+			return &v.Meta
+		case strings.EqualFold(name, string(SchemaEnterpriseUser)):
+			return &v.Enterprise
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	v.Extra = extra
-	*u = User(v)
+	*u = v
 	return nil
 }
 
@@ -151,31 +180,56 @@ func (e EnterpriseUser) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON decodes the extension, keeping unknown members in Extra.
 func (e *EnterpriseUser) UnmarshalJSON(b []byte) error {
-	var v enterpriseJSON
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
+	var fast enterpriseJSON
+	if decodeKnown(b, &fast) {
+		*e = EnterpriseUser(fast)
+		return nil
 	}
-	extra, err := extraMembers(b, enterpriseMembers)
+	var v EnterpriseUser
+	extra, err := decodeMembers(b, func(name string) any {
+		if strings.EqualFold(name, "department") {
+			return &v.Department
+		}
+		return nil
+	})
 	if err != nil {
 		return err
 	}
 	v.Extra = extra
-	*e = EnterpriseUser(v)
+	*e = v
 	return nil
 }
 
-// extraMembers returns the members of the JSON object b whose names are
-// not in known (matched without regard to case, as encoding/json matches
-// field names), or nil when there are none.
-func extraMembers(b []byte, known []string) (map[string]json.RawMessage, error) {
+// decodeKnown is the fast path of decoding: it decodes b into v and
+// reports whether that worked with no member left over. The usual answer
+// of the service holds only modelled members; anything else (an unknown
+// member, a type error) is left to the member-by-member path.
+func decodeKnown(b []byte, v any) bool {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	return dec.Decode(v) == nil
+}
+
+// decodeMembers decodes the JSON object b member by member: into the
+// destination field(name) gives, or, when it gives nil, into the returned
+// map of other members (nil when there are none).
+func decodeMembers(b []byte, field func(name string) any) (map[string]json.RawMessage, error) {
 	var all map[string]json.RawMessage
 	if err := json.Unmarshal(b, &all); err != nil {
 		return nil, err
 	}
-	for k := range all {
-		if isKnown(known, k) {
-			delete(all, k)
+	if all == nil {
+		return nil, nil // JSON null: nothing to do
+	}
+	for k, raw := range all {
+		dst := field(k)
+		if dst == nil {
+			continue
 		}
+		if err := json.Unmarshal(raw, dst); err != nil {
+			return nil, fmt.Errorf("member %q: %w", k, err)
+		}
+		delete(all, k)
 	}
 	if len(all) == 0 {
 		return nil, nil

@@ -141,6 +141,20 @@ func TestUserJSONRoundTrip(t *testing.T) {
 	if _, err := json.Marshal(e); err == nil {
 		t.Error("invalid Extra JSON was encoded")
 	}
+
+	// Member names match without regard to case, on both decoding paths.
+	for _, in := range []string{`{"USERNAME":"a","Active":false}`, `{"USERNAME":"a","Active":false,"other":1}`} {
+		var c scim.User
+		if err := json.Unmarshal([]byte(in), &c); err != nil || c.UserName != "a" || c.IsActive() {
+			t.Errorf("%s decoded to %+v, %v", in, c, err)
+		}
+	}
+	for _, in := range []string{`{"userName":5}`, `{"userName":5,"other":1}`, `{"active":"yes"}`} {
+		var c scim.User
+		if err := json.Unmarshal([]byte(in), &c); err == nil {
+			t.Errorf("%s decoded without error", in)
+		}
+	}
 }
 
 func TestCreateWire(t *testing.T) {
