@@ -24,12 +24,12 @@ func ExampleService_CheckAttribute() {
 	res, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
 		Email:       fake.DemoUserEmail1,
 		Namespace:   fake.DemoNamespace,
-		FilterValue: users.Attribute{Attribute: "role", Value: []string{"partner_admin", "viewer"}},
+		FilterValue: users.Attribute{Name: "role", Values: []string{"partner_admin", "viewer"}},
 	})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(res.FilterValue.Data.Attribute, res.Values())
+	fmt.Println(res.FilterValue.Data.Name, res.Values())
 	fmt.Println("admin:", res.Has("partner_admin"), "viewer:", res.Has("viewer"))
 	// Output:
 	// role [partner_admin]

@@ -27,14 +27,16 @@ type CheckAttributeParams struct {
 	// Namespace is the namespace the attribute belongs to. The interface
 	// does not document its rules; 0 is sent as 0.
 	Namespace int64 `json:"namespace"`
-	// FilterValue names the attribute (required) and the values to check.
+	// FilterValue names the attribute (required) and the values to check
+	// whether the user holds.
 	FilterValue Attribute `json:"filter_value"`
 }
 
-// Attribute is an attribute name with values.
+// Attribute is an attribute name with values; on the wire
+// {"attribute": name, "value": [values]}.
 type Attribute struct {
-	Attribute string   `json:"attribute"`
-	Value     []string `json:"value"`
+	Name   string   `json:"attribute"`
+	Values []string `json:"value"`
 }
 
 // CheckAttributeResult is the answer of an attribute check.
@@ -50,11 +52,11 @@ type FilterValue struct {
 }
 
 // Values returns the values of the result's attribute.
-func (r *CheckAttributeResult) Values() []string { return r.FilterValue.Data.Value }
+func (r *CheckAttributeResult) Values() []string { return r.FilterValue.Data.Values }
 
 // Has reports whether the result lists value for its attribute.
 func (r *CheckAttributeResult) Has(value string) bool {
-	return slices.Contains(r.FilterValue.Data.Value, value)
+	return slices.Contains(r.FilterValue.Data.Values, value)
 }
 
 // CheckAttribute checks an attribute of a user: POST
@@ -66,11 +68,11 @@ func (s *Service) CheckAttribute(ctx context.Context, p CheckAttributeParams) (*
 	if strings.TrimSpace(p.Email) == "" {
 		return nil, errors.New("partner: users: email is required")
 	}
-	if strings.TrimSpace(p.FilterValue.Attribute) == "" {
+	if strings.TrimSpace(p.FilterValue.Name) == "" {
 		return nil, errors.New("partner: users: filter_value.attribute is required")
 	}
-	if p.FilterValue.Value == nil {
-		p.FilterValue.Value = []string{}
+	if p.FilterValue.Values == nil {
+		p.FilterValue.Values = []string{}
 	}
 	var out CheckAttributeResult
 	req := &transport.Request{Method: http.MethodPost, Path: "/users/v1/check-attribute", JSON: p, Idempotent: true}

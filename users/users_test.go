@@ -52,13 +52,13 @@ func TestCheckAttributeWire(t *testing.T) {
 	})
 	res, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
 		Email: "user@example.com", Namespace: 42,
-		FilterValue: users.Attribute{Attribute: "role", Value: []string{"admin", "viewer"}},
+		FilterValue: users.Attribute{Name: "role", Values: []string{"admin", "viewer"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := &users.CheckAttributeResult{Email: "user@example.com", Namespace: 42,
-		FilterValue: users.FilterValue{Data: users.Attribute{Attribute: "role", Value: []string{"admin"}}}}
+		FilterValue: users.FilterValue{Data: users.Attribute{Name: "role", Values: []string{"admin"}}}}
 	if !reflect.DeepEqual(res, want) || !res.Has("admin") || res.Has("viewer") || len(res.Values()) != 1 {
 		t.Errorf("result %+v", res)
 	}
@@ -72,7 +72,7 @@ func TestCheckAttributeSendsEmptyList(t *testing.T) {
 		return httpmock.NewStringResponse(201, `{"email":"u@example.com","namespace":0,"filter_value":{"data":{"attribute":"role","value":[]}}}`), nil
 	})
 	if _, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
-		Email: "u@example.com", FilterValue: users.Attribute{Attribute: "role"},
+		Email: "u@example.com", FilterValue: users.Attribute{Name: "role"},
 	}); err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestCheckAttributeErrors(t *testing.T) {
 		mt.RegisterResponder(http.MethodPost, base+"/users/v1/check-attribute",
 			httpmock.NewStringResponder(status, `{"error":"e","message":"went wrong"}`))
 		_, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
-			Email: "u@example.com", FilterValue: users.Attribute{Attribute: "role"}})
+			Email: "u@example.com", FilterValue: users.Attribute{Name: "role"}})
 		var perr *partner.Error
 		if !is(err) || !errors.As(err, &perr) || perr.Message != "went wrong" {
 			t.Errorf("%d: %v", status, err)
@@ -98,7 +98,7 @@ func TestCheckAttributeErrors(t *testing.T) {
 func TestCheckAttributeValidation(t *testing.T) {
 	c, mt := newMock(t)
 	for want, p := range map[string]users.CheckAttributeParams{
-		"partner: users: email is required":                  {FilterValue: users.Attribute{Attribute: "role"}},
+		"partner: users: email is required":                  {FilterValue: users.Attribute{Name: "role"}},
 		"partner: users: filter_value.attribute is required": {Email: "u@example.com"},
 	} {
 		if _, err := c.Users.CheckAttribute(context.Background(), p); err == nil || err.Error() != want {
@@ -120,29 +120,29 @@ func TestCheckAttributeAgainstTheFake(t *testing.T) {
 
 	res, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{
 		Email: "Pat@Example.com", Namespace: 3,
-		FilterValue: users.Attribute{Attribute: "tier", Value: []string{"bronze", "silver", "gold"}},
+		FilterValue: users.Attribute{Name: "tier", Values: []string{"bronze", "silver", "gold"}},
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if strings.Join(res.Values(), ",") != "silver,gold" || res.FilterValue.Data.Attribute != "tier" || res.Namespace != 3 {
+	if strings.Join(res.Values(), ",") != "silver,gold" || res.FilterValue.Data.Name != "tier" || res.Namespace != 3 {
 		t.Errorf("result %+v", res)
 	}
 	_, err = c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: "nobody@example.com",
-		FilterValue: users.Attribute{Attribute: "tier"}})
+		FilterValue: users.Attribute{Name: "tier"}})
 	if !partner.IsNotFound(err) {
 		t.Errorf("unknown e-mail: %v", err)
 	}
 	other, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials("scim-only", "s"))
 	_, err = other.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: "pat@example.com",
-		FilterValue: users.Attribute{Attribute: "tier"}})
+		FilterValue: users.Attribute{Name: "tier"}})
 	if !partner.IsForbidden(err) {
 		t.Errorf("client without the users scope: %v", err)
 	}
 	// The check only reads: a 503 is retried.
 	srv.InjectFault(fake.Fault{Path: "/users/v1/check-attribute", Status: 503, RetryAfter: "0", Times: 1})
 	if _, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: "pat@example.com",
-		FilterValue: users.Attribute{Attribute: "tier"}}); err != nil {
+		FilterValue: users.Attribute{Name: "tier"}}); err != nil {
 		t.Errorf("after one 503: %v", err)
 	}
 }

@@ -18,7 +18,7 @@ func usersStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	res, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{
 		Email:       fake.DemoUserEmail1,
 		Namespace:   fake.DemoNamespace,
-		FilterValue: users.Attribute{Attribute: "role", Value: asked},
+		FilterValue: users.Attribute{Name: "role", Values: asked},
 	})
 	if partner.IsNotFound(err) {
 		fmt.Fprintf(w, "users: %s is not known to this service (it is in the fake's demo data)\n", fake.DemoUserEmail1)
@@ -28,6 +28,6 @@ func usersStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		return fmt.Errorf("checking %s: %w", fake.DemoUserEmail1, err)
 	}
 	fmt.Fprintf(w, "users: %s holds %s %v of %v (namespace %d)\n",
-		res.Email, res.FilterValue.Data.Attribute, res.Values(), asked, res.Namespace)
+		res.Email, res.FilterValue.Data.Name, res.Values(), asked, res.Namespace)
 	return nil
 }
