@@ -173,10 +173,10 @@ var scimAttrs = func() map[string]*scimAttr {
 		{name: "active", kind: attrBool, get: func(u *scimRecord) []string { return []string{fmt.Sprint(u.active())} }},
 		{name: "meta.resourceType", get: func(u *scimRecord) []string { return []string{"User"} }},
 		{name: "meta.created", kind: attrTime, get: func(u *scimRecord) []string {
-			return []string{u.created.UTC().Format(time.RFC3339Nano)}
+			return []string{u.created.UTC().Format(time.RFC3339)} // as the resource shows it
 		}},
 		{name: "meta.lastModified", kind: attrTime, get: func(u *scimRecord) []string {
-			return []string{u.modified.UTC().Format(time.RFC3339Nano)}
+			return []string{u.modified.UTC().Format(time.RFC3339)}
 		}},
 		{name: scimSchemaEnterprise + ":department", get: func(u *scimRecord) []string {
 			if u.user.Enterprise == nil {
