@@ -54,18 +54,18 @@ type EventSubscriber struct {
 // eventsStore holds the state of the events area.
 type eventsStore struct {
 	mu   sync.Mutex
-	subs map[string]*subscriber
+	subs map[string]*evSubscriber
 	seq  int // creation order of subscribers
 
-	deliveryState
+	evDeliveryState
 }
 
-// subscriber is a stored subscriber and its delivery queue.
-type subscriber struct {
+// evSubscriber is a stored subscriber and its delivery queue.
+type evSubscriber struct {
 	EventSubscriber
 	seq    int
 	filter *EventFilter // nil without filters
-	queue  []deliveryJob
+	queue  []evJob
 	active bool // a worker is delivering its queue
 	gone   bool // unsubscribed: queued deliveries are dropped
 }
@@ -73,9 +73,9 @@ type subscriber struct {
 // registerEvents registers the routes of the events area and starts
 // listening to object changes.
 func (f *Fake) registerEvents() {
-	f.events.subs = map[string]*subscriber{}
+	f.events.subs = map[string]*evSubscriber{}
 	f.initDeliveries()
-	f.onObjectChange(f.objectChanged)
+	f.onObjectChange(f.eventsObjectChanged)
 	f.closers = append(f.closers, f.stopDeliveries)
 
 	f.handle("GET /event/v1/subscriber", ScopeEvents, f.listSubscribers)
@@ -97,11 +97,11 @@ func (f *Fake) seedEventsDemo() {}
 func (f *Fake) Subscribers() []EventSubscriber {
 	f.events.mu.Lock()
 	defer f.events.mu.Unlock()
-	subs := make([]*subscriber, 0, len(f.events.subs))
+	subs := make([]*evSubscriber, 0, len(f.events.subs))
 	for _, s := range f.events.subs {
 		subs = append(subs, s)
 	}
-	slices.SortFunc(subs, func(a, b *subscriber) int { return a.seq - b.seq })
+	slices.SortFunc(subs, func(a, b *evSubscriber) int { return a.seq - b.seq })
 	out := make([]EventSubscriber, len(subs))
 	for i, s := range subs {
 		out[i] = s.EventSubscriber.clone()
@@ -117,7 +117,7 @@ func (s EventSubscriber) clone() EventSubscriber {
 
 // Wire types of the events area.
 type (
-	wireSubscriber struct {
+	evWireSubscriber struct {
 		SubscriberID   string   `json:"subscriber_id"`
 		Name           string   `json:"name"`
 		ObjectIDs      []string `json:"objectids"`
@@ -125,43 +125,43 @@ type (
 		Filters        string   `json:"filters"`
 		SubscriberType string   `json:"subscriber_type"`
 	}
-	// wireSubscriberDetail is the answer of GET /event/v1/subscriber/{id},
+	// evWireSubscriberDetail is the answer of GET /event/v1/subscriber/{id},
 	// an extension of the interface.
-	wireSubscriberDetail struct {
-		wireSubscriber
-		Event           []string         `json:"event"`
-		WebhookSettings *webhookSettings `json:"webhook_settings,omitempty"`
+	evWireSubscriberDetail struct {
+		evWireSubscriber
+		Event           []string           `json:"event"`
+		WebhookSettings *evWebhookSettings `json:"webhook_settings,omitempty"`
 	}
-	webhookSettings struct {
+	evWebhookSettings struct {
 		CallbackURL string `json:"callback_url"`
 	}
-	subscribeRequest struct {
-		SubscriberType  *string          `json:"subscriber_type"`
-		Event           []string         `json:"event"`
-		Name            string           `json:"name"`
-		Filters         string           `json:"filters"`
-		IntegrationID   string           `json:"integration_id"`
-		ObjectIDs       []string         `json:"object_ids"`
-		WebhookSettings *webhookSettings `json:"webhook_settings"`
+	evSubscribeRequest struct {
+		SubscriberType  *string            `json:"subscriber_type"`
+		Event           []string           `json:"event"`
+		Name            string             `json:"name"`
+		Filters         string             `json:"filters"`
+		IntegrationID   string             `json:"integration_id"`
+		ObjectIDs       []string           `json:"object_ids"`
+		WebhookSettings *evWebhookSettings `json:"webhook_settings"`
 	}
-	wireIntegration struct {
+	evWireIntegration struct {
 		IntegrationID   string `json:"integration_id"`
 		IntegrationType string `json:"integration_type"`
 		Description     string `json:"description"`
 		Name            string `json:"name"`
 	}
-	wireEventKind struct {
+	evWireKind struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
 	}
 )
 
-func (s *subscriber) wire() wireSubscriber {
+func (s *evSubscriber) wire() evWireSubscriber {
 	ids := s.ObjectIDs
 	if ids == nil {
 		ids = []string{}
 	}
-	return wireSubscriber{
+	return evWireSubscriber{
 		SubscriberID: s.ID, Name: s.Name, ObjectIDs: ids, IntegrationID: s.IntegrationID,
 		Filters: s.Filters, SubscriberType: "webhook",
 	}
@@ -169,9 +169,9 @@ func (s *subscriber) wire() wireSubscriber {
 
 func (f *Fake) listSubscribers(w http.ResponseWriter, r *http.Request) {
 	subs := f.Subscribers()
-	items := make([]wireSubscriber, len(subs))
+	items := make([]evWireSubscriber, len(subs))
 	for i, s := range subs {
-		items[i] = (&subscriber{EventSubscriber: s}).wire()
+		items[i] = (&evSubscriber{EventSubscriber: s}).wire()
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"items": items})
 }
@@ -180,7 +180,7 @@ func (f *Fake) listSubscribers(w http.ResponseWriter, r *http.Request) {
 // left out (it defaults to webhook); every other rule of the interface is
 // checked, and all violations are reported in one 400 message.
 func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
-	var req subscribeRequest
+	var req evSubscribeRequest
 	if !decodeJSON(w, r, &req) {
 		return
 	}
@@ -204,7 +204,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	case req.WebhookSettings == nil || req.WebhookSettings.CallbackURL == "":
 		bad("webhook_settings.callback_url is required")
 	default:
-		if err := checkCallbackURL(req.WebhookSettings.CallbackURL); err != nil {
+		if err := evCheckCallbackURL(req.WebhookSettings.CallbackURL); err != nil {
 			bad("webhook_settings.callback_url %v", err)
 		}
 	}
@@ -231,7 +231,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 
-	s := &subscriber{
+	s := &evSubscriber{
 		EventSubscriber: EventSubscriber{
 			ID:            newID("sub_", 8),
 			Name:          req.Name,
@@ -252,7 +252,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"subscriber_id": s.ID})
 }
 
-func checkCallbackURL(raw string) error {
+func evCheckCallbackURL(raw string) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
@@ -269,12 +269,12 @@ func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	f.events.mu.Lock()
 	s, ok := f.events.subs[id]
-	var d wireSubscriberDetail
+	var d evWireSubscriberDetail
 	if ok {
-		d = wireSubscriberDetail{
-			wireSubscriber:  s.wire(),
-			Event:           slices.Clone(s.Events),
-			WebhookSettings: &webhookSettings{CallbackURL: s.CallbackURL},
+		d = evWireSubscriberDetail{
+			evWireSubscriber: s.wire(),
+			Event:            slices.Clone(s.Events),
+			WebhookSettings:  &evWebhookSettings{CallbackURL: s.CallbackURL},
 		}
 	}
 	f.events.mu.Unlock()
@@ -299,17 +299,17 @@ func (f *Fake) deleteSubscriber(w http.ResponseWriter, r *http.Request) {
 
 func (f *Fake) listEventIntegrations(w http.ResponseWriter, r *http.Request) {
 	ins := f.Integrations()
-	out := make([]wireIntegration, len(ins))
+	out := make([]evWireIntegration, len(ins))
 	for i, in := range ins {
-		out[i] = wireIntegration{IntegrationID: in.ID, IntegrationType: in.Type, Description: in.Description, Name: in.Name}
+		out[i] = evWireIntegration{IntegrationID: in.ID, IntegrationType: in.Type, Description: in.Description, Name: in.Name}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"integrations": out})
 }
 
 func (f *Fake) listEventKinds(w http.ResponseWriter, r *http.Request) {
-	out := make([]wireEventKind, len(eventKinds))
+	out := make([]evWireKind, len(eventKinds))
 	for i, k := range eventKinds {
-		out[i] = wireEventKind{Name: k.name, Description: k.description}
+		out[i] = evWireKind{Name: k.name, Description: k.description}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"events": out})
 }

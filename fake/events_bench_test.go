@@ -11,7 +11,7 @@ import (
 	"time"
 )
 
-var benchFields = map[string]any{
+var evBenchFields = map[string]any{
 	"name": "Acme renewal", "stage": "won", "amount": float64(30000),
 	"sales_details": map[string]any{"partner": "P1", "crm_opportunity_id": "CRM-1"},
 }
@@ -25,7 +25,7 @@ func BenchmarkEventFilterMatch(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if !f.Match(benchFields) {
+		if !f.Match(evBenchFields) {
 			b.Fatal("no match")
 		}
 	}
@@ -41,7 +41,7 @@ func BenchmarkEventFilterMatchBaseline(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if !match(benchFields) {
+		if !match(evBenchFields) {
 			b.Fatal("no match")
 		}
 	}
@@ -57,9 +57,9 @@ func BenchmarkDeliveries(b *testing.B) {
 	defer rc.Close()
 	f := New(WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}))
 	defer f.Close()
-	f.AddObject(Object{ID: "o", Fields: benchFields})
+	f.AddObject(Object{ID: "o", Fields: evBenchFields})
 	f.events.mu.Lock()
-	f.events.subs["s"] = &subscriber{EventSubscriber: EventSubscriber{ID: "s", Events: []string{EventObjectUpdate}, CallbackURL: rc.URL}}
+	f.events.subs["s"] = &evSubscriber{EventSubscriber: EventSubscriber{ID: "s", Events: []string{EventObjectUpdate}, CallbackURL: rc.URL}}
 	f.events.mu.Unlock()
 	b.ReportAllocs()
 	b.ResetTimer()

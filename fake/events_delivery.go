@@ -98,8 +98,8 @@ type DeliveryAttempt struct {
 	Payload map[string]string
 }
 
-// deliveryState is the delivery half of eventsStore, guarded by its mu.
-type deliveryState struct {
+// evDeliveryState is the delivery half of eventsStore, guarded by its mu.
+type evDeliveryState struct {
 	policy  DeliveryPolicy
 	client  *http.Client
 	ctx     context.Context // cancelled by Close
@@ -111,14 +111,14 @@ type deliveryState struct {
 	stopped bool
 }
 
-type deliveryJob struct {
+type evJob struct {
 	id, event, objectID, url string
 	payload                  map[string]string
 	body                     []byte
 }
 
 func (f *Fake) initDeliveries() {
-	d := &f.events.deliveryState
+	d := &f.events.evDeliveryState
 	p := &d.policy
 	if p.Attempts <= 0 {
 		p.Attempts = DefaultDeliveryPolicy.Attempts
@@ -149,7 +149,7 @@ func (f *Fake) stopDeliveries() {
 	f.events.mu.Lock()
 	f.events.stopped = true
 	for _, s := range f.events.subs {
-		f.dropQueueLocked(s)
+		f.dropDeliveriesLocked(s)
 	}
 	f.events.mu.Unlock()
 	f.events.cancel()
@@ -167,17 +167,17 @@ func (f *Fake) removeSubscriber(id string) bool {
 	}
 	delete(f.events.subs, id)
 	s.gone = true
-	f.dropQueueLocked(s)
+	f.dropDeliveriesLocked(s)
 	return true
 }
 
-func (f *Fake) dropQueueLocked(s *subscriber) {
-	f.addPendingLocked(-len(s.queue))
+func (f *Fake) dropDeliveriesLocked(s *evSubscriber) {
+	f.addPendingDeliveriesLocked(-len(s.queue))
 	s.queue = nil
 }
 
-func (f *Fake) addPendingLocked(n int) {
-	d := &f.events.deliveryState
+func (f *Fake) addPendingDeliveriesLocked(n int) {
+	d := &f.events.evDeliveryState
 	was := d.pending
 	d.pending += n
 	switch {
@@ -226,8 +226,8 @@ func (f *Fake) ResetDeliveries() {
 	f.events.log = nil
 }
 
-// objectChanged is the object store observer that queues deliveries.
-func (f *Fake) objectChanged(c ObjectChange) {
+// eventsObjectChanged is the object store observer that queues deliveries.
+func (f *Fake) eventsObjectChanged(c ObjectChange) {
 	var kinds []string
 	switch c.Kind {
 	case ChangeCreate:
@@ -249,7 +249,7 @@ func (f *Fake) objectChanged(c ObjectChange) {
 		return
 	}
 	subs := slices.Collect(maps.Values(f.events.subs))
-	slices.SortFunc(subs, func(a, b *subscriber) int { return a.seq - b.seq })
+	slices.SortFunc(subs, func(a, b *evSubscriber) int { return a.seq - b.seq })
 	for _, s := range subs {
 		for _, kind := range kinds {
 			if !s.wants(kind, c.Object) {
@@ -261,13 +261,13 @@ func (f *Fake) objectChanged(c ObjectChange) {
 					fields[k], _ = eventValueString(v)
 				}
 			}
-			f.enqueueLocked(s, f.newDelivery(s, kind, c, fields))
+			f.enqueueDeliveryLocked(s, f.newDelivery(s, kind, c, fields))
 		}
 	}
 }
 
 // wants reports whether s subscribes to an event of kind about o.
-func (s *subscriber) wants(kind string, o Object) bool {
+func (s *evSubscriber) wants(kind string, o Object) bool {
 	if !slices.Contains(s.Events, kind) && !slices.Contains(s.Events, EventObjectAll) {
 		return false
 	}
@@ -280,8 +280,8 @@ func (s *subscriber) wants(kind string, o Object) bool {
 	return s.filter == nil || s.filter.Match(o.Fields)
 }
 
-func (f *Fake) newDelivery(s *subscriber, kind string, c ObjectChange, fields map[string]string) deliveryJob {
-	j := deliveryJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL}
+func (f *Fake) newDelivery(s *evSubscriber, kind string, c ObjectChange, fields map[string]string) evJob {
+	j := evJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL}
 	j.payload = maps.Clone(fields)
 	j.payload["event"] = kind
 	j.payload["subscriber_id"] = s.ID
@@ -297,9 +297,9 @@ func (f *Fake) newDelivery(s *subscriber, kind string, c ObjectChange, fields ma
 	return j
 }
 
-func (f *Fake) enqueueLocked(s *subscriber, j deliveryJob) {
+func (f *Fake) enqueueDeliveryLocked(s *evSubscriber, j evJob) {
 	s.queue = append(s.queue, j)
-	f.addPendingLocked(1)
+	f.addPendingDeliveriesLocked(1)
 	if !s.active {
 		s.active = true
 		f.events.wg.Add(1)
@@ -308,7 +308,7 @@ func (f *Fake) enqueueLocked(s *subscriber, j deliveryJob) {
 }
 
 // deliverQueue works s's queue until it is empty.
-func (f *Fake) deliverQueue(s *subscriber) {
+func (f *Fake) deliverQueue(s *evSubscriber) {
 	defer f.events.wg.Done()
 	for {
 		f.events.mu.Lock()
@@ -318,20 +318,20 @@ func (f *Fake) deliverQueue(s *subscriber) {
 			return
 		}
 		j := s.queue[0]
-		s.queue[0] = deliveryJob{}
+		s.queue[0] = evJob{}
 		s.queue = s.queue[1:]
 		f.events.mu.Unlock()
 
-		f.deliver(s, j)
+		f.deliverAttempts(s, j)
 
 		f.events.mu.Lock()
-		f.addPendingLocked(-1)
+		f.addPendingDeliveriesLocked(-1)
 		f.events.mu.Unlock()
 	}
 }
 
-// deliver makes the attempts of one delivery.
-func (f *Fake) deliver(s *subscriber, j deliveryJob) {
+// deliverAttempts makes the attempts of one delivery.
+func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 	p := f.events.policy
 	wait := p.Backoff
 	for attempt := 1; ; attempt++ {
@@ -339,7 +339,7 @@ func (f *Fake) deliver(s *subscriber, j deliveryJob) {
 			DeliveryID: j.id, SubscriberID: s.ID, Event: j.event, ObjectID: j.objectID, URL: j.url,
 			Attempt: attempt, Time: f.clock.Now(), Payload: j.payload,
 		}
-		status, retryAfter, err := f.post(j)
+		status, retryAfter, err := f.postDelivery(j)
 		a.Status = status
 		if err != nil {
 			a.Err = err.Error()
@@ -377,7 +377,7 @@ func (f *Fake) deliver(s *subscriber, j deliveryJob) {
 	}
 }
 
-func (f *Fake) subscriberGone(s *subscriber) bool {
+func (f *Fake) subscriberGone(s *evSubscriber) bool {
 	f.events.mu.Lock()
 	defer f.events.mu.Unlock()
 	return s.gone
@@ -389,8 +389,8 @@ func retryableDelivery(status int) bool {
 	return status == 0 || status == http.StatusRequestTimeout || status == http.StatusTooManyRequests || status >= 500
 }
 
-// post sends one attempt and returns the answer's status and Retry-After.
-func (f *Fake) post(j deliveryJob) (int, time.Duration, error) {
+// postDelivery sends one attempt and returns the answer's status and Retry-After.
+func (f *Fake) postDelivery(j evJob) (int, time.Duration, error) {
 	req, err := http.NewRequestWithContext(f.events.ctx, http.MethodPost, j.url, bytes.NewReader(j.body))
 	if err != nil {
 		return 0, 0, err

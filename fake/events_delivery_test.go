@@ -94,10 +94,10 @@ func evVerifyNoLeaks(t *testing.T) {
 	t.Cleanup(func() { goleak.VerifyNone(t, opt) })
 }
 
-var fastDeliveries = WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond})
+var evFastDeliveries = WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond, MaxBackoff: 4 * time.Millisecond})
 
 func TestDeliveriesByKind(t *testing.T) {
-	srv := NewServer(fastDeliveries)
+	srv := NewServer(evFastDeliveries)
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	rc := newEvReceiver(t, nil)
@@ -137,7 +137,7 @@ func TestDeliveriesByKind(t *testing.T) {
 
 func TestDeliveryPayload(t *testing.T) {
 	clock := NewManualClock(time.Date(2026, 3, 4, 5, 6, 7, 800, time.UTC))
-	srv := NewServer(WithClock(clock), WithDemoData(), fastDeliveries)
+	srv := NewServer(WithClock(clock), WithDemoData(), evFastDeliveries)
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	rc := newEvReceiver(t, nil)
@@ -160,7 +160,7 @@ func TestDeliveryPayload(t *testing.T) {
 		"name": "Globex expansion", "stage": "negotiation", "amount": "20000", "sales_details.partner": "P9",
 		"probability": "0.25", "hot": "true",
 	}
-	if !jsonEqual(got[0], want) {
+	if !evJSONEqual(got[0], want) {
 		t.Errorf("payload\n got %v\nwant %v", got[0], want)
 	}
 	if !strings.HasPrefix(log[0].DeliveryID, "dlv_") || log[0].DeliveryID == log[1].DeliveryID {
@@ -169,13 +169,13 @@ func TestDeliveryPayload(t *testing.T) {
 	if _, ok := got[1]["integration_id"]; ok || got[1]["n"] != "2" {
 		t.Errorf("payload of an object without integration: %v", got[1])
 	}
-	if !jsonEqual(log[0].Payload, want) || !log[0].Time.Equal(clock.Now()) {
+	if !evJSONEqual(log[0].Payload, want) || !log[0].Time.Equal(clock.Now()) {
 		t.Errorf("log entry %+v", log[0])
 	}
 }
 
 func TestDeliveryMatching(t *testing.T) {
-	srv := NewServer(WithDemoData(), fastDeliveries)
+	srv := NewServer(WithDemoData(), evFastDeliveries)
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	rc := newEvReceiver(t, nil)
@@ -206,7 +206,7 @@ func TestDeliveryMatching(t *testing.T) {
 }
 
 func TestDeliveryRetriesInOrder(t *testing.T) {
-	srv := NewServer(fastDeliveries)
+	srv := NewServer(evFastDeliveries)
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	// Every other request fails, with 500, 429 or 503 in turn.
@@ -290,7 +290,7 @@ func TestDeliveryGivesUp(t *testing.T) {
 
 func TestDeliveryUnsubscribeDropsQueue(t *testing.T) {
 	evVerifyNoLeaks(t)
-	srv := NewServer(fastDeliveries)
+	srv := NewServer(evFastDeliveries)
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	entered, release := make(chan struct{}), make(chan struct{})
@@ -334,7 +334,7 @@ func TestDeliveryCloseStopsWorkers(t *testing.T) {
 		return 200
 	})
 	defer close(hang) // before rc.Close, which waits for its handlers
-	srv := NewServer(fastDeliveries)
+	srv := NewServer(evFastDeliveries)
 	c := newEvClient(t, srv)
 	c.subscribe(evSubscribeBody(rc.URL+"/a", []string{"object.all"}, ""))
 	c.subscribe(evSubscribeBody(rc.URL+"/b", []string{"object.all"}, ""))
@@ -354,7 +354,7 @@ func TestDeliveryCloseStopsWorkers(t *testing.T) {
 }
 
 func TestWaitDeliveriesHonoursContext(t *testing.T) {
-	srv := NewServer(fastDeliveries)
+	srv := NewServer(evFastDeliveries)
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	release := make(chan struct{})

@@ -38,31 +38,31 @@ import (
 
 // Limits of the filter language in the fake.
 const (
-	maxFilterLen   = 16 << 10
-	maxFilterDepth = 32
+	evMaxFilterLen   = 16 << 10
+	evMaxFilterDepth = 32
 )
 
 // EventFilter is a parsed subscription filter expression.
 type EventFilter struct {
-	root filterNode
+	root evNode
 }
 
 // ParseEventFilter parses a subscription filter expression as the fake's
 // registration does. Tests can use it to check what a filter matches.
 func ParseEventFilter(expr string) (*EventFilter, error) {
-	if len(expr) > maxFilterLen {
-		return nil, fmt.Errorf("filter is longer than %d bytes", maxFilterLen)
+	if len(expr) > evMaxFilterLen {
+		return nil, fmt.Errorf("filter is longer than %d bytes", evMaxFilterLen)
 	}
 	if !utf8.ValidString(expr) {
 		return nil, errors.New("filter is not valid UTF-8")
 	}
-	p := &filterParser{src: expr}
+	p := &evParser{src: expr}
 	p.next()
 	root, err := p.parseAnd(0)
 	if err != nil {
 		return nil, err
 	}
-	if p.tok.kind != tokEOF {
+	if p.tok.kind != evTokEOF {
 		return nil, p.errorf("expected AND or the end of the filter, found %s", p.tok)
 	}
 	return &EventFilter{root: root}, nil
@@ -81,14 +81,14 @@ func (f *EventFilter) String() string {
 	return b.String()
 }
 
-type filterNode interface {
+type evNode interface {
 	match(fields map[string]any) bool
 	write(b *strings.Builder)
 }
 
-type andNode []filterNode
+type evAndNode []evNode
 
-func (n andNode) match(fields map[string]any) bool {
+func (n evAndNode) match(fields map[string]any) bool {
 	for _, c := range n {
 		if !c.match(fields) {
 			return false
@@ -97,7 +97,7 @@ func (n andNode) match(fields map[string]any) bool {
 	return true
 }
 
-func (n andNode) write(b *strings.Builder) {
+func (n evAndNode) write(b *strings.Builder) {
 	for i, c := range n {
 		if i > 0 {
 			b.WriteString(" AND ")
@@ -108,39 +108,39 @@ func (n andNode) write(b *strings.Builder) {
 	}
 }
 
-type valueKind int
+type evValueKind int
 
 const (
-	valString valueKind = iota
-	valNumber
-	valBool
+	evString evValueKind = iota
+	evNumber
+	evBool
 )
 
-type filterValue struct {
-	kind valueKind
+type evValue struct {
+	kind evValueKind
 	text string // the string, or the number as written
 	num  float64
 	b    bool
 }
 
-func (v filterValue) write(b *strings.Builder) {
+func (v evValue) write(b *strings.Builder) {
 	switch v.kind {
-	case valString:
-		writeFilterString(b, v.text)
-	case valNumber:
+	case evString:
+		evWriteString(b, v.text)
+	case evNumber:
 		b.WriteString(v.text)
-	case valBool:
+	case evBool:
 		b.WriteString(strconv.FormatBool(v.b))
 	}
 }
 
-type cmpNode struct {
+type evCmpNode struct {
 	field  string
 	op     string // = != > < >= <= in
-	values []filterValue
+	values []evValue
 }
 
-func (n cmpNode) write(b *strings.Builder) {
+func (n evCmpNode) write(b *strings.Builder) {
 	b.WriteString(n.field)
 	b.WriteByte(' ')
 	b.WriteString(n.op)
@@ -159,7 +159,7 @@ func (n cmpNode) write(b *strings.Builder) {
 	b.WriteByte(']')
 }
 
-func (n cmpNode) match(fields map[string]any) bool {
+func (n evCmpNode) match(fields map[string]any) bool {
 	got, ok := getPath(fields, n.field)
 	if !ok || got == nil {
 		return n.op == "!="
@@ -167,20 +167,20 @@ func (n cmpNode) match(fields map[string]any) bool {
 	switch n.op {
 	case "in":
 		for _, v := range n.values {
-			if c, ok := compareFilterValue(got, v); ok && c == 0 {
+			if c, ok := evCompare(got, v); ok && c == 0 {
 				return true
 			}
 		}
 		return false
 	case "=":
-		c, ok := compareFilterValue(got, n.values[0])
+		c, ok := evCompare(got, n.values[0])
 		return ok && c == 0
 	case "!=":
-		c, ok := compareFilterValue(got, n.values[0])
+		c, ok := evCompare(got, n.values[0])
 		return !ok || c != 0
 	}
-	c, ok := compareFilterValue(got, n.values[0])
-	if !ok || n.values[0].kind == valBool {
+	c, ok := evCompare(got, n.values[0])
+	if !ok || n.values[0].kind == evBool {
 		return false
 	}
 	switch n.op {
@@ -195,18 +195,18 @@ func (n cmpNode) match(fields map[string]any) bool {
 	}
 }
 
-// compareFilterValue compares a field's value with a literal: -1, 0, +1,
+// evCompare compares a field's value with a literal: -1, 0, +1,
 // and false when they cannot be compared.
-func compareFilterValue(field any, v filterValue) (int, bool) {
+func evCompare(field any, v evValue) (int, bool) {
 	switch v.kind {
-	case valString:
+	case evString:
 		s, ok := eventValueString(field)
 		if !ok {
 			return 0, false
 		}
 		return strings.Compare(s, v.text), true
-	case valNumber:
-		n, ok := numberOf(field)
+	case evNumber:
+		n, ok := evNumberOf(field)
 		if !ok {
 			return 0, false
 		}
@@ -242,9 +242,9 @@ func compareFilterValue(field any, v filterValue) (int, bool) {
 	}
 }
 
-// numberOf reads a field as a number: a Go number, or a string holding a
+// evNumberOf reads a field as a number: a Go number, or a string holding a
 // JSON number.
-func numberOf(v any) (float64, bool) {
+func evNumberOf(v any) (float64, bool) {
 	switch t := v.(type) {
 	case float64:
 		return t, true
@@ -271,7 +271,7 @@ func numberOf(v any) (float64, bool) {
 	case uint64:
 		return float64(t), true
 	case string:
-		if scanJSONNumber(t) != len(t) {
+		if evScanNumber(t) != len(t) {
 			return 0, false
 		}
 		n, err := strconv.ParseFloat(t, 64)
@@ -280,8 +280,8 @@ func numberOf(v any) (float64, bool) {
 	return 0, false
 }
 
-// writeFilterString writes s as a filter string literal.
-func writeFilterString(b *strings.Builder, s string) {
+// evWriteString writes s as a filter string literal.
+func evWriteString(b *strings.Builder, s string) {
 	const hex = "0123456789abcdef"
 	b.WriteByte('"')
 	for _, r := range s {
@@ -306,9 +306,9 @@ func writeFilterString(b *strings.Builder, s string) {
 	b.WriteByte('"')
 }
 
-// scanJSONNumber returns the length of the JSON number at the start of s,
+// evScanNumber returns the length of the JSON number at the start of s,
 // or 0 when there is none.
-func scanJSONNumber(s string) int {
+func evScanNumber(s string) int {
 	i := 0
 	digits := func() int {
 		j := i

@@ -11,83 +11,83 @@ import (
 
 // The lexer and parser of the filter language (see events_filter.go).
 
-type tokKind int
+type evTokKind int
 
 const (
-	tokEOF tokKind = iota
-	tokName
-	tokString
-	tokNumber
-	tokOp
-	tokLParen
-	tokRParen
-	tokLBrack
-	tokRBrack
-	tokComma
-	tokError
+	evTokEOF evTokKind = iota
+	evTokName
+	evTokString
+	evTokNumber
+	evTokOp
+	evTokLParen
+	evTokRParen
+	evTokLBrack
+	evTokRBrack
+	evTokComma
+	evTokError
 )
 
-type token struct {
-	kind tokKind
+type evToken struct {
+	kind evTokKind
 	text string // name, operator, number as written, unquoted string, error
 	pos  int
 }
 
-func (t token) String() string {
+func (t evToken) String() string {
 	switch t.kind {
-	case tokEOF:
+	case evTokEOF:
 		return "the end of the filter"
-	case tokString:
+	case evTokString:
 		var b strings.Builder
-		writeFilterString(&b, t.text)
+		evWriteString(&b, t.text)
 		return "string " + b.String()
-	case tokNumber:
+	case evTokNumber:
 		return "number " + t.text
-	case tokName:
+	case evTokName:
 		return strconv.Quote(t.text)
 	}
 	return "'" + t.text + "'"
 }
 
 var (
-	punctTokens   = [256]tokKind{'(': tokLParen, ')': tokRParen, '[': tokLBrack, ']': tokRBrack, ',': tokComma}
-	stringEscapes = map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+	evPunct   = [256]evTokKind{'(': evTokLParen, ')': evTokRParen, '[': evTokLBrack, ']': evTokRBrack, ',': evTokComma}
+	evEscapes = map[byte]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
 )
 
-type filterParser struct {
+type evParser struct {
 	src string
 	pos int
-	tok token
+	tok evToken
 }
 
-func (p *filterParser) errorf(format string, args ...any) error {
+func (p *evParser) errorf(format string, args ...any) error {
 	return fmt.Errorf("filter: at offset %d: %s", p.tok.pos, fmt.Sprintf(format, args...))
 }
 
-func isNameStart(c byte) bool {
+func evNameStart(c byte) bool {
 	return c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
 }
 
-func isNamePart(c byte) bool { return isNameStart(c) || c == '-' || (c >= '0' && c <= '9') }
+func evNamePart(c byte) bool { return evNameStart(c) || c == '-' || (c >= '0' && c <= '9') }
 
 // next reads the next token into p.tok.
-func (p *filterParser) next() {
+func (p *evParser) next() {
 	for p.pos < len(p.src) && strings.IndexByte(" \t\r\n", p.src[p.pos]) >= 0 {
 		p.pos++
 	}
 	start := p.pos
 	if p.pos >= len(p.src) {
-		p.tok = token{kind: tokEOF, pos: start}
+		p.tok = evToken{kind: evTokEOF, pos: start}
 		return
 	}
 	c := p.src[p.pos]
 	switch {
-	case punctTokens[c] != 0:
+	case evPunct[c] != 0:
 		p.pos++
-		p.tok = token{kind: punctTokens[c], text: string(c), pos: start}
+		p.tok = evToken{kind: evPunct[c], text: string(c), pos: start}
 	case c == '=':
 		p.pos++
-		p.tok = token{kind: tokOp, text: "=", pos: start}
+		p.tok = evToken{kind: evTokOp, text: "=", pos: start}
 	case c == '!' || c == '<' || c == '>':
 		p.pos++
 		op := string(c)
@@ -96,40 +96,40 @@ func (p *filterParser) next() {
 			op += "="
 		}
 		if op == "!" {
-			p.tok = token{kind: tokError, text: "'!' must be followed by '='", pos: start}
+			p.tok = evToken{kind: evTokError, text: "'!' must be followed by '='", pos: start}
 			return
 		}
-		p.tok = token{kind: tokOp, text: op, pos: start}
+		p.tok = evToken{kind: evTokOp, text: op, pos: start}
 	case c == '"':
-		s, n, err := unquoteFilterString(p.src[p.pos:])
+		s, n, err := evUnquote(p.src[p.pos:])
 		if err != nil {
-			p.tok = token{kind: tokError, text: err.Error(), pos: start}
+			p.tok = evToken{kind: evTokError, text: err.Error(), pos: start}
 			return
 		}
 		p.pos += n
-		p.tok = token{kind: tokString, text: s, pos: start}
+		p.tok = evToken{kind: evTokString, text: s, pos: start}
 	case c == '-' || (c >= '0' && c <= '9'):
-		n := scanJSONNumber(p.src[p.pos:])
-		if n == 0 || (p.pos+n < len(p.src) && isNamePart(p.src[p.pos+n])) {
-			p.tok = token{kind: tokError, text: "malformed number", pos: start}
+		n := evScanNumber(p.src[p.pos:])
+		if n == 0 || (p.pos+n < len(p.src) && evNamePart(p.src[p.pos+n])) {
+			p.tok = evToken{kind: evTokError, text: "malformed number", pos: start}
 			return
 		}
 		p.pos += n
-		p.tok = token{kind: tokNumber, text: p.src[start:p.pos], pos: start}
-	case isNameStart(c):
-		for p.pos < len(p.src) && (isNamePart(p.src[p.pos]) || (p.src[p.pos] == '.' && p.pos+1 < len(p.src) && isNameStart(p.src[p.pos+1]))) {
+		p.tok = evToken{kind: evTokNumber, text: p.src[start:p.pos], pos: start}
+	case evNameStart(c):
+		for p.pos < len(p.src) && (evNamePart(p.src[p.pos]) || (p.src[p.pos] == '.' && p.pos+1 < len(p.src) && evNameStart(p.src[p.pos+1]))) {
 			p.pos++
 		}
-		p.tok = token{kind: tokName, text: p.src[start:p.pos], pos: start}
+		p.tok = evToken{kind: evTokName, text: p.src[start:p.pos], pos: start}
 	default:
 		r, _ := utf8.DecodeRuneInString(p.src[p.pos:])
-		p.tok = token{kind: tokError, text: fmt.Sprintf("unexpected character %q", r), pos: start}
+		p.tok = evToken{kind: evTokError, text: fmt.Sprintf("unexpected character %q", r), pos: start}
 	}
 }
 
-// unquoteFilterString reads the string literal at the start of s and
+// evUnquote reads the string literal at the start of s and
 // returns its value and its length in s.
-func unquoteFilterString(s string) (string, int, error) {
+func evUnquote(s string) (string, int, error) {
 	var b strings.Builder
 	for i := 1; i < len(s); {
 		c := s[i]
@@ -140,7 +140,7 @@ func unquoteFilterString(s string) (string, int, error) {
 			if i+1 >= len(s) {
 				return "", 0, errors.New("unterminated string")
 			}
-			if e, ok := stringEscapes[s[i+1]]; ok {
+			if e, ok := evEscapes[s[i+1]]; ok {
 				b.WriteByte(e)
 				i += 2
 				continue
@@ -148,7 +148,7 @@ func unquoteFilterString(s string) (string, int, error) {
 			if s[i+1] != 'u' {
 				return "", 0, fmt.Errorf("invalid escape \\%c in string", s[i+1])
 			}
-			r, n, ok := readUnicodeEscape(s[i:])
+			r, n, ok := evUnicodeEscape(s[i:])
 			if !ok {
 				return "", 0, errors.New(`invalid \u escape in string`)
 			}
@@ -162,9 +162,9 @@ func unquoteFilterString(s string) (string, int, error) {
 	return "", 0, errors.New("unterminated string")
 }
 
-// readUnicodeEscape reads \uXXXX (or a surrogate pair of two) at the start
+// evUnicodeEscape reads \uXXXX (or a surrogate pair of two) at the start
 // of s.
-func readUnicodeEscape(s string) (rune, int, bool) {
+func evUnicodeEscape(s string) (rune, int, bool) {
 	hex4 := func(s string) (rune, bool) {
 		if len(s) < 6 || s[0] != '\\' || s[1] != 'u' {
 			return 0, false
@@ -187,15 +187,15 @@ func readUnicodeEscape(s string) (rune, int, bool) {
 	return utf8.RuneError, 6, true
 }
 
-func (p *filterParser) keyword(word string) bool {
-	return p.tok.kind == tokName && strings.EqualFold(p.tok.text, word)
+func (p *evParser) keyword(word string) bool {
+	return p.tok.kind == evTokName && strings.EqualFold(p.tok.text, word)
 }
 
-func (p *filterParser) parseAnd(depth int) (filterNode, error) {
-	if depth > maxFilterDepth {
-		return nil, p.errorf("parentheses nest deeper than %d", maxFilterDepth)
+func (p *evParser) parseAnd(depth int) (evNode, error) {
+	if depth > evMaxFilterDepth {
+		return nil, p.errorf("parentheses nest deeper than %d", evMaxFilterDepth)
 	}
-	var terms andNode
+	var terms evAndNode
 	for {
 		t, err := p.parseTerm(depth)
 		if err != nil {
@@ -213,46 +213,46 @@ func (p *filterParser) parseAnd(depth int) (filterNode, error) {
 	return terms, nil
 }
 
-func (p *filterParser) parseTerm(depth int) (filterNode, error) {
+func (p *evParser) parseTerm(depth int) (evNode, error) {
 	switch p.tok.kind {
-	case tokLParen:
+	case evTokLParen:
 		p.next()
 		n, err := p.parseAnd(depth + 1)
 		if err != nil {
 			return nil, err
 		}
-		if p.tok.kind != tokRParen {
+		if p.tok.kind != evTokRParen {
 			return nil, p.errorf("expected ')', found %s", p.tok)
 		}
 		p.next()
 		return n, nil
-	case tokName:
+	case evTokName:
 		return p.parseComparison()
-	case tokError:
+	case evTokError:
 		return nil, p.errorf("%s", p.tok.text)
 	}
 	return nil, p.errorf("expected a field name or '(', found %s", p.tok)
 }
 
-func (p *filterParser) parseComparison() (filterNode, error) {
-	n := cmpNode{field: p.tok.text}
+func (p *evParser) parseComparison() (evNode, error) {
+	n := evCmpNode{field: p.tok.text}
 	p.next()
 	switch {
-	case p.tok.kind == tokOp:
+	case p.tok.kind == evTokOp:
 		n.op = p.tok.text
 		p.next()
 		v, err := p.parseValue()
 		if err != nil {
 			return nil, err
 		}
-		if v.kind == valBool && n.op != "=" && n.op != "!=" {
+		if v.kind == evBool && n.op != "=" && n.op != "!=" {
 			return nil, fmt.Errorf("filter: field %s: operator %s needs a string or a number, not a boolean", n.field, n.op)
 		}
-		n.values = []filterValue{v}
+		n.values = []evValue{v}
 	case p.keyword("in"):
 		n.op = "in"
 		p.next()
-		if p.tok.kind != tokLBrack {
+		if p.tok.kind != evTokLBrack {
 			return nil, p.errorf("expected '[' after in, found %s", p.tok)
 		}
 		p.next()
@@ -262,16 +262,16 @@ func (p *filterParser) parseComparison() (filterNode, error) {
 				return nil, err
 			}
 			n.values = append(n.values, v)
-			if p.tok.kind != tokComma {
+			if p.tok.kind != evTokComma {
 				break
 			}
 			p.next()
 		}
-		if p.tok.kind != tokRBrack {
+		if p.tok.kind != evTokRBrack {
 			return nil, p.errorf("expected ',' or ']' in the list, found %s", p.tok)
 		}
 		p.next()
-	case p.tok.kind == tokError:
+	case p.tok.kind == evTokError:
 		return nil, p.errorf("%s", p.tok.text)
 	default:
 		return nil, p.errorf("expected an operator (= != > < >= <=) or in after field %s, found %s", n.field, p.tok)
@@ -279,24 +279,24 @@ func (p *filterParser) parseComparison() (filterNode, error) {
 	return n, nil
 }
 
-func (p *filterParser) parseValue() (filterValue, error) {
+func (p *evParser) parseValue() (evValue, error) {
 	t := p.tok
 	switch {
-	case t.kind == tokString:
+	case t.kind == evTokString:
 		p.next()
-		return filterValue{kind: valString, text: t.text}, nil
-	case t.kind == tokNumber:
+		return evValue{kind: evString, text: t.text}, nil
+	case t.kind == evTokNumber:
 		n, err := strconv.ParseFloat(t.text, 64)
 		if err != nil {
-			return filterValue{}, p.errorf("number %s is out of range", t.text)
+			return evValue{}, p.errorf("number %s is out of range", t.text)
 		}
 		p.next()
-		return filterValue{kind: valNumber, text: t.text, num: n}, nil
-	case t.kind == tokName && (t.text == "true" || t.text == "false"):
+		return evValue{kind: evNumber, text: t.text, num: n}, nil
+	case t.kind == evTokName && (t.text == "true" || t.text == "false"):
 		p.next()
-		return filterValue{kind: valBool, b: t.text == "true"}, nil
-	case t.kind == tokError:
-		return filterValue{}, p.errorf("%s", t.text)
+		return evValue{kind: evBool, b: t.text == "true"}, nil
+	case t.kind == evTokError:
+		return evValue{}, p.errorf("%s", t.text)
 	}
-	return filterValue{}, p.errorf("expected a value (a string in double quotes, a number, true or false), found %s", t)
+	return evValue{}, p.errorf("expected a value (a string in double quotes, a number, true or false), found %s", t)
 }

@@ -60,7 +60,7 @@ func TestParseEventFilterErrors(t *testing.T) {
 		{`a = 'x'`, "unexpected character '\\''"},
 		{"a = \"\xff\"", "not valid UTF-8"},
 		{strings.Repeat("(", 40) + "a = 1" + strings.Repeat(")", 40), "nest deeper than 32"},
-		{"a = \"" + strings.Repeat("x", maxFilterLen) + "\"", "longer than"},
+		{"a = \"" + strings.Repeat("x", evMaxFilterLen) + "\"", "longer than"},
 	}
 	for _, tt := range tests {
 		_, err := ParseEventFilter(tt.in)

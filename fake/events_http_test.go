@@ -93,7 +93,7 @@ func TestEventsSubscriberLifecycle(t *testing.T) {
 		"subscriber_id": id, "name": "crm sync", "objectids": []any{"o1"}, "integration_id": DemoOpportunityIntegration,
 		"filters": `stage in ["won"]`, "subscriber_type": "webhook",
 	}
-	if len(list["items"]) != 1 || !jsonEqual(list["items"][0], want) {
+	if len(list["items"]) != 1 || !evJSONEqual(list["items"][0], want) {
 		t.Fatalf("list = %v, want one item %v", list, want)
 	}
 
@@ -103,7 +103,7 @@ func TestEventsSubscriberLifecycle(t *testing.T) {
 	}
 	want["event"] = []any{"object.create", "object.update"}
 	want["webhook_settings"] = map[string]any{"callback_url": "https://hooks.example.com/x"}
-	if !jsonEqual(one, want) {
+	if !evJSONEqual(one, want) {
 		t.Fatalf("get = %v, want %v", one, want)
 	}
 
@@ -121,7 +121,7 @@ func TestEventsSubscriberLifecycle(t *testing.T) {
 	}
 }
 
-func jsonEqual(a, b any) bool {
+func evJSONEqual(a, b any) bool {
 	x, _ := json.Marshal(a)
 	y, _ := json.Marshal(b)
 	return bytes.Equal(x, y)
@@ -203,7 +203,7 @@ func TestEventsMetadata(t *testing.T) {
 		"integration_id": DemoAccountIntegration, "integration_type": "CRM",
 		"description": "Accounts synced from the demo CRM", "name": "Demo CRM accounts",
 	}
-	if len(ins.Integrations) != 2 || !jsonEqual(ins.Integrations[0], want) || ins.Integrations[1]["integration_id"] != DemoOpportunityIntegration {
+	if len(ins.Integrations) != 2 || !evJSONEqual(ins.Integrations[0], want) || ins.Integrations[1]["integration_id"] != DemoOpportunityIntegration {
 		t.Fatalf("integrations = %v", ins.Integrations)
 	}
 

@@ -16,7 +16,9 @@ func TestQuickstart(t *testing.T) {
 	if err := run(ctx, &out, func(string) string { return "" }); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
-	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token", "events: received object.update of opp-demo-0001", "events: unsubscribed"} {
+	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token",
+		"scim: provisioned user quickstart-", "scim: suspended quickstart-", "scim: listed 1 user(s) with filter userName eq", "users: ada.lovelace@example.com holds role [partner_admin]",
+		"events: received object.update of opp-demo-0001", "events: unsubscribed"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

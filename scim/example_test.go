@@ -1,0 +1,112 @@
+package scim_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/scim"
+)
+
+// exampleClient returns a client of a fake service with its demo data.
+func exampleClient() (*partner.Client, func()) {
+	srv := fake.NewServer(fake.WithDemoData())
+	c, err := partner.New(
+		partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+	)
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c, srv.Close
+}
+
+func ExampleService_Create() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	u, err := c.SCIM.Create(ctx, &scim.User{
+		UserName:    "bjensen@example.com",
+		Name:        &scim.Name{GivenName: "Barbara", FamilyName: "Jensen"},
+		DisplayName: "Babs Jensen",
+		Emails:      []scim.Email{{Value: "bjensen@example.com", Type: "work", Primary: true}},
+		Enterprise:  &scim.EnterpriseUser{Department: "Tour Operations"},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(u.UserName, u.IsActive(), u.Enterprise.Department, u.ID != "")
+
+	// The userName is taken now, in any case.
+	_, err = c.SCIM.Create(ctx, &scim.User{UserName: "BJensen@example.com"})
+	var perr *partner.Error
+	if errors.As(err, &perr) && perr.SCIMType == scim.TypeUniqueness {
+		fmt.Println("conflict:", partner.IsConflict(err))
+	}
+	// Output:
+	// bjensen@example.com true Tour Operations true
+	// conflict: true
+}
+
+func ExampleService_Suspend() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	u, err := c.SCIM.Suspend(ctx, fake.DemoUser1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(u.UserName, "active:", u.IsActive())
+
+	u, err = c.SCIM.Reactivate(ctx, fake.DemoUser1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(u.UserName, "active:", u.IsActive())
+	// Output:
+	// ada.lovelace@example.com active: false
+	// ada.lovelace@example.com active: true
+}
+
+func ExampleService_List() {
+	c, done := exampleClient()
+	defer done()
+
+	for u, err := range c.SCIM.List(context.Background(), scim.ListParams{Filter: "active eq true"}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(u.UserName)
+	}
+	// Output:
+	// ada.lovelace@example.com
+	// grace.hopper@example.com
+}
+
+func ExampleService_FindByUserName() {
+	c, done := exampleClient()
+	defer done()
+
+	u, err := c.SCIM.FindByUserName(context.Background(), "Grace.Hopper@example.com")
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(u.ID, u.DisplayName)
+
+	_, err = c.SCIM.FindByUserName(context.Background(), "nobody@example.com")
+	fmt.Println(errors.Is(err, scim.ErrNotFound))
+	// Output:
+	// usr-demo-0002 Grace Hopper
+	// true
+}
+
+func ExampleQuote() {
+	fmt.Println("userName eq " + scim.Quote(`o"brien@example.com`))
+	// Output:
+	// userName eq "o\"brien@example.com"
+}

@@ -1,0 +1,309 @@
+package scim_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"golang.org/x/oauth2"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/scim"
+)
+
+// newFake starts a fake and a client of it with fast retries.
+func newFake(t *testing.T, opts ...fake.Option) (*fake.Server, *partner.Client) {
+	t.Helper()
+	srv := fake.NewServer(opts...)
+	t.Cleanup(srv.Close)
+	c, err := partner.New(
+		partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithRetryWait(time.Millisecond, 2*time.Millisecond),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return srv, c
+}
+
+func TestLifecycle(t *testing.T) {
+	srv, c := newFake(t)
+	ctx := context.Background()
+
+	created, err := c.SCIM.Create(ctx, &scim.User{
+		UserName:    "ada@example.com",
+		Name:        &scim.Name{GivenName: "Ada", FamilyName: "Lovelace"},
+		DisplayName: "Ada Lovelace",
+		Emails:      []scim.Email{{Value: "ada@example.com", Type: "work", Primary: true}},
+		Enterprise:  &scim.EnterpriseUser{Department: "Engineering"},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if created.ID == "" || !created.IsActive() || created.Meta == nil || created.Meta.ResourceType != "User" || created.Meta.Created == nil {
+		t.Fatalf("created %+v", created)
+	}
+
+	got, err := c.SCIM.Get(ctx, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.UserName != "ada@example.com" || got.Enterprise == nil || got.Enterprise.Department != "Engineering" ||
+		got.Name.FamilyName != "Lovelace" || got.PrimaryEmail() != "ada@example.com" {
+		t.Errorf("read back %+v", got)
+	}
+
+	got.DisplayName = "Countess of Lovelace"
+	got.Enterprise.Department = "Research"
+	updated, err := c.SCIM.Update(ctx, got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if updated.DisplayName != "Countess of Lovelace" || !updated.IsActive() {
+		t.Errorf("updated %+v", updated)
+	}
+
+	suspended, err := c.SCIM.Suspend(ctx, created.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	stored, _ := srv.User(created.ID)
+	if suspended.IsActive() || !stored.Suspended || stored.Department != "Research" || stored.GivenName != "Ada" {
+		t.Errorf("after Suspend: returned %+v, stored %+v", suspended, stored)
+	}
+
+	found, err := c.SCIM.FindByUserName(ctx, "ADA@example.COM")
+	if err != nil || found.ID != created.ID {
+		t.Fatalf("FindByUserName: %+v, %v", found, err)
+	}
+	var inactive []string
+	for u, err := range c.SCIM.List(ctx, scim.ListParams{Filter: "active eq false"}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		inactive = append(inactive, u.UserName)
+	}
+	if strings.Join(inactive, ",") != "ada@example.com" {
+		t.Errorf("inactive users %v", inactive)
+	}
+
+	if _, err := c.SCIM.Reactivate(ctx, created.ID); err != nil {
+		t.Fatal(err)
+	}
+	if u, _ := srv.User(created.ID); u.Suspended {
+		t.Error("Reactivate left the user suspended")
+	}
+	if _, err := c.SCIM.FindByUserName(ctx, "nobody@example.com"); !errors.Is(err, scim.ErrNotFound) {
+		t.Errorf("FindByUserName of nobody: %v", err)
+	}
+}
+
+func TestListPagesThroughTheFake(t *testing.T) {
+	srv, c := newFake(t)
+	for i := range 25 {
+		if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("u%02d@example.com", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: 7}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != 25 || users[0].UserName != "u00@example.com" || users[24].UserName != "u24@example.com" {
+		t.Errorf("listed %d users", len(users))
+	}
+	if n := srv.CountRequests(http.MethodGet, "/api/scim/v2/Users"); n != 4 {
+		t.Errorf("%d list requests, want 4", n)
+	}
+	// startIndex and a filter with a quoted value.
+	users, err = paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{
+		Filter: "userName sw " + scim.Quote("u1"), StartIndex: 4, Count: 2,
+	}))
+	if err != nil || len(users) != 7 || users[0].UserName != "u13@example.com" {
+		t.Errorf("filtered listing: %d users, %v", len(users), err)
+	}
+}
+
+func TestErrorsFromTheFake(t *testing.T) {
+	srv, c := newFake(t, fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret), fake.WithClient("users-only", "s", fake.ScopeUsers))
+	ctx := context.Background()
+	u, err := c.SCIM.Create(ctx, &scim.User{UserName: "dup@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	scimErr := func(err error) *partner.Error {
+		t.Helper()
+		var perr *partner.Error
+		if !errors.As(err, &perr) {
+			t.Fatalf("err %v is not a *partner.Error", err)
+		}
+		return perr
+	}
+
+	_, err = c.SCIM.Create(ctx, &scim.User{UserName: "DUP@example.com"})
+	if e := scimErr(err); !partner.IsConflict(err) || e.SCIMType != scim.TypeUniqueness || !strings.Contains(e.Message, "already taken") {
+		t.Errorf("duplicate: %v", err)
+	}
+	_, err = c.SCIM.Create(ctx, &scim.User{UserName: "x@example.com", Schemas: []scim.Schema{"urn:example:unknown"}})
+	if e := scimErr(err); !partner.IsBadRequest(err) || e.SCIMType != scim.TypeInvalidValue {
+		t.Errorf("unknown schema: %v", err)
+	}
+	u.ID = "does-not-exist"
+	if _, err := c.SCIM.Update(ctx, u); !partner.IsNotFound(err) {
+		t.Errorf("update of an unknown id: %v", err)
+	}
+	if _, err := c.SCIM.Get(ctx, "does-not-exist"); !partner.IsNotFound(err) {
+		t.Errorf("get of an unknown id: %v", err)
+	}
+	if _, err := c.SCIM.Suspend(ctx, "does-not-exist"); !partner.IsNotFound(err) {
+		t.Errorf("suspend of an unknown id: %v", err)
+	}
+	_, err = paging.Collect(c.SCIM.List(ctx, scim.ListParams{Filter: "userName eq"}))
+	if e := scimErr(err); !partner.IsBadRequest(err) || e.SCIMType != scim.TypeInvalidFilter {
+		t.Errorf("bad filter: %v", err)
+	}
+
+	// 403: a client without the SCIM scope.
+	other, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials("users-only", "s"))
+	if _, err := other.SCIM.Get(ctx, u.ID); !partner.IsForbidden(err) {
+		t.Errorf("client without the scim scope: %v", err)
+	}
+	// 401: a token the service does not know (repeated once with a "new" one).
+	bogus, _ := partner.New(partner.WithBaseURL(srv.URL),
+		partner.WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "bogus", TokenType: "Bearer"})))
+	if _, err := bogus.SCIM.Get(ctx, u.ID); !partner.IsUnauthorized(err) {
+		t.Errorf("bogus token: %v", err)
+	}
+
+	// 500 on create: not repeated, since the user may have been created.
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/api/scim/v2/Users", Status: 500, Times: 1})
+	srv.ResetRequests()
+	if _, err := c.SCIM.Create(ctx, &scim.User{UserName: "five@example.com"}); !partner.IsServerError(err) {
+		t.Errorf("create under a 500: %v", err)
+	}
+	if n := srv.CountRequests("POST", "/api/scim/v2/Users"); n != 1 {
+		t.Errorf("create was sent %d times, want 1", n)
+	}
+	// 503 then success on an idempotent PUT: repeated.
+	srv.InjectFault(fake.Fault{Method: "PUT", Path: "/api/scim/v2/Users/*", Status: 503, Times: 1})
+	if _, err := c.SCIM.Suspend(ctx, mustFind(t, c, "dup@example.com")); err != nil {
+		t.Errorf("suspend under one 503: %v", err)
+	}
+}
+
+func mustFind(t *testing.T, c *partner.Client, userName string) string {
+	t.Helper()
+	u, err := c.SCIM.FindByUserName(context.Background(), userName)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return u.ID
+}
+
+// TestConcurrentCreates: 50 goroutines creating distinct users all
+// succeed; then every duplicate (in another case) gets 409, and of many
+// goroutines racing for one new userName exactly one wins.
+func TestConcurrentCreates(t *testing.T) {
+	srv, c := newFake(t)
+	ctx := context.Background()
+	const n = 50
+	name := func(i int) string { return fmt.Sprintf("user%02d@example.com", i) }
+	run := func(f func(i int) error) []error {
+		errs := make([]error, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Go(func() { errs[i] = f(i) })
+		}
+		wg.Wait()
+		return errs
+	}
+	ids := make([]string, n)
+	for i, err := range run(func(i int) error {
+		u, err := c.SCIM.Create(ctx, &scim.User{UserName: name(i)})
+		if err == nil {
+			ids[i] = u.ID
+		}
+		return err
+	}) {
+		if err != nil {
+			t.Errorf("create %d: %v", i, err)
+		}
+	}
+	if len(srv.Users()) != n {
+		t.Fatalf("stored %d users, want %d", len(srv.Users()), n)
+	}
+	for i, err := range run(func(i int) error {
+		_, err := c.SCIM.Create(ctx, &scim.User{UserName: strings.ToUpper(name(i))})
+		return err
+	}) {
+		var perr *partner.Error
+		if !partner.IsConflict(err) || !errors.As(err, &perr) || perr.SCIMType != scim.TypeUniqueness {
+			t.Errorf("duplicate %d: %v", i, err)
+		}
+	}
+	wins := 0
+	for _, err := range run(func(i int) error {
+		_, err := c.SCIM.Create(ctx, &scim.User{UserName: "contested@example.com"})
+		return err
+	}) {
+		switch {
+		case err == nil:
+			wins++
+		case !partner.IsConflict(err):
+			t.Errorf("racing create: %v", err)
+		}
+	}
+	if wins != 1 {
+		t.Errorf("%d racing creates succeeded, want 1", wins)
+	}
+	seen := map[string]bool{}
+	for _, id := range ids {
+		if seen[id] {
+			t.Errorf("id %s given twice", id)
+		}
+		seen[id] = true
+	}
+}
+
+// TestListCancel: cancelling the context ends the listing with the
+// context's error and leaves no goroutine behind.
+func TestListCancel(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	srv := fake.NewServer()
+	defer srv.Close()
+	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+	defer hc.CloseIdleConnections()
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithHTTPClient(hc),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 10 {
+		srv.AddUser(fake.User{UserName: fmt.Sprintf("c%d@example.com", i)})
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := 0
+	var last error
+	for _, err := range c.SCIM.List(ctx, scim.ListParams{Count: 3}) {
+		if err != nil {
+			last = err
+			break
+		}
+		if seen++; seen == 2 {
+			cancel()
+		}
+	}
+	if !errors.Is(last, context.Canceled) || seen != 3 {
+		t.Errorf("after cancel: saw %d users, err %v; want the rest of the page, then context.Canceled", seen, last)
+	}
+}

@@ -1,0 +1,137 @@
+package scim
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"iter"
+	"net/http"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/transport"
+)
+
+// ErrNotFound is returned by FindByUserName when no user has the userName.
+var ErrNotFound = errors.New("partner: scim: no user with that userName")
+
+// ListParams selects the users List returns. The zero value lists every
+// user.
+type ListParams struct {
+	// Filter is a SCIM filter expression (RFC 7644 §3.4.2.2), such as
+	// `userName eq "ada@example.com"` or `active eq false`. Build string
+	// values with Quote. Empty lists every user.
+	Filter string `url:"filter,omitempty"`
+	// StartIndex is the 1-based index of the first user to return; 0
+	// means 1.
+	StartIndex int `url:"startIndex,omitempty"`
+	// Count is the number of users asked for per page; 0 leaves it to
+	// the service, which also caps it. It is a page size, not a limit on
+	// the whole listing: stop iterating to stop early.
+	Count int `url:"count,omitempty"`
+}
+
+// listResponse is one page of a listing (RFC 7644 §3.4.2): the total
+// number of matches, the 1-based index of the page's first user and the
+// users of the page.
+type listResponse struct {
+	Schemas      []Schema `json:"schemas"`
+	TotalResults int      `json:"totalResults"`
+	StartIndex   int      `json:"startIndex"`
+	ItemsPerPage int      `json:"itemsPerPage"`
+	Resources    []User   `json:"Resources"`
+}
+
+// List iterates over the users matching p, page after page: GET
+// /api/scim/v2/Users?filter=...&startIndex=...&count=... Each page starts
+// where the previous one ended; the listing ends when totalResults users
+// have been seen or a page comes back empty. The first error (a 400 with
+// SCIMType TypeInvalidFilter for a filter the service cannot parse, the
+// context's error, ...) is yielded and ends the iteration.
+//
+// The pages are separate requests: a user created or changed while the
+// listing runs may be missed or seen twice.
+func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error] {
+	if err := p.validate(); err != nil {
+		return func(yield func(User, error) bool) { yield(User{}, err) }
+	}
+	start := max(p.StartIndex, 1)
+	return paging.Seq(ctx, start, func(ctx context.Context, index int) (paging.Page[User, int], error) {
+		q := p
+		q.StartIndex = index
+		var lr listResponse
+		if err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: usersPath, Query: q}, &lr); err != nil {
+			return paging.Page[User, int]{}, err
+		}
+		next := index + len(lr.Resources)
+		return paging.Page[User, int]{
+			Items: lr.Resources,
+			Next:  next,
+			Last:  len(lr.Resources) == 0 || next > lr.TotalResults,
+		}, nil
+	})
+}
+
+func (p ListParams) validate() error {
+	if p.StartIndex < 0 {
+		return fmt.Errorf("partner: scim: startIndex must be 1 or more, not %d", p.StartIndex)
+	}
+	if p.Count < 0 {
+		return fmt.Errorf("partner: scim: count must not be negative, not %d", p.Count)
+	}
+	return nil
+}
+
+// FindByUserName returns the user whose userName is userName (compared
+// without regard to case by the service), listing with the filter
+// `userName eq "<userName>"` (GET /api/scim/v2/Users). It returns
+// ErrNotFound when there is none.
+func (s *Service) FindByUserName(ctx context.Context, userName string) (*User, error) {
+	if strings.TrimSpace(userName) == "" {
+		return nil, errors.New("partner: scim: userName is required")
+	}
+	for u, err := range s.List(ctx, ListParams{Filter: "userName eq " + Quote(userName), Count: 1}) {
+		if err != nil {
+			return nil, err
+		}
+		return &u, nil
+	}
+	return nil, ErrNotFound
+}
+
+// Quote returns s as a string value of a SCIM filter: a JSON string (RFC
+// 7644 §3.4.2.2), in double quotes with `"`, `\` and control characters
+// escaped, so that any value is compared as it is and cannot change the
+// expression around it.
+//
+//	filter := "emails.value eq " + scim.Quote(addr)
+func Quote(s string) string {
+	const hex = "0123456789abcdef"
+	var b strings.Builder
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&0xf])
+		case r == utf8.RuneError:
+			b.WriteString(`\ufffd`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}

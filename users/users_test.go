@@ -1,0 +1,148 @@
+package users_test
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/users"
+)
+
+const base = "https://api.example.com"
+
+func newMock(t *testing.T) (*partner.Client, *httpmock.MockTransport) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder(http.MethodPost, base+"/oauth/token", httpmock.NewStringResponder(200,
+		`{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`))
+	c, err := partner.New(partner.WithBaseURL(base), partner.WithClientCredentials("client", "secret"),
+		partner.WithHTTPClient(&http.Client{Transport: mt}), partner.WithMaxRetries(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, mt
+}
+
+func jsonEqual(t *testing.T, got []byte, want string) {
+	t.Helper()
+	var g, w any
+	if json.Unmarshal(got, &g) != nil || json.Unmarshal([]byte(want), &w) != nil || !reflect.DeepEqual(g, w) {
+		t.Errorf("JSON\n%s\nwant\n%s", got, want)
+	}
+}
+
+func TestCheckAttributeWire(t *testing.T) {
+	c, mt := newMock(t)
+	mt.RegisterResponder(http.MethodPost, base+"/users/v1/check-attribute", func(req *http.Request) (*http.Response, error) {
+		b, _ := io.ReadAll(req.Body)
+		jsonEqual(t, b, `{"email":"user@example.com","namespace":42,"filter_value":{"attribute":"role","value":["admin","viewer"]}}`)
+		if req.Header.Get("Authorization") != "Bearer at-1" || req.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("headers %v", req.Header)
+		}
+		return httpmock.NewStringResponse(201,
+			`{"email":"user@example.com","namespace":42,"filter_value":{"data":{"attribute":"role","value":["admin"]}}}`), nil
+	})
+	res, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
+		Email: "user@example.com", Namespace: 42,
+		FilterValue: users.Attribute{Name: "role", Values: []string{"admin", "viewer"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &users.CheckAttributeResult{Email: "user@example.com", Namespace: 42,
+		FilterValue: users.FilterValue{Data: users.Attribute{Name: "role", Values: []string{"admin"}}}}
+	if !reflect.DeepEqual(res, want) || !res.Has("admin") || res.Has("viewer") || len(res.Values()) != 1 {
+		t.Errorf("result %+v", res)
+	}
+}
+
+func TestCheckAttributeSendsEmptyList(t *testing.T) {
+	c, mt := newMock(t)
+	mt.RegisterResponder(http.MethodPost, base+"/users/v1/check-attribute", func(req *http.Request) (*http.Response, error) {
+		b, _ := io.ReadAll(req.Body)
+		jsonEqual(t, b, `{"email":"u@example.com","namespace":0,"filter_value":{"attribute":"role","value":[]}}`)
+		return httpmock.NewStringResponse(201, `{"email":"u@example.com","namespace":0,"filter_value":{"data":{"attribute":"role","value":[]}}}`), nil
+	})
+	if _, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
+		Email: "u@example.com", FilterValue: users.Attribute{Name: "role"},
+	}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestCheckAttributeErrors(t *testing.T) {
+	for status, is := range map[int]func(error) bool{
+		400: partner.IsBadRequest, 401: partner.IsUnauthorized, 403: partner.IsForbidden,
+		404: partner.IsNotFound, 500: partner.IsServerError,
+	} {
+		c, mt := newMock(t)
+		mt.RegisterResponder(http.MethodPost, base+"/users/v1/check-attribute",
+			httpmock.NewStringResponder(status, `{"error":"e","message":"went wrong"}`))
+		_, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
+			Email: "u@example.com", FilterValue: users.Attribute{Name: "role"}})
+		var perr *partner.Error
+		if !is(err) || !errors.As(err, &perr) || perr.Message != "went wrong" {
+			t.Errorf("%d: %v", status, err)
+		}
+	}
+}
+
+func TestCheckAttributeValidation(t *testing.T) {
+	c, mt := newMock(t)
+	for want, p := range map[string]users.CheckAttributeParams{
+		"partner: users: email is required":                  {FilterValue: users.Attribute{Name: "role"}},
+		"partner: users: filter_value.attribute is required": {Email: "u@example.com"},
+	} {
+		if _, err := c.Users.CheckAttribute(context.Background(), p); err == nil || err.Error() != want {
+			t.Errorf("err %v, want %q", err, want)
+		}
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
+
+func TestCheckAttributeAgainstTheFake(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret),
+		fake.WithClient("scim-only", "s", fake.ScopeSCIM))
+	defer srv.Close()
+	srv.SetUserAttributes("pat@example.com", 3, "tier", "gold", "silver")
+	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	ctx := context.Background()
+
+	res, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{
+		Email: "Pat@Example.com", Namespace: 3,
+		FilterValue: users.Attribute{Name: "tier", Values: []string{"bronze", "silver", "gold"}},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(res.Values(), ",") != "silver,gold" || res.FilterValue.Data.Name != "tier" || res.Namespace != 3 {
+		t.Errorf("result %+v", res)
+	}
+	_, err = c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: "nobody@example.com",
+		FilterValue: users.Attribute{Name: "tier"}})
+	if !partner.IsNotFound(err) {
+		t.Errorf("unknown e-mail: %v", err)
+	}
+	other, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials("scim-only", "s"))
+	_, err = other.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: "pat@example.com",
+		FilterValue: users.Attribute{Name: "tier"}})
+	if !partner.IsForbidden(err) {
+		t.Errorf("client without the users scope: %v", err)
+	}
+	// The check only reads: a 503 is retried.
+	srv.InjectFault(fake.Fault{Path: "/users/v1/check-attribute", Status: 503, RetryAfter: "0", Times: 1})
+	if _, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: "pat@example.com",
+		FilterValue: users.Attribute{Name: "tier"}}); err != nil {
+		t.Errorf("after one 503: %v", err)
+	}
+}
