@@ -290,3 +290,31 @@ func TestAuditAndExternalIDChangesAreDelivered(t *testing.T) {
 		t.Errorf("external id delivery %+v", got[1])
 	}
 }
+
+// TestSubscribeRetriedOnlyWhenSafe checks against the fake that a
+// registration answered 429 is repeated (the service did not process it)
+// and creates exactly one subscriber, while a 500 is not repeated.
+func TestSubscribeRetriedOnlyWhenSafe(t *testing.T) {
+	srv, _ := newFake(t)
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithRetryWait(time.Millisecond, 2*time.Millisecond))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	req := events.SubscribeRequest{Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:1/h"}
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/event/v1/subscriber", Status: http.StatusTooManyRequests, Times: 1})
+	if _, err := c.Events.Subscribe(ctx, req); err != nil {
+		t.Fatal(err)
+	}
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/event/v1/subscriber", Status: http.StatusInternalServerError, Times: 1})
+	if _, err := c.Events.Subscribe(ctx, req); !partner.IsServerError(err) {
+		t.Fatalf("err = %v, want the 500", err)
+	}
+	if n := srv.CountRequests("POST", "/event/v1/subscriber"); n != 3 {
+		t.Fatalf("%d registrations sent, want 3 (429, retry, 500)", n)
+	}
+	if n := len(srv.Subscribers()); n != 1 {
+		t.Fatalf("%d subscribers, want 1", n)
+	}
+}

@@ -368,3 +368,43 @@ func TestWaitDeliveriesHonoursContext(t *testing.T) {
 		t.Fatalf("WaitDeliveries = %v, want context.Canceled", err)
 	}
 }
+
+// TestDeliveriesConcurrentChanges changes objects from several goroutines:
+// every subscriber gets every change, and the changes of one object in
+// the order they were made.
+func TestDeliveriesConcurrentChanges(t *testing.T) {
+	srv := NewServer(evFastDeliveries)
+	defer srv.Close()
+	c := newEvClient(t, srv)
+	rc := newEvReceiver(t, nil)
+	const subs, writers, changes = 3, 4, 25
+	for i := range subs {
+		c.subscribe(evSubscribeBody(fmt.Sprintf("%s/%d", rc.URL, i), []string{"object.update"}, ""))
+	}
+	for w := range writers {
+		srv.AddObject(Object{ID: fmt.Sprint("o", w)})
+	}
+	var wg sync.WaitGroup
+	for w := range writers {
+		wg.Go(func() {
+			for n := range changes {
+				srv.UpdateObject(fmt.Sprint("o", w), map[string]any{"n": float64(n)})
+			}
+		})
+	}
+	wg.Wait()
+	evWait(t, srv.Fake)
+	for i := range subs {
+		bodies := rc.bodies(fmt.Sprint("/", i))
+		if len(bodies) != writers*changes {
+			t.Fatalf("subscriber %d got %d deliveries, want %d", i, len(bodies), writers*changes)
+		}
+		next := map[string]int{}
+		for _, b := range bodies {
+			if want := fmt.Sprint(next[b["object_id"]]); b["n"] != want {
+				t.Fatalf("subscriber %d: %s n=%s arrived, want n=%s next", i, b["object_id"], b["n"], want)
+			}
+			next[b["object_id"]]++
+		}
+	}
+}
