@@ -25,6 +25,10 @@ import (
 // expression. Numbers are written in the JSON number syntax, booleans as
 // true and false.
 //
+// How a filter is evaluated is the service's business; the interface shows
+// only the syntax. Package fake documents how the fake evaluates it
+// (ParseEventFilter), a missing field included.
+//
 // A Filter built from an invalid part (a bad field name, a NaN, a string
 // that is not UTF-8, an empty In list) carries the error: Err returns it
 // and Service.Subscribe refuses it. The zero Filter is no filter at all.

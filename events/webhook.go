@@ -16,8 +16,10 @@ import (
 )
 
 // Delivery is one event delivered to a webhook: a POST whose body is one
-// flat JSON object. The service sends the members below and, for object
-// events, every field of the object by dotted name, all as strings.
+// flat JSON object with the members below and, for object events, every
+// field of the object by dotted name, all as strings. The interface does
+// not show the content of a delivery; this is the shape package fake
+// sends, and ParseDelivery accepts members of other types too.
 //
 // Deliveries come at least once: when an answer is lost or is not 2xx
 // the service sends the same delivery again, with the same DeliveryID.
