@@ -13,7 +13,10 @@ import (
 	"time"
 )
 
-// Webhook deliveries. When an object changes, the fake works out which
+// DeliveryPolicy says how the fake sends webhook deliveries; zero fields
+// take the defaults (DefaultDeliveryPolicy).
+//
+// When an object changes, the fake works out which
 // events happened (object.create; object.update, plus object.stage_change
 // when the top-level "stage" field changed; object.delete) and queues one
 // delivery for every subscriber that wants the event:
@@ -43,9 +46,6 @@ import (
 //
 // Backoff waits use real time, not the fake's Clock; timestamps (the
 // occurred_at member, DeliveryAttempt.Time) come from the Clock.
-
-// DeliveryPolicy says how the fake sends webhook deliveries. Zero fields
-// take the defaults.
 type DeliveryPolicy struct {
 	// Attempts is the number of attempts per delivery, the first included
 	// (default 5).

@@ -8,7 +8,9 @@ import (
 	"unicode/utf8"
 )
 
-// The filter language of event subscriptions, as the fake parses it:
+// EventFilter is a parsed subscription filter expression. The filter
+// language of event subscriptions, as the fake parses it (at most 16 KiB,
+// parentheses nested at most 32 deep):
 //
 //	filter     = term { "AND" term }
 //	term       = "(" filter ")" | comparison
@@ -35,17 +37,15 @@ import (
 //   - values that cannot be compared are unequal, and unordered;
 //   - "!=" is exactly the negation of "=", and "in" is "=" with any
 //     member of the list.
+type EventFilter struct {
+	root evNode
+}
 
 // Limits of the filter language in the fake.
 const (
 	evMaxFilterLen   = 16 << 10
 	evMaxFilterDepth = 32
 )
-
-// EventFilter is a parsed subscription filter expression.
-type EventFilter struct {
-	root evNode
-}
 
 // ParseEventFilter parses a subscription filter expression as the fake's
 // registration does. Tests can use it to check what a filter matches.
