@@ -16,10 +16,10 @@ import (
 // DeliveryPolicy says how the fake sends webhook deliveries; zero fields
 // take the defaults (DefaultDeliveryPolicy).
 //
-// When an object changes, the fake works out which
-// events happened (object.create; object.update, plus object.stage_change
-// when the top-level "stage" field changed; object.delete) and queues one
-// delivery for every subscriber that wants the event:
+// When an object changes, the fake works out which events happened
+// (object.create; object.update, plus object.stage_change when the
+// top-level "stage" field changed; object.delete) and queues one delivery
+// for every subscriber that wants the event:
 //
 //   - its event kinds name the event, or object.all;
 //   - its integration_id, when set, is the object's integration;
