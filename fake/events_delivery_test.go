@@ -128,10 +128,18 @@ func TestDeliveriesByKind(t *testing.T) {
 			t.Errorf("%s received %v, want %v", path, got, w)
 		}
 	}
-	for _, a := range srv.Deliveries() {
+	log := srv.Deliveries()
+	if len(log) != 14 {
+		t.Errorf("%d attempts logged, want 14", len(log))
+	}
+	for _, a := range log {
 		if !a.Delivered || !a.Final || a.Attempt != 1 || a.Status != http.StatusNoContent {
 			t.Errorf("attempt %+v, want delivered at first attempt", a)
 		}
+	}
+	srv.ResetDeliveries()
+	if n := len(srv.Deliveries()); n != 0 {
+		t.Errorf("%d attempts after ResetDeliveries", n)
 	}
 }
 
