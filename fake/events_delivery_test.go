@@ -129,8 +129,8 @@ func TestDeliveriesByKind(t *testing.T) {
 		}
 	}
 	log := srv.Deliveries()
-	if len(log) != 14 {
-		t.Errorf("%d attempts logged, want 14", len(log))
+	if len(log) != 15 {
+		t.Errorf("%d attempts logged, want 15", len(log))
 	}
 	for _, a := range log {
 		if !a.Delivered || !a.Final || a.Attempt != 1 || a.Status != http.StatusNoContent {
