@@ -10,5 +10,7 @@ require (
 
 require (
 	github.com/hashicorp/go-cleanhttp v0.5.2 // indirect
+	github.com/jarcoal/httpmock v1.4.2 // indirect
+	go.uber.org/goleak v1.3.0 // indirect
 	golang.org/x/sys v0.33.0 // indirect
 )
