@@ -36,6 +36,10 @@ const TokenPath = "/oauth/token"
 // ErrClosed is returned by Token after Close.
 var ErrClosed = errors.New("partner: client is closed")
 
+// ErrStateMismatch is returned when the token endpoint's answer does not
+// echo the `state` that was sent.
+var ErrStateMismatch = errors.New("partner: token response state does not match the state sent")
+
 // Config says how tokens are obtained.
 type Config struct {
 	ClientID     string
@@ -69,6 +73,9 @@ func (r TokenRequest) String() string {
 		r.GrantType, r.ClientID, redacted(r.ClientSecret), redacted(r.RefreshToken), r.Scope)
 }
 
+// GoString keeps secrets out of %#v.
+func (r TokenRequest) GoString() string { return "oauth." + r.String() }
+
 // LogValue keeps secrets out of slog output.
 func (r TokenRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
@@ -86,6 +93,9 @@ func (r TokenResponse) String() string {
 	return fmt.Sprintf("TokenResponse{AccessToken:%s RefreshToken:%s TokenType:%s ExpiresIn:%d}",
 		redacted(r.AccessToken), redacted(r.RefreshToken), r.TokenType, r.ExpiresIn)
 }
+
+// GoString keeps tokens out of %#v.
+func (r TokenResponse) GoString() string { return "oauth." + r.String() }
 
 // LogValue keeps tokens out of slog output.
 func (r TokenResponse) LogValue() slog.Value { return slog.StringValue(r.String()) }
@@ -148,11 +158,18 @@ func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
 			s.mu.Unlock()
 			f.tok, f.err = s.obtain(ctx, held)
 			s.mu.Lock()
-			if f.err == nil && !s.closed {
+			closed := s.closed
+			if f.err == nil && !closed {
 				s.store(f.tok)
 			}
 			s.flight = nil
 			s.mu.Unlock()
+			if f.err == nil && closed {
+				// Close ran while the token was being fetched: nobody may
+				// use it, so it must not outlive the client on the server.
+				_ = s.Revoke(ctx, f.tok.AccessToken)
+				f.tok, f.err = nil, ErrClosed
+			}
 			close(f.done)
 			return f.tok, f.err
 		}
@@ -259,7 +276,7 @@ func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse
 		return nil, err
 	}
 	if req.State != "" && resp.State != req.State {
-		return nil, errors.New("partner: token response state does not match the state sent")
+		return nil, ErrStateMismatch
 	}
 	return &resp, nil
 }
