@@ -88,6 +88,8 @@ func New(opts ...Option) (*Client, error) {
 	}
 	c := &Client{}
 	tokenTransport := transport.New(cfg)
+	// Token requests and API calls share one connection pool.
+	cfg.HTTPClient = tokenTransport.HTTPClient()
 	c.OAuth = oauth.New(tokenTransport, oauth.Config{
 		ClientID:     s.clientID,
 		ClientSecret: s.clientSecret,

@@ -8,7 +8,9 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
+	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -334,5 +336,43 @@ func TestErrorHelpers(t *testing.T) {
 		if f(errors.New("plain")) || f(nil) {
 			t.Errorf("%s true for a non-API error", n)
 		}
+	}
+}
+
+// TestOneConnectionPool: token requests and API calls share one pool of
+// kept-alive connections (a JSON answer is drained after decoding).
+func TestOneConnectionPool(t *testing.T) {
+	var conns atomic.Int32
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "application/json")
+		if r.URL.Path == "/oauth/token" {
+			io.WriteString(w, `{"access_token":"a","token_type":"Bearer","expires_in":3600}`+"\n\n")
+			return
+		}
+		io.WriteString(w, `{"ok":true}`+"\n\n")
+	}))
+	srv.Config.ConnState = func(_ net.Conn, s http.ConnState) {
+		if s == http.StateNew {
+			conns.Add(1)
+		}
+	}
+	srv.Start()
+	defer srv.Close()
+	c, err := New(WithBaseURL(srv.URL), WithClientCredentials("id", "secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	for range 3 {
+		var out struct{ OK bool }
+		if err := c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/x"}, &out); err != nil || !out.OK {
+			t.Fatal(err)
+		}
+	}
+	if n := conns.Load(); n != 1 {
+		t.Fatalf("%d connections for a token request and 3 calls, want 1", n)
+	}
+	if !IsServerError(&Error{StatusCode: 599}) || IsServerError(&Error{StatusCode: 499}) {
+		t.Fatal("IsServerError range")
 	}
 }

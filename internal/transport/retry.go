@@ -29,7 +29,8 @@ type RetryPolicy struct {
 	MaxRetryAfter time.Duration
 }
 
-// DefaultRetryPolicy is used for every zero field of a RetryPolicy.
+// DefaultRetryPolicy fills the zero durations of a RetryPolicy and a
+// negative MaxRetries (a zero MaxRetries means no retries).
 var DefaultRetryPolicy = RetryPolicy{MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 10 * time.Second, MaxRetryAfter: 60 * time.Second}
 
 func (p RetryPolicy) withDefaults() RetryPolicy {

@@ -175,6 +175,9 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) error {
 		if errors.Is(err, io.EOF) {
 			err = nil // an empty body decodes to the zero value
 		}
+		// Read what follows the value (a newline) so that the connection
+		// can be reused; a long tail is not worth reading.
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	}
 	if err != nil {
 		return fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err)
