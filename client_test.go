@@ -297,6 +297,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	var all strings.Builder
 	all.WriteString(logBuf.String())
+	fmt.Fprintf(&all, "%+v\n", srv.Requests())
 	for i, e := range errs[:3] {
 		if e == nil {
 			t.Fatalf("call %d did not fail", i)
