@@ -199,6 +199,35 @@ func TestWithTokenSource(t *testing.T) {
 	}
 }
 
+// countingSource returns ext-1, ext-2, ... valid for an hour.
+type countingSource struct{ n atomic.Int32 }
+
+func (c *countingSource) Token() (*oauth2.Token, error) {
+	return &oauth2.Token{AccessToken: fmt.Sprintf("ext-%d", c.n.Add(1)), Expiry: time.Now().Add(time.Hour)}, nil
+}
+
+func TestWithTokenSourceRefreshAfter401(t *testing.T) {
+	cs := &countingSource{}
+	c, mt := mockClient(t, WithTokenSource(cs))
+	var auths []string
+	mt.RegisterResponder("GET", base+"/x", func(req *http.Request) (*http.Response, error) {
+		auths = append(auths, req.Header.Get("Authorization"))
+		if req.Header.Get("Authorization") == "Bearer ext-1" {
+			return httpmock.NewStringResponse(401, `{}`), nil
+		}
+		return httpmock.NewStringResponse(200, `{}`), nil
+	})
+	ctx := context.Background()
+	for range 3 {
+		if err := c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/x"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if fmt.Sprint(auths) != "[Bearer ext-1 Bearer ext-2 Bearer ext-2 Bearer ext-2]" || cs.n.Load() != 2 {
+		t.Fatalf("authorizations %v, source asked %d times", auths, cs.n.Load())
+	}
+}
+
 func TestHeaderOptions(t *testing.T) {
 	c, mt := mockClient(t, WithEnvironment("sbx"), WithUserAgent("myapp/2"), WithHeader("X-Gateway-Key", "gk"), WithMaxRetries(0))
 	var te tokenEndpoint

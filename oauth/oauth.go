@@ -357,19 +357,63 @@ type tokenSourceFunc func() (*oauth2.Token, error)
 
 func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
 
-// External adapts any oauth2.TokenSource to the SDK. It calls ts for every
-// request (wrap ts in oauth2.ReuseTokenSource to cache) and, after a 401,
-// asks ts again; a source that keeps returning the same token cannot be
-// forced to refresh.
-func External(ts oauth2.TokenSource) transport.TokenSource { return external{ts} }
+// External adapts any oauth2.TokenSource to the SDK. It caches the
+// source's token while it is valid (oauth2.Token.Valid), asks the source
+// one caller at a time (a caller waiting for another's fetch gives up when
+// its context ends), and after a 401 drops the cached token and asks the
+// source again. Pass the bare source: a source wrapped in
+// oauth2.ReuseTokenSource keeps returning its cached token and so cannot
+// be made to refresh after a 401.
+func External(ts oauth2.TokenSource) transport.TokenSource {
+	return &external{ts: ts, sem: make(chan struct{}, 1)}
+}
 
-type external struct{ ts oauth2.TokenSource }
+type external struct {
+	ts  oauth2.TokenSource
+	sem chan struct{} // held while the source is asked
+	mu  sync.Mutex
+	tok *oauth2.Token
+}
 
-func (e external) Token(ctx context.Context) (*oauth2.Token, error) {
+func (e *external) cached() *oauth2.Token {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.tok.Valid() {
+		return e.tok
+	}
+	return nil
+}
+
+func (e *external) Token(ctx context.Context) (*oauth2.Token, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return e.ts.Token()
+	if tok := e.cached(); tok != nil {
+		return tok, nil
+	}
+	select {
+	case e.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-e.sem }()
+	if tok := e.cached(); tok != nil { // fetched while this caller waited
+		return tok, nil
+	}
+	tok, err := e.ts.Token()
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.tok = tok
+	e.mu.Unlock()
+	return tok, nil
 }
 
-func (e external) Invalidate(*oauth2.Token) {}
+func (e *external) Invalidate(tok *oauth2.Token) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if tok == nil || (e.tok != nil && e.tok.AccessToken == tok.AccessToken) {
+		e.tok = nil
+	}
+}

@@ -458,16 +458,81 @@ func TestSecretsRedacted(t *testing.T) {
 	}
 }
 
+// countingSource returns ext-1, ext-2, ... valid for an hour.
+type countingSource struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingSource) Token() (*oauth2.Token, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	return &oauth2.Token{AccessToken: fmt.Sprintf("ext-%d", c.n), Expiry: time.Now().Add(time.Hour)}, nil
+}
+
 func TestExternal(t *testing.T) {
-	ts := oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "ext"})
-	src := oauth.External(ts)
-	if tok, err := src.Token(context.Background()); err != nil || tok.AccessToken != "ext" {
-		t.Fatalf("External: %v %v", tok, err)
+	cs := &countingSource{}
+	src := oauth.External(cs)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ext-1" {
+				t.Errorf("Token: %v %v", tok, err)
+			}
+		}()
 	}
-	ctx, cancel := context.WithCancel(context.Background())
+	wg.Wait()
+	if cs.n != 1 {
+		t.Fatalf("source asked %d times, want 1", cs.n)
+	}
+	src.Invalidate(&oauth2.Token{AccessToken: "stale"})
+	if tok, _ := src.Token(ctx); tok.AccessToken != "ext-1" {
+		t.Fatal("invalidating another token dropped the cached one")
+	}
+	src.Invalidate(&oauth2.Token{AccessToken: "ext-1"})
+	if tok, _ := src.Token(ctx); tok.AccessToken != "ext-2" {
+		t.Fatalf("after Invalidate got %s, want ext-2", tok.AccessToken)
+	}
+	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := src.Token(ctx); !errors.Is(err, context.Canceled) {
+	if _, err := src.Token(cctx); !errors.Is(err, context.Canceled) {
 		t.Fatalf("External with a cancelled context: %v", err)
+	}
+}
+
+// blockingSource blocks in Token until release is closed.
+type blockingSource struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingSource) Token() (*oauth2.Token, error) {
+	close(b.entered)
+	<-b.release
+	return &oauth2.Token{AccessToken: "slow", Expiry: time.Now().Add(time.Hour)}, nil
+}
+
+func TestExternalWaiterCancelled(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	bs := &blockingSource{entered: make(chan struct{}), release: make(chan struct{})}
+	src := oauth.External(bs)
+	first := make(chan error, 1)
+	go func() { _, err := src.Token(context.Background()); first <- err }()
+	<-bs.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	waiter := make(chan error, 1)
+	go func() { _, err := src.Token(ctx); waiter <- err }()
+	cancel()
+	if err := wait(t, waiter); !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiter: %v", err)
+	}
+	close(bs.release)
+	if err := wait(t, first); err != nil {
+		t.Fatal(err)
 	}
 }
 
