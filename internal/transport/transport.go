@@ -62,7 +62,7 @@ func New(cfg Config) *Client {
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
 	rc := &retryablehttp.Client{
-		HTTPClient:   cfg.HTTPClient,
+		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.Header),
 		Logger:       nil, // we log ourselves, without URLs' query strings or headers
 		RetryWaitMin: cfg.Retry.MinWait,
 		RetryWaitMax: cfg.Retry.MaxWait,
@@ -376,3 +376,39 @@ func (c *Client) url(r *Request) (*url.URL, error) {
 	}
 	return u, nil
 }
+
+// wrapClient returns a shallow copy of hc for go-retryablehttp:
+//   - its transport hides CloseIdleConnections, which go-retryablehttp
+//     calls whenever a request finally fails and which would empty the
+//     connection pool every other request shares;
+//   - a redirect to another host drops the fixed headers (a gateway's
+//     subscription key), as net/http already drops Authorization.
+func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
+	cp := *hc
+	rt := cp.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	cp.Transport = roundTripperOnly{rt}
+	next := hc.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
+			for k := range fixed {
+				req.Header.Del(k)
+			}
+			req.Header.Del(EnvHeader)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cp
+}
+
+type roundTripperOnly struct{ rt http.RoundTripper }
+
+func (r roundTripperOnly) RoundTrip(req *http.Request) (*http.Response, error) { return r.rt.RoundTrip(req) }

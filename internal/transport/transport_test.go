@@ -393,3 +393,60 @@ func TestErrorsHideURLQuery(t *testing.T) {
 		t.Fatalf("err = %v, want context.Canceled without the query", err)
 	}
 }
+
+// closeCounter counts CloseIdleConnections calls on a transport.
+type closeCounter struct {
+	http.RoundTripper
+	closes atomic.Int32
+}
+
+func (c *closeCounter) CloseIdleConnections() { c.closes.Add(1) }
+
+// TestFailedRequestKeepsIdleConnections checks that a request that finally
+// fails does not empty the shared connection pool, as go-retryablehttp
+// would by calling CloseIdleConnections on its client.
+func TestFailedRequestKeepsIdleConnections(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}))
+	defer srv.Close()
+	cc := &closeCounter{RoundTripper: srv.Client().Transport}
+	u, _ := url.Parse(srv.URL)
+	c := New(Config{BaseURL: u, HTTPClient: &http.Client{Transport: cc}, Retry: RetryPolicy{MaxRetries: 1, MinWait: time.Millisecond, MaxWait: time.Millisecond}})
+	err := c.Do(context.Background(), &Request{Method: http.MethodGet, Path: "/x"}, nil)
+	if !HasStatus(err, http.StatusServiceUnavailable) {
+		t.Fatalf("err = %v, want 503", err)
+	}
+	if n := cc.closes.Load(); n != 0 {
+		t.Errorf("CloseIdleConnections called %d times", n)
+	}
+}
+
+// TestRedirectToOtherHostDropsFixedHeaders checks that a gateway key set
+// with the fixed headers does not follow a redirect to another host.
+func TestRedirectToOtherHostDropsFixedHeaders(t *testing.T) {
+	var got http.Header
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got = r.Header.Clone()
+	}))
+	defer other.Close()
+	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Header.Get("X-Gateway-Key") != "k1" {
+			t.Errorf("origin did not get the gateway key")
+		}
+		// 127.0.0.1 and localhost are different hosts to net/http.
+		http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/landing", http.StatusFound)
+	}))
+	defer origin.Close()
+	u, _ := url.Parse(origin.URL)
+	c := New(Config{BaseURL: u, Header: http.Header{"X-Gateway-Key": {"k1"}}, Env: "sandbox1"})
+	if err := c.Do(context.Background(), &Request{Method: http.MethodGet, Path: "/x"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if got == nil {
+		t.Fatal("redirect not followed")
+	}
+	if v := got.Get("X-Gateway-Key"); v != "" {
+		t.Errorf("gateway key followed the redirect: %q", v)
+	}
+}
