@@ -411,4 +411,6 @@ func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
 
 type roundTripperOnly struct{ rt http.RoundTripper }
 
-func (r roundTripperOnly) RoundTrip(req *http.Request) (*http.Response, error) { return r.rt.RoundTrip(req) }
+func (r roundTripperOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	return r.rt.RoundTrip(req)
+}
