@@ -18,6 +18,9 @@ package partner
 
 import (
 	"context"
+	"sync/atomic"
+
+	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
@@ -50,8 +53,24 @@ type Client struct {
 	// Events manages webhook subscriptions (/event/v1).
 	Events *events.Service
 
-	tokens transport.TokenSource
-	t      *transport.Client
+	tokens   transport.TokenSource
+	external *closableTokens // the WithTokenSource source, if any
+	t        *transport.Client
+}
+
+// closableTokens makes calls through a custom token source fail with
+// oauth.ErrClosed once the client is closed, as they do with the
+// client's own token source.
+type closableTokens struct {
+	transport.TokenSource
+	closed atomic.Bool
+}
+
+func (c *closableTokens) Token(ctx context.Context) (*oauth2.Token, error) {
+	if c.closed.Load() {
+		return nil, oauth.ErrClosed
+	}
+	return c.TokenSource.Token(ctx)
 }
 
 // New returns a Client configured by opts. It does no I/O: the first call
@@ -69,6 +88,8 @@ func New(opts ...Option) (*Client, error) {
 	}
 	c := &Client{}
 	tokenTransport := transport.New(cfg)
+	// Token requests and API calls share one connection pool.
+	cfg.HTTPClient = tokenTransport.HTTPClient()
 	c.OAuth = oauth.New(tokenTransport, oauth.Config{
 		ClientID:     s.clientID,
 		ClientSecret: s.clientSecret,
@@ -78,7 +99,8 @@ func New(opts ...Option) (*Client, error) {
 	})
 	c.tokens = c.OAuth
 	if s.tokenSource != nil {
-		c.tokens = oauth.External(s.tokenSource)
+		c.external = &closableTokens{TokenSource: oauth.External(s.tokenSource)}
+		c.tokens = c.external
 	}
 	cfg.Tokens = c.tokens
 	c.t = transport.New(cfg)
@@ -96,5 +118,8 @@ func New(opts ...Option) (*Client, error) {
 // second Close does nothing. A client built on a custom token source
 // leaves that source's tokens alone.
 func (c *Client) Close(ctx context.Context) error {
+	if c.external != nil {
+		c.external.closed.Store(true)
+	}
 	return c.OAuth.Close(ctx)
 }

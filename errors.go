@@ -1,6 +1,7 @@
 package partner
 
 import (
+	"errors"
 	"net/http"
 
 	"github.com/partnerapi/partner-go/internal/transport"
@@ -35,5 +36,6 @@ func IsRateLimited(err error) bool { return transport.HasStatus(err, http.Status
 
 // IsServerError reports whether err is a 5xx answer.
 func IsServerError(err error) bool {
-	return transport.HasStatus(err, 500, 501, 502, 503, 504, 505, 507, 508, 510, 511)
+	var e *Error
+	return errors.As(err, &e) && e.StatusCode >= 500 && e.StatusCode <= 599
 }

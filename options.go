@@ -100,7 +100,10 @@ func WithHeader(key, value string) Option {
 }
 
 // WithTokenSource authorizes requests with ts instead of the client
-// credentials grant. Wrap ts in oauth2.ReuseTokenSource to cache tokens.
+// credentials grant. The client caches ts's token while it is valid and
+// asks ts again after a 401 (see oauth.External); pass the bare source,
+// not one wrapped in oauth2.ReuseTokenSource, so that a refused token is
+// really replaced.
 func WithTokenSource(ts oauth2.TokenSource) Option { return func(s *settings) { s.tokenSource = ts } }
 
 // WithInsecureHTTP allows a plain http:// base URL to a host that is not a

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"mime"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -164,6 +165,14 @@ func (f *Fake) issueToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if id, secret, ok := r.BasicAuth(); ok {
+		// RFC 6749 section 2.3.1: both are form-urlencoded before Basic
+		// encoding; a value that does not decode is taken as it is.
+		if v, err := url.QueryUnescape(id); err == nil {
+			id = v
+		}
+		if v, err := url.QueryUnescape(secret); err == nil {
+			secret = v
+		}
 		if req.ClientID != "" && req.ClientID != id {
 			oauthFail(w, "invalid_request", "client_id in the body differs from HTTP Basic authentication")
 			return

@@ -51,10 +51,18 @@ func (f *Fake) wrap(scope string, authorize bool, h http.HandlerFunc) http.Handl
 			Query:  maskQuery(r.URL.Query()),
 			Env:    r.Header.Get("x-svc-env"),
 		}
-		defer func() {
-			entry.Status = rec.status
-			f.reqlog.add(entry)
-		}()
+		logged := false
+		logNow := func() {
+			if !logged {
+				logged = true
+				entry.Status = rec.status
+				f.reqlog.add(entry)
+			}
+		}
+		// Logged when the handler returns, before the server sends the
+		// answer; a dropped connection is logged before it is closed, so
+		// the entry is there by the time the client sees the failure.
+		defer logNow()
 		if ft := f.faults.take(r.Method, r.URL.Path); ft != nil {
 			if ft.Latency > 0 {
 				select {
@@ -66,12 +74,14 @@ func (f *Fake) wrap(scope string, authorize bool, h http.HandlerFunc) http.Handl
 			switch {
 			case ft.Drop:
 				entry.Fault = "drop"
+				logNow()
 				dropConnection(rec)
 				return
 			case ft.DropAfter:
 				entry.Fault = "drop-after"
 				sink := &discardWriter{header: http.Header{}}
 				f.serve(sink, r, scope, authorize, h, &entry)
+				logNow()
 				dropConnection(rec)
 				return
 			case ft.Status != 0:

@@ -36,6 +36,10 @@ const TokenPath = "/oauth/token"
 // ErrClosed is returned by Token after Close.
 var ErrClosed = errors.New("partner: client is closed")
 
+// ErrStateMismatch is returned when the token endpoint's answer does not
+// echo the `state` that was sent.
+var ErrStateMismatch = errors.New("partner: token response state does not match the state sent")
+
 // Config says how tokens are obtained.
 type Config struct {
 	ClientID     string
@@ -69,6 +73,9 @@ func (r TokenRequest) String() string {
 		r.GrantType, r.ClientID, redacted(r.ClientSecret), redacted(r.RefreshToken), r.Scope)
 }
 
+// GoString keeps secrets out of %#v.
+func (r TokenRequest) GoString() string { return "oauth." + r.String() }
+
 // LogValue keeps secrets out of slog output.
 func (r TokenRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
@@ -86,6 +93,9 @@ func (r TokenResponse) String() string {
 	return fmt.Sprintf("TokenResponse{AccessToken:%s RefreshToken:%s TokenType:%s ExpiresIn:%d}",
 		redacted(r.AccessToken), redacted(r.RefreshToken), r.TokenType, r.ExpiresIn)
 }
+
+// GoString keeps tokens out of %#v.
+func (r TokenResponse) GoString() string { return "oauth." + r.String() }
 
 // LogValue keeps tokens out of slog output.
 func (r TokenResponse) LogValue() slog.Value { return slog.StringValue(r.String()) }
@@ -148,11 +158,18 @@ func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
 			s.mu.Unlock()
 			f.tok, f.err = s.obtain(ctx, held)
 			s.mu.Lock()
-			if f.err == nil && !s.closed {
+			closed := s.closed
+			if f.err == nil && !closed {
 				s.store(f.tok)
 			}
 			s.flight = nil
 			s.mu.Unlock()
+			if f.err == nil && closed {
+				// Close ran while the token was being fetched: nobody may
+				// use it, so it must not outlive the client on the server.
+				_ = s.Revoke(ctx, f.tok.AccessToken)
+				f.tok, f.err = nil, ErrClosed
+			}
 			close(f.done)
 			return f.tok, f.err
 		}
@@ -259,7 +276,7 @@ func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse
 		return nil, err
 	}
 	if req.State != "" && resp.State != req.State {
-		return nil, errors.New("partner: token response state does not match the state sent")
+		return nil, ErrStateMismatch
 	}
 	return &resp, nil
 }
@@ -340,19 +357,63 @@ type tokenSourceFunc func() (*oauth2.Token, error)
 
 func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
 
-// External adapts any oauth2.TokenSource to the SDK. It calls ts for every
-// request (wrap ts in oauth2.ReuseTokenSource to cache) and, after a 401,
-// asks ts again; a source that keeps returning the same token cannot be
-// forced to refresh.
-func External(ts oauth2.TokenSource) transport.TokenSource { return external{ts} }
+// External adapts any oauth2.TokenSource to the SDK. It caches the
+// source's token while it is valid (oauth2.Token.Valid), asks the source
+// one caller at a time (a caller waiting for another's fetch gives up when
+// its context ends), and after a 401 drops the cached token and asks the
+// source again. Pass the bare source: a source wrapped in
+// oauth2.ReuseTokenSource keeps returning its cached token and so cannot
+// be made to refresh after a 401.
+func External(ts oauth2.TokenSource) transport.TokenSource {
+	return &external{ts: ts, sem: make(chan struct{}, 1)}
+}
 
-type external struct{ ts oauth2.TokenSource }
+type external struct {
+	ts  oauth2.TokenSource
+	sem chan struct{} // held while the source is asked
+	mu  sync.Mutex
+	tok *oauth2.Token
+}
 
-func (e external) Token(ctx context.Context) (*oauth2.Token, error) {
+func (e *external) cached() *oauth2.Token {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.tok.Valid() {
+		return e.tok
+	}
+	return nil
+}
+
+func (e *external) Token(ctx context.Context) (*oauth2.Token, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return e.ts.Token()
+	if tok := e.cached(); tok != nil {
+		return tok, nil
+	}
+	select {
+	case e.sem <- struct{}{}:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	defer func() { <-e.sem }()
+	if tok := e.cached(); tok != nil { // fetched while this caller waited
+		return tok, nil
+	}
+	tok, err := e.ts.Token()
+	if err != nil {
+		return nil, err
+	}
+	e.mu.Lock()
+	e.tok = tok
+	e.mu.Unlock()
+	return tok, nil
 }
 
-func (e external) Invalidate(*oauth2.Token) {}
+func (e *external) Invalidate(tok *oauth2.Token) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if tok == nil || (e.tok != nil && e.tok.AccessToken == tok.AccessToken) {
+		e.tok = nil
+	}
+}

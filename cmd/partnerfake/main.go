@@ -57,6 +57,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "  integrations:  %s (opportunity), %s (account)\n", fake.DemoOpportunityIntegration, fake.DemoAccountIntegration)
 	fmt.Fprintf(out, "  opportunities: %s %s %s\n", fake.DemoOpportunity1, fake.DemoOpportunity2, fake.DemoOpportunity3)
 	fmt.Fprintf(out, "  accounts:      %s %s\n", fake.DemoAccount1, fake.DemoAccount2)
+	fmt.Fprintf(out, "  users:         %s (%s), %s (%s), %s (%s, suspended)\n",
+		fake.DemoUser1, fake.DemoUserEmail1, fake.DemoUser2, fake.DemoUserEmail2, fake.DemoUser3, fake.DemoUserEmail3)
+	fmt.Fprintf(out, "  attributes:    namespace %d\n", fake.DemoNamespace)
 	fmt.Fprintf(out, "try: PARTNER_BASE_URL=%s PARTNER_CLIENT_ID=%s PARTNER_CLIENT_SECRET=... go run ./examples/quickstart\n", url, *id)
 
 	errc := make(chan error, 1)

@@ -10,8 +10,14 @@ import (
 // ErrBodyNotReplayable is returned when a request must be sent again (a
 // retry, or the repeat after a refreshed token) but its body came from a
 // plain io.Reader that has already been read. Pass an io.ReadSeeker (an
-// *os.File, say) or a BodyFunc to make such bodies replayable.
+// *os.File, say) or a BodyFunc to make such bodies replayable. The error
+// also wraps the failure that asked for the repeat (an *Error or a
+// network error), so errors.As still finds it.
 var ErrBodyNotReplayable = errors.New("partner: request body was already sent and cannot be replayed; pass an io.ReadSeeker to allow retries")
+
+// errStaleAttempt is returned to a previous attempt that is still reading
+// a shared seekable body after a newer attempt rewound it.
+var errStaleAttempt = errors.New("partner: request body rewound for a newer attempt")
 
 // BodyFunc opens a fresh copy of a request body for each attempt. The
 // returned reader is closed after the attempt when it is an io.Closer.
@@ -24,7 +30,10 @@ type BodyFunc func() (io.Reader, error)
 // be sent by the next one. It never buffers the body.
 type body struct {
 	mu       sync.Mutex
-	open     func() (io.Reader, error) // nil for a one-shot reader
+	open     func() (io.Reader, error) // nil for a one-shot reader and a seeker
+	seeker   io.ReadSeeker             // a shared seekable body
+	start    int64                     // the seeker's offset when the request began
+	gen      int                       // attempts that started reading the seeker
 	once     io.Reader                 // the one-shot reader
 	consumed bool                      // the one-shot reader has been read from
 	size     int64                     // -1 when unknown
@@ -51,22 +60,14 @@ func newBody(r io.Reader, fn BodyFunc, jsonBytes []byte) (*body, error) {
 		if _, err := rs.Seek(start, io.SeekStart); err != nil {
 			return nil, err
 		}
-		return &body{
-			open: func() (io.Reader, error) {
-				if _, err := rs.Seek(start, io.SeekStart); err != nil {
-					return nil, err
-				}
-				return io.NopCloser(rs), nil
-			},
-			size: end - start,
-		}, nil
+		return &body{seeker: rs, start: start, size: end - start}, nil
 	}
 	return &body{once: r, size: -1}, nil
 }
 
 // replayable reports whether another attempt can send the whole body.
 func (b *body) replayable() bool {
-	if b == nil || b.open != nil {
+	if b == nil || b.open != nil || b.seeker != nil {
 		return true
 	}
 	b.mu.Lock()
@@ -82,35 +83,55 @@ func (b *body) attempt() (io.Reader, error) {
 type lazyReader struct {
 	b   *body
 	r   io.Reader
+	gen int // the seeker generation this attempt reads
 	err error
 }
 
 func (l *lazyReader) Read(p []byte) (int, error) {
 	if l.r == nil && l.err == nil {
-		l.r, l.err = l.b.start()
+		l.r, l.gen, l.err = l.b.begin()
 	}
 	if l.err != nil {
 		return 0, l.err
+	}
+	if l.b.seeker != nil {
+		// The transport may still be reading an earlier attempt's body
+		// when the next attempt rewinds the shared seeker: serialise the
+		// reads and cut the stale attempt off.
+		l.b.mu.Lock()
+		defer l.b.mu.Unlock()
+		if l.gen != l.b.gen {
+			return 0, errStaleAttempt
+		}
 	}
 	return l.r.Read(p)
 }
 
 func (l *lazyReader) Close() error {
-	if c, ok := l.r.(io.Closer); ok {
+	if c, ok := l.r.(io.Closer); ok && l.b.open != nil {
 		return c.Close()
 	}
 	return nil
 }
 
-func (b *body) start() (io.Reader, error) {
+// begin opens, rewinds or claims the source for one attempt.
+func (b *body) begin() (io.Reader, int, error) {
 	if b.open != nil {
-		return b.open()
+		r, err := b.open()
+		return r, 0, err
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if b.seeker != nil {
+		if _, err := b.seeker.Seek(b.start, io.SeekStart); err != nil {
+			return nil, 0, err
+		}
+		b.gen++
+		return b.seeker, b.gen, nil // never closed: the caller owns it
+	}
 	if b.consumed {
-		return nil, ErrBodyNotReplayable
+		return nil, 0, ErrBodyNotReplayable
 	}
 	b.consumed = true
-	return struct{ io.Reader }{b.once}, nil // the caller closes its own reader
+	return b.once, 0, nil // never closed: the caller owns it
 }

@@ -26,7 +26,8 @@ type Error struct {
 	Path   string
 	// Code is the server's short error code when it sent one: the OAuth
 	// `error` member on the token endpoint (invalid_client, ...), the
-	// `error` member of the generic error object, the SCIM status text.
+	// `error` member of the generic error object (or `error.code` when
+	// `error` is an object), SCIM's `scimType`.
 	Code string
 	// Message is the server's human readable explanation.
 	Message string

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"time"
 )
@@ -18,15 +19,18 @@ type RetryPolicy struct {
 	// Zero disables retries; negative means the default (4).
 	MaxRetries int
 	// MinWait and MaxWait bound the exponential backoff between attempts
-	// (defaults 250ms and 10s). Each wait is drawn at random between zero
-	// and the exponential step ("full jitter").
+	// (defaults 250ms and 10s). The step before retry n (from 0) is
+	// MinWait·2^n, capped at MaxWait; each wait is drawn uniformly between
+	// MinWait/2 and that step (jitter, with a floor so that a retry never
+	// comes at once).
 	MinWait, MaxWait time.Duration
 	// MaxRetryAfter caps a wait the server asks for with Retry-After
 	// (default 60s).
 	MaxRetryAfter time.Duration
 }
 
-// DefaultRetryPolicy is used for every zero field of a RetryPolicy.
+// DefaultRetryPolicy fills the zero durations of a RetryPolicy and a
+// negative MaxRetries (a zero MaxRetries means no retries).
 var DefaultRetryPolicy = RetryPolicy{MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 10 * time.Second, MaxRetryAfter: 60 * time.Second}
 
 func (p RetryPolicy) withDefaults() RetryPolicy {
@@ -53,13 +57,17 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // repeated and whether its current attempt wrote anything.
 type attemptState struct {
 	idempotent bool
+	body       *body       // nil when the request has no body
 	wrote      atomic.Bool // the current attempt wrote its headers
+	// replayBlocked is set when a retry was called for but the body
+	// could not be sent again.
+	replayBlocked atomic.Bool
 }
 
 type attemptKey struct{}
 
-func withAttemptState(ctx context.Context, idempotent bool) (context.Context, *attemptState) {
-	st := &attemptState{idempotent: idempotent}
+func withAttemptState(ctx context.Context, idempotent bool, b *body) (context.Context, *attemptState) {
+	st := &attemptState{idempotent: idempotent, body: b}
 	ctx = context.WithValue(ctx, attemptKey{}, st)
 	ctx = httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteHeaders: func() { st.wrote.Store(true) },
@@ -81,6 +89,10 @@ func retryableStatus(code int) bool {
 // idempotent writes are retried on network errors and retryable statuses.
 // Other writes are retried only when the server certainly did not process
 // them: a 429, or an attempt that failed before anything was written.
+//
+// A request whose body cannot be sent again (a plain io.Reader already
+// read) is not retried: the answer or error is returned as it is and the
+// transport marks it with ErrBodyNotReplayable.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
@@ -89,19 +101,24 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	if st == nil {
 		st = &attemptState{}
 	}
+	var retry bool
 	if err != nil {
 		if !isRetryableNetError(err) {
 			return false, err
 		}
-		if st.idempotent || !st.wrote.Load() {
-			return true, nil
-		}
+		retry = st.idempotent || !st.wrote.Load()
+	} else {
+		retry = resp.StatusCode == http.StatusTooManyRequests ||
+			(st.idempotent && retryableStatus(resp.StatusCode))
+	}
+	if retry && st.body != nil && !st.body.replayable() {
+		st.replayBlocked.Store(true)
 		return false, err
 	}
-	if resp.StatusCode == http.StatusTooManyRequests {
-		return true, nil
+	if !retry {
+		return false, err
 	}
-	return st.idempotent && retryableStatus(resp.StatusCode), nil
+	return true, nil
 }
 
 func isRetryableNetError(err error) bool {
@@ -116,13 +133,22 @@ func isRetryableNetError(err error) bool {
 		case errors.Is(uerr.Err, ErrBodyNotReplayable):
 			return false
 		}
+		// Errors of the request itself, not of the network, repeat the
+		// same way every time.
+		msg := uerr.Err.Error()
+		if strings.Contains(msg, "stopped after") && strings.Contains(msg, "redirects") ||
+			strings.Contains(msg, "unsupported protocol scheme") ||
+			strings.Contains(msg, "invalid header") {
+			return false
+		}
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
 }
 
-// backoff returns the wait before retry number attempt+1: the server's
-// Retry-After when it sent one (capped), otherwise a full-jitter
-// exponential step between zero and min·2^attempt, capped at max.
+// backoff returns the wait before retry number attempt+1 (attempt counts
+// from 0): the server's Retry-After when it sent one, capped at
+// MaxRetryAfter; otherwise a jittered exponential step, uniform between
+// MinWait/2 and MinWait·2^attempt capped at MaxWait.
 func (p RetryPolicy) backoff(_, _ time.Duration, attempt int, resp *http.Response) time.Duration {
 	if resp != nil {
 		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {

@@ -14,6 +14,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strings"
 	"time"
 
@@ -61,7 +62,7 @@ func New(cfg Config) *Client {
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
 	rc := &retryablehttp.Client{
-		HTTPClient:   cfg.HTTPClient,
+		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.Header),
 		Logger:       nil, // we log ourselves, without URLs' query strings or headers
 		RetryWaitMin: cfg.Retry.MinWait,
 		RetryWaitMax: cfg.Retry.MaxWait,
@@ -125,17 +126,30 @@ type Request struct {
 	Token string
 }
 
-// Pathf formats a path, escaping every string argument as one path segment.
+// Pathf formats a path, escaping every string argument (of any string
+// type, such as a named ID type) as one path segment: "/" and "?" inside
+// it are escaped, and the dot segments "." and ".." are escaped too so
+// that an identifier can never climb to another path.
 func Pathf(format string, args ...any) string {
 	esc := make([]any, len(args))
 	for i, a := range args {
-		if s, ok := a.(string); ok {
-			esc[i] = url.PathEscape(s)
+		if v := reflect.ValueOf(a); v.Kind() == reflect.String {
+			esc[i] = escapeSegment(v.String())
 		} else {
 			esc[i] = a
 		}
 	}
 	return fmt.Sprintf(format, esc...)
+}
+
+func escapeSegment(s string) string {
+	switch s {
+	case ".":
+		return "%2E"
+	case "..":
+		return "%2E%2E"
+	}
+	return url.PathEscape(s)
 }
 
 // Do sends r and decodes a 2xx answer into out: nil discards it, a
@@ -161,6 +175,9 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) error {
 		if errors.Is(err, io.EOF) {
 			err = nil // an empty body decodes to the zero value
 		}
+		// Read what follows the value (a newline) so that the connection
+		// can be reused; a long tail is not worth reading.
+		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	}
 	if err != nil {
 		return fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err)
@@ -193,41 +210,57 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
-		resp, err := c.send(ctx, r, u, b, tok)
+		resp, blocked, err := c.send(ctx, r, u, b, tok)
 		if err != nil {
 			return nil, err
 		}
 		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 			return resp, nil
 		}
-		if resp.StatusCode == http.StatusUnauthorized && auth && try == 0 && b.replayable() {
-			io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-			resp.Body.Close()
+		if resp.StatusCode == http.StatusUnauthorized && auth {
+			// The token is bad whether or not the request can be repeated.
 			c.cfg.Tokens.Invalidate(tok)
-			c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: 401, refreshing token and repeating",
-				slog.String("method", r.Method), slog.String("path", u.Path))
-			continue
+			if try == 0 {
+				if !b.replayable() {
+					return nil, fmt.Errorf("%w (%w)", newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
+				}
+				io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+				resp.Body.Close()
+				c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: 401, refreshing token and repeating",
+					slog.String("method", r.Method), slog.String("path", u.Path))
+				continue
+			}
+		}
+		if blocked {
+			return nil, fmt.Errorf("%w (%w)", newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
 		}
 		return nil, newError(resp, r.Method, u.Path)
 	}
 }
 
-func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok *oauth2.Token) (*http.Response, error) {
-	ctx, _ = withAttemptState(ctx, r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead)
+// send makes one exchange through go-retryablehttp. blocked reports that a
+// retry was called for but the body could not be sent again.
+func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok *oauth2.Token) (_ *http.Response, blocked bool, _ error) {
+	ctx, st := withAttemptState(ctx, r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead, b)
 	var rawBody any
 	if b != nil {
 		rawBody = retryablehttp.ReaderFunc(b.attempt)
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, u.String(), rawBody)
 	if err != nil {
-		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
+		return nil, false, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, unwrapURLError(err))
 	}
 	if b != nil && b.size >= 0 {
 		req.ContentLength = b.size
 	}
 	h := req.Header
-	for k, vs := range c.cfg.Header {
-		h[k] = append([]string(nil), vs...)
+	// Fixed headers (a gateway's subscription key) and the environment go
+	// to the service only, not to an absolute URL on another host.
+	toService := r.URL == "" || (c.cfg.BaseURL != nil && strings.EqualFold(u.Host, c.cfg.BaseURL.Host))
+	if toService {
+		for k, vs := range c.cfg.Header {
+			h[k] = append([]string(nil), vs...)
+		}
 	}
 	for k, vs := range r.Header {
 		h[k] = append([]string(nil), vs...)
@@ -253,17 +286,29 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok 
 	start := time.Now()
 	resp, err := c.retry.Do(req)
 	if err != nil {
+		if resp != nil {
+			// The pass-through error handler returns the last response
+			// with the error (a context cancelled as it arrived).
+			resp.Body.Close()
+		}
+		// The *url.Error layer repeats the full URL with its query
+		// string, which may carry a signature or token: drop it before
+		// the error is logged or returned.
+		err = unwrapURLError(err)
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
+		if st.replayBlocked.Load() {
+			err = fmt.Errorf("%w (%w)", err, ErrBodyNotReplayable)
+		}
 		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request failed",
 			slog.String("method", r.Method), slog.String("path", u.Path), slog.String("error", err.Error()))
-		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, unwrapURLError(err))
+		return nil, false, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
 	}
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request done",
 		slog.String("method", r.Method), slog.String("path", u.Path),
 		slog.Int("status", resp.StatusCode), slog.Duration("elapsed", time.Since(start)))
-	return resp, nil
+	return resp, st.replayBlocked.Load(), nil
 }
 
 // unwrapURLError drops the *url.Error layer, whose text repeats the full
@@ -330,4 +375,42 @@ func (c *Client) url(r *Request) (*url.URL, error) {
 		}
 	}
 	return u, nil
+}
+
+// wrapClient returns a shallow copy of hc for go-retryablehttp:
+//   - its transport hides CloseIdleConnections, which go-retryablehttp
+//     calls whenever a request finally fails and which would empty the
+//     connection pool every other request shares;
+//   - a redirect to another host drops the fixed headers (a gateway's
+//     subscription key), as net/http already drops Authorization.
+func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
+	cp := *hc
+	rt := cp.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	cp.Transport = roundTripperOnly{rt}
+	next := hc.CheckRedirect
+	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
+		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
+			for k := range fixed {
+				req.Header.Del(k)
+			}
+			req.Header.Del(EnvHeader)
+		}
+		if next != nil {
+			return next(req, via)
+		}
+		if len(via) >= 10 {
+			return errors.New("stopped after 10 redirects")
+		}
+		return nil
+	}
+	return &cp
+}
+
+type roundTripperOnly struct{ rt http.RoundTripper }
+
+func (r roundTripperOnly) RoundTrip(req *http.Request) (*http.Response, error) {
+	return r.rt.RoundTrip(req)
 }

@@ -1,0 +1,67 @@
+package poll
+
+import (
+	"context"
+	"errors"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+)
+
+var fast = Options{Initial: time.Microsecond, Max: 10 * time.Microsecond}
+
+func TestUntilDone(t *testing.T) {
+	n := 0
+	err := Until(context.Background(), fast, func(context.Context) (bool, error) {
+		n++
+		return n == 3, nil
+	})
+	if err != nil || n != 3 {
+		t.Fatalf("err %v after %d checks", err, n)
+	}
+}
+
+func TestUntilCheckError(t *testing.T) {
+	boom := errors.New("boom")
+	n := 0
+	err := Until(context.Background(), fast, func(context.Context) (bool, error) { n++; return false, boom })
+	if !errors.Is(err, boom) || n != 1 {
+		t.Fatalf("err %v after %d checks", err, n)
+	}
+}
+
+// TestUntilCancelledWhileWaiting cancels during a long wait: Until returns
+// the context's error at once and leaves no goroutine.
+func TestUntilCancelledWhileWaiting(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	checked := make(chan struct{})
+	errc := make(chan error, 1)
+	go func() {
+		errc <- Until(ctx, Options{Initial: time.Hour}, func(context.Context) (bool, error) {
+			close(checked)
+			return false, nil
+		})
+	}()
+	<-checked
+	cancel()
+	select {
+	case err := <-errc:
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("err = %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("Until still waiting after cancel")
+	}
+}
+
+func TestOptionsDefaults(t *testing.T) {
+	o := Options{}.withDefaults()
+	if o.Initial != 500*time.Millisecond || o.Max != 10*time.Second || o.Multiplier != 1.5 {
+		t.Fatalf("%+v", o)
+	}
+	if o := (Options{Initial: time.Minute}).withDefaults(); o.Max != time.Minute {
+		t.Fatalf("Max below Initial kept: %+v", o)
+	}
+}

@@ -1,0 +1,546 @@
+package oauth_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"go.uber.org/goleak"
+	"golang.org/x/oauth2"
+
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/oauth"
+)
+
+// tokenCall is what the recorder saw of one POST /oauth/token.
+type tokenCall struct {
+	contentType, grant, refresh, state, scope string
+}
+
+// env is a fake behind a recorder that notes each token request's style
+// and grant before the fake answers it.
+type env struct {
+	fake *fake.Fake
+	srv  *httptest.Server
+	clk  *fake.ManualClock
+
+	mu       sync.Mutex
+	calls    []tokenCall
+	received chan struct{} // gets a value per token request, if set
+	hold     chan struct{} // the next token answer waits until it is closed, if set
+}
+
+func newEnv(t *testing.T, opts ...fake.Option) *env {
+	t.Helper()
+	e := &env{clk: fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))}
+	e.fake = fake.New(append([]fake.Option{fake.WithClock(e.clk)}, opts...)...)
+	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == "POST" && r.URL.Path == "/oauth/token" {
+			e.record(r)
+			e.mu.Lock()
+			hold := e.hold
+			e.hold = nil // one request only
+			e.mu.Unlock()
+			if hold != nil {
+				rec := httptest.NewRecorder()
+				e.fake.ServeHTTP(rec, r)
+				select {
+				case <-hold:
+				case <-r.Context().Done():
+					return
+				}
+				for k, v := range rec.Header() {
+					w.Header()[k] = v
+				}
+				w.WriteHeader(rec.Code)
+				w.Write(rec.Body.Bytes())
+				return
+			}
+		}
+		e.fake.ServeHTTP(w, r)
+	}))
+	t.Cleanup(func() {
+		e.srv.Close()
+		e.fake.Close()
+	})
+	return e
+}
+
+func (e *env) record(r *http.Request) {
+	body, _ := io.ReadAll(r.Body)
+	r.Body = io.NopCloser(bytes.NewReader(body))
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	c := tokenCall{contentType: mt}
+	if mt == "application/x-www-form-urlencoded" {
+		v, _ := url.ParseQuery(string(body))
+		c.grant, c.refresh, c.state, c.scope = v.Get("grant_type"), v.Get("refresh_token"), v.Get("state"), v.Get("scope")
+	} else {
+		var v struct{ GrantType, RefreshToken, State, Scope string }
+		var m map[string]string
+		json.Unmarshal(body, &m)
+		v.GrantType, v.RefreshToken, v.State, v.Scope = m["grant_type"], m["refresh_token"], m["state"], m["scope"]
+		c.grant, c.refresh, c.state, c.scope = v.GrantType, v.RefreshToken, v.State, v.Scope
+	}
+	e.mu.Lock()
+	e.calls = append(e.calls, c)
+	ch := e.received
+	e.mu.Unlock()
+	if ch != nil {
+		ch <- struct{}{}
+	}
+}
+
+func (e *env) grants() []string {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var g []string
+	for _, c := range e.calls {
+		g = append(g, c.grant)
+	}
+	return g
+}
+
+func (e *env) service(cfg oauth.Config) *oauth.Service {
+	if cfg.ClientID == "" {
+		cfg.ClientID, cfg.ClientSecret = fake.DefaultClientID, fake.DefaultClientSecret
+	}
+	if cfg.Now == nil {
+		cfg.Now = e.clk.Now
+	}
+	u, _ := url.Parse(e.srv.URL)
+	t := transport.New(transport.Config{BaseURL: u, HTTPClient: e.srv.Client(), Retry: transport.RetryPolicy{MaxRetries: 0}})
+	return oauth.New(t, cfg)
+}
+
+func TestClientCredentials(t *testing.T) {
+	for _, form := range []bool{false, true} {
+		t.Run(fmt.Sprint("form=", form), func(t *testing.T) {
+			e := newEnv(t)
+			s := e.service(oauth.Config{FormEncoded: form, Scopes: []string{fake.ScopeReports, fake.ScopeSCIM}})
+			ctx := context.Background()
+			tok, err := s.Token(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if tok.AccessToken == "" || tok.RefreshToken == "" || tok.TokenType != "Bearer" {
+				t.Fatalf("token %+v", tok)
+			}
+			if want := e.clk.Now().Add(time.Hour); !tok.Expiry.Equal(want) {
+				t.Fatalf("expiry %v, want %v", tok.Expiry, want)
+			}
+			again, err := s.Token(ctx)
+			if err != nil || again.AccessToken != tok.AccessToken {
+				t.Fatalf("second Token: %v, same=%v", err, again != nil && again.AccessToken == tok.AccessToken)
+			}
+			wantCT := "application/json"
+			if form {
+				wantCT = "application/x-www-form-urlencoded"
+			}
+			if len(e.calls) != 1 || e.calls[0].contentType != wantCT || e.calls[0].grant != "client_credentials" || e.calls[0].scope != "reports scim" {
+				t.Fatalf("token requests %+v, want one %s client_credentials request with scope", e.calls, wantCT)
+			}
+			if n := e.fake.TokensIssued(); n != 1 {
+				t.Fatalf("fake issued %d tokens, want 1", n)
+			}
+		})
+	}
+}
+
+func TestRefreshGrantAndRotation(t *testing.T) {
+	e := newEnv(t)
+	s := e.service(oauth.Config{})
+	ctx := context.Background()
+	t1, err := s.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A token is refreshed shortly before it runs out, not after.
+	e.clk.Advance(58 * time.Minute)
+	if tok, _ := s.Token(ctx); tok.AccessToken != t1.AccessToken {
+		t.Fatal("refreshed too early")
+	}
+	e.clk.Advance(time.Minute + time.Second)
+	t2, err := s.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if t2.AccessToken == t1.AccessToken || t2.RefreshToken == t1.RefreshToken {
+		t.Fatal("refresh did not give new tokens")
+	}
+	if g := e.grants(); len(g) != 2 || g[1] != "refresh_token" || e.calls[1].refresh != t1.RefreshToken {
+		t.Fatalf("grants %v, want client_credentials then refresh_token with the held refresh token", g)
+	}
+	// Rotation: the old refresh token is spent.
+	_, err = s.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken})
+	var te *transport.Error
+	if !errors.As(err, &te) || te.StatusCode != 400 || te.Code != "invalid_grant" {
+		t.Fatalf("reusing a rotated refresh token: %v, want 400 invalid_grant", err)
+	}
+}
+
+func TestFallbackToClientCredentials(t *testing.T) {
+	e := newEnv(t)
+	s := e.service(oauth.Config{})
+	ctx := context.Background()
+	t1, err := s.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Someone else spends the held refresh token.
+	if _, err := s.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken}); err != nil {
+		t.Fatal(err)
+	}
+	e.clk.Advance(2 * time.Hour)
+	t2, err := s.Token(ctx)
+	if err != nil {
+		t.Fatalf("Token after a refused refresh: %v", err)
+	}
+	if t2.AccessToken == t1.AccessToken {
+		t.Fatal("got the expired token back")
+	}
+	want := []string{"client_credentials", "refresh_token", "refresh_token", "client_credentials"}
+	if g := e.grants(); fmt.Sprint(g) != fmt.Sprint(want) {
+		t.Fatalf("grants %v, want %v", g, want)
+	}
+}
+
+func TestState(t *testing.T) {
+	e := newEnv(t)
+	s := e.service(oauth.Config{State: "st-42"})
+	if _, err := s.Token(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if e.calls[0].state != "st-42" {
+		t.Fatalf("state sent %q", e.calls[0].state)
+	}
+
+	for _, answer := range []string{`"state":"forged",`, ``} {
+		bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{`+answer+`"access_token":"at","refresh_token":"rt","token_type":"Bearer","expires_in":3600}`)
+		}))
+		u, _ := url.Parse(bad.URL)
+		s := oauth.New(transport.New(transport.Config{BaseURL: u}), oauth.Config{ClientID: "c", ClientSecret: "s", State: "st-42"})
+		_, err := s.Token(context.Background())
+		bad.Close()
+		if !errors.Is(err, oauth.ErrStateMismatch) {
+			t.Fatalf("answer with %q: err = %v, want ErrStateMismatch", answer, err)
+		}
+	}
+}
+
+func TestOAuthErrorsTyped(t *testing.T) {
+	e := newEnv(t)
+	s := e.service(oauth.Config{ClientID: fake.DefaultClientID, ClientSecret: "wrong-secret-value"})
+	_, err := s.Token(context.Background())
+	var te *transport.Error
+	if !errors.As(err, &te) || te.StatusCode != 400 || te.Code != "invalid_client" || te.Message == "" {
+		t.Fatalf("err = %#v, want 400 invalid_client with a description", err)
+	}
+	if strings.Contains(err.Error(), "wrong-secret-value") {
+		t.Fatal("error string holds the secret")
+	}
+	s = e.service(oauth.Config{Scopes: []string{"nope"}})
+	if _, err := s.Token(context.Background()); !errors.As(err, &te) || te.Code != "unauthorized_client" {
+		t.Fatalf("unknown scope: %v", err)
+	}
+}
+
+func TestRequestValidation(t *testing.T) {
+	s := newEnv(t).service(oauth.Config{})
+	ctx := context.Background()
+	for _, req := range []oauth.TokenRequest{
+		{GrantType: "password"},
+		{GrantType: oauth.GrantClientCredentials},
+		{GrantType: oauth.GrantRefreshToken},
+	} {
+		if _, err := s.Request(ctx, req); err == nil {
+			t.Errorf("%v accepted", req)
+		}
+	}
+}
+
+func TestInvalidateAndRevoke(t *testing.T) {
+	e := newEnv(t)
+	s := e.service(oauth.Config{})
+	ctx := context.Background()
+	t1, _ := s.Token(ctx)
+	s.Invalidate(&oauth2.Token{AccessToken: "not-the-cached-one"})
+	if tok, _ := s.Token(ctx); tok.AccessToken != t1.AccessToken {
+		t.Fatal("a stale token's invalidation dropped the cached one")
+	}
+	s.Invalidate(t1)
+	t2, err := s.Token(ctx)
+	if err != nil || t2.AccessToken == t1.AccessToken {
+		t.Fatalf("Token after Invalidate: %v", err)
+	}
+	if g := e.grants(); len(g) != 2 || g[1] != "refresh_token" {
+		t.Fatalf("grants %v: Invalidate should keep the refresh token", g)
+	}
+
+	if err := s.Revoke(ctx, t1.AccessToken); err != nil {
+		t.Fatalf("Revoke: %v", err)
+	}
+	err = s.Revoke(ctx, t1.AccessToken)
+	var te *transport.Error
+	if !errors.As(err, &te) || te.StatusCode != http.StatusForbidden {
+		t.Fatalf("second Revoke: %v, want a 403 *Error", err)
+	}
+	if err := s.Revoke(ctx, "at_unknown"); !transport.HasStatus(err, 403) {
+		t.Fatalf("Revoke of an unknown token: %v, want 403", err)
+	}
+	if err := s.Revoke(ctx, ""); err == nil {
+		t.Fatal("Revoke of an empty token accepted")
+	}
+}
+
+func TestClose(t *testing.T) {
+	e := newEnv(t)
+	s := e.service(oauth.Config{})
+	ctx := context.Background()
+	tok, _ := s.Token(ctx)
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("Close: %v", err)
+	}
+	if err := s.Close(ctx); err != nil {
+		t.Fatalf("second Close: %v", err)
+	}
+	if _, err := s.Token(ctx); !errors.Is(err, oauth.ErrClosed) {
+		t.Fatalf("Token after Close: %v, want ErrClosed", err)
+	}
+	if err := s.Revoke(ctx, tok.AccessToken); !transport.HasStatus(err, 403) {
+		t.Fatalf("token still valid after Close: %v", err)
+	}
+	if n := e.fake.CountRequests("DELETE", "/oauth/token"); n != 2 {
+		t.Fatalf("%d DELETE requests, want 2 (Close once, the check once)", n)
+	}
+	// Closing a service that never fetched a token does no I/O.
+	s2 := e.service(oauth.Config{})
+	if err := s2.Close(ctx); err != nil || e.fake.CountRequests("DELETE", "/oauth/token") != 2 {
+		t.Fatalf("Close without a token: %v", err)
+	}
+}
+
+func TestCloseDuringFetchRevokes(t *testing.T) {
+	e := newEnv(t)
+	e.received = make(chan struct{}, 1)
+	hold := make(chan struct{})
+	e.hold = hold
+	s := e.service(oauth.Config{})
+	ctx := context.Background()
+	errc := make(chan error, 1)
+	go func() { _, err := s.Token(ctx); errc <- err }()
+	<-e.received
+	if err := s.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	close(hold)
+	if err := <-errc; !errors.Is(err, oauth.ErrClosed) {
+		t.Fatalf("fetch that finished after Close: %v, want ErrClosed", err)
+	}
+	var revoked int
+	for _, r := range e.fake.Requests() {
+		if r.Method == "DELETE" && r.Status == 200 {
+			revoked++
+		}
+	}
+	if revoked != 1 {
+		t.Fatalf("%d tokens revoked, want the one fetched during Close", revoked)
+	}
+}
+
+func TestConcurrentTokenSingleRequest(t *testing.T) {
+	e := newEnv(t)
+	// Latency keeps the first request in flight while the others arrive.
+	e.fake.InjectFault(fake.Fault{Method: "POST", Path: "/oauth/token", Times: 1, Latency: 50 * time.Millisecond})
+	s := e.service(oauth.Config{})
+	var wg sync.WaitGroup
+	toks := make([]string, 100)
+	errs := make([]error, 100)
+	start := make(chan struct{})
+	for i := range 100 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			tok, err := s.Token(context.Background())
+			errs[i] = err
+			if tok != nil {
+				toks[i] = tok.AccessToken
+			}
+		}()
+	}
+	close(start)
+	wg.Wait()
+	for i := range 100 {
+		if errs[i] != nil || toks[i] != toks[0] {
+			t.Fatalf("goroutine %d: %v, token shared=%v", i, errs[i], toks[i] == toks[0])
+		}
+	}
+	if n := e.fake.CountRequests("POST", "/oauth/token"); n != 1 || e.fake.TokensIssued() != 1 {
+		t.Fatalf("%d token requests, %d tokens issued; want 1", n, e.fake.TokensIssued())
+	}
+}
+
+// TestWaiterCancelled: a caller waiting for another's fetch returns as soon
+// as its own context ends; when the fetching caller gives up, a waiter
+// with a live context fetches itself; no goroutine is left behind.
+func TestWaiterCancelled(t *testing.T) {
+	// Registered first, so it runs after newEnv's cleanup closed the server.
+	ignore := goleak.IgnoreCurrent()
+	t.Cleanup(func() { goleak.VerifyNone(t, ignore) })
+	e := newEnv(t)
+	e.received = make(chan struct{}, 4)
+	e.hold = make(chan struct{}) // never closed: the leader waits until it gives up
+	s := e.service(oauth.Config{})
+
+	leaderCtx, cancelLeader := context.WithCancel(context.Background())
+	leader := make(chan error, 1)
+	go func() { _, err := s.Token(leaderCtx); leader <- err }()
+	<-e.received // the leader's request is at the server
+
+	waiterCtx, cancelWaiter := context.WithCancel(context.Background())
+	waiter := make(chan error, 1)
+	go func() { _, err := s.Token(waiterCtx); waiter <- err }()
+	patient := make(chan error, 1)
+	go func() { _, err := s.Token(context.Background()); patient <- err }()
+
+	cancelWaiter()
+	if err := wait(t, waiter); !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiter: %v, want context.Canceled", err)
+	}
+	cancelLeader()
+	if err := wait(t, leader); !errors.Is(err, context.Canceled) {
+		t.Fatalf("leader: %v, want context.Canceled", err)
+	}
+	if err := wait(t, patient); err != nil {
+		t.Fatalf("patient waiter: %v, want a token of its own fetch", err)
+	}
+	e.srv.Client().CloseIdleConnections()
+}
+
+func wait(t *testing.T, c chan error) error {
+	t.Helper()
+	select {
+	case err := <-c:
+		return err
+	case <-time.After(10 * time.Second):
+		t.Fatal("call did not return")
+		return nil
+	}
+}
+
+func TestSecretsRedacted(t *testing.T) {
+	req := oauth.TokenRequest{GrantType: "refresh_token", ClientID: "cid", ClientSecret: "S3CRET-client", RefreshToken: "S3CRET-refresh", State: "st"}
+	resp := oauth.TokenResponse{AccessToken: "S3CRET-access", RefreshToken: "S3CRET-refresh2", TokenType: "Bearer", ExpiresIn: 60}
+	out := fmt.Sprintf("%v %+v %s %#v %v %+v %#v %v", req, resp, req, req, &req, &resp, resp, []any{req, resp})
+	var buf bytes.Buffer
+	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "req", req, "resp", resp)
+	out += buf.String()
+	if strings.Contains(out, "S3CRET") {
+		t.Fatalf("secret in %s", out)
+	}
+	if !strings.Contains(out, "cid") || !strings.Contains(out, "[redacted]") {
+		t.Fatalf("output lost the useful parts: %s", out)
+	}
+}
+
+// countingSource returns ext-1, ext-2, ... valid for an hour.
+type countingSource struct {
+	mu sync.Mutex
+	n  int
+}
+
+func (c *countingSource) Token() (*oauth2.Token, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n++
+	return &oauth2.Token{AccessToken: fmt.Sprintf("ext-%d", c.n), Expiry: time.Now().Add(time.Hour)}, nil
+}
+
+func TestExternal(t *testing.T) {
+	cs := &countingSource{}
+	src := oauth.External(cs)
+	ctx := context.Background()
+	var wg sync.WaitGroup
+	for range 50 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ext-1" {
+				t.Errorf("Token: %v %v", tok, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if cs.n != 1 {
+		t.Fatalf("source asked %d times, want 1", cs.n)
+	}
+	src.Invalidate(&oauth2.Token{AccessToken: "stale"})
+	if tok, _ := src.Token(ctx); tok.AccessToken != "ext-1" {
+		t.Fatal("invalidating another token dropped the cached one")
+	}
+	src.Invalidate(&oauth2.Token{AccessToken: "ext-1"})
+	if tok, _ := src.Token(ctx); tok.AccessToken != "ext-2" {
+		t.Fatalf("after Invalidate got %s, want ext-2", tok.AccessToken)
+	}
+	cctx, cancel := context.WithCancel(ctx)
+	cancel()
+	if _, err := src.Token(cctx); !errors.Is(err, context.Canceled) {
+		t.Fatalf("External with a cancelled context: %v", err)
+	}
+}
+
+// blockingSource blocks in Token until release is closed.
+type blockingSource struct {
+	entered chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingSource) Token() (*oauth2.Token, error) {
+	close(b.entered)
+	<-b.release
+	return &oauth2.Token{AccessToken: "slow", Expiry: time.Now().Add(time.Hour)}, nil
+}
+
+func TestExternalWaiterCancelled(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	bs := &blockingSource{entered: make(chan struct{}), release: make(chan struct{})}
+	src := oauth.External(bs)
+	first := make(chan error, 1)
+	go func() { _, err := src.Token(context.Background()); first <- err }()
+	<-bs.entered
+	ctx, cancel := context.WithCancel(context.Background())
+	waiter := make(chan error, 1)
+	go func() { _, err := src.Token(ctx); waiter <- err }()
+	cancel()
+	if err := wait(t, waiter); !errors.Is(err, context.Canceled) {
+		t.Fatalf("waiter: %v", err)
+	}
+	close(bs.release)
+	if err := wait(t, first); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestTokenSourceAdapter(t *testing.T) {
+	e := newEnv(t)
+	s := e.service(oauth.Config{})
+	tok, err := s.TokenSource(context.Background()).Token()
+	if err != nil || tok.AccessToken == "" {
+		t.Fatalf("TokenSource: %v", err)
+	}
+}
