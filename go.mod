@@ -7,6 +7,7 @@ require (
 	github.com/hashicorp/go-retryablehttp v0.7.8
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/xuri/excelize/v2 v2.9.1
+	go.uber.org/goleak v1.3.0
 	golang.org/x/oauth2 v0.37.0
 )
 

@@ -272,11 +272,20 @@ func TestValidation(t *testing.T) {
 	body := strings.NewReader("a\n")
 	for name, err := range map[string]error{
 		"no integration": func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{}, body); return err }(),
-		"bad format":     func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", Format: "XML"}, body); return err }(),
-		"bad delimiter":  func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", ColumnDelimiter: ";;"}, body); return err }(),
+		"bad format": func() error {
+			_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", Format: "XML"}, body)
+			return err
+		}(),
+		"bad delimiter": func() error {
+			_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", ColumnDelimiter: ";;"}, body)
+			return err
+		}(),
 		"no body":        func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i"}, nil); return err }(),
 		"rows not slice": func() error { _, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "i"}, 7); return err }(),
-		"rows as CSV":    func() error { _, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "i", Format: bulk.CSV}, []int{}); return err }(),
+		"rows as CSV": func() error {
+			_, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "i", Format: bulk.CSV}, []int{})
+			return err
+		}(),
 		"opp XLSX": func() error {
 			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
 			return err
