@@ -16,7 +16,8 @@ func TestQuickstart(t *testing.T) {
 	if err := run(ctx, &out, func(string) string { return "" }); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
-	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token"} {
+	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token",
+		"bulk: execution completed, 4 records received", "bulk: 4 received, 3 loaded, 1 failed, 0 skipped", `bulk: error in record "": Missing value of key field`} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
