@@ -382,6 +382,15 @@ func TestErrorsAgainstFake(t *testing.T) {
 	if !errors.As(err, &perr) || perr.StatusCode != 400 || !strings.Contains(perr.Message, "line 2") {
 		t.Errorf("malformed CSV: %v", err)
 	}
+	// A refusal early in a large body still reaches the client as a 400.
+	big := "sales_details.crm_opportunity_id,name\nA,\"open\"x\n" + strings.Repeat("B,row\n", 1<<20)
+	_, err = c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(big))
+	if !errors.As(err, &perr) || perr.StatusCode != 400 || !strings.Contains(perr.Message, "line 2") {
+		t.Errorf("malformed large CSV: %v", err)
+	}
+	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "int-nope"}, strings.NewReader(big)); !partner.IsBadRequest(err) {
+		t.Errorf("large load to an unknown integration: %v", err)
+	}
 	if _, err := c.Bulk.Status(ctx, "int-nope", "exe_1", nil); !partner.IsNotFound(err) {
 		t.Errorf("unknown integration: %v", err)
 	}

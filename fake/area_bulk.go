@@ -14,6 +14,7 @@ package fake
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"net/http"
@@ -192,18 +193,32 @@ func validBulkID(s string) bool {
 // a missing or malformed id, notFound (404, or 400 on loads, which
 // document no 404) for an unknown one.
 func (f *Fake) bulkIntegration(w http.ResponseWriter, id string, notFound int) (Integration, bool) {
+	in, status, msg := f.findBulkIntegration(id, notFound)
+	if status != 0 {
+		writeError(w, status, errorCode(status), "%s", msg)
+		return Integration{}, false
+	}
+	return in, true
+}
+
+func (f *Fake) findBulkIntegration(id string, notFound int) (Integration, int, string) {
 	switch {
 	case id == "":
-		writeError(w, http.StatusBadRequest, "invalid_request", "integration_id is required")
+		return Integration{}, http.StatusBadRequest, "integration_id is required"
 	case !validBulkID(id):
-		writeError(w, http.StatusBadRequest, "invalid_request", "invalid integration id %q", id)
-	default:
-		if in, ok := f.Integration(id); ok {
-			return in, true
-		}
-		writeError(w, notFound, "not_found", "integration %q not found", id)
+		return Integration{}, http.StatusBadRequest, fmt.Sprintf("invalid integration id %q", id)
 	}
-	return Integration{}, false
+	if in, ok := f.Integration(id); ok {
+		return in, 0, ""
+	}
+	return Integration{}, notFound, fmt.Sprintf("integration %q not found", id)
+}
+
+func errorCode(status int) string {
+	if status == http.StatusNotFound {
+		return "not_found"
+	}
+	return "invalid_request"
 }
 
 // ackWire is the bulk load acknowledgement.
@@ -241,8 +256,9 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 		io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
 		writeError(w, status, "invalid_request", format, args...)
 	}
-	in, ok := f.bulkIntegration(w, q.Get("integration_id"), http.StatusBadRequest)
-	if !ok {
+	in, status, msg := f.findBulkIntegration(q.Get("integration_id"), http.StatusBadRequest)
+	if status != 0 {
+		refuse(status, "%s", msg)
 		return
 	}
 	if opp && in.ObjectType != "opportunity" {
@@ -263,6 +279,7 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 	}
 	format := ""
 	if s := q.Get(formatParam); s != "" {
+		var ok bool
 		if format, ok = parseFormat(s, opp); !ok {
 			refuse(http.StatusBadRequest, "unsupported %s %q", formatParam, s)
 			return
