@@ -203,11 +203,9 @@ func TestLoadNotSentTwice(t *testing.T) {
 	if err == nil {
 		t.Fatal("load succeeded through a dropped connection")
 	}
+	// A repeat would have completed before Load returned.
 	if n := len(srv.BulkExecutions()); n != 1 {
 		t.Errorf("%d executions, want 1: the load was repeated", n)
-	}
-	if n := srv.CountRequests("POST", "/bulk/v1/bulkload"); n != 1 {
-		t.Errorf("%d load requests, want 1", n)
 	}
 }
 
@@ -221,8 +219,12 @@ func TestLoadRetriedOn429(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex, _ := srv.BulkExecution(ack.ExecutionID)
-	if ex.InputCount != 4 || len(srv.BulkExecutions()) != 1 || srv.CountRequests("POST", "/bulk/v1/bulkload") != 2 {
-		t.Errorf("execution %+v; %d executions, %d requests", ex, len(srv.BulkExecutions()), srv.CountRequests("POST", "/bulk/v1/bulkload"))
+	// The 429 answered before the body was read; the repeat sent the
+	// whole file again from its start. (The request log is not checked:
+	// the fake logs a request after answering it, so the client may be
+	// done before the entry exists.)
+	if ex.InputCount != 4 || len(srv.BulkExecutions()) != 1 {
+		t.Errorf("execution %+v; %d executions", ex, len(srv.BulkExecutions()))
 	}
 }
 
