@@ -1,4 +1,21 @@
-// Package bulk is the /bulk/v1 area of the Partner Integration Service.
+// Package bulk is the /bulk/v1 area of the Partner Integration Service:
+// bulk loads of records (CSV, JSON, attached CSV, JSON or XLSX files),
+// signed uploads, and the status of the executions that process loads.
+//
+// A load is acknowledged at once with an execution id; the execution runs
+// in the background. Wait polls its status until it completes:
+//
+//	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: id}, csvFile)
+//	...
+//	ex, err := c.Bulk.Wait(ctx, id, ack.ExecutionID, &bulk.WaitOptions{
+//		Status:   bulk.StatusOptions{IncludeErrors: true},
+//		Progress: func(ex *bulk.Execution) { log.Println(ex.Status) },
+//	})
+//
+// Bodies are streamed from the caller's reader, so a file of any size is
+// loaded in bounded memory. Loads are not idempotent: a load is repeated
+// only when the service certainly did not receive it (a 429, or a
+// connection that failed before anything was written).
 package bulk
 
 import "github.com/partnerapi/partner-go/internal/transport"

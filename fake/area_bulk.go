@@ -1,12 +1,582 @@
 package fake
 
-// This file is the bulk area of the fake; its issue fills it in.
+// This file is the bulk area of the fake: loads (POST /bulk/v1/bulkload
+// and /bulk/v1/bulkload_opportunity), execution status, and signed upload
+// URLs hosted by the fake itself.
+//
+// A load parses its body as it is read (CSV, JSON array, XLSX), checks
+// each row, and once the whole body is parsed writes the valid rows into
+// the object store (an upsert by the integration's key field). A
+// malformed body is refused with a 400 and changes nothing. The execution
+// then reports `running` until the bulk delay (WithBulkDelay, default 1s)
+// has passed on the fake's clock, and `completed` with its counts after.
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode/utf8"
+)
+
+// Bulk limits of the fake (the interface shows none).
+const (
+	// DefaultBulkDelay is how long an execution stays running.
+	DefaultBulkDelay = time.Second
+	// bulkUploadTTL is how long a signed upload URL and its token live.
+	bulkUploadTTL = 15 * time.Minute
+	// maxUploadSize caps a file sent to a signed upload URL, kept in memory.
+	maxUploadSize = 256 << 20
+	// maxKeptErrors caps the row errors an execution remembers.
+	maxKeptErrors = 1000
+	// defaultMaxErrors is the max_errors of the status operation.
+	defaultMaxErrors = 10
+	// maxDrain is how much of a refused body is read before answering, so
+	// that the client sees the 400 instead of a reset connection.
+	maxDrain = 32 << 20
+)
 
 // bulkStore holds the state of the bulk area.
-type bulkStore struct{}
+type bulkStore struct {
+	mu         sync.Mutex
+	delay      time.Duration
+	delaySet   bool
+	discard    bool
+	executions map[string]*bulkExecution
+	order      []string               // execution ids, oldest first
+	uploads    map[string]*bulkUpload // by upload token
+	uploadURLs map[string]*bulkUpload // by the id in the upload URL
+	kinds      map[string]map[string]FieldKind
+
+	idxMu   sync.Mutex
+	indexed map[[2]string]bool
+	index   map[keyIndexEntry]string
+
+	applyMu sync.Mutex
+}
+
+type bulkExecution struct {
+	id, integrationID      string
+	created, done          time.Time
+	input, success, failed int
+	skipped                int
+	errors                 []bulkRowError
+}
+
+type bulkRowError struct {
+	ID      string         `json:"id"`
+	Message string         `json:"message"`
+	DataRow map[string]any `json:"data_row"`
+}
+
+type bulkUpload struct {
+	token, urlID, integrationID, fileName string
+	expires                               time.Time
+	data                                  []byte
+	uploaded, used                        bool
+}
+
+// WithBulkDelay sets how long a bulk execution stays running after its
+// load was received (default DefaultBulkDelay), measured on the fake's
+// clock. Zero makes executions complete at once.
+func WithBulkDelay(d time.Duration) Option {
+	return func(f *Fake) { f.bulk.delay, f.bulk.delaySet = d, true }
+}
+
+// WithBulkDiscard makes bulk loads parse and check every row but store
+// nothing: valid rows are counted as successes and the object store is
+// left alone. Benchmarks use it to load millions of rows without the fake
+// growing with them.
+func WithBulkDiscard() Option { return func(f *Fake) { f.bulk.discard = true } }
 
 // registerBulk registers the routes of the bulk area.
-func (f *Fake) registerBulk() {}
+func (f *Fake) registerBulk() {
+	b := &f.bulk
+	if !b.delaySet {
+		b.delay = DefaultBulkDelay
+	}
+	b.executions = map[string]*bulkExecution{}
+	b.uploads = map[string]*bulkUpload{}
+	b.uploadURLs = map[string]*bulkUpload{}
+	b.kinds = map[string]map[string]FieldKind{}
+	for typ, fields := range defaultFieldKinds {
+		b.kinds[typ] = map[string]FieldKind{}
+		for k, v := range fields {
+			b.kinds[typ][k] = v
+		}
+	}
+	b.indexed = map[[2]string]bool{}
+	b.index = map[keyIndexEntry]string{}
+	f.onObjectChange(f.observeObjects)
 
-// seedBulkDemo adds the bulk part of the demo data set.
+	f.handle("POST /bulk/v1/bulkload", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false) })
+	f.handle("POST /bulk/v1/bulkload_opportunity", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true) })
+	f.handle("GET /bulk/v1/status/{integration_id}", ScopeBulk, f.bulkStatus)
+	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", ScopeBulk, f.bulkUploadURL)
+	f.handlePublic("POST /upload/{id}", f.bulkUpload)
+}
+
+// seedBulkDemo adds the bulk part of the demo data set: none beyond the
+// core integrations and objects.
 func (f *Fake) seedBulkDemo() {}
+
+// BulkExecution is a bulk execution as the fake holds it.
+type BulkExecution struct {
+	ID, IntegrationID string
+	// Status is "running" or "completed" at the fake's current time.
+	Status                                          string
+	InputCount, SuccessCount, ErrorCount, SkipCount int
+	StartedAt, CompletedAt                          time.Time
+}
+
+// BulkExecutions returns every bulk execution, oldest first.
+func (f *Fake) BulkExecutions() []BulkExecution {
+	now := f.clock.Now()
+	f.bulk.mu.Lock()
+	defer f.bulk.mu.Unlock()
+	out := make([]BulkExecution, 0, len(f.bulk.order))
+	for _, id := range f.bulk.order {
+		out = append(out, f.bulk.executions[id].public(now))
+	}
+	return out
+}
+
+// BulkExecution returns the execution with id.
+func (f *Fake) BulkExecution(id string) (BulkExecution, bool) {
+	now := f.clock.Now()
+	f.bulk.mu.Lock()
+	defer f.bulk.mu.Unlock()
+	ex, ok := f.bulk.executions[id]
+	if !ok {
+		return BulkExecution{}, false
+	}
+	return ex.public(now), true
+}
+
+func (ex *bulkExecution) public(now time.Time) BulkExecution {
+	return BulkExecution{
+		ID: ex.id, IntegrationID: ex.integrationID, Status: ex.status(now),
+		InputCount: ex.input, SuccessCount: ex.success, ErrorCount: ex.failed, SkipCount: ex.skipped,
+		StartedAt: ex.created, CompletedAt: ex.done,
+	}
+}
+
+func (ex *bulkExecution) status(now time.Time) string {
+	if now.Before(ex.done) {
+		return "running"
+	}
+	return "completed"
+}
+
+// validBulkID reports whether s can be an integration or execution id:
+// 1 to 128 letters, digits, '-', '_' or '.'.
+func validBulkID(s string) bool {
+	if s == "" || len(s) > 128 {
+		return false
+	}
+	for _, c := range []byte(s) {
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '-' || c == '_' || c == '.') {
+			return false
+		}
+	}
+	return true
+}
+
+// bulkIntegration finds the integration named by id, or answers: 400 for
+// a missing or malformed id, notFound (404, or 400 on loads, which
+// document no 404) for an unknown one.
+func (f *Fake) bulkIntegration(w http.ResponseWriter, id string, notFound int) (Integration, bool) {
+	in, status, msg := f.findBulkIntegration(id, notFound)
+	if status != 0 {
+		writeError(w, status, errorCode(status), "%s", msg)
+		return Integration{}, false
+	}
+	return in, true
+}
+
+func (f *Fake) findBulkIntegration(id string, notFound int) (Integration, int, string) {
+	switch {
+	case id == "":
+		return Integration{}, http.StatusBadRequest, "integration_id is required"
+	case !validBulkID(id):
+		return Integration{}, http.StatusBadRequest, fmt.Sprintf("invalid integration id %q", id)
+	}
+	if in, ok := f.Integration(id); ok {
+		return in, 0, ""
+	}
+	return Integration{}, notFound, fmt.Sprintf("integration %q not found", id)
+}
+
+func errorCode(status int) string {
+	if status == http.StatusNotFound {
+		return "not_found"
+	}
+	return "invalid_request"
+}
+
+// ackWire is the bulk load acknowledgement.
+type ackWire struct {
+	IntegrationID   string `json:"integration_id"`
+	ExecutionID     string `json:"execution_id"`
+	CreatedAt       string `json:"created_at"`
+	DataFormat      string `json:"data_format,omitempty"`
+	ColumnDelimiter string `json:"column_delimiter,omitempty"`
+}
+
+// parseFormat reads data_format (or content_type): CSV, JSON and, unless
+// opp, XLSX, case-insensitive; media types are accepted too.
+func parseFormat(s string, opp bool) (string, bool) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "csv", "text/csv":
+		return formatCSV, true
+	case "json", "application/json":
+		return formatJSON, true
+	case "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
+		return formatXLSX, !opp
+	}
+	return "", false
+}
+
+// formatOfFile infers the format from a file name's extension.
+func formatOfFile(name string) string {
+	f, _ := parseFormat(strings.TrimPrefix(path.Ext(name), "."), false)
+	return f
+}
+
+func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
+	q := r.URL.Query()
+	refuse := func(status int, format string, args ...any) {
+		io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
+		writeError(w, status, "invalid_request", format, args...)
+	}
+	in, status, msg := f.findBulkIntegration(q.Get("integration_id"), http.StatusBadRequest)
+	if status != 0 {
+		refuse(status, "%s", msg)
+		return
+	}
+	if opp && in.ObjectType != "opportunity" {
+		refuse(http.StatusBadRequest, "integration %q loads %s objects, not opportunities", in.ID, in.ObjectType)
+		return
+	}
+	formatParam, header := "data_format", true
+	if opp {
+		formatParam = "content_type"
+		if s := q.Get("has_header_row"); s != "" {
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				refuse(http.StatusBadRequest, "has_header_row must be true or false, not %q", s)
+				return
+			}
+			header = b
+		}
+	}
+	format := ""
+	if s := q.Get(formatParam); s != "" {
+		var ok bool
+		if format, ok = parseFormat(s, opp); !ok {
+			refuse(http.StatusBadRequest, "unsupported %s %q", formatParam, s)
+			return
+		}
+	}
+	delim := ','
+	if s := q.Get("column_delimiter"); s != "" {
+		d, n := utf8.DecodeRuneInString(s)
+		if n != len(s) || d == utf8.RuneError || d == '"' || d == '\r' || d == '\n' {
+			refuse(http.StatusBadRequest, "column_delimiter must be a single character other than a quote or a line break, not %q", s)
+			return
+		}
+		delim = d
+	}
+
+	var body io.Reader = r.Body
+	fileName := ""
+	if tok := q.Get("file_token"); tok != "" && !opp {
+		up, msg := f.takeUpload(tok, in.ID)
+		if msg != "" {
+			refuse(http.StatusBadRequest, "%s", msg)
+			return
+		}
+		body, fileName = bytes.NewReader(up.data), up.fileName
+	} else if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+		mr, err := r.MultipartReader()
+		if err != nil {
+			refuse(http.StatusBadRequest, "malformed multipart body: %v", err)
+			return
+		}
+		for {
+			part, err := mr.NextPart()
+			if errors.Is(err, io.EOF) {
+				refuse(http.StatusBadRequest, "multipart body has no part named \"file\"")
+				return
+			}
+			if err != nil {
+				refuse(http.StatusBadRequest, "malformed multipart body: %v", err)
+				return
+			}
+			if part.FormName() == "file" {
+				body, fileName = part, part.FileName()
+				break
+			}
+		}
+	}
+	if format == "" {
+		format = formatCSV
+		if ff := formatOfFile(fileName); ff != "" && !(opp && ff == formatXLSX) {
+			format = ff
+		}
+	}
+
+	now := f.clock.Now()
+	f.bulk.mu.Lock()
+	delay, discard := f.bulk.delay, f.bulk.discard
+	f.bulk.mu.Unlock()
+	ex := &bulkExecution{id: newID("exe_", 12), integrationID: in.ID, created: now, done: now.Add(delay)}
+	if err := f.runLoad(in, ex, format, delim, header, discard, body); err != nil {
+		var bad *badInput
+		if errors.As(err, &bad) {
+			status := bad.status
+			if status == 0 {
+				status = http.StatusBadRequest
+			}
+			refuse(status, "%s", bad.msg)
+			return
+		}
+		refuse(http.StatusBadRequest, "reading the body: %v", err)
+		return
+	}
+	f.bulk.mu.Lock()
+	f.bulk.executions[ex.id] = ex
+	f.bulk.order = append(f.bulk.order, ex.id)
+	f.bulk.mu.Unlock()
+
+	ack := ackWire{IntegrationID: in.ID, ExecutionID: ex.id, CreatedAt: now.UTC().Format(time.RFC3339Nano)}
+	if !opp {
+		ack.DataFormat, ack.ColumnDelimiter = format, string(delim)
+	}
+	writeJSON(w, http.StatusOK, ack)
+}
+
+// runLoad parses body and checks its rows into ex, then writes the valid
+// rows unless discard. Nothing is written when the body is malformed.
+func (f *Fake) runLoad(in Integration, ex *bulkExecution, format string, delim rune, header, discard bool, body io.Reader) error {
+	kinds := f.fieldKinds(in.ObjectType)
+	keyCol := in.KeyField
+	if !header {
+		keyCol = "1"
+	}
+	var staged []stagedRow
+	err := parseRows(body, format, delim, header, func(rec record) error {
+		ex.input++
+		key, fields, msg := checkRecord(in, kinds, keyCol, rec, !discard)
+		if msg != "" {
+			ex.failed++
+			if len(ex.errors) < maxKeptErrors {
+				ex.errors = append(ex.errors, bulkRowError{ID: key, Message: msg, DataRow: rec.dataRow()})
+			}
+			return nil
+		}
+		if discard {
+			ex.success++
+			return nil
+		}
+		staged = append(staged, stagedRow{key: key, fields: fields})
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	written, skipped := f.applyRows(in, staged)
+	ex.success += written
+	ex.skipped += skipped
+	return nil
+}
+
+// statusWire is the bulk execution status.
+type statusWire struct {
+	IntegrationID string `json:"integration_id"`
+	ExecutionID   string `json:"execution_id"`
+	Status        string `json:"status"`
+	StatusMsg     string `json:"status_msg,omitempty"`
+	InputCount    int    `json:"input_count"`
+	SuccessCount  int    `json:"success_count"`
+	ErrorCount    int    `json:"error_count"`
+	SkipCount     int    `json:"skip_count"`
+	StartedAt     string `json:"started_at"`
+	CompletedAt   string `json:"completed_at,omitempty"`
+	MaxErrors     int    `json:"max_errors"`
+	IncludeErrors bool   `json:"include_errors"`
+	Errors        any    `json:"errors,omitempty"`
+}
+
+// bulkStatus serves GET /bulk/v1/status/{integration_id}. While running,
+// only input_count is filled in; the other counts and the errors appear
+// when the execution completes.
+func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
+	in, ok := f.bulkIntegration(w, r.PathValue("integration_id"), http.StatusNotFound)
+	if !ok {
+		return
+	}
+	q := r.URL.Query()
+	exID := q.Get("execution_id")
+	if exID == "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", "execution_id is required")
+		return
+	}
+	if !validBulkID(exID) {
+		writeError(w, http.StatusBadRequest, "invalid_request", "invalid execution id %q", exID)
+		return
+	}
+	include := false
+	if s := q.Get("include_errors"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", "include_errors must be true or false, not %q", s)
+			return
+		}
+		include = b
+	}
+	maxErrors := defaultMaxErrors
+	if s := q.Get("max_errors"); s != "" {
+		n, err := strconv.Atoi(s)
+		if err != nil || n < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request", "max_errors must be a whole number of at least 0, not %q", s)
+			return
+		}
+		maxErrors = n
+	}
+	now := f.clock.Now()
+	f.bulk.mu.Lock()
+	ex, ok := f.bulk.executions[exID]
+	if !ok || ex.integrationID != in.ID {
+		f.bulk.mu.Unlock()
+		writeError(w, http.StatusNotFound, "not_found", "execution %q of integration %q not found", exID, in.ID)
+		return
+	}
+	st := statusWire{
+		IntegrationID: in.ID, ExecutionID: ex.id, Status: ex.status(now),
+		InputCount: ex.input, StartedAt: ex.created.UTC().Format(time.RFC3339Nano),
+		MaxErrors: maxErrors, IncludeErrors: include,
+	}
+	if st.Status == "completed" {
+		st.SuccessCount, st.ErrorCount, st.SkipCount = ex.success, ex.failed, ex.skipped
+		st.CompletedAt = ex.done.UTC().Format(time.RFC3339Nano)
+		if include {
+			errs := append([]bulkRowError{}, ex.errors[:min(maxErrors, len(ex.errors))]...)
+			st.Errors = errs
+		}
+	} else if include {
+		st.Errors = []bulkRowError{}
+	}
+	f.bulk.mu.Unlock()
+	writeJSON(w, http.StatusOK, st)
+}
+
+type ticketWire struct {
+	UploadURL   string `json:"upload_url"`
+	UploadToken string `json:"upload_token"`
+}
+
+// bulkUploadURL serves GET /bulk/v1/bulkload/{integration_id}/upload_url:
+// a single-use URL on the fake itself (POST /upload/{id}) and the token
+// that names the uploaded file in a later load; both expire after 15
+// minutes. The file name must end in .csv, .json or .xlsx.
+func (f *Fake) bulkUploadURL(w http.ResponseWriter, r *http.Request) {
+	in, ok := f.bulkIntegration(w, r.PathValue("integration_id"), http.StatusNotFound)
+	if !ok {
+		return
+	}
+	name := r.URL.Query().Get("file_name")
+	switch {
+	case name == "":
+		writeError(w, http.StatusBadRequest, "invalid_request", "file_name is required")
+		return
+	case formatOfFile(name) == "":
+		writeError(w, http.StatusBadRequest, "invalid_request", "file_name %q must end in .csv, .json or .xlsx", name)
+		return
+	case f.URL() == "":
+		writeError(w, http.StatusInternalServerError, "internal_error", "the fake does not know its own URL: call SetURL")
+		return
+	}
+	up := &bulkUpload{
+		token: newID("upt_", 16), urlID: newID("", 16), integrationID: in.ID,
+		fileName: name, expires: f.clock.Now().Add(bulkUploadTTL),
+	}
+	f.bulk.mu.Lock()
+	f.bulk.uploads[up.token] = up
+	f.bulk.uploadURLs[up.urlID] = up
+	f.bulk.mu.Unlock()
+	writeJSON(w, http.StatusOK, ticketWire{UploadURL: strings.TrimSuffix(f.URL(), "/") + "/upload/" + up.urlID, UploadToken: up.token})
+}
+
+// bulkUpload serves POST /upload/{id}, the signed upload URL: no bearer
+// token; the body is the file, kept in memory (at most 256 MiB). An
+// unknown URL is a 404, an expired one a 403, a second upload a 409.
+func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
+	f.bulk.mu.Lock()
+	up, ok := f.bulk.uploadURLs[r.PathValue("id")]
+	var status int
+	var msg string
+	switch {
+	case !ok:
+		status, msg = http.StatusNotFound, "unknown upload URL"
+	case !f.clock.Now().Before(up.expires):
+		status, msg = http.StatusForbidden, "upload URL expired"
+	case up.uploaded:
+		status, msg = http.StatusConflict, "a file was already uploaded to this URL"
+	default:
+		up.uploaded = true // claimed; a failed read releases it below
+	}
+	f.bulk.mu.Unlock()
+	if status != 0 {
+		writeError(w, status, "invalid_request", "%s", msg)
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxUploadSize+1))
+	if err == nil && len(data) > maxUploadSize {
+		err = errors.New("file larger than 256 MiB")
+	}
+	f.bulk.mu.Lock()
+	if err != nil {
+		up.uploaded = false
+	} else {
+		up.data = data
+	}
+	f.bulk.mu.Unlock()
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, "invalid_request", "reading the upload: %v", err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// takeUpload marks the upload of token used and returns it, or says why
+// the token cannot be used by a load of integrationID.
+func (f *Fake) takeUpload(token, integrationID string) (*bulkUpload, string) {
+	f.bulk.mu.Lock()
+	defer f.bulk.mu.Unlock()
+	up, ok := f.bulk.uploads[token]
+	switch {
+	case !ok:
+		return nil, "unknown file_token"
+	case up.used:
+		return nil, "file_token was already used"
+	case !f.clock.Now().Before(up.expires):
+		return nil, "file_token expired"
+	case up.integrationID != integrationID:
+		return nil, "file_token belongs to another integration"
+	case !up.uploaded || up.data == nil:
+		return nil, "no file was uploaded for this file_token"
+	}
+	up.used = true
+	out := *up
+	up.data = nil // the file is gone once loaded
+	delete(f.bulk.uploadURLs, up.urlID)
+	return &out, ""
+}

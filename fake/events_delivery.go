@@ -245,7 +245,7 @@ func (f *Fake) eventsObjectChanged(c ObjectChange) {
 	var fields map[string]string // the object's fields as text, built once
 	f.events.mu.Lock()
 	defer f.events.mu.Unlock()
-	if f.events.stopped {
+	if f.events.stopped || len(f.events.subs) == 0 {
 		return
 	}
 	subs := slices.Collect(maps.Values(f.events.subs))

@@ -66,6 +66,7 @@ type Fake struct {
 	// absolute URLs (signed uploads, callbacks) read its address from it.
 	serverURL string
 	closers   []func()
+	stop      chan struct{} // closed by Close
 	closeOnce sync.Once
 }
 
@@ -92,7 +93,7 @@ func WithDemoData() Option { return func(f *Fake) { f.demo = true } }
 
 // New returns the fake as a bare http.Handler, for hosting it yourself.
 func New(opts ...Option) *Fake {
-	f := &Fake{clock: realClock{}, lifetime: time.Hour, mux: http.NewServeMux()}
+	f := &Fake{clock: realClock{}, lifetime: time.Hour, mux: http.NewServeMux(), stop: make(chan struct{})}
 	f.auth.init()
 	for _, o := range opts {
 		o(f)
@@ -133,6 +134,7 @@ func (f *Fake) SetURL(u string) { f.serverURL = u }
 // Close calls it.
 func (f *Fake) Close() {
 	f.closeOnce.Do(func() {
+		close(f.stop)
 		for _, c := range f.closers {
 			c()
 		}

@@ -69,6 +69,8 @@ func (f *Fake) wrap(scope string, authorize bool, h http.HandlerFunc) http.Handl
 				case <-time.After(ft.Latency):
 				case <-r.Context().Done():
 					return
+				case <-f.stop: // the request context may outlive a client that hung up early
+					return
 				}
 			}
 			switch {

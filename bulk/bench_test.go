@@ -1,0 +1,259 @@
+package bulk_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"runtime/metrics"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/fake"
+)
+
+// BenchmarkLoadCSV1M loads a 1,000,000-row CSV file (about 100 MB) to
+// the fake over loopback three ways, interleaved in every iteration so
+// that a noisy machine slows all three alike: a plain http.Post of the
+// file (the baseline), the SDK's Load, and the SDK's LoadAttachment
+// (multipart, streamed through a pipe). It reports the throughput of each
+// (post-MB/s, load-MB/s, attach-MB/s), their ratios to the baseline
+// (load/post, attach/post), and sdk-peak-heap-MB, the highest heap in use
+// (live and not yet swept objects, sampled every millisecond) during the
+// SDK's loads.
+//
+// The fake runs in a child process (this test binary, see
+// TestBenchFakeProcess), so that the heap measured here is the client's
+// alone. It runs with WithBulkDiscard: it parses and checks every row but
+// stores none.
+//
+//	go test -run '^$' -bench LoadCSV1M -benchtime 5x ./bulk/
+func BenchmarkLoadCSV1M(b *testing.B) {
+	if testing.Short() {
+		b.Skip("writes a 100 MB file")
+	}
+	path, size := writeBenchCSV(b, 1_000_000)
+	base := startFakeProcess(b)
+	c, err := partner.New(partner.WithBaseURL(base),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		b.Fatal(err)
+	}
+	token := benchToken(b, base)
+	loadURL := base + "/bulk/v1/bulkload?integration_id=" + fake.DemoOpportunityIntegration
+	ctx := context.Background()
+	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+
+	post := func(f *os.File) (string, error) {
+		req, err := http.NewRequest("POST", loadURL, f)
+		if err != nil {
+			return "", err
+		}
+		req.Header.Set("Content-Type", "text/csv")
+		req.Header.Set("Authorization", "Bearer "+token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return "", err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return "", fmt.Errorf("status %d", resp.StatusCode)
+		}
+		var ack struct {
+			ExecutionID string `json:"execution_id"`
+		}
+		err = json.NewDecoder(resp.Body).Decode(&ack)
+		return ack.ExecutionID, err
+	}
+	load := func(f *os.File) (string, error) {
+		ack, err := c.Bulk.Load(ctx, p, f)
+		if err != nil {
+			return "", err
+		}
+		return ack.ExecutionID, nil
+	}
+	attach := func(f *os.File) (string, error) {
+		ack, err := c.Bulk.LoadAttachment(ctx, p, "opps.csv", f)
+		if err != nil {
+			return "", err
+		}
+		return ack.ExecutionID, nil
+	}
+	ways := []struct {
+		name string
+		sdk  bool
+		fn   func(*os.File) (string, error)
+		took time.Duration
+	}{{"post", false, post, 0}, {"load", true, load, 0}, {"attach", true, attach, 0}}
+
+	var peak uint64
+	n := 0
+	b.SetBytes(3 * size)
+	for b.Loop() {
+		for i := range ways {
+			w := &ways[(i+n)%len(ways)] // rotate who goes first
+			f, err := os.Open(path)
+			if err != nil {
+				b.Fatal(err)
+			}
+			var stop func() uint64
+			if w.sdk {
+				stop = (&peakHeap{}).start()
+			}
+			start := time.Now()
+			exID, err := w.fn(f)
+			w.took += time.Since(start)
+			if stop != nil {
+				peak = max(peak, stop())
+			}
+			f.Close()
+			if err != nil {
+				b.Fatalf("%s: %v", w.name, err)
+			}
+			if ex, err := c.Bulk.Status(ctx, p.IntegrationID, exID, nil); err != nil || ex.SuccessCount != 1_000_000 {
+				b.Fatalf("%s: execution %+v, %v", w.name, ex, err)
+			}
+		}
+		n++
+	}
+	mbps := func(d time.Duration) float64 { return float64(size) * float64(n) / d.Seconds() / 1e6 }
+	for _, w := range ways {
+		b.ReportMetric(mbps(w.took), w.name+"-MB/s")
+	}
+	b.ReportMetric(ways[0].took.Seconds()/ways[1].took.Seconds(), "load/post")
+	b.ReportMetric(ways[0].took.Seconds()/ways[2].took.Seconds(), "attach/post")
+	b.ReportMetric(float64(peak)/(1<<20), "sdk-peak-heap-MB")
+}
+
+const fakeProcessEnv = "PARTNER_BULK_BENCH_FAKE"
+
+// TestBenchFakeProcess is not a test: BenchmarkLoadCSV1M runs the test
+// binary with it to host the fake in a process of its own. It serves
+// until its standard input is closed.
+func TestBenchFakeProcess(t *testing.T) {
+	if os.Getenv(fakeProcessEnv) != "1" {
+		t.Skip("the fake's process of BenchmarkLoadCSV1M")
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := fake.New(fake.WithDemoData(), fake.WithBulkDiscard(), fake.WithBulkDelay(0))
+	f.SetURL("http://" + ln.Addr().String())
+	go http.Serve(ln, f)
+	fmt.Printf("\nLISTENING %s\n", f.URL())
+	io.Copy(io.Discard, os.Stdin)
+}
+
+// startFakeProcess starts TestBenchFakeProcess and returns its URL.
+func startFakeProcess(b *testing.B) string {
+	b.Helper()
+	cmd := exec.Command(os.Args[0], "-test.run=^TestBenchFakeProcess$", "-test.v")
+	cmd.Env = append(os.Environ(), fakeProcessEnv+"=1")
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		b.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() {
+		stdin.Close()
+		cmd.Wait()
+	})
+	sc := bufio.NewScanner(stdout)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "LISTENING "); ok {
+			go io.Copy(io.Discard, stdout)
+			return u
+		}
+	}
+	b.Fatalf("the fake's process did not start: %v", sc.Err())
+	return ""
+}
+
+// writeBenchCSV writes rows opportunities of about 100 bytes each.
+func writeBenchCSV(b *testing.B, rows int) (string, int64) {
+	b.Helper()
+	path := filepath.Join(b.TempDir(), "opportunities.csv")
+	f, err := os.Create(path)
+	if err != nil {
+		b.Fatal(err)
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	fmt.Fprintln(w, "sales_details.crm_opportunity_id,name,stage,amount,close_date,owner")
+	for i := range rows {
+		fmt.Fprintf(w, "CRM-%08d,Opportunity %08d for a partner account,negotiation,%d.50,2026-%02d-15,owner-%04d\n",
+			i, i, 1000+i%90000, 1+i%12, i%5000)
+	}
+	if err := w.Flush(); err != nil {
+		b.Fatal(err)
+	}
+	st, _ := f.Stat()
+	f.Close()
+	return path, st.Size()
+}
+
+func benchToken(b *testing.B, base string) string {
+	b.Helper()
+	body := fmt.Sprintf(`{"grant_type":"client_credentials","client_id":%q,"client_secret":%q}`, fake.DefaultClientID, fake.DefaultClientSecret)
+	resp, err := http.Post(base+"/oauth/token", "application/json", strings.NewReader(body))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&tok); err != nil {
+		b.Fatal(err)
+	}
+	io.Copy(io.Discard, resp.Body)
+	return tok.AccessToken
+}
+
+// peakHeap samples the heap in use until stopped.
+type peakHeap struct{ max atomic.Uint64 }
+
+func (p *peakHeap) start() (stop func() uint64) {
+	runtime.GC()
+	done := make(chan struct{})
+	var wg sync.WaitGroup
+	wg.Go(func() {
+		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
+		t := time.NewTicker(time.Millisecond)
+		defer t.Stop()
+		for {
+			metrics.Read(s)
+			if v := s[0].Value.Uint64(); v > p.max.Load() {
+				p.max.Store(v)
+			}
+			select {
+			case <-done:
+				return
+			case <-t.C:
+			}
+		}
+	})
+	return func() uint64 {
+		close(done)
+		wg.Wait()
+		return p.max.Load()
+	}
+}

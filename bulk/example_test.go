@@ -1,0 +1,127 @@
+package bulk_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"path/filepath"
+	"strings"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/fake"
+)
+
+// exampleClient returns a client of a fake with the demo data whose
+// executions complete at once.
+func exampleClient() (*partner.Client, func()) {
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithBulkDelay(0))
+	c, err := partner.New(partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return c, srv.Close
+}
+
+// Load a CSV and wait for its execution, with the failed records.
+func ExampleService_Load() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	csv := strings.NewReader("sales_details.crm_opportunity_id;name;amount\n" +
+		"CRM-1;Renewal;1200\n" +
+		"CRM-2;Upsell;a lot\n")
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{
+		IntegrationID:   fake.DemoOpportunityIntegration,
+		ColumnDelimiter: ";",
+	}, csv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, &bulk.WaitOptions{
+		Status:   bulk.StatusOptions{IncludeErrors: true},
+		Progress: func(ex *bulk.Execution) { fmt.Println("status:", ex.Status) },
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Printf("%d received, %d loaded, %d failed\n", ex.InputCount, ex.SuccessCount, ex.ErrorCount)
+	for _, e := range ex.Errors {
+		fmt.Printf("%s: %s\n", e.ID, e.Message)
+	}
+	// Output:
+	// status: completed
+	// 2 received, 1 loaded, 1 failed
+	// CRM-2: invalid value for field "amount": "a lot" is not a number
+}
+
+// Load Go values as a JSON array, encoded as the request is sent.
+func ExampleService_LoadRows() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	type account struct {
+		ExternalID string `json:"account_info.external_account_id"`
+		Name       string `json:"name"`
+		Employees  int    `json:"employees"`
+	}
+	rows := []account{{"ACC-1", "Initrode", 120}, {"ACC-2", "Umbrella", 4000}}
+	ack, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: fake.DemoAccountIntegration}, rows)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ack.DataFormat, ex.Status, ex.SuccessCount)
+	// Output: JSON completed 2
+}
+
+// Load a file through a signed upload URL.
+func ExampleService_LoadFile() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	dir, err := os.MkdirTemp("", "bulk-example")
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "opportunities.csv")
+	os.WriteFile(path, []byte("sales_details.crm_opportunity_id,name\nCRM-7,Pilot\n"), 0o600)
+
+	ex, err := c.Bulk.LoadFileAndWait(ctx, fake.DemoOpportunityIntegration, path, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ex.Status, ex.SuccessCount)
+	// Output: completed 1
+}
+
+// Load opportunities from a CSV without a header row: the columns are
+// named by position.
+func ExampleService_LoadOpportunities() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{
+		IntegrationID: fake.DemoOpportunityIntegration,
+		NoHeaderRow:   true,
+	}, strings.NewReader("CRM-8,Expansion\nCRM-9,Renewal\n"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ex.InputCount, ex.SuccessCount)
+	// Output: 2 2
+}

@@ -1,0 +1,276 @@
+package bulk
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/textproto"
+	"net/url"
+	"reflect"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/partnerapi/partner-go/internal/transport"
+)
+
+// LoadParams are the query parameters of POST /bulk/v1/bulkload.
+type LoadParams struct {
+	// IntegrationID names the integration being loaded. Required.
+	IntegrationID string
+	// Format of the data (data_format): CSV when empty.
+	Format Format
+	// ColumnDelimiter is the one-character CSV column delimiter
+	// (column_delimiter): "," when empty.
+	ColumnDelimiter string
+	// FileToken is the UploadToken of a Ticket whose file was uploaded:
+	// the load then processes that file and sends no body.
+	FileToken string
+}
+
+// query validates p and returns its query string. format overrides
+// p.Format when p.Format is empty.
+func (p LoadParams) query(format Format) (url.Values, Format, error) {
+	if p.IntegrationID == "" {
+		return nil, "", errors.New("partner: bulk: integration id is required")
+	}
+	f, err := p.Format.validate()
+	if err != nil {
+		return nil, "", err
+	}
+	if f == "" {
+		f = format
+	}
+	if err := checkDelimiter(p.ColumnDelimiter); err != nil {
+		return nil, "", err
+	}
+	q := url.Values{"integration_id": {p.IntegrationID}}
+	if f != "" {
+		q.Set("data_format", string(f))
+	}
+	if p.ColumnDelimiter != "" {
+		q.Set("column_delimiter", p.ColumnDelimiter)
+	}
+	if p.FileToken != "" {
+		q.Set("file_token", p.FileToken)
+	}
+	return q, f, nil
+}
+
+// Load sends body as the data of a load (POST /bulk/v1/bulkload): CSV
+// rows with a header row first, or a JSON array of objects, as p.Format
+// says. The body is streamed, never held in memory. A load is not
+// repeated once the server may have received it; when it must be sent
+// again (a 429, or a connection refused before anything was written) an
+// io.ReadSeeker such as an *os.File is rewound, while another reader
+// fails with ErrBodyNotReplayable. body may be nil when p.FileToken names
+// an uploaded file.
+func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack, error) {
+	q, f, err := p.query("")
+	if err != nil {
+		return nil, err
+	}
+	if body == nil && p.FileToken == "" {
+		return nil, errors.New("partner: bulk: a body or a file token is required")
+	}
+	req := &transport.Request{Method: "POST", Path: "/bulk/v1/bulkload", Query: q}
+	if body != nil {
+		req.Body, req.ContentType = body, f.mediaType()
+	}
+	return s.load(ctx, req)
+}
+
+func (s *Service) load(ctx context.Context, req *transport.Request) (*Ack, error) {
+	var ack Ack
+	if err := s.t.Do(ctx, req, &ack); err != nil {
+		return nil, err
+	}
+	return &ack, nil
+}
+
+// LoadRows loads rows, a slice (or array) of structs or maps, as a JSON
+// array of objects (POST /bulk/v1/bulkload, data_format JSON). The rows
+// are encoded one by one into the request as it is sent. p.Format must be
+// empty or JSON.
+func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, error) {
+	if f, err := p.Format.validate(); err != nil {
+		return nil, err
+	} else if f != "" && f != JSON {
+		return nil, fmt.Errorf("partner: bulk: rows are sent as JSON, not %s", f)
+	}
+	if p.FileToken != "" {
+		return nil, errors.New("partner: bulk: rows and a file token cannot be loaded together")
+	}
+	v := reflect.ValueOf(rows)
+	if v.Kind() == reflect.Pointer && !v.IsNil() {
+		v = v.Elem()
+	}
+	if v.Kind() != reflect.Slice && v.Kind() != reflect.Array {
+		return nil, fmt.Errorf("partner: bulk: rows must be a slice, not %T", rows)
+	}
+	q, _, err := p.query(JSON)
+	if err != nil {
+		return nil, err
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait() // no encoder outlives the call: it reads the caller's rows
+	open := func() (io.Reader, error) {
+		wg.Wait() // the previous attempt's encoder is done
+		pr, pw := io.Pipe()
+		wg.Go(func() { pw.CloseWithError(encodeRows(pw, v)) })
+		return pr, nil
+	}
+	return s.load(ctx, &transport.Request{
+		Method: "POST", Path: "/bulk/v1/bulkload", Query: q,
+		BodyFunc: open, ContentType: JSON.mediaType(),
+	})
+}
+
+// encodeRows writes v's elements as a JSON array.
+func encodeRows(w io.Writer, v reflect.Value) error {
+	bw := bufio.NewWriterSize(w, 32<<10)
+	enc := json.NewEncoder(bw)
+	bw.WriteByte('[')
+	for i := range v.Len() {
+		if i > 0 {
+			bw.WriteByte(',')
+		}
+		if err := enc.Encode(v.Index(i).Interface()); err != nil {
+			return fmt.Errorf("partner: bulk: encoding row %d: %w", i, err)
+		}
+	}
+	bw.WriteByte(']')
+	return bw.Flush()
+}
+
+// LoadAttachment loads a file sent as multipart/form-data in a part named
+// "file" (POST /bulk/v1/bulkload). The format is p.Format, or else the
+// one fileName's extension names (FormatOf), or else CSV. The file is
+// streamed from r into the request; like Load, it is rewound for a
+// repeat when r is an io.ReadSeeker.
+func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName string, r io.Reader) (*Ack, error) {
+	if fileName == "" {
+		return nil, errors.New("partner: bulk: file name is required")
+	}
+	if r == nil {
+		return nil, errors.New("partner: bulk: file reader is required")
+	}
+	if p.FileToken != "" {
+		return nil, errors.New("partner: bulk: an attachment and a file token cannot be loaded together")
+	}
+	format := FormatOf(fileName)
+	if format == "" {
+		format = CSV
+	}
+	q, f, err := p.query(format)
+	if err != nil {
+		return nil, err
+	}
+	boundary := multipart.NewWriter(io.Discard).Boundary()
+	var start int64
+	seeker, _ := r.(io.Seeker)
+	if seeker != nil {
+		if start, err = seeker.Seek(0, io.SeekCurrent); err != nil {
+			return nil, fmt.Errorf("partner: bulk: %w", err)
+		}
+	}
+	var (
+		wg   sync.WaitGroup
+		sent atomic.Bool
+	)
+	defer wg.Wait() // no copier outlives the call: it reads the caller's r
+	open := func() (io.Reader, error) {
+		wg.Wait() // the previous attempt's copier is done with r
+		switch {
+		case seeker != nil:
+			if _, err := seeker.Seek(start, io.SeekStart); err != nil {
+				return nil, err
+			}
+		case sent.Swap(true):
+			return nil, transport.ErrBodyNotReplayable
+		}
+		pr, pw := io.Pipe()
+		wg.Go(func() { pw.CloseWithError(writeMultipart(pw, boundary, fileName, f, r)) })
+		return pr, nil
+	}
+	return s.load(ctx, &transport.Request{
+		Method: "POST", Path: "/bulk/v1/bulkload", Query: q,
+		BodyFunc: open, ContentType: "multipart/form-data; boundary=" + boundary,
+	})
+}
+
+func writeMultipart(w io.Writer, boundary, fileName string, f Format, r io.Reader) error {
+	mw := multipart.NewWriter(w)
+	if err := mw.SetBoundary(boundary); err != nil {
+		return err
+	}
+	h := textproto.MIMEHeader{}
+	h.Set("Content-Disposition", multipart.FileContentDisposition("file", fileName))
+	h.Set("Content-Type", f.mediaType())
+	part, err := mw.CreatePart(h)
+	if err != nil {
+		return err
+	}
+	if _, err := io.Copy(part, r); err != nil {
+		return fmt.Errorf("partner: bulk: reading %s: %w", fileName, err)
+	}
+	return mw.Close()
+}
+
+// OpportunityParams are the query parameters of
+// POST /bulk/v1/bulkload_opportunity.
+type OpportunityParams struct {
+	// IntegrationID names an integration of opportunities. Required.
+	IntegrationID string
+	// ContentType is CSV (when empty) or JSON (content_type).
+	ContentType Format
+	// ColumnDelimiter is the one-character CSV column delimiter: ","
+	// when empty.
+	ColumnDelimiter string
+	// NoHeaderRow says the CSV has no header row (has_header_row=false):
+	// the service names the columns by position. The parameter is always
+	// sent, true unless NoHeaderRow is set.
+	NoHeaderRow bool
+}
+
+// LoadOpportunities loads opportunities from body, CSV or JSON
+// (POST /bulk/v1/bulkload_opportunity). The body is streamed and never
+// repeated once the server may have received it, as for Load. The
+// acknowledgement carries no data format or delimiter.
+func (s *Service) LoadOpportunities(ctx context.Context, p OpportunityParams, body io.Reader) (*Ack, error) {
+	if p.IntegrationID == "" {
+		return nil, errors.New("partner: bulk: integration id is required")
+	}
+	if body == nil {
+		return nil, errors.New("partner: bulk: a body is required")
+	}
+	f, err := p.ContentType.validate()
+	if err != nil {
+		return nil, err
+	}
+	switch f {
+	case "":
+		f = CSV
+	case XLSX:
+		return nil, errors.New("partner: bulk: opportunities are loaded from CSV or JSON, not XLSX")
+	}
+	if err := checkDelimiter(p.ColumnDelimiter); err != nil {
+		return nil, err
+	}
+	q := url.Values{
+		"integration_id": {p.IntegrationID},
+		"content_type":   {string(f)},
+		"has_header_row": {strconv.FormatBool(!p.NoHeaderRow)},
+	}
+	if p.ColumnDelimiter != "" {
+		q.Set("column_delimiter", p.ColumnDelimiter)
+	}
+	return s.load(ctx, &transport.Request{
+		Method: "POST", Path: "/bulk/v1/bulkload_opportunity", Query: q,
+		Body: body, ContentType: f.mediaType(),
+	})
+}

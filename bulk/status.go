@@ -1,0 +1,185 @@
+package bulk
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"github.com/partnerapi/partner-go/internal/poll"
+	"github.com/partnerapi/partner-go/internal/transport"
+)
+
+// StatusOptions choose what a status read returns.
+type StatusOptions struct {
+	// IncludeErrors asks for the failed records (include_errors); the
+	// service sends none by default.
+	IncludeErrors bool
+	// MaxErrors caps the failed records returned (max_errors); zero
+	// leaves the service's default, 10.
+	MaxErrors int
+}
+
+// Status reads the status of an execution
+// (GET /bulk/v1/status/{integration_id}?execution_id=...). opts may be nil.
+func (s *Service) Status(ctx context.Context, integrationID, executionID string, opts *StatusOptions) (*Execution, error) {
+	if integrationID == "" {
+		return nil, errors.New("partner: bulk: integration id is required")
+	}
+	if executionID == "" {
+		return nil, errors.New("partner: bulk: execution id is required")
+	}
+	q := url.Values{"execution_id": {executionID}}
+	if opts != nil {
+		if opts.MaxErrors < 0 {
+			return nil, errors.New("partner: bulk: max errors must not be negative")
+		}
+		if opts.IncludeErrors {
+			q.Set("include_errors", "true")
+		}
+		if opts.MaxErrors > 0 {
+			q.Set("max_errors", strconv.Itoa(opts.MaxErrors))
+		}
+	}
+	var e Execution
+	err := s.t.Do(ctx, &transport.Request{
+		Method: "GET", Path: transport.Pathf("/bulk/v1/status/%s", integrationID), Query: q,
+	}, &e)
+	if err != nil {
+		return nil, err
+	}
+	return &e, nil
+}
+
+// WaitOptions tune Wait. The zero value reads the status at once, again
+// after about 1s, then backs off to one read every 10s, and asks for no
+// failed records.
+type WaitOptions struct {
+	// Status is passed to every status read: set IncludeErrors to get
+	// the failed records with the final status.
+	Status StatusOptions
+	// Interval is the first wait between two status reads (default 1s);
+	// it grows by half each time up to MaxInterval (default 10s).
+	Interval    time.Duration
+	MaxInterval time.Duration
+	// Progress, when set, is called with every status read, the final
+	// one included, on the calling goroutine.
+	Progress func(*Execution)
+}
+
+// Wait reads the status of an execution until it is done (see
+// Execution.Done) and returns that final status. It returns the first
+// error of a status read, or the context's error as soon as ctx is done.
+// opts may be nil.
+func (s *Service) Wait(ctx context.Context, integrationID, executionID string, opts *WaitOptions) (*Execution, error) {
+	if opts == nil {
+		opts = &WaitOptions{}
+	}
+	po := poll.Options{Initial: opts.Interval, Max: opts.MaxInterval}
+	if po.Initial <= 0 {
+		po.Initial = time.Second
+	}
+	var last *Execution
+	err := poll.Until(ctx, po, func(ctx context.Context) (bool, error) {
+		e, err := s.Status(ctx, integrationID, executionID, &opts.Status)
+		if err != nil {
+			return false, err
+		}
+		last = e
+		if opts.Progress != nil {
+			opts.Progress(e)
+		}
+		return e.Done(), nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return last, nil
+}
+
+// LoadAndWait is Load followed by Wait on its execution.
+func (s *Service) LoadAndWait(ctx context.Context, p LoadParams, body io.Reader, opts *WaitOptions) (*Execution, error) {
+	ack, err := s.Load(ctx, p, body)
+	if err != nil {
+		return nil, err
+	}
+	return s.Wait(ctx, ack.IntegrationID, ack.ExecutionID, opts)
+}
+
+// UploadURL asks for a signed URL to upload a file to
+// (GET /bulk/v1/bulkload/{integration_id}/upload_url?file_name=...).
+// fileName is the file's name with its extension.
+func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string) (*Ticket, error) {
+	if integrationID == "" {
+		return nil, errors.New("partner: bulk: integration id is required")
+	}
+	if fileName == "" {
+		return nil, errors.New("partner: bulk: file name is required")
+	}
+	var t Ticket
+	err := s.t.Do(ctx, &transport.Request{
+		Method: "GET", Path: transport.Pathf("/bulk/v1/bulkload/%s/upload_url", integrationID),
+		Query: url.Values{"file_name": {fileName}},
+	}, &t)
+	if err != nil {
+		return nil, err
+	}
+	return &t, nil
+}
+
+// Upload sends the file read from r to the ticket's signed URL with POST.
+// No Authorization header or environment header goes to that URL, which
+// may be on another host. The file is streamed; like a load it is not
+// repeated once the server may have received it, and an io.ReadSeeker is
+// rewound when it must be.
+func (s *Service) Upload(ctx context.Context, t *Ticket, r io.Reader) error {
+	if t == nil || t.UploadURL == "" {
+		return errors.New("partner: bulk: ticket has no upload URL")
+	}
+	u, err := url.Parse(t.UploadURL)
+	if err != nil || !u.IsAbs() || (u.Scheme != "https" && u.Scheme != "http") {
+		return errors.New("partner: bulk: ticket's upload URL is not an absolute http(s) URL")
+	}
+	if r == nil {
+		return errors.New("partner: bulk: file reader is required")
+	}
+	return s.t.Do(ctx, &transport.Request{
+		Method: "POST", URL: t.UploadURL, Body: r, ContentType: "application/octet-stream",
+	}, nil)
+}
+
+// LoadFile loads the file at path through a signed upload: UploadURL,
+// Upload, then Load with the upload token, which triggers processing. The
+// format comes from the file's extension (.csv, .json or .xlsx).
+func (s *Service) LoadFile(ctx context.Context, integrationID, path string) (*Ack, error) {
+	format := FormatOf(path)
+	if format == "" {
+		return nil, errors.New("partner: bulk: cannot tell the format of " + filepath.Base(path) + ": want a .csv, .json or .xlsx file")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	t, err := s.UploadURL(ctx, integrationID, filepath.Base(path))
+	if err != nil {
+		return nil, err
+	}
+	if err := s.Upload(ctx, t, f); err != nil {
+		return nil, err
+	}
+	return s.Load(ctx, LoadParams{IntegrationID: integrationID, Format: format, FileToken: t.UploadToken}, nil)
+}
+
+// LoadFileAndWait is LoadFile followed by Wait on its execution.
+func (s *Service) LoadFileAndWait(ctx context.Context, integrationID, path string, opts *WaitOptions) (*Execution, error) {
+	ack, err := s.LoadFile(ctx, integrationID, path)
+	if err != nil {
+		return nil, err
+	}
+	return s.Wait(ctx, ack.IntegrationID, ack.ExecutionID, opts)
+}

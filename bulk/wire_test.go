@@ -1,0 +1,306 @@
+package bulk_test
+
+import (
+	"context"
+	"io"
+	"mime"
+	"mime/multipart"
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
+)
+
+const base = "https://api.example.com"
+
+// mockClient returns a client whose requests go to its own mock
+// transport, with a token endpoint registered.
+func mockClient(t *testing.T, opts ...partner.Option) (*partner.Client, *httpmock.MockTransport) {
+	t.Helper()
+	mt := httpmock.NewMockTransport()
+	mt.RegisterResponder("POST", base+"/oauth/token", httpmock.NewStringResponder(200,
+		`{"access_token":"at-123","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-456"}`))
+	c, err := partner.New(append([]partner.Option{
+		partner.WithBaseURL(base),
+		partner.WithClientCredentials("id", "secret"),
+		partner.WithHTTPClient(&http.Client{Transport: mt}),
+		partner.WithEnvironment("sandbox.example.com"),
+	}, opts...)...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c, mt
+}
+
+func jsonResponse(body string) *http.Response {
+	r := httpmock.NewStringResponse(200, body)
+	r.Header.Set("Content-Type", "application/json")
+	return r
+}
+
+func TestLoadWire(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload", func(req *http.Request) (*http.Response, error) {
+		q := req.URL.Query()
+		if q.Get("integration_id") != "int-1" || q.Get("data_format") != "CSV" || q.Get("column_delimiter") != ";" || q.Has("file_token") {
+			t.Errorf("query = %v", q)
+		}
+		if ct := req.Header.Get("Content-Type"); ct != "text/csv" {
+			t.Errorf("Content-Type = %q", ct)
+		}
+		if req.Header.Get("Authorization") != "Bearer at-123" {
+			t.Errorf("Authorization = %q", req.Header.Get("Authorization"))
+		}
+		b, _ := io.ReadAll(req.Body)
+		if string(b) != "id;name\n1;a\n" {
+			t.Errorf("body = %q", b)
+		}
+		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-42","created_at":"2024-05-01T10:00:00Z","data_format":"CSV","column_delimiter":";"}`), nil
+	})
+	ack, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: "int-1", Format: "csv", ColumnDelimiter: ";"}, strings.NewReader("id;name\n1;a\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-42", CreatedAt: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), DataFormat: bulk.CSV, ColumnDelimiter: ";"}
+	if *ack != want {
+		t.Errorf("ack = %+v, want %+v", *ack, want)
+	}
+}
+
+// TestStatusWire decodes a status with three errors, whose data_row comes
+// as an object, as a string holding an object, and as plain text.
+func TestStatusWire(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder("GET", base+"/bulk/v1/status/int%2F1", func(req *http.Request) (*http.Response, error) {
+		if req.URL.RawPath != "/bulk/v1/status/int%2F1" {
+			t.Errorf("path = %q", req.URL.RawPath)
+		}
+		q := req.URL.Query()
+		if q.Get("execution_id") != "exe-42" || q.Get("include_errors") != "true" || q.Get("max_errors") != "3" {
+			t.Errorf("query = %v", q)
+		}
+		return jsonResponse(`{
+			"integration_id": "int/1",
+			"execution_id": "exe-42",
+			"status": "completed",
+			"status_msg": "",
+			"input_count": 10,
+			"success_count": 6,
+			"error_count": 3,
+			"skip_count": 1,
+			"started_at": "2024-05-01T10:00:00Z",
+			"completed_at": "2024-05-01T10:00:07.5Z",
+			"max_errors": 3,
+			"include_errors": true,
+			"errors": [
+				{"id": "", "message": "Missing value of key field", "data_row": {"name": "No key", "amount": "5"}},
+				{"id": "CRM-2", "message": "invalid value for field \"amount\"", "data_row": "{\"sales_details.crm_opportunity_id\":\"CRM-2\",\"amount\":\"lots\"}"},
+				{"id": "CRM-3", "message": "duplicate", "data_row": "CRM-3,x"}
+			]
+		}`), nil
+	})
+	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", &bulk.StatusOptions{IncludeErrors: true, MaxErrors: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Status != bulk.Completed || !ex.Done() || ex.InputCount != 10 || ex.SuccessCount != 6 || ex.ErrorCount != 3 || ex.SkipCount != 1 ||
+		ex.MaxErrors != 3 || !ex.IncludeErrors || ex.IntegrationID != "int/1" {
+		t.Errorf("execution = %+v", ex)
+	}
+	if !ex.StartedAt.Equal(time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)) || ex.CompletedAt.Sub(ex.StartedAt) != 7500*time.Millisecond {
+		t.Errorf("times = %v %v", ex.StartedAt, ex.CompletedAt)
+	}
+	if len(ex.Errors) != 3 {
+		t.Fatalf("errors = %+v", ex.Errors)
+	}
+	if e := ex.Errors[0]; e.ID != "" || e.Message != "Missing value of key field" || e.Row["name"] != "No key" || e.RowText != "" {
+		t.Errorf("error 0 = %+v", e)
+	}
+	if e := ex.Errors[1]; e.ID != "CRM-2" || e.Row["amount"] != "lots" || e.RowText != "" {
+		t.Errorf("error 1 = %+v", e)
+	}
+	if e := ex.Errors[2]; e.Row != nil || e.RowText != "CRM-3,x" {
+		t.Errorf("error 2 = %+v", e)
+	}
+}
+
+func TestStatusWireRunning(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder("GET", base+"/bulk/v1/status/int-1", func(req *http.Request) (*http.Response, error) {
+		if q := req.URL.Query(); q.Has("include_errors") || q.Has("max_errors") {
+			t.Errorf("defaults sent: %v", q)
+		}
+		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","status":"running","input_count":4,"started_at":"2024-05-01T10:00:00Z","completed_at":""}`), nil
+	})
+	ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.Done() || ex.Status != bulk.Running || !ex.CompletedAt.IsZero() || ex.InputCount != 4 {
+		t.Errorf("execution = %+v", ex)
+	}
+}
+
+func TestLoadOpportunitiesWire(t *testing.T) {
+	c, mt := mockClient(t)
+	calls := 0
+	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload_opportunity", func(req *http.Request) (*http.Response, error) {
+		calls++
+		q := req.URL.Query()
+		wantHeader := "true"
+		if calls == 2 {
+			wantHeader = "false"
+		}
+		if q.Get("integration_id") != "int-opp" || q.Get("content_type") != "CSV" || q.Get("has_header_row") != wantHeader {
+			t.Errorf("call %d: query = %v", calls, q)
+		}
+		return jsonResponse(`{"integration_id":"int-opp","execution_id":"exe-7","created_at":"2024-05-01T10:00:00Z"}`), nil
+	})
+	ctx := context.Background()
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "int-opp"}, strings.NewReader("a\n1\n"))
+	if err != nil || ack.ExecutionID != "exe-7" || ack.DataFormat != "" {
+		t.Fatalf("ack = %+v, %v", ack, err)
+	}
+	if _, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "int-opp", NoHeaderRow: true}, strings.NewReader("1\n")); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadRowsWire(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload", func(req *http.Request) (*http.Response, error) {
+		b, _ := io.ReadAll(req.Body)
+		want := "[{\"id\":\"A\",\"amount\":1.5}\n,{\"id\":\"B\",\"amount\":0}\n]"
+		if string(b) != want || req.URL.Query().Get("data_format") != "JSON" || req.Header.Get("Content-Type") != "application/json" {
+			t.Errorf("body %q, query %v", b, req.URL.Query())
+		}
+		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z","data_format":"JSON","column_delimiter":","}`), nil
+	})
+	type row struct {
+		ID     string  `json:"id"`
+		Amount float64 `json:"amount"`
+	}
+	if _, err := c.Bulk.LoadRows(context.Background(), bulk.LoadParams{IntegrationID: "int-1"}, []row{{"A", 1.5}, {"B", 0}}); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadAttachmentWire(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload", func(req *http.Request) (*http.Response, error) {
+		mt, params, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+		if err != nil || mt != "multipart/form-data" {
+			t.Fatalf("Content-Type = %q", req.Header.Get("Content-Type"))
+		}
+		part, err := multipart.NewReader(req.Body, params["boundary"]).NextPart()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(part)
+		if part.FormName() != "file" || part.FileName() != "data \"q\".json" || string(b) != `[{"id":"1"}]` ||
+			part.Header.Get("Content-Type") != "application/json" || req.URL.Query().Get("data_format") != "JSON" {
+			t.Errorf("part %q %q %q, query %v", part.FormName(), part.FileName(), b, req.URL.Query())
+		}
+		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z","data_format":"JSON","column_delimiter":","}`), nil
+	})
+	if _, err := c.Bulk.LoadAttachment(context.Background(), bulk.LoadParams{IntegrationID: "int-1"}, `data "q".json`, strings.NewReader(`[{"id":"1"}]`)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestUploadWire(t *testing.T) {
+	c, mt := mockClient(t)
+	signed := "https://storage.example.net/bucket/obj-1?sig=abc&exp=99"
+	mt.RegisterResponder("GET", base+"/bulk/v1/bulkload/int-1/upload_url", func(req *http.Request) (*http.Response, error) {
+		if req.URL.Query().Get("file_name") != "opps 2024.csv" {
+			t.Errorf("query = %v", req.URL.Query())
+		}
+		return jsonResponse(`{"upload_url":"` + signed + `","upload_token":"tok-9"}`), nil
+	})
+	mt.RegisterResponder("POST", signed, func(req *http.Request) (*http.Response, error) {
+		if req.Header.Get("Authorization") != "" || req.Header.Get("x-svc-env") != "" {
+			t.Errorf("credentials sent to the signed URL: %v", req.Header)
+		}
+		if b, _ := io.ReadAll(req.Body); string(b) != "a\n1\n" {
+			t.Errorf("body = %q", b)
+		}
+		return httpmock.NewStringResponse(200, ""), nil
+	})
+	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload", func(req *http.Request) (*http.Response, error) {
+		if q := req.URL.Query(); q.Get("file_token") != "tok-9" || q.Get("data_format") != "CSV" {
+			t.Errorf("query = %v", q)
+		}
+		if req.Body != nil {
+			if b, _ := io.ReadAll(req.Body); len(b) != 0 {
+				t.Errorf("body = %q", b)
+			}
+		}
+		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z","data_format":"CSV","column_delimiter":","}`), nil
+	})
+	ctx := context.Background()
+	tk, err := c.Bulk.UploadURL(ctx, "int-1", "opps 2024.csv")
+	if err != nil || tk.UploadURL != signed || tk.UploadToken != "tok-9" {
+		t.Fatalf("ticket %+v, %v", tk, err)
+	}
+	if err := c.Bulk.Upload(ctx, tk, strings.NewReader("a\n1\n")); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "int-1", Format: bulk.CSV, FileToken: tk.UploadToken}, nil); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestLoadNotRetriedOn503(t *testing.T) {
+	c, mt := mockClient(t, partner.WithRetryWait(time.Millisecond, time.Millisecond))
+	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload", httpmock.NewStringResponder(503, `{"error":"unavailable","message":"try later"}`))
+	_, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: "int-1"}, strings.NewReader("a\n1\n"))
+	if !partner.IsServerError(err) {
+		t.Fatalf("err = %v", err)
+	}
+	if n := mt.GetCallCountInfo()["POST "+base+"/bulk/v1/bulkload"]; n != 1 {
+		t.Errorf("load sent %d times, want 1", n)
+	}
+}
+
+func TestValidation(t *testing.T) {
+	c, mt := mockClient(t)
+	ctx := context.Background()
+	body := strings.NewReader("a\n")
+	for name, err := range map[string]error{
+		"no integration": func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{}, body); return err }(),
+		"bad format": func() error {
+			_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", Format: "XML"}, body)
+			return err
+		}(),
+		"bad delimiter": func() error {
+			_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", ColumnDelimiter: ";;"}, body)
+			return err
+		}(),
+		"no body":        func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i"}, nil); return err }(),
+		"rows not slice": func() error { _, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "i"}, 7); return err }(),
+		"rows as CSV": func() error {
+			_, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "i", Format: bulk.CSV}, []int{})
+			return err
+		}(),
+		"opp XLSX": func() error {
+			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
+			return err
+		}(),
+		"no execution":     func() error { _, err := c.Bulk.Status(ctx, "i", "", nil); return err }(),
+		"negative max":     func() error { _, err := c.Bulk.Status(ctx, "i", "e", &bulk.StatusOptions{MaxErrors: -1}); return err }(),
+		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, body),
+		"no file name":     func() error { _, err := c.Bulk.UploadURL(ctx, "i", ""); return err }(),
+		"unknown file ext": func() error { _, err := c.Bulk.LoadFile(ctx, "i", "data.txt"); return err }(),
+	} {
+		if err == nil || !strings.HasPrefix(err.Error(), "partner: bulk: ") {
+			t.Errorf("%s: err = %v", name, err)
+		}
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent for invalid calls", n)
+	}
+}

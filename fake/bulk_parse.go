@@ -1,0 +1,269 @@
+package fake
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/xuri/excelize/v2"
+)
+
+// Bulk input formats (data_format, case-insensitive on the wire).
+const (
+	formatCSV  = "CSV"
+	formatJSON = "JSON"
+	formatXLSX = "XLSX"
+)
+
+// maxXLSXBody caps an XLSX body: a zip archive keeps its directory at the
+// end, so unlike CSV and JSON it cannot be read as a stream and is held in
+// memory while it is parsed.
+const maxXLSXBody = 64 << 20
+
+// badInput is a parse or validation failure of a load; it becomes a 400
+// whose message says where the input is wrong.
+type badInput struct {
+	status int // 400 unless set
+	msg    string
+}
+
+func (e *badInput) Error() string { return e.msg }
+
+func badInputf(format string, args ...any) error {
+	return &badInput{msg: fmt.Sprintf(format, args...)}
+}
+
+// record is one parsed row: column names (dotted field names) and their
+// values, as JSON values (CSV and XLSX cells are strings).
+type record struct {
+	cols []string
+	vals []any
+	// raw is the JSON object as sent, kept to show it back in errors.
+	raw map[string]any
+}
+
+// dataRow returns the row as an object of column name to value, the
+// data_row of an execution error.
+func (r record) dataRow() map[string]any {
+	if r.raw != nil {
+		return deepCopy(r.raw).(map[string]any)
+	}
+	m := make(map[string]any, len(r.cols))
+	for i, c := range r.cols {
+		if i < len(r.vals) {
+			m[c] = r.vals[i]
+		}
+	}
+	return m
+}
+
+// parseRows parses body in format and calls emit for each record, as the
+// body is read. header says whether the first CSV or XLSX row names the
+// columns; without it columns are named by position, "1", "2", ...
+func parseRows(body io.Reader, format string, delim rune, header bool, emit func(record) error) error {
+	switch format {
+	case formatCSV:
+		return parseCSV(body, delim, header, emit)
+	case formatJSON:
+		return parseJSON(body, emit)
+	case formatXLSX:
+		return parseXLSX(body, header, emit)
+	}
+	return badInputf("unsupported data_format %q", format)
+}
+
+func parseCSV(body io.Reader, delim rune, header bool, emit func(record) error) error {
+	cr := csv.NewReader(bufio.NewReaderSize(body, 64<<10))
+	cr.Comma = delim
+	cr.ReuseRecord = true
+	var cols []string
+	for first := true; ; first = false {
+		fields, err := cr.Read()
+		if errors.Is(err, io.EOF) {
+			if first {
+				return badInputf("CSV body is empty")
+			}
+			return nil
+		}
+		if err != nil {
+			var pe *csv.ParseError
+			if errors.As(err, &pe) {
+				if errors.Is(pe.Err, csv.ErrFieldCount) {
+					return badInputf("malformed CSV: record on line %d has %d fields, the first row has %d", pe.StartLine, len(fields), len(cols))
+				}
+				return badInputf("malformed CSV at line %d, column %d: %v", pe.Line, pe.Column, pe.Err)
+			}
+			return err // the connection failed
+		}
+		if first {
+			if header {
+				line, _ := cr.FieldPos(0)
+				if cols, err = headerColumns(fields, fmt.Sprintf("line %d", line)); err != nil {
+					return err
+				}
+				continue
+			}
+			cols = positionalColumns(len(fields))
+		}
+		vals := make([]any, len(fields))
+		for i, s := range fields {
+			vals[i] = s
+		}
+		if err := emit(record{cols: cols, vals: vals}); err != nil {
+			return err
+		}
+	}
+}
+
+func headerColumns(fields []string, where string) ([]string, error) {
+	cols := make([]string, len(fields))
+	seen := make(map[string]bool, len(fields))
+	for i, c := range fields {
+		if i == 0 {
+			c = strings.TrimPrefix(c, "\ufeff") // a byte order mark
+		}
+		c = strings.TrimSpace(c)
+		switch {
+		case c == "":
+			return nil, badInputf("malformed header row (%s): column %d has no name", where, i+1)
+		case seen[c]:
+			return nil, badInputf("malformed header row (%s): column %q appears twice", where, c)
+		}
+		seen[c] = true
+		cols[i] = c
+	}
+	return cols, nil
+}
+
+func positionalColumns(n int) []string {
+	cols := make([]string, n)
+	for i := range cols {
+		cols[i] = strconv.Itoa(i + 1)
+	}
+	return cols
+}
+
+func parseJSON(body io.Reader, emit func(record) error) error {
+	dec := json.NewDecoder(bufio.NewReaderSize(body, 64<<10))
+	tok, err := dec.Token()
+	if err != nil {
+		if errors.Is(err, io.EOF) {
+			return badInputf("JSON body is empty")
+		}
+		return jsonError(err, dec, 0)
+	}
+	if d, ok := tok.(json.Delim); !ok || d != '[' {
+		return badInputf("malformed JSON at byte 0: the body must be an array of objects")
+	}
+	n := 0
+	for dec.More() {
+		n++
+		start := dec.InputOffset()
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil {
+			var typ *json.UnmarshalTypeError
+			if errors.As(err, &typ) {
+				return badInputf("malformed JSON: record %d (byte %d) is not an object", n, start)
+			}
+			return jsonError(err, dec, n)
+		}
+		if obj == nil {
+			return badInputf("malformed JSON: record %d (byte %d) is not an object", n, start)
+		}
+		flat := flatten(obj)
+		rec := record{cols: slices.Sorted(maps.Keys(flat)), raw: obj}
+		rec.vals = make([]any, len(rec.cols))
+		for i, c := range rec.cols {
+			rec.vals[i] = flat[c]
+		}
+		if err := emit(rec); err != nil {
+			return err
+		}
+	}
+	if _, err := dec.Token(); err != nil { // the closing bracket
+		return jsonError(err, dec, n)
+	}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return badInputf("malformed JSON at byte %d: data after the array", dec.InputOffset())
+	}
+	return nil
+}
+
+func jsonError(err error, dec *json.Decoder, n int) error {
+	var syn *json.SyntaxError
+	switch {
+	case errors.As(err, &syn):
+		return badInputf("malformed JSON at byte %d (record %d): %v", syn.Offset, n+1, err)
+	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
+		return badInputf("malformed JSON at byte %d (record %d): unexpected end of body", dec.InputOffset(), n+1)
+	}
+	return err // the connection failed
+}
+
+func parseXLSX(body io.Reader, header bool, emit func(record) error) error {
+	data, err := io.ReadAll(io.LimitReader(body, maxXLSXBody+1))
+	if err != nil {
+		return err
+	}
+	if len(data) > maxXLSXBody {
+		return &badInput{status: 413, msg: fmt.Sprintf("XLSX file larger than %d bytes", maxXLSXBody)}
+	}
+	x, err := excelize.OpenReader(bytes.NewReader(data))
+	if err != nil {
+		return badInputf("malformed XLSX file: %v", err)
+	}
+	defer x.Close()
+	sheets := x.GetSheetList()
+	if len(sheets) == 0 {
+		return badInputf("malformed XLSX file: no sheet")
+	}
+	rows, err := x.Rows(sheets[0])
+	if err != nil {
+		return badInputf("malformed XLSX file: sheet %q: %v", sheets[0], err)
+	}
+	defer rows.Close()
+	var cols []string
+	for n := 1; rows.Next(); n++ {
+		cells, err := rows.Columns()
+		if err != nil {
+			return badInputf("malformed XLSX file: sheet %q, row %d: %v", sheets[0], n, err)
+		}
+		if cols == nil {
+			if header {
+				if cols, err = headerColumns(cells, fmt.Sprintf("sheet %q, row %d", sheets[0], n)); err != nil {
+					return err
+				}
+				continue
+			}
+			cols = positionalColumns(len(cells))
+		}
+		if len(cells) == 0 {
+			continue // an empty row
+		}
+		if len(cells) > len(cols) {
+			return badInputf("malformed XLSX file: sheet %q, row %d has %d cells, the first row has %d", sheets[0], n, len(cells), len(cols))
+		}
+		vals := make([]any, len(cells))
+		for i, s := range cells {
+			vals[i] = s
+		}
+		if err := emit(record{cols: cols[:len(cells)], vals: vals}); err != nil {
+			return err
+		}
+	}
+	if err := rows.Error(); err != nil {
+		return badInputf("malformed XLSX file: sheet %q: %v", sheets[0], err)
+	}
+	if cols == nil {
+		return badInputf("XLSX file is empty: sheet %q has no rows", sheets[0])
+	}
+	return nil
+}
