@@ -2,7 +2,7 @@ package reports
 
 import (
 	"context"
-	"io"
+	"fmt"
 	"iter"
 	"log/slog"
 	"sync"
@@ -64,7 +64,7 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOption
 	path := transport.Pathf("/report/v1/%d/data", reportID)
 	var warn sync.Once
 	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		p, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: opts.Filters})
+		p, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: opts.Filters}, nil)
 		if err == nil && n*size+int64(len(p.Rows)) > RealTimeRowLimit {
 			warn.Do(func() {
 				s.t.Logger().LogAttrs(ctx, slog.LevelWarn,
@@ -90,12 +90,12 @@ func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewData
 		return failed[*Page](err)
 	}
 	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		return s.viewPage(ctx, viewID, n, size)
+		return s.viewPage(ctx, viewID, n, size, nil)
 	})
 }
 
-func (s *Service) viewPage(ctx context.Context, viewID, n, size int64) (*Page, error) {
-	return s.fetchPage(ctx, transport.Pathf("/report/v1/view/%d/data", viewID), pageRequest{Page: page{Number: n, Size: size}})
+func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, gate func() error) (*Page, error) {
+	return s.fetchPage(ctx, transport.Pathf("/report/v1/view/%d/data", viewID), pageRequest{Page: page{Number: n, Size: size}}, gate)
 }
 
 // pages runs the core pager over whole data pages.
@@ -147,14 +147,24 @@ func rows(ctx context.Context, seq iter.Seq2[*Page, error]) iter.Seq2[Row, error
 	}
 }
 
-// fetchPage posts a page request and decodes the data page as it streams
-// in.
-func (s *Service) fetchPage(ctx context.Context, path string, body pageRequest) (*Page, error) {
-	p := &Page{Number: body.Page.Number}
-	err := s.t.Do(ctx, &transport.Request{Method: "POST", Path: path, JSON: body, Idempotent: true},
-		transport.Decoder(func(r io.Reader) error { return decodePage(r, p) }))
+// fetchPage posts a page request and decodes the data page. When gate is
+// set, the body is read only once gate returns (nil): until then the
+// answer waits in the connection, not in memory.
+func (s *Service) fetchPage(ctx context.Context, path string, body pageRequest, gate func() error) (*Page, error) {
+	// Send, not Do: the body's Content-Length sizes the decode buffer.
+	resp, err := s.t.Send(ctx, &transport.Request{Method: "POST", Path: path, JSON: body, Idempotent: true})
 	if err != nil {
 		return nil, err
+	}
+	defer resp.Body.Close()
+	if gate != nil {
+		if err := gate(); err != nil {
+			return nil, err
+		}
+	}
+	p := &Page{Number: body.Page.Number}
+	if err := decodePage(resp.Body, resp.ContentLength, p); err != nil {
+		return nil, fmt.Errorf("partner: POST %s: reading response: %w", path, err)
 	}
 	return p, nil
 }

@@ -30,7 +30,7 @@ func BenchmarkDecodePage10k(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		var p Page
-		if err := decodePage(bytes.NewReader(data), &p); err != nil {
+		if err := decodePage(bytes.NewReader(data), int64(len(data)), &p); err != nil {
 			b.Fatal(err)
 		}
 	}

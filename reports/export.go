@@ -15,8 +15,15 @@ import (
 // Defaults of ExportOptions.
 const (
 	DefaultExportPageSize    = MaxPageSize
-	DefaultExportConcurrency = 4
+	DefaultExportConcurrency = 8
 )
+
+// decodedPages caps the pages ExportView holds decoded at once (the one
+// being yielded and those decoded ahead of it), whatever the number of
+// requests in flight: a page that arrives further ahead waits, unread, in
+// its connection. With 10,000-row pages of 10 columns this keeps an
+// export's heap around 30 MB.
+const decodedPages = 4
 
 // ExportOptions tune Export, ExportView and ExportCSV.
 type ExportOptions struct {
@@ -25,7 +32,8 @@ type ExportOptions struct {
 	PageSize int64
 	// Concurrency is the number of page requests in flight at once; 0
 	// means DefaultExportConcurrency, 1 reads one page after the other.
-	// Memory stays bounded by about Concurrency+1 pages of rows.
+	// Whatever its value, at most 4 pages are held decoded at once: the
+	// answers further ahead wait unread in their connections.
 	Concurrency int
 	// Wait tunes the wait for the view.
 	Wait WaitOptions
@@ -76,8 +84,8 @@ func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptio
 		window = DefaultExportConcurrency
 	}
 	return func(yield func(Row, error) bool) {
-		ahead := newPrefetcher(ctx, window, func(ctx context.Context, n int64) (*Page, error) {
-			return s.viewPage(ctx, viewID, n, size)
+		ahead := newPrefetcher(ctx, window, func(ctx context.Context, n int64, gate func() error) (*Page, error) {
+			return s.viewPage(ctx, viewID, n, size, gate)
 		})
 		defer ahead.close()
 		var total int64
@@ -104,15 +112,21 @@ func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptio
 }
 
 // prefetcher fetches pages ahead of the pager: asked for page n, it makes
-// sure pages n to n+window-1 are requested, and waits for page n. Pages
-// past the last one may be requested for nothing; their answers (empty
-// pages or errors) are never read.
+// sure pages n to n+window-1 are requested, and waits for page n. A page
+// is decoded only once it is less than decodedPages ahead of page n, so
+// memory does not grow with the window. Pages past the last one may be
+// requested for nothing; their answers (empty pages or errors) are never
+// read.
 type prefetcher struct {
 	ctx    context.Context
 	cancel context.CancelFunc
-	fetch  func(ctx context.Context, n int64) (*Page, error)
+	fetch  func(ctx context.Context, n int64, gate func() error) (*Page, error)
 	window int64
 	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	cur     int64         // page the consumer waits for or reads
+	advance chan struct{} // closed when cur moves
 
 	next    int64 // next page to request
 	end     int64 // page that said endOfList, or -1
@@ -124,14 +138,43 @@ type fetched struct {
 	err  error
 }
 
-func newPrefetcher(ctx context.Context, window int, fetch func(ctx context.Context, n int64) (*Page, error)) *prefetcher {
+func newPrefetcher(ctx context.Context, window int, fetch func(ctx context.Context, n int64, gate func() error) (*Page, error)) *prefetcher {
 	ctx, cancel := context.WithCancel(ctx)
-	return &prefetcher{ctx: ctx, cancel: cancel, fetch: fetch, window: int64(window), end: -1, pending: map[int64]chan fetched{}}
+	return &prefetcher{ctx: ctx, cancel: cancel, fetch: fetch, window: int64(window), end: -1,
+		pending: map[int64]chan fetched{}, advance: make(chan struct{})}
+}
+
+// gate blocks the decoding of page m until m is less than decodedPages
+// ahead of the consumer, or the export ends.
+func (p *prefetcher) gate(m int64) error {
+	for {
+		p.mu.Lock()
+		ok, ch := m < p.cur+decodedPages, p.advance
+		p.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-p.ctx.Done():
+			return p.ctx.Err()
+		}
+	}
+}
+
+// moveTo records that the consumer is done with the pages before n.
+func (p *prefetcher) moveTo(n int64) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.cur = n
+	close(p.advance)
+	p.advance = make(chan struct{})
 }
 
 // get returns page n. The pager calls it for 0, 1, 2, ... in order, from
 // one goroutine.
 func (p *prefetcher) get(ctx context.Context, n int64) (*Page, error) {
+	p.moveTo(n)
 	for p.next < n+p.window && (p.end < 0 || p.next <= p.end) {
 		m := p.next
 		ch := make(chan fetched, 1) // never blocks the fetching goroutine
@@ -139,7 +182,7 @@ func (p *prefetcher) get(ctx context.Context, n int64) (*Page, error) {
 		p.wg.Add(1)
 		go func() {
 			defer p.wg.Done()
-			pg, err := p.fetch(p.ctx, m)
+			pg, err := p.fetch(p.ctx, m, func() error { return p.gate(m) })
 			ch <- fetched{pg, err}
 		}()
 		p.next++

@@ -1,13 +1,11 @@
 package reports
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
-	"sync"
 )
 
 // Report data pages are decoded by a small scanner instead of
@@ -22,24 +20,26 @@ import (
 // nothing is lost. Nested arrays and objects, rare in reports, go through
 // encoding/json.
 //
-// The page body is read whole: a page holds at most 10,000 rows, and
-// ExportView bounds the pages held at once.
+// The page body is read whole, into one buffer of its Content-Length: a
+// page holds at most 10,000 rows, and ExportView bounds the pages held at
+// once.
 
-var bufPool = sync.Pool{New: func() any { return new(bytes.Buffer) }}
+// maxPageBody caps the size hint taken from Content-Length.
+const maxPageBody = 256 << 20
 
 // decodePage reads a report data page: {"version", "endOfList",
 // "results": [rows]}, members in any order, unknown members skipped.
-func decodePage(r io.Reader, p *Page) error {
-	buf := bufPool.Get().(*bytes.Buffer)
-	buf.Reset()
-	_, err := buf.ReadFrom(r)
-	d := &scanner{s: buf.String()}
-	if buf.Cap() <= 16<<20 {
-		bufPool.Put(buf)
+// size, when known (Content-Length), sizes the one buffer the body is
+// read into; the page's strings are substrings of it.
+func decodePage(r io.Reader, size int64, p *Page) error {
+	var sb strings.Builder
+	if size > 0 && size <= maxPageBody {
+		sb.Grow(int(size))
 	}
-	if err != nil {
+	if _, err := io.Copy(&sb, r); err != nil {
 		return err
 	}
+	d := &scanner{s: sb.String()}
 	if err := d.page(p); err != nil {
 		return fmt.Errorf("decoding report data: %w", err)
 	}

@@ -16,7 +16,8 @@ func TestQuickstart(t *testing.T) {
 	if err := run(ctx, &out, func(string) string { return "" }); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
-	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token"} {
+	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token",
+		"reports: exported report 102 through a view as CSV, 25 rows", "reports:   Partner ID,Partner,Region,Tier,Active", "reports: chart \"Partners by region\""} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
