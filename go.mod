@@ -5,6 +5,7 @@ go 1.26.0
 require (
 	github.com/google/go-querystring v1.2.0
 	github.com/hashicorp/go-retryablehttp v0.7.8
+	github.com/jarcoal/httpmock v1.4.2
 	go.uber.org/goleak v1.3.0
 	golang.org/x/oauth2 v0.37.0
 )
