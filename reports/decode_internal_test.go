@@ -230,3 +230,60 @@ func BenchmarkDecodePageTokens10k(b *testing.B) {
 		}
 	}
 }
+
+// FuzzDecodePage checks the scanner against encoding/json: it never
+// panics, it accepts only valid JSON, and every row it decodes holds the
+// members encoding/json finds, in the order they appear.
+func FuzzDecodePage(f *testing.F) {
+	for _, seed := range []string{
+		`{"version":1,"endOfList":true,"results":[{"a":1,"b":"x"},{"b":null,"a":-2.5e3}]}`,
+		`{"results":[{"s":"\u00e9\n\"q\"","n":[1,{"x":true}],"o":{"k":"v"}}],"extra":{"y":[1,2]}}`,
+		`{"results":null}`, `{"results":[{}]}`, `{"version":"x"}`, `{"results":[1]}`, ` { "results" : [ { "a" : 01 } ] } `,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var p Page
+		err := decodePage(bytes.NewReader(data), int64(len(data)), &p)
+		if err != nil {
+			return
+		}
+		if !json.Valid(data) {
+			t.Fatalf("accepted invalid JSON %q", data)
+		}
+		var ref struct {
+			Results []map[string]any `json:"results"`
+		}
+		dec := json.NewDecoder(bytes.NewReader(data))
+		dec.UseNumber()
+		if err := dec.Decode(&ref); err != nil {
+			return // e.g. a version that is not an int64 for encoding/json's taste
+		}
+		if len(ref.Results) != len(p.Rows) {
+			t.Fatalf("%d rows, encoding/json finds %d", len(p.Rows), len(ref.Results))
+		}
+		for i, r := range p.Rows {
+			for name, v := range r.All() {
+				want, ok := ref.Results[i][name]
+				if !ok {
+					t.Fatalf("row %d: member %q not found by encoding/json", i, name)
+				}
+				got, _ := r.Get(name) // the first of duplicate keys
+				_ = v
+				if fmt.Sprint(got) != fmt.Sprint(want) && !hasDuplicate(r.Columns(), name) {
+					t.Fatalf("row %d %q: %#v, encoding/json %#v", i, name, got, want)
+				}
+			}
+		}
+	})
+}
+
+func hasDuplicate(names []string, name string) bool {
+	n := 0
+	for _, x := range names {
+		if x == name {
+			n++
+		}
+	}
+	return n > 1
+}

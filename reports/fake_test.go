@@ -327,19 +327,24 @@ func TestWaitForFailedView(t *testing.T) {
 func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
 	srv, c := newClient(t, nil)
 	id := numbered(srv, 25_000)
-	// The first page answers last.
-	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Latency: 50 * time.Millisecond, Times: 1})
-	var progress []int64
-	got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{
-		PageSize: 1000, Concurrency: 4,
-		Wait:     reports.WaitOptions{Interval: 10 * time.Millisecond},
-		Progress: func(n int64) { progress = append(progress, n) },
-	}))
-	if !slices.Equal(got, seq(25_000)) {
-		t.Fatalf("export read %d rows, not 0..24999 in order", len(got))
-	}
-	if len(progress) != 25 || progress[0] != 1000 || progress[24] != 25_000 {
-		t.Errorf("progress %v", progress)
+	// 16 in flight is more than the pages ExportView decodes at once.
+	for _, concurrency := range []int{1, 4, 16} {
+		t.Run(fmt.Sprint(concurrency), func(t *testing.T) {
+			// The first page answers last.
+			srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Latency: 50 * time.Millisecond, Times: 1})
+			var progress []int64
+			got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{
+				PageSize: 1000, Concurrency: concurrency,
+				Wait:     reports.WaitOptions{Interval: 10 * time.Millisecond},
+				Progress: func(n int64) { progress = append(progress, n) },
+			}))
+			if !slices.Equal(got, seq(25_000)) {
+				t.Fatalf("export read %d rows, not 0..24999 in order", len(got))
+			}
+			if len(progress) != 25 || progress[0] != 1000 || progress[24] != 25_000 {
+				t.Errorf("progress %v", progress)
+			}
+		})
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode/utf8"
 )
 
 // Report data pages are decoded by a small scanner instead of
@@ -86,7 +87,7 @@ func (d *scanner) consume(c byte) error {
 
 // end checks that only white space is left.
 func (d *scanner) end() error {
-	if d.peek() != 0 {
+	if d.peek(); d.i < len(d.s) {
 		return d.errorf("data after the JSON value")
 	}
 	return nil
@@ -296,12 +297,15 @@ func (d *scanner) literal(lit string) error {
 // substring of the input.
 func (d *scanner) str() (string, error) {
 	start := d.i + 1
+	ascii := true
 	for j := start; j < len(d.s); j++ {
 		switch c := d.s[j]; {
-		case c == '"':
+		case c == '"' && (ascii || utf8.ValidString(d.s[start:j])):
 			d.i = j + 1
 			return d.s[start:j], nil
-		case c == '\\' || c < 0x20:
+		case c >= utf8.RuneSelf:
+			ascii = false
+		case c == '"' || c == '\\' || c < 0x20: // invalid UTF-8 is replaced, as encoding/json does
 			raw, err := d.skipString()
 			if err != nil {
 				return "", err
@@ -381,7 +385,8 @@ func (d *scanner) skip() (string, error) {
 	start := d.i
 	switch {
 	case c == '"':
-		return d.skipString()
+		_, err := d.str()
+		return d.s[start:d.i], err
 	case c == '[' || c == '{':
 		depth := 0
 		for d.i < len(d.s) {
