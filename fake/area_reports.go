@@ -122,8 +122,6 @@ type view struct {
 	failed   bool
 	version  int64
 	rows     rowSet // immutable snapshot
-	keys     [][]byte
-	columns  []Column
 }
 
 type reportsStore struct {
@@ -344,16 +342,16 @@ func (f *Fake) materialize(r *report) {
 
 // snapshotReport returns the report's definition, version and current
 // rows (immutable), or false when it does not exist.
-func (f *Fake) snapshotReport(id int64) (Report, int64, rowSet, [][]byte, bool) {
+func (f *Fake) snapshotReport(id int64) (Report, int64, rowSet, bool) {
 	s := &f.reports
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.reports[id]
 	if r == nil {
-		return Report{}, 0, rowSet{}, nil, false
+		return Report{}, 0, rowSet{}, false
 	}
 	f.materialize(r)
-	return r.def, r.version, r.rows, r.keys, true
+	return r.def, r.version, r.rows, true
 }
 
 // viewStatus is the status of v at now.
@@ -389,7 +387,7 @@ func (f *Fake) prepareView(reportID int64) (int64, bool) {
 	s.nextView++
 	s.views[s.nextView] = &view{
 		id: s.nextView, reportID: reportID, created: f.clock.Now(), failed: r.def.FailViews,
-		version: r.version, rows: r.rows, keys: r.keys, columns: r.def.Columns,
+		version: r.version, rows: r.rows,
 	}
 	return s.nextView, true
 }

@@ -192,7 +192,7 @@ func (f *Fake) handleReportData(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	def, version, rs, _, ok := f.snapshotReport(id)
+	def, version, rs, ok := f.snapshotReport(id)
 	if !ok {
 		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
 		return
@@ -334,7 +334,7 @@ func (f *Fake) handleChartData(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &body) {
 		return
 	}
-	def, version, rs, _, ok := f.snapshotReport(id)
+	def, version, rs, ok := f.snapshotReport(id)
 	if !ok {
 		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
 		return

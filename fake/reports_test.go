@@ -186,7 +186,7 @@ func TestMillionRowReportIsCompact(t *testing.T) {
 	f := New()
 	id := f.AddReport(Report{Name: "big", Columns: []Column{{ID: "n", Name: "N", Type: ColumnNumber}, {ID: "ok", Name: "OK", Type: ColumnBoolean}},
 		RowCount: 1_000_000, Generate: func(i int) []any { return []any{i, i%2 == 0} }})
-	_, _, rs, _, _ := f.snapshotReport(id)
+	_, _, rs, _ := f.snapshotReport(id)
 	if rs.len() != 1_000_000 {
 		t.Fatalf("%d rows", rs.len())
 	}

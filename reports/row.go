@@ -7,6 +7,7 @@ import (
 	"iter"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 )
 
@@ -18,6 +19,11 @@ import (
 // exactly as sent), string, []any and map[string]any (nested values, with
 // json.Number numbers). Rows of one page usually share their column list,
 // so a row costs its values only.
+//
+// The strings of a row read from the service share the memory of the page
+// they came in (one buffer per page, 2 MB for 10,000 rows of 10 columns):
+// a row kept long after its page, among few others, keeps that page alive.
+// Keep a Clone of such rows.
 type Row struct {
 	cols *columns
 	vals []any
@@ -52,6 +58,22 @@ func NewRow(names []string, values []any) Row {
 		panic("reports: NewRow: names and values differ in length")
 	}
 	return Row{cols: &columns{names: slices.Clone(names)}, vals: slices.Clone(values)}
+}
+
+// Clone returns a copy of the row that shares no memory with its page.
+func (r Row) Clone() Row {
+	vals := make([]any, len(r.vals))
+	for i, v := range r.vals {
+		switch v := v.(type) {
+		case string:
+			vals[i] = strings.Clone(v)
+		case json.Number:
+			vals[i] = json.Number(strings.Clone(string(v)))
+		default:
+			vals[i] = v // nested values are decoded into their own memory
+		}
+	}
+	return Row{cols: r.cols, vals: vals}
 }
 
 // Len returns the number of columns of the row.
