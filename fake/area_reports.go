@@ -355,7 +355,7 @@ func (f *Fake) snapshotReport(id int64) (Report, int64, rowSet, bool) {
 }
 
 // viewStatus is the status of v at now.
-func (v *view) status(now time.Time) string {
+func (v view) status(now time.Time) string {
 	age := now.Sub(v.created)
 	switch {
 	case age >= ViewLifetime:
@@ -392,11 +392,20 @@ func (f *Fake) prepareView(reportID int64) (int64, bool) {
 	return s.nextView, true
 }
 
-func (f *Fake) lookupView(id int64) *view {
+// lookupView returns a copy of the view with id. A deleted view's rows
+// are released then.
+func (f *Fake) lookupView(id int64) (view, bool) {
 	s := &f.reports
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.views[id]
+	v := s.views[id]
+	if v == nil {
+		return view{}, false
+	}
+	if v.status(f.clock.Now()) == ViewDeleted {
+		v.rows = rowSet{}
+	}
+	return *v, true
 }
 
 // seedReportsDemo adds the reports part of the demo data set: three small

@@ -247,8 +247,8 @@ func (f *Fake) handleViewStatus(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := f.lookupView(id)
-	if v == nil {
+	v, ok := f.lookupView(id)
+	if !ok {
 		writeError(w, http.StatusNotFound, "not_found", "view %d not found", id)
 		return
 	}
@@ -269,8 +269,8 @@ func (f *Fake) handleViewData(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v := f.lookupView(id)
-	if v == nil {
+	v, ok := f.lookupView(id)
+	if !ok {
 		writeError(w, http.StatusNotFound, "not_found", "view %d not found", id)
 		return
 	}
@@ -493,6 +493,6 @@ func (f *Fake) handleChartMetadata(w http.ResponseWriter, r *http.Request) {
 }
 
 // String makes a view printable in test failures.
-func (v *view) String() string {
+func (v view) String() string {
 	return fmt.Sprintf("view %d of report %d (version %d, %d rows)", v.id, v.reportID, v.version, v.rows.len())
 }
