@@ -435,6 +435,13 @@ func TestExportCSV(t *testing.T) {
 	if want := "Name,Amount,OK\n\"Acme, Inc.\",10.25,true\nGlobex,,false\n"; b.String() != want {
 		t.Errorf("CSV:\n%s\nwant:\n%s", b.String(), want)
 	}
+
+	// An empty report has no row to take a header from: nothing is written.
+	empty := numbered(srv, 0)
+	b.Reset()
+	if n, err := c.Reports.ExportCSV(context.Background(), empty, &b, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}); n != 0 || err != nil || b.Len() != 0 {
+		t.Errorf("empty export = %d, %v, %q", n, err, b.String())
+	}
 }
 
 func TestObjectBackedReportFollowsObjects(t *testing.T) {
