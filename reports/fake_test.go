@@ -486,3 +486,22 @@ func TestUnknownReportIsNotFound(t *testing.T) {
 		t.Errorf("ViewStatus: %v", err)
 	}
 }
+
+func TestReportReadsAreRetried(t *testing.T) {
+	srv, c := newClient(t, nil)
+	id := numbered(srv, 30)
+	// Report reads are POSTs that only read: a 503 is retried.
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/*/data", Status: 503, Times: 1})
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Status: 503, Times: 1})
+	if got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataOptions{PageSize: 10})); !slices.Equal(got, seq(30)) {
+		t.Errorf("Data read %v", got)
+	}
+	got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: 10,
+		Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}))
+	if !slices.Equal(got, seq(30)) {
+		t.Errorf("Export read %v", got)
+	}
+	if n := srv.CountRequests("POST", "/report/v1/*/data") + srv.CountRequests("POST", "/report/v1/view/*/data"); n < 2+3+1 {
+		t.Errorf("%d data requests: the faults were not retried", n)
+	}
+}
