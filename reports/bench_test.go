@@ -132,10 +132,10 @@ func BenchmarkExport(b *testing.B) {
 			}
 			b.ReportMetric(float64(e.rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
-		b.Run(fmt.Sprintf("latency=%s/Export-concurrency=16", lat), func(b *testing.B) {
+		b.Run(fmt.Sprintf("latency=%s/Export-concurrency=8", lat), func(b *testing.B) {
 			e.latency(lat)
 			for b.Loop() {
-				drain(b, e.c.Reports.ExportView(ctx, e.viewID, reports.ExportOptions{Concurrency: 16}), e.rows)
+				drain(b, e.c.Reports.ExportView(ctx, e.viewID, reports.ExportOptions{Concurrency: 8}), e.rows)
 			}
 			b.ReportMetric(float64(e.rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})
@@ -172,8 +172,8 @@ func BenchmarkExport(b *testing.B) {
 
 	// Peak live heap while exporting, sampled by forcing collections in a
 	// loop: the growth over the live heap before the export (which holds
-	// the fake's copy of the report), for the default concurrency and 16.
-	for _, conc := range []int{0, 16} {
+	// the fake's copy of the report), for the default concurrency and 8.
+	for _, conc := range []int{0, 8} {
 		b.Run(fmt.Sprintf("latency=100ms/Export-concurrency=%d-peak-heap", conc), func(b *testing.B) {
 			peakHeap(b, e, conc)
 		})

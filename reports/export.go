@@ -15,7 +15,7 @@ import (
 // Defaults of ExportOptions.
 const (
 	DefaultExportPageSize    = MaxPageSize
-	DefaultExportConcurrency = 8
+	DefaultExportConcurrency = 16
 )
 
 // decodedPages caps the pages ExportView holds decoded at once (the one
