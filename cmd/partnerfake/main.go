@@ -60,6 +60,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "  users:         %s (%s), %s (%s), %s (%s, suspended)\n",
 		fake.DemoUser1, fake.DemoUserEmail1, fake.DemoUser2, fake.DemoUserEmail2, fake.DemoUser3, fake.DemoUserEmail3)
 	fmt.Fprintf(out, "  attributes:    namespace %d\n", fake.DemoNamespace)
+	fmt.Fprintf(out, "  reports:       %d (pipeline, object-backed), %d (partners), %d (draft), %d (%d rows)\n",
+		fake.DemoReportPipeline, fake.DemoReportPartners, fake.DemoReportDraft, fake.DemoReportLarge, fake.DemoReportLargeRows)
 	fmt.Fprintf(out, "try: PARTNER_BASE_URL=%s PARTNER_CLIENT_ID=%s PARTNER_CLIENT_SECRET=... go run ./examples/quickstart\n", url, *id)
 
 	errc := make(chan error, 1)

@@ -55,7 +55,11 @@ type Client struct {
 // New returns a Client for cfg.
 func New(cfg Config) *Client {
 	if cfg.HTTPClient == nil {
-		cfg.HTTPClient = &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
+		tr := http.DefaultTransport.(*http.Transport).Clone()
+		// Exports keep many page requests in flight to one host; the
+		// default of 2 idle connections per host would reopen most of them.
+		tr.MaxIdleConnsPerHost = 32
+		cfg.HTTPClient = &http.Client{Transport: tr}
 	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)

@@ -1,0 +1,498 @@
+package fake
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Routes of the reports area (/report/v1). Paging follows the limits of
+// the interface: page.number >= 0 (default 0), 1 <= page.size <= 10000
+// (default 100), both required inside a page object; a body without a
+// page object takes the defaults.
+
+const maxPageSize = 10000
+
+// registerReports registers the routes of the reports area.
+func (f *Fake) registerReports() {
+	f.handle("POST /report/v1/list", ScopeReports, f.handleReportList)
+	f.handle("POST /report/v1/{reportId}/data", ScopeReports, f.handleReportData)
+	f.handle("POST /report/v1/view/{reportId}/prepare_export", ScopeReports, f.handlePrepareExport)
+	f.handle("GET /report/v1/view/{viewId}/status", ScopeReports, f.handleViewStatus)
+	f.handle("POST /report/v1/view/{viewId}/data", ScopeReports, f.handleViewData)
+	f.handle("POST /report/v1/{reportId}/chart-data", ScopeReports, f.handleChartData)
+	f.handle("POST /report/v1/{reportId}/chart-metadata", ScopeReports, f.handleChartMetadata)
+}
+
+type pageJSON struct {
+	Number *int64 `json:"number"`
+	Size   *int64 `json:"size"`
+}
+
+type pageBody struct {
+	Page    *pageJSON    `json:"page"`
+	Filters *filterGroup `json:"filters"`
+}
+
+// readPage decodes a paged body; on bad input it has answered 400.
+func readPage(w http.ResponseWriter, r *http.Request) (number, size int64, filters *filterGroup, ok bool) {
+	var body pageBody
+	if !decodeJSON(w, r, &body) {
+		return 0, 0, nil, false
+	}
+	number, size = 0, 100
+	if p := body.Page; p != nil {
+		switch {
+		case p.Number == nil:
+			writeError(w, http.StatusBadRequest, "invalid_request", "page.number is required inside page")
+			return 0, 0, nil, false
+		case p.Size == nil:
+			writeError(w, http.StatusBadRequest, "invalid_request", "page.size is required inside page")
+			return 0, 0, nil, false
+		case *p.Number < 0:
+			writeError(w, http.StatusBadRequest, "invalid_request", "page.number must be 0 or more, got %d", *p.Number)
+			return 0, 0, nil, false
+		case *p.Size < 1 || *p.Size > maxPageSize:
+			writeError(w, http.StatusBadRequest, "invalid_request", "page.size must be between 1 and %d, got %d", maxPageSize, *p.Size)
+			return 0, 0, nil, false
+		}
+		number, size = *p.Number, *p.Size
+	}
+	return number, size, body.Filters, true
+}
+
+// pageBounds returns the item range [lo, hi) of a page over n items and
+// whether it is the last page.
+func pageBounds(number, size int64, n int) (lo, hi int, last bool) {
+	if number > int64(n)/size {
+		return n, n, true
+	}
+	lo = int(number * size)
+	hi = min(lo+int(size), n)
+	return lo, hi, hi >= n
+}
+
+func pathID(w http.ResponseWriter, r *http.Request, name string) (int64, bool) {
+	id, err := strconv.ParseInt(r.PathValue(name), 10, 64)
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "%s must be an integer, got %q", name, r.PathValue(name))
+		return 0, false
+	}
+	return id, true
+}
+
+type personJSON struct {
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+}
+
+type reportEntryJSON struct {
+	ID           int64       `json:"id"`
+	Name         string      `json:"name"`
+	Description  string      `json:"description,omitempty"`
+	ReportStatus string      `json:"reportStatus,omitempty"`
+	CreatedBy    *personJSON `json:"createdBy,omitempty"`
+	ModifiedBy   *personJSON `json:"modifiedBy,omitempty"`
+	CreatedAt    string      `json:"createdAt,omitempty"`
+	ModifiedAt   string      `json:"modifiedAt,omitempty"`
+}
+
+type reportListJSON struct {
+	EndOfList bool              `json:"endOfList"`
+	Results   []reportEntryJSON `json:"results"`
+}
+
+func person(p *Person) *personJSON {
+	if p == nil {
+		return nil
+	}
+	return &personJSON{ID: p.ID, Name: p.Name}
+}
+
+func (f *Fake) handleReportList(w http.ResponseWriter, r *http.Request) {
+	number, size, _, ok := readPage(w, r)
+	if !ok {
+		return
+	}
+	s := &f.reports
+	s.mu.Lock()
+	defs := make([]Report, 0, len(s.reports))
+	for _, rep := range s.reports {
+		defs = append(defs, rep.def)
+	}
+	s.mu.Unlock()
+	slices.SortFunc(defs, func(a, b Report) int { return cmp.Compare(a.ID, b.ID) })
+	lo, hi, last := pageBounds(number, size, len(defs))
+	out := reportListJSON{EndOfList: last, Results: []reportEntryJSON{}}
+	for _, d := range defs[lo:hi] {
+		out.Results = append(out.Results, reportEntryJSON{
+			ID: d.ID, Name: d.Name, Description: d.Description, ReportStatus: d.Status,
+			CreatedBy: person(d.CreatedBy), ModifiedBy: person(d.ModifiedBy),
+			CreatedAt: d.CreatedAt.Format(time.RFC3339), ModifiedAt: d.ModifiedAt.Format(time.RFC3339),
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// writeRows answers a report data page: rows [lo, hi) of rs, or the
+// listed rows of rs when idx is not nil.
+func writeRows(w http.ResponseWriter, version int64, last bool, rs rowSet, lo, hi int, idx []int) {
+	b := make([]byte, 0, 64)
+	b = append(b, `{"version":`...)
+	b = strconv.AppendInt(b, version, 10)
+	b = append(b, `,"endOfList":`...)
+	b = strconv.AppendBool(b, last)
+	b = append(b, `,"results":[`...)
+	w.Header().Set("Content-Type", "application/json")
+	if idx == nil {
+		body := rs.rangeBytes(lo, hi)
+		w.Header().Set("Content-Length", strconv.Itoa(len(b)+len(body)+3))
+		w.WriteHeader(http.StatusOK)
+		w.Write(b)
+		w.Write(body)
+		w.Write([]byte("]}\n"))
+		return
+	}
+	for i, k := range idx[lo:hi] {
+		if i > 0 {
+			b = append(b, ',')
+		}
+		b = append(b, rs.object(k)...)
+	}
+	b = append(b, "]}\n"...)
+	w.WriteHeader(http.StatusOK)
+	w.Write(b)
+}
+
+// filterRows returns the indexes of the rows of rs that pass p.
+func filterRows(rs rowSet, cols []Column, p predicate) ([]int, error) {
+	idx := []int{}
+	for i := range rs.len() {
+		vals, err := rs.values(i, cols)
+		if err != nil {
+			return nil, err
+		}
+		if p(vals) {
+			idx = append(idx, i)
+		}
+	}
+	return idx, nil
+}
+
+func (f *Fake) handleReportData(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r, "reportId")
+	if !ok {
+		return
+	}
+	number, size, filters, ok := readPage(w, r)
+	if !ok {
+		return
+	}
+	def, version, rs, ok := f.snapshotReport(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
+		return
+	}
+	pred, err := compileFilter(filters, def.Columns, f.clock.Now())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_filter", "%v", err)
+		return
+	}
+	var idx []int
+	n := rs.len()
+	if pred != nil {
+		if idx, err = filterRows(rs, def.Columns, pred); err != nil {
+			writeError(w, http.StatusInternalServerError, "internal", "reading rows: %v", err)
+			return
+		}
+		n = len(idx)
+	}
+	lo, hi, last := pageBounds(number, size, n)
+	writeRows(w, version, last, rs, lo, hi, idx)
+}
+
+type viewIDJSON struct {
+	ViewID int64 `json:"viewId"`
+}
+
+// handlePrepareExport snapshots the report into a new view. Its body, if
+// any, is ignored (the interface shows no fields).
+func (f *Fake) handlePrepareExport(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r, "reportId")
+	if !ok {
+		return
+	}
+	viewID, ok := f.prepareView(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
+		return
+	}
+	writeJSON(w, http.StatusOK, viewIDJSON{ViewID: viewID})
+}
+
+type viewStatusJSON struct {
+	ViewID     int64  `json:"viewId"`
+	ReportID   int64  `json:"reportId"`
+	ViewStatus string `json:"viewStatus"`
+	Version    int64  `json:"version"`
+	CreatedAt  string `json:"createdAt"`
+}
+
+func (f *Fake) handleViewStatus(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r, "viewId")
+	if !ok {
+		return
+	}
+	v, ok := f.lookupView(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "view %d not found", id)
+		return
+	}
+	writeJSON(w, http.StatusOK, viewStatusJSON{
+		ViewID: v.id, ReportID: v.reportID, ViewStatus: v.status(f.clock.Now()),
+		Version: v.version, CreatedAt: v.created.UTC().Format(time.RFC3339),
+	})
+}
+
+// handleViewData serves a view's snapshot: 404 once the view is deleted,
+// 400 while it is not ready or when it failed.
+func (f *Fake) handleViewData(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r, "viewId")
+	if !ok {
+		return
+	}
+	number, size, _, ok := readPage(w, r)
+	if !ok {
+		return
+	}
+	v, ok := f.lookupView(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "view %d not found", id)
+		return
+	}
+	switch st := v.status(f.clock.Now()); st {
+	case ViewSuccess:
+	case ViewDeleted:
+		writeError(w, http.StatusNotFound, "not_found", "view %d was deleted (views live %s)", id, ViewLifetime)
+		return
+	default:
+		writeError(w, http.StatusBadRequest, "view_not_ready", "view %d is %s, its data can be read once it is %s", id, st, ViewSuccess)
+		return
+	}
+	lo, hi, last := pageBounds(number, size, v.rows.len())
+	writeRows(w, v.version, last, v.rows, lo, hi, nil)
+}
+
+type chartBody struct {
+	Filters  *filterGroup `json:"filters"`
+	ChartIDs []int64      `json:"chartIds"`
+}
+
+// selectCharts returns the charts asked for (all when ids is empty), or
+// answers 404 naming an unknown one.
+func selectCharts(w http.ResponseWriter, def Report, ids []int64) ([]Chart, bool) {
+	if len(ids) == 0 {
+		return def.Charts, true
+	}
+	out := make([]Chart, 0, len(ids))
+	for _, id := range ids {
+		i := slices.IndexFunc(def.Charts, func(c Chart) bool { return c.ID == id })
+		if i < 0 {
+			writeError(w, http.StatusNotFound, "not_found", "report %d has no chart %d", def.ID, id)
+			return nil, false
+		}
+		out = append(out, def.Charts[i])
+	}
+	return out, true
+}
+
+type chartJSON struct {
+	ID      int64             `json:"id"`
+	Version int64             `json:"version"`
+	Name    string            `json:"name"`
+	Results []json.RawMessage `json:"results"`
+}
+
+type chartDataJSON struct {
+	ReportVersion int64       `json:"reportVersion"`
+	ReportName    string      `json:"reportName"`
+	Charts        []chartJSON `json:"charts"`
+}
+
+// handleChartData groups the (filtered) rows by each chart's column and
+// counts each group. An empty chartIds asks for every chart.
+func (f *Fake) handleChartData(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r, "reportId")
+	if !ok {
+		return
+	}
+	var body chartBody
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	def, version, rs, ok := f.snapshotReport(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
+		return
+	}
+	charts, ok := selectCharts(w, def, body.ChartIDs)
+	if !ok {
+		return
+	}
+	pred, err := compileFilter(body.Filters, def.Columns, f.clock.Now())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_filter", "%v", err)
+		return
+	}
+	type group struct {
+		value any
+		count int
+	}
+	counts := make([]map[string]*group, len(charts))
+	cols := make([]int, len(charts))
+	for i, ch := range charts {
+		counts[i] = map[string]*group{}
+		cols[i] = slices.IndexFunc(def.Columns, func(c Column) bool { return c.ID == ch.GroupBy })
+	}
+	for i := range rs.len() {
+		vals, err := rs.values(i, def.Columns)
+		if err != nil {
+			writeError(w, http.StatusInternalServerError, "internal", "reading rows: %v", err)
+			return
+		}
+		if pred != nil && !pred(vals) {
+			continue
+		}
+		for c := range charts {
+			v := vals[cols[c]]
+			key := string(appendValue(nil, v))
+			g := counts[c][key]
+			if g == nil {
+				g = &group{value: v}
+				counts[c][key] = g
+			}
+			g.count++
+		}
+	}
+	out := chartDataJSON{ReportVersion: version, ReportName: def.Name, Charts: []chartJSON{}}
+	for c, ch := range charts {
+		groups := make([]*group, 0, len(counts[c]))
+		for _, g := range counts[c] {
+			groups = append(groups, g)
+		}
+		slices.SortFunc(groups, func(a, b *group) int { return compareValues(a.value, b.value) })
+		name := def.Columns[cols[c]].Name
+		results := make([]json.RawMessage, len(groups))
+		for i, g := range groups {
+			b := appendString([]byte{'{'}, name)
+			b = append(b, ':')
+			b = appendValue(b, g.value)
+			b = append(b, `,"count":`...)
+			b = strconv.AppendInt(b, int64(g.count), 10)
+			results[i] = append(b, '}')
+		}
+		out.Charts = append(out.Charts, chartJSON{ID: ch.ID, Version: version, Name: ch.Name, Results: results})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// compareValues orders nulls first, then numbers, then everything else
+// by its JSON text.
+func compareValues(a, b any) int {
+	if a == nil || b == nil {
+		switch {
+		case a == nil && b == nil:
+			return 0
+		case a == nil:
+			return -1
+		}
+		return 1
+	}
+	x, xok := a.(float64)
+	y, yok := b.(float64)
+	switch {
+	case xok && yok:
+		return cmp.Compare(x, y)
+	case xok:
+		return -1
+	case yok:
+		return 1
+	}
+	return cmp.Compare(string(appendValue(nil, a)), string(appendValue(nil, b)))
+}
+
+type columnJSON struct {
+	ColID string `json:"colId"`
+	Name  string `json:"name"`
+	Type  string `json:"type"`
+}
+
+type chartMetaJSON struct {
+	ID         int64      `json:"id"`
+	Version    int64      `json:"version"`
+	Name       string     `json:"name"`
+	ChartType  string     `json:"chartType"`
+	GroupBy    columnJSON `json:"groupBy"`
+	ValueField string     `json:"valueField"`
+}
+
+type chartMetadataJSON struct {
+	ReportID      int64           `json:"reportId"`
+	ReportVersion int64           `json:"reportVersion"`
+	ReportName    string          `json:"reportName"`
+	Charts        []chartMetaJSON `json:"charts"`
+}
+
+// handleChartMetadata describes charts. The interface does not show the
+// answer's shape; the fake sends reportId, reportVersion, reportName and
+// charts[{id, version, name, chartType, groupBy{colId, name, type},
+// valueField}].
+func (f *Fake) handleChartMetadata(w http.ResponseWriter, r *http.Request) {
+	id, ok := pathID(w, r, "reportId")
+	if !ok {
+		return
+	}
+	var body chartBody
+	if !decodeJSON(w, r, &body) {
+		return
+	}
+	if body.Filters != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "chart-metadata takes no filters")
+		return
+	}
+	s := &f.reports
+	s.mu.Lock()
+	rep := s.reports[id]
+	var def Report
+	var version int64
+	if rep != nil {
+		def, version = rep.def, rep.version
+	}
+	s.mu.Unlock()
+	if rep == nil {
+		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
+		return
+	}
+	charts, ok := selectCharts(w, def, body.ChartIDs)
+	if !ok {
+		return
+	}
+	out := chartMetadataJSON{ReportID: id, ReportVersion: version, ReportName: def.Name, Charts: []chartMetaJSON{}}
+	for _, ch := range charts {
+		col := def.Columns[slices.IndexFunc(def.Columns, func(c Column) bool { return c.ID == ch.GroupBy })]
+		out.Charts = append(out.Charts, chartMetaJSON{
+			ID: ch.ID, Version: version, Name: ch.Name, ChartType: "COUNT_BY_GROUP",
+			GroupBy: columnJSON{ColID: col.ID, Name: col.Name, Type: col.Type}, ValueField: "count",
+		})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// String makes a view printable in test failures.
+func (v view) String() string {
+	return fmt.Sprintf("view %d of report %d (version %d, %d rows)", v.id, v.reportID, v.version, v.rows.len())
+}

@@ -1,0 +1,242 @@
+package fake
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+)
+
+// call sends one request to f with a valid token and returns the status
+// and body.
+func call(t *testing.T, f *Fake, method, path, body string) (int, string) {
+	t.Helper()
+	rec := httptest.NewRecorder()
+	f.ServeHTTP(rec, httptest.NewRequest("POST", "/oauth/token", strings.NewReader(
+		fmt.Sprintf(`{"grant_type":"client_credentials","client_id":%q,"client_secret":%q}`, DefaultClientID, DefaultClientSecret))))
+	var tok tokenResponse
+	if err := json.Unmarshal(rec.Body.Bytes(), &tok); err != nil || tok.AccessToken == "" {
+		t.Fatalf("no token: %s", rec.Body.String())
+	}
+	rec = httptest.NewRecorder()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Set("Content-Type", "application/json")
+	f.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+// message is the message of an error body, or the body.
+func message(body string) string {
+	var e apiError
+	if json.Unmarshal([]byte(body), &e) == nil && e.Message != "" {
+		return e.Message
+	}
+	return body
+}
+
+func smallReport(f *Fake, n int) int64 {
+	return f.AddReport(Report{Name: "small", Columns: []Column{{ID: "n", Name: "N", Type: ColumnNumber}, {ID: "s", Name: "S"}},
+		RowCount: n, Generate: func(i int) []any { return []any{i, fmt.Sprintf("r%d", i)} }})
+}
+
+func TestReportPagingLimits(t *testing.T) {
+	f := New()
+	id := smallReport(f, 3)
+	for _, path := range []string{"/report/v1/list", fmt.Sprintf("/report/v1/%d/data", id)} {
+		for _, tc := range []struct {
+			body, want string
+		}{
+			{`{"page":{"number":0,"size":0}}`, "page.size must be between 1 and 10000, got 0"},
+			{`{"page":{"number":0,"size":10001}}`, "page.size must be between 1 and 10000, got 10001"},
+			{`{"page":{"number":-1,"size":10}}`, "page.number must be 0 or more, got -1"},
+			{`{"page":{"size":10}}`, "page.number is required inside page"},
+			{`{"page":{"number":0}}`, "page.size is required inside page"},
+			{`{"page":{"number":"0","size":10}}`, `field "page.number" must be int64`},
+			{`{"page":`, "malformed JSON"},
+		} {
+			code, body := call(t, f, "POST", path, tc.body)
+			if code != http.StatusBadRequest || !strings.Contains(message(body), tc.want) {
+				t.Errorf("%s %s: %d %s, want 400 with %q", path, tc.body, code, body, tc.want)
+			}
+		}
+	}
+}
+
+func TestReportDataPagesAndDefaults(t *testing.T) {
+	f := New()
+	id := smallReport(f, 3)
+	path := fmt.Sprintf("/report/v1/%d/data", id)
+	for _, tc := range []struct{ body, want string }{
+		{`{"page":{"number":0,"size":2}}`, `{"version":1,"endOfList":false,"results":[{"N":0,"S":"r0"},{"N":1,"S":"r1"}]}`},
+		{`{"page":{"number":1,"size":2}}`, `{"version":1,"endOfList":true,"results":[{"N":2,"S":"r2"}]}`},
+		{`{"page":{"number":1,"size":3}}`, `{"version":1,"endOfList":true,"results":[]}`},
+		{`{"page":{"number":9223372036854775807,"size":10000}}`, `{"version":1,"endOfList":true,"results":[]}`},
+		{`{}`, `{"version":1,"endOfList":true,"results":[{"N":0,"S":"r0"},{"N":1,"S":"r1"},{"N":2,"S":"r2"}]}`},
+	} {
+		code, body := call(t, f, "POST", path, tc.body)
+		if code != 200 || strings.TrimSpace(body) != tc.want {
+			t.Errorf("%s: %d %s, want %s", tc.body, code, body, tc.want)
+		}
+	}
+	f.AppendReportRows(id, []any{3, "r3"})
+	if _, body := call(t, f, "POST", path, `{"page":{"number":1,"size":3}}`); !strings.Contains(body, `"version":2`) || !strings.Contains(body, `"S":"r3"`) {
+		t.Errorf("after append: %s", body)
+	}
+	if code, body := call(t, f, "POST", "/report/v1/999/data", `{}`); code != 404 || !strings.Contains(body, "report 999 not found") {
+		t.Errorf("unknown report: %d %s", code, body)
+	}
+	if code, _ := call(t, f, "POST", "/report/v1/abc/data", `{}`); code != 400 {
+		t.Errorf("non-integer report id: %d", code)
+	}
+}
+
+func TestReportFilterErrorsNameThePair(t *testing.T) {
+	f := New()
+	id := smallReport(f, 3)
+	path := fmt.Sprintf("/report/v1/%d/data", id)
+	for _, tc := range []struct{ filter, want string }{
+		{`{"op":"AND","fieldFilters":[{"type":"NUMBER","colId":"n","filter":{"op":"CONTAIN","values":["1"]}}]}`, "filter type NUMBER does not support operator CONTAIN"},
+		{`{"op":"AND","fieldFilters":[{"type":"BOOLEAN","colId":"s","filter":{"op":"GREATER_THAN","values":["1"]}}]}`, "filter type BOOLEAN does not support operator GREATER_THAN"},
+		{`{"op":"AND","fieldFilters":[{"type":"TEXT","colId":"s","filter":{"op":"OFFSET","values":["1"]}}]}`, "filter type TEXT does not support operator OFFSET"},
+		{`{"op":"AND","fieldFilters":[{"type":"TEXT","colId":"x","filter":{"op":"EQUAL_TO","values":["1"]}}]}`, `no column "x"`},
+		{`{"op":"NAND"}`, `filters.op must be AND or OR`},
+		{`{"op":"OR","group":[{"op":"AND","fieldFilters":[{"type":"NUMBER","colId":"n","filter":{"op":"BETWEEN","values":["1"]}}]}]}`, "filters.group[0].fieldFilters[0] (NUMBER BETWEEN): needs exactly 2 value(s), got 1"},
+		{`{"op":"AND","fieldFilters":[{"type":"NUMBER","colId":"n","filter":{"op":"GREATER_THAN","values":["abc"]}}]}`, `value "abc" cannot be compared`},
+	} {
+		code, body := call(t, f, "POST", path, `{"page":{"number":0,"size":10},"filters":`+tc.filter+`}`)
+		if code != 400 || !strings.Contains(message(body), tc.want) {
+			t.Errorf("%s: %d %s, want 400 with %q", tc.filter, code, body, tc.want)
+		}
+	}
+}
+
+func TestViewSnapshotAndLifetime(t *testing.T) {
+	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	f := New(WithClock(clock))
+	id := smallReport(f, 2)
+	code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/view/%d/prepare_export", id), ``)
+	var v struct{ ViewID int64 }
+	if code != 200 || json.Unmarshal([]byte(body), &v) != nil || v.ViewID == 0 {
+		t.Fatalf("prepare: %d %s", code, body)
+	}
+	status := func() string {
+		_, body := call(t, f, "GET", fmt.Sprintf("/report/v1/view/%d/status", v.ViewID), ``)
+		var st struct{ ViewStatus string }
+		json.Unmarshal([]byte(body), &st)
+		return st.ViewStatus
+	}
+	data := fmt.Sprintf("/report/v1/view/%d/data", v.ViewID)
+	if st := status(); st != ViewPending {
+		t.Errorf("status %s", st)
+	}
+	if code, body := call(t, f, "POST", data, `{}`); code != 400 || !strings.Contains(body, "PENDING") {
+		t.Errorf("data of a pending view: %d %s", code, body)
+	}
+	f.SetReportRows(id, [][]any{{9, "changed"}})
+	clock.Advance(ViewPendingFor + ViewRunningFor)
+	if st := status(); st != ViewSuccess {
+		t.Errorf("status %s", st)
+	}
+	want := `{"version":1,"endOfList":true,"results":[{"N":0,"S":"r0"},{"N":1,"S":"r1"}]}`
+	if code, body := call(t, f, "POST", data, `{}`); code != 200 || strings.TrimSpace(body) != want {
+		t.Errorf("view data: %d %s, want %s", code, body, want)
+	}
+	clock.Advance(ViewLifetime)
+	if st := status(); st != ViewDeleted {
+		t.Errorf("status %s", st)
+	}
+	if code, _ := call(t, f, "POST", data, `{}`); code != 404 {
+		t.Errorf("data of a deleted view: %d", code)
+	}
+	if code, _ := call(t, f, "GET", "/report/v1/view/424242/status", ``); code != 404 {
+		t.Errorf("unknown view: %d", code)
+	}
+}
+
+func TestChartDataCounts(t *testing.T) {
+	f := New()
+	id := f.AddReport(Report{Name: "c", Columns: []Column{{ID: "k", Name: "Kind"}, {ID: "v", Name: "V", Type: ColumnNumber}},
+		Rows: [][]any{{"b", 1}, {"a", 2}, {"b", 3}, {nil, 4}}, Charts: []Chart{{ID: 5, Name: "By kind", GroupBy: "k"}}})
+	path := fmt.Sprintf("/report/v1/%d/chart-data", id)
+	code, body := call(t, f, "POST", path, `{"chartIds":[5]}`)
+	want := `{"reportVersion":1,"reportName":"c","charts":[{"id":5,"version":1,"name":"By kind","results":[{"Kind":null,"count":1},{"Kind":"a","count":1},{"Kind":"b","count":2}]}]}`
+	if code != 200 || strings.TrimSpace(body) != want {
+		t.Errorf("chart data: %d %s\nwant %s", code, body, want)
+	}
+	code, body = call(t, f, "POST", path, `{"chartIds":[5],"filters":{"op":"AND","fieldFilters":[{"type":"NUMBER","colId":"v","filter":{"op":"GREATER_THAN","negate":true,"values":["2"]}}]}}`)
+	if code != 200 || !strings.Contains(body, `"results":[{"Kind":"a","count":1},{"Kind":"b","count":1}]`) {
+		t.Errorf("filtered chart data: %d %s", code, body)
+	}
+	if code, _ := call(t, f, "POST", path, `{"chartIds":[6]}`); code != 404 {
+		t.Errorf("unknown chart: %d", code)
+	}
+	if code, _ := call(t, f, "POST", "/report/v1/77/chart-data", `{"chartIds":[]}`); code != 404 {
+		t.Errorf("unknown report: %d", code)
+	}
+}
+
+func TestMillionRowReportIsCompact(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds a million rows")
+	}
+	f := New()
+	id := f.AddReport(Report{Name: "big", Columns: []Column{{ID: "n", Name: "N", Type: ColumnNumber}, {ID: "ok", Name: "OK", Type: ColumnBoolean}},
+		RowCount: 1_000_000, Generate: func(i int) []any { return []any{i, i%2 == 0} }})
+	_, _, rs, _ := f.snapshotReport(id)
+	if rs.len() != 1_000_000 {
+		t.Fatalf("%d rows", rs.len())
+	}
+	// One JSON object per row in one buffer, plus one offset: no map or
+	// boxed value per cell.
+	if got := string(rs.object(999_999)); got != `{"N":999999,"OK":false}` {
+		t.Errorf("last row %s", got)
+	}
+	code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/%d/data", id), `{"page":{"number":99,"size":10000}}`)
+	if code != 200 || !strings.HasSuffix(strings.TrimSpace(body), `{"N":999999,"OK":false}]}`) || !strings.Contains(body, `"endOfList":true`) {
+		t.Errorf("last page: %d %.200s", code, body)
+	}
+}
+
+// FuzzReportFilter feeds arbitrary filter objects to the data route's
+// filter compiler: it answers an error or a predicate, never a panic, and
+// the predicate runs on every kind of cell.
+func FuzzReportFilter(f *testing.F) {
+	for _, seed := range []string{
+		`{"op":"AND","fieldFilters":[{"type":"NUMBER","colId":"n","filter":{"op":"BETWEEN","values":["1","2"]}}]}`,
+		`{"op":"OR","group":[{"op":"AND","fieldFilters":[{"type":"TEXT_PG_ARRAY","colId":"s","filter":{"op":"IN","negate":true,"values":["a"]}}]}]}`,
+		`{"op":"AND","fieldFilters":[{"type":"DATE_OFFSET","colId":"d","filter":{"op":"OFFSET","values":["-7"]}}]}`,
+		`{"op":"AND","fieldFilters":[{"type":"BOOLEAN","colId":"b","filter":{"op":"EQUAL_TO","values":[]}}]}`,
+		`{"op":"AND","fieldFilters":[{"type":"DATE_TIME","colId":"d","filter":null}]}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	cols := []Column{{ID: "n", Name: "n", Type: ColumnNumber}, {ID: "s", Name: "s", Type: ColumnTextPGArray},
+		{ID: "d", Name: "d", Type: ColumnDate}, {ID: "b", Name: "b", Type: ColumnBoolean}}
+	rows := [][]any{
+		{1.5, "{a,b}", "2026-01-02", true},
+		{nil, []any{"x", 1.0}, "2026-01-02T03:04:05Z", "yes"},
+		{"7", "", 3.0, nil},
+		{map[string]any{"k": 1.0}, nil, "not a date", false},
+	}
+	now := time.Date(2026, 1, 5, 0, 0, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, data []byte) {
+		var g filterGroup
+		if json.Unmarshal(data, &g) != nil {
+			return
+		}
+		p, err := compileFilter(&g, cols, now)
+		if err != nil {
+			if err.Error() == "" {
+				t.Fatal("an error without a message")
+			}
+			return
+		}
+		for _, r := range rows {
+			p(r)
+		}
+	})
+}

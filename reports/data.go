@@ -1,0 +1,170 @@
+package reports
+
+import (
+	"context"
+	"fmt"
+	"iter"
+	"log/slog"
+	"sync"
+
+	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/transport"
+)
+
+// Page is one page of report data (real-time or view data).
+type Page struct {
+	// Number is the page number, from 0.
+	Number int64
+	// Version identifies the version of the report content the page was
+	// read from.
+	Version int64
+	// EndOfList is true on the last page.
+	EndOfList bool
+	// Rows are the page's rows, in order.
+	Rows []Row
+}
+
+// DataOptions tune Data and DataPages.
+type DataOptions struct {
+	// PageSize is the number of rows per request, 1 to 10000; 0 means
+	// DefaultPageSize.
+	PageSize int64
+	// StartPage is the first page to read.
+	StartPage int64
+	// Filters, when set, keeps only the matching rows.
+	Filters *FilterGroup
+}
+
+// ViewDataOptions tune ViewData and ViewDataPages.
+type ViewDataOptions struct {
+	// PageSize is the number of rows per request, 1 to 10000; 0 means
+	// DefaultPageSize.
+	PageSize int64
+	// StartPage is the first page to read.
+	StartPage int64
+}
+
+// Data iterates over the rows of a report read in real time (POST
+// /report/v1/{reportId}/data). Its pages may come from different versions
+// of a report that changes meanwhile; for a consistent read of a large
+// report use Export. Reading past row 10,000 logs a warning once.
+func (s *Service) Data(ctx context.Context, reportID int64, opts DataOptions) iter.Seq2[Row, error] {
+	return rows(ctx, s.DataPages(ctx, reportID, opts))
+}
+
+// DataPages is Data page by page, with each page's version.
+func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOptions) iter.Seq2[*Page, error] {
+	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
+	if err == nil && opts.Filters != nil {
+		err = opts.Filters.Validate()
+	}
+	if err != nil {
+		return failed[*Page](err)
+	}
+	path := transport.Pathf("/report/v1/%d/data", reportID)
+	var warn sync.Once
+	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
+		p, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: opts.Filters}, nil)
+		if err == nil && n*size+int64(len(p.Rows)) > RealTimeRowLimit {
+			warn.Do(func() {
+				s.t.Logger().LogAttrs(ctx, slog.LevelWarn,
+					"partner: reports: real-time data of a report over 10000 rows may miss rows or show ghost rows while it changes; export it through a view instead",
+					slog.Int64("reportId", reportID))
+			})
+		}
+		return p, err
+	})
+}
+
+// ViewData iterates over the rows of a prepared view (POST
+// /report/v1/view/{viewId}/data). A view's data never changes; read it
+// once WaitForView says SUCCESS.
+func (s *Service) ViewData(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[Row, error] {
+	return rows(ctx, s.ViewDataPages(ctx, viewID, opts))
+}
+
+// ViewDataPages is ViewData page by page.
+func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[*Page, error] {
+	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
+	if err != nil {
+		return failed[*Page](err)
+	}
+	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
+		return s.viewPage(ctx, viewID, n, size, nil)
+	})
+}
+
+func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, gate func() error) (*Page, error) {
+	return s.fetchPage(ctx, transport.Pathf("/report/v1/view/%d/data", viewID), pageRequest{Page: page{Number: n, Size: size}}, gate)
+}
+
+// pages runs the core pager over whole data pages.
+func pages(ctx context.Context, start int64, fetch func(ctx context.Context, n int64) (*Page, error)) iter.Seq2[*Page, error] {
+	return func(yield func(*Page, error) bool) {
+		for p, err := range paging.Pages(ctx, start, pageFetch(fetch)) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			if !yield(p.Items[0], nil) {
+				return
+			}
+		}
+	}
+}
+
+// pageFetch adapts a data page fetch to the core pager, with the whole
+// page as its one item. A page without rows that does not say endOfList
+// ends the iteration too, rather than looping forever.
+func pageFetch(fetch func(ctx context.Context, n int64) (*Page, error)) paging.Fetch[*Page, int64] {
+	return func(ctx context.Context, n int64) (paging.Page[*Page, int64], error) {
+		p, err := fetch(ctx, n)
+		if err != nil {
+			return paging.Page[*Page, int64]{}, err
+		}
+		return paging.Page[*Page, int64]{Items: []*Page{p}, Next: n + 1, Last: p.EndOfList || len(p.Rows) == 0}, nil
+	}
+}
+
+// rows flattens pages into rows, stopping as soon as ctx is done.
+func rows(ctx context.Context, seq iter.Seq2[*Page, error]) iter.Seq2[Row, error] {
+	return func(yield func(Row, error) bool) {
+		for p, err := range seq {
+			if err != nil {
+				yield(Row{}, err)
+				return
+			}
+			for _, r := range p.Rows {
+				if err := ctx.Err(); err != nil {
+					yield(Row{}, err)
+					return
+				}
+				if !yield(r, nil) {
+					return
+				}
+			}
+		}
+	}
+}
+
+// fetchPage posts a page request and decodes the data page. When gate is
+// set, the body is read only once gate returns (nil): until then the
+// answer waits in the connection, not in memory.
+func (s *Service) fetchPage(ctx context.Context, path string, body pageRequest, gate func() error) (*Page, error) {
+	// Send, not Do: the body's Content-Length sizes the decode buffer.
+	resp, err := s.t.Send(ctx, &transport.Request{Method: "POST", Path: path, JSON: body, Idempotent: true})
+	if err != nil {
+		return nil, err
+	}
+	defer resp.Body.Close()
+	if gate != nil {
+		if err := gate(); err != nil {
+			return nil, err
+		}
+	}
+	p := &Page{Number: body.Page.Number}
+	if err := decodePage(resp.Body, resp.ContentLength, p); err != nil {
+		return nil, fmt.Errorf("partner: POST %s: reading response: %w", path, err)
+	}
+	return p, nil
+}

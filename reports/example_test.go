@@ -1,0 +1,153 @@
+package reports_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+	"strings"
+	"time"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/reports"
+)
+
+// exampleClient starts a fake with a small report and returns a client.
+func exampleClient() (*fake.Server, *partner.Client, int64) {
+	srv := fake.NewServer()
+	id := srv.AddReport(fake.Report{
+		Name: "Deals",
+		Columns: []fake.Column{
+			{ID: "deal", Name: "Deal"},
+			{ID: "stage", Name: "Stage"},
+			{ID: "amount", Name: "Amount", Type: fake.ColumnCurrency},
+		},
+		Rows: [][]any{
+			{"Renewal", "won", 12000},
+			{"Expansion", "open", 5400.5},
+			{"Pilot", "won", 800},
+		},
+		Charts: []fake.Chart{{ID: 1, Name: "Deals by stage", GroupBy: "stage"}},
+	})
+	c, err := partner.New(partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return srv, c, id
+}
+
+func ExampleService_List() {
+	srv, c, _ := exampleClient()
+	defer srv.Close()
+	for r, err := range c.Reports.List(context.Background(), reports.ListOptions{}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(r.ID, r.Name, r.Status)
+	}
+	// Output: 1 Deals PUBLISHED
+}
+
+func ExampleService_Data() {
+	srv, c, id := exampleClient()
+	defer srv.Close()
+	won := reports.And(reports.Text("stage").EqualTo("won"))
+	for row, err := range c.Reports.Data(context.Background(), id, reports.DataOptions{Filters: &won}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		var cells []string
+		for name, v := range row.All() {
+			cells = append(cells, fmt.Sprintf("%s=%v", name, v))
+		}
+		fmt.Println(strings.Join(cells, " "))
+	}
+	// Output:
+	// Deal=Renewal Stage=won Amount=12000
+	// Deal=Pilot Stage=won Amount=800
+}
+
+func ExampleService_ExportCSV() {
+	srv, c, id := exampleClient()
+	defer srv.Close()
+	n, err := c.Reports.ExportCSV(context.Background(), id, os.Stdout, reports.ExportOptions{
+		Wait: reports.WaitOptions{Interval: 50 * time.Millisecond},
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(n, "rows")
+	// Output:
+	// Deal,Stage,Amount
+	// Renewal,won,12000
+	// Expansion,open,5400.5
+	// Pilot,won,800
+	// 3 rows
+}
+
+func ExampleService_Export() {
+	srv, c, id := exampleClient()
+	defer srv.Close()
+	ctx := context.Background()
+	var total float64
+	for row, err := range c.Reports.Export(ctx, id, reports.ExportOptions{
+		Wait: reports.WaitOptions{Interval: 50 * time.Millisecond},
+	}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		v, _ := row.Get("Amount")
+		var amount float64
+		fmt.Sscan(v.(fmt.Stringer).String(), &amount)
+		total += amount
+	}
+	fmt.Println("total", total)
+	// Output: total 18200.5
+}
+
+func ExampleService_WaitForView() {
+	srv, c, id := exampleClient()
+	defer srv.Close()
+	ctx := context.Background()
+	viewID, err := c.Reports.PrepareExport(ctx, id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	status, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{Interval: 50 * time.Millisecond})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(status)
+	// Output: SUCCESS
+}
+
+func ExampleService_ChartData() {
+	srv, c, id := exampleClient()
+	defer srv.Close()
+	data, err := c.Reports.ChartData(context.Background(), id, reports.ChartRequest{ChartIDs: []int64{1}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, ch := range data.Charts {
+		for _, r := range ch.Results {
+			fmt.Println(ch.Name+":", r.Text("Stage"), r.Text("count"))
+		}
+	}
+	// Output:
+	// Deals by stage: open 1
+	// Deals by stage: won 2
+}
+
+func ExampleAnd() {
+	f := reports.And(
+		reports.Text("stage").In("won", "open"),
+		reports.Or(
+			reports.Currency("amount").AtLeast("1000"),
+			reports.Date("closed").Between("2026-01-01", "2026-03-31"),
+		),
+	)
+	fmt.Println(f.Validate())
+	// Output: <nil>
+}

@@ -1,0 +1,185 @@
+package reports
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// Row is one row of report data: its values keyed by column name, in the
+// order the server sent the members of the row's JSON object, which is the
+// report's column order.
+//
+// Values keep their JSON type: nil (null), bool, json.Number (numbers,
+// exactly as sent), string, []any and map[string]any (nested values, with
+// json.Number numbers). Rows of one page usually share their column list,
+// so a row costs its values only.
+//
+// The strings of a row read from the service share the memory of the page
+// they came in (one buffer per page, 2 MB for 10,000 rows of 10 columns):
+// a row kept long after its page, among few others, keeps that page alive.
+// Keep a Clone of such rows.
+type Row struct {
+	cols *columns
+	vals []any
+}
+
+// columns is a list of column names shared by the rows that have it.
+type columns struct {
+	names []string
+	once  sync.Once
+	index map[string]int
+}
+
+func (c *columns) lookup(name string) (int, bool) {
+	if len(c.names) <= 8 {
+		i := slices.Index(c.names, name)
+		return i, i >= 0
+	}
+	c.once.Do(func() {
+		c.index = make(map[string]int, len(c.names))
+		for i := len(c.names) - 1; i >= 0; i-- {
+			c.index[c.names[i]] = i
+		}
+	})
+	i, ok := c.index[name]
+	return i, ok
+}
+
+// NewRow builds a row from column names and values, which must have the
+// same length; it is meant for tests of code that consumes rows.
+func NewRow(names []string, values []any) Row {
+	if len(names) != len(values) {
+		panic("reports: NewRow: names and values differ in length")
+	}
+	return Row{cols: &columns{names: slices.Clone(names)}, vals: slices.Clone(values)}
+}
+
+// Clone returns a copy of the row that shares no memory with its page.
+func (r Row) Clone() Row {
+	vals := make([]any, len(r.vals))
+	for i, v := range r.vals {
+		switch v := v.(type) {
+		case string:
+			vals[i] = strings.Clone(v)
+		case json.Number:
+			vals[i] = json.Number(strings.Clone(string(v)))
+		default:
+			vals[i] = v // nested values are decoded into their own memory
+		}
+	}
+	return Row{cols: r.cols, vals: vals}
+}
+
+// Len returns the number of columns of the row.
+func (r Row) Len() int { return len(r.vals) }
+
+// Columns returns the column names in order.
+func (r Row) Columns() []string {
+	if r.cols == nil {
+		return nil
+	}
+	return slices.Clone(r.cols.names)
+}
+
+// Column returns the name of column i.
+func (r Row) Column(i int) string { return r.cols.names[i] }
+
+// Value returns the value of column i.
+func (r Row) Value(i int) any { return r.vals[i] }
+
+// Values returns the values in column order.
+func (r Row) Values() []any { return slices.Clone(r.vals) }
+
+// Get returns the value of the column named name, and whether the row has
+// that column.
+func (r Row) Get(name string) (any, bool) {
+	if r.cols == nil {
+		return nil, false
+	}
+	i, ok := r.cols.lookup(name)
+	if !ok {
+		return nil, false
+	}
+	return r.vals[i], true
+}
+
+// Text returns the value of the named column as text: strings as they
+// are, numbers as sent, booleans as true/false, null or a missing column
+// as "", nested values as JSON. It is what ExportCSV writes.
+func (r Row) Text(name string) string {
+	v, _ := r.Get(name)
+	return formatValue(v)
+}
+
+// All iterates over the columns in order, name and value.
+func (r Row) All() iter.Seq2[string, any] {
+	return func(yield func(string, any) bool) {
+		for i, v := range r.vals {
+			if !yield(r.cols.names[i], v) {
+				return
+			}
+		}
+	}
+}
+
+// MarshalJSON encodes the row as a JSON object with its members in
+// column order.
+func (r Row) MarshalJSON() ([]byte, error) {
+	var b bytes.Buffer
+	b.WriteByte('{')
+	for i, v := range r.vals {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(r.cols.names[i])
+		b.Write(k)
+		b.WriteByte(':')
+		raw, err := json.Marshal(v)
+		if err != nil {
+			return nil, fmt.Errorf("reports: column %q: %w", r.cols.names[i], err)
+		}
+		b.Write(raw)
+	}
+	b.WriteByte('}')
+	return b.Bytes(), nil
+}
+
+// UnmarshalJSON decodes a JSON object keeping its member order.
+func (r *Row) UnmarshalJSON(b []byte) error {
+	d := &scanner{s: string(b)}
+	row, err := d.row()
+	if err == nil {
+		err = d.end()
+	}
+	if err != nil {
+		return fmt.Errorf("reports: decoding row: %w", err)
+	}
+	*r = row
+	return nil
+}
+
+// formatValue renders a value as CSV cell text.
+func formatValue(v any) string {
+	switch v := v.(type) {
+	case nil:
+		return ""
+	case string:
+		return v
+	case json.Number:
+		return v.String()
+	case bool:
+		return strconv.FormatBool(v)
+	default:
+		b, err := json.Marshal(v)
+		if err != nil {
+			return fmt.Sprint(v)
+		}
+		return string(b)
+	}
+}
