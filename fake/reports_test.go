@@ -66,6 +66,26 @@ func TestReportPagingLimits(t *testing.T) {
 	}
 }
 
+// TestReportFiltersOnlyWhereTheyApply: the list and view data take a page
+// only; a filter sent there is refused rather than silently ignored.
+func TestReportFiltersOnlyWhereTheyApply(t *testing.T) {
+	f := New()
+	id := smallReport(f, 3)
+	viewID, _ := f.prepareView(id)
+	filter := `{"page":{"number":0,"size":10},"filters":{"op":"AND","fieldFilters":[{"type":"NUMBER","colId":"n","filter":{"op":"EQUAL_TO","values":["1"]}}]}}`
+	for path, want := range map[string]string{
+		"/report/v1/list": "the report list takes no filters",
+		fmt.Sprintf("/report/v1/view/%d/data", viewID): "view data takes no filters",
+	} {
+		if code, body := call(t, f, "POST", path, filter); code != http.StatusBadRequest || !strings.Contains(message(body), want) {
+			t.Errorf("%s: %d %s, want 400 with %q", path, code, body, want)
+		}
+	}
+	if code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/%d/data", id), filter); code != http.StatusOK || !strings.Contains(body, `"r1"`) || strings.Contains(body, `"r2"`) {
+		t.Errorf("real-time data with a filter: %d %s", code, body)
+	}
+}
+
 func TestReportDataPagesAndDefaults(t *testing.T) {
 	f := New()
 	id := smallReport(f, 3)
