@@ -8,8 +8,6 @@ import (
 	"iter"
 	"slices"
 	"sync"
-
-	"github.com/partnerapi/partner-go/internal/paging"
 )
 
 // Defaults of ExportOptions.
@@ -88,24 +86,9 @@ func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptio
 			return s.viewPage(ctx, viewID, n, size, gate)
 		})
 		defer ahead.close()
-		var total int64
-		for p, err := range paging.Pages(ctx, 0, pageFetch(ahead.get)) {
-			if err != nil {
-				yield(Row{}, err)
+		for r, err := range rows(ctx, pages(ctx, 0, ahead.get), opts.Progress) {
+			if !yield(r, err) || err != nil {
 				return
-			}
-			for _, r := range p.Items[0].Rows {
-				if err := ctx.Err(); err != nil {
-					yield(Row{}, err)
-					return
-				}
-				if !yield(r, nil) {
-					return
-				}
-			}
-			total += int64(len(p.Items[0].Rows))
-			if opts.Progress != nil {
-				opts.Progress(total)
 			}
 		}
 	}
