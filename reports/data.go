@@ -52,7 +52,8 @@ func (s *Service) Data(ctx context.Context, reportID int64, opts DataOptions) it
 	return rows(ctx, s.DataPages(ctx, reportID, opts), nil)
 }
 
-// DataPages is Data page by page, with each page's version.
+// DataPages is Data page by page (POST /report/v1/{reportId}/data), with
+// each page's version.
 func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOptions) iter.Seq2[*Page, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err == nil && opts.Filters != nil {
@@ -83,7 +84,8 @@ func (s *Service) ViewData(ctx context.Context, viewID int64, opts ViewDataOptio
 	return rows(ctx, s.ViewDataPages(ctx, viewID, opts), nil)
 }
 
-// ViewDataPages is ViewData page by page.
+// ViewDataPages is ViewData page by page (POST
+// /report/v1/view/{viewId}/data).
 func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[*Page, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err != nil {

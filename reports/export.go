@@ -61,9 +61,10 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 	}
 }
 
-// ExportView streams every row of a prepared, successful view. Because a
-// view never changes, it requests up to opts.Concurrency pages ahead at
-// once, and still yields the rows strictly in order. Stopping the
+// ExportView streams every row of a prepared, successful view (POST
+// /report/v1/view/{viewId}/data, page after page). Because a view never
+// changes, it requests up to opts.Concurrency pages ahead at once, and
+// still yields the rows strictly in order. Stopping the
 // iteration or cancelling ctx cancels the requests in flight and returns
 // once their goroutines are gone.
 func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptions) iter.Seq2[Row, error] {
