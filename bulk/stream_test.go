@@ -2,12 +2,14 @@ package bulk_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -16,6 +18,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/fake"
 )
 
 // Bodies stream: the SDK never reads more than a small, fixed window of a
@@ -33,7 +36,7 @@ const (
 
 func TestBodiesStreamInBoundedMemory(t *testing.T) {
 	var read atomic.Int64 // bytes the SDK has read from the caller's body
-	srv := newStreamServer(&read)
+	srv := newStreamServer(&read, nil)
 	defer srv.close()
 	c, err := partner.New(partner.WithBaseURL("http://127.0.0.1:9"),
 		partner.WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: srv.dial}}),
@@ -112,9 +115,14 @@ type streamServer struct {
 	maxLag int64
 }
 
-func newStreamServer(read *atomic.Int64) *streamServer {
+// newStreamServer serves h, or when h is nil its own handler, which reads
+// every body and compares the bytes received with read.
+func newStreamServer(read *atomic.Int64, h http.Handler) *streamServer {
 	s := &streamServer{conns: make(chan net.Conn), done: make(chan struct{}), read: read}
-	s.hs = &http.Server{Handler: http.HandlerFunc(s.serve)}
+	if h == nil {
+		h = http.HandlerFunc(s.serve)
+	}
+	s.hs = &http.Server{Handler: h}
 	s.wg.Go(func() { s.hs.Serve(s) })
 	return s
 }
@@ -179,24 +187,34 @@ func (s *streamServer) close() {
 	s.wg.Wait()
 }
 
-// csvSource is a plain io.Reader of left bytes of CSV rows.
+// csvSource is a plain io.Reader of left bytes: line (csvLine when
+// empty) over and over. It counts the bytes read in n.
 type csvSource struct {
 	left int64
 	n    *atomic.Int64
+	line string
+	pos  int
 }
 
-const csvLine = "CRM-000001,Some opportunity name,proposal,12345.67,2026-01-31\n"
+const csvLine = "CRM-000001,Some opportunity name,proposal,12345.67\n"
 
 func (c *csvSource) Read(p []byte) (int, error) {
 	if c.left <= 0 {
 		return 0, io.EOF
 	}
+	if c.line == "" {
+		c.line = csvLine
+	}
 	p = p[:min(int64(len(p)), c.left)]
-	for i := range p {
-		p[i] = csvLine[i%len(csvLine)]
+	for i := 0; i < len(p); {
+		n := copy(p[i:], c.line[c.pos:])
+		i += n
+		c.pos = (c.pos + n) % len(c.line)
 	}
 	c.left -= int64(len(p))
-	c.n.Add(int64(len(p)))
+	if c.n != nil {
+		c.n.Add(int64(len(p)))
+	}
 	return len(p), nil
 }
 
@@ -216,4 +234,51 @@ func (c *countingFile) Read(p []byte) (int, error) {
 
 func (c *countingFile) Seek(offset int64, whence int) (int64, error) {
 	return c.f.Seek(offset, whence)
+}
+
+// TestFakeParsesLoadsAsTheyStream: the fake parses a load as it reads it.
+// A CSV body whose line 10,002 is malformed, followed by 256 MiB more, is
+// refused with a 400 naming the line once the fake has read at most its
+// drain allowance (32 MiB) past the bad line: over net.Pipe the client
+// cannot send faster than the fake reads, so the bytes sent bound the
+// bytes the fake has read.
+func TestFakeParsesLoadsAsTheyStream(t *testing.T) {
+	f := fake.New(fake.WithDemoData(), fake.WithBulkDiscard())
+	defer f.Close()
+	var sent atomic.Int64
+	srv := newStreamServer(&sent, f)
+	defer srv.close()
+	c, err := partner.New(partner.WithBaseURL("http://127.0.0.1:9"),
+		partner.WithHTTPClient(&http.Client{Transport: &http.Transport{DialContext: srv.dial}}),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	const after = 256 << 20
+	body := &countingReader{n: &sent, r: io.MultiReader(
+		strings.NewReader("sales_details.crm_opportunity_id,name,stage,amount\n"),
+		&csvSource{left: 10_000 * int64(len(csvLine))},
+		strings.NewReader("CRM-BAD,one,field,too,many\n"),
+		&csvSource{left: after},
+	)}
+	_, err = c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, body)
+	var perr *partner.Error
+	if !errors.As(err, &perr) || !partner.IsBadRequest(err) || !strings.Contains(perr.Message, "line 10002") {
+		t.Fatalf("err = %v, want a 400 naming line 10002", err)
+	}
+	if n := sent.Load(); n > 64<<20 {
+		t.Errorf("the fake read %d MiB before refusing a body malformed in its first MiB: it does not stream", n>>20)
+	}
+}
+
+// countingReader counts the bytes read from r in n.
+type countingReader struct {
+	r io.Reader
+	n *atomic.Int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n.Add(int64(n))
+	return n, err
 }
