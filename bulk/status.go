@@ -71,7 +71,8 @@ type WaitOptions struct {
 	Progress func(*Execution)
 }
 
-// Wait reads the status of an execution until it is done (see
+// Wait reads the status of an execution (Status: GET
+// /bulk/v1/status/{integration_id}) until it is done (see
 // Execution.Done) and returns that final status. It returns the first
 // error of a status read, or the context's error as soon as ctx is done.
 // opts may be nil.

@@ -511,3 +511,41 @@ func FuzzBulkParse(f *testing.F) {
 		})
 	})
 }
+
+// TestBulkSetFieldKind: a field kind declared by a test is checked on the
+// rows of a load like the built-in ones, and named in the error.
+func TestBulkSetFieldKind(t *testing.T) {
+	e := newBulkEnv(t, WithBulkDelay(0))
+	e.srv.SetBulkFieldKind("account", "account_info.founded", FieldDate)
+	e.srv.SetBulkFieldKind("account", "account_info.listed", FieldBool)
+	csv := "account_info.external_account_id,name,account_info.founded,account_info.listed\n" +
+		"ACC-1,Good,1999-05-01,true\n" +
+		"ACC-2,Bad date,last spring,false\n" +
+		"ACC-3,Bad bool,2001-01-01,perhaps\n"
+	code, ack := e.load(url.Values{"integration_id": {DemoAccountIntegration}}, "text/csv", csv)
+	if code != 200 {
+		t.Fatalf("load: %d %v", code, ack)
+	}
+	_, st := e.status(DemoAccountIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	if st["success_count"] != 1.0 || st["error_count"] != 2.0 {
+		t.Fatalf("status %v, want 1 success and 2 errors", st)
+	}
+	errs, _ := st["errors"].([]any)
+	for i, want := range map[int]string{0: "account_info.founded", 1: "account_info.listed"} {
+		if i >= len(errs) {
+			t.Fatalf("errors %v", errs)
+		}
+		if msg, _ := errs[i].(map[string]any)["message"].(string); !strings.Contains(msg, want) {
+			t.Errorf("error %d %q does not name %s", i, msg, want)
+		}
+	}
+	for _, o := range e.srv.Objects("account") {
+		if v, _ := o.Field("account_info.external_account_id"); v == "ACC-1" {
+			if d, _ := o.Field("account_info.founded"); d != "1999-05-01" {
+				t.Errorf("founded stored as %v", d)
+			}
+			return
+		}
+	}
+	t.Error("ACC-1 was not stored")
+}

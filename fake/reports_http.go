@@ -114,8 +114,12 @@ func person(p *Person) *personJSON {
 }
 
 func (f *Fake) handleReportList(w http.ResponseWriter, r *http.Request) {
-	number, size, _, ok := readPage(w, r)
+	number, size, filters, ok := readPage(w, r)
 	if !ok {
+		return
+	}
+	if filters != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "the report list takes no filters")
 		return
 	}
 	s := &f.reports
@@ -265,8 +269,14 @@ func (f *Fake) handleViewData(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	number, size, _, ok := readPage(w, r)
+	number, size, filters, ok := readPage(w, r)
 	if !ok {
+		return
+	}
+	if filters != nil {
+		// A view is a snapshot of the whole report; filter real-time data
+		// or chart data instead.
+		writeError(w, http.StatusBadRequest, "invalid_request", "view data takes no filters")
 		return
 	}
 	v, ok := f.lookupView(id)

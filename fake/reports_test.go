@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -63,6 +64,26 @@ func TestReportPagingLimits(t *testing.T) {
 				t.Errorf("%s %s: %d %s, want 400 with %q", path, tc.body, code, body, tc.want)
 			}
 		}
+	}
+}
+
+// TestReportFiltersOnlyWhereTheyApply: the list and view data take a page
+// only; a filter sent there is refused rather than silently ignored.
+func TestReportFiltersOnlyWhereTheyApply(t *testing.T) {
+	f := New()
+	id := smallReport(f, 3)
+	viewID, _ := f.prepareView(id)
+	filter := `{"page":{"number":0,"size":10},"filters":{"op":"AND","fieldFilters":[{"type":"NUMBER","colId":"n","filter":{"op":"EQUAL_TO","values":["1"]}}]}}`
+	for path, want := range map[string]string{
+		"/report/v1/list": "the report list takes no filters",
+		fmt.Sprintf("/report/v1/view/%d/data", viewID): "view data takes no filters",
+	} {
+		if code, body := call(t, f, "POST", path, filter); code != http.StatusBadRequest || !strings.Contains(message(body), want) {
+			t.Errorf("%s: %d %s, want 400 with %q", path, code, body, want)
+		}
+	}
+	if code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/%d/data", id), filter); code != http.StatusOK || !strings.Contains(body, `"r1"`) || strings.Contains(body, `"r2"`) {
+		t.Errorf("real-time data with a filter: %d %s", code, body)
 	}
 }
 
@@ -239,4 +260,54 @@ func FuzzReportFilter(f *testing.F) {
 			p(r)
 		}
 	})
+}
+
+// TestDeleteReportKeepsItsViews: a deleted report is gone from the list
+// and its data is a 404, while a view prepared before reads on.
+func TestDeleteReportKeepsItsViews(t *testing.T) {
+	clock := NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	f := New(WithClock(clock))
+	id := smallReport(f, 3)
+	code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/view/%d/prepare_export", id), "")
+	var prepared struct{ ViewID int64 }
+	if json.Unmarshal([]byte(body), &prepared); code != http.StatusOK || prepared.ViewID == 0 {
+		t.Fatalf("prepare: %d %s", code, body)
+	}
+	if got := f.ReportViews(id); !slices.Equal(got, []int64{prepared.ViewID}) {
+		t.Errorf("ReportViews = %v, want [%d]", got, prepared.ViewID)
+	}
+	clock.Advance(ViewPendingFor + ViewRunningFor)
+	if !f.DeleteReport(id) || f.DeleteReport(id) {
+		t.Fatal("DeleteReport: want true, then false")
+	}
+	page := `{"page":{"number":0,"size":10}}`
+	if code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/%d/data", id), page); code != http.StatusNotFound {
+		t.Errorf("data of a deleted report: %d %s", code, body)
+	}
+	if code, body := call(t, f, "POST", "/report/v1/list", page); code != http.StatusOK || strings.Contains(body, `"small"`) {
+		t.Errorf("list after the delete: %d %s", code, body)
+	}
+	if code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/view/%d/data", prepared.ViewID), page); code != http.StatusOK || !strings.Contains(body, `"r2"`) {
+		t.Errorf("view of a deleted report: %d %s", code, body)
+	}
+}
+
+// TestObjectBackedReportFollowsDeletes: deleting a stored object takes its
+// row out of a report backed by its type and moves the version.
+func TestObjectBackedReportFollowsDeletes(t *testing.T) {
+	f := New()
+	id := f.AddReport(Report{Name: "opps", ObjectType: "opportunity", Columns: []Column{{ID: "name", Name: "Name"}}})
+	a := f.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Keep"}})
+	b := f.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Drop"}})
+	v, _ := f.ReportVersion(id)
+	if !f.DeleteObject(b) {
+		t.Fatal("DeleteObject failed")
+	}
+	if v2, _ := f.ReportVersion(id); v2 <= v {
+		t.Errorf("version %d after a delete, was %d", v2, v)
+	}
+	code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/%d/data", id), `{"page":{"number":0,"size":10}}`)
+	if code != http.StatusOK || !strings.Contains(body, `"Keep"`) || strings.Contains(body, `"Drop"`) {
+		t.Errorf("data after deleting %s (keeping %s): %d %s", b, a, code, body)
+	}
 }

@@ -133,6 +133,15 @@ func TestExternalIDsWire(t *testing.T) {
 	if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{}); err == nil {
 		t.Error("empty external id accepted")
 	}
+	calls := mt.GetTotalCallCount()
+	for _, bad := range []string{"a..b", ".a", "a.", "a b", "a-b"} {
+		if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{ExternalID: "e", FieldName: bad}); err == nil || !strings.Contains(err.Error(), "dotted field name") {
+			t.Errorf("field_name %q: err = %v", bad, err)
+		}
+	}
+	if n := mt.GetTotalCallCount(); n != calls {
+		t.Errorf("%d requests sent for invalid field names", n-calls)
+	}
 }
 
 func TestNotFoundIsTyped(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"regexp"
 	"strings"
 
 	"github.com/partnerapi/partner-go/internal/transport"
@@ -133,6 +134,9 @@ func (s *Service) ConnectExternalID(ctx context.Context, objectID string, link E
 	if strings.TrimSpace(link.ExternalID) == "" {
 		return nil, errors.New("partner: objects: external_id is required")
 	}
+	if link.FieldName != "" && !fieldNameRE.MatchString(link.FieldName) {
+		return nil, fmt.Errorf("partner: objects: field_name %q is not a dotted field name such as %q", link.FieldName, DefaultAccountExternalIDField)
+	}
 	var out Link
 	err := s.t.Do(ctx, &transport.Request{
 		Method:     http.MethodPatch,
@@ -178,6 +182,9 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 	}
 	return &out, nil
 }
+
+// fieldNameRE matches a dotted field name: identifiers joined by dots.
+var fieldNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
 
 func checkID(id string) error {
 	if strings.TrimSpace(id) == "" {

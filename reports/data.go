@@ -49,10 +49,11 @@ type ViewDataOptions struct {
 // of a report that changes meanwhile; for a consistent read of a large
 // report use Export. Reading past row 10,000 logs a warning once.
 func (s *Service) Data(ctx context.Context, reportID int64, opts DataOptions) iter.Seq2[Row, error] {
-	return rows(ctx, s.DataPages(ctx, reportID, opts))
+	return rows(ctx, s.DataPages(ctx, reportID, opts), nil)
 }
 
-// DataPages is Data page by page, with each page's version.
+// DataPages is Data page by page (POST /report/v1/{reportId}/data), with
+// each page's version.
 func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOptions) iter.Seq2[*Page, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err == nil && opts.Filters != nil {
@@ -80,10 +81,11 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOption
 // /report/v1/view/{viewId}/data). A view's data never changes; read it
 // once WaitForView says SUCCESS.
 func (s *Service) ViewData(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[Row, error] {
-	return rows(ctx, s.ViewDataPages(ctx, viewID, opts))
+	return rows(ctx, s.ViewDataPages(ctx, viewID, opts), nil)
 }
 
-// ViewDataPages is ViewData page by page.
+// ViewDataPages is ViewData page by page (POST
+// /report/v1/view/{viewId}/data).
 func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[*Page, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err != nil {
@@ -126,9 +128,12 @@ func pageFetch(fetch func(ctx context.Context, n int64) (*Page, error)) paging.F
 	}
 }
 
-// rows flattens pages into rows, stopping as soon as ctx is done.
-func rows(ctx context.Context, seq iter.Seq2[*Page, error]) iter.Seq2[Row, error] {
+// rows flattens pages into rows, stopping as soon as ctx is done. When
+// progress is set, it is called after each page with the number of rows
+// yielded so far.
+func rows(ctx context.Context, seq iter.Seq2[*Page, error], progress func(rows int64)) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
+		var total int64
 		for p, err := range seq {
 			if err != nil {
 				yield(Row{}, err)
@@ -142,6 +147,10 @@ func rows(ctx context.Context, seq iter.Seq2[*Page, error]) iter.Seq2[Row, error
 				if !yield(r, nil) {
 					return
 				}
+			}
+			total += int64(len(p.Rows))
+			if progress != nil {
+				progress(total)
 			}
 		}
 	}

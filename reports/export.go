@@ -8,8 +8,6 @@ import (
 	"iter"
 	"slices"
 	"sync"
-
-	"github.com/partnerapi/partner-go/internal/paging"
 )
 
 // Defaults of ExportOptions.
@@ -63,9 +61,10 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 	}
 }
 
-// ExportView streams every row of a prepared, successful view. Because a
-// view never changes, it requests up to opts.Concurrency pages ahead at
-// once, and still yields the rows strictly in order. Stopping the
+// ExportView streams every row of a prepared, successful view (POST
+// /report/v1/view/{viewId}/data, page after page). Because a view never
+// changes, it requests up to opts.Concurrency pages ahead at once, and
+// still yields the rows strictly in order. Stopping the
 // iteration or cancelling ctx cancels the requests in flight and returns
 // once their goroutines are gone.
 func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptions) iter.Seq2[Row, error] {
@@ -88,24 +87,9 @@ func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptio
 			return s.viewPage(ctx, viewID, n, size, gate)
 		})
 		defer ahead.close()
-		var total int64
-		for p, err := range paging.Pages(ctx, 0, pageFetch(ahead.get)) {
-			if err != nil {
-				yield(Row{}, err)
+		for r, err := range rows(ctx, pages(ctx, 0, ahead.get), opts.Progress) {
+			if !yield(r, err) || err != nil {
 				return
-			}
-			for _, r := range p.Items[0].Rows {
-				if err := ctx.Err(); err != nil {
-					yield(Row{}, err)
-					return
-				}
-				if !yield(r, nil) {
-					return
-				}
-			}
-			total += int64(len(p.Items[0].Rows))
-			if opts.Progress != nil {
-				opts.Progress(total)
 			}
 		}
 	}

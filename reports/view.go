@@ -70,7 +70,8 @@ type WaitOptions struct {
 	Progress func(ViewStatus)
 }
 
-// WaitForView polls a view's status with backoff until it is SUCCESS
+// WaitForView polls a view's status (ViewStatus: GET
+// /report/v1/view/{viewId}/status) with backoff until it is SUCCESS
 // (nil error), FAILED (ErrViewFailed) or DELETED (ErrViewDeleted), or ctx
 // is done. A status the SDK does not know is treated as still running.
 func (s *Service) WaitForView(ctx context.Context, viewID int64, opts WaitOptions) (ViewStatus, error) {

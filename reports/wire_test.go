@@ -11,6 +11,7 @@ import (
 
 	"github.com/jarcoal/httpmock"
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -59,7 +60,7 @@ func TestWireList(t *testing.T) {
 			 "createdAt": "2026-01-15T09:30:00Z", "modifiedAt": "2026-01-16T10:00:00Z"},
 			{"id": 1002, "name": "Archive", "reportStatus": "ARCHIVED"}
 		]}`)
-	got, err := collect(c.Reports.List(context.Background(), reports.ListOptions{}))
+	got, err := paging.Collect(c.Reports.List(context.Background(), reports.ListOptions{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,17 +74,6 @@ func TestWireList(t *testing.T) {
 	if got[1].Status != "ARCHIVED" {
 		t.Errorf("an unknown status is kept: %q", got[1].Status)
 	}
-}
-
-func collect[T any](seq func(func(T, error) bool)) ([]T, error) {
-	var out []T
-	for v, err := range seq {
-		if err != nil {
-			return out, err
-		}
-		out = append(out, v)
-	}
-	return out, nil
 }
 
 func TestWireDataWithFilters(t *testing.T) {
@@ -126,7 +116,7 @@ func TestWireViews(t *testing.T) {
 	}
 	expect(t, mt, "POST", "/report/v1/view/9000000001/data", `{"page":{"number":0,"size":100}}`,
 		`{"version": 3, "endOfList": true, "results": [{"a": "x"}]}`)
-	rows, err := collect(c.Reports.ViewData(ctx, viewID, reports.ViewDataOptions{}))
+	rows, err := paging.Collect(c.Reports.ViewData(ctx, viewID, reports.ViewDataOptions{}))
 	if err != nil || len(rows) != 1 || rows[0].Text("a") != "x" {
 		t.Errorf("ViewData = %v, %v", rows, err)
 	}

@@ -123,7 +123,7 @@ func (s *Service) Suspend(ctx context.Context, id string) (*User, error) {
 }
 
 // Reactivate sets "active": true on the user with that id and returns it,
-// as Suspend does.
+// as Suspend does (GET, then PUT /api/scim/v2/Users/{user_id}).
 func (s *Service) Reactivate(ctx context.Context, id string) (*User, error) {
 	return s.setActive(ctx, id, true)
 }

@@ -383,3 +383,18 @@ func TestValidation(t *testing.T) {
 		t.Errorf("invalid calls sent %d requests", n)
 	}
 }
+
+func TestPrimaryEmail(t *testing.T) {
+	for _, tc := range []struct {
+		emails []scim.Email
+		want   string
+	}{
+		{nil, ""},
+		{[]scim.Email{{Value: "a@x"}, {Value: "b@x"}}, "a@x"},
+		{[]scim.Email{{Value: "a@x"}, {Value: "b@x", Primary: true}}, "b@x"},
+	} {
+		if got := (&scim.User{Emails: tc.emails}).PrimaryEmail(); got != tc.want {
+			t.Errorf("PrimaryEmail of %+v = %q, want %q", tc.emails, got, tc.want)
+		}
+	}
+}

@@ -1,0 +1,84 @@
+package bulk_test
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"sync/atomic"
+	"testing"
+
+	"go.uber.org/goleak"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
+)
+
+// TestUploadsCancelledMidBody: cancelling the context while a body is
+// being sent to a server that does not read it ends LoadAttachment (a
+// body copied through a pipe by a goroutine), Load and Upload with
+// context.Canceled, and leaves no goroutine behind.
+func TestUploadsCancelledMidBody(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/oauth/token" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"access_token":"at","token_type":"Bearer","expires_in":3600}`)
+			return
+		}
+		<-release // never reads the body
+	}))
+	defer ts.Close()
+	defer close(release)
+	rt := http.DefaultTransport.(*http.Transport).Clone()
+	defer rt.CloseIdleConnections()
+	c, err := partner.New(partner.WithBaseURL(ts.URL), partner.WithHTTPClient(&http.Client{Transport: rt}),
+		partner.WithClientCredentials("id", "secret"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := bulk.LoadParams{IntegrationID: "int-1"}
+	for name, send := range map[string]func(ctx context.Context, r io.Reader) error{
+		"LoadAttachment": func(ctx context.Context, r io.Reader) error {
+			_, err := c.Bulk.LoadAttachment(ctx, p, "big.csv", r)
+			return err
+		},
+		"Load": func(ctx context.Context, r io.Reader) error { _, err := c.Bulk.Load(ctx, p, r); return err },
+		"Upload": func(ctx context.Context, r io.Reader) error {
+			return c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: ts.URL + "/upload/x"}, r)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			defer cancel()
+			// Cancels once 1 MiB has been read: the rest is far more
+			// than the socket buffers hold.
+			var read atomic.Int64
+			body := &cancellingReader{src: &csvSource{left: 256 << 20, n: &read}, after: 1 << 20, cancel: cancel}
+			if err := send(ctx, body); !errors.Is(err, context.Canceled) {
+				t.Fatalf("err = %v, want context.Canceled", err)
+			}
+			if n := read.Load(); n >= 256<<20 {
+				t.Errorf("the whole body was read (%d bytes) despite the cancel", n)
+			}
+		})
+	}
+}
+
+// cancellingReader reads from src and calls cancel once after bytes
+// have been read.
+type cancellingReader struct {
+	src    io.Reader
+	after  int64
+	cancel context.CancelFunc
+}
+
+func (r *cancellingReader) Read(p []byte) (int, error) {
+	n, err := r.src.Read(p)
+	if r.after -= int64(n); r.after <= 0 {
+		r.cancel()
+	}
+	return n, err
+}
