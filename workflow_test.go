@@ -54,8 +54,8 @@ func newWorkflowEnv(t *testing.T) *workflowEnv {
 
 // bulkWait waits for an execution, moving the fake's clock past the
 // execution's processing time whenever a status read says it still runs.
-func (e *workflowEnv) bulkWait() *bulk.WaitOptions {
-	return &bulk.WaitOptions{
+func (e *workflowEnv) bulkWait() bulk.WaitOptions {
+	return bulk.WaitOptions{
 		Status:   bulk.StatusOptions{IncludeErrors: true},
 		Interval: time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
@@ -361,7 +361,7 @@ func TestWorkflowCancelBulkWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	polls := 0
-	ex, err := e.c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, &bulk.WaitOptions{
+	ex, err := e.c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
 		Interval: time.Hour, MaxInterval: time.Hour,
 		Progress: func(ex *bulk.Execution) {
 			polls++

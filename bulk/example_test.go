@@ -41,7 +41,7 @@ func ExampleService_Load() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, &bulk.WaitOptions{
+	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
 		Status:   bulk.StatusOptions{IncludeErrors: true},
 		Progress: func(ex *bulk.Execution) { fmt.Println("status:", ex.Status) },
 	})
@@ -74,7 +74,7 @@ func ExampleService_LoadRows() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, nil)
+	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -96,7 +96,7 @@ func ExampleService_LoadFile() {
 	path := filepath.Join(dir, "opportunities.csv")
 	os.WriteFile(path, []byte("sales_details.crm_opportunity_id,name\nCRM-7,Pilot\n"), 0o600)
 
-	ex, err := c.Bulk.LoadFileAndWait(ctx, fake.DemoOpportunityIntegration, path, nil)
+	ex, err := c.Bulk.LoadFileAndWait(ctx, fake.DemoOpportunityIntegration, path, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func ExampleService_LoadOpportunities() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, nil)
+	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
-	"strconv"
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/poll"
@@ -18,33 +17,31 @@ import (
 type StatusOptions struct {
 	// IncludeErrors asks for the failed records (include_errors); the
 	// service sends none by default.
-	IncludeErrors bool
+	IncludeErrors bool `url:"include_errors,omitempty"`
 	// MaxErrors caps the failed records returned (max_errors); zero
 	// leaves the service's default, 10.
-	MaxErrors int
+	MaxErrors int `url:"max_errors,omitempty"`
+}
+
+// statusQuery is the query of a status read.
+type statusQuery struct {
+	ExecutionID string `url:"execution_id"`
+	StatusOptions
 }
 
 // Status reads the status of an execution
-// (GET /bulk/v1/status/{integration_id}?execution_id=...). opts may be nil.
-func (s *Service) Status(ctx context.Context, integrationID, executionID string, opts *StatusOptions) (*Execution, error) {
+// (GET /bulk/v1/status/{integration_id}?execution_id=...).
+func (s *Service) Status(ctx context.Context, integrationID, executionID string, opts StatusOptions) (*Execution, error) {
 	if integrationID == "" {
 		return nil, errors.New("partner: bulk: integration id is required")
 	}
 	if executionID == "" {
 		return nil, errors.New("partner: bulk: execution id is required")
 	}
-	q := url.Values{"execution_id": {executionID}}
-	if opts != nil {
-		if opts.MaxErrors < 0 {
-			return nil, errors.New("partner: bulk: max errors must not be negative")
-		}
-		if opts.IncludeErrors {
-			q.Set("include_errors", "true")
-		}
-		if opts.MaxErrors > 0 {
-			q.Set("max_errors", strconv.Itoa(opts.MaxErrors))
-		}
+	if opts.MaxErrors < 0 {
+		return nil, errors.New("partner: bulk: max errors must not be negative")
 	}
+	q := statusQuery{ExecutionID: executionID, StatusOptions: opts}
 	var e Execution
 	err := s.t.Do(ctx, &transport.Request{
 		Method: "GET", Path: transport.Pathf("/bulk/v1/status/%s", integrationID), Query: q,
@@ -75,18 +72,14 @@ type WaitOptions struct {
 // /bulk/v1/status/{integration_id}) until it is done (see
 // Execution.Done) and returns that final status. It returns the first
 // error of a status read, or the context's error as soon as ctx is done.
-// opts may be nil.
-func (s *Service) Wait(ctx context.Context, integrationID, executionID string, opts *WaitOptions) (*Execution, error) {
-	if opts == nil {
-		opts = &WaitOptions{}
-	}
+func (s *Service) Wait(ctx context.Context, integrationID, executionID string, opts WaitOptions) (*Execution, error) {
 	po := poll.Options{Initial: opts.Interval, Max: opts.MaxInterval}
 	if po.Initial <= 0 {
 		po.Initial = time.Second
 	}
 	var last *Execution
 	err := poll.Until(ctx, po, func(ctx context.Context) (bool, error) {
-		e, err := s.Status(ctx, integrationID, executionID, &opts.Status)
+		e, err := s.Status(ctx, integrationID, executionID, opts.Status)
 		if err != nil {
 			return false, err
 		}
@@ -103,7 +96,7 @@ func (s *Service) Wait(ctx context.Context, integrationID, executionID string, o
 }
 
 // LoadAndWait is Load followed by Wait on its execution.
-func (s *Service) LoadAndWait(ctx context.Context, p LoadParams, body io.Reader, opts *WaitOptions) (*Execution, error) {
+func (s *Service) LoadAndWait(ctx context.Context, p LoadParams, body io.Reader, opts WaitOptions) (*Execution, error) {
 	ack, err := s.Load(ctx, p, body)
 	if err != nil {
 		return nil, err
@@ -177,7 +170,7 @@ func (s *Service) LoadFile(ctx context.Context, integrationID, path string) (*Ac
 }
 
 // LoadFileAndWait is LoadFile followed by Wait on its execution.
-func (s *Service) LoadFileAndWait(ctx context.Context, integrationID, path string, opts *WaitOptions) (*Execution, error) {
+func (s *Service) LoadFileAndWait(ctx context.Context, integrationID, path string, opts WaitOptions) (*Execution, error) {
 	ack, err := s.LoadFile(ctx, integrationID, path)
 	if err != nil {
 		return nil, err

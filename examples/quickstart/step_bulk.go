@@ -32,7 +32,7 @@ func bulkStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "bulk: loading opportunities into %s, execution %s\n", ack.IntegrationID, ack.ExecutionID)
-	ex, err := c.Bulk.Wait(ctx, integration, ack.ExecutionID, &bulk.WaitOptions{
+	ex, err := c.Bulk.Wait(ctx, integration, ack.ExecutionID, bulk.WaitOptions{
 		Status:   bulk.StatusOptions{IncludeErrors: true, MaxErrors: 3},
 		Interval: 500 * time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
