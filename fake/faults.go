@@ -112,7 +112,8 @@ func (l *requestLog) add(e LoggedRequest) {
 	l.entries = append(l.entries, e)
 }
 
-// Requests returns the requests served so far, oldest first.
+// Requests returns the requests served so far, oldest first. A request is
+// logged before its answer is sent, so a test may count right after a call.
 func (f *Fake) Requests() []LoggedRequest {
 	f.reqlog.mu.Lock()
 	defer f.reqlog.mu.Unlock()
