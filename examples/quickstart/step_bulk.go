@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"strings"
@@ -45,7 +46,8 @@ func bulkStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	fmt.Fprintf(w, "bulk: %d received, %d loaded, %d failed, %d skipped\n",
 		ex.InputCount, ex.SuccessCount, ex.ErrorCount, ex.SkipCount)
 	for _, e := range ex.Errors {
-		fmt.Fprintf(w, "bulk: error in record %q: %s %v\n", e.ID, e.Message, e.Row)
+		row, _ := json.Marshal(e.Row) // the failing record, as the service sent it
+		fmt.Fprintf(w, "bulk: error in record %q: %s, row %s\n", e.ID, e.Message, row)
 	}
 	return nil
 }
