@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -97,16 +98,19 @@ func (f *Fake) seedEventsDemo() {}
 func (f *Fake) Subscribers() []EventSubscriber {
 	f.events.mu.Lock()
 	defer f.events.mu.Unlock()
-	subs := make([]*evSubscriber, 0, len(f.events.subs))
-	for _, s := range f.events.subs {
-		subs = append(subs, s)
-	}
-	slices.SortFunc(subs, func(a, b *evSubscriber) int { return a.seq - b.seq })
+	subs := f.sortedSubscribersLocked()
 	out := make([]EventSubscriber, len(subs))
 	for i, s := range subs {
 		out[i] = s.EventSubscriber.clone()
 	}
 	return out
+}
+
+// sortedSubscribersLocked returns the stored subscribers, oldest first.
+func (f *Fake) sortedSubscribersLocked() []*evSubscriber {
+	subs := slices.Collect(maps.Values(f.events.subs))
+	slices.SortFunc(subs, func(a, b *evSubscriber) int { return a.seq - b.seq })
+	return subs
 }
 
 func (s EventSubscriber) clone() EventSubscriber {

@@ -44,6 +44,14 @@ import (
 // DeliveryPolicy.Attempts attempts were made; any other answer fails the
 // delivery at once. Every retry carries the same delivery_id.
 //
+// Each subscriber's queue is bounded by MaxQueue deliveries waiting
+// behind the one in flight. When it is full, a new delivery for that
+// subscriber is dropped, not sent: it shows in the delivery log as one
+// DeliveryAttempt with Attempt 0 and Dropped and Final set, and the
+// deliveries already queued keep their order. A receiver that is down
+// for long thus costs the fake bounded memory, and a test sees exactly
+// which events it lost.
+//
 // Backoff waits use real time, not the fake's Clock; timestamps (the
 // occurred_at member, DeliveryAttempt.Time) come from the Clock.
 type DeliveryPolicy struct {
@@ -57,10 +65,15 @@ type DeliveryPolicy struct {
 	MaxBackoff time.Duration
 	// Timeout bounds one attempt (default 10s).
 	Timeout time.Duration
+	// MaxQueue is the number of deliveries a subscriber may have waiting
+	// behind the one in flight (default 1000); further ones are dropped.
+	MaxQueue int
 }
 
 // DefaultDeliveryPolicy is used for the zero fields of a DeliveryPolicy.
-var DefaultDeliveryPolicy = DeliveryPolicy{Attempts: 5, Backoff: time.Second, MaxBackoff: 30 * time.Second, Timeout: 10 * time.Second}
+var DefaultDeliveryPolicy = DeliveryPolicy{
+	Attempts: 5, Backoff: time.Second, MaxBackoff: 30 * time.Second, Timeout: 10 * time.Second, MaxQueue: 1000,
+}
 
 // WithDeliveryPolicy sets how webhook deliveries are sent and retried.
 // Tests usually shorten the backoff:
@@ -80,7 +93,8 @@ type DeliveryAttempt struct {
 	Event        string
 	ObjectID     string
 	URL          string
-	// Attempt counts the attempts of this delivery, from 1.
+	// Attempt counts the attempts of this delivery, from 1; it is 0 for
+	// a delivery that was Dropped.
 	Attempt int
 	// Time is the fake's clock when the attempt was sent.
 	Time time.Time
@@ -94,6 +108,9 @@ type DeliveryAttempt struct {
 	// for good, or out of attempts. A failed attempt that is not retried
 	// because its subscriber was removed or the fake closed is not Final.
 	Final bool
+	// Dropped is true when the delivery was never sent because its
+	// subscriber's queue was full (see DeliveryPolicy.MaxQueue).
+	Dropped bool
 	// Payload is the body that was sent.
 	Payload map[string]string
 }
@@ -131,6 +148,9 @@ func (f *Fake) initDeliveries() {
 	}
 	if p.Timeout <= 0 {
 		p.Timeout = DefaultDeliveryPolicy.Timeout
+	}
+	if p.MaxQueue <= 0 {
+		p.MaxQueue = DefaultDeliveryPolicy.MaxQueue
 	}
 	d.client = &http.Client{
 		Transport: http.DefaultTransport.(*http.Transport).Clone(),
@@ -248,9 +268,7 @@ func (f *Fake) eventsObjectChanged(c ObjectChange) {
 	if f.events.stopped || len(f.events.subs) == 0 {
 		return
 	}
-	subs := slices.Collect(maps.Values(f.events.subs))
-	slices.SortFunc(subs, func(a, b *evSubscriber) int { return a.seq - b.seq })
-	for _, s := range subs {
+	for _, s := range f.sortedSubscribersLocked() {
 		for _, kind := range kinds {
 			if !s.wants(kind, c.Object) {
 				continue
@@ -297,7 +315,15 @@ func (f *Fake) newDelivery(s *evSubscriber, kind string, c ObjectChange, fields 
 	return j
 }
 
+// enqueueDeliveryLocked queues j for s and starts s's worker if it is
+// idle; a full queue drops j (see DeliveryPolicy.MaxQueue).
 func (f *Fake) enqueueDeliveryLocked(s *evSubscriber, j evJob) {
+	if len(s.queue) >= f.events.policy.MaxQueue {
+		a := j.attempt(s, 0, f.clock.Now())
+		a.Dropped, a.Final, a.Err = true, true, "subscriber queue full: delivery dropped"
+		f.logDeliveryLocked(a)
+		return
+	}
 	s.queue = append(s.queue, j)
 	f.addPendingDeliveriesLocked(1)
 	if !s.active {
@@ -335,10 +361,7 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 	p := f.events.policy
 	wait := p.Backoff
 	for attempt := 1; ; attempt++ {
-		a := DeliveryAttempt{
-			DeliveryID: j.id, SubscriberID: s.ID, Event: j.event, ObjectID: j.objectID, URL: j.url,
-			Attempt: attempt, Time: f.clock.Now(), Payload: j.payload,
-		}
+		a := j.attempt(s, attempt, f.clock.Now())
 		status, retryAfter, err := f.postDelivery(j)
 		a.Status = status
 		if err != nil {
@@ -350,10 +373,7 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 		abandoned := s.gone || f.events.ctx.Err() != nil
 		retry := !a.Delivered && !abandoned && attempt < p.Attempts && retryableDelivery(status)
 		a.Final = a.Delivered || (!retry && !abandoned)
-		f.events.log = append(f.events.log, a)
-		if n := len(f.events.log) - maxDeliveryLog; n > 0 {
-			f.events.log = slices.Delete(f.events.log, 0, n)
-		}
+		f.logDeliveryLocked(a)
 		f.events.mu.Unlock()
 		if !retry {
 			return
@@ -374,6 +394,23 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 		if f.subscriberGone(s) {
 			return
 		}
+	}
+}
+
+// attempt returns the log entry of attempt n of j.
+func (j evJob) attempt(s *evSubscriber, n int, at time.Time) DeliveryAttempt {
+	return DeliveryAttempt{
+		DeliveryID: j.id, SubscriberID: s.ID, Event: j.event, ObjectID: j.objectID, URL: j.url,
+		Attempt: n, Time: at, Payload: j.payload,
+	}
+}
+
+// logDeliveryLocked appends a to the delivery log, keeping its latest
+// maxDeliveryLog entries.
+func (f *Fake) logDeliveryLocked(a DeliveryAttempt) {
+	f.events.log = append(f.events.log, a)
+	if n := len(f.events.log) - maxDeliveryLog; n > 0 {
+		f.events.log = slices.Delete(f.events.log, 0, n)
 	}
 }
 

@@ -416,3 +416,45 @@ func TestDeliveriesConcurrentChanges(t *testing.T) {
 		}
 	}
 }
+
+// TestDeliveryQueueBound holds a subscriber's first delivery in flight:
+// the next MaxQueue deliveries wait, later ones are dropped and logged
+// as dropped, and the queued ones still arrive in order.
+func TestDeliveryQueueBound(t *testing.T) {
+	evVerifyNoLeaks(t)
+	srv := NewServer(WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond, MaxQueue: 2}))
+	defer srv.Close()
+	c := newEvClient(t, srv)
+	entered, release := make(chan struct{}), make(chan struct{})
+	rc := newEvReceiver(t, func(path string, n int) int {
+		if n == 1 {
+			close(entered)
+			<-release
+		}
+		return http.StatusNoContent
+	})
+	c.subscribe(evSubscribeBody(rc.URL+"/h", []string{"object.create"}, ""))
+	srv.AddObject(Object{ID: "o0"})
+	<-entered
+	for i := 1; i < 5; i++ {
+		srv.AddObject(Object{ID: fmt.Sprint("o", i)})
+	}
+	close(release)
+	evWait(t, srv.Fake)
+
+	if got, want := rc.events("/h"), []string{"object.create:o0", "object.create:o1", "object.create:o2"}; !slices.Equal(got, want) {
+		t.Errorf("received %q, want %q", got, want)
+	}
+	var dropped []string
+	for _, a := range srv.Deliveries() {
+		if a.Dropped {
+			if a.Attempt != 0 || !a.Final || a.Delivered || a.Err == "" || a.Payload["object_id"] != a.ObjectID {
+				t.Errorf("dropped entry %+v", a)
+			}
+			dropped = append(dropped, a.ObjectID)
+		}
+	}
+	if want := []string{"o3", "o4"}; !slices.Equal(dropped, want) {
+		t.Errorf("dropped %q, want %q", dropped, want)
+	}
+}
