@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"log"
 	"net/http/httptest"
@@ -106,4 +107,73 @@ func ExampleHandler() {
 		fmt.Println("no delivery")
 	}
 	// Output: object.stage_change opp-demo-0001 won
+}
+
+func ExampleParseDelivery() {
+	// A receiver that does not use Handler decodes the body itself.
+	body := []byte(`{"event":"object.update","subscriber_id":"sub_1","delivery_id":"dlv_1",` +
+		`"object_id":"opp-1","occurred_at":"2026-01-02T03:04:05Z","stage":"won","amount":"10000"}`)
+	d, err := events.ParseDelivery(body)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(d.Event, d.DeliveryID, d.ObjectID, d.OccurredAt.Format(time.DateOnly))
+	fmt.Println(d.Fields["stage"], d.Fields["amount"])
+	// Output:
+	// object.update dlv_1 opp-1 2026-01-02
+	// won 10000
+}
+
+func ExampleService_Integrations() {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	for in, err := range c.Events.Integrations(context.Background()) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println(in.ID, in.Type)
+	}
+	// Output:
+	// int-demo-accounts CRM
+	// int-demo-opportunities CRM
+}
+
+func ExampleService_EventSchema() {
+	srv := fake.NewServer()
+	defer srv.Close()
+	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	raw, err := c.Events.EventSchema(context.Background(), events.KindObjectStageChange)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var schema struct {
+		Required []string `json:"required"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(schema.Required)
+	// Output: [event subscriber_id delivery_id occurred_at object_id]
+}
+
+func ExampleService_Subscriber() {
+	srv := fake.NewServer()
+	defer srv.Close()
+	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	ctx := context.Background()
+	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+		Name:        "everything",
+		Events:      []events.Kind{events.KindObjectAll},
+		CallbackURL: "https://hooks.example.com/partner",
+	})
+	if err != nil {
+		log.Fatal(err)
+	}
+	s, err := c.Events.Subscriber(ctx, id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(s.Name, s.Events, s.Webhook.CallbackURL)
+	// Output: everything [object.all] https://hooks.example.com/partner
 }
