@@ -40,9 +40,9 @@ import (
 // by dotted name (numbers and booleans as text, lists as JSON); the
 // envelope members win over object fields of the same name. A 2xx answer
 // delivers it. A network error, 408, 429 or 5xx is retried with
-// exponential backoff (Retry-After is honoured, up to MaxBackoff) until
-// DeliveryPolicy.Attempts attempts were made; any other answer fails the
-// delivery at once. Every retry carries the same delivery_id.
+// exponential backoff (a Retry-After in seconds is honoured, up to
+// MaxBackoff) until DeliveryPolicy.Attempts attempts were made; any other
+// answer fails the delivery at once. Every retry carries the same delivery_id.
 //
 // Each subscriber's queue is bounded by MaxQueue deliveries waiting
 // behind the one in flight. When it is full, a new delivery for that
