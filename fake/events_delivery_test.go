@@ -458,3 +458,34 @@ func TestDeliveryQueueBound(t *testing.T) {
 		t.Errorf("dropped %q, want %q", dropped, want)
 	}
 }
+
+// TestDeliveryHonoursRetryAfter makes the backoff an hour: the retry
+// still comes, because the receiver's Retry-After asks for one second.
+func TestDeliveryHonoursRetryAfter(t *testing.T) {
+	evVerifyNoLeaks(t)
+	srv := NewServer(WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Hour, MaxBackoff: time.Hour}))
+	defer srv.Close()
+	c := newEvClient(t, srv)
+	var n int
+	var mu sync.Mutex
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		n++
+		first := n == 1
+		mu.Unlock()
+		if first {
+			w.Header().Set("Retry-After", "1")
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer hook.Close()
+	c.subscribe(evSubscribeBody(hook.URL, []string{"object.create"}, ""))
+	srv.AddObject(Object{ID: "o"})
+	evWait(t, srv.Fake)
+	log := srv.Deliveries()
+	if len(log) != 2 || log[0].Status != http.StatusServiceUnavailable || !log[1].Delivered {
+		t.Fatalf("attempts %+v, want a 503 then a delivery", log)
+	}
+}
