@@ -54,8 +54,12 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "events: subscribed a webhook on %s to %s of %s\n", ln.Addr(), events.KindObjectUpdate, objectID)
+	// Unsubscribe even when ctx is done, so that no subscriber is left
+	// behind.
 	unsubscribe := func() error {
-		if err := c.Events.Unsubscribe(ctx, id); err != nil {
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		if err := c.Events.Unsubscribe(uctx, id); err != nil {
 			return err
 		}
 		fmt.Fprintln(w, "events: unsubscribed")
@@ -84,7 +88,7 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		case <-wait.C:
 			return errors.Join(errors.New("no delivery within 30s"), unsubscribe())
 		case <-ctx.Done():
-			return ctx.Err()
+			return errors.Join(ctx.Err(), unsubscribe())
 		}
 	}
 }
