@@ -268,14 +268,21 @@ func (f *Fake) DeleteReport(id int64) bool {
 
 // ReportVersion returns the version of a report's content.
 func (f *Fake) ReportVersion(id int64) (int64, bool) {
+	_, version, ok := f.reportDef(id)
+	return version, ok
+}
+
+// reportDef returns a report's definition and version without building
+// its rows.
+func (f *Fake) reportDef(id int64) (Report, int64, bool) {
 	s := &f.reports
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	r := s.reports[id]
 	if r == nil {
-		return 0, false
+		return Report{}, 0, false
 	}
-	return r.version, true
+	return r.def, r.version, true
 }
 
 // ReportViews returns the IDs of the views prepared for a report.

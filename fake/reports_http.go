@@ -196,19 +196,18 @@ func (f *Fake) handleReportData(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	def, version, rs, ok := f.snapshotReport(id)
+	def, version, rs, ok := f.reportOr404(w, id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
 		return
 	}
-	pred, err := compileFilter(filters, def.Columns, f.clock.Now())
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_filter", "%v", err)
+	pred, ok := f.filterOr400(w, filters, def.Columns)
+	if !ok {
 		return
 	}
 	var idx []int
 	n := rs.len()
 	if pred != nil {
+		var err error
 		if idx, err = filterRows(rs, def.Columns, pred); err != nil {
 			writeError(w, http.StatusInternalServerError, "internal", "reading rows: %v", err)
 			return
@@ -344,18 +343,16 @@ func (f *Fake) handleChartData(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &body) {
 		return
 	}
-	def, version, rs, ok := f.snapshotReport(id)
+	def, version, rs, ok := f.reportOr404(w, id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
 		return
 	}
 	charts, ok := selectCharts(w, def, body.ChartIDs)
 	if !ok {
 		return
 	}
-	pred, err := compileFilter(body.Filters, def.Columns, f.clock.Now())
-	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_filter", "%v", err)
+	pred, ok := f.filterOr400(w, body.Filters, def.Columns)
+	if !ok {
 		return
 	}
 	type group struct {
@@ -474,16 +471,8 @@ func (f *Fake) handleChartMetadata(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "chart-metadata takes no filters")
 		return
 	}
-	s := &f.reports
-	s.mu.Lock()
-	rep := s.reports[id]
-	var def Report
-	var version int64
-	if rep != nil {
-		def, version = rep.def, rep.version
-	}
-	s.mu.Unlock()
-	if rep == nil {
+	def, version, ok := f.reportDef(id)
+	if !ok {
 		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
 		return
 	}
@@ -505,4 +494,24 @@ func (f *Fake) handleChartMetadata(w http.ResponseWriter, r *http.Request) {
 // String makes a view printable in test failures.
 func (v view) String() string {
 	return fmt.Sprintf("view %d of report %d (version %d, %d rows)", v.id, v.reportID, v.version, v.rows.len())
+}
+
+// reportOr404 snapshots the report's rows, or answers 404.
+func (f *Fake) reportOr404(w http.ResponseWriter, id int64) (Report, int64, rowSet, bool) {
+	def, version, rs, ok := f.snapshotReport(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
+	}
+	return def, version, rs, ok
+}
+
+// filterOr400 compiles a filter group over cols, or answers 400 naming
+// what is wrong. A nil group gives a nil predicate (every row).
+func (f *Fake) filterOr400(w http.ResponseWriter, g *filterGroup, cols []Column) (predicate, bool) {
+	pred, err := compileFilter(g, cols, f.clock.Now())
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_filter", "%v", err)
+		return nil, false
+	}
+	return pred, true
 }
