@@ -87,9 +87,6 @@ func New(cfg Config) *Client {
 	return &Client{cfg: cfg, retry: rc}
 }
 
-// Config returns the configuration the client was built with.
-func (c *Client) Config() Config { return c.cfg }
-
 // HTTPClient returns the underlying *http.Client.
 func (c *Client) HTTPClient() *http.Client { return c.cfg.HTTPClient }
 
