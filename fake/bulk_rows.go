@@ -148,9 +148,9 @@ func convertField(kind FieldKind, v any) (any, string) {
 }
 
 func describe(v any) string {
-	switch v.(type) {
+	switch t := v.(type) {
 	case string:
-		return strconv.Quote(v.(string))
+		return strconv.Quote(t)
 	case map[string]any:
 		return "an object"
 	case []any:
