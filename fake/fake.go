@@ -46,6 +46,7 @@ type Fake struct {
 	clock    Clock
 	mux      *http.ServeMux
 	demo     bool
+	seeds    []*Seed
 	lifetime time.Duration
 
 	auth    authStore
@@ -112,6 +113,11 @@ func New(opts ...Option) *Fake {
 	f.registerEvents()
 	if f.demo {
 		f.seedDemo()
+	}
+	for _, s := range f.seeds {
+		if err := f.ApplySeed(s); err != nil {
+			panic(err)
+		}
 	}
 	return f
 }
