@@ -123,10 +123,13 @@ func WithHeader(key, value string) Option {
 }
 
 // WithTokenSource authorizes requests with ts instead of the client
-// credentials grant. The client caches ts's token while it is valid and
-// asks ts again after a 401 (see oauth.External); pass the bare source,
-// not one wrapped in oauth2.ReuseTokenSource, so that a refused token is
-// really replaced.
+// credentials grant. The client caches ts's token while it is valid
+// (oauth2.Token.Valid), asks ts one caller at a time, and asks it again
+// after a 401; pass the bare source, not one wrapped in
+// oauth2.ReuseTokenSource, so that a refused token is really replaced.
+// Client.OAuth then serves ts: its Token returns ts's token, and
+// Client.Close leaves ts's tokens alone (calls after it fail with
+// oauth.ErrClosed).
 func WithTokenSource(ts oauth2.TokenSource) Option { return func(s *settings) { s.tokenSource = ts } }
 
 // WithInsecureHTTP allows a plain http:// base URL to a host that is not a

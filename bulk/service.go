@@ -18,12 +18,16 @@
 // connection that failed before anything was written).
 package bulk
 
-import "github.com/partnerapi/partner-go/internal/transport"
+import (
+	"github.com/partnerapi/partner-go/internal/area"
+	"github.com/partnerapi/partner-go/internal/transport"
+)
 
 // Service calls the /bulk/v1 operations. It is safe for concurrent use.
 type Service struct {
 	t *transport.Client
 }
 
-// New returns a Service that sends its requests through t.
-func New(t *transport.Client) *Service { return &Service{t: t} }
+func init() {
+	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+}

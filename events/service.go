@@ -30,6 +30,7 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
@@ -39,8 +40,9 @@ type Service struct {
 	t *transport.Client
 }
 
-// New returns a Service that sends its requests through t.
-func New(t *transport.Client) *Service { return &Service{t: t} }
+func init() {
+	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+}
 
 // Subscribers iterates over the registered subscribers
 // (GET /event/v1/subscriber). The service answers in one page, so the

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
@@ -36,8 +37,9 @@ type Service struct {
 	t *transport.Client
 }
 
-// New returns a Service that sends its requests through t.
-func New(t *transport.Client) *Service { return &Service{t: t} }
+func init() {
+	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+}
 
 // Create provisions a user: POST /api/scim/v2/Users. The service answers
 // 201 with the user as stored, including its generated ID, which Create

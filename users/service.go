@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
@@ -17,8 +18,9 @@ type Service struct {
 	t *transport.Client
 }
 
-// New returns a Service that sends its requests through t.
-func New(t *transport.Client) *Service { return &Service{t: t} }
+func init() {
+	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+}
 
 // CheckAttributeParams is the body of an attribute check.
 type CheckAttributeParams struct {
