@@ -65,14 +65,15 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 }
 
 // WaitOptions tune Wait. The zero value reads the status at once, again
-// after about 1s, then backs off to one read every 10s, and asks for no
+// after about 60ms, 120ms, 250ms, 500ms and 1s, then backs off to one read every 10s, and asks for no
 // failed records.
 type WaitOptions struct {
 	// Status is passed to every status read: set IncludeErrors to
 	// Bool(true) to get the failed records with the final status.
 	Status StatusOptions
-	// Interval is the first wait between two status reads (default 1s);
-	// it grows by half each time up to MaxInterval (default 10s).
+	// Interval is the wait between two status reads once polling has
+	// settled (default 1s); the first waits are shorter (Interval/16,
+	// doubling), later ones grow by half up to MaxInterval (default 10s).
 	Interval    time.Duration
 	MaxInterval time.Duration
 	// Progress, when set, is called with every status read, the final
