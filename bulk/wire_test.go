@@ -290,8 +290,11 @@ func TestValidation(t *testing.T) {
 			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
 			return err
 		}(),
-		"no execution":     func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusOptions{}); return err }(),
-		"negative max":     func() error { _, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusOptions{MaxErrors: bulk.Int(-1)}); return err }(),
+		"no execution": func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusOptions{}); return err }(),
+		"negative max": func() error {
+			_, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusOptions{MaxErrors: bulk.Int(-1)})
+			return err
+		}(),
 		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, body),
 		"no file name":     func() error { _, err := c.Bulk.UploadURL(ctx, "i", ""); return err }(),
 		"unknown file ext": func() error { _, err := c.Bulk.LoadFile(ctx, "i", "data.txt"); return err }(),
@@ -313,10 +316,10 @@ func TestStatusWireMisspelledSuccessCount(t *testing.T) {
 		body string
 		want int64
 	}{
-		"three c's only": {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"succcess_count":4,"error_count":1,"skip_count":0}`, 4},
-		"both, correct wins": {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"succcess_count":4,"success_count":3,"error_count":2,"skip_count":0}`, 3},
+		"three c's only":          {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"succcess_count":4,"error_count":1,"skip_count":0}`, 4},
+		"both, correct wins":      {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"succcess_count":4,"success_count":3,"error_count":2,"skip_count":0}`, 3},
 		"both, correct zero wins": {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"success_count":0,"succcess_count":5,"error_count":5}`, 0},
-		"correct only":           {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"success_count":5}`, 5},
+		"correct only":            {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"success_count":5}`, 5},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, mt := mockClient(t)

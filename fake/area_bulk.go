@@ -46,21 +46,21 @@ const (
 
 // bulkStore holds the state of the bulk area.
 type bulkStore struct {
-	mu         sync.Mutex
-	delay      time.Duration
-	delaySet   bool
-	discard    bool
+	mu       sync.Mutex
+	delay    time.Duration
+	delaySet bool
+	discard  bool
 	// status defaults and spelling (WithBulkStatusDefaults,
 	// WithMisspelledSuccessCount)
 	defInclude   bool
 	defMaxErrors int
 	defSet       bool
 	misspell     bool
-	executions map[string]*bulkExecution
-	order      []string               // execution ids, oldest first
-	uploads    map[string]*bulkUpload // by upload token
-	uploadURLs map[string]*bulkUpload // by the id in the upload URL
-	kinds      map[string]map[string]FieldKind
+	executions   map[string]*bulkExecution
+	order        []string               // execution ids, oldest first
+	uploads      map[string]*bulkUpload // by upload token
+	uploadURLs   map[string]*bulkUpload // by the id in the upload URL
+	kinds        map[string]map[string]FieldKind
 
 	idxMu   sync.Mutex
 	indexed map[[2]string]bool
