@@ -62,8 +62,9 @@ func (s *Service) ViewStatus(ctx context.Context, viewID int64) (ViewState, erro
 
 // WaitOptions tune WaitForView.
 type WaitOptions struct {
-	// Interval is the first wait between two status checks (default
-	// 250ms); it grows by half each time up to MaxInterval (default 5s).
+	// Interval is the wait between two status checks once polling has
+	// settled (default 250ms); the first waits are shorter (Interval/16,
+	// doubling), later ones grow by half up to MaxInterval (default 5s).
 	Interval    time.Duration
 	MaxInterval time.Duration
 	// Progress, when set, is called with the status after every check.
