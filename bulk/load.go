@@ -157,6 +157,9 @@ func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName str
 	if r == nil {
 		return nil, errors.New("partner: bulk: file reader is required")
 	}
+	if err := transport.CheckReader(r); err != nil {
+		return nil, fmt.Errorf("partner: bulk: %w", err)
+	}
 	if p.FileToken != "" {
 		return nil, errors.New("partner: bulk: an attachment and a file token cannot be loaded together")
 	}

@@ -45,24 +45,29 @@ func newMultipartBody(boundary, fileName string, f Format) (*multipartBody, erro
 // Otherwise the body is a plain reader of unknown length.
 func (m *multipartBody) reader(r io.Reader) (io.Reader, error) {
 	if rs, ok := r.(io.ReadSeeker); ok {
-		start, err := rs.Seek(0, io.SeekCurrent)
-		if err != nil {
-			return nil, err
+		if start, err := rs.Seek(0, io.SeekCurrent); err == nil {
+			return m.seeking(rs, start)
 		}
-		end, err := rs.Seek(0, io.SeekEnd)
-		if err != nil {
-			return nil, err
-		}
-		if _, err := rs.Seek(start, io.SeekStart); err != nil {
-			return nil, err
-		}
-		return &seekingMultipart{m: m, file: rs, start: start, size: end - start}, nil
+		// A file that cannot seek (a pipe, standard input) is sent once,
+		// like any plain reader.
 	}
 	mr := io.MultiReader(bytes.NewReader(m.prefix), r, bytes.NewReader(m.suffix))
 	if l, ok := r.(interface{ Len() int }); ok {
 		return &lenReader{Reader: mr, n: len(m.prefix) + l.Len() + len(m.suffix)}, nil
 	}
 	return mr, nil
+}
+
+// seeking returns the body around rs, whose content starts at start.
+func (m *multipartBody) seeking(rs io.ReadSeeker, start int64) (io.Reader, error) {
+	end, err := rs.Seek(0, io.SeekEnd)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := rs.Seek(start, io.SeekStart); err != nil {
+		return nil, err
+	}
+	return &seekingMultipart{m: m, file: rs, start: start, size: end - start}, nil
 }
 
 // lenReader is a one-shot body whose length is known.

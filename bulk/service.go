@@ -8,7 +8,7 @@
 //	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: id}, csvFile)
 //	...
 //	ex, err := c.Bulk.Wait(ctx, id, ack.ExecutionID, bulk.WaitOptions{
-//		Status:   bulk.StatusOptions{IncludeErrors: true},
+//		Status:   bulk.StatusOptions{IncludeErrors: bulk.Bool(true)},
 //		Progress: func(ex *bulk.Execution) { log.Println(ex.Status) },
 //	})
 //

@@ -13,15 +13,27 @@ import (
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
-// StatusOptions choose what a status read returns.
+// StatusOptions choose what a status read returns. Each option is sent
+// exactly as set, false and 0 included, and left out when nil: the
+// service then applies its own default, which differs between
+// deployments (include_errors false or true, max_errors 10 or 5), so set
+// both when the answer matters.
+//
+//	bulk.StatusOptions{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(3)}
 type StatusOptions struct {
-	// IncludeErrors asks for the failed records (include_errors); the
-	// service sends none by default.
-	IncludeErrors bool `url:"include_errors,omitempty"`
-	// MaxErrors caps the failed records returned (max_errors); zero
-	// leaves the service's default, 10.
-	MaxErrors int `url:"max_errors,omitempty"`
+	// IncludeErrors asks for the failed records (include_errors=true) or
+	// asks not to get them (include_errors=false).
+	IncludeErrors *bool `url:"include_errors,omitempty"`
+	// MaxErrors caps the failed records returned (max_errors); it must
+	// not be negative.
+	MaxErrors *int `url:"max_errors,omitempty"`
 }
+
+// Bool returns a pointer to b, for StatusOptions.IncludeErrors.
+func Bool(b bool) *bool { return &b }
+
+// Int returns a pointer to n, for StatusOptions.MaxErrors.
+func Int(n int) *int { return &n }
 
 // statusQuery is the query of a status read.
 type statusQuery struct {
@@ -38,7 +50,7 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	if executionID == "" {
 		return nil, errors.New("partner: bulk: execution id is required")
 	}
-	if opts.MaxErrors < 0 {
+	if opts.MaxErrors != nil && *opts.MaxErrors < 0 {
 		return nil, errors.New("partner: bulk: max errors must not be negative")
 	}
 	q := statusQuery{ExecutionID: executionID, StatusOptions: opts}
@@ -56,8 +68,8 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 // after about 60ms, 120ms, 250ms, 500ms and 1s, then backs off to one read every 10s, and asks for no
 // failed records.
 type WaitOptions struct {
-	// Status is passed to every status read: set IncludeErrors to get
-	// the failed records with the final status.
+	// Status is passed to every status read: set IncludeErrors to
+	// Bool(true) to get the failed records with the final status.
 	Status StatusOptions
 	// Interval is the wait between two status reads once polling has
 	// settled (default 1s); the first waits are shorter (Interval/16,
