@@ -103,7 +103,7 @@ func TestStatusWire(t *testing.T) {
 			]
 		}`), nil
 	})
-	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusOptions{IncludeErrors: true, MaxErrors: 3})
+	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusParams{IncludeErrors: true, MaxErrors: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestStatusWireRunning(t *testing.T) {
 		}
 		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","status":"running","input_count":4,"started_at":"2024-05-01T10:00:00Z","completed_at":""}`), nil
 	})
-	ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusOptions{})
+	ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,8 +290,8 @@ func TestValidation(t *testing.T) {
 			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
 			return err
 		}(),
-		"no execution":     func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusOptions{}); return err }(),
-		"negative max":     func() error { _, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusOptions{MaxErrors: -1}); return err }(),
+		"no execution":     func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusParams{}); return err }(),
+		"negative max":     func() error { _, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusParams{MaxErrors: -1}); return err }(),
 		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, body),
 		"no file name":     func() error { _, err := c.Bulk.UploadURL(ctx, "i", ""); return err }(),
 		"unknown file ext": func() error { _, err := c.Bulk.LoadFile(ctx, "i", "data.txt"); return err }(),

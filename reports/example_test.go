@@ -73,7 +73,7 @@ func ExampleService_ExportCSV() {
 	srv, c, id := exampleClient()
 	defer srv.Close()
 	n, err := c.Reports.ExportCSV(context.Background(), id, os.Stdout, reports.ExportOptions{
-		Wait: reports.WaitOptions{Interval: 50 * time.Millisecond},
+		Wait: reports.WaitOptions{MinInterval: 50 * time.Millisecond},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -93,7 +93,7 @@ func ExampleService_Export() {
 	ctx := context.Background()
 	var total float64
 	for row, err := range c.Reports.Export(ctx, id, reports.ExportOptions{
-		Wait: reports.WaitOptions{Interval: 50 * time.Millisecond},
+		Wait: reports.WaitOptions{MinInterval: 50 * time.Millisecond},
 	}) {
 		if err != nil {
 			log.Fatal(err)
@@ -107,7 +107,7 @@ func ExampleService_Export() {
 	// Output: total 18200.5
 }
 
-func ExampleService_WaitForView() {
+func ExampleService_WaitView() {
 	srv, c, id := exampleClient()
 	defer srv.Close()
 	ctx := context.Background()
@@ -115,11 +115,11 @@ func ExampleService_WaitForView() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	status, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{Interval: 50 * time.Millisecond})
+	status, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{MinInterval: 50 * time.Millisecond})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(status)
+	fmt.Println(status.Status)
 	// Output: SUCCESS
 }
 

@@ -247,7 +247,7 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := func() reports.ViewStatus {
+	status := func() reports.ViewState {
 		st, err := c.Reports.ViewStatus(ctx, viewID)
 		if err != nil {
 			t.Fatal(err)
@@ -273,10 +273,10 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 	// the rows of the moment it was prepared.
 	srv.AppendReportRows(id, []any{250, "row 250"})
 	clock.Advance(fake.ViewRunningFor)
-	var seen []reports.ViewStatus
-	st, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{Progress: func(s reports.ViewStatus) { seen = append(seen, s) }})
-	if err != nil || st != reports.ViewSuccess || !slices.Equal(seen, []reports.ViewStatus{reports.ViewSuccess}) {
-		t.Fatalf("WaitForView = %s, %v (seen %v)", st, err, seen)
+	var seen []reports.ViewState
+	st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{Progress: func(s *reports.ViewStatus) { seen = append(seen, s.Status) }})
+	if err != nil || st.Status != reports.ViewSuccess || st.ViewID != viewID || !slices.Equal(seen, []reports.ViewState{reports.ViewSuccess}) {
+		t.Fatalf("WaitView = %+v, %v (seen %v)", st, err, seen)
 	}
 	srv.SetReportRows(id, [][]any{{-1, "replaced"}})
 	if got := collectN(t, c.Reports.ViewData(ctx, viewID, reports.ViewDataOptions{PageSize: 100})); !slices.Equal(got, seq(250)) {
@@ -296,8 +296,9 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 			t.Errorf("data of a deleted view: %v, want a 404", err)
 		}
 	}
-	if _, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{}); !errors.Is(err, reports.ErrViewDeleted) {
-		t.Errorf("WaitForView on a deleted view: %v", err)
+	var verr *reports.ViewError
+	if st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); !errors.As(err, &verr) || verr.View.Status != reports.ViewDeleted || st == nil || st.Status != reports.ViewDeleted {
+		t.Errorf("WaitView on a deleted view: %+v, %v; want a *ViewError with DELETED", st, err)
 	}
 }
 
@@ -311,14 +312,15 @@ func TestWaitForFailedView(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Second)
-	if st, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{}); st != reports.ViewFailed || !errors.Is(err, reports.ErrViewFailed) {
-		t.Errorf("WaitForView = %s, %v", st, err)
+	var verr *reports.ViewError
+	if st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); st == nil || st.Status != reports.ViewFailed || !errors.As(err, &verr) || verr.View.ViewID != viewID || verr.View.Status != reports.ViewFailed {
+		t.Errorf("WaitView = %+v, %v; want FAILED and a *ViewError", st, err)
 	}
 	// Export waits on the real clock of another fake.
 	srv2, c2 := newClient(t, nil)
 	id = srv2.AddReport(fake.Report{Name: "broken", Columns: numberCols, FailViews: true})
-	for _, err := range c2.Reports.Export(ctx, id, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}) {
-		if !errors.Is(err, reports.ErrViewFailed) {
+	for _, err := range c2.Reports.Export(ctx, id, reports.ExportOptions{Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}}) {
+		if !errors.As(err, &verr) || verr.View.Status != reports.ViewFailed {
 			t.Errorf("Export of a failing report: %v", err)
 		}
 	}
@@ -335,7 +337,7 @@ func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
 			var progress []int64
 			got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{
 				PageSize: 1000, Concurrency: concurrency,
-				Wait:     reports.WaitOptions{Interval: 10 * time.Millisecond},
+				Wait:     reports.WaitOptions{MinInterval: 10 * time.Millisecond},
 				Progress: func(n int64) { progress = append(progress, n) },
 			}))
 			if !slices.Equal(got, seq(25_000)) {
@@ -399,7 +401,7 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 			n := 0
 			var last error
 			for _, err := range c.Reports.Export(ctx, id, reports.ExportOptions{PageSize: 500, Concurrency: 2,
-				Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}) {
+				Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}}) {
 				if err != nil {
 					last = err
 					break
@@ -428,7 +430,7 @@ func TestExportCSV(t *testing.T) {
 		{ID: "name", Name: "Name"}, {ID: "amount", Name: "Amount", Type: fake.ColumnCurrency}, {ID: "ok", Name: "OK", Type: fake.ColumnBoolean},
 	}, Rows: [][]any{{"Acme, Inc.", 10.25, true}, {"Globex", nil, false}}})
 	var b bytes.Buffer
-	n, err := c.Reports.ExportCSV(context.Background(), id, &b, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}})
+	n, err := c.Reports.ExportCSV(context.Background(), id, &b, reports.ExportOptions{Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}})
 	if err != nil || n != 2 {
 		t.Fatalf("ExportCSV = %d, %v", n, err)
 	}
@@ -439,7 +441,7 @@ func TestExportCSV(t *testing.T) {
 	// An empty report has no row to take a header from: nothing is written.
 	empty := numbered(srv, 0)
 	b.Reset()
-	if n, err := c.Reports.ExportCSV(context.Background(), empty, &b, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}); n != 0 || err != nil || b.Len() != 0 {
+	if n, err := c.Reports.ExportCSV(context.Background(), empty, &b, reports.ExportOptions{Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}}); n != 0 || err != nil || b.Len() != 0 {
 		t.Errorf("empty export = %d, %v, %q", n, err, b.String())
 	}
 }
@@ -497,7 +499,7 @@ func TestReportReadsAreRetried(t *testing.T) {
 		t.Errorf("Data read %v", got)
 	}
 	got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: 10,
-		Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}))
+		Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}}))
 	if !slices.Equal(got, seq(30)) {
 		t.Errorf("Export read %v", got)
 	}
