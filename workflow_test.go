@@ -56,8 +56,8 @@ func newWorkflowEnv(t *testing.T) *workflowEnv {
 // execution's processing time whenever a status read says it still runs.
 func (e *workflowEnv) bulkWait() bulk.WaitOptions {
 	return bulk.WaitOptions{
-		Status:      bulk.StatusParams{IncludeErrors: true},
-		MinInterval: time.Millisecond,
+		Status:   bulk.StatusParams{IncludeErrors: true},
+		Interval: time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
 			if !ex.Done() {
 				e.clock.Advance(fake.DefaultBulkDelay)
@@ -70,7 +70,7 @@ func (e *workflowEnv) bulkWait() bulk.WaitOptions {
 // ready.
 func (e *workflowEnv) viewWait() reports.WaitOptions {
 	return reports.WaitOptions{
-		MinInterval: time.Millisecond,
+		Interval: time.Millisecond,
 		Progress: func(st *reports.ViewStatus) {
 			if st.Status != reports.ViewSuccess {
 				e.clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
@@ -362,7 +362,7 @@ func TestWorkflowCancelBulkWait(t *testing.T) {
 	defer cancel()
 	polls := 0
 	ex, err := e.c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
-		MinInterval: time.Hour, MaxInterval: time.Hour,
+		Interval: time.Hour, MaxInterval: time.Hour,
 		Progress: func(ex *bulk.Execution) {
 			polls++
 			if ex.Status != bulk.Running {
@@ -409,7 +409,7 @@ func TestWorkflowCancelExport(t *testing.T) {
 		defer cancel()
 		var b strings.Builder
 		n, err := e.c.Reports.ExportCSV(ctx, fake.DemoReportLarge, &b, reports.ExportOptions{Wait: reports.WaitOptions{
-			MinInterval: time.Hour, MaxInterval: time.Hour,
+			Interval: time.Hour, MaxInterval: time.Hour,
 			Progress: func(*reports.ViewStatus) { cancel() }, // the clock stands still: the view stays PENDING
 		}})
 		if n != 0 || b.Len() != 0 || !errors.Is(err, context.Canceled) {

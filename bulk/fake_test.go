@@ -109,7 +109,7 @@ func TestLoadAndWaitProgress(t *testing.T) {
 	var mu sync.Mutex
 	var seen []bulk.State
 	ex, err := c.Bulk.LoadAndWait(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV), bulk.WaitOptions{
-		MinInterval: time.Millisecond, MaxInterval: time.Millisecond,
+		Interval: time.Millisecond, MaxInterval: time.Millisecond,
 		Progress: func(e *bulk.Execution) {
 			mu.Lock()
 			defer mu.Unlock()
@@ -177,7 +177,7 @@ func TestWaitCancelled(t *testing.T) {
 	done := make(chan error, 1)
 	go func() {
 		_, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
-			MinInterval: time.Hour, // only the cancel can end the wait between two polls
+			Interval: time.Hour, // only the cancel can end the wait between two polls
 			Progress: func(*bulk.Execution) {
 				select {
 				case polled <- struct{}{}:

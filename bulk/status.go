@@ -54,15 +54,18 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 }
 
 // WaitOptions tune WaitExecution and the XAndWait helpers. The zero value
-// polls with the SDK's default backoff and asks for no failed records.
+// reads the status at once, again after about 60ms, 120ms, 250ms, 500ms
+// and 1s, then backs off to one read every 10s, and asks for no failed
+// records.
 type WaitOptions struct {
 	// Status is sent with every status read: set IncludeErrors to get the
 	// failed records with the final status.
 	Status StatusParams
-	// MinInterval is the first wait between two status reads; it grows by
-	// half after each read, jittered, up to MaxInterval. Zero takes the
-	// defaults of the SDK's poll loop (500ms and 10s).
-	MinInterval time.Duration
+	// Interval is the wait between two status reads once polling has
+	// settled (default 1s); the first waits are shorter (Interval/16,
+	// doubling), later ones grow by half up to MaxInterval (default 10s).
+	// Each wait is jittered by ±10%.
+	Interval    time.Duration
 	MaxInterval time.Duration
 	// Progress, when set, is called on the calling goroutine with every
 	// status read, the final one included.
@@ -93,7 +96,11 @@ func (e *ExecutionError) Error() string {
 // when none was), beside the error of a terminal failure
 // (*ExecutionError), of a status read, or of the context.
 func (s *Service) WaitExecution(ctx context.Context, integrationID, executionID string, opts WaitOptions) (*Execution, error) {
-	return poll.State(ctx, poll.Options{Initial: opts.MinInterval, Max: opts.MaxInterval},
+	po := poll.Options{Initial: opts.Interval, Max: opts.MaxInterval}
+	if po.Initial <= 0 {
+		po.Initial = time.Second
+	}
+	return poll.State(ctx, po,
 		func(ctx context.Context) (*Execution, error) {
 			return s.Status(ctx, integrationID, executionID, opts.Status)
 		},

@@ -24,7 +24,7 @@ func statusSequence(mt *httpmock.MockTransport, bodies ...string) {
 	})
 }
 
-var fastWait = bulk.WaitOptions{MinInterval: time.Microsecond, MaxInterval: time.Microsecond}
+var fastWait = bulk.WaitOptions{Interval: time.Microsecond, MaxInterval: time.Microsecond}
 
 // TestWaitExecutionUnknownStatusIsNotTerminal: an empty or unknown status
 // keeps the wait polling; it ends on the first known terminal state.

@@ -46,6 +46,7 @@ func ExampleService_EventKinds() {
 	// object.delete
 	// object.stage_change
 	// report.submit
+	// object.partner_portal_referral_submit
 }
 
 func ExampleService_Subscribe() {

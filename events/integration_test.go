@@ -93,7 +93,7 @@ func TestWorkflowAgainstFake(t *testing.T) {
 		t.Fatalf("integrations = %+v, %v", ins, err)
 	}
 	kinds, err := paging.Collect(c.Events.EventKinds(ctx))
-	if err != nil || len(kinds) != 6 || kinds[0].Name != events.KindObjectAll || kinds[0].Description == "" {
+	if err != nil || len(kinds) != 7 || kinds[0].Name != events.KindObjectAll || kinds[0].Description == "" {
 		t.Fatalf("event kinds = %+v, %v", kinds, err)
 	}
 	for _, k := range kinds {

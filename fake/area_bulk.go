@@ -120,7 +120,7 @@ func (f *Fake) registerBulk() {
 	f.handle("POST /bulk/v1/bulkload_opportunity", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true) })
 	f.handle("GET /bulk/v1/status/{integration_id}", ScopeBulk, f.bulkStatus)
 	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", ScopeBulk, f.bulkUploadURL)
-	f.handlePublic("POST /upload/{id}", f.bulkUpload)
+	f.handleStorage("POST /upload/{id}", f.bulkUpload)
 }
 
 // seedBulkDemo adds the bulk part of the demo data set: none beyond the

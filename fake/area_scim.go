@@ -398,7 +398,7 @@ func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now tim
 		return nil, scimErrorf(http.StatusConflict, "uniqueness", "id %q is already taken", u.ID)
 	}
 	if u.Active == nil {
-		u.Active = new(true)
+		u.Active = boolPtr(true)
 	}
 	rec := &scimRecord{user: u, extra: extra, created: now, modified: now, version: 1}
 	s.byID[u.ID] = rec
@@ -453,3 +453,6 @@ func (f *Fake) seedSCIMDemo() {
 		}
 	}
 }
+
+// boolPtr returns a pointer to b.
+func boolPtr(b bool) *bool { return &b }

@@ -254,6 +254,9 @@ func TestOAuthErrorsTyped(t *testing.T) {
 	if strings.Contains(err.Error(), "wrong-secret-value") {
 		t.Fatal("error string holds the secret")
 	}
+	// The interface defines no scopes: the fake checks them only when
+	// told to.
+	e = newEnv(t, fake.WithScopeChecks())
 	s = e.service(area.OAuth{Scopes: []string{"nope"}})
 	if _, err := s.Token(context.Background()); !errors.As(err, &te) || te.Code != "unauthorized_client" {
 		t.Fatalf("unknown scope: %v", err)

@@ -87,7 +87,7 @@ func TestAuditValidatesBeforeSending(t *testing.T) {
 		"no status":   {"o", objects.AuditRecord{Message: "m"}, "status_code is required"},
 		"bad status":  {"o", objects.AuditRecord{StatusCode: "DONE", Message: "m"}, `"DONE"`},
 		"no message":  {"o", objects.AuditRecord{StatusCode: objects.StatusScheduled, Message: "  "}, "message is required"},
-		"other field": {"o", objects.AuditRecord{FieldName: "x.y", StatusCode: objects.StatusScheduled, Message: "m"}, "field_name"},
+		"blank field": {"o", objects.AuditRecord{FieldName: " ", StatusCode: objects.StatusScheduled, Message: "m"}, "field_name"},
 	} {
 		_, err := c.Objects.Audit(ctx, tc.id, tc.rec)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {
@@ -134,7 +134,7 @@ func TestExternalIDsWire(t *testing.T) {
 		t.Error("empty external id accepted")
 	}
 	calls := mt.GetTotalCallCount()
-	for _, bad := range []string{"a..b", ".a", "a.", "a b", "a-b"} {
+	for _, bad := range []string{"a..b", ".a", "a.", "a b", "a\tb"} {
 		if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{ExternalID: "e", FieldName: bad}); err == nil || !strings.Contains(err.Error(), "dotted field name") {
 			t.Errorf("field_name %q: err = %v", bad, err)
 		}
@@ -155,5 +155,53 @@ func TestNotFoundIsTyped(t *testing.T) {
 	var perr *partner.Error
 	if !errors.As(err, &perr) || !strings.Contains(perr.Message, "not found") || perr.Path != "/app/v1/object/nope/external_id" {
 		t.Errorf("error = %#v", perr)
+	}
+}
+
+// TestPortalNamedFieldsWire: a deployment's own portal word is sent as
+// given, for the audit field and for an external-id field, and read back.
+func TestPortalNamedFieldsWire(t *testing.T) {
+	c, mt := mockClient(t)
+	var sent []string
+	record := func(resp string) httpmock.Responder {
+		return func(req *http.Request) (*http.Response, error) {
+			b, _ := io.ReadAll(req.Body)
+			sent = append(sent, string(b))
+			return httpmock.NewStringResponse(200, resp), nil
+		}
+	}
+	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/006A/audit",
+		record(`{"object_id":"006A","field_name":"acme_portal.integration_status","status_code":"SCHEDULED"}`))
+	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/006A/external_id",
+		record(`{"object_id":"006A","external_id":"REF-1","field_name":"acme_portal.referral_id"}`))
+	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/006A/external_id",
+		httpmock.NewStringResponder(200, `{"object_id":"006A","external_ids":[{"field_name":"sales_details.crm_opportunity_id","external_id":"CRM-7"},{"field_name":"acme_portal.referral_id","external_id":"REF-1"}]}`))
+	ctx := context.Background()
+	res, err := c.Objects.Audit(ctx, "006A", objects.AuditRecord{
+		FieldName: "acme_portal.integration_status", StatusCode: objects.StatusScheduled, Message: "queued",
+	})
+	if err != nil || res.FieldName != "acme_portal.integration_status" {
+		t.Fatalf("audit: %+v, %v", res, err)
+	}
+	link, err := c.Objects.ConnectExternalID(ctx, "006A", objects.ExternalIDLink{ExternalID: "REF-1", FieldName: "acme_portal.referral_id"})
+	if err != nil || link.FieldName != "acme_portal.referral_id" {
+		t.Fatalf("connect: %+v, %v", link, err)
+	}
+	want := []string{
+		`{"field_name":"acme_portal.integration_status","status_code":"SCHEDULED","message":"queued"}`,
+		`{"external_id":"REF-1","field_name":"acme_portal.referral_id"}`,
+	}
+	if strings.Join(sent, "\n") != strings.Join(want, "\n") {
+		t.Fatalf("sent:\n%s\nwant:\n%s", strings.Join(sent, "\n"), strings.Join(want, "\n"))
+	}
+	ids, err := c.Objects.ExternalIDs(ctx, "006A")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := ids.Get("acme_portal.referral_id"); !ok || v != "REF-1" {
+		t.Fatalf("ids = %+v", ids)
+	}
+	if v, _ := ids.Get(objects.DefaultOpportunityExternalIDField); v != "CRM-7" {
+		t.Fatalf("ids = %+v", ids)
 	}
 }

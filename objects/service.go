@@ -27,8 +27,17 @@ func init() {
 type FieldName string
 
 // FieldIntegrationStatus is the integration status field of an object, the
-// one audit field of the interface.
+// one audit field of the interface. Its "partner_portal" is the
+// interface's neutral stand-in: a deployment spells the field with its own
+// portal word (<portal>.integration_status), and AuditRecord.FieldName
+// takes that name as it is.
 const FieldIntegrationStatus FieldName = "partner_portal.integration_status"
+
+// FieldReferralID is the field in which the service keeps an
+// opportunity's partner portal referral id, with the interface's word; a
+// deployment spells it <portal>.referral_id. ExternalIDs lists it beside
+// DefaultOpportunityExternalIDField when it holds a value.
+const FieldReferralID = "partner_portal.referral_id"
 
 // StatusCode is the value of an audit field.
 type StatusCode string
@@ -59,6 +68,8 @@ const (
 // AuditRecord is the body of PATCH /app/v1/object/{object_id}/audit.
 type AuditRecord struct {
 	// FieldName is the field to write; FieldIntegrationStatus when empty.
+	// Any other name is sent as it is: a deployment names the field after
+	// its portal (<portal>.integration_status).
 	FieldName FieldName `json:"field_name"`
 	// IntegrationID names the related integration (optional).
 	IntegrationID string `json:"integration_id,omitempty"`
@@ -88,8 +99,8 @@ func (s *Service) Audit(ctx context.Context, objectID string, rec AuditRecord) (
 		return nil, err
 	}
 	switch {
-	case rec.FieldName != FieldIntegrationStatus:
-		return nil, fmt.Errorf("partner: objects: audit field_name %q is not %q", rec.FieldName, FieldIntegrationStatus)
+	case strings.TrimSpace(string(rec.FieldName)) == "":
+		return nil, errors.New("partner: objects: audit field_name is blank")
 	case rec.StatusCode == "":
 		return nil, errors.New("partner: objects: audit status_code is required")
 	case !rec.StatusCode.Valid():
@@ -116,7 +127,9 @@ type ExternalIDLink struct {
 	ExternalID string `json:"external_id"`
 	// FieldName is the dotted field that holds it. When empty the service
 	// uses the type's default: DefaultOpportunityExternalIDField for
-	// opportunities, DefaultAccountExternalIDField for accounts.
+	// opportunities, DefaultAccountExternalIDField for accounts. Any
+	// dotted name is accepted, portal-named ones such as
+	// <portal>.referral_id (FieldReferralID) included.
 	FieldName string `json:"field_name,omitempty"`
 }
 
@@ -185,8 +198,10 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 	return &out, nil
 }
 
-// fieldNameRE matches a dotted field name: identifiers joined by dots.
-var fieldNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+// fieldNameRE matches a dotted field name: non-empty names without
+// spaces joined by dots. Field names belong to the deployment (portal
+// words, custom fields), so nothing stricter is asked.
+var fieldNameRE = regexp.MustCompile(`^[^.\s]+(\.[^.\s]+)*$`)
 
 func checkID(id string) error {
 	if strings.TrimSpace(id) == "" {

@@ -73,7 +73,7 @@ func ExampleService_ExportCSV() {
 	srv, c, id := exampleClient()
 	defer srv.Close()
 	n, err := c.Reports.ExportCSV(context.Background(), id, os.Stdout, reports.ExportOptions{
-		Wait: reports.WaitOptions{MinInterval: 50 * time.Millisecond},
+		Wait: reports.WaitOptions{Interval: 50 * time.Millisecond},
 	})
 	if err != nil {
 		log.Fatal(err)
@@ -93,7 +93,7 @@ func ExampleService_Export() {
 	ctx := context.Background()
 	var total float64
 	for row, err := range c.Reports.Export(ctx, id, reports.ExportOptions{
-		Wait: reports.WaitOptions{MinInterval: 50 * time.Millisecond},
+		Wait: reports.WaitOptions{Interval: 50 * time.Millisecond},
 	}) {
 		if err != nil {
 			log.Fatal(err)
@@ -115,7 +115,7 @@ func ExampleService_WaitView() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	status, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{MinInterval: 50 * time.Millisecond})
+	status, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{Interval: 50 * time.Millisecond})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -319,7 +319,7 @@ func TestWaitForFailedView(t *testing.T) {
 	// Export waits on the real clock of another fake.
 	srv2, c2 := newClient(t, nil)
 	id = srv2.AddReport(fake.Report{Name: "broken", Columns: numberCols, FailViews: true})
-	for _, err := range c2.Reports.Export(ctx, id, reports.ExportOptions{Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}}) {
+	for _, err := range c2.Reports.Export(ctx, id, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}) {
 		if !errors.As(err, &verr) || verr.View.Status != reports.ViewFailed {
 			t.Errorf("Export of a failing report: %v", err)
 		}
@@ -337,7 +337,7 @@ func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
 			var progress []int64
 			got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{
 				PageSize: 1000, Concurrency: concurrency,
-				Wait:     reports.WaitOptions{MinInterval: 10 * time.Millisecond},
+				Wait:     reports.WaitOptions{Interval: 10 * time.Millisecond},
 				Progress: func(n int64) { progress = append(progress, n) },
 			}))
 			if !slices.Equal(got, seq(25_000)) {
@@ -401,7 +401,7 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 			n := 0
 			var last error
 			for _, err := range c.Reports.Export(ctx, id, reports.ExportOptions{PageSize: 500, Concurrency: 2,
-				Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}}) {
+				Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}) {
 				if err != nil {
 					last = err
 					break
@@ -430,7 +430,7 @@ func TestExportCSV(t *testing.T) {
 		{ID: "name", Name: "Name"}, {ID: "amount", Name: "Amount", Type: fake.ColumnCurrency}, {ID: "ok", Name: "OK", Type: fake.ColumnBoolean},
 	}, Rows: [][]any{{"Acme, Inc.", 10.25, true}, {"Globex", nil, false}}})
 	var b bytes.Buffer
-	n, err := c.Reports.ExportCSV(context.Background(), id, &b, reports.ExportOptions{Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}})
+	n, err := c.Reports.ExportCSV(context.Background(), id, &b, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}})
 	if err != nil || n != 2 {
 		t.Fatalf("ExportCSV = %d, %v", n, err)
 	}
@@ -441,7 +441,7 @@ func TestExportCSV(t *testing.T) {
 	// An empty report has no row to take a header from: nothing is written.
 	empty := numbered(srv, 0)
 	b.Reset()
-	if n, err := c.Reports.ExportCSV(context.Background(), empty, &b, reports.ExportOptions{Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}}); n != 0 || err != nil || b.Len() != 0 {
+	if n, err := c.Reports.ExportCSV(context.Background(), empty, &b, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}); n != 0 || err != nil || b.Len() != 0 {
 		t.Errorf("empty export = %d, %v, %q", n, err, b.String())
 	}
 }
@@ -499,7 +499,7 @@ func TestReportReadsAreRetried(t *testing.T) {
 		t.Errorf("Data read %v", got)
 	}
 	got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: 10,
-		Wait: reports.WaitOptions{MinInterval: 10 * time.Millisecond}}))
+		Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}))
 	if !slices.Equal(got, seq(30)) {
 		t.Errorf("Export read %v", got)
 	}

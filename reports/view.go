@@ -69,12 +69,14 @@ func (s *Service) ViewStatus(ctx context.Context, viewID int64) (*ViewStatus, er
 }
 
 // WaitOptions tune WaitView, and the wait of Export and ExportCSV. The
-// zero value polls with the SDK's default backoff.
+// zero value reads the status at once, then after about 15ms, 30ms, 60ms,
+// 120ms and 250ms, then backs off to one read every 5s.
 type WaitOptions struct {
-	// MinInterval is the first wait between two status reads; it grows by
-	// half after each read, jittered, up to MaxInterval. Zero takes the
-	// defaults of the SDK's poll loop (500ms and 10s).
-	MinInterval time.Duration
+	// Interval is the wait between two status reads once polling has
+	// settled (default 250ms); the first waits are shorter (Interval/16,
+	// doubling), later ones grow by half up to MaxInterval (default 5s).
+	// Each wait is jittered by ±10%.
+	Interval    time.Duration
 	MaxInterval time.Duration
 	// Progress, when set, is called on the calling goroutine with every
 	// status read, the final one included.
@@ -91,7 +93,13 @@ type WaitOptions struct {
 // when none was), beside the error of a terminal failure (*ViewError), of
 // a status read, or of the context.
 func (s *Service) WaitView(ctx context.Context, viewID int64, opts WaitOptions) (*ViewStatus, error) {
-	return poll.State(ctx, poll.Options{Initial: opts.MinInterval, Max: opts.MaxInterval},
+	if opts.Interval <= 0 {
+		opts.Interval = 250 * time.Millisecond
+	}
+	if opts.MaxInterval <= 0 {
+		opts.MaxInterval = 5 * time.Second
+	}
+	return poll.State(ctx, poll.Options{Initial: opts.Interval, Max: opts.MaxInterval},
 		func(ctx context.Context) (*ViewStatus, error) { return s.ViewStatus(ctx, viewID) },
 		opts.Progress,
 		func(v *ViewStatus) (bool, error) {

@@ -32,7 +32,7 @@ func TestWaitViewRule(t *testing.T) {
 	})
 	var seen []string
 	st, err := c.Reports.WaitView(context.Background(), 7, reports.WaitOptions{
-		MinInterval: time.Microsecond, MaxInterval: time.Microsecond,
+		Interval: time.Microsecond, MaxInterval: time.Microsecond,
 		Progress: func(v *reports.ViewStatus) { seen = append(seen, string(v.Status)) },
 	})
 	var verr *reports.ViewError

@@ -112,7 +112,7 @@ func TestCheckAttributeValidation(t *testing.T) {
 
 func TestCheckAttributeAgainstTheFake(t *testing.T) {
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret),
-		fake.WithClient("scim-only", "s", fake.ScopeSCIM))
+		fake.WithClient("scim-only", "s", fake.ScopeSCIM), fake.WithScopeChecks())
 	defer srv.Close()
 	srv.SetUserAttributes("pat@example.com", 3, "tier", "gold", "silver")
 	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))

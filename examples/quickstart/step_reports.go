@@ -39,7 +39,7 @@ func reportsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 
 	var csv bytes.Buffer
 	n, err := c.Reports.ExportCSV(ctx, pick.ID, &csv, reports.ExportOptions{
-		Wait: reports.WaitOptions{MinInterval: 50 * time.Millisecond},
+		Wait: reports.WaitOptions{Interval: 50 * time.Millisecond},
 	})
 	if err != nil {
 		return fmt.Errorf("exporting report %d: %w", pick.ID, err)

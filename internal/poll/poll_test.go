@@ -96,3 +96,20 @@ func TestStateRule(t *testing.T) {
 		t.Fatalf("after cancel: %q, %v", last, err)
 	}
 }
+
+// TestScheduleStartsFast pins the waits between checks (before jitter):
+// work that is ready at once is seen after Initial/16, not after Initial.
+func TestScheduleStartsFast(t *testing.T) {
+	o := Options{Initial: 800 * time.Millisecond, Max: 3 * time.Second, Multiplier: 1.5}.withDefaults()
+	want := []time.Duration{50, 100, 200, 400, 800, 1200, 1800, 2700, 3000, 3000}
+	w := o.first()
+	for i, ms := range want {
+		if w != ms*time.Millisecond {
+			t.Fatalf("wait %d = %v, want %v", i, w, ms*time.Millisecond)
+		}
+		w = o.next(w)
+	}
+	if got := (Options{Initial: 3 * time.Nanosecond}).withDefaults().first(); got != 1 {
+		t.Fatalf("first wait of a tiny Initial = %v, want 1ns", got)
+	}
+}

@@ -23,8 +23,14 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// EnvHeader names the header that selects the sandbox environment.
+// EnvHeader is the default name of the header that selects the sandbox
+// environment: the interface's neutral word. A deployment may use its
+// own name (Config.EnvHeader).
 const EnvHeader = "x-svc-env"
+
+// SubscriptionKeyHeader is the default header of an API gateway's
+// subscription key.
+const SubscriptionKeyHeader = "Ocp-Apim-Subscription-Key"
 
 // TokenSource gives the bearer token of a request. Invalidate drops tok
 // from any cache when it is still the cached token, so that the next
@@ -39,11 +45,19 @@ type Config struct {
 	BaseURL    *url.URL
 	HTTPClient *http.Client // nil: a pooled client with sane timeouts
 	Tokens     TokenSource  // nil: requests carry no Authorization
-	Env        string       // value of the x-svc-env header, if any
-	UserAgent  string
-	Header     http.Header // fixed extra headers on every request
-	Logger     *slog.Logger
-	Retry      RetryPolicy
+	Env        string       // value of the environment header, if any
+	// EnvHeader names the environment header ("" means EnvHeader).
+	EnvHeader string
+	// SubscriptionKey is the API gateway's subscription key, a secret:
+	// sent to the service only, never logged or put in an error.
+	SubscriptionKey string
+	// SubscriptionKeyHeader names its header ("" means
+	// SubscriptionKeyHeader).
+	SubscriptionKeyHeader string
+	UserAgent             string
+	Header                http.Header // fixed extra headers on every request
+	Logger                *slog.Logger
+	Retry                 RetryPolicy
 }
 
 // Client sends requests. It is safe for concurrent use.
@@ -65,8 +79,14 @@ func New(cfg Config) *Client {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
+	if cfg.EnvHeader == "" {
+		cfg.EnvHeader = EnvHeader
+	}
+	if cfg.SubscriptionKeyHeader == "" {
+		cfg.SubscriptionKeyHeader = SubscriptionKeyHeader
+	}
 	rc := &retryablehttp.Client{
-		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.Header),
+		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders()),
 		Logger:       nil, // we log ourselves, without URLs' query strings or headers
 		RetryWaitMin: cfg.Retry.MinWait,
 		RetryWaitMax: cfg.Retry.MaxWait,
@@ -270,7 +290,10 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok 
 		h.Set("User-Agent", c.cfg.UserAgent)
 	}
 	if c.cfg.Env != "" && r.URL == "" {
-		h.Set(EnvHeader, c.cfg.Env)
+		h.Set(c.cfg.EnvHeader, c.cfg.Env)
+	}
+	if c.cfg.SubscriptionKey != "" && toService {
+		h.Set(c.cfg.SubscriptionKeyHeader, c.cfg.SubscriptionKey)
 	}
 	h.Set("Accept", "application/json")
 	switch {
@@ -382,9 +405,10 @@ func (c *Client) url(r *Request) (*url.URL, error) {
 //   - its transport hides CloseIdleConnections, which go-retryablehttp
 //     calls whenever a request finally fails and which would empty the
 //     connection pool every other request shares;
-//   - a redirect to another host drops the fixed headers (a gateway's
-//     subscription key), as net/http already drops Authorization.
-func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
+//   - a redirect to another host drops the headers meant for the service
+//     only (fixed headers, the environment, a gateway's subscription key),
+//     as net/http already drops Authorization.
+func wrapClient(hc *http.Client, serviceOnly []string) *http.Client {
 	cp := *hc
 	rt := cp.Transport
 	if rt == nil {
@@ -394,10 +418,9 @@ func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
 	next := hc.CheckRedirect
 	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
-			for k := range fixed {
+			for _, k := range serviceOnly {
 				req.Header.Del(k)
 			}
-			req.Header.Del(EnvHeader)
 		}
 		if next != nil {
 			return next(req, via)
@@ -408,6 +431,16 @@ func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
 		return nil
 	}
 	return &cp
+}
+
+// serviceOnlyHeaders names the headers that must not follow a redirect to
+// another host.
+func (cfg *Config) serviceOnlyHeaders() []string {
+	names := []string{cfg.EnvHeader, cfg.SubscriptionKeyHeader}
+	for k := range cfg.Header {
+		names = append(names, k)
+	}
+	return names
 }
 
 type roundTripperOnly struct{ rt http.RoundTripper }
