@@ -15,14 +15,26 @@ import (
 )
 
 // StatusParams choose what a status read returns (its query parameters).
+// Each parameter is sent exactly as set, false and 0 included, and left
+// out when nil: the service then applies its own default, which differs
+// between deployments (include_errors false or true, max_errors 10 or 5),
+// so set both when the answer matters.
+//
+//	bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(3)}
 type StatusParams struct {
-	// IncludeErrors asks for the failed records (include_errors); the
-	// service sends none by default.
-	IncludeErrors bool `url:"include_errors,omitempty"`
-	// MaxErrors caps the failed records returned (max_errors); zero
-	// leaves the service's default, 10.
-	MaxErrors int `url:"max_errors,omitempty"`
+	// IncludeErrors asks for the failed records (include_errors=true) or
+	// asks not to get them (include_errors=false).
+	IncludeErrors *bool `url:"include_errors,omitempty"`
+	// MaxErrors caps the failed records returned (max_errors); it must
+	// not be negative.
+	MaxErrors *int `url:"max_errors,omitempty"`
 }
+
+// Bool returns a pointer to b, for StatusParams.IncludeErrors.
+func Bool(b bool) *bool { return &b }
+
+// Int returns a pointer to n, for StatusParams.MaxErrors.
+func Int(n int) *int { return &n }
 
 // statusQuery is the query of a status read.
 type statusQuery struct {
@@ -39,7 +51,7 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	if executionID == "" {
 		return nil, errors.New("partner: bulk: execution id is required")
 	}
-	if p.MaxErrors < 0 {
+	if p.MaxErrors != nil && *p.MaxErrors < 0 {
 		return nil, errors.New("partner: bulk: max errors must not be negative")
 	}
 	q := statusQuery{ExecutionID: executionID, StatusParams: p}
@@ -58,8 +70,8 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 // and 1s, then backs off to one read every 10s, and asks for no failed
 // records.
 type WaitOptions struct {
-	// Status is sent with every status read: set IncludeErrors to get the
-	// failed records with the final status.
+	// Status is passed to every status read: set IncludeErrors to
+	// Bool(true) to get the failed records with the final status.
 	Status StatusParams
 	// Interval is the wait between two status reads once polling has
 	// settled (default 1s); the first waits are shorter (Interval/16,

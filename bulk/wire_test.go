@@ -103,7 +103,7 @@ func TestStatusWire(t *testing.T) {
 			]
 		}`), nil
 	})
-	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusParams{IncludeErrors: true, MaxErrors: 3})
+	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,8 +290,11 @@ func TestValidation(t *testing.T) {
 			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
 			return err
 		}(),
-		"no execution":     func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusParams{}); return err }(),
-		"negative max":     func() error { _, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusParams{MaxErrors: -1}); return err }(),
+		"no execution": func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusParams{}); return err }(),
+		"negative max": func() error {
+			_, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusParams{MaxErrors: bulk.Int(-1)})
+			return err
+		}(),
 		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, body),
 		"no file name":     func() error { _, err := c.Bulk.UploadURL(ctx, "i", ""); return err }(),
 		"unknown file ext": func() error { _, err := c.Bulk.LoadFile(ctx, "i", "data.txt"); return err }(),
@@ -302,5 +305,60 @@ func TestValidation(t *testing.T) {
 	}
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Errorf("%d requests sent for invalid calls", n)
+	}
+}
+
+// TestStatusWireMisspelledSuccessCount feeds the status example of the
+// deployed service's description, which spells the success count
+// succcess_count (three c's).
+func TestStatusWireMisspelledSuccessCount(t *testing.T) {
+	for name, tc := range map[string]struct {
+		body string
+		want int64
+	}{
+		"three c's only":          {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"succcess_count":4,"error_count":1,"skip_count":0}`, 4},
+		"both, correct wins":      {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"succcess_count":4,"success_count":3,"error_count":2,"skip_count":0}`, 3},
+		"both, correct zero wins": {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"success_count":0,"succcess_count":5,"error_count":5}`, 0},
+		"correct only":            {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"success_count":5}`, 5},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, mt := mockClient(t)
+			mt.RegisterResponder("GET", base+"/bulk/v1/status/int-1", httpmock.ResponderFromResponse(jsonResponse(tc.body)))
+			ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.SuccessCount != tc.want || ex.InputCount != 5 {
+				t.Errorf("SuccessCount = %d, InputCount = %d; want %d, 5", ex.SuccessCount, ex.InputCount, tc.want)
+			}
+		})
+	}
+}
+
+// TestStatusWireExplicitFalse checks that include_errors=false and
+// max_errors=0 are sent when chosen (the service's defaults vary), and
+// nothing when left nil.
+func TestStatusWireExplicitFalse(t *testing.T) {
+	for name, tc := range map[string]struct {
+		opts      bulk.StatusParams
+		wantQuery string
+	}{
+		"nil":           {bulk.StatusParams{}, "execution_id=exe-1"},
+		"false":         {bulk.StatusParams{IncludeErrors: bulk.Bool(false)}, "execution_id=exe-1&include_errors=false"},
+		"true and five": {bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(5)}, "execution_id=exe-1&include_errors=true&max_errors=5"},
+		"zero":          {bulk.StatusParams{MaxErrors: bulk.Int(0)}, "execution_id=exe-1&max_errors=0"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, mt := mockClient(t)
+			mt.RegisterResponder("GET", base+"/bulk/v1/status/int-1", func(req *http.Request) (*http.Response, error) {
+				if got := req.URL.Query().Encode(); got != tc.wantQuery {
+					t.Errorf("query = %s, want %s", got, tc.wantQuery)
+				}
+				return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","status":"running","input_count":1,"max_errors":5,"include_errors":false}`), nil
+			})
+			if _, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", tc.opts); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

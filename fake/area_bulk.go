@@ -36,8 +36,9 @@ const (
 	maxUploadSize = 256 << 20
 	// maxKeptErrors caps the row errors an execution remembers.
 	maxKeptErrors = 1000
-	// defaultMaxErrors is the max_errors of the status operation.
-	defaultMaxErrors = 10
+	// DefaultMaxErrors is the max_errors of the status operation when the
+	// request leaves it out (see WithBulkStatusDefaults).
+	DefaultMaxErrors = 10
 	// maxDrain is how much of a refused body is read before answering, so
 	// that the client sees the 400 instead of a reset connection.
 	maxDrain = 32 << 20
@@ -45,15 +46,21 @@ const (
 
 // bulkStore holds the state of the bulk area.
 type bulkStore struct {
-	mu         sync.Mutex
-	delay      time.Duration
-	delaySet   bool
-	discard    bool
-	executions map[string]*bulkExecution
-	order      []string               // execution ids, oldest first
-	uploads    map[string]*bulkUpload // by upload token
-	uploadURLs map[string]*bulkUpload // by the id in the upload URL
-	kinds      map[string]map[string]FieldKind
+	mu       sync.Mutex
+	delay    time.Duration
+	delaySet bool
+	discard  bool
+	// status defaults and spelling (WithBulkStatusDefaults,
+	// WithMisspelledSuccessCount)
+	defInclude   bool
+	defMaxErrors int
+	defSet       bool
+	misspell     bool
+	executions   map[string]*bulkExecution
+	order        []string               // execution ids, oldest first
+	uploads      map[string]*bulkUpload // by upload token
+	uploadURLs   map[string]*bulkUpload // by the id in the upload URL
+	kinds        map[string]map[string]FieldKind
 
 	idxMu   sync.Mutex
 	indexed map[[2]string]bool
@@ -96,11 +103,30 @@ func WithBulkDelay(d time.Duration) Option {
 // growing with them.
 func WithBulkDiscard() Option { return func(f *Fake) { f.bulk.discard = true } }
 
+// WithBulkStatusDefaults sets what the status operation does when a
+// request leaves include_errors or max_errors out. The fake's defaults are
+// false and DefaultMaxErrors (10); the deployed service's published
+// descriptions disagree (false or true, 10 or 5), so a team can run its
+// tests against either.
+func WithBulkStatusDefaults(includeErrors bool, maxErrors int) Option {
+	return func(f *Fake) {
+		f.bulk.defInclude, f.bulk.defMaxErrors, f.bulk.defSet = includeErrors, maxErrors, true
+	}
+}
+
+// WithMisspelledSuccessCount makes the status operation spell the success
+// count succcess_count (three c's), as one of the deployed service's
+// published descriptions does, instead of success_count.
+func WithMisspelledSuccessCount() Option { return func(f *Fake) { f.bulk.misspell = true } }
+
 // registerBulk registers the routes of the bulk area.
 func (f *Fake) registerBulk() {
 	b := &f.bulk
 	if !b.delaySet {
 		b.delay = DefaultBulkDelay
+	}
+	if !b.defSet {
+		b.defMaxErrors = DefaultMaxErrors
 	}
 	b.executions = map[string]*bulkExecution{}
 	b.uploads = map[string]*bulkUpload{}
@@ -405,7 +431,8 @@ type statusWire struct {
 	Status        string `json:"status"`
 	StatusMsg     string `json:"status_msg,omitempty"`
 	InputCount    int    `json:"input_count"`
-	SuccessCount  int    `json:"success_count"`
+	SuccessCount  *int   `json:"success_count,omitempty"`
+	Succcess      *int   `json:"succcess_count,omitempty"` // WithMisspelledSuccessCount
 	ErrorCount    int    `json:"error_count"`
 	SkipCount     int    `json:"skip_count"`
 	StartedAt     string `json:"started_at"`
@@ -433,7 +460,9 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid execution id %q", exID)
 		return
 	}
-	include := false
+	f.bulk.mu.Lock()
+	include, maxErrors, misspell := f.bulk.defInclude, f.bulk.defMaxErrors, f.bulk.misspell
+	f.bulk.mu.Unlock()
 	if s := q.Get("include_errors"); s != "" {
 		b, err := strconv.ParseBool(s)
 		if err != nil {
@@ -442,7 +471,6 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		}
 		include = b
 	}
-	maxErrors := defaultMaxErrors
 	if s := q.Get("max_errors"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
@@ -464,8 +492,10 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		InputCount: ex.input, StartedAt: ex.created.UTC().Format(time.RFC3339Nano),
 		MaxErrors: maxErrors, IncludeErrors: include,
 	}
+	success := 0
 	if st.Status == "completed" {
-		st.SuccessCount, st.ErrorCount, st.SkipCount = ex.success, ex.failed, ex.skipped
+		success = ex.success
+		st.ErrorCount, st.SkipCount = ex.failed, ex.skipped
 		st.CompletedAt = ex.done.UTC().Format(time.RFC3339Nano)
 		if include {
 			errs := append([]bulkRowError{}, ex.errors[:min(maxErrors, len(ex.errors))]...)
@@ -475,6 +505,11 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		st.Errors = []bulkRowError{}
 	}
 	f.bulk.mu.Unlock()
+	if misspell {
+		st.Succcess = &success
+	} else {
+		st.SuccessCount = &success
+	}
 	writeJSON(w, http.StatusOK, st)
 }
 
