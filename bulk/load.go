@@ -159,6 +159,9 @@ func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName str
 	if r == nil {
 		return nil, errors.New("partner: bulk: file reader is required")
 	}
+	if err := transport.CheckReader(r); err != nil {
+		return nil, fmt.Errorf("partner: bulk: %w", err)
+	}
 	if p.FileToken != "" {
 		return nil, errors.New("partner: bulk: an attachment and a file token cannot be loaded together")
 	}
@@ -175,7 +178,7 @@ func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName str
 	seeker, _ := r.(io.Seeker)
 	if seeker != nil {
 		if start, err = seeker.Seek(0, io.SeekCurrent); err != nil {
-			return nil, fmt.Errorf("partner: bulk: %w", err)
+			seeker = nil // a pipe or standard input: sent once, like a plain reader
 		}
 	}
 	var (
@@ -216,7 +219,7 @@ func writeMultipart(w io.Writer, boundary, fileName string, f Format, r io.Reade
 		return err
 	}
 	if _, err := io.Copy(part, r); err != nil {
-		return fmt.Errorf("partner: bulk: reading %s: %w", fileName, err)
+		return fmt.Errorf("reading %s: %w", fileName, err)
 	}
 	return mw.Close()
 }

@@ -8,6 +8,8 @@ import (
 	"iter"
 	"slices"
 	"sync"
+
+	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Defaults of ExportOptions.
@@ -50,7 +52,7 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 			_, err = s.WaitView(ctx, viewID, opts.Wait)
 		}
 		if err != nil {
-			yield(Row{}, fmt.Errorf("partner: reports: exporting report %d: %w", reportID, err))
+			yield(Row{}, transport.Wrap(err, "reports: exporting report %d", reportID))
 			return
 		}
 		for r, err := range s.ExportView(ctx, viewID, opts) {
