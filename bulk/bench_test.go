@@ -128,7 +128,7 @@ func BenchmarkLoadCSV1M(b *testing.B) {
 			if err != nil {
 				b.Fatalf("%s: %v", w.name, err)
 			}
-			if ex, err := c.Bulk.Status(ctx, p.IntegrationID, exID, bulk.StatusOptions{}); err != nil || ex.SuccessCount != 1_000_000 {
+			if ex, err := c.Bulk.Status(ctx, p.IntegrationID, exID, bulk.StatusParams{}); err != nil || ex.SuccessCount != 1_000_000 {
 				b.Fatalf("%s: execution %+v, %v", w.name, ex, err)
 			}
 		}
