@@ -59,7 +59,7 @@ type attemptState struct {
 	idempotent bool
 	body       *body                // nil when the request has no body
 	observe    func(*http.Response) // Request.Observe
-	wrote      atomic.Bool // the current attempt wrote its headers
+	wrote      atomic.Bool          // the current attempt wrote its headers
 	// replayBlocked is set when a retry was called for but the body
 	// could not be sent again.
 	replayBlocked atomic.Bool
