@@ -111,7 +111,7 @@ func ExampleService_LoadOpportunities() {
 	defer done()
 	ctx := context.Background()
 
-	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{
 		IntegrationID: fake.DemoOpportunityIntegration,
 		NoHeaderRow:   true,
 	}, strings.NewReader("CRM-8,Expansion\nCRM-9,Renewal\n"))

@@ -161,11 +161,11 @@ func TestLoadOpportunitiesWire(t *testing.T) {
 		return jsonResponse(`{"integration_id":"int-opp","execution_id":"exe-7","created_at":"2024-05-01T10:00:00Z"}`), nil
 	})
 	ctx := context.Background()
-	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "int-opp"}, strings.NewReader("a\n1\n"))
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp"}, strings.NewReader("a\n1\n"))
 	if err != nil || ack.ExecutionID != "exe-7" || ack.DataFormat != "" {
 		t.Fatalf("ack = %+v, %v", ack, err)
 	}
-	if _, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "int-opp", NoHeaderRow: true}, strings.NewReader("1\n")); err != nil {
+	if _, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true}, strings.NewReader("1\n")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -287,7 +287,7 @@ func TestValidation(t *testing.T) {
 			return err
 		}(),
 		"opp XLSX": func() error {
-			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
+			_, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
 			return err
 		}(),
 		"no execution": func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusParams{}); return err }(),

@@ -129,7 +129,7 @@ func TestSubscribe(t *testing.T) {
 		"object_ids": ["obj-1"],
 		"webhook_settings": {"callback_url": "https://hooks.example.com/partner"}
 	}`, `{"subscriber_id":"sub-9"}`))
-	id, err := c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+	id, err := c.Events.Subscribe(context.Background(), events.SubscribeParams{
 		Name:          "crm sync",
 		Events:        []events.Kind{events.KindObjectUpdate, events.KindObjectStageChange},
 		Filter:        events.And(events.In("stage", "closed", "won", "lost"), events.Eq("sales_details.partner", "P1")),
@@ -147,7 +147,7 @@ func TestSubscribeMinimal(t *testing.T) {
 	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", jsonResponder(t, 200,
 		`{"subscriber_type":"webhook","event":["object.all"],"name":"n","webhook_settings":{"callback_url":"http://127.0.0.1:8080/h"}}`,
 		`{"subscriber_id":"sub-1"}`))
-	id, err := c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+	id, err := c.Events.Subscribe(context.Background(), events.SubscribeParams{
 		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:8080/h", Type: events.SubscriberWebhook,
 	})
 	if err != nil || id != "sub-1" {
@@ -157,22 +157,22 @@ func TestSubscribeMinimal(t *testing.T) {
 
 func TestSubscribeValidation(t *testing.T) {
 	c, mt := mockClient(t)
-	ok := events.SubscribeRequest{Name: "n", Events: []events.Kind{events.KindObjectUpdate}, CallbackURL: "https://h.example.com/x"}
+	ok := events.SubscribeParams{Name: "n", Events: []events.Kind{events.KindObjectUpdate}, CallbackURL: "https://h.example.com/x"}
 	tests := []struct {
 		name string
-		edit func(r *events.SubscribeRequest)
+		edit func(r *events.SubscribeParams)
 		want string
 	}{
-		{"everything missing", func(r *events.SubscribeRequest) { *r = events.SubscribeRequest{} },
+		{"everything missing", func(r *events.SubscribeParams) { *r = events.SubscribeParams{} },
 			"partner: events: at least one event kind is required; name is required; callback URL is required"},
-		{"type", func(r *events.SubscribeRequest) { r.Type = "email" }, `subscriber type "email" is not supported (only "webhook")`},
-		{"empty kind", func(r *events.SubscribeRequest) { r.Events = []events.Kind{""} }, `event kind "" is not a kind name`},
-		{"blank name", func(r *events.SubscribeRequest) { r.Name = " " }, "name is required"},
-		{"relative url", func(r *events.SubscribeRequest) { r.CallbackURL = "/hook" }, `callback URL "/hook" is not an absolute http or https URL`},
-		{"other scheme", func(r *events.SubscribeRequest) { r.CallbackURL = "ftp://h/x" }, "is not an absolute http or https URL"},
-		{"bad url", func(r *events.SubscribeRequest) { r.CallbackURL = "http://h/%zz" }, "callback URL: parse"},
-		{"bad filter", func(r *events.SubscribeRequest) { r.Filter = events.Eq("a b", 1) }, `filter: field name "a b" is not a dotted name`},
-		{"empty object id", func(r *events.SubscribeRequest) { r.ObjectIDs = []string{"x", ""} }, "object ids must not be empty"},
+		{"type", func(r *events.SubscribeParams) { r.Type = "email" }, `subscriber type "email" is not supported (only "webhook")`},
+		{"empty kind", func(r *events.SubscribeParams) { r.Events = []events.Kind{""} }, `event kind "" is not a kind name`},
+		{"blank name", func(r *events.SubscribeParams) { r.Name = " " }, "name is required"},
+		{"relative url", func(r *events.SubscribeParams) { r.CallbackURL = "/hook" }, `callback URL "/hook" is not an absolute http or https URL`},
+		{"other scheme", func(r *events.SubscribeParams) { r.CallbackURL = "ftp://h/x" }, "is not an absolute http or https URL"},
+		{"bad url", func(r *events.SubscribeParams) { r.CallbackURL = "http://h/%zz" }, "callback URL: parse"},
+		{"bad filter", func(r *events.SubscribeParams) { r.Filter = events.Eq("a b", 1) }, `filter: field name "a b" is not a dotted name`},
+		{"empty object id", func(r *events.SubscribeParams) { r.ObjectIDs = []string{"x", ""} }, "object ids must not be empty"},
 	}
 	for _, tt := range tests {
 		req := ok
@@ -193,7 +193,7 @@ func TestSubscribeNotRepeated(t *testing.T) {
 	c, mt := mockClient(t)
 	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber",
 		httpmock.NewStringResponder(503, `{"error":"unavailable","message":"try later"}`))
-	_, err := c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+	_, err := c.Events.Subscribe(context.Background(), events.SubscribeParams{
 		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "https://h.example.com/x",
 	})
 	var perr *partner.Error
@@ -205,7 +205,7 @@ func TestSubscribeNotRepeated(t *testing.T) {
 	}
 	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber",
 		httpmock.NewStringResponder(400, `{"error":"invalid_request","message":"filters: at offset 3: expected a value"}`))
-	_, err = c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+	_, err = c.Events.Subscribe(context.Background(), events.SubscribeParams{
 		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "https://h.example.com/x", Filter: events.Raw("a ="),
 	})
 	if !partner.IsBadRequest(err) || !strings.Contains(err.Error(), "expected a value") {
@@ -243,13 +243,13 @@ func TestIntegrations(t *testing.T) {
 	}
 }
 
-func TestEventKinds(t *testing.T) {
+func TestKinds(t *testing.T) {
 	c, mt := mockClient(t)
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event", jsonResponder(t, 200, "", `{"events":[
 		{"name":"object.update","description":"An object was updated."},
 		{"name":"contract.signed","description":"Not known to this SDK."}]}`))
 	var names []events.Kind
-	for k, err := range c.Events.EventKinds(context.Background()) {
+	for k, err := range c.Events.Kinds(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +261,7 @@ func TestEventKinds(t *testing.T) {
 
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event", httpmock.NewStringResponder(400, `{"error":"bad","message":"no"}`))
 	n := 0
-	for _, err := range c.Events.EventKinds(context.Background()) {
+	for _, err := range c.Events.Kinds(context.Background()) {
 		n++
 		if !partner.IsBadRequest(err) {
 			t.Fatalf("err = %v", err)
@@ -272,16 +272,16 @@ func TestEventKinds(t *testing.T) {
 	}
 }
 
-func TestEventSchema(t *testing.T) {
+func TestSchema(t *testing.T) {
 	c, mt := mockClient(t)
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/object.update", jsonResponder(t, 200, "",
 		`{"schema":{"type":"object","properties":{"event":{"type":"string"}}}}`))
-	s, err := c.Events.EventSchema(context.Background(), events.KindObjectUpdate)
+	s, err := c.Events.Schema(context.Background(), events.KindObjectUpdate)
 	if err != nil || string(s) != `{"type":"object","properties":{"event":{"type":"string"}}}` {
 		t.Fatalf("schema = %s, %v", s, err)
 	}
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/a%2Fb", httpmock.NewStringResponder(404, `{"error":"not_found","message":"event not defined"}`))
-	if _, err := c.Events.EventSchema(context.Background(), "a/b"); !partner.IsNotFound(err) {
+	if _, err := c.Events.Schema(context.Background(), "a/b"); !partner.IsNotFound(err) {
 		t.Fatalf("err = %v", err)
 	}
 }

@@ -57,7 +57,7 @@ func TestAuditWire(t *testing.T) {
 			}
 			return httpmock.NewStringResponse(200, `{"object_id":"opp/1","field_name":"partner_portal.integration_status","status_code":"LINKED"}`), nil
 		})
-	res, err := c.Objects.Audit(context.Background(), "opp/1", objects.AuditRecord{
+	res, err := c.Objects.Audit(context.Background(), "opp/1", objects.AuditParams{
 		IntegrationID: "int-1", ExternalID: "ext-9", StatusCode: objects.StatusLinked, Message: "linked to CRM",
 	})
 	if err != nil {
@@ -80,14 +80,14 @@ func TestAuditValidatesBeforeSending(t *testing.T) {
 	ctx := context.Background()
 	for name, tc := range map[string]struct {
 		id  string
-		rec objects.AuditRecord
+		rec objects.AuditParams
 		msg string
 	}{
-		"no id":       {"", objects.AuditRecord{StatusCode: objects.StatusLinked, Message: "m"}, "object id"},
-		"no status":   {"o", objects.AuditRecord{Message: "m"}, "status_code is required"},
-		"bad status":  {"o", objects.AuditRecord{StatusCode: "DONE", Message: "m"}, `"DONE"`},
-		"no message":  {"o", objects.AuditRecord{StatusCode: objects.StatusScheduled, Message: "  "}, "message is required"},
-		"blank field": {"o", objects.AuditRecord{FieldName: " ", StatusCode: objects.StatusScheduled, Message: "m"}, "field_name"},
+		"no id":       {"", objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"}, "object id"},
+		"no status":   {"o", objects.AuditParams{Message: "m"}, "status_code is required"},
+		"bad status":  {"o", objects.AuditParams{StatusCode: "DONE", Message: "m"}, `"DONE"`},
+		"no message":  {"o", objects.AuditParams{StatusCode: objects.StatusScheduled, Message: "  "}, "message is required"},
+		"blank field": {"o", objects.AuditParams{FieldName: " ", StatusCode: objects.StatusScheduled, Message: "m"}, "field_name"},
 	} {
 		_, err := c.Objects.Audit(ctx, tc.id, tc.rec)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {
@@ -110,7 +110,7 @@ func TestExternalIDsWire(t *testing.T) {
 	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/o1/external_id",
 		httpmock.NewStringResponder(200, `{"object_id":"o1","external_ids":[{"field_name":"sales_details.crm_opportunity_id","external_id":"crm-7"},{"field_name":"custom.erp_id","external_id":"erp-1"}]}`))
 	ctx := context.Background()
-	link, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{ExternalID: "crm-7"})
+	link, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ConnectExternalIDParams{ExternalID: "crm-7"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +130,12 @@ func TestExternalIDsWire(t *testing.T) {
 	if v, ok := ids.Get("custom.erp_id"); !ok || v != "erp-1" {
 		t.Errorf("Get(custom.erp_id) = %q, %v", v, ok)
 	}
-	if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{}); err == nil {
+	if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ConnectExternalIDParams{}); err == nil {
 		t.Error("empty external id accepted")
 	}
 	calls := mt.GetTotalCallCount()
 	for _, bad := range []string{"a..b", ".a", "a.", "a b", "a\tb"} {
-		if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{ExternalID: "e", FieldName: bad}); err == nil || !strings.Contains(err.Error(), "dotted field name") {
+		if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ConnectExternalIDParams{ExternalID: "e", FieldName: bad}); err == nil || !strings.Contains(err.Error(), "dotted field name") {
 			t.Errorf("field_name %q: err = %v", bad, err)
 		}
 	}
@@ -177,13 +177,13 @@ func TestPortalNamedFieldsWire(t *testing.T) {
 	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/006A/external_id",
 		httpmock.NewStringResponder(200, `{"object_id":"006A","external_ids":[{"field_name":"sales_details.crm_opportunity_id","external_id":"CRM-7"},{"field_name":"acme_portal.referral_id","external_id":"REF-1"}]}`))
 	ctx := context.Background()
-	res, err := c.Objects.Audit(ctx, "006A", objects.AuditRecord{
+	res, err := c.Objects.Audit(ctx, "006A", objects.AuditParams{
 		FieldName: "acme_portal.integration_status", StatusCode: objects.StatusScheduled, Message: "queued",
 	})
 	if err != nil || res.FieldName != "acme_portal.integration_status" {
 		t.Fatalf("audit: %+v, %v", res, err)
 	}
-	link, err := c.Objects.ConnectExternalID(ctx, "006A", objects.ExternalIDLink{ExternalID: "REF-1", FieldName: "acme_portal.referral_id"})
+	link, err := c.Objects.ConnectExternalID(ctx, "006A", objects.ConnectExternalIDParams{ExternalID: "REF-1", FieldName: "acme_portal.referral_id"})
 	if err != nil || link.FieldName != "acme_portal.referral_id" {
 		t.Fatalf("connect: %+v, %v", link, err)
 	}

@@ -60,7 +60,7 @@ func TestWireList(t *testing.T) {
 			 "createdAt": "2026-01-15T09:30:00Z", "modifiedAt": "2026-01-16T10:00:00Z"},
 			{"id": 1002, "name": "Archive", "reportStatus": "ARCHIVED"}
 		]}`)
-	got, err := paging.Collect(c.Reports.List(context.Background(), reports.ListOptions{}))
+	got, err := paging.Collect(c.Reports.List(context.Background(), reports.ListParams{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestWireDataWithFilters(t *testing.T) {
 		`{"version": 7, "endOfList": true, "results": [{"stage": "won", "amount": 5, "owner": null}, {"amount": 2.50, "stage": "open"}]}`)
 	f := reports.And(reports.Text("stage").EqualTo("lost").Not(), reports.Or(reports.Number("amount").Between("1", "9")))
 	var pages []*reports.Page
-	for p, err := range c.Reports.DataPages(context.Background(), 42, reports.DataOptions{PageSize: 2, Filters: &f}) {
+	for p, err := range c.Reports.DataPages(context.Background(), 42, reports.DataParams{PageSize: 2, Filters: &f}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -116,7 +116,7 @@ func TestWireViews(t *testing.T) {
 	}
 	expect(t, mt, "POST", "/report/v1/view/9000000001/data", `{"page":{"number":0,"size":100}}`,
 		`{"version": 3, "endOfList": true, "results": [{"a": "x"}]}`)
-	rows, err := paging.Collect(c.Reports.ViewData(ctx, viewID, reports.ViewDataOptions{}))
+	rows, err := paging.Collect(c.Reports.ViewData(ctx, viewID, reports.ViewDataParams{}))
 	if err != nil || len(rows) != 1 || rows[0].Text("a") != "x" {
 		t.Errorf("ViewData = %v, %v", rows, err)
 	}
@@ -129,7 +129,7 @@ func TestWireCharts(t *testing.T) {
 		`{"filters":{"op":"AND","fieldFilters":[{"type":"TEXT","colId":"region","filter":{"op":"EQUAL_TO","negate":false,"values":["EMEA"]}}]},"chartIds":[1,2]}`,
 		`{"reportVersion": 3, "reportName": "Pipeline", "charts": [{"id": 1, "version": 3, "name": "By stage", "results": [{"stage": "won", "count": 2}]}]}`)
 	f := reports.And(reports.Text("region").EqualTo("EMEA"))
-	got, err := c.Reports.ChartData(ctx, 42, reports.ChartRequest{Filters: &f, ChartIDs: []int64{1, 2}})
+	got, err := c.Reports.ChartData(ctx, 42, reports.ChartDataParams{Filters: &f, ChartIDs: []int64{1, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
