@@ -56,7 +56,7 @@ func newWorkflowEnv(t *testing.T) *workflowEnv {
 // execution's processing time whenever a status read says it still runs.
 func (e *workflowEnv) bulkWait() bulk.WaitOptions {
 	return bulk.WaitOptions{
-		Status:   bulk.StatusOptions{IncludeErrors: bulk.Bool(true)},
+		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
 		Interval: time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
 			if !ex.Done() {
@@ -71,8 +71,8 @@ func (e *workflowEnv) bulkWait() bulk.WaitOptions {
 func (e *workflowEnv) viewWait() reports.WaitOptions {
 	return reports.WaitOptions{
 		Interval: time.Millisecond,
-		Progress: func(st reports.ViewStatus) {
-			if st != reports.ViewSuccess {
+		Progress: func(st *reports.ViewStatus) {
+			if st.Status != reports.ViewSuccess {
 				e.clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
 			}
 		},
@@ -346,9 +346,9 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 	}
 }
 
-// TestWorkflowCancelBulkWait: cancelling the context while Wait polls an
+// TestWorkflowCancelBulkWait: cancelling the context while WaitExecution polls an
 // execution that never completes (the fake's clock stands still) returns
-// context.Canceled at once, even with an hour between polls, and leaves
+// the last status and context.Canceled at once, even with an hour between polls, and leaves
 // no goroutine behind.
 func TestWorkflowCancelBulkWait(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -361,7 +361,7 @@ func TestWorkflowCancelBulkWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	polls := 0
-	ex, err := e.c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+	ex, err := e.c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
 		Interval: time.Hour, MaxInterval: time.Hour,
 		Progress: func(ex *bulk.Execution) {
 			polls++
@@ -371,8 +371,8 @@ func TestWorkflowCancelBulkWait(t *testing.T) {
 			cancel() // mid-wait: the next poll is an hour away
 		},
 	})
-	if ex != nil || !errors.Is(err, context.Canceled) || polls != 1 {
-		t.Fatalf("Wait = %+v, %v after %d polls; want context.Canceled after 1", ex, err, polls)
+	if ex == nil || ex.Status != bulk.Running || !errors.Is(err, context.Canceled) || polls != 1 {
+		t.Fatalf("WaitExecution = %+v, %v after %d polls; want the running status and context.Canceled after 1", ex, err, polls)
 	}
 	e.c.Close(context.Background())
 	e.srv.Close()
@@ -410,7 +410,7 @@ func TestWorkflowCancelExport(t *testing.T) {
 		var b strings.Builder
 		n, err := e.c.Reports.ExportCSV(ctx, fake.DemoReportLarge, &b, reports.ExportOptions{Wait: reports.WaitOptions{
 			Interval: time.Hour, MaxInterval: time.Hour,
-			Progress: func(reports.ViewStatus) { cancel() }, // the clock stands still: the view stays PENDING
+			Progress: func(*reports.ViewStatus) { cancel() }, // the clock stands still: the view stays PENDING
 		}})
 		if n != 0 || b.Len() != 0 || !errors.Is(err, context.Canceled) {
 			t.Errorf("ExportCSV = %d rows, %d bytes, %v; want nothing and context.Canceled", n, b.Len(), err)

@@ -22,14 +22,14 @@ func TestStatusDefaultsAgainstFake(t *testing.T) {
 	}
 	clock.Advance(fake.DefaultBulkDelay)
 	for name, tc := range map[string]struct {
-		opts       bulk.StatusOptions
+		opts       bulk.StatusParams
 		wantErrors int
 		wantMax    int
 	}{
-		"service defaults": {bulk.StatusOptions{}, 1, 1},
-		"explicit false":   {bulk.StatusOptions{IncludeErrors: bulk.Bool(false)}, 0, 1},
-		"explicit zero":    {bulk.StatusOptions{MaxErrors: bulk.Int(0)}, 0, 0},
-		"explicit both":    {bulk.StatusOptions{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(2)}, 2, 2},
+		"service defaults": {bulk.StatusParams{}, 1, 1},
+		"explicit false":   {bulk.StatusParams{IncludeErrors: bulk.Bool(false)}, 0, 1},
+		"explicit zero":    {bulk.StatusParams{MaxErrors: bulk.Int(0)}, 0, 0},
+		"explicit both":    {bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(2)}, 2, 2},
 	} {
 		ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, tc.opts)
 		if err != nil {
@@ -51,7 +51,7 @@ func TestMisspelledSuccessCountAgainstFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(fake.DefaultBulkDelay)
-	ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusOptions{})
+	ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{})
 	if err != nil {
 		t.Fatal(err)
 	}

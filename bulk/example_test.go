@@ -41,8 +41,8 @@ func ExampleService_Load() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
-		Status:   bulk.StatusOptions{IncludeErrors: bulk.Bool(true)},
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
 		Progress: func(ex *bulk.Execution) { fmt.Println("status:", ex.Status) },
 	})
 	if err != nil {
@@ -74,7 +74,7 @@ func ExampleService_LoadRows() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -118,7 +118,7 @@ func ExampleService_LoadOpportunities() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -3,14 +3,21 @@
 // signed uploads, and the status of the executions that process loads.
 //
 // A load is acknowledged at once with an execution id; the execution runs
-// in the background. Wait polls its status until it completes:
+// in the background. WaitExecution polls its status until it completes
+// (LoadAndWait and its siblings do both):
 //
 //	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: id}, csvFile)
 //	...
-//	ex, err := c.Bulk.Wait(ctx, id, ack.ExecutionID, bulk.WaitOptions{
-//		Status:   bulk.StatusOptions{IncludeErrors: bulk.Bool(true)},
+//	ex, err := c.Bulk.WaitExecution(ctx, id, ack.ExecutionID, bulk.WaitOptions{
+//		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
 //		Progress: func(ex *bulk.Execution) { log.Println(ex.Status) },
 //	})
+//
+// Every wait of the SDK follows one rule: it polls until a known terminal
+// state or until ctx ends (an empty or unknown status is not terminal),
+// reports a terminal failure as a typed error carrying the final state
+// (*ExecutionError here), and returns the last state read beside any
+// error.
 //
 // Bodies are streamed from the caller's reader, so a file of any size is
 // loaded in bounded memory. Loads are not idempotent: a load is repeated

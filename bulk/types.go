@@ -114,10 +114,10 @@ type Execution struct {
 	Errors []RowError
 }
 
-// Done reports whether the execution has left the running state: it is
-// completed, or in a state this package does not know (so that Wait never
-// polls forever on a state it cannot understand).
-func (e *Execution) Done() bool { return e.Status != Running && e.Status != "" }
+// Done reports whether the execution reached a known terminal state
+// (Completed). A running, empty or unknown status is not done:
+// WaitExecution keeps polling through it.
+func (e *Execution) Done() bool { return e.Status == Completed }
 
 // UnmarshalJSON reads the wire form, where absent or empty timestamps are
 // left zero and counts may be written as JSON numbers of any form. The

@@ -103,7 +103,7 @@ func TestStatusWire(t *testing.T) {
 			]
 		}`), nil
 	})
-	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusOptions{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(3)})
+	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +136,7 @@ func TestStatusWireRunning(t *testing.T) {
 		}
 		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","status":"running","input_count":4,"started_at":"2024-05-01T10:00:00Z","completed_at":""}`), nil
 	})
-	ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusOptions{})
+	ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -290,9 +290,9 @@ func TestValidation(t *testing.T) {
 			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
 			return err
 		}(),
-		"no execution": func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusOptions{}); return err }(),
+		"no execution": func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusParams{}); return err }(),
 		"negative max": func() error {
-			_, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusOptions{MaxErrors: bulk.Int(-1)})
+			_, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusParams{MaxErrors: bulk.Int(-1)})
 			return err
 		}(),
 		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, body),
@@ -324,7 +324,7 @@ func TestStatusWireMisspelledSuccessCount(t *testing.T) {
 		t.Run(name, func(t *testing.T) {
 			c, mt := mockClient(t)
 			mt.RegisterResponder("GET", base+"/bulk/v1/status/int-1", httpmock.ResponderFromResponse(jsonResponse(tc.body)))
-			ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusOptions{})
+			ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusParams{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -340,13 +340,13 @@ func TestStatusWireMisspelledSuccessCount(t *testing.T) {
 // nothing when left nil.
 func TestStatusWireExplicitFalse(t *testing.T) {
 	for name, tc := range map[string]struct {
-		opts      bulk.StatusOptions
+		opts      bulk.StatusParams
 		wantQuery string
 	}{
-		"nil":           {bulk.StatusOptions{}, "execution_id=exe-1"},
-		"false":         {bulk.StatusOptions{IncludeErrors: bulk.Bool(false)}, "execution_id=exe-1&include_errors=false"},
-		"true and five": {bulk.StatusOptions{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(5)}, "execution_id=exe-1&include_errors=true&max_errors=5"},
-		"zero":          {bulk.StatusOptions{MaxErrors: bulk.Int(0)}, "execution_id=exe-1&max_errors=0"},
+		"nil":           {bulk.StatusParams{}, "execution_id=exe-1"},
+		"false":         {bulk.StatusParams{IncludeErrors: bulk.Bool(false)}, "execution_id=exe-1&include_errors=false"},
+		"true and five": {bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(5)}, "execution_id=exe-1&include_errors=true&max_errors=5"},
+		"zero":          {bulk.StatusParams{MaxErrors: bulk.Int(0)}, "execution_id=exe-1&max_errors=0"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, mt := mockClient(t)

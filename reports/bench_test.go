@@ -91,7 +91,7 @@ func env(b *testing.B) *benchEnv {
 		ctx := context.Background()
 		viewID, err := c.Reports.PrepareExport(ctx, id)
 		if err == nil {
-			_, err = c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{Interval: 20 * time.Millisecond})
+			_, err = c.Reports.WaitView(ctx, viewID, reports.WaitOptions{Interval: 20 * time.Millisecond})
 		}
 		if err != nil {
 			panic(err)

@@ -79,7 +79,7 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOption
 
 // ViewData iterates over the rows of a prepared view (POST
 // /report/v1/view/{viewId}/data). A view's data never changes; read it
-// once WaitForView says SUCCESS.
+// once WaitView says SUCCESS.
 func (s *Service) ViewData(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[Row, error] {
 	return rows(ctx, s.ViewDataPages(ctx, viewID, opts), nil)
 }

@@ -107,7 +107,7 @@ func ExampleService_Export() {
 	// Output: total 18200.5
 }
 
-func ExampleService_WaitForView() {
+func ExampleService_WaitView() {
 	srv, c, id := exampleClient()
 	defer srv.Close()
 	ctx := context.Background()
@@ -115,11 +115,11 @@ func ExampleService_WaitForView() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	status, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{Interval: 50 * time.Millisecond})
+	status, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{Interval: 50 * time.Millisecond})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(status)
+	fmt.Println(status.Status)
 	// Output: SUCCESS
 }
 

@@ -8,6 +8,8 @@ import (
 	"iter"
 	"slices"
 	"sync"
+
+	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Defaults of ExportOptions.
@@ -41,16 +43,16 @@ type ExportOptions struct {
 }
 
 // Export reads a whole report consistently: it prepares a view
-// (PrepareExport), waits for it (WaitForView) and streams every row of it
+// (PrepareExport), waits for it (WaitView) and streams every row of it
 // (ExportView). Nothing is sent before the iteration starts.
 func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		viewID, err := s.PrepareExport(ctx, reportID)
 		if err == nil {
-			_, err = s.WaitForView(ctx, viewID, opts.Wait)
+			_, err = s.WaitView(ctx, viewID, opts.Wait)
 		}
 		if err != nil {
-			yield(Row{}, fmt.Errorf("partner: reports: exporting report %d: %w", reportID, err))
+			yield(Row{}, transport.Wrap(err, "reports: exporting report %d", reportID))
 			return
 		}
 		for r, err := range s.ExportView(ctx, viewID, opts) {

@@ -247,7 +247,7 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := func() reports.ViewStatus {
+	status := func() reports.ViewState {
 		st, err := c.Reports.ViewStatus(ctx, viewID)
 		if err != nil {
 			t.Fatal(err)
@@ -273,10 +273,10 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 	// the rows of the moment it was prepared.
 	srv.AppendReportRows(id, []any{250, "row 250"})
 	clock.Advance(fake.ViewRunningFor)
-	var seen []reports.ViewStatus
-	st, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{Progress: func(s reports.ViewStatus) { seen = append(seen, s) }})
-	if err != nil || st != reports.ViewSuccess || !slices.Equal(seen, []reports.ViewStatus{reports.ViewSuccess}) {
-		t.Fatalf("WaitForView = %s, %v (seen %v)", st, err, seen)
+	var seen []reports.ViewState
+	st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{Progress: func(s *reports.ViewStatus) { seen = append(seen, s.Status) }})
+	if err != nil || st.Status != reports.ViewSuccess || st.ViewID != viewID || !slices.Equal(seen, []reports.ViewState{reports.ViewSuccess}) {
+		t.Fatalf("WaitView = %+v, %v (seen %v)", st, err, seen)
 	}
 	srv.SetReportRows(id, [][]any{{-1, "replaced"}})
 	if got := collectN(t, c.Reports.ViewData(ctx, viewID, reports.ViewDataOptions{PageSize: 100})); !slices.Equal(got, seq(250)) {
@@ -296,8 +296,9 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 			t.Errorf("data of a deleted view: %v, want a 404", err)
 		}
 	}
-	if _, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{}); !errors.Is(err, reports.ErrViewDeleted) {
-		t.Errorf("WaitForView on a deleted view: %v", err)
+	var verr *reports.ViewError
+	if st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); !errors.As(err, &verr) || verr.View.Status != reports.ViewDeleted || st == nil || st.Status != reports.ViewDeleted {
+		t.Errorf("WaitView on a deleted view: %+v, %v; want a *ViewError with DELETED", st, err)
 	}
 }
 
@@ -311,14 +312,15 @@ func TestWaitForFailedView(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Second)
-	if st, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{}); st != reports.ViewFailed || !errors.Is(err, reports.ErrViewFailed) {
-		t.Errorf("WaitForView = %s, %v", st, err)
+	var verr *reports.ViewError
+	if st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); st == nil || st.Status != reports.ViewFailed || !errors.As(err, &verr) || verr.View.ViewID != viewID || verr.View.Status != reports.ViewFailed {
+		t.Errorf("WaitView = %+v, %v; want FAILED and a *ViewError", st, err)
 	}
 	// Export waits on the real clock of another fake.
 	srv2, c2 := newClient(t, nil)
 	id = srv2.AddReport(fake.Report{Name: "broken", Columns: numberCols, FailViews: true})
 	for _, err := range c2.Reports.Export(ctx, id, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}) {
-		if !errors.Is(err, reports.ErrViewFailed) {
+		if !errors.As(err, &verr) || verr.View.Status != reports.ViewFailed {
 			t.Errorf("Export of a failing report: %v", err)
 		}
 	}

@@ -14,7 +14,8 @@ import (
 )
 
 // ErrNotFound is returned by FindByUserName when no user has the userName.
-var ErrNotFound = errors.New("partner: scim: no user with that userName")
+// partner.IsNotFound reports true for it, as for a 404 answer.
+var ErrNotFound = transport.NotFound("partner: scim: no user with that userName")
 
 // ListParams selects the users List returns. The zero value lists every
 // user.

@@ -66,6 +66,37 @@ func TestOptionsDefaults(t *testing.T) {
 	}
 }
 
+// TestStateRule: State keeps polling through unknown states, returns the
+// terminal failure with the last state, and the last state beside a
+// context error.
+func TestStateRule(t *testing.T) {
+	boom := errors.New("failed")
+	states := []string{"", "weird", "running", "failed"}
+	i := 0
+	var seen []string
+	last, err := State(context.Background(), fast,
+		func(context.Context) (string, error) { s := states[i]; i++; return s, nil },
+		func(s string) { seen = append(seen, s) },
+		func(s string) (bool, error) {
+			if s == "failed" {
+				return false, boom
+			}
+			return s == "done", nil
+		})
+	if last != "failed" || !errors.Is(err, boom) || len(seen) != 4 {
+		t.Fatalf("State = %q, %v after %v", last, err, seen)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	last, err = State(ctx, fast,
+		func(context.Context) (string, error) { cancel(); return "running", nil },
+		nil,
+		func(string) (bool, error) { return false, nil })
+	if last != "running" || !errors.Is(err, context.Canceled) {
+		t.Fatalf("after cancel: %q, %v", last, err)
+	}
+}
+
 // TestScheduleStartsFast pins the waits between checks (before jitter):
 // work that is ready at once is seen after Initial/16, not after Initial.
 func TestScheduleStartsFast(t *testing.T) {

@@ -221,7 +221,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
-		return nil, fmt.Errorf("partner: %s %s: preparing body: %w", r.Method, u.Path, err)
+		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
 	}
 	auth := c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
 	for try := 0; ; try++ {
@@ -243,7 +243,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 			c.cfg.Tokens.Invalidate(tok)
 			if try == 0 {
 				if !b.replayable() {
-					return nil, fmt.Errorf("%w (%w)", newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
+					return nil, With(newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
 				}
 				io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 				resp.Body.Close()
@@ -253,7 +253,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 			}
 		}
 		if blocked {
-			return nil, fmt.Errorf("%w (%w)", newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
+			return nil, With(newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
 		}
 		return nil, newError(resp, r.Method, u.Path)
 	}
@@ -323,7 +323,7 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok 
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
 		if st.replayBlocked.Load() {
-			err = fmt.Errorf("%w (%w)", err, ErrBodyNotReplayable)
+			err = With(err, ErrBodyNotReplayable)
 		}
 		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request failed",
 			slog.String("method", r.Method), slog.String("path", u.Path), slog.String("error", err.Error()))
