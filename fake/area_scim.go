@@ -124,9 +124,9 @@ func (r *scimRecord) active() bool { return r.user.Active == nil || *r.user.Acti
 type scimStore struct {
 	fullFilter bool // WithFullSCIMFilter
 	mu         sync.RWMutex
-	byID   map[string]*scimRecord
-	byName map[string]string // lower-case userName -> id
-	order  []string          // ids in creation order
+	byID       map[string]*scimRecord
+	byName     map[string]string // lower-case userName -> id
+	order      []string          // ids in creation order
 }
 
 // scimFail is an answer in the SCIM error shape.
