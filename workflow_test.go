@@ -39,7 +39,7 @@ type workflowEnv struct {
 func newWorkflowEnv(t *testing.T) *workflowEnv {
 	t.Helper()
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithFullSCIMFilter())
 	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {

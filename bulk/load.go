@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
-	"net/textproto"
 	"net/url"
 	"reflect"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/partnerapi/partner-go/internal/transport"
 )
@@ -173,55 +171,18 @@ func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName str
 	if err != nil {
 		return nil, err
 	}
-	boundary := multipart.NewWriter(io.Discard).Boundary()
-	var start int64
-	seeker, _ := r.(io.Seeker)
-	if seeker != nil {
-		if start, err = seeker.Seek(0, io.SeekCurrent); err != nil {
-			seeker = nil // a pipe or standard input: sent once, like a plain reader
-		}
+	mb, err := newMultipartBody(multipart.NewWriter(io.Discard).Boundary(), fileName, f)
+	if err != nil {
+		return nil, fmt.Errorf("partner: bulk: %w", err)
 	}
-	var (
-		wg   sync.WaitGroup
-		sent atomic.Bool
-	)
-	defer wg.Wait() // no copier outlives the call: it reads the caller's r
-	open := func() (io.Reader, error) {
-		wg.Wait() // the previous attempt's copier is done with r
-		switch {
-		case seeker != nil:
-			if _, err := seeker.Seek(start, io.SeekStart); err != nil {
-				return nil, err
-			}
-		case sent.Swap(true):
-			return nil, transport.ErrBodyNotReplayable
-		}
-		pr, pw := io.Pipe()
-		wg.Go(func() { pw.CloseWithError(writeMultipart(pw, boundary, fileName, f, r)) })
-		return pr, nil
+	body, err := mb.reader(r)
+	if err != nil {
+		return nil, fmt.Errorf("partner: bulk: %w", err)
 	}
 	return s.load(ctx, &transport.Request{
 		Method: "POST", Path: "/bulk/v1/bulkload", Query: q,
-		BodyFunc: open, ContentType: "multipart/form-data; boundary=" + boundary,
+		Body: body, ContentType: "multipart/form-data; boundary=" + mb.boundary,
 	})
-}
-
-func writeMultipart(w io.Writer, boundary, fileName string, f Format, r io.Reader) error {
-	mw := multipart.NewWriter(w)
-	if err := mw.SetBoundary(boundary); err != nil {
-		return err
-	}
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", multipart.FileContentDisposition("file", fileName))
-	h.Set("Content-Type", f.mediaType())
-	part, err := mw.CreatePart(h)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(part, r); err != nil {
-		return fmt.Errorf("reading %s: %w", fileName, err)
-	}
-	return mw.Close()
 }
 
 // OpportunityParams are the query parameters of

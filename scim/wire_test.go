@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -335,5 +336,89 @@ func TestPrimaryEmail(t *testing.T) {
 		if got := (&scim.User{Emails: tc.emails}).PrimaryEmail(); got != tc.want {
 			t.Errorf("PrimaryEmail of %+v = %q, want %q", tc.emails, got, tc.want)
 		}
+	}
+}
+
+// deployedListExample is the list answer of the deployed service's
+// published example: totalResults and startIndex 0 beside one resource.
+const deployedListExample = `{
+	"schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+	"totalResults": 0,
+	"startIndex": 0,
+	"Resources": [
+		{
+			"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
+			"userName": "jane.doe@example.com",
+			"meta": {"resourceType": "User"},
+			"id": "2819c223-7f76-453a-919d-413861904646",
+			"active": true,
+			"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {"department": "Sales"}
+		}
+	]
+}`
+
+// TestListDeployedExample feeds the published example: its totalResults
+// of 0 does not end the listing, which goes on by resources until a page
+// comes back shorter than asked.
+func TestListDeployedExample(t *testing.T) {
+	c, mt := mocktest.New(t)
+	var starts []string
+	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users", func(req *http.Request) (*http.Response, error) {
+		q := req.URL.Query()
+		starts = append(starts, q.Get("startIndex"))
+		if q.Get("count") != "1" {
+			t.Errorf("count = %q", q.Get("count"))
+		}
+		switch q.Get("startIndex") {
+		case "1", "2":
+			return httpmock.NewStringResponse(200, strings.Replace(deployedListExample, "2819c223", "user"+q.Get("startIndex"), 1)), nil
+		}
+		return httpmock.NewStringResponse(200, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:ListResponse"],"totalResults":0,"startIndex":0,"Resources":[]}`), nil
+	})
+	users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != 2 || !strings.HasPrefix(users[0].ID, "user1-") || !strings.HasPrefix(users[1].ID, "user2-") ||
+		users[0].UserName != "jane.doe@example.com" || !users[0].IsActive() || users[0].Enterprise == nil || users[0].Enterprise.Department != "Sales" {
+		t.Fatalf("users = %+v", users)
+	}
+	if strings.Join(starts, ",") != "1,2,3" {
+		t.Errorf("startIndex sent: %v, want 1,2,3", starts)
+	}
+
+	// FindByUserName reads the user out of the same answer.
+	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users", httpmock.NewStringResponder(200, deployedListExample))
+	u, err := c.SCIM.FindByUserName(context.Background(), "jane.doe@example.com")
+	if err != nil || u.ID != "2819c223-7f76-453a-919d-413861904646" {
+		t.Fatalf("FindByUserName = %+v, %v", u, err)
+	}
+}
+
+// TestListShortPageEnds: a page shorter than asked ends the listing
+// without another request, unless totalResults says more users follow.
+func TestListShortPageEnds(t *testing.T) {
+	for name, tc := range map[string]struct {
+		total, wantCalls int
+	}{
+		"total 0 (deployed example)": {0, 1},
+		"total matches":              {1, 1},
+		"total says more":            {3, 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, mt := mocktest.New(t)
+			calls := 0
+			mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users", func(req *http.Request) (*http.Response, error) {
+				calls++
+				if calls > 1 {
+					return httpmock.NewStringResponse(200, `{"totalResults":0,"startIndex":0,"Resources":[]}`), nil
+				}
+				return httpmock.NewStringResponse(200, fmt.Sprintf(`{"totalResults":%d,"startIndex":0,"Resources":[{"id":"a","userName":"a"}]}`, tc.total)), nil
+			})
+			users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: 5}))
+			if err != nil || len(users) != 1 || calls != tc.wantCalls {
+				t.Errorf("users %d, err %v, %d list calls; want 1 user, %d calls", len(users), err, calls, tc.wantCalls)
+			}
+		})
 	}
 }

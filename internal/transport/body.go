@@ -70,7 +70,13 @@ func newBody(r io.Reader, fn BodyFunc, jsonBytes []byte) (*body, error) {
 		}
 		return &body{seeker: rs, start: start, size: end - start}, nil
 	}
-	return &body{once: r, size: -1}, nil
+	size := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		// A *bytes.Buffer, or a body that knows its length: sent with a
+		// Content-Length rather than chunked.
+		size = int64(l.Len())
+	}
+	return &body{once: r, size: size}, nil
 }
 
 // CheckReader returns an error that names the problem when r cannot be
