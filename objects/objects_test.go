@@ -12,26 +12,9 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 )
-
-// mockClient returns a client whose requests go to its own mock transport.
-func mockClient(t *testing.T) (*partner.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodPost, "https://api.example.com/oauth/token",
-		httpmock.NewStringResponder(200, `{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`))
-	c, err := partner.New(
-		partner.WithBaseURL("https://api.example.com"),
-		partner.WithClientCredentials("id", "secret"),
-		partner.WithHTTPClient(&http.Client{Transport: mt}),
-		partner.WithMaxRetries(0),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, mt
-}
 
 func bodyJSON(t *testing.T, req *http.Request) map[string]any {
 	t.Helper()
@@ -47,12 +30,12 @@ func bodyJSON(t *testing.T, req *http.Request) map[string]any {
 }
 
 func TestAuditWire(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	var sent map[string]any
-	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/opp%2F1/audit",
+	mt.RegisterResponder(http.MethodPatch, mocktest.BaseURL+"/app/v1/object/opp%2F1/audit",
 		func(req *http.Request) (*http.Response, error) {
 			sent = bodyJSON(t, req)
-			if got := req.Header.Get("Authorization"); got != "Bearer at-1" {
+			if got := req.Header.Get("Authorization"); got != "Bearer "+mocktest.AccessToken {
 				t.Errorf("Authorization = %q", got)
 			}
 			return httpmock.NewStringResponse(200, `{"object_id":"opp/1","field_name":"partner_portal.integration_status","status_code":"LINKED"}`), nil
@@ -76,7 +59,7 @@ func TestAuditWire(t *testing.T) {
 }
 
 func TestAuditValidatesBeforeSending(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	ctx := context.Background()
 	for name, tc := range map[string]struct {
 		id  string
@@ -100,14 +83,14 @@ func TestAuditValidatesBeforeSending(t *testing.T) {
 }
 
 func TestExternalIDsWire(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	var sent map[string]any
-	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/o1/external_id",
+	mt.RegisterResponder(http.MethodPatch, mocktest.BaseURL+"/app/v1/object/o1/external_id",
 		func(req *http.Request) (*http.Response, error) {
 			sent = bodyJSON(t, req)
 			return httpmock.NewStringResponse(200, `{"object_id":"o1","external_id":"crm-7","field_name":"sales_details.crm_opportunity_id"}`), nil
 		})
-	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/o1/external_id",
+	mt.RegisterResponder(http.MethodGet, mocktest.BaseURL+"/app/v1/object/o1/external_id",
 		httpmock.NewStringResponder(200, `{"object_id":"o1","external_ids":[{"field_name":"sales_details.crm_opportunity_id","external_id":"crm-7"},{"field_name":"custom.erp_id","external_id":"erp-1"}]}`))
 	ctx := context.Background()
 	link, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ConnectExternalIDParams{ExternalID: "crm-7"})
@@ -145,8 +128,8 @@ func TestExternalIDsWire(t *testing.T) {
 }
 
 func TestNotFoundIsTyped(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/nope/external_id",
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, mocktest.BaseURL+"/app/v1/object/nope/external_id",
 		httpmock.NewStringResponder(404, `{"error":"not_found","message":"object \"nope\" not found"}`))
 	_, err := c.Objects.ExternalIDs(context.Background(), "nope")
 	if !partner.IsNotFound(err) {
@@ -161,7 +144,7 @@ func TestNotFoundIsTyped(t *testing.T) {
 // TestPortalNamedFieldsWire: a deployment's own portal word is sent as
 // given, for the audit field and for an external-id field, and read back.
 func TestPortalNamedFieldsWire(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	var sent []string
 	record := func(resp string) httpmock.Responder {
 		return func(req *http.Request) (*http.Response, error) {
@@ -170,11 +153,11 @@ func TestPortalNamedFieldsWire(t *testing.T) {
 			return httpmock.NewStringResponse(200, resp), nil
 		}
 	}
-	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/006A/audit",
+	mt.RegisterResponder(http.MethodPatch, mocktest.BaseURL+"/app/v1/object/006A/audit",
 		record(`{"object_id":"006A","field_name":"acme_portal.integration_status","status_code":"SCHEDULED"}`))
-	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/006A/external_id",
+	mt.RegisterResponder(http.MethodPatch, mocktest.BaseURL+"/app/v1/object/006A/external_id",
 		record(`{"object_id":"006A","external_id":"REF-1","field_name":"acme_portal.referral_id"}`))
-	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/006A/external_id",
+	mt.RegisterResponder(http.MethodGet, mocktest.BaseURL+"/app/v1/object/006A/external_id",
 		httpmock.NewStringResponder(200, `{"object_id":"006A","external_ids":[{"field_name":"sales_details.crm_opportunity_id","external_id":"CRM-7"},{"field_name":"acme_portal.referral_id","external_id":"REF-1"}]}`))
 	ctx := context.Background()
 	res, err := c.Objects.Audit(ctx, "006A", objects.AuditParams{
