@@ -36,6 +36,8 @@ import (
 )
 
 // Service calls the /event/v1 operations. It is safe for concurrent use.
+// Reach it as the Events field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }

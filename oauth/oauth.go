@@ -96,6 +96,9 @@ func redacted(s string) string {
 // It is safe for concurrent use. A partner.Client built with
 // WithTokenSource serves that source through its Service: Token returns
 // the source's token and Close leaves it alone.
+//
+// Reach it as the OAuth field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t   *transport.Client // sends without Authorization
 	cfg area.OAuth

@@ -15,6 +15,8 @@ import (
 )
 
 // Service calls the /app/v1/object operations. It is safe for concurrent use.
+// Reach it as the Objects field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }

@@ -24,6 +24,8 @@ import (
 )
 
 // Service calls the /report/v1 operations. It is safe for concurrent use.
+// Reach it as the Reports field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
