@@ -41,7 +41,7 @@ func exampleClient() (*fake.Server, *partner.Client, int64) {
 func ExampleService_List() {
 	srv, c, _ := exampleClient()
 	defer srv.Close()
-	for r, err := range c.Reports.List(context.Background(), reports.ListOptions{}) {
+	for r, err := range c.Reports.List(context.Background(), reports.ListParams{}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -62,7 +62,7 @@ func ExampleService_Data() {
 		log.Fatal(err)
 	}
 	won := reports.And(reports.Text(stage).EqualTo("won"))
-	for row, err := range c.Reports.Data(context.Background(), id, reports.DataOptions{Filters: &won}) {
+	for row, err := range c.Reports.Data(context.Background(), id, reports.DataParams{Filters: &won}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -134,7 +134,7 @@ func ExampleService_WaitView() {
 func ExampleService_ChartData() {
 	srv, c, id := exampleClient()
 	defer srv.Close()
-	data, err := c.Reports.ChartData(context.Background(), id, reports.ChartRequest{ChartIDs: []int64{1}})
+	data, err := c.Reports.ChartData(context.Background(), id, reports.ChartDataParams{ChartIDs: []int64{1}})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"net/http"
 
 	partner "github.com/partnerapi/partner-go"
@@ -20,7 +21,7 @@ import (
 // types only what is safe.
 
 func TestWireMetadata(t *testing.T) {
-	mt, c := mockClient(t)
+	c, mt := mocktest.New(t)
 	ctx := context.Background()
 	const answer = `{"reportId": 42, "reportName": "Pipeline", "extra": {"kept": [1, 2]},
 		"columns": [{"id": "0", "name": "Deal", "type": "TEXT"}, {"id": 1, "name": "Stage", "type": "TEXT"}, {"name": "Amount", "type": "CURRENCY"}]}`
@@ -70,7 +71,7 @@ func TestWireMetadata(t *testing.T) {
 }
 
 func TestWireMetadataErrors(t *testing.T) {
-	mt, c := mockClient(t)
+	c, mt := mocktest.New(t)
 	ctx := context.Background()
 	for status, is := range map[int]func(error) bool{400: partner.IsBadRequest, 404: partner.IsNotFound} {
 		mt.RegisterResponder("POST", base+"/report/v1/7/metadata", httpmockStatus(status))
@@ -89,7 +90,7 @@ func TestWireMetadataErrors(t *testing.T) {
 }
 
 func TestWireViewMetadata(t *testing.T) {
-	mt, c := mockClient(t)
+	c, mt := mocktest.New(t)
 	ctx := context.Background()
 	const answer = `{"viewId": 9000000001, "reportId": 42, "viewStatus": "SUCCESS", "createdAt": "2026-01-15T09:30:00Z", "rowCount": 1200, "more": true}`
 	expect(t, mt, "GET", "/report/v1/view/9000000001", ``, answer)
@@ -114,12 +115,12 @@ func TestWireViewMetadata(t *testing.T) {
 // TestWirePositionalColumnIDs sends a filter naming columns by position,
 // as the deployed service's examples do.
 func TestWirePositionalColumnIDs(t *testing.T) {
-	mt, c := mockClient(t)
+	c, mt := mocktest.New(t)
 	expect(t, mt, "POST", "/report/v1/42/chart-data",
 		`{"filters":{"op":"AND","fieldFilters":[{"type":"TEXT","colId":"0","filter":{"op":"EQUAL_TO","negate":false,"values":["EMEA"]}},{"type":"TEXT","colId":"1","filter":{"op":"EQUAL_TO","negate":true,"values":["lost"]}}]},"chartIds":[1]}`,
 		`{"reportVersion": 3, "reportName": "Pipeline", "charts": []}`)
 	f := reports.And(reports.Text("0").EqualTo("EMEA"), reports.Text("1").EqualTo("lost").Not())
-	if _, err := c.Reports.ChartData(context.Background(), 42, reports.ChartRequest{Filters: &f, ChartIDs: []int64{1}}); err != nil {
+	if _, err := c.Reports.ChartData(context.Background(), 42, reports.ChartDataParams{Filters: &f, ChartIDs: []int64{1}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -147,7 +148,7 @@ func TestMetadataAgainstFake(t *testing.T) {
 		t.Fatalf("ColumnID(Stage) = %q, %v", stage, err)
 	}
 	won := reports.And(reports.Text(stage).EqualTo("won"))
-	rows, err := paging.Collect(c.Reports.Data(ctx, id, reports.DataOptions{Filters: &won}))
+	rows, err := paging.Collect(c.Reports.Data(ctx, id, reports.DataParams{Filters: &won}))
 	if err != nil || len(rows) != 2 || rows[0].Text("Deal") != "Renewal" || rows[1].Text("Deal") != "Pilot" {
 		t.Fatalf("filtered by position: %v, %v", rows, err)
 	}
