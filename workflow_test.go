@@ -39,7 +39,7 @@ type workflowEnv struct {
 func newWorkflowEnv(t *testing.T) *workflowEnv {
 	t.Helper()
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithFullSCIMFilter())
 	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -85,7 +85,7 @@ func pipeline(t *testing.T, c *partner.Client) (int64, []string) {
 	t.Helper()
 	var version int64 = -1
 	var rows []string
-	for p, err := range c.Reports.DataPages(context.Background(), fake.DemoReportPipeline, reports.DataOptions{}) {
+	for p, err := range c.Reports.DataPages(context.Background(), fake.DemoReportPipeline, reports.DataParams{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,14 +184,14 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 
 	// Link a loaded object to an ERP order and audit it.
 	obj := objectByKey(t, e.srv, "CRM-1")
-	link, err := e.c.Objects.ConnectExternalID(ctx, obj.ID, objects.ExternalIDLink{ExternalID: "ERP-77", FieldName: "erp.order_ref"})
+	link, err := e.c.Objects.ConnectExternalID(ctx, obj.ID, objects.ConnectExternalIDParams{ExternalID: "ERP-77", FieldName: "erp.order_ref"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if link.ObjectID != obj.ID || link.FieldName != "erp.order_ref" || link.ExternalID != "ERP-77" {
 		t.Errorf("link %+v", link)
 	}
-	res, err := e.c.Objects.Audit(ctx, obj.ID, objects.AuditRecord{
+	res, err := e.c.Objects.Audit(ctx, obj.ID, objects.AuditParams{
 		IntegrationID: fake.DemoOpportunityIntegration, ExternalID: "ERP-77",
 		StatusCode: objects.StatusLinked, Message: "linked to ERP order 77",
 	})
@@ -301,7 +301,7 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 			return err
 		},
 		func(i int) error {
-			for _, err := range e.c.Reports.List(ctx, reports.ListOptions{PageSize: 2}) {
+			for _, err := range e.c.Reports.List(ctx, reports.ListParams{PageSize: 2}) {
 				if err != nil {
 					return err
 				}
@@ -310,7 +310,7 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 		},
 		func(i int) error { _, err := e.c.Objects.ExternalIDs(ctx, fake.DemoAccount1); return err },
 		func(i int) error {
-			_, err := e.c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditRecord{StatusCode: objects.StatusScheduled, Message: fmt.Sprint("run ", i)})
+			_, err := e.c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusScheduled, Message: fmt.Sprint("run ", i)})
 			return err
 		},
 		func(i int) error {

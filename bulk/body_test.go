@@ -21,7 +21,7 @@ func TestBodyFileProblemsNamed(t *testing.T) {
 	closed := writeTemp(t, "closed-opps.csv", oppsCSV)
 	closed.Close()
 	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
-	op := bulk.OpportunityParams{IntegrationID: fake.DemoOpportunityIntegration}
+	op := bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}
 	calls := map[string]func(io.Reader) error{
 		"Load": func(r io.Reader) error { _, err := c.Bulk.Load(ctx, p, r); return err },
 		"LoadOpportunities": func(r io.Reader) error {

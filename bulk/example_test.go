@@ -2,6 +2,7 @@ package bulk_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -111,7 +112,7 @@ func ExampleService_LoadOpportunities() {
 	defer done()
 	ctx := context.Background()
 
-	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{
 		IntegrationID: fake.DemoOpportunityIntegration,
 		NoHeaderRow:   true,
 	}, strings.NewReader("CRM-8,Expansion\nCRM-9,Renewal\n"))
@@ -124,4 +125,29 @@ func ExampleService_LoadOpportunities() {
 	}
 	fmt.Println(ex.InputCount, ex.SuccessCount)
 	// Output: 2 2
+}
+
+// Load opportunities and wait for their execution in one call. A wait
+// ends on a known terminal state or with the context; a failed
+// execution comes back as a *bulk.ExecutionError carrying its final
+// status.
+func ExampleService_LoadOpportunitiesAndWait() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	csv := strings.NewReader("sales_details.crm_opportunity_id,name,stage\n" +
+		"CRM-7,Expansion,won\n")
+	ex, err := c.Bulk.LoadOpportunitiesAndWait(ctx, bulk.LoadOpportunitiesParams{
+		IntegrationID: fake.DemoOpportunityIntegration,
+	}, csv, bulk.WaitOptions{})
+	var failed *bulk.ExecutionError
+	switch {
+	case errors.As(err, &failed):
+		log.Fatalf("execution failed: %s", failed.Execution.StatusMsg)
+	case err != nil:
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: %d loaded\n", ex.Status, ex.SuccessCount)
+	// Output: completed: 1 loaded
 }

@@ -357,7 +357,7 @@ func TestLoadFileAgainstFake(t *testing.T) {
 func TestLoadOpportunitiesAgainstFake(t *testing.T) {
 	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
 	ctx := context.Background()
-	p := bulk.OpportunityParams{IntegrationID: fake.DemoOpportunityIntegration, NoHeaderRow: true, ColumnDelimiter: "|"}
+	p := bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, NoHeaderRow: true, ColumnDelimiter: "|"}
 	ack, err := c.Bulk.LoadOpportunities(ctx, p, strings.NewReader("O-1|Positional\nO-2|Second\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -366,11 +366,11 @@ func TestLoadOpportunitiesAgainstFake(t *testing.T) {
 	if err != nil || ex.SuccessCount != 2 || keys(srv)["O-2"].Fields["2"] != "Second" {
 		t.Errorf("execution %+v, %v", ex, err)
 	}
-	p = bulk.OpportunityParams{IntegrationID: fake.DemoOpportunityIntegration, ContentType: bulk.JSON}
+	p = bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, ContentType: bulk.JSON}
 	if _, err := c.Bulk.LoadOpportunities(ctx, p, strings.NewReader(`[{"sales_details.crm_opportunity_id":"O-3"}]`)); err != nil {
 		t.Error(err)
 	}
-	_, err = c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: fake.DemoAccountIntegration}, strings.NewReader("a\n"))
+	_, err = c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoAccountIntegration}, strings.NewReader("a\n"))
 	if !partner.IsBadRequest(err) {
 		t.Errorf("accounts as opportunities: %v", err)
 	}

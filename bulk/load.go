@@ -185,9 +185,9 @@ func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName str
 	})
 }
 
-// OpportunityParams are the query parameters of
+// LoadOpportunitiesParams are the query parameters of
 // POST /bulk/v1/bulkload_opportunity.
-type OpportunityParams struct {
+type LoadOpportunitiesParams struct {
 	// IntegrationID names an integration of opportunities. Required.
 	IntegrationID string
 	// ContentType is CSV (when empty) or JSON (content_type).
@@ -205,7 +205,7 @@ type OpportunityParams struct {
 // (POST /bulk/v1/bulkload_opportunity). The body is streamed and never
 // repeated once the server may have received it, as for Load. The
 // acknowledgement carries no data format or delimiter.
-func (s *Service) LoadOpportunities(ctx context.Context, p OpportunityParams, body io.Reader) (*Ack, error) {
+func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesParams, body io.Reader) (*Ack, error) {
 	if p.IntegrationID == "" {
 		return nil, errors.New("partner: bulk: integration id is required")
 	}

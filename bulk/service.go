@@ -31,6 +31,8 @@ import (
 )
 
 // Service calls the /bulk/v1 operations. It is safe for concurrent use.
+// Reach it as the Bulk field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }

@@ -144,7 +144,7 @@ func (s *Service) LoadAndWait(ctx context.Context, p LoadParams, body io.Reader,
 
 // LoadOpportunitiesAndWait is LoadOpportunities followed by
 // WaitExecution on its execution.
-func (s *Service) LoadOpportunitiesAndWait(ctx context.Context, p OpportunityParams, body io.Reader, opts WaitOptions) (*Execution, error) {
+func (s *Service) LoadOpportunitiesAndWait(ctx context.Context, p LoadOpportunitiesParams, body io.Reader, opts WaitOptions) (*Execution, error) {
 	ack, err := s.LoadOpportunities(ctx, p, body)
 	return s.wait(ctx, ack, err, opts)
 }

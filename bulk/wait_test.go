@@ -88,7 +88,7 @@ func TestLoadOpportunitiesAndWait(t *testing.T) {
 	statusSequence(mt,
 		`{"integration_id":"int-1","execution_id":"exe-1","status":"running"}`,
 		`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":1,"success_count":1}`)
-	ex, err := c.Bulk.LoadOpportunitiesAndWait(context.Background(), bulk.OpportunityParams{IntegrationID: "int-1"},
+	ex, err := c.Bulk.LoadOpportunitiesAndWait(context.Background(), bulk.LoadOpportunitiesParams{IntegrationID: "int-1"},
 		strings.NewReader("sales_details.crm_opportunity_id\nCRM-1\n"), fastWait)
 	if err != nil || ex.Status != bulk.Completed || ex.ExecutionID != "exe-1" || ex.SuccessCount != 1 {
 		t.Fatalf("LoadOpportunitiesAndWait = %+v, %v", ex, err)

@@ -13,27 +13,15 @@ import (
 	"github.com/jarcoal/httpmock"
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
-const base = "https://api.example.com"
+const base = mocktest.BaseURL
 
-// mockClient returns a client whose requests go to its own mock
-// transport, with a token endpoint registered.
+// mockClient is mocktest.New with an environment, whose header the wire
+// tests check.
 func mockClient(t *testing.T, opts ...partner.Option) (*partner.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder("POST", base+"/oauth/token", httpmock.NewStringResponder(200,
-		`{"access_token":"at-123","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-456"}`))
-	c, err := partner.New(append([]partner.Option{
-		partner.WithBaseURL(base),
-		partner.WithClientCredentials("id", "secret"),
-		partner.WithHTTPClient(&http.Client{Transport: mt}),
-		partner.WithEnvironment("sandbox.example.com"),
-	}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, mt
+	return mocktest.New(t, append([]partner.Option{partner.WithEnvironment("sandbox.example.com")}, opts...)...)
 }
 
 func jsonResponse(body string) *http.Response {
@@ -52,7 +40,7 @@ func TestLoadWire(t *testing.T) {
 		if ct := req.Header.Get("Content-Type"); ct != "text/csv" {
 			t.Errorf("Content-Type = %q", ct)
 		}
-		if req.Header.Get("Authorization") != "Bearer at-123" {
+		if req.Header.Get("Authorization") != "Bearer "+mocktest.AccessToken {
 			t.Errorf("Authorization = %q", req.Header.Get("Authorization"))
 		}
 		b, _ := io.ReadAll(req.Body)
@@ -161,11 +149,11 @@ func TestLoadOpportunitiesWire(t *testing.T) {
 		return jsonResponse(`{"integration_id":"int-opp","execution_id":"exe-7","created_at":"2024-05-01T10:00:00Z"}`), nil
 	})
 	ctx := context.Background()
-	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "int-opp"}, strings.NewReader("a\n1\n"))
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp"}, strings.NewReader("a\n1\n"))
 	if err != nil || ack.ExecutionID != "exe-7" || ack.DataFormat != "" {
 		t.Fatalf("ack = %+v, %v", ack, err)
 	}
-	if _, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "int-opp", NoHeaderRow: true}, strings.NewReader("1\n")); err != nil {
+	if _, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true}, strings.NewReader("1\n")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -287,7 +275,7 @@ func TestValidation(t *testing.T) {
 			return err
 		}(),
 		"opp XLSX": func() error {
-			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
+			_, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
 			return err
 		}(),
 		"no execution": func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusParams{}); return err }(),

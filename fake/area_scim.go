@@ -122,10 +122,11 @@ func (r *scimRecord) active() bool { return r.user.Active == nil || *r.user.Acti
 
 // scimStore holds the state of the scim area.
 type scimStore struct {
-	mu     sync.RWMutex
-	byID   map[string]*scimRecord
-	byName map[string]string // lower-case userName -> id
-	order  []string          // ids in creation order
+	fullFilter bool // WithFullSCIMFilter
+	mu         sync.RWMutex
+	byID       map[string]*scimRecord
+	byName     map[string]string // lower-case userName -> id
+	order      []string          // ids in creation order
 }
 
 // scimFail is an answer in the SCIM error shape.
@@ -317,6 +318,11 @@ func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
 		var err error
 		if filter, err = parseSCIMFilter(s); err != nil {
 			writeSCIMError(w, http.StatusBadRequest, "invalidFilter", "filter: %v", err)
+			return
+		}
+		if !f.scim.fullFilter && !isUserNameEq(filter) {
+			writeSCIMError(w, http.StatusBadRequest, "invalidFilter",
+				"filter %q: only userName eq \"...\" is supported (the fake's full RFC 7644 filters are an option: WithFullSCIMFilter)", s)
 			return
 		}
 	}

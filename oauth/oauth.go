@@ -41,8 +41,8 @@ var ErrClosed = errors.New("partner: client is closed")
 // echo the `state` that was sent.
 var ErrStateMismatch = errors.New("partner: token response state does not match the state sent")
 
-// TokenRequest is the body of POST /oauth/token.
-type TokenRequest struct {
+// TokenParams is the body of POST /oauth/token.
+type TokenParams struct {
 	GrantType    string `json:"grant_type"`
 	ClientID     string `json:"client_id,omitempty"`
 	ClientSecret string `json:"client_secret,omitempty"`
@@ -53,19 +53,19 @@ type TokenRequest struct {
 }
 
 // String describes the request without its secrets.
-func (r TokenRequest) String() string {
-	return fmt.Sprintf("TokenRequest{GrantType:%s ClientID:%s ClientSecret:%s RefreshToken:%s Scope:%q}",
+func (r TokenParams) String() string {
+	return fmt.Sprintf("TokenParams{GrantType:%s ClientID:%s ClientSecret:%s RefreshToken:%s Scope:%q}",
 		r.GrantType, r.ClientID, redacted(r.ClientSecret), redacted(r.RefreshToken), r.Scope)
 }
 
 // GoString keeps secrets out of %#v.
-func (r TokenRequest) GoString() string { return "oauth." + r.String() }
+func (r TokenParams) GoString() string { return "oauth." + r.String() }
 
 // LogValue keeps secrets out of slog output.
-func (r TokenRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
+func (r TokenParams) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
-// TokenResponse is the answer of POST /oauth/token.
-type TokenResponse struct {
+// TokenResult is the answer of POST /oauth/token.
+type TokenResult struct {
 	AccessToken  string `json:"access_token"`
 	RefreshToken string `json:"refresh_token,omitempty"`
 	TokenType    string `json:"token_type"`
@@ -74,16 +74,16 @@ type TokenResponse struct {
 }
 
 // String describes the response without its tokens.
-func (r TokenResponse) String() string {
-	return fmt.Sprintf("TokenResponse{AccessToken:%s RefreshToken:%s TokenType:%s ExpiresIn:%d}",
+func (r TokenResult) String() string {
+	return fmt.Sprintf("TokenResult{AccessToken:%s RefreshToken:%s TokenType:%s ExpiresIn:%d}",
 		redacted(r.AccessToken), redacted(r.RefreshToken), r.TokenType, r.ExpiresIn)
 }
 
 // GoString keeps tokens out of %#v.
-func (r TokenResponse) GoString() string { return "oauth." + r.String() }
+func (r TokenResult) GoString() string { return "oauth." + r.String() }
 
 // LogValue keeps tokens out of slog output.
-func (r TokenResponse) LogValue() slog.Value { return slog.StringValue(r.String()) }
+func (r TokenResult) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
 func redacted(s string) string {
 	if s == "" {
@@ -96,6 +96,9 @@ func redacted(s string) string {
 // It is safe for concurrent use. A partner.Client built with
 // WithTokenSource serves that source through its Service: Token returns
 // the source's token and Close leaves it alone.
+//
+// Reach it as the OAuth field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t   *transport.Client // sends without Authorization
 	cfg area.OAuth
@@ -206,7 +209,7 @@ func (s *Service) store(tok *oauth2.Token) {
 // the client credentials grant when that is refused.
 func (s *Service) obtain(ctx context.Context, held *oauth2.Token) (*oauth2.Token, error) {
 	if held != nil && held.RefreshToken != "" {
-		tok, err := s.grant(ctx, TokenRequest{GrantType: GrantRefreshToken, RefreshToken: held.RefreshToken})
+		tok, err := s.grant(ctx, TokenParams{GrantType: GrantRefreshToken, RefreshToken: held.RefreshToken})
 		if err == nil {
 			return tok, nil
 		}
@@ -216,10 +219,10 @@ func (s *Service) obtain(ctx context.Context, held *oauth2.Token) (*oauth2.Token
 		s.t.Logger().LogAttrs(ctx, slog.LevelDebug, "partner: refresh refused, using client credentials",
 			slog.String("error", err.Error()))
 	}
-	return s.grant(ctx, TokenRequest{GrantType: GrantClientCredentials})
+	return s.grant(ctx, TokenParams{GrantType: GrantClientCredentials})
 }
 
-func (s *Service) grant(ctx context.Context, req TokenRequest) (*oauth2.Token, error) {
+func (s *Service) grant(ctx context.Context, req TokenParams) (*oauth2.Token, error) {
 	req.ClientID = s.cfg.ClientID
 	req.ClientSecret = s.cfg.ClientSecret
 	req.Scope = strings.Join(s.cfg.Scopes, " ")
@@ -253,7 +256,7 @@ func (s *Service) grant(ctx context.Context, req TokenRequest) (*oauth2.Token, e
 //
 // The client credentials grant is repeated on failure like a read; a
 // refresh is not, since the server may rotate the refresh token.
-func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse, error) {
+func (s *Service) Request(ctx context.Context, req TokenParams) (*TokenResult, error) {
 	if req.GrantType != GrantClientCredentials && req.GrantType != GrantRefreshToken {
 		return nil, fmt.Errorf("partner: unsupported grant_type %q", req.GrantType)
 	}
@@ -275,7 +278,7 @@ func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse
 	} else {
 		r.JSON = req
 	}
-	var resp TokenResponse
+	var resp TokenResult
 	if err := s.t.Do(ctx, r, &resp); err != nil {
 		return nil, err
 	}
@@ -285,7 +288,7 @@ func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse
 	return &resp, nil
 }
 
-func formValues(req TokenRequest) url.Values {
+func formValues(req TokenParams) url.Values {
 	v := url.Values{"grant_type": {req.GrantType}}
 	set := func(k, val string) {
 		if val != "" {

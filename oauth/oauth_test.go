@@ -185,7 +185,7 @@ func TestRefreshGrantAndRotation(t *testing.T) {
 		t.Fatalf("grants %v, want client_credentials then refresh_token with the held refresh token", g)
 	}
 	// Rotation: the old refresh token is spent.
-	_, err = s.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken})
+	_, err = s.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken})
 	var te *transport.Error
 	if !errors.As(err, &te) || te.StatusCode != 400 || te.Code != "invalid_grant" {
 		t.Fatalf("reusing a rotated refresh token: %v, want 400 invalid_grant", err)
@@ -201,7 +201,7 @@ func TestFallbackToClientCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Someone else spends the held refresh token.
-	if _, err := s.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken}); err != nil {
+	if _, err := s.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken}); err != nil {
 		t.Fatal(err)
 	}
 	e.clk.Advance(2 * time.Hour)
@@ -266,7 +266,7 @@ func TestOAuthErrorsTyped(t *testing.T) {
 func TestRequestValidation(t *testing.T) {
 	s := newEnv(t).service(area.OAuth{})
 	ctx := context.Background()
-	for _, req := range []oauth.TokenRequest{
+	for _, req := range []oauth.TokenParams{
 		{GrantType: "password"},
 		{GrantType: oauth.GrantClientCredentials},
 		{GrantType: oauth.GrantRefreshToken},
@@ -448,8 +448,8 @@ func wait(t *testing.T, c chan error) error {
 }
 
 func TestSecretsRedacted(t *testing.T) {
-	req := oauth.TokenRequest{GrantType: "refresh_token", ClientID: "cid", ClientSecret: "S3CRET-client", RefreshToken: "S3CRET-refresh", State: "st"}
-	resp := oauth.TokenResponse{AccessToken: "S3CRET-access", RefreshToken: "S3CRET-refresh2", TokenType: "Bearer", ExpiresIn: 60}
+	req := oauth.TokenParams{GrantType: "refresh_token", ClientID: "cid", ClientSecret: "S3CRET-client", RefreshToken: "S3CRET-refresh", State: "st"}
+	resp := oauth.TokenResult{AccessToken: "S3CRET-access", RefreshToken: "S3CRET-refresh2", TokenType: "Bearer", ExpiresIn: 60}
 	out := fmt.Sprintf("%v %+v %s %#v %v %+v %#v %v", req, resp, req, req, &req, &resp, resp, []any{req, resp})
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "req", req, "resp", resp)

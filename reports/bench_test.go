@@ -142,7 +142,7 @@ func BenchmarkExport(b *testing.B) {
 		b.Run(fmt.Sprintf("latency=%s/naive", lat), func(b *testing.B) {
 			e.latency(lat)
 			for b.Loop() {
-				drain(b, e.c.Reports.ViewData(ctx, e.viewID, reports.ViewDataOptions{PageSize: benchPageSize}), e.rows)
+				drain(b, e.c.Reports.ViewData(ctx, e.viewID, reports.ViewDataParams{PageSize: benchPageSize}), e.rows)
 			}
 			b.ReportMetric(float64(e.rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})

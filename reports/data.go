@@ -25,8 +25,8 @@ type Page struct {
 	Rows []Row
 }
 
-// DataOptions tune Data and DataPages.
-type DataOptions struct {
+// DataParams tune Data and DataPages.
+type DataParams struct {
 	// PageSize is the number of rows per request, 1 to 10000; 0 means
 	// DefaultPageSize.
 	PageSize int64
@@ -36,8 +36,8 @@ type DataOptions struct {
 	Filters *FilterGroup
 }
 
-// ViewDataOptions tune ViewData and ViewDataPages.
-type ViewDataOptions struct {
+// ViewDataParams tune ViewData and ViewDataPages.
+type ViewDataParams struct {
 	// PageSize is the number of rows per request, 1 to 10000; 0 means
 	// DefaultPageSize.
 	PageSize int64
@@ -49,13 +49,13 @@ type ViewDataOptions struct {
 // /report/v1/{reportId}/data). Its pages may come from different versions
 // of a report that changes meanwhile; for a consistent read of a large
 // report use Export. Reading past row 10,000 logs a warning once.
-func (s *Service) Data(ctx context.Context, reportID int64, opts DataOptions) iter.Seq2[Row, error] {
+func (s *Service) Data(ctx context.Context, reportID int64, opts DataParams) iter.Seq2[Row, error] {
 	return rows(ctx, s.DataPages(ctx, reportID, opts), nil)
 }
 
 // DataPages is Data page by page (POST /report/v1/{reportId}/data), with
 // each page's version.
-func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOptions) iter.Seq2[*Page, error] {
+func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataParams) iter.Seq2[*Page, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err == nil && opts.Filters != nil {
 		err = opts.Filters.Validate()
@@ -81,13 +81,13 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOption
 // ViewData iterates over the rows of a prepared view (POST
 // /report/v1/view/{viewId}/data). A view's data never changes; read it
 // once WaitView says SUCCESS.
-func (s *Service) ViewData(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[Row, error] {
+func (s *Service) ViewData(ctx context.Context, viewID int64, opts ViewDataParams) iter.Seq2[Row, error] {
 	return rows(ctx, s.ViewDataPages(ctx, viewID, opts), nil)
 }
 
 // ViewDataPages is ViewData page by page (POST
 // /report/v1/view/{viewId}/data).
-func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[*Page, error] {
+func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewDataParams) iter.Seq2[*Page, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err != nil {
 		return failed[*Page](err)

@@ -10,6 +10,7 @@ import (
 
 	"github.com/jarcoal/httpmock"
 
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -17,7 +18,7 @@ import (
 // terminal failure is a *reports.ViewError carrying the final status, and
 // the last status comes back beside any error.
 func TestWaitViewRule(t *testing.T) {
-	mt, c := mockClient(t)
+	c, mt := mocktest.New(t)
 	bodies := []string{
 		`{"viewId": 7, "viewStatus": ""}`,
 		`{"viewId": 7, "viewStatus": "ARCHIVING"}`,

@@ -33,6 +33,8 @@ import (
 const usersPath = "/api/scim/v2/Users"
 
 // Service calls the /api/scim/v2/Users operations. It is safe for concurrent use.
+// Reach it as the SCIM field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
