@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"net/http"
 	"sync"
 
 	"github.com/partnerapi/partner-go/internal/paging"
@@ -65,7 +66,7 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataParams
 	path := transport.Pathf("/report/v1/%d/data", reportID)
 	var warn sync.Once
 	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		p, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: opts.Filters}, nil)
+		p, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: opts.Filters}, pageHooks{})
 		if err == nil && n*size+int64(len(p.Rows)) > RealTimeRowLimit {
 			warn.Do(func() {
 				s.t.Logger().LogAttrs(ctx, slog.LevelWarn,
@@ -92,12 +93,12 @@ func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewData
 		return failed[*Page](err)
 	}
 	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		return s.viewPage(ctx, viewID, n, size, nil)
+		return s.viewPage(ctx, viewID, n, size, pageHooks{})
 	})
 }
 
-func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, gate func() error) (*Page, error) {
-	return s.fetchPage(ctx, transport.Pathf("/report/v1/view/%d/data", viewID), pageRequest{Page: page{Number: n, Size: size}}, gate)
+func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, h pageHooks) (*Page, error) {
+	return s.fetchPage(ctx, transport.Pathf("/report/v1/view/%d/data", viewID), pageRequest{Page: page{Number: n, Size: size}}, h)
 }
 
 // pages runs the core pager over whole data pages.
@@ -156,18 +157,26 @@ func rows(ctx context.Context, seq iter.Seq2[*Page, error], progress func(rows i
 	}
 }
 
-// fetchPage posts a page request and decodes the data page. When gate is
-// set, the body is read only once gate returns (nil): until then the
-// answer waits in the connection, not in memory.
-func (s *Service) fetchPage(ctx context.Context, path string, body pageRequest, gate func() error) (*Page, error) {
+// pageHooks let an export watch and pace a page request.
+type pageHooks struct {
+	// gate, when set, is called once the answer's headers are in; the
+	// body is read only once it returns (nil): until then the answer
+	// waits in the connection, not in memory.
+	gate func() error
+	// observe is transport.Request.Observe.
+	observe func(*http.Response)
+}
+
+// fetchPage posts a page request and decodes the data page.
+func (s *Service) fetchPage(ctx context.Context, path string, body pageRequest, h pageHooks) (*Page, error) {
 	// Send, not Do: the body's Content-Length sizes the decode buffer.
-	resp, err := s.t.Send(ctx, &transport.Request{Method: "POST", Path: path, JSON: body, Idempotent: true})
+	resp, err := s.t.Send(ctx, &transport.Request{Method: "POST", Path: path, JSON: body, Idempotent: true, Observe: h.observe})
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if gate != nil {
-		if err := gate(); err != nil {
+	if h.gate != nil {
+		if err := h.gate(); err != nil {
 			return nil, err
 		}
 	}

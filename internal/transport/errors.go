@@ -240,3 +240,9 @@ func IsUnauthorized(err error) bool {
 	}
 	return e.StatusCode == http.StatusUnauthorized || (e.StatusCode == http.StatusBadRequest && authCodes[e.Code])
 }
+
+// RetryAfter returns the wait a response's Retry-After header asks for
+// (seconds or an HTTP date), and whether it has a valid one.
+func RetryAfter(h http.Header) (time.Duration, bool) {
+	return parseRetryAfter(h.Get("Retry-After"), time.Now())
+}

@@ -145,6 +145,11 @@ type Request struct {
 	// Token, when set, is sent as the bearer token instead of the
 	// client's (token invalidation names the token this way).
 	Token string
+	// Observe, when set, is called with every response the server sends
+	// to this request, those that are retried included, before any retry
+	// (an export slows down on 429 and 503 this way). It must not read or
+	// close the body.
+	Observe func(*http.Response)
 }
 
 // Pathf formats a path, escaping every string argument (of any string
@@ -263,6 +268,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 // retry was called for but the body could not be sent again.
 func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok *oauth2.Token) (_ *http.Response, blocked bool, _ error) {
 	ctx, st := withAttemptState(ctx, r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead, b)
+	st.observe = r.Observe
 	var rawBody any
 	if b != nil {
 		rawBody = retryablehttp.ReaderFunc(b.attempt)
