@@ -151,3 +151,44 @@ func ExampleService_LoadOpportunitiesAndWait() {
 	fmt.Printf("%s: %d loaded\n", ex.Status, ex.SuccessCount)
 	// Output: completed: 1 loaded
 }
+
+// Attach a file as multipart/form-data. The file name says the format, so
+// the load goes to the deployed file operation, POST
+// /bulk/v1/bulkload/file; set LoadParams.Route to choose the route.
+func ExampleService_LoadAttachment() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	f := strings.NewReader("sales_details.crm_opportunity_id,name\nCRM-21,Attached\n")
+	ack, err := c.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.csv", f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ack.DataFormat, ex.SuccessCount)
+	// Output: CSV 1
+}
+
+// Attach a file of opportunities (CSV, JSON or XLSX) to POST
+// /bulk/v1/bulkload_opportunity/file.
+func ExampleService_LoadOpportunitiesAttachment() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	f := strings.NewReader(`[{"sales_details": {"crm_opportunity_id": "CRM-22"}, "name": "From JSON"}]`)
+	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.json", f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ex.Status, ex.SuccessCount)
+	// Output: completed 1
+}

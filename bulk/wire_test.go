@@ -177,26 +177,103 @@ func TestLoadRowsWire(t *testing.T) {
 	}
 }
 
+// TestLoadAttachmentWire checks the multipart body and the route rule:
+// the deployed file operation (POST /bulk/v1/bulkload/file, query
+// integration_id) when the file name says all, POST /bulk/v1/bulkload
+// when a format or delimiter must be sent, or as RouteFile/RouteBulkload
+// choose.
 func TestLoadAttachmentWire(t *testing.T) {
+	for _, tc := range []struct {
+		name, fileName, ctype string
+		p                     bulk.LoadParams
+		path, query           string
+	}{
+		{"auto, name says it", `data "q".json`, "application/json", bulk.LoadParams{IntegrationID: "int-1"}, "/bulk/v1/bulkload/file", "integration_id=int-1"},
+		{"auto, same format", "data.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", bulk.LoadParams{IntegrationID: "int-1", Format: "xlsx"}, "/bulk/v1/bulkload/file", "data_format=XLSX&integration_id=int-1"},
+		{"auto, name does not say", "data.txt", "application/json", bulk.LoadParams{IntegrationID: "int-1", Format: bulk.JSON}, "/bulk/v1/bulkload", "data_format=JSON&integration_id=int-1"},
+		{"auto, other format", "data.csv", "application/json", bulk.LoadParams{IntegrationID: "int-1", Format: bulk.JSON}, "/bulk/v1/bulkload", "data_format=JSON&integration_id=int-1"},
+		{"auto, delimiter", "data.csv", "text/csv", bulk.LoadParams{IntegrationID: "int-1", ColumnDelimiter: ";"}, "/bulk/v1/bulkload", "column_delimiter=%3B&data_format=CSV&integration_id=int-1"},
+		{"auto, no extension", "data", "text/csv", bulk.LoadParams{IntegrationID: "int-1"}, "/bulk/v1/bulkload", "data_format=CSV&integration_id=int-1"},
+		{"RouteBulkload", "data.json", "application/json", bulk.LoadParams{IntegrationID: "int-1", Route: bulk.RouteBulkload}, "/bulk/v1/bulkload", "data_format=JSON&integration_id=int-1"},
+		{"RouteFile", "data.csv", "text/csv", bulk.LoadParams{IntegrationID: "int-1", ColumnDelimiter: ";", Route: bulk.RouteFile}, "/bulk/v1/bulkload/file", "column_delimiter=%3B&integration_id=int-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := mockClient(t)
+			mt.RegisterResponder("POST", base+tc.path, func(req *http.Request) (*http.Response, error) {
+				mtype, params, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+				if err != nil || mtype != "multipart/form-data" {
+					t.Fatalf("Content-Type = %q", req.Header.Get("Content-Type"))
+				}
+				part, err := multipart.NewReader(req.Body, params["boundary"]).NextPart()
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(part)
+				if part.FormName() != "file" || part.FileName() != tc.fileName || string(b) != `[{"id":"1"}]` || part.Header.Get("Content-Type") != tc.ctype {
+					t.Errorf("part %q %q %q %q", part.FormName(), part.FileName(), b, part.Header.Get("Content-Type"))
+				}
+				if got := req.URL.Query().Encode(); got != tc.query {
+					t.Errorf("query = %s, want %s", got, tc.query)
+				}
+				return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z"}`), nil
+			})
+			ack, err := c.Bulk.LoadAttachment(context.Background(), tc.p, tc.fileName, strings.NewReader(`[{"id":"1"}]`))
+			if err != nil || ack.ExecutionID != "exe-1" {
+				t.Fatalf("ack %+v, %v", ack, err)
+			}
+		})
+	}
+}
+
+// TestLoadOpportunitiesAttachmentWire: POST
+// /bulk/v1/bulkload_opportunity/file with the file in the part "file",
+// query integration_id and has_header_row; XLSX allowed.
+func TestLoadOpportunitiesAttachmentWire(t *testing.T) {
 	c, mt := mockClient(t)
-	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload", func(req *http.Request) (*http.Response, error) {
-		mt, params, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
-		if err != nil || mt != "multipart/form-data" {
-			t.Fatalf("Content-Type = %q", req.Header.Get("Content-Type"))
-		}
+	var queries []string
+	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload_opportunity/file", func(req *http.Request) (*http.Response, error) {
+		_, params, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 		part, err := multipart.NewReader(req.Body, params["boundary"]).NextPart()
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(part)
-		if part.FormName() != "file" || part.FileName() != "data \"q\".json" || string(b) != `[{"id":"1"}]` ||
-			part.Header.Get("Content-Type") != "application/json" || req.URL.Query().Get("data_format") != "JSON" {
-			t.Errorf("part %q %q %q, query %v", part.FormName(), part.FileName(), b, req.URL.Query())
+		if part.FormName() != "file" || part.FileName() != "opps.xlsx" || string(b) != "PK-data" ||
+			part.Header.Get("Content-Type") != "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" {
+			t.Errorf("part %q %q %q %q", part.FormName(), part.FileName(), b, part.Header.Get("Content-Type"))
 		}
-		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z","data_format":"JSON","column_delimiter":","}`), nil
+		queries = append(queries, req.URL.Query().Encode())
+		return jsonResponse(`{"integration_id":"int-opp","execution_id":"exe-7","created_at":"2024-05-01T10:00:00Z"}`), nil
 	})
-	if _, err := c.Bulk.LoadAttachment(context.Background(), bulk.LoadParams{IntegrationID: "int-1"}, `data "q".json`, strings.NewReader(`[{"id":"1"}]`)); err != nil {
+	ctx := context.Background()
+	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp"}, "opps.xlsx", strings.NewReader("PK-data"))
+	if err != nil || ack.ExecutionID != "exe-7" || ack.DataFormat != "" {
+		t.Fatalf("ack %+v, %v", ack, err)
+	}
+	if _, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true, ContentType: bulk.XLSX}, "opps.xlsx", strings.NewReader("PK-data")); err != nil {
 		t.Fatal(err)
+	}
+	want := []string{"has_header_row=true&integration_id=int-opp", "content_type=XLSX&has_header_row=false&integration_id=int-opp"}
+	if strings.Join(queries, " ") != strings.Join(want, " ") {
+		t.Errorf("queries = %q, want %q", queries, want)
+	}
+	for name, err := range map[string]error{
+		"no integration": func() error {
+			_, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{}, "a.csv", strings.NewReader("x"))
+			return err
+		}(),
+		"no file name": func() error {
+			_, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "i"}, "", strings.NewReader("x"))
+			return err
+		}(),
+		"route on Load": func() error {
+			_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", Route: bulk.RouteFile}, strings.NewReader("x"))
+			return err
+		}(),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
 	}
 }
 

@@ -1,8 +1,9 @@
 package fake
 
 // This file is the bulk area of the fake: loads (POST /bulk/v1/bulkload
-// and /bulk/v1/bulkload_opportunity), execution status, and signed upload
-// URLs hosted by the fake itself.
+// and /bulk/v1/bulkload_opportunity, each also as a multipart file upload
+// on .../file), execution status, and signed upload URLs hosted by the
+// fake itself.
 //
 // A load parses its body as it is read (CSV, JSON array, XLSX), checks
 // each row, and once the whole body is parsed writes the valid rows into
@@ -142,8 +143,10 @@ func (f *Fake) registerBulk() {
 	b.index = map[keyIndexEntry]string{}
 	f.onObjectChange(f.observeObjects)
 
-	f.handle("POST /bulk/v1/bulkload", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false) })
-	f.handle("POST /bulk/v1/bulkload_opportunity", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true) })
+	f.handle("POST /bulk/v1/bulkload", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, false) })
+	f.handle("POST /bulk/v1/bulkload_opportunity", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, false) })
+	f.handle("POST /bulk/v1/bulkload/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, true) })
+	f.handle("POST /bulk/v1/bulkload_opportunity/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, true) })
 	f.handle("GET /bulk/v1/status/{integration_id}", ScopeBulk, f.bulkStatus)
 	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", ScopeBulk, f.bulkUploadURL)
 	f.handleStorage("POST /upload/{id}", f.bulkUpload)
@@ -257,15 +260,15 @@ type ackWire struct {
 }
 
 // parseFormat reads data_format (or content_type): CSV, JSON and, unless
-// opp, XLSX, case-insensitive; media types are accepted too.
-func parseFormat(s string, opp bool) (string, bool) {
+// noXLSX, XLSX, case-insensitive; media types are accepted too.
+func parseFormat(s string, noXLSX bool) (string, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "csv", "text/csv":
 		return formatCSV, true
 	case "json", "application/json":
 		return formatJSON, true
 	case "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
-		return formatXLSX, !opp
+		return formatXLSX, !noXLSX
 	}
 	return "", false
 }
@@ -276,7 +279,13 @@ func formatOfFile(name string) string {
 	return f
 }
 
-func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
+// bulkLoad serves the four load routes. opp: the opportunity form
+// (content_type, has_header_row, no file_token). file: the .../file form,
+// whose body must be multipart/form-data with the file in the part
+// "file" (a file_token is refused there); opportunities may then be XLSX.
+// The format is data_format (content_type) when given, else the file
+// name's extension, else CSV.
+func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp, file bool) {
 	q := r.URL.Query()
 	refuse := func(status int, format string, args ...any) {
 		io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
@@ -303,10 +312,11 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 			header = b
 		}
 	}
+	noXLSX := opp && !file // the opportunity JSON/CSV form takes no XLSX
 	format := ""
 	if s := q.Get(formatParam); s != "" {
 		var ok bool
-		if format, ok = parseFormat(s, opp); !ok {
+		if format, ok = parseFormat(s, noXLSX); !ok {
 			refuse(http.StatusBadRequest, "unsupported %s %q", formatParam, s)
 			return
 		}
@@ -323,6 +333,15 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 
 	var body io.Reader = r.Body
 	fileName := ""
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if file && q.Get("file_token") != "" {
+		refuse(http.StatusBadRequest, "file_token is not taken by %s: load an uploaded file with POST /bulk/v1/bulkload", r.URL.Path)
+		return
+	}
+	if file && mt != "multipart/form-data" {
+		refuse(http.StatusBadRequest, "%s takes a multipart/form-data body with the file in the part \"file\", not %q", r.URL.Path, r.Header.Get("Content-Type"))
+		return
+	}
 	if tok := q.Get("file_token"); tok != "" && !opp {
 		up, msg := f.takeUpload(tok, in.ID)
 		if msg != "" {
@@ -330,7 +349,7 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 			return
 		}
 		body, fileName = bytes.NewReader(up.data), up.fileName
-	} else if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+	} else if mt == "multipart/form-data" {
 		mr, err := r.MultipartReader()
 		if err != nil {
 			refuse(http.StatusBadRequest, "malformed multipart body: %v", err)
@@ -354,7 +373,7 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 	}
 	if format == "" {
 		format = formatCSV
-		if ff := formatOfFile(fileName); ff != "" && !(opp && ff == formatXLSX) {
+		if ff := formatOfFile(fileName); ff != "" && !(noXLSX && ff == formatXLSX) {
 			format = ff
 		}
 	}
