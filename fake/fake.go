@@ -12,6 +12,32 @@
 //	defer srv.Close()
 //	c, _ := partner.New(partner.WithBaseURL(srv.URL),
 //		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+//
+// NewServer starts empty. WithDemoData adds demo reports, objects,
+// integrations and users, whose ids the Demo* constants name; or seed
+// what a test needs with AddReport, AddObject, AddIntegration, AddUser
+// and SetUserAttributes. The examples show seeding, a fault, the manual
+// clock, the request log and webhook deliveries.
+//
+// # Object types
+//
+// Objects (audit status, external ids, bulk loads, object-backed reports,
+// events) have a type, an open string: the fake stores objects of any
+// type. Two types come with more out of the box:
+//
+//   - "opportunity": external ids go to sales_details.crm_opportunity_id
+//     when a link names no field; bulk rows check amount and probability
+//     (numbers), close_date (a date), name and stage (text); the
+//     deployment's referral field (Fake.ReferralField) is listed with the
+//     external ids.
+//   - "account": external ids go to account_info.external_account_id;
+//     bulk rows check employees and annual_revenue (numbers) and name
+//     (text).
+//
+// Other types work the same way, except that an external-id link must
+// name its field and bulk rows are not checked beyond their key, until
+// SetBulkFieldKind declares fields. A bulk load writes objects of its
+// integration's ObjectType, matched on its KeyField.
 package fake
 
 import (
@@ -29,7 +55,8 @@ const (
 	DefaultClientSecret = "partner-test-secret"
 )
 
-// Scopes a client may be limited to. A client registered without scopes
+// Scopes a client may be limited to when WithScopeChecks is given (by
+// default the fake checks no scopes). A client registered without scopes
 // may use every area.
 const (
 	ScopeSCIM    = "scim"
@@ -48,6 +75,7 @@ type Fake struct {
 	demo     bool
 	seeds    []*Seed
 	lifetime time.Duration
+	deploy   deployment // words, gateway key, optional checks (deployment.go)
 
 	auth    authStore
 	faults  faultStore
@@ -75,7 +103,8 @@ type Fake struct {
 type Option func(*Fake)
 
 // WithClient registers an OAuth client. Without scopes it may use every
-// area; with scopes, only the areas named (ScopeSCIM, ...). Without any
+// area; with scopes and WithScopeChecks, only the areas named (ScopeSCIM,
+// ...); without WithScopeChecks the scopes are ignored. Without any
 // WithClient option the fake registers DefaultClientID/DefaultClientSecret.
 func WithClient(id, secret string, scopes ...string) Option {
 	return func(f *Fake) { f.auth.register(id, secret, scopes) }
@@ -99,6 +128,8 @@ func New(opts ...Option) *Fake {
 	for _, o := range opts {
 		o(f)
 	}
+	f.deploy.defaults()
+	f.auth.checkScopes = f.deploy.scopeChecks
 	if len(f.auth.clients) == 0 {
 		f.auth.register(DefaultClientID, DefaultClientSecret, nil)
 	}

@@ -57,8 +57,9 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 // repeated and whether its current attempt wrote anything.
 type attemptState struct {
 	idempotent bool
-	body       *body       // nil when the request has no body
-	wrote      atomic.Bool // the current attempt wrote its headers
+	body       *body                // nil when the request has no body
+	observe    func(*http.Response) // Request.Observe
+	wrote      atomic.Bool          // the current attempt wrote its headers
 	// replayBlocked is set when a retry was called for but the body
 	// could not be sent again.
 	replayBlocked atomic.Bool
@@ -100,6 +101,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	st, _ := ctx.Value(attemptKey{}).(*attemptState)
 	if st == nil {
 		st = &attemptState{}
+	}
+	if resp != nil && st.observe != nil {
+		st.observe(resp)
 	}
 	var retry bool
 	if err != nil {

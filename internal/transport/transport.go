@@ -23,8 +23,14 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// EnvHeader names the header that selects the sandbox environment.
+// EnvHeader is the default name of the header that selects the sandbox
+// environment: the interface's neutral word. A deployment may use its
+// own name (Config.EnvHeader).
 const EnvHeader = "x-svc-env"
+
+// SubscriptionKeyHeader is the default header of an API gateway's
+// subscription key.
+const SubscriptionKeyHeader = "Ocp-Apim-Subscription-Key"
 
 // TokenSource gives the bearer token of a request. Invalidate drops tok
 // from any cache when it is still the cached token, so that the next
@@ -39,11 +45,19 @@ type Config struct {
 	BaseURL    *url.URL
 	HTTPClient *http.Client // nil: a pooled client with sane timeouts
 	Tokens     TokenSource  // nil: requests carry no Authorization
-	Env        string       // value of the x-svc-env header, if any
-	UserAgent  string
-	Header     http.Header // fixed extra headers on every request
-	Logger     *slog.Logger
-	Retry      RetryPolicy
+	Env        string       // value of the environment header, if any
+	// EnvHeader names the environment header ("" means EnvHeader).
+	EnvHeader string
+	// SubscriptionKey is the API gateway's subscription key, a secret:
+	// sent to the service only, never logged or put in an error.
+	SubscriptionKey string
+	// SubscriptionKeyHeader names its header ("" means
+	// SubscriptionKeyHeader).
+	SubscriptionKeyHeader string
+	UserAgent             string
+	Header                http.Header // fixed extra headers on every request
+	Logger                *slog.Logger
+	Retry                 RetryPolicy
 }
 
 // Client sends requests. It is safe for concurrent use.
@@ -65,8 +79,14 @@ func New(cfg Config) *Client {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
+	if cfg.EnvHeader == "" {
+		cfg.EnvHeader = EnvHeader
+	}
+	if cfg.SubscriptionKeyHeader == "" {
+		cfg.SubscriptionKeyHeader = SubscriptionKeyHeader
+	}
 	rc := &retryablehttp.Client{
-		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.Header),
+		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders()),
 		Logger:       nil, // we log ourselves, without URLs' query strings or headers
 		RetryWaitMin: cfg.Retry.MinWait,
 		RetryWaitMax: cfg.Retry.MaxWait,
@@ -125,6 +145,11 @@ type Request struct {
 	// Token, when set, is sent as the bearer token instead of the
 	// client's (token invalidation names the token this way).
 	Token string
+	// Observe, when set, is called with every response the server sends
+	// to this request, those that are retried included, before any retry
+	// (an export slows down on 429 and 503 this way). It must not read or
+	// close the body.
+	Observe func(*http.Response)
 }
 
 // Pathf formats a path, escaping every string argument (of any string
@@ -201,7 +226,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
-		return nil, fmt.Errorf("partner: %s %s: preparing body: %w", r.Method, u.Path, err)
+		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
 	}
 	auth := c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
 	for try := 0; ; try++ {
@@ -223,7 +248,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 			c.cfg.Tokens.Invalidate(tok)
 			if try == 0 {
 				if !b.replayable() {
-					return nil, fmt.Errorf("%w (%w)", newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
+					return nil, With(newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
 				}
 				io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 				resp.Body.Close()
@@ -233,7 +258,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 			}
 		}
 		if blocked {
-			return nil, fmt.Errorf("%w (%w)", newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
+			return nil, With(newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
 		}
 		return nil, newError(resp, r.Method, u.Path)
 	}
@@ -243,6 +268,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 // retry was called for but the body could not be sent again.
 func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok *oauth2.Token) (_ *http.Response, blocked bool, _ error) {
 	ctx, st := withAttemptState(ctx, r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead, b)
+	st.observe = r.Observe
 	var rawBody any
 	if b != nil {
 		rawBody = retryablehttp.ReaderFunc(b.attempt)
@@ -270,7 +296,10 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok 
 		h.Set("User-Agent", c.cfg.UserAgent)
 	}
 	if c.cfg.Env != "" && r.URL == "" {
-		h.Set(EnvHeader, c.cfg.Env)
+		h.Set(c.cfg.EnvHeader, c.cfg.Env)
+	}
+	if c.cfg.SubscriptionKey != "" && toService {
+		h.Set(c.cfg.SubscriptionKeyHeader, c.cfg.SubscriptionKey)
 	}
 	h.Set("Accept", "application/json")
 	switch {
@@ -300,7 +329,7 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok 
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
 		if st.replayBlocked.Load() {
-			err = fmt.Errorf("%w (%w)", err, ErrBodyNotReplayable)
+			err = With(err, ErrBodyNotReplayable)
 		}
 		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request failed",
 			slog.String("method", r.Method), slog.String("path", u.Path), slog.String("error", err.Error()))
@@ -382,9 +411,10 @@ func (c *Client) url(r *Request) (*url.URL, error) {
 //   - its transport hides CloseIdleConnections, which go-retryablehttp
 //     calls whenever a request finally fails and which would empty the
 //     connection pool every other request shares;
-//   - a redirect to another host drops the fixed headers (a gateway's
-//     subscription key), as net/http already drops Authorization.
-func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
+//   - a redirect to another host drops the headers meant for the service
+//     only (fixed headers, the environment, a gateway's subscription key),
+//     as net/http already drops Authorization.
+func wrapClient(hc *http.Client, serviceOnly []string) *http.Client {
 	cp := *hc
 	rt := cp.Transport
 	if rt == nil {
@@ -394,10 +424,9 @@ func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
 	next := hc.CheckRedirect
 	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
 		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
-			for k := range fixed {
+			for _, k := range serviceOnly {
 				req.Header.Del(k)
 			}
-			req.Header.Del(EnvHeader)
 		}
 		if next != nil {
 			return next(req, via)
@@ -408,6 +437,16 @@ func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
 		return nil
 	}
 	return &cp
+}
+
+// serviceOnlyHeaders names the headers that must not follow a redirect to
+// another host.
+func (cfg *Config) serviceOnlyHeaders() []string {
+	names := []string{cfg.EnvHeader, cfg.SubscriptionKeyHeader}
+	for k := range cfg.Header {
+		names = append(names, k)
+	}
+	return names
 }
 
 type roundTripperOnly struct{ rt http.RoundTripper }
