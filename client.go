@@ -103,7 +103,7 @@ func New(opts ...Option) (*Client, error) {
 		c.tokens = c.external
 	}
 	cfg.Tokens = c.tokens
-	c.t = transport.New(cfg)
+	c.t = tokenTransport.Share(cfg) // one retry budget for both
 	c.SCIM = scim.New(c.t)
 	c.Users = users.New(c.t)
 	c.Reports = reports.New(c.t)
