@@ -292,7 +292,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 			c.cfg.Tokens.Invalidate(tok)
 			if try == 0 {
 				if !b.replayable() {
-					return nil, fmt.Errorf("%w (%w)", c.newError(resp, r, u, st), ErrBodyNotReplayable)
+					return nil, fmt.Errorf("%w (%w)", c.newError(ctx, resp, r, u, st), ErrBodyNotReplayable)
 				}
 				io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 				resp.Body.Close()
@@ -301,7 +301,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 				continue
 			}
 		}
-		e := c.newError(resp, r, u, st)
+		e := c.newError(ctx, resp, r, u, st)
 		switch {
 		case st.replayBlocked.Load():
 			return nil, fmt.Errorf("%w (%w)", e, ErrBodyNotReplayable)
@@ -313,11 +313,11 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 }
 
 // newError builds the *Error of a final answer outside 2xx.
-func (c *Client) newError(resp *http.Response, r *Request, u *url.URL, st *attemptState) *Error {
+func (c *Client) newError(ctx context.Context, resp *http.Response, r *Request, u *url.URL, st *attemptState) *Error {
 	e := newError(resp, r.Method, u.Path)
 	e.OutcomeUnknown = !st.idempotent && st.ambiguous.Load()
 	if st.retryAfterLong {
-		c.cfg.Logger.LogAttrs(resp.Request.Context(), slog.LevelDebug, "partner: Retry-After beyond the cap, not retrying",
+		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: Retry-After beyond the cap, not retrying",
 			slog.String("method", r.Method), slog.String("path", u.Path), slog.Duration("retry_after", e.RetryAfter))
 	}
 	return e
