@@ -18,12 +18,10 @@ package partner
 
 import (
 	"context"
-	"sync/atomic"
-
-	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/objects"
@@ -39,6 +37,8 @@ const Version = "0.1.0"
 // concurrent use by many goroutines; they share one access token.
 type Client struct {
 	// OAuth gets, caches and invalidates the client's tokens (/oauth/token).
+	// It is the client's active token source: with WithTokenSource,
+	// c.OAuth.Token returns that source's token.
 	OAuth *oauth.Service
 	// SCIM provisions users (/api/scim/v2/Users).
 	SCIM *scim.Service
@@ -53,24 +53,7 @@ type Client struct {
 	// Events manages webhook subscriptions (/event/v1).
 	Events *events.Service
 
-	tokens   transport.TokenSource
-	external *closableTokens // the WithTokenSource source, if any
-	t        *transport.Client
-}
-
-// closableTokens makes calls through a custom token source fail with
-// oauth.ErrClosed once the client is closed, as they do with the
-// client's own token source.
-type closableTokens struct {
-	transport.TokenSource
-	closed atomic.Bool
-}
-
-func (c *closableTokens) Token(ctx context.Context) (*oauth2.Token, error) {
-	if c.closed.Load() {
-		return nil, oauth.ErrClosed
-	}
-	return c.TokenSource.Token(ctx)
+	t *transport.Client
 }
 
 // New returns a Client configured by opts. It does no I/O: the first call
@@ -90,26 +73,22 @@ func New(opts ...Option) (*Client, error) {
 	tokenTransport := transport.New(cfg)
 	// Token requests and API calls share one connection pool.
 	cfg.HTTPClient = tokenTransport.HTTPClient()
-	c.OAuth = oauth.New(tokenTransport, oauth.Config{
+	c.OAuth = area.NewWith[oauth.Service](tokenTransport, area.OAuth{
 		ClientID:     s.clientID,
 		ClientSecret: s.clientSecret,
 		Scopes:       s.scopes,
 		State:        s.state,
 		FormEncoded:  s.formTokens,
+		External:     s.tokenSource,
 	})
-	c.tokens = c.OAuth
-	if s.tokenSource != nil {
-		c.external = &closableTokens{TokenSource: oauth.External(s.tokenSource)}
-		c.tokens = c.external
-	}
-	cfg.Tokens = c.tokens
+	cfg.Tokens = c.OAuth
 	c.t = tokenTransport.Share(cfg) // one retry budget for both
-	c.SCIM = scim.New(c.t)
-	c.Users = users.New(c.t)
-	c.Reports = reports.New(c.t)
-	c.Objects = objects.New(c.t)
-	c.Bulk = bulk.New(c.t)
-	c.Events = events.New(c.t)
+	c.SCIM = area.New[scim.Service](c.t)
+	c.Users = area.New[users.Service](c.t)
+	c.Reports = area.New[reports.Service](c.t)
+	c.Objects = area.New[objects.Service](c.t)
+	c.Bulk = area.New[bulk.Service](c.t)
+	c.Events = area.New[events.Service](c.t)
 	return c, nil
 }
 
@@ -118,8 +97,5 @@ func New(opts ...Option) (*Client, error) {
 // second Close does nothing. A client built on a custom token source
 // leaves that source's tokens alone.
 func (c *Client) Close(ctx context.Context) error {
-	if c.external != nil {
-		c.external.closed.Store(true)
-	}
 	return c.OAuth.Close(ctx)
 }

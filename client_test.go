@@ -191,8 +191,18 @@ func TestWithTokenSource(t *testing.T) {
 	if auth != "Bearer external-tok" || mt.GetCallCountInfo()["POST "+base+"/oauth/token"] != 0 {
 		t.Fatalf("Authorization %q, token endpoint called %d times", auth, mt.GetCallCountInfo()["POST "+base+"/oauth/token"])
 	}
+	// c.OAuth serves the active token source, not the unused credentials grant.
+	if tok, err := c.OAuth.Token(ctx); err != nil || tok.AccessToken != "external-tok" {
+		t.Fatalf("c.OAuth.Token = %v, %v; want the source's token", tok, err)
+	}
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
+	}
+	if n := mt.GetCallCountInfo()["DELETE "+base+"/oauth/token"]; n != 0 {
+		t.Fatalf("Close revoked the source's token (%d DELETE calls)", n)
+	}
+	if _, err := c.OAuth.Token(ctx); !errors.Is(err, oauth.ErrClosed) {
+		t.Fatalf("c.OAuth.Token after Close: %v, want oauth.ErrClosed", err)
 	}
 	if err := c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/x"}, nil); !errors.Is(err, oauth.ErrClosed) {
 		t.Fatalf("call after Close: %v, want oauth.ErrClosed", err)
@@ -314,7 +324,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	errs = append(errs, c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/net"}, nil))
 	tok, _ := c.OAuth.Token(ctx)
 	errs = append(errs, c.OAuth.Revoke(ctx, tok.AccessToken))
-	_, err := c.OAuth.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"})
+	_, err := c.OAuth.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"})
 	errs = append(errs, err)
 
 	// A refused token request, against the fake this time.

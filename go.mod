@@ -1,6 +1,6 @@
 module github.com/partnerapi/partner-go
 
-go 1.26.0
+go 1.25.0
 
 require (
 	github.com/google/go-querystring v1.2.0
@@ -8,7 +8,7 @@ require (
 	github.com/jarcoal/httpmock v1.4.2
 	github.com/xuri/excelize/v2 v2.9.1
 	go.uber.org/goleak v1.3.0
-	golang.org/x/oauth2 v0.37.0
+	golang.org/x/oauth2 v0.36.0
 )
 
 require (

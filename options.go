@@ -24,6 +24,9 @@ type settings struct {
 	scopes        []string
 	state         string
 	env           string
+	envHeader     string
+	subKey        string
+	subKeyHeader  string
 	httpClient    *http.Client
 	retry         transport.RetryPolicy
 	retrySet      bool
@@ -56,8 +59,28 @@ func WithScopes(scopes ...string) Option {
 func WithState(state string) Option { return func(s *settings) { s.state = state } }
 
 // WithEnvironment selects a sandbox environment: the value is sent in the
-// x-svc-env header of every request.
+// environment header (x-svc-env unless WithEnvironmentHeader names
+// another) of every request to the service, token requests included.
 func WithEnvironment(env string) Option { return func(s *settings) { s.env = env } }
+
+// WithEnvironmentHeader sets the name of the environment header that
+// WithEnvironment's value travels in. The interface's x-svc-env is a
+// neutral stand-in; a deployment names the header after its operator, and
+// that name goes here.
+func WithEnvironmentHeader(name string) Option { return func(s *settings) { s.envHeader = name } }
+
+// WithSubscriptionKey sends an API gateway's subscription key with every
+// request to the service, token requests included, in the header
+// Ocp-Apim-Subscription-Key (or the one WithSubscriptionKeyHeader names).
+// The key is a secret: it is never logged, never put in an error, and
+// never sent to another host (signed upload URLs, redirects elsewhere).
+func WithSubscriptionKey(key string) Option { return func(s *settings) { s.subKey = key } }
+
+// WithSubscriptionKeyHeader sets the header WithSubscriptionKey's key
+// travels in, for a gateway that names it otherwise.
+func WithSubscriptionKeyHeader(name string) Option {
+	return func(s *settings) { s.subKeyHeader = name }
+}
 
 // WithHTTPClient sets the *http.Client requests go through (its Transport,
 // Timeout, proxies). Its CheckRedirect and Jar are used as they are, after
@@ -136,10 +159,13 @@ func WithHeader(key, value string) Option {
 }
 
 // WithTokenSource authorizes requests with ts instead of the client
-// credentials grant. The client caches ts's token while it is valid and
-// asks ts again after a 401 (see oauth.External); pass the bare source,
-// not one wrapped in oauth2.ReuseTokenSource, so that a refused token is
-// really replaced.
+// credentials grant. The client caches ts's token while it is valid
+// (oauth2.Token.Valid), asks ts one caller at a time, and asks it again
+// after a 401; pass the bare source, not one wrapped in
+// oauth2.ReuseTokenSource, so that a refused token is really replaced.
+// Client.OAuth then serves ts: its Token returns ts's token, and
+// Client.Close leaves ts's tokens alone (calls after it fail with
+// oauth.ErrClosed).
 func WithTokenSource(ts oauth2.TokenSource) Option { return func(s *settings) { s.tokenSource = ts } }
 
 // WithInsecureHTTP allows plain http:// URLs to hosts that are not
@@ -179,6 +205,22 @@ func (s *settings) build() (transport.Config, error) {
 			return cfg, errors.New("partner: WithHeader cannot set Authorization")
 		}
 	}
+	for _, h := range []struct{ opt, name string }{
+		{"WithEnvironmentHeader", s.envHeader}, {"WithSubscriptionKeyHeader", s.subKeyHeader},
+	} {
+		if h.name == "" {
+			continue
+		}
+		if !validHeaderName(h.name) {
+			return cfg, fmt.Errorf("partner: %s: %q is not a valid header name", h.opt, h.name)
+		}
+		if strings.EqualFold(h.name, "Authorization") {
+			return cfg, fmt.Errorf("partner: %s cannot name Authorization", h.opt)
+		}
+	}
+	if s.subKey != "" && strings.ContainsAny(s.subKey, "\r\n") {
+		return cfg, errors.New("partner: WithSubscriptionKey: the key must not contain a line break")
+	}
 	if s.retry.MaxRetries < 0 {
 		return cfg, errors.New("partner: WithMaxRetries needs a number >= 0")
 	}
@@ -190,14 +232,29 @@ func (s *settings) build() (transport.Config, error) {
 		ua += " " + s.uaSuffix
 	}
 	return transport.Config{
-		BaseURL:    u,
-		HTTPClient: s.httpClient,
-		Env:        s.env,
-		UserAgent:  ua,
-		Header:     s.header,
-		Logger:     s.logger,
-		Retry:      s.retry,
-
-		AllowInsecureHTTP: s.allowInsecure,
+		BaseURL:               u,
+		HTTPClient:            s.httpClient,
+		Env:                   s.env,
+		EnvHeader:             s.envHeader,
+		SubscriptionKey:       s.subKey,
+		SubscriptionKeyHeader: s.subKeyHeader,
+		UserAgent:             ua,
+		Header:                s.header,
+		Logger:                s.logger,
+		Retry:                 s.retry,
+		AllowInsecureHTTP:     s.allowInsecure,
 	}, nil
+}
+
+// validHeaderName reports whether name is an RFC 9110 field name (a token).
+func validHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
 }

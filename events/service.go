@@ -6,7 +6,7 @@
 // Subscribe a callback URL to the kinds of event you want, optionally
 // restricted to an integration, to some objects, or by a Filter:
 //
-//	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+//	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 //		Name:        "crm sync",
 //		Events:      []events.Kind{events.KindObjectUpdate},
 //		Filter:      events.In("stage", "closed", "won", "lost"),
@@ -30,17 +30,21 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Service calls the /event/v1 operations. It is safe for concurrent use.
+// Reach it as the Events field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
 
-// New returns a Service that sends its requests through t.
-func New(t *transport.Client) *Service { return &Service{t: t} }
+func init() {
+	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+}
 
 // Subscribers iterates over the registered subscribers
 // (GET /event/v1/subscriber). The service answers in one page, so the
@@ -70,13 +74,13 @@ func (s *Service) Subscriber(ctx context.Context, id string) (*Subscriber, error
 	return &out, nil
 }
 
-// SubscribeRequest registers a webhook subscriber.
-type SubscribeRequest struct {
+// SubscribeParams registers a webhook subscriber.
+type SubscribeParams struct {
 	// Name names the subscriber (required).
 	Name string
 	// Events are the kinds to subscribe to (at least one). Kinds this
 	// package has no constant for are sent as they are: the service's set
-	// is read at run time with EventKinds.
+	// is read at run time with Kinds.
 	Events []Kind
 	// CallbackURL is the absolute http or https URL deliveries are POSTed
 	// to (required).
@@ -109,7 +113,7 @@ type subscribeBody struct {
 // found is reported in one error. Registration is not repeated after a
 // failure that the service may have processed, so that no duplicate
 // subscriber is created.
-func (s *Service) Subscribe(ctx context.Context, req SubscribeRequest) (string, error) {
+func (s *Service) Subscribe(ctx context.Context, req SubscribeParams) (string, error) {
 	body, err := req.body()
 	if err != nil {
 		return "", err
@@ -126,7 +130,7 @@ func (s *Service) Subscribe(ctx context.Context, req SubscribeRequest) (string, 
 	return out.SubscriberID, nil
 }
 
-func (r SubscribeRequest) body() (*subscribeBody, error) {
+func (r SubscribeParams) body() (*subscribeBody, error) {
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	typ := r.Type
@@ -213,9 +217,9 @@ func (s *Service) Integrations(ctx context.Context) iter.Seq2[Integration, error
 	})
 }
 
-// EventKinds iterates over the event kinds the service offers, with their
+// Kinds iterates over the event kinds the service offers, with their
 // descriptions (GET /event/v1/metadata/event), in one request.
-func (s *Service) EventKinds(ctx context.Context) iter.Seq2[KindInfo, error] {
+func (s *Service) Kinds(ctx context.Context) iter.Seq2[KindInfo, error] {
 	return onePage(ctx, func(ctx context.Context) ([]KindInfo, error) {
 		var out struct {
 			Events []KindInfo `json:"events"`
@@ -225,11 +229,11 @@ func (s *Service) EventKinds(ctx context.Context) iter.Seq2[KindInfo, error] {
 	})
 }
 
-// EventSchema returns the JSON Schema of the deliveries of an event kind
+// Schema returns the JSON Schema of the deliveries of an event kind
 // (GET /event/v1/metadata/event/{event}, an operation the interface does
 // not show but the service offers; the answer is {"schema": ...}). An
 // unknown kind gives a 404 error.
-func (s *Service) EventSchema(ctx context.Context, kind Kind) (json.RawMessage, error) {
+func (s *Service) Schema(ctx context.Context, kind Kind) (json.RawMessage, error) {
 	if kind == "" {
 		return nil, errors.New("partner: events: event kind is required")
 	}

@@ -3,8 +3,8 @@ package events
 import "encoding/json"
 
 // Kind names a kind of event, such as "object.update". The service lists
-// the kinds it offers with Service.EventKinds; names this package does not
-// know are kept as they are.
+// the kinds it offers with Service.Kinds; kinds are open strings:
+// names this package has no constant for are sent and kept as they are.
 type Kind string
 
 // Event kinds of the service.
@@ -18,6 +18,12 @@ const (
 	KindObjectDelete      Kind = "object.delete"
 	KindObjectStageChange Kind = "object.stage_change"
 	KindReportSubmit      Kind = "report.submit"
+	// KindPartnerPortalReferralSubmit is sent when an opportunity is
+	// submitted to the partner portal as a referral. "partner_portal" is
+	// the interface's neutral stand-in: the deployed service spells the
+	// kind with its own portal word, object.<portal>_referral_submit, so
+	// against a deployment use Kind("object.<portal>_referral_submit").
+	KindPartnerPortalReferralSubmit Kind = "object.partner_portal_referral_submit"
 )
 
 // SubscriberType is how a subscriber receives its events.

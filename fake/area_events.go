@@ -17,7 +17,8 @@ import (
 
 // Event kinds the fake knows. It sends the object.* kinds when objects
 // change; it lists report.submit and accepts subscriptions to it, but
-// never sends it.
+// never sends it. Beside these it knows the referral kind of its portal
+// word (Fake.ReferralEvent; EventPartnerPortalReferralSubmit by default).
 const (
 	EventObjectAll         = "object.all"
 	EventObjectCreate      = "object.create"
@@ -25,9 +26,16 @@ const (
 	EventObjectDelete      = "object.delete"
 	EventObjectStageChange = "object.stage_change"
 	EventReportSubmit      = "report.submit"
+	// EventPartnerPortalReferralSubmit is the referral kind with the
+	// interface's word: an opportunity was submitted to the partner
+	// portal as a referral. A deployment spells it with its own portal
+	// word (see WithPortalWord).
+	EventPartnerPortalReferralSubmit = "object.partner_portal_referral_submit"
 )
 
-var eventKinds = []struct{ name, description string }{
+type evKind struct{ name, description string }
+
+var eventKinds = []evKind{
 	{EventObjectAll, "Every change of an object: created, updated, stage changed, deleted."},
 	{EventObjectCreate, "An object was created."},
 	{EventObjectUpdate, "Fields of an object changed, including its audit status and external IDs."},
@@ -36,8 +44,15 @@ var eventKinds = []struct{ name, description string }{
 	{EventReportSubmit, "A report was submitted."},
 }
 
-func knownEventKind(name string) bool {
-	return slices.ContainsFunc(eventKinds, func(k struct{ name, description string }) bool { return k.name == name })
+// eventKinds returns the kinds the fake offers: the fixed ones and the
+// referral kind of its portal word.
+func (f *Fake) eventKinds() []evKind {
+	return append(slices.Clip(eventKinds), evKind{f.ReferralEvent(),
+		"An opportunity was submitted to the partner portal as a referral: its " + f.ReferralField() + " field was set."})
+}
+
+func (f *Fake) knownEventKind(name string) bool {
+	return slices.ContainsFunc(f.eventKinds(), func(k evKind) bool { return k.name == name })
 }
 
 // EventSubscriber is a registered webhook subscriber, as tests inspect it.
@@ -197,7 +212,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 		bad("event must name at least one event kind")
 	}
 	for _, e := range req.Event {
-		if !knownEventKind(e) {
+		if !f.knownEventKind(e) {
 			bad("event kind %q is not defined", e)
 		}
 	}
@@ -311,8 +326,9 @@ func (f *Fake) listEventIntegrations(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Fake) listEventKinds(w http.ResponseWriter, r *http.Request) {
-	out := make([]evWireKind, len(eventKinds))
-	for i, k := range eventKinds {
+	kinds := f.eventKinds()
+	out := make([]evWireKind, len(kinds))
+	for i, k := range kinds {
 		out[i] = evWireKind{Name: k.name, Description: k.description}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"events": out})
@@ -322,7 +338,7 @@ func (f *Fake) listEventKinds(w http.ResponseWriter, r *http.Request) {
 // JSON Schema of the deliveries of that kind: {"schema": {...}}.
 func (f *Fake) getEventSchema(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("event")
-	if !knownEventKind(name) {
+	if !f.knownEventKind(name) {
 		writeError(w, http.StatusNotFound, "not_found", "event %q is not defined", name)
 		return
 	}

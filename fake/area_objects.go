@@ -10,11 +10,7 @@ import (
 	"time"
 )
 
-// The audit field of the interface and its values.
-const (
-	auditField = "partner_portal.integration_status"
-)
-
+// The values of the audit field (Fake.AuditField).
 var auditCodes = []string{"SCHEDULED", "CREATE_FAILED", "UPDATE_FAILED", "LINKED"}
 
 // defaultExternalIDField is the field an external id goes to when a link
@@ -24,7 +20,7 @@ var defaultExternalIDField = map[string]string{
 	"account":     "account_info.external_account_id",
 }
 
-var fieldNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+var fieldNameRE = regexp.MustCompile(`^[^.\s]+(\.[^.\s]+)*$`)
 
 // AuditEntry is one accepted audit request, as Audits returns it.
 type AuditEntry struct {
@@ -83,11 +79,14 @@ func (f *Fake) patchAudit(w http.ResponseWriter, r *http.Request) {
 	if !decodeJSON(w, r, &req) {
 		return
 	}
+	auditField := f.AuditField()
 	var problems []string
 	switch {
 	case req.FieldName == nil || *req.FieldName == "":
 		problems = append(problems, "field_name is required")
 	case *req.FieldName != auditField:
+		// A deployment accepts its own portal word only; the fake's is
+		// set with WithPortalWord.
 		problems = append(problems, "field_name must be "+auditField)
 	}
 	switch {
@@ -186,7 +185,8 @@ func (f *Fake) patchExternalID(w http.ResponseWriter, r *http.Request) {
 }
 
 // getExternalIDs serves GET /app/v1/object/{object_id}/external_id: the
-// type's default field when it holds a value, and every field connected
+// type's default field and, for opportunities, the referral field
+// (Fake.ReferralField) when they hold a value, and every field connected
 // through the PATCH, ordered by field name.
 func (f *Fake) getExternalIDs(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("object_id")
@@ -198,6 +198,11 @@ func (f *Fake) getExternalIDs(w http.ResponseWriter, r *http.Request) {
 	fields := map[string]bool{}
 	if def := defaultExternalIDField[o.Type]; def != "" {
 		fields[def] = true
+	}
+	if o.Type == "opportunity" {
+		// The deployed service also keeps an opportunity's partner portal
+		// referral id as an external id.
+		fields[f.ReferralField()] = true
 	}
 	f.objectsArea.mu.Lock()
 	for k := range f.objectsArea.extFields[id] {

@@ -122,10 +122,11 @@ func (r *scimRecord) active() bool { return r.user.Active == nil || *r.user.Acti
 
 // scimStore holds the state of the scim area.
 type scimStore struct {
-	mu     sync.RWMutex
-	byID   map[string]*scimRecord
-	byName map[string]string // lower-case userName -> id
-	order  []string          // ids in creation order
+	fullFilter bool // WithFullSCIMFilter
+	mu         sync.RWMutex
+	byID       map[string]*scimRecord
+	byName     map[string]string // lower-case userName -> id
+	order      []string          // ids in creation order
 }
 
 // scimFail is an answer in the SCIM error shape.
@@ -319,6 +320,11 @@ func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
 			writeSCIMError(w, http.StatusBadRequest, "invalidFilter", "filter: %v", err)
 			return
 		}
+		if !f.scim.fullFilter && !isUserNameEq(filter) {
+			writeSCIMError(w, http.StatusBadRequest, "invalidFilter",
+				"filter %q: only userName eq \"...\" is supported (the fake's full RFC 7644 filters are an option: WithFullSCIMFilter)", s)
+			return
+		}
 	}
 	start, count := 1, scimDefaultCount
 	for name, dst := range map[string]*int{"startIndex": &start, "count": &count} {
@@ -398,7 +404,7 @@ func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now tim
 		return nil, scimErrorf(http.StatusConflict, "uniqueness", "id %q is already taken", u.ID)
 	}
 	if u.Active == nil {
-		u.Active = new(true)
+		u.Active = boolPtr(true)
 	}
 	rec := &scimRecord{user: u, extra: extra, created: now, modified: now, version: 1}
 	s.byID[u.ID] = rec
@@ -453,3 +459,6 @@ func (f *Fake) seedSCIMDemo() {
 		}
 	}
 }
+
+// boolPtr returns a pointer to b.
+func boolPtr(b bool) *bool { return &b }

@@ -82,7 +82,7 @@ func (tf *testFake) token(t *testing.T) (access, refresh string) {
 }
 
 func TestTokenEndpointBadInput(t *testing.T) {
-	tf := newTestFake(t, WithClient(DefaultClientID, DefaultClientSecret), WithClient("narrow", "narrow-secret", ScopeReports))
+	tf := newTestFake(t, WithClient(DefaultClientID, DefaultClientSecret), WithClient("narrow", "narrow-secret", ScopeReports), WithScopeChecks())
 	_, spent := tf.token(t)
 	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"refresh_token","refresh_token":"`+spent+`"}`); a.status != 200 {
 		t.Fatalf("first refresh: %d %s", a.status, a.raw)
@@ -236,7 +236,7 @@ func TestInvalidateToken(t *testing.T) {
 
 func TestAuthorization(t *testing.T) {
 	clk := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	tf := newTestFake(t, WithClock(clk), WithClient(DefaultClientID, DefaultClientSecret), WithClient("scimonly", "s", ScopeSCIM))
+	tf := newTestFake(t, WithClock(clk), WithClient(DefaultClientID, DefaultClientSecret), WithClient("scimonly", "s", ScopeSCIM), WithScopeChecks())
 	at, _ := tf.token(t)
 	a := tf.do(t, "GET", "/testonly/v1/ping", "", "", "Authorization", "Bearer "+at)
 	if a.status != 200 || a.body["client"] != DefaultClientID || tf.pings.Load() != 1 {

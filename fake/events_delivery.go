@@ -18,7 +18,9 @@ import (
 //
 // When an object changes, the fake works out which events happened
 // (object.create; object.update, plus object.stage_change when the
-// top-level "stage" field changed; object.delete) and queues one delivery
+// top-level "stage" field changed; the referral kind (Fake.ReferralEvent)
+// too when an opportunity's referral field (Fake.ReferralField) was set;
+// object.delete) and queues one delivery
 // for every subscriber that wants the event:
 //
 //   - its event kinds name the event, or object.all;
@@ -257,6 +259,11 @@ func (f *Fake) eventsObjectChanged(c ObjectChange) {
 		if slices.Contains(c.Changed, "stage") {
 			kinds = append(kinds, EventObjectStageChange)
 		}
+		if rf := f.ReferralField(); c.Object.Type == "opportunity" && slices.Contains(c.Changed, rf) {
+			if v, ok := c.Object.Field(rf); ok && v != nil && v != "" {
+				kinds = append(kinds, f.ReferralEvent())
+			}
+		}
 	case ChangeDelete:
 		kinds = []string{EventObjectDelete}
 	default:
@@ -284,9 +291,12 @@ func (f *Fake) eventsObjectChanged(c ObjectChange) {
 	}
 }
 
+// objectAllKinds are the kinds an object.all subscriber gets.
+var objectAllKinds = []string{EventObjectCreate, EventObjectUpdate, EventObjectDelete, EventObjectStageChange}
+
 // wants reports whether s subscribes to an event of kind about o.
 func (s *evSubscriber) wants(kind string, o Object) bool {
-	if !slices.Contains(s.Events, kind) && !slices.Contains(s.Events, EventObjectAll) {
+	if !slices.Contains(s.Events, kind) && !(slices.Contains(s.Events, EventObjectAll) && slices.Contains(objectAllKinds, kind)) {
 		return false
 	}
 	if s.IntegrationID != "" && s.IntegrationID != o.IntegrationID {

@@ -171,7 +171,7 @@ func TestEventsSubscribeValidation(t *testing.T) {
 }
 
 func TestEventsScope(t *testing.T) {
-	srv := NewServer(WithClient("reports-only", "s3cret", ScopeReports))
+	srv := NewServer(WithClient("reports-only", "s3cret", ScopeReports), WithScopeChecks())
 	defer srv.Close()
 	c := &evClient{t: t, srv: srv}
 	var tok struct {
@@ -220,7 +220,7 @@ func TestEventsMetadata(t *testing.T) {
 		}
 		names = append(names, k["name"])
 	}
-	if got := strings.Join(names, " "); got != "object.all object.create object.update object.delete object.stage_change report.submit" {
+	if got := strings.Join(names, " "); got != "object.all object.create object.update object.delete object.stage_change report.submit object.partner_portal_referral_submit" {
 		t.Fatalf("event kinds = %s", got)
 	}
 

@@ -29,7 +29,8 @@ const (
 	DefaultClientSecret = "partner-test-secret"
 )
 
-// Scopes a client may be limited to. A client registered without scopes
+// Scopes a client may be limited to when WithScopeChecks is given (by
+// default the fake checks no scopes). A client registered without scopes
 // may use every area.
 const (
 	ScopeSCIM    = "scim"
@@ -47,6 +48,7 @@ type Fake struct {
 	mux      *http.ServeMux
 	demo     bool
 	lifetime time.Duration
+	deploy   deployment // words, gateway key, optional checks (deployment.go)
 
 	auth    authStore
 	faults  faultStore
@@ -74,7 +76,8 @@ type Fake struct {
 type Option func(*Fake)
 
 // WithClient registers an OAuth client. Without scopes it may use every
-// area; with scopes, only the areas named (ScopeSCIM, ...). Without any
+// area; with scopes and WithScopeChecks, only the areas named (ScopeSCIM,
+// ...); without WithScopeChecks the scopes are ignored. Without any
 // WithClient option the fake registers DefaultClientID/DefaultClientSecret.
 func WithClient(id, secret string, scopes ...string) Option {
 	return func(f *Fake) { f.auth.register(id, secret, scopes) }
@@ -98,6 +101,8 @@ func New(opts ...Option) *Fake {
 	for _, o := range opts {
 		o(f)
 	}
+	f.deploy.defaults()
+	f.auth.checkScopes = f.deploy.scopeChecks
 	if len(f.auth.clients) == 0 {
 		f.auth.register(DefaultClientID, DefaultClientSecret, nil)
 	}

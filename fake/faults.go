@@ -96,9 +96,11 @@ type LoggedRequest struct {
 	Path     string
 	Query    string
 	ClientID string // the client whose token authorized it, if any
-	Env      string // the x-svc-env header
+	Env      string // the environment header (x-svc-env unless WithEnvHeader)
 	Status   int    // 0 when the connection was dropped
-	Fault    string // the injected fault, if any: a status, "drop" or "drop-after"
+	// Fault is the injected fault, if any: a status, "drop" or
+	// "drop-after"; "subscription-key" when the gateway check refused it.
+	Fault string
 }
 
 type requestLog struct {
@@ -142,7 +144,7 @@ func (f *Fake) ResetRequests() {
 	f.reqlog.entries = nil
 }
 
-var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true}
+var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, SubscriptionKeyParam: true}
 
 func maskQuery(q url.Values) string {
 	for k := range q {

@@ -32,16 +32,24 @@ func clientID(r *http.Request) string {
 // "POST /report/v1/list"). Requests need a valid bearer token whose
 // client may use scope; they are logged and pass through injected faults.
 func (f *Fake) handle(pattern, scope string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap(scope, true, h))
+	f.mux.Handle(pattern, f.wrap(scope, true, true, h))
 }
 
 // handlePublic registers h for a route that takes no bearer token (the
-// token endpoint, signed upload URLs).
+// token endpoint).
 func (f *Fake) handlePublic(pattern string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap("", false, h))
+	f.mux.Handle(pattern, f.wrap("", false, true, h))
 }
 
-func (f *Fake) wrap(scope string, authorize bool, h http.HandlerFunc) http.Handler {
+// handleStorage registers h for a route outside the service and its API
+// gateway (signed upload URLs): no bearer token, no subscription key.
+func (f *Fake) handleStorage(pattern string, h http.HandlerFunc) {
+	f.mux.Handle(pattern, f.wrap("", false, false, h))
+}
+
+// wrap logs a request, applies the gateway's subscription key check
+// (gateway), injected faults and the bearer token check (authorize).
+func (f *Fake) wrap(scope string, authorize, gateway bool, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w}
 		entry := LoggedRequest{
@@ -49,7 +57,7 @@ func (f *Fake) wrap(scope string, authorize bool, h http.HandlerFunc) http.Handl
 			Method: r.Method,
 			Path:   r.URL.Path,
 			Query:  maskQuery(r.URL.Query()),
-			Env:    r.Header.Get("x-svc-env"),
+			Env:    r.Header.Get(f.deploy.envHeader),
 		}
 		logged := false
 		logNow := func() {
@@ -63,6 +71,10 @@ func (f *Fake) wrap(scope string, authorize bool, h http.HandlerFunc) http.Handl
 		// answer; a dropped connection is logged before it is closed, so
 		// the entry is there by the time the client sees the failure.
 		defer logNow()
+		if gateway && f.gatewayRefuses(rec, r) {
+			entry.Fault = "subscription-key"
+			return
+		}
 		if ft := f.faults.take(r.Method, r.URL.Path); ft != nil {
 			if ft.Latency > 0 {
 				select {

@@ -206,6 +206,21 @@ func lookupSCIMAttr(path string) (*scimAttr, error) {
 	return nil, fmt.Errorf("unknown or unsupported attribute %q", path)
 }
 
+// WithFullSCIMFilter makes the SCIM list operation take the whole filter
+// grammar of RFC 7644 §3.4.2.2 (and, or, not, grouping, every comparison
+// operator, pr, on the user attributes the fake stores). The deployed
+// service documents only `userName eq "..."`, so by default the fake
+// answers any other filter with 400 invalidFilter; the full grammar is the
+// fake's own.
+func WithFullSCIMFilter() Option { return func(f *Fake) { f.scim.fullFilter = true } }
+
+// isUserNameEq reports whether f is the one filter the deployed service
+// documents: userName eq "...".
+func isUserNameEq(f scimFilter) bool {
+	c, ok := f.(filterCompare)
+	return ok && c.op == "eq" && c.a == scimAttrs["username"]
+}
+
 // parseSCIMFilter parses a filter expression.
 func parseSCIMFilter(s string) (scimFilter, error) {
 	if len(s) > maxFilterLen {

@@ -13,7 +13,7 @@ import (
 func (f *Fake) AddUser(u User) (string, error) {
 	w := scimUser{
 		Schemas: []string{scimSchemaUser}, ID: u.ID, UserName: u.UserName,
-		DisplayName: u.DisplayName, Active: new(!u.Suspended),
+		DisplayName: u.DisplayName, Active: boolPtr(!u.Suspended),
 	}
 	if u.GivenName != "" || u.FamilyName != "" {
 		w.Name = &scimName{GivenName: u.GivenName, FamilyName: u.FamilyName}

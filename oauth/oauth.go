@@ -22,6 +22,7 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
@@ -41,24 +42,8 @@ var ErrClosed = errors.New("partner: client is closed")
 // echo the `state` that was sent.
 var ErrStateMismatch = errors.New("partner: token response state does not match the state sent")
 
-// Config says how tokens are obtained.
-type Config struct {
-	ClientID     string
-	ClientSecret string
-	// Scopes are requested space-separated in `scope`.
-	Scopes []string
-	// State, when set, is sent with each token request and the answer's
-	// `state` must echo it.
-	State string
-	// FormEncoded posts token requests as application/x-www-form-urlencoded
-	// (RFC 6749) instead of the JSON body the interface documents.
-	FormEncoded bool
-	// Now is the clock used for expiry (default time.Now); tests inject one.
-	Now func() time.Time
-}
-
-// TokenRequest is the body of POST /oauth/token.
-type TokenRequest struct {
+// TokenParams is the body of POST /oauth/token.
+type TokenParams struct {
 	GrantType    string `json:"grant_type"`
 	ClientID     string `json:"client_id,omitempty"`
 	ClientSecret string `json:"client_secret,omitempty"`
@@ -69,19 +54,19 @@ type TokenRequest struct {
 }
 
 // String describes the request without its secrets.
-func (r TokenRequest) String() string {
-	return fmt.Sprintf("TokenRequest{GrantType:%s ClientID:%s ClientSecret:%s RefreshToken:%s Scope:%q}",
+func (r TokenParams) String() string {
+	return fmt.Sprintf("TokenParams{GrantType:%s ClientID:%s ClientSecret:%s RefreshToken:%s Scope:%q}",
 		r.GrantType, r.ClientID, redacted(r.ClientSecret), redacted(r.RefreshToken), r.Scope)
 }
 
 // GoString keeps secrets out of %#v.
-func (r TokenRequest) GoString() string { return "oauth." + r.String() }
+func (r TokenParams) GoString() string { return "oauth." + r.String() }
 
 // LogValue keeps secrets out of slog output.
-func (r TokenRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
+func (r TokenParams) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
-// TokenResponse is the answer of POST /oauth/token.
-type TokenResponse struct {
+// TokenResult is the answer of POST /oauth/token.
+type TokenResult struct {
 	AccessToken  string `json:"access_token"`
 	RefreshToken string `json:"refresh_token,omitempty"`
 	TokenType    string `json:"token_type"`
@@ -90,16 +75,16 @@ type TokenResponse struct {
 }
 
 // String describes the response without its tokens.
-func (r TokenResponse) String() string {
-	return fmt.Sprintf("TokenResponse{AccessToken:%s RefreshToken:%s TokenType:%s ExpiresIn:%d}",
+func (r TokenResult) String() string {
+	return fmt.Sprintf("TokenResult{AccessToken:%s RefreshToken:%s TokenType:%s ExpiresIn:%d}",
 		redacted(r.AccessToken), redacted(r.RefreshToken), r.TokenType, r.ExpiresIn)
 }
 
 // GoString keeps tokens out of %#v.
-func (r TokenResponse) GoString() string { return "oauth." + r.String() }
+func (r TokenResult) GoString() string { return "oauth." + r.String() }
 
 // LogValue keeps tokens out of slog output.
-func (r TokenResponse) LogValue() slog.Value { return slog.StringValue(r.String()) }
+func (r TokenResult) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
 func redacted(s string) string {
 	if s == "" {
@@ -109,10 +94,16 @@ func redacted(s string) string {
 }
 
 // Service is the token source of a client and the /oauth/token operations.
-// It is safe for concurrent use.
+// It is safe for concurrent use. A partner.Client built with
+// WithTokenSource serves that source through its Service: Token returns
+// the source's token and Close leaves it alone.
+//
+// Reach it as the OAuth field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t   *transport.Client // sends without Authorization
-	cfg Config
+	cfg area.OAuth
+	ext *external // the WithTokenSource source, if any
 
 	mu        sync.Mutex
 	tok       *oauth2.Token
@@ -127,13 +118,19 @@ type flight struct {
 	err  error
 }
 
-// New returns a Service that requests tokens through t, which must not
-// itself authorize requests.
-func New(t *transport.Client, cfg Config) *Service {
+func init() { area.RegisterWith(newService) }
+
+// newService returns a Service that requests tokens through t, which must
+// not itself authorize requests.
+func newService(t *transport.Client, cfg area.OAuth) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	return &Service{t: t, cfg: cfg}
+	s := &Service{t: t, cfg: cfg}
+	if cfg.External != nil {
+		s.ext = newExternal(cfg.External)
+	}
+	return s
 }
 
 // Token returns a valid access token, fetching or refreshing it when the
@@ -147,7 +144,19 @@ func New(t *transport.Client, cfg Config) *Service {
 // attempt waits (30s, or half the time left if that is shorter): only a
 // token that has expired, or that the service refused with a 401, makes
 // Token fail.
+//
+// On a client built with WithTokenSource it returns that source's token
+// (see WithTokenSource).
 func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
+	if s.ext != nil {
+		s.mu.Lock()
+		closed := s.closed
+		s.mu.Unlock()
+		if closed {
+			return nil, ErrClosed
+		}
+		return s.ext.Token(ctx)
+	}
 	for {
 		s.mu.Lock()
 		if s.closed {
@@ -233,7 +242,7 @@ func (s *Service) store(tok *oauth2.Token) {
 // grant is retried like a read.
 func (s *Service) obtain(ctx context.Context, held *oauth2.Token) (*oauth2.Token, error) {
 	if held != nil && held.RefreshToken != "" {
-		tok, err := s.grant(ctx, TokenRequest{GrantType: GrantRefreshToken, RefreshToken: held.RefreshToken})
+		tok, err := s.grant(ctx, TokenParams{GrantType: GrantRefreshToken, RefreshToken: held.RefreshToken})
 		if err == nil {
 			return tok, nil
 		}
@@ -243,10 +252,10 @@ func (s *Service) obtain(ctx context.Context, held *oauth2.Token) (*oauth2.Token
 		s.t.Logger().LogAttrs(ctx, slog.LevelDebug, "partner: refresh failed, using client credentials",
 			slog.String("error", err.Error()))
 	}
-	return s.grant(ctx, TokenRequest{GrantType: GrantClientCredentials})
+	return s.grant(ctx, TokenParams{GrantType: GrantClientCredentials})
 }
 
-func (s *Service) grant(ctx context.Context, req TokenRequest) (*oauth2.Token, error) {
+func (s *Service) grant(ctx context.Context, req TokenParams) (*oauth2.Token, error) {
 	req.ClientID = s.cfg.ClientID
 	req.ClientSecret = s.cfg.ClientSecret
 	req.Scope = strings.Join(s.cfg.Scopes, " ")
@@ -280,7 +289,7 @@ func (s *Service) grant(ctx context.Context, req TokenRequest) (*oauth2.Token, e
 //
 // The client credentials grant is repeated on failure like a read; a
 // refresh is not, since the server may rotate the refresh token.
-func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse, error) {
+func (s *Service) Request(ctx context.Context, req TokenParams) (*TokenResult, error) {
 	if req.GrantType != GrantClientCredentials && req.GrantType != GrantRefreshToken {
 		return nil, fmt.Errorf("partner: unsupported grant_type %q", req.GrantType)
 	}
@@ -302,7 +311,7 @@ func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse
 	} else {
 		r.JSON = req
 	}
-	var resp TokenResponse
+	var resp TokenResult
 	if err := s.t.Do(ctx, r, &resp); err != nil {
 		return nil, err
 	}
@@ -312,7 +321,7 @@ func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse
 	return &resp, nil
 }
 
-func formValues(req TokenRequest) url.Values {
+func formValues(req TokenParams) url.Values {
 	v := url.Values{"grant_type": {req.GrantType}}
 	set := func(k, val string) {
 		if val != "" {
@@ -331,6 +340,10 @@ func formValues(req TokenRequest) url.Values {
 // Invalidate drops tok from the cache when it is the cached token, so that
 // the next Token call fetches a new one. The transport calls it after a 401.
 func (s *Service) Invalidate(tok *oauth2.Token) {
+	if s.ext != nil {
+		s.ext.Invalidate(tok)
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if tok == nil || s.tok == nil || s.tok.AccessToken == tok.AccessToken {
@@ -359,6 +372,8 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 
 // Close revokes the cached access token, if any, and makes Token return
 // ErrClosed from then on. A second Close does nothing and returns nil.
+// The tokens of a WithTokenSource source are not revoked: they belong to
+// that source.
 func (s *Service) Close(ctx context.Context) error {
 	s.mu.Lock()
 	if s.closed {
@@ -366,6 +381,10 @@ func (s *Service) Close(ctx context.Context) error {
 		return nil
 	}
 	s.closed = true
+	if s.ext != nil {
+		s.mu.Unlock()
+		return nil
+	}
 	tok := s.tok
 	s.tok = nil
 	s.mu.Unlock()
@@ -388,14 +407,13 @@ type tokenSourceFunc func() (*oauth2.Token, error)
 
 func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
 
-// External adapts any oauth2.TokenSource to the SDK. It caches the
+// newExternal adapts any oauth2.TokenSource to the SDK. It caches the
 // source's token while it is valid (oauth2.Token.Valid), asks the source
 // one caller at a time (a caller waiting for another's fetch gives up when
 // its context ends), and after a 401 drops the cached token and asks the
-// source again. Pass the bare source: a source wrapped in
-// oauth2.ReuseTokenSource keeps returning its cached token and so cannot
-// be made to refresh after a 401.
-func External(ts oauth2.TokenSource) transport.TokenSource {
+// source again. A source wrapped in oauth2.ReuseTokenSource keeps
+// returning its cached token and so cannot be made to refresh after a 401.
+func newExternal(ts oauth2.TokenSource) *external {
 	return &external{ts: ts, sem: make(chan struct{}, 1)}
 }
 

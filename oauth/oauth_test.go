@@ -21,6 +21,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 )
@@ -113,7 +114,7 @@ func (e *env) grants() []string {
 	return g
 }
 
-func (e *env) service(cfg oauth.Config) *oauth.Service {
+func (e *env) service(cfg area.OAuth) *oauth.Service {
 	if cfg.ClientID == "" {
 		cfg.ClientID, cfg.ClientSecret = fake.DefaultClientID, fake.DefaultClientSecret
 	}
@@ -122,14 +123,14 @@ func (e *env) service(cfg oauth.Config) *oauth.Service {
 	}
 	u, _ := url.Parse(e.srv.URL)
 	t := transport.New(transport.Config{BaseURL: u, HTTPClient: e.srv.Client(), Retry: transport.RetryPolicy{MaxRetries: 0}})
-	return oauth.New(t, cfg)
+	return area.NewWith[oauth.Service](t, cfg)
 }
 
 func TestClientCredentials(t *testing.T) {
 	for _, form := range []bool{false, true} {
 		t.Run(fmt.Sprint("form=", form), func(t *testing.T) {
 			e := newEnv(t)
-			s := e.service(oauth.Config{FormEncoded: form, Scopes: []string{fake.ScopeReports, fake.ScopeSCIM}})
+			s := e.service(area.OAuth{FormEncoded: form, Scopes: []string{fake.ScopeReports, fake.ScopeSCIM}})
 			ctx := context.Background()
 			tok, err := s.Token(ctx)
 			if err != nil {
@@ -161,7 +162,7 @@ func TestClientCredentials(t *testing.T) {
 
 func TestRefreshGrantAndRotation(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(oauth.Config{})
+	s := e.service(area.OAuth{})
 	ctx := context.Background()
 	t1, err := s.Token(ctx)
 	if err != nil {
@@ -184,7 +185,7 @@ func TestRefreshGrantAndRotation(t *testing.T) {
 		t.Fatalf("grants %v, want client_credentials then refresh_token with the held refresh token", g)
 	}
 	// Rotation: the old refresh token is spent.
-	_, err = s.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken})
+	_, err = s.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken})
 	var te *transport.Error
 	if !errors.As(err, &te) || te.StatusCode != 400 || te.Code != "invalid_grant" {
 		t.Fatalf("reusing a rotated refresh token: %v, want 400 invalid_grant", err)
@@ -193,14 +194,14 @@ func TestRefreshGrantAndRotation(t *testing.T) {
 
 func TestFallbackToClientCredentials(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(oauth.Config{})
+	s := e.service(area.OAuth{})
 	ctx := context.Background()
 	t1, err := s.Token(ctx)
 	if err != nil {
 		t.Fatal(err)
 	}
 	// Someone else spends the held refresh token.
-	if _, err := s.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken}); err != nil {
+	if _, err := s.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken}); err != nil {
 		t.Fatal(err)
 	}
 	e.clk.Advance(2 * time.Hour)
@@ -219,7 +220,7 @@ func TestFallbackToClientCredentials(t *testing.T) {
 
 func TestState(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(oauth.Config{State: "st-42"})
+	s := e.service(area.OAuth{State: "st-42"})
 	if _, err := s.Token(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +234,7 @@ func TestState(t *testing.T) {
 			io.WriteString(w, `{`+answer+`"access_token":"at","refresh_token":"rt","token_type":"Bearer","expires_in":3600}`)
 		}))
 		u, _ := url.Parse(bad.URL)
-		s := oauth.New(transport.New(transport.Config{BaseURL: u}), oauth.Config{ClientID: "c", ClientSecret: "s", State: "st-42"})
+		s := area.NewWith[oauth.Service](transport.New(transport.Config{BaseURL: u}), area.OAuth{ClientID: "c", ClientSecret: "s", State: "st-42"})
 		_, err := s.Token(context.Background())
 		bad.Close()
 		if !errors.Is(err, oauth.ErrStateMismatch) {
@@ -244,7 +245,7 @@ func TestState(t *testing.T) {
 
 func TestOAuthErrorsTyped(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(oauth.Config{ClientID: fake.DefaultClientID, ClientSecret: "wrong-secret-value"})
+	s := e.service(area.OAuth{ClientID: fake.DefaultClientID, ClientSecret: "wrong-secret-value"})
 	_, err := s.Token(context.Background())
 	var te *transport.Error
 	if !errors.As(err, &te) || te.StatusCode != 400 || te.Code != "invalid_client" || te.Message == "" {
@@ -253,16 +254,19 @@ func TestOAuthErrorsTyped(t *testing.T) {
 	if strings.Contains(err.Error(), "wrong-secret-value") {
 		t.Fatal("error string holds the secret")
 	}
-	s = e.service(oauth.Config{Scopes: []string{"nope"}})
+	// The interface defines no scopes: the fake checks them only when
+	// told to.
+	e = newEnv(t, fake.WithScopeChecks())
+	s = e.service(area.OAuth{Scopes: []string{"nope"}})
 	if _, err := s.Token(context.Background()); !errors.As(err, &te) || te.Code != "unauthorized_client" {
 		t.Fatalf("unknown scope: %v", err)
 	}
 }
 
 func TestRequestValidation(t *testing.T) {
-	s := newEnv(t).service(oauth.Config{})
+	s := newEnv(t).service(area.OAuth{})
 	ctx := context.Background()
-	for _, req := range []oauth.TokenRequest{
+	for _, req := range []oauth.TokenParams{
 		{GrantType: "password"},
 		{GrantType: oauth.GrantClientCredentials},
 		{GrantType: oauth.GrantRefreshToken},
@@ -275,7 +279,7 @@ func TestRequestValidation(t *testing.T) {
 
 func TestInvalidateAndRevoke(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(oauth.Config{})
+	s := e.service(area.OAuth{})
 	ctx := context.Background()
 	t1, _ := s.Token(ctx)
 	s.Invalidate(&oauth2.Token{AccessToken: "not-the-cached-one"})
@@ -309,7 +313,7 @@ func TestInvalidateAndRevoke(t *testing.T) {
 
 func TestClose(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(oauth.Config{})
+	s := e.service(area.OAuth{})
 	ctx := context.Background()
 	tok, _ := s.Token(ctx)
 	if err := s.Close(ctx); err != nil {
@@ -328,7 +332,7 @@ func TestClose(t *testing.T) {
 		t.Fatalf("%d DELETE requests, want 2 (Close once, the check once)", n)
 	}
 	// Closing a service that never fetched a token does no I/O.
-	s2 := e.service(oauth.Config{})
+	s2 := e.service(area.OAuth{})
 	if err := s2.Close(ctx); err != nil || e.fake.CountRequests("DELETE", "/oauth/token") != 2 {
 		t.Fatalf("Close without a token: %v", err)
 	}
@@ -339,7 +343,7 @@ func TestCloseDuringFetchRevokes(t *testing.T) {
 	e.received = make(chan struct{}, 1)
 	hold := make(chan struct{})
 	e.hold = hold
-	s := e.service(oauth.Config{})
+	s := e.service(area.OAuth{})
 	ctx := context.Background()
 	errc := make(chan error, 1)
 	go func() { _, err := s.Token(ctx); errc <- err }()
@@ -371,7 +375,7 @@ func TestConcurrentTokenSingleRequest(t *testing.T) {
 	e.received = make(chan struct{}, 1)
 	hold := make(chan struct{})
 	e.hold = hold
-	s := e.service(oauth.Config{})
+	s := e.service(area.OAuth{})
 	var wg sync.WaitGroup
 	toks := make([]string, 100)
 	errs := make([]error, 100)
@@ -416,7 +420,7 @@ func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 	u, _ := url.Parse(e.srv.URL)
 	tr := transport.New(transport.Config{BaseURL: u, HTTPClient: e.srv.Client(), Retry: transport.RetryPolicy{MaxRetries: 0},
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	s := oauth.New(tr, oauth.Config{ClientID: fake.DefaultClientID, ClientSecret: fake.DefaultClientSecret, Now: e.clk.Now})
+	s := area.NewWith[oauth.Service](tr, area.OAuth{ClientID: fake.DefaultClientID, ClientSecret: fake.DefaultClientSecret, Now: e.clk.Now})
 	ctx := context.Background()
 	t1, err := s.Token(ctx)
 	if err != nil {
@@ -468,7 +472,7 @@ func TestRefreshFailureFallsBack(t *testing.T) {
 		u, _ := url.Parse(e.srv.URL)
 		tr := transport.New(transport.Config{BaseURL: u, HTTPClient: e.srv.Client(),
 			Retry: transport.RetryPolicy{MaxRetries: 2, MinWait: time.Microsecond, MaxWait: time.Microsecond}})
-		s := oauth.New(tr, oauth.Config{ClientID: fake.DefaultClientID, ClientSecret: fake.DefaultClientSecret, Now: e.clk.Now})
+		s := area.NewWith[oauth.Service](tr, area.OAuth{ClientID: fake.DefaultClientID, ClientSecret: fake.DefaultClientSecret, Now: e.clk.Now})
 		ctx := context.Background()
 		t1, err := s.Token(ctx)
 		if err != nil {
@@ -499,7 +503,7 @@ func TestWaiterCancelled(t *testing.T) {
 	e := newEnv(t)
 	e.received = make(chan struct{}, 4)
 	e.hold = make(chan struct{}) // never closed: the leader waits until it gives up
-	s := e.service(oauth.Config{})
+	s := e.service(area.OAuth{})
 
 	leaderCtx, cancelLeader := context.WithCancel(context.Background())
 	leader := make(chan error, 1)
@@ -538,8 +542,8 @@ func wait(t *testing.T, c chan error) error {
 }
 
 func TestSecretsRedacted(t *testing.T) {
-	req := oauth.TokenRequest{GrantType: "refresh_token", ClientID: "cid", ClientSecret: "S3CRET-client", RefreshToken: "S3CRET-refresh", State: "st"}
-	resp := oauth.TokenResponse{AccessToken: "S3CRET-access", RefreshToken: "S3CRET-refresh2", TokenType: "Bearer", ExpiresIn: 60}
+	req := oauth.TokenParams{GrantType: "refresh_token", ClientID: "cid", ClientSecret: "S3CRET-client", RefreshToken: "S3CRET-refresh", State: "st"}
+	resp := oauth.TokenResult{AccessToken: "S3CRET-access", RefreshToken: "S3CRET-refresh2", TokenType: "Bearer", ExpiresIn: 60}
 	out := fmt.Sprintf("%v %+v %s %#v %v %+v %#v %v", req, resp, req, req, &req, &resp, resp, []any{req, resp})
 	var buf bytes.Buffer
 	slog.New(slog.NewJSONHandler(&buf, nil)).Info("x", "req", req, "resp", resp)
@@ -567,7 +571,7 @@ func (c *countingSource) Token() (*oauth2.Token, error) {
 
 func TestExternal(t *testing.T) {
 	cs := &countingSource{}
-	src := oauth.External(cs)
+	src := area.NewWith[oauth.Service](nil, area.OAuth{External: cs})
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for range 50 {
@@ -613,7 +617,7 @@ func (b *blockingSource) Token() (*oauth2.Token, error) {
 func TestExternalWaiterCancelled(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	bs := &blockingSource{entered: make(chan struct{}), release: make(chan struct{})}
-	src := oauth.External(bs)
+	src := area.NewWith[oauth.Service](nil, area.OAuth{External: bs})
 	first := make(chan error, 1)
 	go func() { _, err := src.Token(context.Background()); first <- err }()
 	<-bs.entered
@@ -632,7 +636,7 @@ func TestExternalWaiterCancelled(t *testing.T) {
 
 func TestTokenSourceAdapter(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(oauth.Config{})
+	s := e.service(area.OAuth{})
 	tok, err := s.TokenSource(context.Background()).Token()
 	if err != nil || tok.AccessToken == "" {
 		t.Fatalf("TokenSource: %v", err)

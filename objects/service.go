@@ -10,23 +10,36 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Service calls the /app/v1/object operations. It is safe for concurrent use.
+// Reach it as the Objects field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
 
-// New returns a Service that sends its requests through t.
-func New(t *transport.Client) *Service { return &Service{t: t} }
+func init() {
+	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+}
 
-// FieldName names the audit field an AuditRecord writes.
+// FieldName names the audit field an AuditParams writes.
 type FieldName string
 
 // FieldIntegrationStatus is the integration status field of an object, the
-// one audit field of the interface.
+// one audit field of the interface. Its "partner_portal" is the
+// interface's neutral stand-in: a deployment spells the field with its own
+// portal word (<portal>.integration_status), and AuditParams.FieldName
+// takes that name as it is.
 const FieldIntegrationStatus FieldName = "partner_portal.integration_status"
+
+// FieldReferralID is the field in which the service keeps an
+// opportunity's partner portal referral id, with the interface's word; a
+// deployment spells it <portal>.referral_id. ExternalIDs lists it beside
+// DefaultOpportunityExternalIDField when it holds a value.
+const FieldReferralID = "partner_portal.referral_id"
 
 // StatusCode is the value of an audit field.
 type StatusCode string
@@ -54,9 +67,11 @@ const (
 	DefaultAccountExternalIDField     = "account_info.external_account_id"
 )
 
-// AuditRecord is the body of PATCH /app/v1/object/{object_id}/audit.
-type AuditRecord struct {
+// AuditParams is the body of PATCH /app/v1/object/{object_id}/audit.
+type AuditParams struct {
 	// FieldName is the field to write; FieldIntegrationStatus when empty.
+	// Any other name is sent as it is: a deployment names the field after
+	// its portal (<portal>.integration_status).
 	FieldName FieldName `json:"field_name"`
 	// IntegrationID names the related integration (optional).
 	IntegrationID string `json:"integration_id,omitempty"`
@@ -78,7 +93,7 @@ type AuditResult struct {
 // Audit writes rec onto the object (PATCH /app/v1/object/{object_id}/audit)
 // and returns the field's resulting value. Writing a value is idempotent,
 // so the call is retried like a read.
-func (s *Service) Audit(ctx context.Context, objectID string, rec AuditRecord) (*AuditResult, error) {
+func (s *Service) Audit(ctx context.Context, objectID string, rec AuditParams) (*AuditResult, error) {
 	if rec.FieldName == "" {
 		rec.FieldName = FieldIntegrationStatus
 	}
@@ -86,8 +101,8 @@ func (s *Service) Audit(ctx context.Context, objectID string, rec AuditRecord) (
 		return nil, err
 	}
 	switch {
-	case rec.FieldName != FieldIntegrationStatus:
-		return nil, fmt.Errorf("partner: objects: audit field_name %q is not %q", rec.FieldName, FieldIntegrationStatus)
+	case strings.TrimSpace(string(rec.FieldName)) == "":
+		return nil, errors.New("partner: objects: audit field_name is blank")
 	case rec.StatusCode == "":
 		return nil, errors.New("partner: objects: audit status_code is required")
 	case !rec.StatusCode.Valid():
@@ -108,13 +123,15 @@ func (s *Service) Audit(ctx context.Context, objectID string, rec AuditRecord) (
 	return &out, nil
 }
 
-// ExternalIDLink is the body of PATCH /app/v1/object/{object_id}/external_id.
-type ExternalIDLink struct {
+// ConnectExternalIDParams is the body of PATCH /app/v1/object/{object_id}/external_id.
+type ConnectExternalIDParams struct {
 	// ExternalID is the id of the object in the external system (required).
 	ExternalID string `json:"external_id"`
 	// FieldName is the dotted field that holds it. When empty the service
 	// uses the type's default: DefaultOpportunityExternalIDField for
-	// opportunities, DefaultAccountExternalIDField for accounts.
+	// opportunities, DefaultAccountExternalIDField for accounts. Any
+	// dotted name is accepted, portal-named ones such as
+	// <portal>.referral_id (FieldReferralID) included.
 	FieldName string `json:"field_name,omitempty"`
 }
 
@@ -127,7 +144,7 @@ type Link struct {
 
 // ConnectExternalID stores an external id on the object
 // (PATCH /app/v1/object/{object_id}/external_id) and returns where it went.
-func (s *Service) ConnectExternalID(ctx context.Context, objectID string, link ExternalIDLink) (*Link, error) {
+func (s *Service) ConnectExternalID(ctx context.Context, objectID string, link ConnectExternalIDParams) (*Link, error) {
 	if err := checkID(objectID); err != nil {
 		return nil, err
 	}
@@ -183,8 +200,10 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 	return &out, nil
 }
 
-// fieldNameRE matches a dotted field name: identifiers joined by dots.
-var fieldNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$`)
+// fieldNameRE matches a dotted field name: non-empty names without
+// spaces joined by dots. Field names belong to the deployment (portal
+// words, custom fields), so nothing stricter is asked.
+var fieldNameRE = regexp.MustCompile(`^[^.\s]+(\.[^.\s]+)*$`)
 
 func checkID(id string) error {
 	if strings.TrimSpace(id) == "" {

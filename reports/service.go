@@ -18,17 +18,21 @@ import (
 	"iter"
 	"time"
 
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Service calls the /report/v1 operations. It is safe for concurrent use.
+// Reach it as the Reports field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
 
-// New returns a Service that sends its requests through t.
-func New(t *transport.Client) *Service { return &Service{t: t} }
+func init() {
+	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+}
 
 // Paging limits of the interface.
 const (
@@ -67,8 +71,8 @@ type Report struct {
 	ModifiedAt  time.Time `json:"modifiedAt,omitzero"`
 }
 
-// ListOptions tune List.
-type ListOptions struct {
+// ListParams tune List.
+type ListParams struct {
 	// PageSize is the number of reports per request, 1 to 10000; 0 means
 	// DefaultPageSize.
 	PageSize int64
@@ -109,7 +113,7 @@ type reportList struct {
 
 // List iterates over the exportable reports (POST /report/v1/list), page
 // by page until the server says endOfList.
-func (s *Service) List(ctx context.Context, opts ListOptions) iter.Seq2[Report, error] {
+func (s *Service) List(ctx context.Context, opts ListParams) iter.Seq2[Report, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err != nil {
 		return failed[Report](err)

@@ -25,6 +25,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
@@ -32,12 +33,15 @@ import (
 const usersPath = "/api/scim/v2/Users"
 
 // Service calls the /api/scim/v2/Users operations. It is safe for concurrent use.
+// Reach it as the SCIM field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
 
-// New returns a Service that sends its requests through t.
-func New(t *transport.Client) *Service { return &Service{t: t} }
+func init() {
+	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+}
 
 // Create provisions a user: POST /api/scim/v2/Users. The service answers
 // 201 with the user as stored, including its generated ID, which Create

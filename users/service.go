@@ -9,16 +9,20 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Service calls the /users/v1 operations. It is safe for concurrent use.
+// Reach it as the Users field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
 
-// New returns a Service that sends its requests through t.
-func New(t *transport.Client) *Service { return &Service{t: t} }
+func init() {
+	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+}
 
 // CheckAttributeParams is the body of an attribute check.
 type CheckAttributeParams struct {

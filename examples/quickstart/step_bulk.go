@@ -33,8 +33,8 @@ func bulkStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "bulk: loading opportunities into %s, execution %s\n", ack.IntegrationID, ack.ExecutionID)
-	ex, err := c.Bulk.Wait(ctx, integration, ack.ExecutionID, bulk.WaitOptions{
-		Status:   bulk.StatusOptions{IncludeErrors: true, MaxErrors: 3},
+	ex, err := c.Bulk.WaitExecution(ctx, integration, ack.ExecutionID, bulk.WaitOptions{
+		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(3)},
 		Interval: 500 * time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
 			fmt.Fprintf(w, "bulk: execution %s, %d records received\n", ex.Status, ex.InputCount)

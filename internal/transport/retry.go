@@ -167,7 +167,8 @@ func (b *retryBudget) available() int {
 // the call.
 type attemptState struct {
 	idempotent bool
-	body       *body // nil when the request has no body
+	body       *body                // nil when the request has no body
+	observe    func(*http.Response) // Request.Observe
 	policy     RetryPolicy
 	budget     *retryBudget
 	start      time.Time
@@ -237,6 +238,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
+	}
+	if resp != nil && st.observe != nil {
+		st.observe(resp)
 	}
 	var retry bool
 	if err != nil {

@@ -361,3 +361,20 @@ func TestCheckRetryUnitRules(t *testing.T) {
 		t.Errorf("cancelled context: retry=%v err=%v", ok, err)
 	}
 }
+
+// TestObserveSeesRetriedAnswers: Request.Observe is called with every
+// answer, the retried 429 and 503 included, so that a caller can slow
+// down even when the transport's retries hide them.
+func TestObserveSeesRetriedAnswers(t *testing.T) {
+	c, mt := newMockClient(t)
+	mt.RegisterResponder("POST", base+"/r", sequence(429, 503, 200))
+	var seen []int
+	err := c.Do(context.Background(), &Request{Method: "POST", Path: "/r", Idempotent: true,
+		Observe: func(resp *http.Response) { seen = append(seen, resp.StatusCode) }}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(seen) != "[429 503 200]" {
+		t.Fatalf("observed %v, want [429 503 200]", seen)
+	}
+}

@@ -24,8 +24,14 @@ import (
 	"golang.org/x/oauth2"
 )
 
-// EnvHeader names the header that selects the sandbox environment.
+// EnvHeader is the default name of the header that selects the sandbox
+// environment: the interface's neutral word. A deployment may use its
+// own name (Config.EnvHeader).
 const EnvHeader = "x-svc-env"
+
+// SubscriptionKeyHeader is the default header of an API gateway's
+// subscription key.
+const SubscriptionKeyHeader = "Ocp-Apim-Subscription-Key"
 
 // TokenSource gives the bearer token of a request. Invalidate drops tok
 // from any cache when it is still the cached token, so that the next
@@ -40,11 +46,19 @@ type Config struct {
 	BaseURL    *url.URL
 	HTTPClient *http.Client // nil: a pooled client with sane timeouts
 	Tokens     TokenSource  // nil: requests carry no Authorization
-	Env        string       // value of the x-svc-env header, if any
-	UserAgent  string
-	Header     http.Header // fixed extra headers on every request
-	Logger     *slog.Logger
-	Retry      RetryPolicy
+	Env        string       // value of the environment header, if any
+	// EnvHeader names the environment header ("" means EnvHeader).
+	EnvHeader string
+	// SubscriptionKey is the API gateway's subscription key, a secret:
+	// sent to the service only, never logged or put in an error.
+	SubscriptionKey string
+	// SubscriptionKeyHeader names its header ("" means
+	// SubscriptionKeyHeader).
+	SubscriptionKeyHeader string
+	UserAgent             string
+	Header                http.Header // fixed extra headers on every request
+	Logger                *slog.Logger
+	Retry                 RetryPolicy
 	// AllowInsecureHTTP allows plain http absolute URLs (signed upload
 	// URLs, webhook callbacks) to hosts that are not loopback addresses.
 	AllowInsecureHTTP bool
@@ -85,9 +99,15 @@ func New(cfg Config) *Client {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
 	cfg.Retry = cfg.Retry.withDefaults()
+	if cfg.EnvHeader == "" {
+		cfg.EnvHeader = EnvHeader
+	}
+	if cfg.SubscriptionKeyHeader == "" {
+		cfg.SubscriptionKeyHeader = SubscriptionKeyHeader
+	}
 	return &Client{
 		cfg:    cfg,
-		hc:     wrapClient(cfg.HTTPClient, cfg.Header),
+		hc:     wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders()),
 		budget: newRetryBudget(cfg.Retry.Budget),
 	}
 }
@@ -161,6 +181,11 @@ type Request struct {
 	// Token, when set, is sent as the bearer token instead of the
 	// client's (token invalidation names the token this way).
 	Token string
+	// Observe, when set, is called with every response the server sends
+	// to this request, those that are retried included, before any retry
+	// (an export slows down on 429 and 503 this way). It must not read or
+	// close the body.
+	Observe func(*http.Response)
 }
 
 // Pathf formats a path, escaping every string argument (of any string
@@ -223,7 +248,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) error {
 	if err != nil {
 		if !c.repeatable(r) {
 			// The service did the write; only its answer is lost.
-			return fmt.Errorf("partner: %s %s: reading response: %w (%w)", r.Method, c.pathOf(r), err, ErrOutcomeUnknown)
+			return With(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err), ErrOutcomeUnknown)
 		}
 		return fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err)
 	}
@@ -255,7 +280,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
-		return nil, fmt.Errorf("partner: %s %s: preparing body: %w", r.Method, u.Path, err)
+		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
 	}
 	st := newAttemptState(c.repeatable(r), b, c.cfg.Retry, c.budget)
 	auth := c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
@@ -264,7 +289,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 		if auth {
 			if tok, err = c.cfg.Tokens.Token(ctx); err != nil {
 				if st.ambiguous.Load() && !st.idempotent {
-					err = fmt.Errorf("%w (%w)", err, ErrOutcomeUnknown)
+					err = With(err, ErrOutcomeUnknown)
 				}
 				return nil, err
 			}
@@ -292,7 +317,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 			c.cfg.Tokens.Invalidate(tok)
 			if try == 0 {
 				if !b.replayable() {
-					return nil, fmt.Errorf("%w (%w)", c.newError(ctx, resp, r, u, st), ErrBodyNotReplayable)
+					return nil, With(c.newError(ctx, resp, r, u, st), ErrBodyNotReplayable)
 				}
 				io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 				resp.Body.Close()
@@ -304,9 +329,9 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 		e := c.newError(ctx, resp, r, u, st)
 		switch {
 		case st.replayBlocked.Load():
-			return nil, fmt.Errorf("%w (%w)", e, ErrBodyNotReplayable)
+			return nil, With(e, ErrBodyNotReplayable)
 		case st.budgetExhausted:
-			return nil, fmt.Errorf("%w (%w)", e, ErrRetryBudgetExhausted)
+			return nil, With(e, ErrRetryBudgetExhausted)
 		}
 		return nil, e
 	}
@@ -326,6 +351,7 @@ func (c *Client) newError(ctx context.Context, resp *http.Response, r *Request, 
 // send makes one exchange through go-retryablehttp.
 func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptState, tok *oauth2.Token) (*http.Response, error) {
 	ctx = withAttemptState(ctx, st)
+	st.observe = r.Observe
 	var rawBody any
 	if st.body != nil {
 		rawBody = retryablehttp.ReaderFunc(st.body.attempt)
@@ -353,7 +379,10 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptSt
 		h.Set("User-Agent", c.cfg.UserAgent)
 	}
 	if c.cfg.Env != "" && r.URL == "" {
-		h.Set(EnvHeader, c.cfg.Env)
+		h.Set(c.cfg.EnvHeader, c.cfg.Env)
+	}
+	if c.cfg.SubscriptionKey != "" && toService {
+		h.Set(c.cfg.SubscriptionKeyHeader, c.cfg.SubscriptionKey)
 	}
 	h.Set("Accept", "application/json")
 	switch {
@@ -409,13 +438,13 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptSt
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
 		if st.replayBlocked.Load() {
-			err = fmt.Errorf("%w (%w)", err, ErrBodyNotReplayable)
+			err = With(err, ErrBodyNotReplayable)
 		}
 		if st.budgetExhausted {
-			err = fmt.Errorf("%w (%w)", err, ErrRetryBudgetExhausted)
+			err = With(err, ErrRetryBudgetExhausted)
 		}
 		if !st.idempotent && st.ambiguous.Load() {
-			err = fmt.Errorf("%w (%w)", err, ErrOutcomeUnknown)
+			err = With(err, ErrOutcomeUnknown)
 		}
 		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request failed",
 			slog.String("method", r.Method), slog.String("path", u.Path), slog.String("error", err.Error()))
@@ -507,9 +536,9 @@ var ErrInsecureRedirect = errors.New("partner: refused a redirect from https to 
 //     connection pool every other request shares;
 //   - a redirect from https to http is refused;
 //   - a redirect to another host drops Authorization (net/http would keep
-//     it for a subdomain), the fixed headers (a gateway's subscription
-//     key) and the environment header.
-func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
+//     it for a subdomain), and the headers meant for the service
+//     only (fixed headers, the environment, a gateway's subscription key).
+func wrapClient(hc *http.Client, serviceOnly []string) *http.Client {
 	cp := *hc
 	rt := cp.Transport
 	if rt == nil {
@@ -524,10 +553,9 @@ func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
 			}
 			if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
 				req.Header.Del("Authorization")
-				for k := range fixed {
+				for _, k := range serviceOnly {
 					req.Header.Del(k)
 				}
-				req.Header.Del(EnvHeader)
 			}
 		}
 		if next != nil {
@@ -539,6 +567,16 @@ func wrapClient(hc *http.Client, fixed http.Header) *http.Client {
 		return nil
 	}
 	return &cp
+}
+
+// serviceOnlyHeaders names the headers that must not follow a redirect to
+// another host.
+func (cfg *Config) serviceOnlyHeaders() []string {
+	names := []string{cfg.EnvHeader, cfg.SubscriptionKeyHeader}
+	for k := range cfg.Header {
+		names = append(names, k)
+	}
+	return names
 }
 
 type roundTripperOnly struct{ rt http.RoundTripper }

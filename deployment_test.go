@@ -1,0 +1,229 @@
+package partner
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/oauth"
+	"github.com/partnerapi/partner-go/objects"
+)
+
+// headerLog records one header of every request a mock transport sees.
+type headerLog struct {
+	mu   sync.Mutex
+	seen []string // "METHOD path name=value"
+}
+
+func (l *headerLog) wrap(names []string, r httpmock.Responder) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		l.mu.Lock()
+		line := req.Method + " " + req.URL.Path
+		for _, n := range names {
+			line += fmt.Sprintf(" %s=%s", n, req.Header.Get(n))
+		}
+		l.seen = append(l.seen, line)
+		l.mu.Unlock()
+		return r(req)
+	}
+}
+
+// TestEnvironmentHeaderName: WithEnvironmentHeader renames the header on
+// every request, the token calls (get, refresh, revoke) included, and the
+// interface's stand-in name is no longer sent.
+func TestEnvironmentHeaderName(t *testing.T) {
+	c, mt := mockClient(t, WithEnvironment("sandbox-3"), WithEnvironmentHeader("x-acme-env"))
+	var te tokenEndpoint
+	var log headerLog
+	names := []string{"x-acme-env", "x-svc-env"}
+	mt.RegisterResponder("POST", base+"/oauth/token", log.wrap(names, te.responder))
+	mt.RegisterResponder("DELETE", base+"/oauth/token", log.wrap(names, httpmock.NewStringResponder(200, "")))
+	mt.RegisterResponder("GET", base+"/event/v1/subscriber", log.wrap(names, httpmock.NewStringResponder(200, `{"items":[]}`)))
+
+	ctx := context.Background()
+	for _, err := range c.Events.Subscribers(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := c.OAuth.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"}); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{
+		"POST /oauth/token x-acme-env=sandbox-3 x-svc-env=",
+		"GET /event/v1/subscriber x-acme-env=sandbox-3 x-svc-env=",
+		"POST /oauth/token x-acme-env=sandbox-3 x-svc-env=",
+		"DELETE /oauth/token x-acme-env=sandbox-3 x-svc-env=",
+	}
+	if got := strings.Join(log.seen, "\n"); got != strings.Join(want, "\n") {
+		t.Fatalf("requests:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// TestSubscriptionKey: the gateway key goes in Ocp-Apim-Subscription-Key
+// (or the header named) on every request to the service, token calls
+// included, never to a signed upload URL on another host, and never into
+// a log or an error.
+func TestSubscriptionKey(t *testing.T) {
+	const key = "sub-key-7f3a9c"
+	for _, tc := range []struct {
+		name   string
+		opts   []Option
+		header string
+	}{
+		{"default header", []Option{WithSubscriptionKey(key)}, "Ocp-Apim-Subscription-Key"},
+		{"named header", []Option{WithSubscriptionKey(key), WithSubscriptionKeyHeader("X-Gateway-Key")}, "X-Gateway-Key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var logBuf bytes.Buffer
+			logger := slog.New(slog.NewTextHandler(&logBuf, &slog.HandlerOptions{Level: slog.LevelDebug}))
+			c, mt := mockClient(t, append(tc.opts, WithLogger(logger), WithMaxRetries(1))...)
+			var te tokenEndpoint
+			var log headerLog
+			names := []string{tc.header}
+			mt.RegisterResponder("POST", base+"/oauth/token", log.wrap(names, te.responder))
+			mt.RegisterResponder("DELETE", base+"/oauth/token", log.wrap(names, httpmock.NewStringResponder(200, "")))
+			mt.RegisterResponder("GET", base+"/event/v1/subscriber", log.wrap(names, httpmock.NewStringResponder(500, `{"message":"boom"}`)))
+			mt.RegisterResponder("POST", "https://storage.example.test/upload", log.wrap(names, httpmock.NewStringResponder(200, "")))
+
+			ctx := context.Background()
+			var errs []error
+			for _, err := range c.Events.Subscribers(ctx) {
+				errs = append(errs, err)
+			}
+			if _, err := c.OAuth.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"}); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.t.Do(ctx, &transport.Request{Method: "POST", URL: "https://storage.example.test/upload", Body: strings.NewReader("x")}, nil); err != nil {
+				t.Fatal(err)
+			}
+			if err := c.Close(ctx); err != nil {
+				t.Fatal(err)
+			}
+			want := []string{
+				"POST /oauth/token " + tc.header + "=" + key,
+				"GET /event/v1/subscriber " + tc.header + "=" + key,
+				"GET /event/v1/subscriber " + tc.header + "=" + key,
+				"POST /oauth/token " + tc.header + "=" + key,
+				"POST /upload " + tc.header + "=",
+				"DELETE /oauth/token " + tc.header + "=" + key,
+			}
+			if got := strings.Join(log.seen, "\n"); got != strings.Join(want, "\n") {
+				t.Fatalf("requests:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+			}
+			if len(errs) != 1 || errs[0] == nil {
+				t.Fatalf("errors %v, want the 500", errs)
+			}
+			all := fmt.Sprintf("%s\n%v\n%+v\n%#v", logBuf.String(), errs[0], errs[0], errs[0])
+			if !strings.Contains(logBuf.String(), "retrying") {
+				t.Fatalf("debug log is empty, the test proves nothing:\n%s", logBuf.String())
+			}
+			if strings.Contains(all, key) {
+				t.Fatalf("subscription key leaked:\n%s", all)
+			}
+		})
+	}
+}
+
+func TestDeploymentOptionValidation(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opt  Option
+		want string
+	}{
+		{"env header with space", WithEnvironmentHeader("x env"), "not a valid header name"},
+		{"env header Authorization", WithEnvironmentHeader("authorization"), "cannot name Authorization"},
+		{"key header with colon", WithSubscriptionKeyHeader("k:"), "not a valid header name"},
+		{"key with newline", WithSubscriptionKey("k\r\nX-Evil: 1"), "line break"},
+	} {
+		_, err := New(WithBaseURL(base), WithClientCredentials("id", "s"), tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: err = %v, want %q", tc.name, err, tc.want)
+		}
+		if err != nil && strings.Contains(err.Error(), "X-Evil") {
+			t.Errorf("%s: the key is in the error: %v", tc.name, err)
+		}
+	}
+}
+
+// TestDeploymentWordsOnFake runs a client configured with a deployment's
+// own words and gateway key against a fake configured the same way.
+func TestDeploymentWordsOnFake(t *testing.T) {
+	const key = "gw-key-5d1e0b"
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithEnvHeader("x-acme-env"), fake.WithPortalWord("acme_portal"),
+		fake.WithSubscriptionKey(key))
+	defer srv.Close()
+	newClient := func(opts ...Option) *Client {
+		c, err := New(append([]Option{WithBaseURL(srv.URL),
+			WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+			WithEnvironment("sandbox-eu"), WithEnvironmentHeader("x-acme-env")}, opts...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c
+	}
+	ctx := context.Background()
+
+	// Without the key the gateway refuses, the token request first.
+	_, err := newClient().Objects.ExternalIDs(ctx, fake.DemoOpportunity1)
+	if !IsUnauthorized(err) || !strings.Contains(err.Error(), "subscription key") {
+		t.Fatalf("without the key: %v", err)
+	}
+	_, err = newClient(WithSubscriptionKey("wrong-key")).Objects.ExternalIDs(ctx, fake.DemoOpportunity1)
+	if !IsUnauthorized(err) || !strings.Contains(err.Error(), "invalid subscription key") {
+		t.Fatalf("with a wrong key: %v", err)
+	}
+
+	c := newClient(WithSubscriptionKey(key))
+	res, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{
+		FieldName: "acme_portal.integration_status", StatusCode: objects.StatusLinked, Message: "linked",
+	})
+	if err != nil || res.FieldName != "acme_portal.integration_status" || res.StatusCode != objects.StatusLinked {
+		t.Fatalf("audit with the deployment's field: %+v, %v", res, err)
+	}
+	// The fake refuses what the deployment refuses: the stand-in word.
+	_, err = c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	if !IsBadRequest(err) || !strings.Contains(err.Error(), "acme_portal.integration_status") {
+		t.Fatalf("audit with the interface's word on a renamed fake: %v", err)
+	}
+	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ConnectExternalIDParams{FieldName: "acme_portal.referral_id", ExternalID: "REF-9"}); err != nil {
+		t.Fatal(err)
+	}
+	ids, err := c.Objects.ExternalIDs(ctx, fake.DemoOpportunity1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, ok := ids.Get("acme_portal.referral_id"); !ok || v != "REF-9" {
+		t.Fatalf("external ids %+v", ids)
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	reqs := srv.Requests()
+	dump := fmt.Sprintf("%+v", reqs)
+	if strings.Contains(dump, key) || strings.Contains(dump, "wrong-key") {
+		t.Fatalf("the fake's request log holds the key: %s", dump)
+	}
+	envs := 0
+	for _, r := range reqs {
+		if r.Env == "sandbox-eu" {
+			envs++
+		}
+	}
+	if envs != len(reqs) {
+		t.Fatalf("%d of %d requests logged the environment: %s", envs, len(reqs), dump)
+	}
+}

@@ -1,0 +1,131 @@
+package fake
+
+import (
+	"crypto/subtle"
+	"net/http"
+)
+
+// This file holds the options that make the fake speak like one
+// deployment of the service: the words the interface only stands in for
+// (the environment header's name, the portal word), the API gateway's
+// subscription key, and the checks the fake can do beyond the deployed
+// service (scopes). See docs/deployed-service.md.
+
+// Defaults of the deployment words: the interface's neutral stand-ins.
+const (
+	// DefaultEnvHeader is the environment header's name in the interface.
+	DefaultEnvHeader = "x-svc-env"
+	// DefaultPortalWord is the interface's stand-in for the operator's
+	// portal word, as in partner_portal.integration_status.
+	DefaultPortalWord = "partner_portal"
+	// DefaultSubscriptionKeyHeader is the header an API gateway reads the
+	// subscription key from; the query parameter SubscriptionKeyParam is
+	// accepted too.
+	DefaultSubscriptionKeyHeader = "Ocp-Apim-Subscription-Key"
+	// SubscriptionKeyParam is the query parameter that may carry the
+	// subscription key instead of the header.
+	SubscriptionKeyParam = "subscription-key"
+)
+
+// deployment holds the words and gateway settings of a Fake.
+type deployment struct {
+	envHeader    string
+	portal       string
+	subKey       string
+	subKeyHeader string
+	scopeChecks  bool
+	envelope     bool
+}
+
+func (d *deployment) defaults() {
+	if d.envHeader == "" {
+		d.envHeader = DefaultEnvHeader
+	}
+	if d.portal == "" {
+		d.portal = DefaultPortalWord
+	}
+	if d.subKeyHeader == "" {
+		d.subKeyHeader = DefaultSubscriptionKeyHeader
+	}
+}
+
+// WithEnvHeader names the header that selects the environment (default
+// DefaultEnvHeader, the interface's stand-in). The request log records
+// its value as LoggedRequest.Env.
+func WithEnvHeader(name string) Option { return func(f *Fake) { f.deploy.envHeader = name } }
+
+// WithPortalWord sets the word a deployment uses where the interface says
+// partner_portal (DefaultPortalWord). It names the audit field
+// (<word>.integration_status), the referral id field (<word>.referral_id)
+// and the referral event kind (object.<word>_referral_submit). The fake
+// accepts the configured words and refuses others, as a deployment
+// accepts only its own: a team runs its tests with its production words
+// by giving both the SDK and the fake the same word.
+func WithPortalWord(word string) Option { return func(f *Fake) { f.deploy.portal = word } }
+
+// WithSubscriptionKey makes the fake require an API gateway subscription
+// key on every route (the signed upload URLs excepted, which are not
+// behind the gateway), in the header DefaultSubscriptionKeyHeader (see
+// WithSubscriptionKeyHeader) or the query parameter SubscriptionKeyParam.
+// A request without it, or with another key, gets 401 before any other
+// check. Off by default. The key never appears in the request log.
+func WithSubscriptionKey(key string) Option { return func(f *Fake) { f.deploy.subKey = key } }
+
+// WithSubscriptionKeyHeader names the header WithSubscriptionKey reads.
+func WithSubscriptionKeyHeader(name string) Option {
+	return func(f *Fake) { f.deploy.subKeyHeader = name }
+}
+
+// WithScopeChecks turns on the fake's own per-area OAuth scopes (ScopeSCIM,
+// ScopeReports, ...): a client registered with scopes (WithClient) may use
+// only those areas, a token request's scope narrows its token to the
+// scopes named and must name only allowed ones, and a call outside the
+// token's scopes gets 403. The interface defines no scopes, so by default
+// the fake requires none: any scope may be asked for and every token may
+// use every area.
+func WithScopeChecks() Option { return func(f *Fake) { f.deploy.scopeChecks = true } }
+
+// AuditField is the audit field the fake accepts:
+// <portal word>.integration_status.
+func (f *Fake) AuditField() string { return f.deploy.portal + ".integration_status" }
+
+// ReferralField is the field that holds an opportunity's partner portal
+// referral id: <portal word>.referral_id. GET external_id lists it beside
+// the default external-id field when it holds a value.
+func (f *Fake) ReferralField() string { return f.deploy.portal + ".referral_id" }
+
+// ReferralEvent is the event kind of an opportunity submitted to the
+// partner portal as a referral: object.<portal word>_referral_submit. The
+// fake lists it and accepts subscriptions to it; it sends it when
+// SubmitReferral is called.
+func (f *Fake) ReferralEvent() string { return "object." + f.deploy.portal + "_referral_submit" }
+
+// EnvHeader is the name of the environment header the fake reads.
+func (f *Fake) EnvHeader() string { return f.deploy.envHeader }
+
+// gatewayRefuses answers 401 when a subscription key is required and r
+// does not carry it, in the error shape of an API gateway.
+func (f *Fake) gatewayRefuses(w http.ResponseWriter, r *http.Request) bool {
+	want := f.deploy.subKey
+	if want == "" {
+		return false
+	}
+	got := r.Header.Get(f.deploy.subKeyHeader)
+	if got == "" {
+		got = r.URL.Query().Get(SubscriptionKeyParam)
+	}
+	msg := ""
+	switch {
+	case got == "":
+		msg = "Access denied due to missing subscription key. Make sure to include the subscription key when making requests to the API."
+	case subtle.ConstantTimeCompare([]byte(got), []byte(want)) != 1:
+		msg = "Access denied due to invalid subscription key. Make sure to provide a valid key for an active subscription."
+	default:
+		return false
+	}
+	writeJSON(w, http.StatusUnauthorized, struct {
+		StatusCode int    `json:"statusCode"`
+		Message    string `json:"message"`
+	}{http.StatusUnauthorized, msg})
+	return true
+}

@@ -1,0 +1,129 @@
+package fake
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// TestSubscriptionKeyRequired: with WithSubscriptionKey every route but
+// the signed upload answers 401 in the gateway's shape until the key comes
+// in the header or the query; the key never reaches the request log.
+func TestSubscriptionKeyRequired(t *testing.T) {
+	const key = "sk-41c7e2"
+	tf := newTestFake(t, WithSubscriptionKey(key))
+	tokenBody := `{"grant_type":"client_credentials","client_id":"` + DefaultClientID + `","client_secret":"` + DefaultClientSecret + `"}`
+
+	a := tf.do(t, "POST", "/oauth/token", "application/json", tokenBody)
+	if a.status != 401 || a.body["statusCode"] != float64(401) || !strings.Contains(a.raw, "missing subscription key") {
+		t.Fatalf("token without the key: %d %s", a.status, a.raw)
+	}
+	a = tf.do(t, "POST", "/oauth/token", "application/json", tokenBody, "Ocp-Apim-Subscription-Key", "other")
+	if a.status != 401 || !strings.Contains(a.raw, "invalid subscription key") {
+		t.Fatalf("token with a wrong key: %d %s", a.status, a.raw)
+	}
+	a = tf.do(t, "POST", "/oauth/token", "application/json", tokenBody, "Ocp-Apim-Subscription-Key", key)
+	if a.status != 200 {
+		t.Fatalf("token with the key: %d %s", a.status, a.raw)
+	}
+	tok, _ := a.body["access_token"].(string)
+	if a := tf.do(t, "GET", "/testonly/v1/ping", "", "", "Authorization", "Bearer "+tok); a.status != 401 || tf.pings.Load() != 0 {
+		t.Fatalf("API call without the key: %d %s", a.status, a.raw)
+	}
+	if a := tf.do(t, "GET", "/testonly/v1/ping?subscription-key="+key, "", "", "Authorization", "Bearer "+tok); a.status != 200 {
+		t.Fatalf("API call with the key in the query: %d %s", a.status, a.raw)
+	}
+	// The signed upload URL is storage, not behind the gateway: it
+	// answers on its own terms (404 for an unknown upload), not 401.
+	if a := tf.do(t, "POST", "/upload/nope", "text/csv", "a\n1\n"); a.status == 401 {
+		t.Fatalf("upload URL asked for the subscription key: %s", a.raw)
+	}
+	dump := fmt.Sprintf("%+v", tf.Requests())
+	if strings.Contains(dump, key) {
+		t.Fatalf("request log holds the key: %s", dump)
+	}
+	if !strings.Contains(dump, "subscription-key=%2A%2A%2A") || !strings.Contains(dump, "Fault:subscription-key") {
+		t.Fatalf("request log does not show the masked key and the refusals: %s", dump)
+	}
+}
+
+// TestSubscriptionKeyHeaderName: the header the key is read from can be
+// renamed; the default one then does not count.
+func TestSubscriptionKeyHeaderName(t *testing.T) {
+	tf := newTestFake(t, WithSubscriptionKey("k1"), WithSubscriptionKeyHeader("X-Gateway-Key"))
+	body := `{"grant_type":"client_credentials","client_id":"` + DefaultClientID + `","client_secret":"` + DefaultClientSecret + `"}`
+	if a := tf.do(t, "POST", "/oauth/token", "application/json", body, "Ocp-Apim-Subscription-Key", "k1"); a.status != 401 {
+		t.Fatalf("default header after renaming: %d", a.status)
+	}
+	if a := tf.do(t, "POST", "/oauth/token", "application/json", body, "X-Gateway-Key", "k1"); a.status != 200 {
+		t.Fatalf("renamed header: %d %s", a.status, a.raw)
+	}
+}
+
+// TestNoScopesByDefault: the interface defines no scopes, so a client
+// registered with scopes and a token asking for any scope may use every
+// area unless WithScopeChecks is given.
+func TestNoScopesByDefault(t *testing.T) {
+	tf := newTestFake(t, WithClient("narrow", "s", ScopeReports))
+	a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"client_credentials","client_id":"narrow","client_secret":"s","scope":"anything at-all"}`)
+	if a.status != 200 {
+		t.Fatalf("token with unknown scopes: %d %s", a.status, a.raw)
+	}
+	tok, _ := a.body["access_token"].(string)
+	if a := tf.do(t, "POST", "/testonly/v1/bump", "", "", "Authorization", "Bearer "+tok); a.status != 200 {
+		t.Fatalf("scim route with a reports-only client: %d %s", a.status, a.raw)
+	}
+
+	tf = newTestFake(t, WithClient("narrow", "s", ScopeReports), WithScopeChecks())
+	a = tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"client_credentials","client_id":"narrow","client_secret":"s"}`)
+	tok, _ = a.body["access_token"].(string)
+	if a := tf.do(t, "POST", "/testonly/v1/bump", "", "", "Authorization", "Bearer "+tok); a.status != 403 {
+		t.Fatalf("scim route with a reports-only client and scope checks: %d %s", a.status, a.raw)
+	}
+}
+
+// TestPortalWord: the audit field, the referral field and the referral
+// event kind follow the fake's portal word; the environment header's name
+// follows WithEnvHeader.
+func TestPortalWord(t *testing.T) {
+	f := New(WithPortalWord("acme"), WithEnvHeader("x-acme-env"))
+	defer f.Close()
+	if f.AuditField() != "acme.integration_status" || f.ReferralField() != "acme.referral_id" ||
+		f.ReferralEvent() != "object.acme_referral_submit" || f.EnvHeader() != "x-acme-env" {
+		t.Fatalf("words: %s %s %s %s", f.AuditField(), f.ReferralField(), f.ReferralEvent(), f.EnvHeader())
+	}
+	d := New()
+	defer d.Close()
+	if d.AuditField() != "partner_portal.integration_status" || d.ReferralEvent() != EventPartnerPortalReferralSubmit ||
+		d.EnvHeader() != "x-svc-env" {
+		t.Fatalf("default words: %s %s %s", d.AuditField(), d.ReferralEvent(), d.EnvHeader())
+	}
+
+	tf := newTestFake(t, WithPortalWord("acme"), WithEnvHeader("x-acme-env"))
+	tok, _ := tf.token(t)
+	id := tf.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
+	auth := []string{"Authorization", "Bearer " + tok, "x-acme-env", "sbx-1"}
+	a := tf.do(t, "PATCH", "/app/v1/object/"+id+"/audit", "application/json",
+		`{"field_name":"acme.integration_status","status_code":"LINKED","message":"ok"}`, auth...)
+	if a.status != 200 || a.body["field_name"] != "acme.integration_status" {
+		t.Fatalf("audit with the portal word: %d %s", a.status, a.raw)
+	}
+	a = tf.do(t, "PATCH", "/app/v1/object/"+id+"/audit", "application/json",
+		`{"field_name":"partner_portal.integration_status","status_code":"LINKED","message":"ok"}`, auth...)
+	if a.status != 400 || !strings.Contains(a.raw, "acme.integration_status") {
+		t.Fatalf("audit with the stand-in word on a renamed fake: %d %s", a.status, a.raw)
+	}
+	tf.UpdateObject(id, map[string]any{"acme.referral_id": "R-1"})
+	a = tf.do(t, "GET", "/app/v1/object/"+id+"/external_id", "", "", auth...)
+	if !strings.Contains(a.raw, `{"field_name":"acme.referral_id","external_id":"R-1"}`) {
+		t.Fatalf("external ids: %d %s", a.status, a.raw)
+	}
+	a = tf.do(t, "GET", "/event/v1/metadata/event", "", "", auth...)
+	if !strings.Contains(a.raw, `"object.acme_referral_submit"`) || strings.Contains(a.raw, "partner_portal") {
+		t.Fatalf("event kinds: %s", a.raw)
+	}
+	reqs := tf.Requests()
+	if last := reqs[len(reqs)-1]; last.Env != "sbx-1" {
+		t.Fatalf("logged env %q, want the renamed header's value", last.Env)
+	}
+}
