@@ -66,16 +66,16 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 }
 
 // WaitOptions tune WaitExecution and the XAndWait helpers. The zero value
-// reads the status at once, again after about 60ms, 120ms, 250ms, 500ms
-// and 1s, then backs off to one read every 10s, and asks for no failed
-// records.
+// reads the status at once, then after waits of about 60ms, 95ms, 140ms,
+// 210ms, each half as long again as the one before, up to one read every
+// 10s, and asks for no failed records.
 type WaitOptions struct {
 	// Status is passed to every status read: set IncludeErrors to
 	// Bool(true) to get the failed records with the final status.
 	Status StatusParams
-	// Interval is the wait between two status reads once polling has
-	// settled (default 1s); the first waits are shorter (Interval/16,
-	// doubling), later ones grow by half up to MaxInterval (default 10s).
+	// Interval sets the pace of the status reads (default 1s): the first
+	// wait is Interval/16, each next one half as long again, up to
+	// MaxInterval (default 10s).
 	// Each wait is jittered by ±10%.
 	Interval    time.Duration
 	MaxInterval time.Duration

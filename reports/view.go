@@ -69,12 +69,13 @@ func (s *Service) ViewStatus(ctx context.Context, viewID int64) (*ViewStatus, er
 }
 
 // WaitOptions tune WaitView, and the wait of Export and ExportCSV. The
-// zero value reads the status at once, then after about 15ms, 30ms, 60ms,
-// 120ms and 250ms, then backs off to one read every 5s.
+// zero value reads the status at once, then after waits of about 16ms,
+// 23ms, 35ms, 53ms, 79ms, each half as long again as the one before, up
+// to one read every 5s.
 type WaitOptions struct {
-	// Interval is the wait between two status reads once polling has
-	// settled (default 250ms); the first waits are shorter (Interval/16,
-	// doubling), later ones grow by half up to MaxInterval (default 5s).
+	// Interval sets the pace of the status reads (default 250ms): the
+	// first wait is Interval/16, each next one half as long again, up to
+	// MaxInterval (default 5s).
 	// Each wait is jittered by ±10%.
 	Interval    time.Duration
 	MaxInterval time.Duration

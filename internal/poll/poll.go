@@ -10,21 +10,22 @@ import (
 
 // Options tune a poll loop. Zero fields take the defaults.
 type Options struct {
-	// Initial is the wait the loop settles to after its fast start
-	// (default 500ms); see Until.
+	// Initial sets the pace (default 500ms): the first wait between two
+	// checks is Initial/16; see Until.
 	Initial time.Duration
 	// Max caps the wait between two checks (default 10s).
 	Max time.Duration
-	// Multiplier grows the wait after each check once it has reached
-	// Initial (default 1.5).
+	// Multiplier grows the wait after each check (default 1.5).
 	Multiplier float64
 }
 
-// fastStart is the number of short waits before the first wait of
-// Initial: the first wait is Initial/2^fastStart, and each one doubles
-// until Initial. Work that is done at once (a small view, an empty
-// execution) is seen within a few milliseconds instead of a whole
-// Initial, at the cost of fastStart extra checks for long work.
+// fastStart sets the first wait, Initial/2^fastStart. Work that is done
+// at once (a small view, an empty execution) is seen within milliseconds
+// instead of a whole Initial, at the cost of a few more checks of long
+// work (about 7 before the waits reach Initial with a Multiplier of 1.5).
+// Growing by Multiplier from there, not doubling, keeps a check from
+// coming much later than the work is done: at most Multiplier times the
+// time it took.
 const fastStart = 4
 
 func (o Options) withDefaults() Options {
@@ -48,19 +49,15 @@ func (o Options) first() time.Duration {
 	return max(o.Initial>>fastStart, 1)
 }
 
-// next is the wait after wait, before any jitter: doubling up to Initial,
-// then growing by Multiplier up to Max.
+// next is the wait after wait, before any jitter.
 func (o Options) next(wait time.Duration) time.Duration {
-	if wait < o.Initial {
-		return min(2*wait, o.Initial)
-	}
-	return min(time.Duration(float64(wait)*o.Multiplier), o.Max)
+	return max(min(time.Duration(float64(wait)*o.Multiplier), o.Max), 1)
 }
 
 // Until calls check until it reports done or fails, waiting between calls.
 // The first check is made at once. The waits start fast and back off: the
-// first is Initial/16, each one doubles until Initial, then grows by
-// Multiplier up to Max, each with ±10% jitter. Until returns check's
+// first is Initial/16, each next one Multiplier times the previous, up to
+// Max, each with ±10% jitter. Until returns check's
 // error, or the context's error as soon as ctx is done.
 func Until(ctx context.Context, opts Options, check func(ctx context.Context) (done bool, err error)) error {
 	opts = opts.withDefaults()

@@ -100,8 +100,8 @@ func TestStateRule(t *testing.T) {
 // TestScheduleStartsFast pins the waits between checks (before jitter):
 // work that is ready at once is seen after Initial/16, not after Initial.
 func TestScheduleStartsFast(t *testing.T) {
-	o := Options{Initial: 800 * time.Millisecond, Max: 3 * time.Second, Multiplier: 1.5}.withDefaults()
-	want := []time.Duration{50, 100, 200, 400, 800, 1200, 1800, 2700, 3000, 3000}
+	o := Options{Initial: 1600 * time.Millisecond, Max: 3 * time.Second, Multiplier: 2}.withDefaults()
+	want := []time.Duration{100, 200, 400, 800, 1600, 3000, 3000}
 	w := o.first()
 	for i, ms := range want {
 		if w != ms*time.Millisecond {
@@ -111,5 +111,9 @@ func TestScheduleStartsFast(t *testing.T) {
 	}
 	if got := (Options{Initial: 3 * time.Nanosecond}).withDefaults().first(); got != 1 {
 		t.Fatalf("first wait of a tiny Initial = %v, want 1ns", got)
+	}
+	d := Options{Initial: 800 * time.Millisecond}.withDefaults()
+	if w := d.next(d.first()); w != 75*time.Millisecond {
+		t.Fatalf("second wait %v, want 75ms (50ms × the default 1.5)", w)
 	}
 }
