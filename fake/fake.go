@@ -73,6 +73,7 @@ type Fake struct {
 	clock    Clock
 	mux      *http.ServeMux
 	demo     bool
+	seeds    []*Seed
 	lifetime time.Duration
 	deploy   deployment // words, gateway key, optional checks (deployment.go)
 
@@ -143,6 +144,11 @@ func New(opts ...Option) *Fake {
 	f.registerEvents()
 	if f.demo {
 		f.seedDemo()
+	}
+	for _, s := range f.seeds {
+		if err := f.ApplySeed(s); err != nil {
+			panic(err)
+		}
 	}
 	return f
 }
