@@ -324,7 +324,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	errs = append(errs, c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/net"}, nil))
 	tok, _ := c.OAuth.Token(ctx)
 	errs = append(errs, c.OAuth.Revoke(ctx, tok.AccessToken))
-	_, err := c.OAuth.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"})
+	_, err := c.OAuth.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"})
 	errs = append(errs, err)
 
 	// A refused token request, against the fake this time.

@@ -55,7 +55,7 @@ func TestEnvironmentHeaderName(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := c.OAuth.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"}); err != nil {
+	if _, err := c.OAuth.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"}); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Close(ctx); err != nil {
@@ -103,7 +103,7 @@ func TestSubscriptionKey(t *testing.T) {
 			for _, err := range c.Events.Subscribers(ctx) {
 				errs = append(errs, err)
 			}
-			if _, err := c.OAuth.Request(ctx, oauth.TokenRequest{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"}); err != nil {
+			if _, err := c.OAuth.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"}); err != nil {
 				t.Fatal(err)
 			}
 			if err := c.t.Do(ctx, &transport.Request{Method: "POST", URL: "https://storage.example.test/upload", Body: strings.NewReader("x")}, nil); err != nil {
@@ -187,18 +187,18 @@ func TestDeploymentWordsOnFake(t *testing.T) {
 	}
 
 	c := newClient(WithSubscriptionKey(key))
-	res, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditRecord{
+	res, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{
 		FieldName: "acme_portal.integration_status", StatusCode: objects.StatusLinked, Message: "linked",
 	})
 	if err != nil || res.FieldName != "acme_portal.integration_status" || res.StatusCode != objects.StatusLinked {
 		t.Fatalf("audit with the deployment's field: %+v, %v", res, err)
 	}
 	// The fake refuses what the deployment refuses: the stand-in word.
-	_, err = c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditRecord{StatusCode: objects.StatusLinked, Message: "m"})
+	_, err = c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
 	if !IsBadRequest(err) || !strings.Contains(err.Error(), "acme_portal.integration_status") {
 		t.Fatalf("audit with the interface's word on a renamed fake: %v", err)
 	}
-	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ExternalIDLink{FieldName: "acme_portal.referral_id", ExternalID: "REF-9"}); err != nil {
+	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ConnectExternalIDParams{FieldName: "acme_portal.referral_id", ExternalID: "REF-9"}); err != nil {
 		t.Fatal(err)
 	}
 	ids, err := c.Objects.ExternalIDs(ctx, fake.DemoOpportunity1)

@@ -39,7 +39,7 @@ type workflowEnv struct {
 func newWorkflowEnv(t *testing.T) *workflowEnv {
 	t.Helper()
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithFullSCIMFilter())
 	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -56,7 +56,7 @@ func newWorkflowEnv(t *testing.T) *workflowEnv {
 // execution's processing time whenever a status read says it still runs.
 func (e *workflowEnv) bulkWait() bulk.WaitOptions {
 	return bulk.WaitOptions{
-		Status:   bulk.StatusOptions{IncludeErrors: true},
+		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
 		Interval: time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
 			if !ex.Done() {
@@ -71,8 +71,8 @@ func (e *workflowEnv) bulkWait() bulk.WaitOptions {
 func (e *workflowEnv) viewWait() reports.WaitOptions {
 	return reports.WaitOptions{
 		Interval: time.Millisecond,
-		Progress: func(st reports.ViewStatus) {
-			if st != reports.ViewSuccess {
+		Progress: func(st *reports.ViewStatus) {
+			if st.Status != reports.ViewSuccess {
 				e.clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
 			}
 		},
@@ -85,7 +85,7 @@ func pipeline(t *testing.T, c *partner.Client) (int64, []string) {
 	t.Helper()
 	var version int64 = -1
 	var rows []string
-	for p, err := range c.Reports.DataPages(context.Background(), fake.DemoReportPipeline, reports.DataOptions{}) {
+	for p, err := range c.Reports.DataPages(context.Background(), fake.DemoReportPipeline, reports.DataParams{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -184,14 +184,14 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 
 	// Link a loaded object to an ERP order and audit it.
 	obj := objectByKey(t, e.srv, "CRM-1")
-	link, err := e.c.Objects.ConnectExternalID(ctx, obj.ID, objects.ExternalIDLink{ExternalID: "ERP-77", FieldName: "erp.order_ref"})
+	link, err := e.c.Objects.ConnectExternalID(ctx, obj.ID, objects.ConnectExternalIDParams{ExternalID: "ERP-77", FieldName: "erp.order_ref"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if link.ObjectID != obj.ID || link.FieldName != "erp.order_ref" || link.ExternalID != "ERP-77" {
 		t.Errorf("link %+v", link)
 	}
-	res, err := e.c.Objects.Audit(ctx, obj.ID, objects.AuditRecord{
+	res, err := e.c.Objects.Audit(ctx, obj.ID, objects.AuditParams{
 		IntegrationID: fake.DemoOpportunityIntegration, ExternalID: "ERP-77",
 		StatusCode: objects.StatusLinked, Message: "linked to ERP order 77",
 	})
@@ -301,7 +301,7 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 			return err
 		},
 		func(i int) error {
-			for _, err := range e.c.Reports.List(ctx, reports.ListOptions{PageSize: 2}) {
+			for _, err := range e.c.Reports.List(ctx, reports.ListParams{PageSize: 2}) {
 				if err != nil {
 					return err
 				}
@@ -310,7 +310,7 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 		},
 		func(i int) error { _, err := e.c.Objects.ExternalIDs(ctx, fake.DemoAccount1); return err },
 		func(i int) error {
-			_, err := e.c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditRecord{StatusCode: objects.StatusScheduled, Message: fmt.Sprint("run ", i)})
+			_, err := e.c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusScheduled, Message: fmt.Sprint("run ", i)})
 			return err
 		},
 		func(i int) error {
@@ -346,9 +346,9 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 	}
 }
 
-// TestWorkflowCancelBulkWait: cancelling the context while Wait polls an
+// TestWorkflowCancelBulkWait: cancelling the context while WaitExecution polls an
 // execution that never completes (the fake's clock stands still) returns
-// context.Canceled at once, even with an hour between polls, and leaves
+// the last status and context.Canceled at once, even with an hour between polls, and leaves
 // no goroutine behind.
 func TestWorkflowCancelBulkWait(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
@@ -361,7 +361,7 @@ func TestWorkflowCancelBulkWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	polls := 0
-	ex, err := e.c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+	ex, err := e.c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
 		Interval: time.Hour, MaxInterval: time.Hour,
 		Progress: func(ex *bulk.Execution) {
 			polls++
@@ -371,8 +371,8 @@ func TestWorkflowCancelBulkWait(t *testing.T) {
 			cancel() // mid-wait: the next poll is an hour away
 		},
 	})
-	if ex != nil || !errors.Is(err, context.Canceled) || polls != 1 {
-		t.Fatalf("Wait = %+v, %v after %d polls; want context.Canceled after 1", ex, err, polls)
+	if ex == nil || ex.Status != bulk.Running || !errors.Is(err, context.Canceled) || polls != 1 {
+		t.Fatalf("WaitExecution = %+v, %v after %d polls; want the running status and context.Canceled after 1", ex, err, polls)
 	}
 	e.c.Close(context.Background())
 	e.srv.Close()
@@ -410,7 +410,7 @@ func TestWorkflowCancelExport(t *testing.T) {
 		var b strings.Builder
 		n, err := e.c.Reports.ExportCSV(ctx, fake.DemoReportLarge, &b, reports.ExportOptions{Wait: reports.WaitOptions{
 			Interval: time.Hour, MaxInterval: time.Hour,
-			Progress: func(reports.ViewStatus) { cancel() }, // the clock stands still: the view stays PENDING
+			Progress: func(*reports.ViewStatus) { cancel() }, // the clock stands still: the view stays PENDING
 		}})
 		if n != 0 || b.Len() != 0 || !errors.Is(err, context.Canceled) {
 			t.Errorf("ExportCSV = %d rows, %d bytes, %v; want nothing and context.Canceled", n, b.Len(), err)

@@ -2,6 +2,7 @@ package bulk_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log"
 	"os"
@@ -41,8 +42,8 @@ func ExampleService_Load() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
-		Status:   bulk.StatusOptions{IncludeErrors: true},
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
 		Progress: func(ex *bulk.Execution) { fmt.Println("status:", ex.Status) },
 	})
 	if err != nil {
@@ -74,7 +75,7 @@ func ExampleService_LoadRows() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -111,17 +112,83 @@ func ExampleService_LoadOpportunities() {
 	defer done()
 	ctx := context.Background()
 
-	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{
 		IntegrationID: fake.DemoOpportunityIntegration,
 		NoHeaderRow:   true,
 	}, strings.NewReader("CRM-8,Expansion\nCRM-9,Renewal\n"))
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(ex.InputCount, ex.SuccessCount)
 	// Output: 2 2
+}
+
+// Load opportunities and wait for their execution in one call. A wait
+// ends on a known terminal state or with the context; a failed
+// execution comes back as a *bulk.ExecutionError carrying its final
+// status.
+func ExampleService_LoadOpportunitiesAndWait() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	csv := strings.NewReader("sales_details.crm_opportunity_id,name,stage\n" +
+		"CRM-7,Expansion,won\n")
+	ex, err := c.Bulk.LoadOpportunitiesAndWait(ctx, bulk.LoadOpportunitiesParams{
+		IntegrationID: fake.DemoOpportunityIntegration,
+	}, csv, bulk.WaitOptions{})
+	var failed *bulk.ExecutionError
+	switch {
+	case errors.As(err, &failed):
+		log.Fatalf("execution failed: %s", failed.Execution.StatusMsg)
+	case err != nil:
+		log.Fatal(err)
+	}
+	fmt.Printf("%s: %d loaded\n", ex.Status, ex.SuccessCount)
+	// Output: completed: 1 loaded
+}
+
+// Attach a file as multipart/form-data. The file name says the format, so
+// the load goes to the deployed file operation, POST
+// /bulk/v1/bulkload/file; set LoadParams.Route to choose the route.
+func ExampleService_LoadAttachment() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	f := strings.NewReader("sales_details.crm_opportunity_id,name\nCRM-21,Attached\n")
+	ack, err := c.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.csv", f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ack.DataFormat, ex.SuccessCount)
+	// Output: CSV 1
+}
+
+// Attach a file of opportunities (CSV, JSON or XLSX) to POST
+// /bulk/v1/bulkload_opportunity/file.
+func ExampleService_LoadOpportunitiesAttachment() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	f := strings.NewReader(`[{"sales_details": {"crm_opportunity_id": "CRM-22"}, "name": "From JSON"}]`)
+	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.json", f)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ex.Status, ex.SuccessCount)
+	// Output: completed 1
 }

@@ -73,14 +73,14 @@ func TestLoadAndWaitAgainstFake(t *testing.T) {
 	if ack.DataFormat != bulk.CSV || ack.ColumnDelimiter != "," || !ack.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("ack = %+v", ack)
 	}
-	ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusOptions{})
+	ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{})
 	if err != nil || ex.Status != bulk.Running || ex.Done() || ex.InputCount != 4 {
 		t.Fatalf("first status = %+v, %v", ex, err)
 	}
 	clock.Advance(fake.DefaultBulkDelay)
 	var seen []bulk.State
-	ex, err = c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
-		Status:   bulk.StatusOptions{IncludeErrors: true},
+	ex, err = c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
 		Progress: func(e *bulk.Execution) { seen = append(seen, e.Status) },
 	})
 	if err != nil {
@@ -135,7 +135,7 @@ func TestLoadAndWaitProgress(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(fake.DefaultBulkDelay)
-	ex, err = c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err = c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
 	if err != nil || ex.SkipCount != 2 || ex.SuccessCount != 0 {
 		t.Errorf("reload = %+v, %v", ex, err)
 	}
@@ -176,7 +176,7 @@ func TestWaitCancelled(t *testing.T) {
 	polled := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+		_, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
 			Interval: time.Hour, // only the cancel can end the wait between two polls
 			Progress: func(*bulk.Execution) {
 				select {
@@ -275,7 +275,7 @@ func loadRowsAndWait(c *partner.Client, rows any) (*bulk.Execution, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{Status: bulk.StatusOptions{IncludeErrors: true}})
+	return c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: bulk.Bool(true)}})
 }
 
 func TestLoadAttachmentAgainstFake(t *testing.T) {
@@ -296,7 +296,7 @@ func TestLoadAttachmentAgainstFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
 	if err != nil || ack.DataFormat != bulk.XLSX || ex.SuccessCount != 1 || ex.ErrorCount != 1 || keys(srv)["X-1"].Fields["amount"] != 42.0 {
 		t.Errorf("xlsx: ack %+v, execution %+v, %v", ack, ex, err)
 	}
@@ -357,20 +357,20 @@ func TestLoadFileAgainstFake(t *testing.T) {
 func TestLoadOpportunitiesAgainstFake(t *testing.T) {
 	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
 	ctx := context.Background()
-	p := bulk.OpportunityParams{IntegrationID: fake.DemoOpportunityIntegration, NoHeaderRow: true, ColumnDelimiter: "|"}
+	p := bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, NoHeaderRow: true, ColumnDelimiter: "|"}
 	ack, err := c.Bulk.LoadOpportunities(ctx, p, strings.NewReader("O-1|Positional\nO-2|Second\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := c.Bulk.Wait(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
 	if err != nil || ex.SuccessCount != 2 || keys(srv)["O-2"].Fields["2"] != "Second" {
 		t.Errorf("execution %+v, %v", ex, err)
 	}
-	p = bulk.OpportunityParams{IntegrationID: fake.DemoOpportunityIntegration, ContentType: bulk.JSON}
+	p = bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, ContentType: bulk.JSON}
 	if _, err := c.Bulk.LoadOpportunities(ctx, p, strings.NewReader(`[{"sales_details.crm_opportunity_id":"O-3"}]`)); err != nil {
 		t.Error(err)
 	}
-	_, err = c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: fake.DemoAccountIntegration}, strings.NewReader("a\n"))
+	_, err = c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoAccountIntegration}, strings.NewReader("a\n"))
 	if !partner.IsBadRequest(err) {
 		t.Errorf("accounts as opportunities: %v", err)
 	}
@@ -393,13 +393,13 @@ func TestErrorsAgainstFake(t *testing.T) {
 	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "int-nope"}, strings.NewReader(big)); !partner.IsBadRequest(err) {
 		t.Errorf("large load to an unknown integration: %v", err)
 	}
-	if _, err := c.Bulk.Status(ctx, "int-nope", "exe_1", bulk.StatusOptions{}); !partner.IsNotFound(err) {
+	if _, err := c.Bulk.Status(ctx, "int-nope", "exe_1", bulk.StatusParams{}); !partner.IsNotFound(err) {
 		t.Errorf("unknown integration: %v", err)
 	}
-	if _, err := c.Bulk.Status(ctx, fake.DemoOpportunityIntegration, "exe_1", bulk.StatusOptions{}); !partner.IsNotFound(err) {
+	if _, err := c.Bulk.Status(ctx, fake.DemoOpportunityIntegration, "exe_1", bulk.StatusParams{}); !partner.IsNotFound(err) {
 		t.Errorf("unknown execution: %v", err)
 	}
-	if _, err := c.Bulk.Status(ctx, fake.DemoOpportunityIntegration, "no such/id", bulk.StatusOptions{}); !partner.IsBadRequest(err) {
+	if _, err := c.Bulk.Status(ctx, fake.DemoOpportunityIntegration, "no such/id", bulk.StatusParams{}); !partner.IsBadRequest(err) {
 		t.Errorf("malformed execution: %v", err)
 	}
 	if _, err := c.Bulk.UploadURL(ctx, "int-nope", "a.csv"); !partner.IsNotFound(err) {

@@ -8,12 +8,10 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
-	"net/textproto"
 	"net/url"
 	"reflect"
 	"strconv"
 	"sync"
-	"sync/atomic"
 
 	"github.com/partnerapi/partner-go/internal/transport"
 )
@@ -30,11 +28,42 @@ type LoadParams struct {
 	// FileToken is the UploadToken of a Ticket whose file was uploaded:
 	// the load then processes that file and sends no body.
 	FileToken string
+	// Route chooses the operation LoadAttachment posts its file to; the
+	// zero value, RouteAuto, picks one by the rule of AttachRoute. Only
+	// LoadAttachment reads it; Load and LoadRows refuse a Route.
+	Route AttachRoute
 }
+
+// AttachRoute is the operation a file attachment is posted to. The
+// deployed service documents a file upload operation, POST
+// /bulk/v1/bulkload/file (multipart/form-data, the file in the part
+// "file", query integration_id), and its gateway also lets a multipart
+// body through to POST /bulk/v1/bulkload, which takes data_format and
+// column_delimiter.
+type AttachRoute int
+
+// Routes of LoadAttachment.
+const (
+	// RouteAuto posts to /bulk/v1/bulkload/file when the file name's
+	// extension says the format (.csv, .json, .xlsx), LoadParams.Format
+	// is empty or the same, and no ColumnDelimiter is set: that is all the
+	// file operation is documented to take. Otherwise it posts to
+	// /bulk/v1/bulkload, whose data_format and column_delimiter carry what
+	// the file name cannot.
+	RouteAuto AttachRoute = iota
+	// RouteFile always posts to /bulk/v1/bulkload/file, with
+	// data_format and column_delimiter only when they are set.
+	RouteFile
+	// RouteBulkload always posts the multipart body to /bulk/v1/bulkload.
+	RouteBulkload
+)
 
 // query validates p and returns its query string. format overrides
 // p.Format when p.Format is empty.
 func (p LoadParams) query(format Format) (url.Values, Format, error) {
+	if p.Route < RouteAuto || p.Route > RouteBulkload {
+		return nil, "", fmt.Errorf("partner: bulk: unknown attachment route %d", p.Route)
+	}
 	if p.IntegrationID == "" {
 		return nil, "", errors.New("partner: bulk: integration id is required")
 	}
@@ -67,9 +96,14 @@ func (p LoadParams) query(format Format) (url.Values, Format, error) {
 // repeated once the server may have received it; when it must be sent
 // again (a 429, or a connection refused before anything was written) an
 // io.ReadSeeker such as an *os.File is rewound, while another reader
-// fails with ErrBodyNotReplayable. body may be nil when p.FileToken names
-// an uploaded file.
+// fails with ErrBodyNotReplayable. An error after which the service may
+// have received the load is marked partner.IsOutcomeUnknown: read the
+// integration's data before loading again (see the package doc). body
+// may be nil when p.FileToken names an uploaded file.
 func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack, error) {
+	if p.Route != RouteAuto {
+		return nil, errors.New("partner: bulk: a Route applies to LoadAttachment only")
+	}
 	q, f, err := p.query("")
 	if err != nil {
 		return nil, err
@@ -104,6 +138,9 @@ func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, e
 	}
 	if p.FileToken != "" {
 		return nil, errors.New("partner: bulk: rows and a file token cannot be loaded together")
+	}
+	if p.Route != RouteAuto {
+		return nil, errors.New("partner: bulk: a Route applies to LoadAttachment only")
 	}
 	v := reflect.ValueOf(rows)
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
@@ -148,21 +185,20 @@ func encodeRows(w io.Writer, v reflect.Value) error {
 }
 
 // LoadAttachment loads a file sent as multipart/form-data in a part named
-// "file" (POST /bulk/v1/bulkload). The format is p.Format, or else the
-// one fileName's extension names (FormatOf), or else CSV. The file is
-// streamed from r into the request; like Load, it is rewound for a
-// repeat when r is an io.ReadSeeker.
+// "file": POST /bulk/v1/bulkload/file or POST /bulk/v1/bulkload, as
+// p.Route says (see AttachRoute for the rule of RouteAuto). The format is
+// p.Format, or else the one fileName's extension names (FormatOf), or
+// else CSV. The file is streamed from r into the request; like Load, it is
+// rewound for a repeat when r is an io.ReadSeeker.
 func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName string, r io.Reader) (*Ack, error) {
-	if fileName == "" {
-		return nil, errors.New("partner: bulk: file name is required")
-	}
-	if r == nil {
-		return nil, errors.New("partner: bulk: file reader is required")
+	if err := checkAttachment(fileName, r); err != nil {
+		return nil, err
 	}
 	if p.FileToken != "" {
 		return nil, errors.New("partner: bulk: an attachment and a file token cannot be loaded together")
 	}
-	format := FormatOf(fileName)
+	ext := FormatOf(fileName)
+	format := ext
 	if format == "" {
 		format = CSV
 	}
@@ -170,60 +206,53 @@ func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName str
 	if err != nil {
 		return nil, err
 	}
-	boundary := multipart.NewWriter(io.Discard).Boundary()
-	var start int64
-	seeker, _ := r.(io.Seeker)
-	if seeker != nil {
-		if start, err = seeker.Seek(0, io.SeekCurrent); err != nil {
-			return nil, fmt.Errorf("partner: bulk: %w", err)
+	path := "/bulk/v1/bulkload"
+	switch p.Route {
+	case RouteFile:
+		path = "/bulk/v1/bulkload/file"
+	case RouteAuto:
+		if ext != "" && f == ext && p.ColumnDelimiter == "" {
+			path = "/bulk/v1/bulkload/file"
 		}
 	}
-	var (
-		wg   sync.WaitGroup
-		sent atomic.Bool
-	)
-	defer wg.Wait() // no copier outlives the call: it reads the caller's r
-	open := func() (io.Reader, error) {
-		wg.Wait() // the previous attempt's copier is done with r
-		switch {
-		case seeker != nil:
-			if _, err := seeker.Seek(start, io.SeekStart); err != nil {
-				return nil, err
-			}
-		case sent.Swap(true):
-			return nil, transport.ErrBodyNotReplayable
-		}
-		pr, pw := io.Pipe()
-		wg.Go(func() { pw.CloseWithError(writeMultipart(pw, boundary, fileName, f, r)) })
-		return pr, nil
+	if path == "/bulk/v1/bulkload/file" && p.Format == "" {
+		q.Del("data_format") // the file name says it
+	}
+	return s.attach(ctx, path, q, fileName, f, r)
+}
+
+func checkAttachment(fileName string, r io.Reader) error {
+	if fileName == "" {
+		return errors.New("partner: bulk: file name is required")
+	}
+	if r == nil {
+		return errors.New("partner: bulk: file reader is required")
+	}
+	if err := transport.CheckReader(r); err != nil {
+		return fmt.Errorf("partner: bulk: %w", err)
+	}
+	return nil
+}
+
+// attach posts r as the part "file" of a multipart/form-data body.
+func (s *Service) attach(ctx context.Context, path string, q url.Values, fileName string, f Format, r io.Reader) (*Ack, error) {
+	mb, err := newMultipartBody(multipart.NewWriter(io.Discard).Boundary(), fileName, f)
+	if err != nil {
+		return nil, fmt.Errorf("partner: bulk: %w", err)
+	}
+	body, err := mb.reader(r)
+	if err != nil {
+		return nil, fmt.Errorf("partner: bulk: %w", err)
 	}
 	return s.load(ctx, &transport.Request{
-		Method: "POST", Path: "/bulk/v1/bulkload", Query: q,
-		BodyFunc: open, ContentType: "multipart/form-data; boundary=" + boundary,
+		Method: "POST", Path: path, Query: q,
+		Body: body, ContentType: "multipart/form-data; boundary=" + mb.boundary,
 	})
 }
 
-func writeMultipart(w io.Writer, boundary, fileName string, f Format, r io.Reader) error {
-	mw := multipart.NewWriter(w)
-	if err := mw.SetBoundary(boundary); err != nil {
-		return err
-	}
-	h := textproto.MIMEHeader{}
-	h.Set("Content-Disposition", multipart.FileContentDisposition("file", fileName))
-	h.Set("Content-Type", f.mediaType())
-	part, err := mw.CreatePart(h)
-	if err != nil {
-		return err
-	}
-	if _, err := io.Copy(part, r); err != nil {
-		return fmt.Errorf("partner: bulk: reading %s: %w", fileName, err)
-	}
-	return mw.Close()
-}
-
-// OpportunityParams are the query parameters of
+// LoadOpportunitiesParams are the query parameters of
 // POST /bulk/v1/bulkload_opportunity.
-type OpportunityParams struct {
+type LoadOpportunitiesParams struct {
 	// IntegrationID names an integration of opportunities. Required.
 	IntegrationID string
 	// ContentType is CSV (when empty) or JSON (content_type).
@@ -241,7 +270,7 @@ type OpportunityParams struct {
 // (POST /bulk/v1/bulkload_opportunity). The body is streamed and never
 // repeated once the server may have received it, as for Load. The
 // acknowledgement carries no data format or delimiter.
-func (s *Service) LoadOpportunities(ctx context.Context, p OpportunityParams, body io.Reader) (*Ack, error) {
+func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesParams, body io.Reader) (*Ack, error) {
 	if p.IntegrationID == "" {
 		return nil, errors.New("partner: bulk: integration id is required")
 	}
@@ -273,4 +302,41 @@ func (s *Service) LoadOpportunities(ctx context.Context, p OpportunityParams, bo
 		Method: "POST", Path: "/bulk/v1/bulkload_opportunity", Query: q,
 		Body: body, ContentType: f.mediaType(),
 	})
+}
+
+// LoadOpportunitiesAttachment loads opportunities from a file sent as
+// multipart/form-data in a part named "file"
+// (POST /bulk/v1/bulkload_opportunity/file): CSV, JSON or XLSX, as
+// p.ContentType says, or else fileName's extension, or else CSV. The query
+// carries integration_id and has_header_row, and content_type and
+// column_delimiter only when set (the deployed description of this
+// operation lists only the first two). The file is streamed and rewound
+// for a repeat when r is an io.ReadSeeker, as for LoadAttachment.
+func (s *Service) LoadOpportunitiesAttachment(ctx context.Context, p LoadOpportunitiesParams, fileName string, r io.Reader) (*Ack, error) {
+	if p.IntegrationID == "" {
+		return nil, errors.New("partner: bulk: integration id is required")
+	}
+	if err := checkAttachment(fileName, r); err != nil {
+		return nil, err
+	}
+	f, err := p.ContentType.validate()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkDelimiter(p.ColumnDelimiter); err != nil {
+		return nil, err
+	}
+	q := url.Values{
+		"integration_id": {p.IntegrationID},
+		"has_header_row": {strconv.FormatBool(!p.NoHeaderRow)},
+	}
+	if f != "" {
+		q.Set("content_type", string(f))
+	} else if f = FormatOf(fileName); f == "" {
+		f = CSV
+	}
+	if p.ColumnDelimiter != "" {
+		q.Set("column_delimiter", p.ColumnDelimiter)
+	}
+	return s.attach(ctx, "/bulk/v1/bulkload_opportunity/file", q, fileName, f, r)
 }

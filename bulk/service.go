@@ -3,19 +3,54 @@
 // signed uploads, and the status of the executions that process loads.
 //
 // A load is acknowledged at once with an execution id; the execution runs
-// in the background. Wait polls its status until it completes:
+// in the background. WaitExecution polls its status until it completes
+// (LoadAndWait and its siblings do both):
 //
 //	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: id}, csvFile)
 //	...
-//	ex, err := c.Bulk.Wait(ctx, id, ack.ExecutionID, bulk.WaitOptions{
-//		Status:   bulk.StatusOptions{IncludeErrors: true},
+//	ex, err := c.Bulk.WaitExecution(ctx, id, ack.ExecutionID, bulk.WaitOptions{
+//		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
 //		Progress: func(ex *bulk.Execution) { log.Println(ex.Status) },
 //	})
+//
+// Every wait of the SDK follows one rule: it polls until a known terminal
+// state or until ctx ends (an empty or unknown status is not terminal),
+// reports a terminal failure as a typed error carrying the final state
+// (*ExecutionError here), and returns the last state read beside any
+// error.
+//
+// # Load or LoadOpportunities
+//
+// Load (POST /bulk/v1/bulkload) is the general endpoint: it loads records
+// of whatever object type the integration maps (accounts, opportunities,
+// ...), from CSV with a header row, JSON, an attached CSV, JSON or XLSX
+// file (LoadAttachment), or a file uploaded to a signed URL (LoadFile).
+// Use it unless you need what only LoadOpportunities offers.
+// LoadOpportunities (POST /bulk/v1/bulkload_opportunity) loads
+// opportunities only, from a CSV or JSON body; its one addition is a CSV
+// without a header row (NoHeaderRow), whose columns the service names by
+// position. It takes no attachment, upload or XLSX, and its
+// acknowledgement carries no data format.
+//
+// # Counts of an execution
+//
+// Once an execution has completed, InputCount is the number of records
+// received, and each record is counted once more: SuccessCount (created
+// or updated), ErrorCount (refused; read them with IncludeErrors) or
+// SkipCount (skipped: accepted, but nothing to write). The interface says
+// only "records skipped"; the fake skips a record whose values the stored
+// object already holds, so loading the same file twice gives SkipCount
+// equal to its rows the second time.
 //
 // Bodies are streamed from the caller's reader, so a file of any size is
 // loaded in bounded memory. Loads are not idempotent: a load is repeated
 // only when the service certainly did not receive it (a 429, or a
-// connection that failed before anything was written).
+// connection that failed before anything was written). When the service
+// may have received it (the connection dropped after the body was sent,
+// a 5xx, a timeout), the error says so: partner.IsOutcomeUnknown(err) is
+// true. A load that upserts by id can be sent again safely; otherwise
+// read the integration's data (the objects the load would have written,
+// or a report over them) before loading again.
 package bulk
 
 import (
@@ -24,6 +59,8 @@ import (
 )
 
 // Service calls the /bulk/v1 operations. It is safe for concurrent use.
+// Reach it as the Bulk field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }

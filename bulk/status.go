@@ -3,6 +3,7 @@ package bulk
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/url"
 	"os"
@@ -13,35 +14,47 @@ import (
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
-// StatusOptions choose what a status read returns.
-type StatusOptions struct {
-	// IncludeErrors asks for the failed records (include_errors); the
-	// service sends none by default.
-	IncludeErrors bool `url:"include_errors,omitempty"`
-	// MaxErrors caps the failed records returned (max_errors); zero
-	// leaves the service's default, 10.
-	MaxErrors int `url:"max_errors,omitempty"`
+// StatusParams choose what a status read returns (its query parameters).
+// Each parameter is sent exactly as set, false and 0 included, and left
+// out when nil: the service then applies its own default, which differs
+// between deployments (include_errors false or true, max_errors 10 or 5),
+// so set both when the answer matters.
+//
+//	bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(3)}
+type StatusParams struct {
+	// IncludeErrors asks for the failed records (include_errors=true) or
+	// asks not to get them (include_errors=false).
+	IncludeErrors *bool `url:"include_errors,omitempty"`
+	// MaxErrors caps the failed records returned (max_errors); it must
+	// not be negative.
+	MaxErrors *int `url:"max_errors,omitempty"`
 }
+
+// Bool returns a pointer to b, for StatusParams.IncludeErrors.
+func Bool(b bool) *bool { return &b }
+
+// Int returns a pointer to n, for StatusParams.MaxErrors.
+func Int(n int) *int { return &n }
 
 // statusQuery is the query of a status read.
 type statusQuery struct {
 	ExecutionID string `url:"execution_id"`
-	StatusOptions
+	StatusParams
 }
 
 // Status reads the status of an execution
 // (GET /bulk/v1/status/{integration_id}?execution_id=...).
-func (s *Service) Status(ctx context.Context, integrationID, executionID string, opts StatusOptions) (*Execution, error) {
+func (s *Service) Status(ctx context.Context, integrationID, executionID string, p StatusParams) (*Execution, error) {
 	if integrationID == "" {
 		return nil, errors.New("partner: bulk: integration id is required")
 	}
 	if executionID == "" {
 		return nil, errors.New("partner: bulk: execution id is required")
 	}
-	if opts.MaxErrors < 0 {
+	if p.MaxErrors != nil && *p.MaxErrors < 0 {
 		return nil, errors.New("partner: bulk: max errors must not be negative")
 	}
-	q := statusQuery{ExecutionID: executionID, StatusOptions: opts}
+	q := statusQuery{ExecutionID: executionID, StatusParams: p}
 	var e Execution
 	err := s.t.Do(ctx, &transport.Request{
 		Method: "GET", Path: transport.Pathf("/bulk/v1/status/%s", integrationID), Query: q,
@@ -52,56 +65,88 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	return &e, nil
 }
 
-// WaitOptions tune Wait. The zero value reads the status at once, again
-// after about 1s, then backs off to one read every 10s, and asks for no
-// failed records.
+// WaitOptions tune WaitExecution and the XAndWait helpers. The zero value
+// reads the status at once, then after waits of about 60ms, 95ms, 140ms,
+// 210ms, each half as long again as the one before, up to one read every
+// 10s, and asks for no failed records.
 type WaitOptions struct {
-	// Status is passed to every status read: set IncludeErrors to get
-	// the failed records with the final status.
-	Status StatusOptions
-	// Interval is the first wait between two status reads (default 1s);
-	// it grows by half each time up to MaxInterval (default 10s).
+	// Status is passed to every status read: set IncludeErrors to
+	// Bool(true) to get the failed records with the final status.
+	Status StatusParams
+	// Interval sets the pace of the status reads (default 1s): the first
+	// wait is Interval/16, each next one half as long again, up to
+	// MaxInterval (default 10s).
+	// Each wait is jittered by ±10%.
 	Interval    time.Duration
 	MaxInterval time.Duration
-	// Progress, when set, is called with every status read, the final
-	// one included, on the calling goroutine.
+	// Progress, when set, is called on the calling goroutine with every
+	// status read, the final one included.
 	Progress func(*Execution)
 }
 
-// Wait reads the status of an execution (Status: GET
-// /bulk/v1/status/{integration_id}) until it is done (see
-// Execution.Done) and returns that final status. It returns the first
-// error of a status read, or the context's error as soon as ctx is done.
-func (s *Service) Wait(ctx context.Context, integrationID, executionID string, opts WaitOptions) (*Execution, error) {
+// ExecutionError is the error of a wait whose execution reached a
+// terminal state that is a failure: it completed with a status_msg,
+// which the interface sends "when the execution has failed". Records
+// that failed in an execution that completed are not an ExecutionError:
+// they are counted in Execution.ErrorCount.
+type ExecutionError struct {
+	// Execution is the final status read.
+	Execution *Execution
+}
+
+func (e *ExecutionError) Error() string {
+	return fmt.Sprintf("partner: bulk: execution %s %s: %s", e.Execution.ExecutionID, e.Execution.Status, e.Execution.StatusMsg)
+}
+
+// WaitExecution reads the status of an execution (Status: GET
+// /bulk/v1/status/{integration_id}) until it reaches a known terminal
+// state or ctx ends. An empty or unknown status is not terminal: the wait
+// goes on. A completed execution is returned with a nil error, unless it
+// failed (see ExecutionError).
+//
+// Whatever the outcome, the first result is the last status read (nil
+// when none was), beside the error of a terminal failure
+// (*ExecutionError), of a status read, or of the context.
+func (s *Service) WaitExecution(ctx context.Context, integrationID, executionID string, opts WaitOptions) (*Execution, error) {
 	po := poll.Options{Initial: opts.Interval, Max: opts.MaxInterval}
 	if po.Initial <= 0 {
 		po.Initial = time.Second
 	}
-	var last *Execution
-	err := poll.Until(ctx, po, func(ctx context.Context) (bool, error) {
-		e, err := s.Status(ctx, integrationID, executionID, opts.Status)
-		if err != nil {
-			return false, err
-		}
-		last = e
-		if opts.Progress != nil {
-			opts.Progress(e)
-		}
-		return e.Done(), nil
-	})
-	if err != nil {
-		return nil, err
-	}
-	return last, nil
+	return poll.State(ctx, po,
+		func(ctx context.Context) (*Execution, error) {
+			return s.Status(ctx, integrationID, executionID, opts.Status)
+		},
+		opts.Progress,
+		func(e *Execution) (bool, error) {
+			switch {
+			case !e.Done():
+				return false, nil
+			case e.StatusMsg != "":
+				return false, &ExecutionError{Execution: e}
+			}
+			return true, nil
+		})
 }
 
-// LoadAndWait is Load followed by Wait on its execution.
-func (s *Service) LoadAndWait(ctx context.Context, p LoadParams, body io.Reader, opts WaitOptions) (*Execution, error) {
-	ack, err := s.Load(ctx, p, body)
+// wait waits for the execution of ack unless the load failed.
+func (s *Service) wait(ctx context.Context, ack *Ack, err error, opts WaitOptions) (*Execution, error) {
 	if err != nil {
 		return nil, err
 	}
-	return s.Wait(ctx, ack.IntegrationID, ack.ExecutionID, opts)
+	return s.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, opts)
+}
+
+// LoadAndWait is Load followed by WaitExecution on its execution.
+func (s *Service) LoadAndWait(ctx context.Context, p LoadParams, body io.Reader, opts WaitOptions) (*Execution, error) {
+	ack, err := s.Load(ctx, p, body)
+	return s.wait(ctx, ack, err, opts)
+}
+
+// LoadOpportunitiesAndWait is LoadOpportunities followed by
+// WaitExecution on its execution.
+func (s *Service) LoadOpportunitiesAndWait(ctx context.Context, p LoadOpportunitiesParams, body io.Reader, opts WaitOptions) (*Execution, error) {
+	ack, err := s.LoadOpportunities(ctx, p, body)
+	return s.wait(ctx, ack, err, opts)
 }
 
 // UploadURL asks for a signed URL to upload a file to
@@ -169,11 +214,8 @@ func (s *Service) LoadFile(ctx context.Context, integrationID, path string) (*Ac
 	return s.Load(ctx, LoadParams{IntegrationID: integrationID, Format: format, FileToken: t.UploadToken}, nil)
 }
 
-// LoadFileAndWait is LoadFile followed by Wait on its execution.
+// LoadFileAndWait is LoadFile followed by WaitExecution on its execution.
 func (s *Service) LoadFileAndWait(ctx context.Context, integrationID, path string, opts WaitOptions) (*Execution, error) {
 	ack, err := s.LoadFile(ctx, integrationID, path)
-	if err != nil {
-		return nil, err
-	}
-	return s.Wait(ctx, ack.IntegrationID, ack.ExecutionID, opts)
+	return s.wait(ctx, ack, err, opts)
 }

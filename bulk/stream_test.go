@@ -78,7 +78,7 @@ func TestBodiesStreamInBoundedMemory(t *testing.T) {
 			return err
 		}},
 		{"LoadOpportunities/reader", plain, func(r io.Reader) error {
-			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "int-1"}, r)
+			_, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-1"}, r)
 			return err
 		}},
 		{"Upload/file", file, func(r io.Reader) error {

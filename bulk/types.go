@@ -98,14 +98,19 @@ type Execution struct {
 	StatusMsg string
 	// InputCount is the number of records received; the other counts
 	// add up to it once the execution has completed.
-	InputCount   int64
+	InputCount int64
+	// SuccessCount is the number of records created or updated.
 	SuccessCount int64
-	ErrorCount   int64
-	SkipCount    int64
+	// ErrorCount is the number of records refused (see Errors).
+	ErrorCount int64
+	// SkipCount is the number of records skipped: accepted, with nothing
+	// to write (the fake: the stored object already held their values).
+	SkipCount int64
 	// StartedAt and CompletedAt are zero when the service sent none.
 	StartedAt   time.Time
 	CompletedAt time.Time
-	// MaxErrors and IncludeErrors echo the request.
+	// MaxErrors and IncludeErrors echo the request, or the service's
+	// defaults when the request left them out.
 	MaxErrors     int
 	IncludeErrors bool
 	// Errors lists failed records when the status was read with
@@ -113,13 +118,16 @@ type Execution struct {
 	Errors []RowError
 }
 
-// Done reports whether the execution has left the running state: it is
-// completed, or in a state this package does not know (so that Wait never
-// polls forever on a state it cannot understand).
-func (e *Execution) Done() bool { return e.Status != Running && e.Status != "" }
+// Done reports whether the execution reached a known terminal state
+// (Completed). A running, empty or unknown status is not done:
+// WaitExecution keeps polling through it.
+func (e *Execution) Done() bool { return e.Status == Completed }
 
 // UnmarshalJSON reads the wire form, where absent or empty timestamps are
-// left zero and counts may be written as JSON numbers of any form.
+// left zero and counts may be written as JSON numbers of any form. The
+// success count is read from success_count or, when that is absent, from
+// succcess_count, the spelling (three c's) of one of the deployed
+// service's published descriptions.
 func (e *Execution) UnmarshalJSON(b []byte) error {
 	var w struct {
 		IntegrationID string     `json:"integration_id"`
@@ -127,7 +135,8 @@ func (e *Execution) UnmarshalJSON(b []byte) error {
 		Status        State      `json:"status"`
 		StatusMsg     string     `json:"status_msg"`
 		InputCount    float64    `json:"input_count"`
-		SuccessCount  float64    `json:"success_count"`
+		SuccessCount  *float64   `json:"success_count"`
+		Succcess      *float64   `json:"succcess_count"` // sic: a deployed spelling
 		ErrorCount    float64    `json:"error_count"`
 		SkipCount     float64    `json:"skip_count"`
 		StartedAt     string     `json:"started_at"`
@@ -141,9 +150,15 @@ func (e *Execution) UnmarshalJSON(b []byte) error {
 	}
 	*e = Execution{
 		IntegrationID: w.IntegrationID, ExecutionID: w.ExecutionID, Status: w.Status, StatusMsg: w.StatusMsg,
-		InputCount: int64(w.InputCount), SuccessCount: int64(w.SuccessCount),
+		InputCount: int64(w.InputCount),
 		ErrorCount: int64(w.ErrorCount), SkipCount: int64(w.SkipCount),
 		MaxErrors: int(w.MaxErrors), IncludeErrors: w.IncludeErrors, Errors: w.Errors,
+	}
+	switch {
+	case w.SuccessCount != nil:
+		e.SuccessCount = int64(*w.SuccessCount)
+	case w.Succcess != nil:
+		e.SuccessCount = int64(*w.Succcess)
 	}
 	var err error
 	if e.StartedAt, err = parseTime("started_at", w.StartedAt); err != nil {

@@ -13,27 +13,15 @@ import (
 	"github.com/jarcoal/httpmock"
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
-const base = "https://api.example.com"
+const base = mocktest.BaseURL
 
-// mockClient returns a client whose requests go to its own mock
-// transport, with a token endpoint registered.
+// mockClient is mocktest.New with an environment, whose header the wire
+// tests check.
 func mockClient(t *testing.T, opts ...partner.Option) (*partner.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder("POST", base+"/oauth/token", httpmock.NewStringResponder(200,
-		`{"access_token":"at-123","token_type":"Bearer","expires_in":3600,"refresh_token":"rt-456"}`))
-	c, err := partner.New(append([]partner.Option{
-		partner.WithBaseURL(base),
-		partner.WithClientCredentials("id", "secret"),
-		partner.WithHTTPClient(&http.Client{Transport: mt}),
-		partner.WithEnvironment("sandbox.example.com"),
-	}, opts...)...)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, mt
+	return mocktest.New(t, append([]partner.Option{partner.WithEnvironment("sandbox.example.com")}, opts...)...)
 }
 
 func jsonResponse(body string) *http.Response {
@@ -52,7 +40,7 @@ func TestLoadWire(t *testing.T) {
 		if ct := req.Header.Get("Content-Type"); ct != "text/csv" {
 			t.Errorf("Content-Type = %q", ct)
 		}
-		if req.Header.Get("Authorization") != "Bearer at-123" {
+		if req.Header.Get("Authorization") != "Bearer "+mocktest.AccessToken {
 			t.Errorf("Authorization = %q", req.Header.Get("Authorization"))
 		}
 		b, _ := io.ReadAll(req.Body)
@@ -103,7 +91,7 @@ func TestStatusWire(t *testing.T) {
 			]
 		}`), nil
 	})
-	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusOptions{IncludeErrors: true, MaxErrors: 3})
+	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -136,7 +124,7 @@ func TestStatusWireRunning(t *testing.T) {
 		}
 		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","status":"running","input_count":4,"started_at":"2024-05-01T10:00:00Z","completed_at":""}`), nil
 	})
-	ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusOptions{})
+	ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusParams{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -161,11 +149,11 @@ func TestLoadOpportunitiesWire(t *testing.T) {
 		return jsonResponse(`{"integration_id":"int-opp","execution_id":"exe-7","created_at":"2024-05-01T10:00:00Z"}`), nil
 	})
 	ctx := context.Background()
-	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "int-opp"}, strings.NewReader("a\n1\n"))
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp"}, strings.NewReader("a\n1\n"))
 	if err != nil || ack.ExecutionID != "exe-7" || ack.DataFormat != "" {
 		t.Fatalf("ack = %+v, %v", ack, err)
 	}
-	if _, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "int-opp", NoHeaderRow: true}, strings.NewReader("1\n")); err != nil {
+	if _, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true}, strings.NewReader("1\n")); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -189,26 +177,103 @@ func TestLoadRowsWire(t *testing.T) {
 	}
 }
 
+// TestLoadAttachmentWire checks the multipart body and the route rule:
+// the deployed file operation (POST /bulk/v1/bulkload/file, query
+// integration_id) when the file name says all, POST /bulk/v1/bulkload
+// when a format or delimiter must be sent, or as RouteFile/RouteBulkload
+// choose.
 func TestLoadAttachmentWire(t *testing.T) {
+	for _, tc := range []struct {
+		name, fileName, ctype string
+		p                     bulk.LoadParams
+		path, query           string
+	}{
+		{"auto, name says it", `data "q".json`, "application/json", bulk.LoadParams{IntegrationID: "int-1"}, "/bulk/v1/bulkload/file", "integration_id=int-1"},
+		{"auto, same format", "data.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", bulk.LoadParams{IntegrationID: "int-1", Format: "xlsx"}, "/bulk/v1/bulkload/file", "data_format=XLSX&integration_id=int-1"},
+		{"auto, name does not say", "data.txt", "application/json", bulk.LoadParams{IntegrationID: "int-1", Format: bulk.JSON}, "/bulk/v1/bulkload", "data_format=JSON&integration_id=int-1"},
+		{"auto, other format", "data.csv", "application/json", bulk.LoadParams{IntegrationID: "int-1", Format: bulk.JSON}, "/bulk/v1/bulkload", "data_format=JSON&integration_id=int-1"},
+		{"auto, delimiter", "data.csv", "text/csv", bulk.LoadParams{IntegrationID: "int-1", ColumnDelimiter: ";"}, "/bulk/v1/bulkload", "column_delimiter=%3B&data_format=CSV&integration_id=int-1"},
+		{"auto, no extension", "data", "text/csv", bulk.LoadParams{IntegrationID: "int-1"}, "/bulk/v1/bulkload", "data_format=CSV&integration_id=int-1"},
+		{"RouteBulkload", "data.json", "application/json", bulk.LoadParams{IntegrationID: "int-1", Route: bulk.RouteBulkload}, "/bulk/v1/bulkload", "data_format=JSON&integration_id=int-1"},
+		{"RouteFile", "data.csv", "text/csv", bulk.LoadParams{IntegrationID: "int-1", ColumnDelimiter: ";", Route: bulk.RouteFile}, "/bulk/v1/bulkload/file", "column_delimiter=%3B&integration_id=int-1"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c, mt := mockClient(t)
+			mt.RegisterResponder("POST", base+tc.path, func(req *http.Request) (*http.Response, error) {
+				mtype, params, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+				if err != nil || mtype != "multipart/form-data" {
+					t.Fatalf("Content-Type = %q", req.Header.Get("Content-Type"))
+				}
+				part, err := multipart.NewReader(req.Body, params["boundary"]).NextPart()
+				if err != nil {
+					t.Fatal(err)
+				}
+				b, _ := io.ReadAll(part)
+				if part.FormName() != "file" || part.FileName() != tc.fileName || string(b) != `[{"id":"1"}]` || part.Header.Get("Content-Type") != tc.ctype {
+					t.Errorf("part %q %q %q %q", part.FormName(), part.FileName(), b, part.Header.Get("Content-Type"))
+				}
+				if got := req.URL.Query().Encode(); got != tc.query {
+					t.Errorf("query = %s, want %s", got, tc.query)
+				}
+				return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z"}`), nil
+			})
+			ack, err := c.Bulk.LoadAttachment(context.Background(), tc.p, tc.fileName, strings.NewReader(`[{"id":"1"}]`))
+			if err != nil || ack.ExecutionID != "exe-1" {
+				t.Fatalf("ack %+v, %v", ack, err)
+			}
+		})
+	}
+}
+
+// TestLoadOpportunitiesAttachmentWire: POST
+// /bulk/v1/bulkload_opportunity/file with the file in the part "file",
+// query integration_id and has_header_row; XLSX allowed.
+func TestLoadOpportunitiesAttachmentWire(t *testing.T) {
 	c, mt := mockClient(t)
-	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload", func(req *http.Request) (*http.Response, error) {
-		mt, params, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
-		if err != nil || mt != "multipart/form-data" {
-			t.Fatalf("Content-Type = %q", req.Header.Get("Content-Type"))
-		}
+	var queries []string
+	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload_opportunity/file", func(req *http.Request) (*http.Response, error) {
+		_, params, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
 		part, err := multipart.NewReader(req.Body, params["boundary"]).NextPart()
 		if err != nil {
 			t.Fatal(err)
 		}
 		b, _ := io.ReadAll(part)
-		if part.FormName() != "file" || part.FileName() != "data \"q\".json" || string(b) != `[{"id":"1"}]` ||
-			part.Header.Get("Content-Type") != "application/json" || req.URL.Query().Get("data_format") != "JSON" {
-			t.Errorf("part %q %q %q, query %v", part.FormName(), part.FileName(), b, req.URL.Query())
+		if part.FormName() != "file" || part.FileName() != "opps.xlsx" || string(b) != "PK-data" ||
+			part.Header.Get("Content-Type") != "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" {
+			t.Errorf("part %q %q %q %q", part.FormName(), part.FileName(), b, part.Header.Get("Content-Type"))
 		}
-		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z","data_format":"JSON","column_delimiter":","}`), nil
+		queries = append(queries, req.URL.Query().Encode())
+		return jsonResponse(`{"integration_id":"int-opp","execution_id":"exe-7","created_at":"2024-05-01T10:00:00Z"}`), nil
 	})
-	if _, err := c.Bulk.LoadAttachment(context.Background(), bulk.LoadParams{IntegrationID: "int-1"}, `data "q".json`, strings.NewReader(`[{"id":"1"}]`)); err != nil {
+	ctx := context.Background()
+	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp"}, "opps.xlsx", strings.NewReader("PK-data"))
+	if err != nil || ack.ExecutionID != "exe-7" || ack.DataFormat != "" {
+		t.Fatalf("ack %+v, %v", ack, err)
+	}
+	if _, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true, ContentType: bulk.XLSX}, "opps.xlsx", strings.NewReader("PK-data")); err != nil {
 		t.Fatal(err)
+	}
+	want := []string{"has_header_row=true&integration_id=int-opp", "content_type=XLSX&has_header_row=false&integration_id=int-opp"}
+	if strings.Join(queries, " ") != strings.Join(want, " ") {
+		t.Errorf("queries = %q, want %q", queries, want)
+	}
+	for name, err := range map[string]error{
+		"no integration": func() error {
+			_, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{}, "a.csv", strings.NewReader("x"))
+			return err
+		}(),
+		"no file name": func() error {
+			_, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "i"}, "", strings.NewReader("x"))
+			return err
+		}(),
+		"route on Load": func() error {
+			_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", Route: bulk.RouteFile}, strings.NewReader("x"))
+			return err
+		}(),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
 	}
 }
 
@@ -287,11 +352,14 @@ func TestValidation(t *testing.T) {
 			return err
 		}(),
 		"opp XLSX": func() error {
-			_, err := c.Bulk.LoadOpportunities(ctx, bulk.OpportunityParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
+			_, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
 			return err
 		}(),
-		"no execution":     func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusOptions{}); return err }(),
-		"negative max":     func() error { _, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusOptions{MaxErrors: -1}); return err }(),
+		"no execution": func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusParams{}); return err }(),
+		"negative max": func() error {
+			_, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusParams{MaxErrors: bulk.Int(-1)})
+			return err
+		}(),
 		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, body),
 		"no file name":     func() error { _, err := c.Bulk.UploadURL(ctx, "i", ""); return err }(),
 		"unknown file ext": func() error { _, err := c.Bulk.LoadFile(ctx, "i", "data.txt"); return err }(),
@@ -302,5 +370,60 @@ func TestValidation(t *testing.T) {
 	}
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Errorf("%d requests sent for invalid calls", n)
+	}
+}
+
+// TestStatusWireMisspelledSuccessCount feeds the status example of the
+// deployed service's description, which spells the success count
+// succcess_count (three c's).
+func TestStatusWireMisspelledSuccessCount(t *testing.T) {
+	for name, tc := range map[string]struct {
+		body string
+		want int64
+	}{
+		"three c's only":          {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"succcess_count":4,"error_count":1,"skip_count":0}`, 4},
+		"both, correct wins":      {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"succcess_count":4,"success_count":3,"error_count":2,"skip_count":0}`, 3},
+		"both, correct zero wins": {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"success_count":0,"succcess_count":5,"error_count":5}`, 0},
+		"correct only":            {`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":5,"success_count":5}`, 5},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, mt := mockClient(t)
+			mt.RegisterResponder("GET", base+"/bulk/v1/status/int-1", httpmock.ResponderFromResponse(jsonResponse(tc.body)))
+			ex, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", bulk.StatusParams{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex.SuccessCount != tc.want || ex.InputCount != 5 {
+				t.Errorf("SuccessCount = %d, InputCount = %d; want %d, 5", ex.SuccessCount, ex.InputCount, tc.want)
+			}
+		})
+	}
+}
+
+// TestStatusWireExplicitFalse checks that include_errors=false and
+// max_errors=0 are sent when chosen (the service's defaults vary), and
+// nothing when left nil.
+func TestStatusWireExplicitFalse(t *testing.T) {
+	for name, tc := range map[string]struct {
+		opts      bulk.StatusParams
+		wantQuery string
+	}{
+		"nil":           {bulk.StatusParams{}, "execution_id=exe-1"},
+		"false":         {bulk.StatusParams{IncludeErrors: bulk.Bool(false)}, "execution_id=exe-1&include_errors=false"},
+		"true and five": {bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(5)}, "execution_id=exe-1&include_errors=true&max_errors=5"},
+		"zero":          {bulk.StatusParams{MaxErrors: bulk.Int(0)}, "execution_id=exe-1&max_errors=0"},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, mt := mockClient(t)
+			mt.RegisterResponder("GET", base+"/bulk/v1/status/int-1", func(req *http.Request) (*http.Response, error) {
+				if got := req.URL.Query().Encode(); got != tc.wantQuery {
+					t.Errorf("query = %s, want %s", got, tc.wantQuery)
+				}
+				return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","status":"running","input_count":1,"max_errors":5,"include_errors":false}`), nil
+			})
+			if _, err := c.Bulk.Status(context.Background(), "int-1", "exe-1", tc.opts); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 )
 
@@ -19,13 +20,13 @@ import (
 // spells the integration member "integraion_id"; its read returns the
 // subscribed kinds in "event" and no webhook_settings.
 func TestSubscriberDeployedSpelling(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub-1", jsonResponder(t, 200, "",
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub-1", mocktest.JSONResponder(t, "", 200,
 		`{"subscriber_id":"sub-1","name":"crm sync","objectids":["006A"],"integraion_id":"int-9",
 		  "filters":"stage in [\"won\"]","subscriber_type":"webhook","event":["object.update","object.acme_referral_submit"]}`))
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub-2", jsonResponder(t, 200, "",
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub-2", mocktest.JSONResponder(t, "", 200,
 		`{"subscriber_id":"sub-2","integraion_id":"typo","integration_id":"right","event":[]}`))
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub-3", jsonResponder(t, 200, "",
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub-3", mocktest.JSONResponder(t, "", 200,
 		`{"subscriber_id":"sub-3","integration_id":"","integraion_id":"typo"}`))
 	ctx := context.Background()
 	s, err := c.Events.Subscriber(ctx, "sub-1")
@@ -51,7 +52,7 @@ func TestSubscriberDeployedSpelling(t *testing.T) {
 // TestUnsubscribeEmpty200: the deployed service answers the delete 200
 // with an empty body; 204 is accepted too.
 func TestUnsubscribeEmpty200(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	mt.RegisterResponder(http.MethodDelete, base+"/event/v1/subscriber/a", httpmock.NewStringResponder(200, ""))
 	mt.RegisterResponder(http.MethodDelete, base+"/event/v1/subscriber/b", httpmock.NewStringResponder(204, ""))
 	for _, id := range []string{"a", "b"} {
@@ -64,10 +65,10 @@ func TestUnsubscribeEmpty200(t *testing.T) {
 // TestIntegrationRead: GET /event/v1/metadata/integration/{integration_id}
 // answers the members of a list entry.
 func TestIntegrationRead(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration/int%2F1", jsonResponder(t, 200, "",
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration/int%2F1", mocktest.JSONResponder(t, "", 200,
 		`{"integration_id":"int/1","integration_type":"CRM","description":"Opportunities from the CRM","name":"CRM sync"}`))
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration/nope", jsonResponder(t, 404, "",
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration/nope", mocktest.JSONResponder(t, "", 404,
 		`{"error":"not_found","message":"integration \"nope\" is not defined"}`))
 	ctx := context.Background()
 	in, err := c.Events.Integration(ctx, "int/1")
@@ -104,7 +105,7 @@ func TestDeployedShapesAgainstFake(t *testing.T) {
 	}
 
 	rc := newReceiver(t, nil)
-	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name: "audit watch", Events: []events.Kind{events.KindObjectUpdate}, ObjectIDs: []string{fake.DemoOpportunity1},
 		IntegrationID: fake.DemoOpportunityIntegration, CallbackURL: rc.URL + "/hook",
 	})
@@ -116,7 +117,7 @@ func TestDeployedShapesAgainstFake(t *testing.T) {
 		!reflect.DeepEqual(s.Events, []events.Kind{events.KindObjectUpdate}) {
 		t.Fatalf("subscriber = %+v, %v", s, err)
 	}
-	if _, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditRecord{StatusCode: objects.StatusLinked, Message: "m"}); err != nil {
+	if _, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"}); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, srv)

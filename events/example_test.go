@@ -29,11 +29,11 @@ func ExampleEq_hostile() {
 	// Output: name = "x\" AND (stage = \"won"
 }
 
-func ExampleService_EventKinds() {
+func ExampleService_Kinds() {
 	srv := fake.NewServer()
 	defer srv.Close()
 	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	for k, err := range c.Events.EventKinds(context.Background()) {
+	for k, err := range c.Events.Kinds(context.Background()) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -55,7 +55,7 @@ func ExampleService_Subscribe() {
 	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	ctx := context.Background()
 
-	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:          "closed deals",
 		Events:        []events.Kind{events.KindObjectStageChange},
 		IntegrationID: fake.DemoOpportunityIntegration,
@@ -91,7 +91,7 @@ func ExampleHandler() {
 	}})
 	defer hook.Close()
 
-	if _, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+	if _, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:        "stage watch",
 		Events:      []events.Kind{events.KindObjectStageChange},
 		ObjectIDs:   []string{fake.DemoOpportunity1},
@@ -150,11 +150,11 @@ func ExampleService_Integrations() {
 	// int-demo-opportunities CRM
 }
 
-func ExampleService_EventSchema() {
+func ExampleService_Schema() {
 	srv := fake.NewServer()
 	defer srv.Close()
 	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	raw, err := c.Events.EventSchema(context.Background(), events.KindObjectStageChange)
+	raw, err := c.Events.Schema(context.Background(), events.KindObjectStageChange)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -177,7 +177,7 @@ func ExampleService_Subscriber() {
 	defer srv.Close()
 	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	ctx := context.Background()
-	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:        "everything",
 		Events:      []events.Kind{events.KindObjectAll},
 		CallbackURL: "https://hooks.example.com/partner",

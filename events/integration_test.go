@@ -94,20 +94,20 @@ func TestWorkflowAgainstFake(t *testing.T) {
 	}) {
 		t.Fatalf("integrations = %+v, %v", ins, err)
 	}
-	kinds, err := paging.Collect(c.Events.EventKinds(ctx))
+	kinds, err := paging.Collect(c.Events.Kinds(ctx))
 	if err != nil || len(kinds) != 7 || kinds[0].Name != events.KindObjectAll || kinds[0].Description == "" {
 		t.Fatalf("event kinds = %+v, %v", kinds, err)
 	}
 	for _, k := range kinds {
-		if s, err := c.Events.EventSchema(ctx, k.Name); err != nil || !strings.Contains(string(s), `"delivery_id"`) {
+		if s, err := c.Events.Schema(ctx, k.Name); err != nil || !strings.Contains(string(s), `"delivery_id"`) {
 			t.Errorf("schema of %s = %s, %v", k.Name, s, err)
 		}
 	}
-	if _, err := c.Events.EventSchema(ctx, "object.explode"); !partner.IsNotFound(err) {
+	if _, err := c.Events.Schema(ctx, "object.explode"); !partner.IsNotFound(err) {
 		t.Errorf("schema of an unknown kind: %v", err)
 	}
 
-	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:          "won or lost deals of P1",
 		Events:        []events.Kind{events.KindObjectUpdate, events.KindObjectStageChange},
 		Filter:        events.And(events.In("stage", "closed", "won", "lost"), events.Eq("sales_details.partner", "P1")),
@@ -174,7 +174,7 @@ func TestHostileFilterValuesAgainstFake(t *testing.T) {
 	ctx := context.Background()
 	rc := newReceiver(t, nil)
 	for i, v := range hostileStrings {
-		_, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+		_, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 			Name:        fmt.Sprint("hostile ", i),
 			Events:      []events.Kind{events.KindObjectCreate},
 			Filter:      events.And(events.Eq("label", v), events.In("kind", "hostile")),
@@ -225,7 +225,7 @@ func TestHandlerErrorMakesFakeRetry(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+	if _, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name: "retry", Events: []events.Kind{events.KindObjectDelete}, ObjectIDs: []string{fake.DemoAccount2}, CallbackURL: rc.URL + "/h",
 	}); err != nil {
 		t.Fatal(err)
@@ -248,7 +248,7 @@ func TestSubscribeCancelled(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	_, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+	_, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:1/h",
 	})
 	if !errors.Is(err, context.Canceled) {
@@ -267,17 +267,17 @@ func TestAuditAndExternalIDChangesAreDelivered(t *testing.T) {
 	srv, c := newFake(t)
 	ctx := context.Background()
 	rc := newReceiver(t, nil)
-	if _, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+	if _, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name: "all", Events: []events.Kind{events.KindObjectAll}, CallbackURL: rc.URL + "/h",
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditRecord{
+	if _, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{
 		FieldName: objects.FieldIntegrationStatus, StatusCode: objects.StatusLinked, Message: "linked",
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ExternalIDLink{ExternalID: "CRM-1"}); err != nil {
+	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ConnectExternalIDParams{ExternalID: "CRM-1"}); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, srv)
@@ -314,7 +314,7 @@ func TestSubscribeRetriedOnlyWhenSafe(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	req := events.SubscribeRequest{Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:1/h"}
+	req := events.SubscribeParams{Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:1/h"}
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/event/v1/subscriber", Status: http.StatusTooManyRequests, Times: 1})
 	if _, err := c.Events.Subscribe(ctx, req); err != nil {
 		t.Fatal(err)

@@ -6,7 +6,7 @@
 // Subscribe a callback URL to the kinds of event you want, optionally
 // restricted to an integration, to some objects, or by a Filter:
 //
-//	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+//	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 //		Name:        "crm sync",
 //		Events:      []events.Kind{events.KindObjectUpdate},
 //		Filter:      events.In("stage", "closed", "won", "lost"),
@@ -36,6 +36,8 @@ import (
 )
 
 // Service calls the /event/v1 operations. It is safe for concurrent use.
+// Reach it as the Events field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
@@ -72,13 +74,13 @@ func (s *Service) Subscriber(ctx context.Context, id string) (*Subscriber, error
 	return &out, nil
 }
 
-// SubscribeRequest registers a webhook subscriber.
-type SubscribeRequest struct {
+// SubscribeParams registers a webhook subscriber.
+type SubscribeParams struct {
 	// Name names the subscriber (required).
 	Name string
 	// Events are the kinds to subscribe to (at least one). Kinds this
 	// package has no constant for are sent as they are: the service's set
-	// is read at run time with EventKinds.
+	// is read at run time with Kinds.
 	Events []Kind
 	// CallbackURL is the absolute http or https URL deliveries are POSTed
 	// to (required).
@@ -108,11 +110,17 @@ type subscribeBody struct {
 
 // Subscribe registers a webhook subscriber (POST /event/v1/subscriber) and
 // returns its id. The request is checked before it is sent; every problem
-// found is reported in one error. Registration is not repeated after a
-// failure that the service may have processed, so that no duplicate
-// subscriber is created.
-func (s *Service) Subscribe(ctx context.Context, req SubscribeRequest) (string, error) {
-	body, err := req.body()
+// found is reported in one error. A plain http callback URL to a host
+// that is not a loopback address is refused unless the client allows
+// insecure HTTP (partner.WithInsecureHTTP).
+//
+// Registration is not repeated after a failure that the service may have
+// processed, so that no duplicate subscriber is created. Such an error
+// says so: partner.IsOutcomeUnknown(err) is true. Then list the
+// subscribers (Subscribers) and look for one with this name and callback
+// before subscribing again.
+func (s *Service) Subscribe(ctx context.Context, req SubscribeParams) (string, error) {
+	body, err := req.body(s.t)
 	if err != nil {
 		return "", err
 	}
@@ -128,7 +136,7 @@ func (s *Service) Subscribe(ctx context.Context, req SubscribeRequest) (string, 
 	return out.SubscriberID, nil
 }
 
-func (r SubscribeRequest) body() (*subscribeBody, error) {
+func (r SubscribeParams) body(t *transport.Client) (*subscribeBody, error) {
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	typ := r.Type
@@ -150,7 +158,7 @@ func (r SubscribeRequest) body() (*subscribeBody, error) {
 	if strings.TrimSpace(r.Name) == "" {
 		bad("name is required")
 	}
-	if err := checkCallbackURL(r.CallbackURL); err != nil {
+	if err := checkCallbackURL(t, r.CallbackURL); err != nil {
 		bad("%v", err)
 	}
 	if err := r.Filter.Err(); err != nil {
@@ -176,7 +184,7 @@ func (r SubscribeRequest) body() (*subscribeBody, error) {
 	}, nil
 }
 
-func checkCallbackURL(raw string) error {
+func checkCallbackURL(t *transport.Client, raw string) error {
 	if raw == "" {
 		return errors.New("callback URL is required")
 	}
@@ -187,14 +195,19 @@ func checkCallbackURL(raw string) error {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("callback URL %q is not an absolute http or https URL", raw)
 	}
+	if u.Scheme == "http" && !t.InsecureHTTPAllowed() && !transport.IsLoopback(u.Hostname()) {
+		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", raw)
+	}
 	return nil
 }
 
 // Unsubscribe removes a subscriber (DELETE /event/v1/subscriber/{id}, an
 // operation the interface does not show but the service offers). The
 // deployed service answers 200 with an empty body; 204 is accepted too. An
-// unknown id gives a 404 error; since the call is repeated after a
-// network failure, a 404 can also mean that an earlier attempt removed it.
+// unknown id gives a 404 error. It is done when the subscriber is gone:
+// when an attempt may have removed it but its answer was lost (a dropped
+// connection, a 5xx) and the retry finds no such subscriber, Unsubscribe
+// returns nil.
 func (s *Service) Unsubscribe(ctx context.Context, id string) error {
 	if id == "" {
 		return errors.New("partner: events: subscriber id is required")
@@ -232,9 +245,9 @@ func (s *Service) Integration(ctx context.Context, id string) (*Integration, err
 	return &out, nil
 }
 
-// EventKinds iterates over the event kinds the service offers, with their
+// Kinds iterates over the event kinds the service offers, with their
 // descriptions (GET /event/v1/metadata/event), in one request.
-func (s *Service) EventKinds(ctx context.Context) iter.Seq2[KindInfo, error] {
+func (s *Service) Kinds(ctx context.Context) iter.Seq2[KindInfo, error] {
 	return onePage(ctx, func(ctx context.Context) ([]KindInfo, error) {
 		var out struct {
 			Events []KindInfo `json:"events"`
@@ -244,11 +257,11 @@ func (s *Service) EventKinds(ctx context.Context) iter.Seq2[KindInfo, error] {
 	})
 }
 
-// EventSchema returns the JSON Schema of the deliveries of an event kind
+// Schema returns the JSON Schema of the deliveries of an event kind
 // (GET /event/v1/metadata/event/{event}, an operation the interface does
 // not show but the service offers; the answer is {"schema": ...}). An
 // unknown kind gives a 404 error.
-func (s *Service) EventSchema(ctx context.Context, kind Kind) (json.RawMessage, error) {
+func (s *Service) Schema(ctx context.Context, kind Kind) (json.RawMessage, error) {
 	if kind == "" {
 		return nil, errors.New("partner: events: event kind is required")
 	}

@@ -2,9 +2,7 @@ package events_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"io"
 	"net/http"
 	"reflect"
 	"slices"
@@ -15,64 +13,15 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 )
 
-const base = "https://api.example.com"
-
-// mockClient returns a client whose requests go to its own mock transport,
-// with the token endpoint already answered.
-func mockClient(t *testing.T) (*partner.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodPost, base+"/oauth/token", httpmock.NewStringResponder(200,
-		`{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`))
-	c, err := partner.New(partner.WithBaseURL(base), partner.WithClientCredentials("id", "secret"),
-		partner.WithHTTPClient(&http.Client{Transport: mt}), partner.WithMaxRetries(1), partner.WithRetryWait(1, 1))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, mt
-}
-
-// jsonResponder answers with body after checking the request's JSON body
-// against wantBody (nil: no body) and its bearer token.
-func jsonResponder(t *testing.T, status int, wantBody, body string) httpmock.Responder {
-	return func(r *http.Request) (*http.Response, error) {
-		if got := r.Header.Get("Authorization"); got != "Bearer at-1" {
-			t.Errorf("%s %s: Authorization %q", r.Method, r.URL.Path, got)
-		}
-		var raw []byte
-		if r.Body != nil {
-			raw, _ = io.ReadAll(r.Body)
-		}
-		switch {
-		case wantBody == "" && len(raw) > 0:
-			t.Errorf("%s %s: unexpected body %s", r.Method, r.URL.Path, raw)
-		case wantBody != "":
-			var got, want any
-			if err := json.Unmarshal(raw, &got); err != nil {
-				t.Errorf("%s %s: body %q: %v", r.Method, r.URL.Path, raw, err)
-			}
-			if err := json.Unmarshal([]byte(wantBody), &want); err != nil {
-				t.Fatal(err)
-			}
-			if !reflect.DeepEqual(got, want) {
-				t.Errorf("%s %s: body\n got %s\nwant %s", r.Method, r.URL.Path, raw, wantBody)
-			}
-			if ct := r.Header.Get("Content-Type"); ct != "application/json" {
-				t.Errorf("Content-Type %q", ct)
-			}
-		}
-		resp := httpmock.NewStringResponse(status, body)
-		resp.Header.Set("Content-Type", "application/json")
-		return resp, nil
-	}
-}
+const base = mocktest.BaseURL
 
 func TestSubscribers(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber", jsonResponder(t, 200, "", `{"items":[
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber", mocktest.JSONResponder(t, "", 200, `{"items":[
 		{"subscriber_id":"sub-1","name":"crm sync","objectids":["obj-1","obj-2"],"integration_id":"int-1",
 		 "filters":"stage in [\"won\"]","subscriber_type":"webhook"},
 		{"subscriber_id":"sub-2","name":"other","objectids":[],"integration_id":"","filters":"","subscriber_type":"queue"}]}`))
@@ -90,8 +39,8 @@ func TestSubscribers(t *testing.T) {
 }
 
 func TestSubscriber(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub%2F1", jsonResponder(t, 200, "",
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub%2F1", mocktest.JSONResponder(t, "", 200,
 		`{"subscriber_id":"sub/1","name":"n","object_ids":["o"],"integration_id":"i","filters":"",
 		  "subscriber_type":"webhook","event":["object.update","object.brand_new"],
 		  "webhook_settings":{"callback_url":"https://hooks.example.com/x"}}`))
@@ -108,7 +57,7 @@ func TestSubscriber(t *testing.T) {
 		t.Fatalf("subscriber\n got %+v\nwant %+v", s, want)
 	}
 
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/nope", jsonResponder(t, 404, "", `{"error":"not_found","message":"subscriber \"nope\" not found"}`))
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/nope", mocktest.JSONResponder(t, "", 404, `{"error":"not_found","message":"subscriber \"nope\" not found"}`))
 	_, err = c.Events.Subscriber(context.Background(), "nope")
 	if !partner.IsNotFound(err) || !strings.Contains(err.Error(), `subscriber "nope" not found`) {
 		t.Fatalf("unknown subscriber: %v", err)
@@ -119,8 +68,8 @@ func TestSubscriber(t *testing.T) {
 }
 
 func TestSubscribe(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", jsonResponder(t, 200, `{
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", mocktest.JSONResponder(t, `{
 		"subscriber_type": "webhook",
 		"event": ["object.update", "object.stage_change"],
 		"name": "crm sync",
@@ -128,8 +77,10 @@ func TestSubscribe(t *testing.T) {
 		"integration_id": "int-1",
 		"object_ids": ["obj-1"],
 		"webhook_settings": {"callback_url": "https://hooks.example.com/partner"}
-	}`, `{"subscriber_id":"sub-9"}`))
-	id, err := c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+	}`, 200,
+
+		`{"subscriber_id":"sub-9"}`))
+	id, err := c.Events.Subscribe(context.Background(), events.SubscribeParams{
 		Name:          "crm sync",
 		Events:        []events.Kind{events.KindObjectUpdate, events.KindObjectStageChange},
 		Filter:        events.And(events.In("stage", "closed", "won", "lost"), events.Eq("sales_details.partner", "P1")),
@@ -143,11 +94,12 @@ func TestSubscribe(t *testing.T) {
 }
 
 func TestSubscribeMinimal(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", jsonResponder(t, 200,
-		`{"subscriber_type":"webhook","event":["object.all"],"name":"n","webhook_settings":{"callback_url":"http://127.0.0.1:8080/h"}}`,
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", mocktest.JSONResponder(t,
+		`{"subscriber_type":"webhook","event":["object.all"],"name":"n","webhook_settings":{"callback_url":"http://127.0.0.1:8080/h"}}`, 200,
+
 		`{"subscriber_id":"sub-1"}`))
-	id, err := c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+	id, err := c.Events.Subscribe(context.Background(), events.SubscribeParams{
 		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:8080/h", Type: events.SubscriberWebhook,
 	})
 	if err != nil || id != "sub-1" {
@@ -156,23 +108,23 @@ func TestSubscribeMinimal(t *testing.T) {
 }
 
 func TestSubscribeValidation(t *testing.T) {
-	c, mt := mockClient(t)
-	ok := events.SubscribeRequest{Name: "n", Events: []events.Kind{events.KindObjectUpdate}, CallbackURL: "https://h.example.com/x"}
+	c, mt := mocktest.New(t)
+	ok := events.SubscribeParams{Name: "n", Events: []events.Kind{events.KindObjectUpdate}, CallbackURL: "https://h.example.com/x"}
 	tests := []struct {
 		name string
-		edit func(r *events.SubscribeRequest)
+		edit func(r *events.SubscribeParams)
 		want string
 	}{
-		{"everything missing", func(r *events.SubscribeRequest) { *r = events.SubscribeRequest{} },
+		{"everything missing", func(r *events.SubscribeParams) { *r = events.SubscribeParams{} },
 			"partner: events: at least one event kind is required; name is required; callback URL is required"},
-		{"type", func(r *events.SubscribeRequest) { r.Type = "email" }, `subscriber type "email" is not supported (only "webhook")`},
-		{"empty kind", func(r *events.SubscribeRequest) { r.Events = []events.Kind{""} }, `event kind "" is not a kind name`},
-		{"blank name", func(r *events.SubscribeRequest) { r.Name = " " }, "name is required"},
-		{"relative url", func(r *events.SubscribeRequest) { r.CallbackURL = "/hook" }, `callback URL "/hook" is not an absolute http or https URL`},
-		{"other scheme", func(r *events.SubscribeRequest) { r.CallbackURL = "ftp://h/x" }, "is not an absolute http or https URL"},
-		{"bad url", func(r *events.SubscribeRequest) { r.CallbackURL = "http://h/%zz" }, "callback URL: parse"},
-		{"bad filter", func(r *events.SubscribeRequest) { r.Filter = events.Eq("a b", 1) }, `filter: field name "a b" is not a dotted name`},
-		{"empty object id", func(r *events.SubscribeRequest) { r.ObjectIDs = []string{"x", ""} }, "object ids must not be empty"},
+		{"type", func(r *events.SubscribeParams) { r.Type = "email" }, `subscriber type "email" is not supported (only "webhook")`},
+		{"empty kind", func(r *events.SubscribeParams) { r.Events = []events.Kind{""} }, `event kind "" is not a kind name`},
+		{"blank name", func(r *events.SubscribeParams) { r.Name = " " }, "name is required"},
+		{"relative url", func(r *events.SubscribeParams) { r.CallbackURL = "/hook" }, `callback URL "/hook" is not an absolute http or https URL`},
+		{"other scheme", func(r *events.SubscribeParams) { r.CallbackURL = "ftp://h/x" }, "is not an absolute http or https URL"},
+		{"bad url", func(r *events.SubscribeParams) { r.CallbackURL = "http://h/%zz" }, "callback URL: parse"},
+		{"bad filter", func(r *events.SubscribeParams) { r.Filter = events.Eq("a b", 1) }, `filter: field name "a b" is not a dotted name`},
+		{"empty object id", func(r *events.SubscribeParams) { r.ObjectIDs = []string{"x", ""} }, "object ids must not be empty"},
 	}
 	for _, tt := range tests {
 		req := ok
@@ -190,10 +142,10 @@ func TestSubscribeValidation(t *testing.T) {
 // TestSubscribeNotRepeated checks that a registration the server may have
 // processed is not sent twice.
 func TestSubscribeNotRepeated(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber",
 		httpmock.NewStringResponder(503, `{"error":"unavailable","message":"try later"}`))
-	_, err := c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+	_, err := c.Events.Subscribe(context.Background(), events.SubscribeParams{
 		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "https://h.example.com/x",
 	})
 	var perr *partner.Error
@@ -205,7 +157,7 @@ func TestSubscribeNotRepeated(t *testing.T) {
 	}
 	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber",
 		httpmock.NewStringResponder(400, `{"error":"invalid_request","message":"filters: at offset 3: expected a value"}`))
-	_, err = c.Events.Subscribe(context.Background(), events.SubscribeRequest{
+	_, err = c.Events.Subscribe(context.Background(), events.SubscribeParams{
 		Name: "n", Events: []events.Kind{events.KindObjectAll}, CallbackURL: "https://h.example.com/x", Filter: events.Raw("a ="),
 	})
 	if !partner.IsBadRequest(err) || !strings.Contains(err.Error(), "expected a value") {
@@ -214,8 +166,8 @@ func TestSubscribeNotRepeated(t *testing.T) {
 }
 
 func TestUnsubscribe(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodDelete, base+"/event/v1/subscriber/sub-1", jsonResponder(t, 204, "", ""))
+	c, mt := mocktest.New(t, partner.WithMaxRetries(1))
+	mt.RegisterResponder(http.MethodDelete, base+"/event/v1/subscriber/sub-1", mocktest.JSONResponder(t, "", 204, ""))
 	if err := c.Events.Unsubscribe(context.Background(), "sub-1"); err != nil {
 		t.Fatal(err)
 	}
@@ -233,8 +185,8 @@ func TestUnsubscribe(t *testing.T) {
 }
 
 func TestIntegrations(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration", jsonResponder(t, 200, "", `{"integrations":[
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration", mocktest.JSONResponder(t, "", 200, `{"integrations":[
 		{"integration_id":"int-1","integration_type":"CRM","description":"Opportunities from the CRM","name":"CRM sync","extra":1}]}`))
 	got, err := paging.Collect(c.Events.Integrations(context.Background()))
 	want := []events.Integration{{ID: "int-1", Type: "CRM", Name: "CRM sync", Description: "Opportunities from the CRM"}}
@@ -243,13 +195,13 @@ func TestIntegrations(t *testing.T) {
 	}
 }
 
-func TestEventKinds(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event", jsonResponder(t, 200, "", `{"events":[
+func TestKinds(t *testing.T) {
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event", mocktest.JSONResponder(t, "", 200, `{"events":[
 		{"name":"object.update","description":"An object was updated."},
 		{"name":"contract.signed","description":"Not known to this SDK."}]}`))
 	var names []events.Kind
-	for k, err := range c.Events.EventKinds(context.Background()) {
+	for k, err := range c.Events.Kinds(context.Background()) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -261,7 +213,7 @@ func TestEventKinds(t *testing.T) {
 
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event", httpmock.NewStringResponder(400, `{"error":"bad","message":"no"}`))
 	n := 0
-	for _, err := range c.Events.EventKinds(context.Background()) {
+	for _, err := range c.Events.Kinds(context.Background()) {
 		n++
 		if !partner.IsBadRequest(err) {
 			t.Fatalf("err = %v", err)
@@ -272,16 +224,16 @@ func TestEventKinds(t *testing.T) {
 	}
 }
 
-func TestEventSchema(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/object.update", jsonResponder(t, 200, "",
+func TestSchema(t *testing.T) {
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/object.update", mocktest.JSONResponder(t, "", 200,
 		`{"schema":{"type":"object","properties":{"event":{"type":"string"}}}}`))
-	s, err := c.Events.EventSchema(context.Background(), events.KindObjectUpdate)
+	s, err := c.Events.Schema(context.Background(), events.KindObjectUpdate)
 	if err != nil || string(s) != `{"type":"object","properties":{"event":{"type":"string"}}}` {
 		t.Fatalf("schema = %s, %v", s, err)
 	}
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/a%2Fb", httpmock.NewStringResponder(404, `{"error":"not_found","message":"event not defined"}`))
-	if _, err := c.Events.EventSchema(context.Background(), "a/b"); !partner.IsNotFound(err) {
+	if _, err := c.Events.Schema(context.Background(), "a/b"); !partner.IsNotFound(err) {
 		t.Fatalf("err = %v", err)
 	}
 }

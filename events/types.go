@@ -3,7 +3,7 @@ package events
 import "encoding/json"
 
 // Kind names a kind of event, such as "object.update". The service lists
-// the kinds it offers with Service.EventKinds; kinds are open strings:
+// the kinds it offers with Service.Kinds; kinds are open strings:
 // names this package has no constant for are sent and kept as they are.
 type Kind string
 

@@ -1,8 +1,9 @@
 package fake
 
 // This file is the bulk area of the fake: loads (POST /bulk/v1/bulkload
-// and /bulk/v1/bulkload_opportunity), execution status, and signed upload
-// URLs hosted by the fake itself.
+// and /bulk/v1/bulkload_opportunity, each also as a multipart file upload
+// on .../file), execution status, and signed upload URLs hosted by the
+// fake itself.
 //
 // A load parses its body as it is read (CSV, JSON array, XLSX), checks
 // each row, and once the whole body is parsed writes the valid rows into
@@ -36,8 +37,9 @@ const (
 	maxUploadSize = 256 << 20
 	// maxKeptErrors caps the row errors an execution remembers.
 	maxKeptErrors = 1000
-	// defaultMaxErrors is the max_errors of the status operation.
-	defaultMaxErrors = 10
+	// DefaultMaxErrors is the max_errors of the status operation when the
+	// request leaves it out (see WithBulkStatusDefaults).
+	DefaultMaxErrors = 10
 	// maxDrain is how much of a refused body is read before answering, so
 	// that the client sees the 400 instead of a reset connection.
 	maxDrain = 32 << 20
@@ -45,15 +47,21 @@ const (
 
 // bulkStore holds the state of the bulk area.
 type bulkStore struct {
-	mu         sync.Mutex
-	delay      time.Duration
-	delaySet   bool
-	discard    bool
-	executions map[string]*bulkExecution
-	order      []string               // execution ids, oldest first
-	uploads    map[string]*bulkUpload // by upload token
-	uploadURLs map[string]*bulkUpload // by the id in the upload URL
-	kinds      map[string]map[string]FieldKind
+	mu       sync.Mutex
+	delay    time.Duration
+	delaySet bool
+	discard  bool
+	// status defaults and spelling (WithBulkStatusDefaults,
+	// WithMisspelledSuccessCount)
+	defInclude   bool
+	defMaxErrors int
+	defSet       bool
+	misspell     bool
+	executions   map[string]*bulkExecution
+	order        []string               // execution ids, oldest first
+	uploads      map[string]*bulkUpload // by upload token
+	uploadURLs   map[string]*bulkUpload // by the id in the upload URL
+	kinds        map[string]map[string]FieldKind
 
 	idxMu   sync.Mutex
 	indexed map[[2]string]bool
@@ -96,11 +104,30 @@ func WithBulkDelay(d time.Duration) Option {
 // growing with them.
 func WithBulkDiscard() Option { return func(f *Fake) { f.bulk.discard = true } }
 
+// WithBulkStatusDefaults sets what the status operation does when a
+// request leaves include_errors or max_errors out. The fake's defaults are
+// false and DefaultMaxErrors (10); the deployed service's published
+// descriptions disagree (false or true, 10 or 5), so a team can run its
+// tests against either.
+func WithBulkStatusDefaults(includeErrors bool, maxErrors int) Option {
+	return func(f *Fake) {
+		f.bulk.defInclude, f.bulk.defMaxErrors, f.bulk.defSet = includeErrors, maxErrors, true
+	}
+}
+
+// WithMisspelledSuccessCount makes the status operation spell the success
+// count succcess_count (three c's), as one of the deployed service's
+// published descriptions does, instead of success_count.
+func WithMisspelledSuccessCount() Option { return func(f *Fake) { f.bulk.misspell = true } }
+
 // registerBulk registers the routes of the bulk area.
 func (f *Fake) registerBulk() {
 	b := &f.bulk
 	if !b.delaySet {
 		b.delay = DefaultBulkDelay
+	}
+	if !b.defSet {
+		b.defMaxErrors = DefaultMaxErrors
 	}
 	b.executions = map[string]*bulkExecution{}
 	b.uploads = map[string]*bulkUpload{}
@@ -116,8 +143,10 @@ func (f *Fake) registerBulk() {
 	b.index = map[keyIndexEntry]string{}
 	f.onObjectChange(f.observeObjects)
 
-	f.handle("POST /bulk/v1/bulkload", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false) })
-	f.handle("POST /bulk/v1/bulkload_opportunity", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true) })
+	f.handle("POST /bulk/v1/bulkload", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, false) })
+	f.handle("POST /bulk/v1/bulkload_opportunity", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, false) })
+	f.handle("POST /bulk/v1/bulkload/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, true) })
+	f.handle("POST /bulk/v1/bulkload_opportunity/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, true) })
 	f.handle("GET /bulk/v1/status/{integration_id}", ScopeBulk, f.bulkStatus)
 	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", ScopeBulk, f.bulkUploadURL)
 	f.handleStorage("POST /upload/{id}", f.bulkUpload)
@@ -231,15 +260,15 @@ type ackWire struct {
 }
 
 // parseFormat reads data_format (or content_type): CSV, JSON and, unless
-// opp, XLSX, case-insensitive; media types are accepted too.
-func parseFormat(s string, opp bool) (string, bool) {
+// noXLSX, XLSX, case-insensitive; media types are accepted too.
+func parseFormat(s string, noXLSX bool) (string, bool) {
 	switch strings.ToLower(strings.TrimSpace(s)) {
 	case "csv", "text/csv":
 		return formatCSV, true
 	case "json", "application/json":
 		return formatJSON, true
 	case "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
-		return formatXLSX, !opp
+		return formatXLSX, !noXLSX
 	}
 	return "", false
 }
@@ -250,7 +279,13 @@ func formatOfFile(name string) string {
 	return f
 }
 
-func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
+// bulkLoad serves the four load routes. opp: the opportunity form
+// (content_type, has_header_row, no file_token). file: the .../file form,
+// whose body must be multipart/form-data with the file in the part
+// "file" (a file_token is refused there); opportunities may then be XLSX.
+// The format is data_format (content_type) when given, else the file
+// name's extension, else CSV.
+func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp, file bool) {
 	q := r.URL.Query()
 	refuse := func(status int, format string, args ...any) {
 		io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
@@ -277,10 +312,11 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 			header = b
 		}
 	}
+	noXLSX := opp && !file // the opportunity JSON/CSV form takes no XLSX
 	format := ""
 	if s := q.Get(formatParam); s != "" {
 		var ok bool
-		if format, ok = parseFormat(s, opp); !ok {
+		if format, ok = parseFormat(s, noXLSX); !ok {
 			refuse(http.StatusBadRequest, "unsupported %s %q", formatParam, s)
 			return
 		}
@@ -297,6 +333,15 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 
 	var body io.Reader = r.Body
 	fileName := ""
+	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
+	if file && q.Get("file_token") != "" {
+		refuse(http.StatusBadRequest, "file_token is not taken by %s: load an uploaded file with POST /bulk/v1/bulkload", r.URL.Path)
+		return
+	}
+	if file && mt != "multipart/form-data" {
+		refuse(http.StatusBadRequest, "%s takes a multipart/form-data body with the file in the part \"file\", not %q", r.URL.Path, r.Header.Get("Content-Type"))
+		return
+	}
 	if tok := q.Get("file_token"); tok != "" && !opp {
 		up, msg := f.takeUpload(tok, in.ID)
 		if msg != "" {
@@ -304,7 +349,7 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 			return
 		}
 		body, fileName = bytes.NewReader(up.data), up.fileName
-	} else if mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type")); mt == "multipart/form-data" {
+	} else if mt == "multipart/form-data" {
 		mr, err := r.MultipartReader()
 		if err != nil {
 			refuse(http.StatusBadRequest, "malformed multipart body: %v", err)
@@ -328,7 +373,7 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp bool) {
 	}
 	if format == "" {
 		format = formatCSV
-		if ff := formatOfFile(fileName); ff != "" && !(opp && ff == formatXLSX) {
+		if ff := formatOfFile(fileName); ff != "" && !(noXLSX && ff == formatXLSX) {
 			format = ff
 		}
 	}
@@ -405,7 +450,8 @@ type statusWire struct {
 	Status        string `json:"status"`
 	StatusMsg     string `json:"status_msg,omitempty"`
 	InputCount    int    `json:"input_count"`
-	SuccessCount  int    `json:"success_count"`
+	SuccessCount  *int   `json:"success_count,omitempty"`
+	Succcess      *int   `json:"succcess_count,omitempty"` // WithMisspelledSuccessCount
 	ErrorCount    int    `json:"error_count"`
 	SkipCount     int    `json:"skip_count"`
 	StartedAt     string `json:"started_at"`
@@ -433,7 +479,9 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "invalid execution id %q", exID)
 		return
 	}
-	include := false
+	f.bulk.mu.Lock()
+	include, maxErrors, misspell := f.bulk.defInclude, f.bulk.defMaxErrors, f.bulk.misspell
+	f.bulk.mu.Unlock()
 	if s := q.Get("include_errors"); s != "" {
 		b, err := strconv.ParseBool(s)
 		if err != nil {
@@ -442,7 +490,6 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		}
 		include = b
 	}
-	maxErrors := defaultMaxErrors
 	if s := q.Get("max_errors"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 0 {
@@ -464,8 +511,10 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		InputCount: ex.input, StartedAt: ex.created.UTC().Format(time.RFC3339Nano),
 		MaxErrors: maxErrors, IncludeErrors: include,
 	}
+	success := 0
 	if st.Status == "completed" {
-		st.SuccessCount, st.ErrorCount, st.SkipCount = ex.success, ex.failed, ex.skipped
+		success = ex.success
+		st.ErrorCount, st.SkipCount = ex.failed, ex.skipped
 		st.CompletedAt = ex.done.UTC().Format(time.RFC3339Nano)
 		if include {
 			errs := append([]bulkRowError{}, ex.errors[:min(maxErrors, len(ex.errors))]...)
@@ -475,6 +524,11 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		st.Errors = []bulkRowError{}
 	}
 	f.bulk.mu.Unlock()
+	if misspell {
+		st.Succcess = &success
+	} else {
+		st.SuccessCount = &success
+	}
 	writeJSON(w, http.StatusOK, st)
 }
 

@@ -122,10 +122,12 @@ func (r *scimRecord) active() bool { return r.user.Active == nil || *r.user.Acti
 
 // scimStore holds the state of the scim area.
 type scimStore struct {
-	mu     sync.RWMutex
-	byID   map[string]*scimRecord
-	byName map[string]string // lower-case userName -> id
-	order  []string          // ids in creation order
+	fullFilter bool // WithFullSCIMFilter
+	zeroTotals bool // WithSCIMZeroTotals
+	mu         sync.RWMutex
+	byID       map[string]*scimRecord
+	byName     map[string]string // lower-case userName -> id
+	order      []string          // ids in creation order
 }
 
 // scimFail is an answer in the SCIM error shape.
@@ -319,6 +321,11 @@ func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
 			writeSCIMError(w, http.StatusBadRequest, "invalidFilter", "filter: %v", err)
 			return
 		}
+		if !f.scim.fullFilter && !isUserNameEq(filter) {
+			writeSCIMError(w, http.StatusBadRequest, "invalidFilter",
+				"filter %q: only userName eq \"...\" is supported (the fake's full RFC 7644 filters are an option: WithFullSCIMFilter)", s)
+			return
+		}
 	}
 	start, count := 1, scimDefaultCount
 	for name, dst := range map[string]*int{"startIndex": &start, "count": &count} {
@@ -348,6 +355,9 @@ func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
 	}
 	f.scim.mu.RUnlock()
 	resp.ItemsPerPage = len(resp.Resources)
+	if f.scim.zeroTotals {
+		resp.TotalResults, resp.StartIndex, resp.ItemsPerPage = 0, 0, 0
+	}
 	writeSCIMJSON(w, http.StatusOK, resp)
 }
 

@@ -30,6 +30,11 @@ import (
 //
 // negate inverts the result of a field filter. Any other pair of type and
 // operator is a 400 that names the pair.
+//
+// colId names a column by its position, a decimal string ("0" is the
+// first column), as the deployed service does; the fake also accepts a
+// column's ID (Column.ID) as its own extension. A position wins over an
+// ID that reads the same.
 
 type filterGroup struct {
 	Op           string        `json:"op"`
@@ -124,8 +129,17 @@ func compileGroup(g *filterGroup, cols []Column, now time.Time, where string) (p
 	}, nil
 }
 
+// columnIndex finds the column colID names: a position ("0", "1", ...)
+// or, as the fake's extension, a Column.ID. It returns -1 for neither.
+func columnIndex(cols []Column, colID string) int {
+	if n, err := strconv.Atoi(colID); err == nil && n >= 0 && n < len(cols) && strconv.Itoa(n) == colID {
+		return n
+	}
+	return slices.IndexFunc(cols, func(c Column) bool { return c.ID == colID })
+}
+
 func compileField(ff fieldFilter, cols []Column, now time.Time, where string) (predicate, error) {
-	col := slices.IndexFunc(cols, func(c Column) bool { return c.ID == ff.ColID })
+	col := columnIndex(cols, ff.ColID)
 	if ff.ColID == "" {
 		return nil, fmt.Errorf("%s.colId is required", where)
 	}

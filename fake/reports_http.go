@@ -26,6 +26,7 @@ func (f *Fake) registerReports() {
 	f.handle("POST /report/v1/view/{viewId}/data", ScopeReports, f.handleViewData)
 	f.handle("POST /report/v1/{reportId}/chart-data", ScopeReports, f.handleChartData)
 	f.handle("POST /report/v1/{reportId}/chart-metadata", ScopeReports, f.handleChartMetadata)
+	f.registerReportMetadata()
 }
 
 type pageJSON struct {

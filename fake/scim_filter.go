@@ -206,6 +206,28 @@ func lookupSCIMAttr(path string) (*scimAttr, error) {
 	return nil, fmt.Errorf("unknown or unsupported attribute %q", path)
 }
 
+// WithFullSCIMFilter makes the SCIM list operation take the whole filter
+// grammar of RFC 7644 §3.4.2.2 (and, or, not, grouping, every comparison
+// operator, pr, on the user attributes the fake stores). The deployed
+// service documents only `userName eq "..."`, so by default the fake
+// answers any other filter with 400 invalidFilter; the full grammar is the
+// fake's own.
+func WithFullSCIMFilter() Option { return func(f *Fake) { f.scim.fullFilter = true } }
+
+// WithSCIMZeroTotals makes the SCIM list operation answer as the deployed
+// service's published example does: totalResults, startIndex and
+// itemsPerPage all 0, beside the resources of the page. A client that
+// pages on totalResults stops early against it; one that pages on the
+// resources does not.
+func WithSCIMZeroTotals() Option { return func(f *Fake) { f.scim.zeroTotals = true } }
+
+// isUserNameEq reports whether f is the one filter the deployed service
+// documents: userName eq "...".
+func isUserNameEq(f scimFilter) bool {
+	c, ok := f.(filterCompare)
+	return ok && c.op == "eq" && c.a == scimAttrs["username"]
+}
+
 // parseSCIMFilter parses a filter expression.
 func parseSCIMFilter(s string) (scimFilter, error) {
 	if len(s) > maxFilterLen {

@@ -223,7 +223,7 @@ func TestSCIMScopes(t *testing.T) {
 }
 
 func TestSCIMListPaging(t *testing.T) {
-	srv, tok := scimTestServer(t)
+	srv, tok := scimTestServer(t, WithFullSCIMFilter())
 	for i := range 130 {
 		if _, err := srv.AddUser(User{UserName: fmt.Sprintf("u%03d@example.com", i), Suspended: i%10 == 0}); err != nil {
 			t.Fatal(err)
@@ -325,5 +325,46 @@ func TestSCIMDemoData(t *testing.T) {
 	}
 	if n := len(srv.Users()); n != 3 {
 		t.Errorf("demo users: %d", n)
+	}
+}
+
+// TestSCIMFilterDeployedOnly: by default the fake takes only the filter
+// the deployed service documents, userName eq "...", and answers any
+// other with 400 invalidFilter saying so; WithFullSCIMFilter lifts that.
+func TestSCIMFilterDeployedOnly(t *testing.T) {
+	srv, tok := scimTestServer(t)
+	full, fullTok := scimTestServer(t, WithFullSCIMFilter())
+	for _, s := range []*Server{srv, full} {
+		if _, err := s.AddUser(User{UserName: "ada@example.com", Suspended: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		query    string
+		status   int
+		fullWant int
+	}{
+		{`?filter=userName+eq+%22ADA%40example.com%22`, 200, 200},
+		{`?filter=urn%3Aietf%3Aparams%3Ascim%3Aschemas%3Acore%3A2.0%3AUser%3AuserName+eq+%22ada%40example.com%22`, 200, 200},
+		{`?filter=active+eq+false`, 400, 200},
+		{`?filter=userName+sw+%22ada%22`, 400, 200},
+		{`?filter=userName+eq+%22a%22+or+userName+eq+%22b%22`, 400, 200},
+		{`?filter=not+(userName+eq+%22a%22)`, 400, 200},
+		{`?filter=userName+ne+%22a%22`, 400, 200},
+		{`?filter=emails.value+eq+%22ada%40example.com%22`, 400, 200},
+	} {
+		status, body, _ := scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users"+tc.query, "")
+		if status != tc.status {
+			t.Errorf("default %s: %d %s, want %d", tc.query, status, body, tc.status)
+		}
+		if status == 400 {
+			e := scimTestError(t, body, 400, "invalidFilter")
+			if !strings.Contains(e.Detail, `only userName eq`) || !strings.Contains(e.Detail, "WithFullSCIMFilter") {
+				t.Errorf("default %s: detail %q does not say why", tc.query, e.Detail)
+			}
+		}
+		if status, body, _ := scimTestCall(t, full, fullTok, "GET", "/api/scim/v2/Users"+tc.query, ""); status != tc.fullWant {
+			t.Errorf("full %s: %d %s, want %d", tc.query, status, body, tc.fullWant)
+		}
 	}
 }

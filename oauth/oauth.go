@@ -5,7 +5,8 @@
 // fetches a new one shortly before it expires, with exactly one request in
 // flight however many goroutines ask at once. It uses the refresh token
 // when it holds one and falls back to the client credentials grant when the
-// refresh is refused.
+// refresh fails. A failed early refresh leaves the cached token in use
+// until it expires.
 package oauth
 
 import (
@@ -41,8 +42,8 @@ var ErrClosed = errors.New("partner: client is closed")
 // echo the `state` that was sent.
 var ErrStateMismatch = errors.New("partner: token response state does not match the state sent")
 
-// TokenRequest is the body of POST /oauth/token.
-type TokenRequest struct {
+// TokenParams is the body of POST /oauth/token.
+type TokenParams struct {
 	GrantType    string `json:"grant_type"`
 	ClientID     string `json:"client_id,omitempty"`
 	ClientSecret string `json:"client_secret,omitempty"`
@@ -53,19 +54,19 @@ type TokenRequest struct {
 }
 
 // String describes the request without its secrets.
-func (r TokenRequest) String() string {
-	return fmt.Sprintf("TokenRequest{GrantType:%s ClientID:%s ClientSecret:%s RefreshToken:%s Scope:%q}",
+func (r TokenParams) String() string {
+	return fmt.Sprintf("TokenParams{GrantType:%s ClientID:%s ClientSecret:%s RefreshToken:%s Scope:%q}",
 		r.GrantType, r.ClientID, redacted(r.ClientSecret), redacted(r.RefreshToken), r.Scope)
 }
 
 // GoString keeps secrets out of %#v.
-func (r TokenRequest) GoString() string { return "oauth." + r.String() }
+func (r TokenParams) GoString() string { return "oauth." + r.String() }
 
 // LogValue keeps secrets out of slog output.
-func (r TokenRequest) LogValue() slog.Value { return slog.StringValue(r.String()) }
+func (r TokenParams) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
-// TokenResponse is the answer of POST /oauth/token.
-type TokenResponse struct {
+// TokenResult is the answer of POST /oauth/token.
+type TokenResult struct {
 	AccessToken  string `json:"access_token"`
 	RefreshToken string `json:"refresh_token,omitempty"`
 	TokenType    string `json:"token_type"`
@@ -74,16 +75,16 @@ type TokenResponse struct {
 }
 
 // String describes the response without its tokens.
-func (r TokenResponse) String() string {
-	return fmt.Sprintf("TokenResponse{AccessToken:%s RefreshToken:%s TokenType:%s ExpiresIn:%d}",
+func (r TokenResult) String() string {
+	return fmt.Sprintf("TokenResult{AccessToken:%s RefreshToken:%s TokenType:%s ExpiresIn:%d}",
 		redacted(r.AccessToken), redacted(r.RefreshToken), r.TokenType, r.ExpiresIn)
 }
 
 // GoString keeps tokens out of %#v.
-func (r TokenResponse) GoString() string { return "oauth." + r.String() }
+func (r TokenResult) GoString() string { return "oauth." + r.String() }
 
 // LogValue keeps tokens out of slog output.
-func (r TokenResponse) LogValue() slog.Value { return slog.StringValue(r.String()) }
+func (r TokenResult) LogValue() slog.Value { return slog.StringValue(r.String()) }
 
 func redacted(s string) string {
 	if s == "" {
@@ -96,6 +97,9 @@ func redacted(s string) string {
 // It is safe for concurrent use. A partner.Client built with
 // WithTokenSource serves that source through its Service: Token returns
 // the source's token and Close leaves it alone.
+//
+// Reach it as the OAuth field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t   *transport.Client // sends without Authorization
 	cfg area.OAuth
@@ -131,8 +135,18 @@ func newService(t *transport.Client, cfg area.OAuth) *Service {
 
 // Token returns a valid access token, fetching or refreshing it when the
 // cached one is missing or about to expire. Concurrent callers share one
-// request; each waits under its own context. On a client built with
-// WithTokenSource it returns that source's token (see WithTokenSource).
+// request; each waits under its own context.
+//
+// A token is refreshed early, when a tenth of its lifetime (at most a
+// minute) is left. While one caller refreshes, the others keep using the
+// cached token. When that early refresh fails, the caller still gets the
+// cached token, the failure is logged (at warning level) and the next
+// attempt waits (30s, or half the time left if that is shorter): only a
+// token that has expired, or that the service refused with a 401, makes
+// Token fail.
+//
+// On a client built with WithTokenSource it returns that source's token
+// (see WithTokenSource).
 func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
 	if s.ext != nil {
 		s.mu.Lock()
@@ -149,50 +163,70 @@ func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
 			s.mu.Unlock()
 			return nil, ErrClosed
 		}
-		if s.tok != nil && s.cfg.Now().Before(s.refreshAt) {
-			tok := s.tok
+		now := s.cfg.Now()
+		held := s.tok
+		valid := held != nil && held.AccessToken != "" && now.Before(held.Expiry)
+		if valid && now.Before(s.refreshAt) {
 			s.mu.Unlock()
-			return tok, nil
+			return held, nil
 		}
 		f := s.flight
-		if f == nil {
-			f = &flight{done: make(chan struct{})}
-			s.flight = f
-			held := s.tok
+		if f != nil {
 			s.mu.Unlock()
-			f.tok, f.err = s.obtain(ctx, held)
-			s.mu.Lock()
-			closed := s.closed
-			if f.err == nil && !closed {
-				s.store(f.tok)
+			if valid {
+				return held, nil // another caller refreshes it
 			}
-			s.flight = nil
-			s.mu.Unlock()
-			if f.err == nil && closed {
-				// Close ran while the token was being fetched: nobody may
-				// use it, so it must not outlive the client on the server.
-				_ = s.Revoke(ctx, f.tok.AccessToken)
-				f.tok, f.err = nil, ErrClosed
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-f.done:
 			}
-			close(f.done)
-			return f.tok, f.err
+			if f.err == nil {
+				return f.tok, nil
+			}
+			// The leader's own context may have ended its fetch; a waiter
+			// whose context is alive tries again rather than inherit that.
+			if !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
+				return nil, f.err
+			}
+			continue
 		}
+		f = &flight{done: make(chan struct{})}
+		s.flight = f
 		s.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-f.done:
+		f.tok, f.err = s.obtain(ctx, held)
+		s.mu.Lock()
+		closed := s.closed
+		// The cached token is still the one this refresh started from
+		// (no 401 dropped it) and has not expired.
+		keep := f.err != nil && !closed && valid && s.tok == held && s.cfg.Now().Before(held.Expiry)
+		switch {
+		case f.err == nil && !closed:
+			s.store(f.tok)
+		case keep && ctx.Err() == nil:
+			now := s.cfg.Now()
+			s.refreshAt = now.Add(min(refreshRetry, held.Expiry.Sub(now)/2))
 		}
-		if f.err == nil {
-			return f.tok, nil
+		s.flight = nil
+		s.mu.Unlock()
+		if f.err == nil && closed {
+			// Close ran while the token was being fetched: nobody may
+			// use it, so it must not outlive the client on the server.
+			_ = s.Revoke(ctx, f.tok.AccessToken)
+			f.tok, f.err = nil, ErrClosed
 		}
-		// The leader's own context may have ended its fetch; a waiter
-		// whose context is alive tries again rather than inherit that.
-		if !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
-			return nil, f.err
+		close(f.done)
+		if keep {
+			s.t.Logger().LogAttrs(ctx, slog.LevelWarn, "partner: early token refresh failed, using the cached token",
+				slog.Time("expiry", held.Expiry), slog.String("error", f.err.Error()))
+			return held, nil
 		}
+		return f.tok, f.err
 	}
 }
+
+// refreshRetry spaces the attempts of an early refresh that failed.
+const refreshRetry = 30 * time.Second
 
 func (s *Service) store(tok *oauth2.Token) {
 	s.tok = tok
@@ -203,23 +237,25 @@ func (s *Service) store(tok *oauth2.Token) {
 }
 
 // obtain refreshes held when it carries a refresh token and falls back to
-// the client credentials grant when that is refused.
+// the client credentials grant when the refresh fails for any reason but
+// the context: refused, a 5xx, a lost answer. The client credentials
+// grant is retried like a read.
 func (s *Service) obtain(ctx context.Context, held *oauth2.Token) (*oauth2.Token, error) {
 	if held != nil && held.RefreshToken != "" {
-		tok, err := s.grant(ctx, TokenRequest{GrantType: GrantRefreshToken, RefreshToken: held.RefreshToken})
+		tok, err := s.grant(ctx, TokenParams{GrantType: GrantRefreshToken, RefreshToken: held.RefreshToken})
 		if err == nil {
 			return tok, nil
 		}
-		if !transport.HasStatus(err, http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden) {
+		if ctx.Err() != nil {
 			return nil, err
 		}
-		s.t.Logger().LogAttrs(ctx, slog.LevelDebug, "partner: refresh refused, using client credentials",
+		s.t.Logger().LogAttrs(ctx, slog.LevelDebug, "partner: refresh failed, using client credentials",
 			slog.String("error", err.Error()))
 	}
-	return s.grant(ctx, TokenRequest{GrantType: GrantClientCredentials})
+	return s.grant(ctx, TokenParams{GrantType: GrantClientCredentials})
 }
 
-func (s *Service) grant(ctx context.Context, req TokenRequest) (*oauth2.Token, error) {
+func (s *Service) grant(ctx context.Context, req TokenParams) (*oauth2.Token, error) {
 	req.ClientID = s.cfg.ClientID
 	req.ClientSecret = s.cfg.ClientSecret
 	req.Scope = strings.Join(s.cfg.Scopes, " ")
@@ -253,7 +289,7 @@ func (s *Service) grant(ctx context.Context, req TokenRequest) (*oauth2.Token, e
 //
 // The client credentials grant is repeated on failure like a read; a
 // refresh is not, since the server may rotate the refresh token.
-func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse, error) {
+func (s *Service) Request(ctx context.Context, req TokenParams) (*TokenResult, error) {
 	if req.GrantType != GrantClientCredentials && req.GrantType != GrantRefreshToken {
 		return nil, fmt.Errorf("partner: unsupported grant_type %q", req.GrantType)
 	}
@@ -275,7 +311,7 @@ func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse
 	} else {
 		r.JSON = req
 	}
-	var resp TokenResponse
+	var resp TokenResult
 	if err := s.t.Do(ctx, r, &resp); err != nil {
 		return nil, err
 	}
@@ -285,7 +321,7 @@ func (s *Service) Request(ctx context.Context, req TokenRequest) (*TokenResponse
 	return &resp, nil
 }
 
-func formValues(req TokenRequest) url.Values {
+func formValues(req TokenParams) url.Values {
 	v := url.Values{"grant_type": {req.GrantType}}
 	set := func(k, val string) {
 		if val != "" {

@@ -16,14 +16,14 @@ func Example() {
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	ctx := context.Background()
 
-	link, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ExternalIDLink{ExternalID: "CRM-0042"})
+	link, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ConnectExternalIDParams{ExternalID: "CRM-0042"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(link.FieldName, "=", link.ExternalID)
 
-	res, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditRecord{
+	res, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{
 		StatusCode: objects.StatusLinked,
 		Message:    "linked to CRM-0042",
 	})
@@ -39,7 +39,7 @@ func Example() {
 
 func ExampleService_Audit_validation() {
 	c, _ := partner.New(partner.WithBaseURL("https://api.example.com"), partner.WithClientCredentials("id", "secret"))
-	_, err := c.Objects.Audit(context.Background(), "o1", objects.AuditRecord{StatusCode: "DONE", Message: "m"})
+	_, err := c.Objects.Audit(context.Background(), "o1", objects.AuditParams{StatusCode: "DONE", Message: "m"})
 	fmt.Println(err)
 	// Output:
 	// partner: objects: audit status_code "DONE" is not one of SCHEDULED, CREATE_FAILED, UPDATE_FAILED, LINKED

@@ -26,7 +26,7 @@ func TestAuditAgainstFake(t *testing.T) {
 	ctx := context.Background()
 	id := srv.AddObject(fake.Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
 	for _, code := range []objects.StatusCode{objects.StatusScheduled, objects.StatusUpdateFailed, objects.StatusLinked} {
-		res, err := c.Objects.Audit(ctx, id, objects.AuditRecord{StatusCode: code, Message: "step " + string(code)})
+		res, err := c.Objects.Audit(ctx, id, objects.AuditParams{StatusCode: code, Message: "step " + string(code)})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -41,7 +41,7 @@ func TestAuditAgainstFake(t *testing.T) {
 	if a := srv.Audits(id); len(a) != 3 || a[2].Message != "step LINKED" {
 		t.Errorf("audit history = %+v", a)
 	}
-	_, err := c.Objects.Audit(ctx, "missing", objects.AuditRecord{StatusCode: objects.StatusLinked, Message: "m"})
+	_, err := c.Objects.Audit(ctx, "missing", objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
 	if !partner.IsNotFound(err) {
 		t.Errorf("unknown object: err = %v, want 404", err)
 	}
@@ -63,7 +63,7 @@ func TestExternalIDsAgainstFake(t *testing.T) {
 		{acc, "", objects.DefaultAccountExternalIDField},
 		{opp, "erp.order_ref", "erp.order_ref"},
 	} {
-		link, err := c.Objects.ConnectExternalID(ctx, tc.id, objects.ExternalIDLink{ExternalID: "x-" + tc.want, FieldName: tc.field})
+		link, err := c.Objects.ConnectExternalID(ctx, tc.id, objects.ConnectExternalIDParams{ExternalID: "x-" + tc.want, FieldName: tc.field})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -86,11 +86,11 @@ func TestExternalIDsAgainstFake(t *testing.T) {
 		t.Errorf("nested field stored as %v", v)
 	}
 	// A type without a default field needs field_name.
-	_, err = c.Objects.ConnectExternalID(ctx, other, objects.ExternalIDLink{ExternalID: "e"})
+	_, err = c.Objects.ConnectExternalID(ctx, other, objects.ConnectExternalIDParams{ExternalID: "e"})
 	if !partner.IsBadRequest(err) {
 		t.Errorf("no default field: err = %v, want 400", err)
 	}
-	_, err = c.Objects.ConnectExternalID(ctx, "missing", objects.ExternalIDLink{ExternalID: "e"})
+	_, err = c.Objects.ConnectExternalID(ctx, "missing", objects.ConnectExternalIDParams{ExternalID: "e"})
 	if !partner.IsNotFound(err) {
 		t.Errorf("unknown object: err = %v, want 404", err)
 	}
@@ -103,7 +103,7 @@ func TestExternalIDsAgainstFake(t *testing.T) {
 func TestObjectIDIsPathEscaped(t *testing.T) {
 	c, srv := fakeClient(t)
 	id := srv.AddObject(fake.Object{ID: "weird/id ?#", Type: "account"})
-	if _, err := c.Objects.ConnectExternalID(context.Background(), id, objects.ExternalIDLink{ExternalID: "e1"}); err != nil {
+	if _, err := c.Objects.ConnectExternalID(context.Background(), id, objects.ConnectExternalIDParams{ExternalID: "e1"}); err != nil {
 		t.Fatalf("id with slash, space, ? and #: %v", err)
 	}
 	if o, _ := srv.Object(id); o.Fields["account_info"] == nil {

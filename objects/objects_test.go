@@ -12,26 +12,9 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 )
-
-// mockClient returns a client whose requests go to its own mock transport.
-func mockClient(t *testing.T) (*partner.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodPost, "https://api.example.com/oauth/token",
-		httpmock.NewStringResponder(200, `{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`))
-	c, err := partner.New(
-		partner.WithBaseURL("https://api.example.com"),
-		partner.WithClientCredentials("id", "secret"),
-		partner.WithHTTPClient(&http.Client{Transport: mt}),
-		partner.WithMaxRetries(0),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, mt
-}
 
 func bodyJSON(t *testing.T, req *http.Request) map[string]any {
 	t.Helper()
@@ -47,17 +30,17 @@ func bodyJSON(t *testing.T, req *http.Request) map[string]any {
 }
 
 func TestAuditWire(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	var sent map[string]any
-	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/opp%2F1/audit",
+	mt.RegisterResponder(http.MethodPatch, mocktest.BaseURL+"/app/v1/object/opp%2F1/audit",
 		func(req *http.Request) (*http.Response, error) {
 			sent = bodyJSON(t, req)
-			if got := req.Header.Get("Authorization"); got != "Bearer at-1" {
+			if got := req.Header.Get("Authorization"); got != "Bearer "+mocktest.AccessToken {
 				t.Errorf("Authorization = %q", got)
 			}
 			return httpmock.NewStringResponse(200, `{"object_id":"opp/1","field_name":"partner_portal.integration_status","status_code":"LINKED"}`), nil
 		})
-	res, err := c.Objects.Audit(context.Background(), "opp/1", objects.AuditRecord{
+	res, err := c.Objects.Audit(context.Background(), "opp/1", objects.AuditParams{
 		IntegrationID: "int-1", ExternalID: "ext-9", StatusCode: objects.StatusLinked, Message: "linked to CRM",
 	})
 	if err != nil {
@@ -76,18 +59,18 @@ func TestAuditWire(t *testing.T) {
 }
 
 func TestAuditValidatesBeforeSending(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	ctx := context.Background()
 	for name, tc := range map[string]struct {
 		id  string
-		rec objects.AuditRecord
+		rec objects.AuditParams
 		msg string
 	}{
-		"no id":       {"", objects.AuditRecord{StatusCode: objects.StatusLinked, Message: "m"}, "object id"},
-		"no status":   {"o", objects.AuditRecord{Message: "m"}, "status_code is required"},
-		"bad status":  {"o", objects.AuditRecord{StatusCode: "DONE", Message: "m"}, `"DONE"`},
-		"no message":  {"o", objects.AuditRecord{StatusCode: objects.StatusScheduled, Message: "  "}, "message is required"},
-		"blank field": {"o", objects.AuditRecord{FieldName: " ", StatusCode: objects.StatusScheduled, Message: "m"}, "field_name"},
+		"no id":       {"", objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"}, "object id"},
+		"no status":   {"o", objects.AuditParams{Message: "m"}, "status_code is required"},
+		"bad status":  {"o", objects.AuditParams{StatusCode: "DONE", Message: "m"}, `"DONE"`},
+		"no message":  {"o", objects.AuditParams{StatusCode: objects.StatusScheduled, Message: "  "}, "message is required"},
+		"blank field": {"o", objects.AuditParams{FieldName: " ", StatusCode: objects.StatusScheduled, Message: "m"}, "field_name"},
 	} {
 		_, err := c.Objects.Audit(ctx, tc.id, tc.rec)
 		if err == nil || !strings.Contains(err.Error(), tc.msg) {
@@ -100,17 +83,17 @@ func TestAuditValidatesBeforeSending(t *testing.T) {
 }
 
 func TestExternalIDsWire(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	var sent map[string]any
-	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/o1/external_id",
+	mt.RegisterResponder(http.MethodPatch, mocktest.BaseURL+"/app/v1/object/o1/external_id",
 		func(req *http.Request) (*http.Response, error) {
 			sent = bodyJSON(t, req)
 			return httpmock.NewStringResponse(200, `{"object_id":"o1","external_id":"crm-7","field_name":"sales_details.crm_opportunity_id"}`), nil
 		})
-	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/o1/external_id",
+	mt.RegisterResponder(http.MethodGet, mocktest.BaseURL+"/app/v1/object/o1/external_id",
 		httpmock.NewStringResponder(200, `{"object_id":"o1","external_ids":[{"field_name":"sales_details.crm_opportunity_id","external_id":"crm-7"},{"field_name":"custom.erp_id","external_id":"erp-1"}]}`))
 	ctx := context.Background()
-	link, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{ExternalID: "crm-7"})
+	link, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ConnectExternalIDParams{ExternalID: "crm-7"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,12 +113,12 @@ func TestExternalIDsWire(t *testing.T) {
 	if v, ok := ids.Get("custom.erp_id"); !ok || v != "erp-1" {
 		t.Errorf("Get(custom.erp_id) = %q, %v", v, ok)
 	}
-	if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{}); err == nil {
+	if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ConnectExternalIDParams{}); err == nil {
 		t.Error("empty external id accepted")
 	}
 	calls := mt.GetTotalCallCount()
 	for _, bad := range []string{"a..b", ".a", "a.", "a b", "a\tb"} {
-		if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ExternalIDLink{ExternalID: "e", FieldName: bad}); err == nil || !strings.Contains(err.Error(), "dotted field name") {
+		if _, err := c.Objects.ConnectExternalID(ctx, "o1", objects.ConnectExternalIDParams{ExternalID: "e", FieldName: bad}); err == nil || !strings.Contains(err.Error(), "dotted field name") {
 			t.Errorf("field_name %q: err = %v", bad, err)
 		}
 	}
@@ -145,8 +128,8 @@ func TestExternalIDsWire(t *testing.T) {
 }
 
 func TestNotFoundIsTyped(t *testing.T) {
-	c, mt := mockClient(t)
-	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/nope/external_id",
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, mocktest.BaseURL+"/app/v1/object/nope/external_id",
 		httpmock.NewStringResponder(404, `{"error":"not_found","message":"object \"nope\" not found"}`))
 	_, err := c.Objects.ExternalIDs(context.Background(), "nope")
 	if !partner.IsNotFound(err) {
@@ -161,7 +144,7 @@ func TestNotFoundIsTyped(t *testing.T) {
 // TestPortalNamedFieldsWire: a deployment's own portal word is sent as
 // given, for the audit field and for an external-id field, and read back.
 func TestPortalNamedFieldsWire(t *testing.T) {
-	c, mt := mockClient(t)
+	c, mt := mocktest.New(t)
 	var sent []string
 	record := func(resp string) httpmock.Responder {
 		return func(req *http.Request) (*http.Response, error) {
@@ -170,20 +153,20 @@ func TestPortalNamedFieldsWire(t *testing.T) {
 			return httpmock.NewStringResponse(200, resp), nil
 		}
 	}
-	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/006A/audit",
+	mt.RegisterResponder(http.MethodPatch, mocktest.BaseURL+"/app/v1/object/006A/audit",
 		record(`{"object_id":"006A","field_name":"acme_portal.integration_status","status_code":"SCHEDULED"}`))
-	mt.RegisterResponder(http.MethodPatch, "https://api.example.com/app/v1/object/006A/external_id",
+	mt.RegisterResponder(http.MethodPatch, mocktest.BaseURL+"/app/v1/object/006A/external_id",
 		record(`{"object_id":"006A","external_id":"REF-1","field_name":"acme_portal.referral_id"}`))
-	mt.RegisterResponder(http.MethodGet, "https://api.example.com/app/v1/object/006A/external_id",
+	mt.RegisterResponder(http.MethodGet, mocktest.BaseURL+"/app/v1/object/006A/external_id",
 		httpmock.NewStringResponder(200, `{"object_id":"006A","external_ids":[{"field_name":"sales_details.crm_opportunity_id","external_id":"CRM-7"},{"field_name":"acme_portal.referral_id","external_id":"REF-1"}]}`))
 	ctx := context.Background()
-	res, err := c.Objects.Audit(ctx, "006A", objects.AuditRecord{
+	res, err := c.Objects.Audit(ctx, "006A", objects.AuditParams{
 		FieldName: "acme_portal.integration_status", StatusCode: objects.StatusScheduled, Message: "queued",
 	})
 	if err != nil || res.FieldName != "acme_portal.integration_status" {
 		t.Fatalf("audit: %+v, %v", res, err)
 	}
-	link, err := c.Objects.ConnectExternalID(ctx, "006A", objects.ExternalIDLink{ExternalID: "REF-1", FieldName: "acme_portal.referral_id"})
+	link, err := c.Objects.ConnectExternalID(ctx, "006A", objects.ConnectExternalIDParams{ExternalID: "REF-1", FieldName: "acme_portal.referral_id"})
 	if err != nil || link.FieldName != "acme_portal.referral_id" {
 		t.Fatalf("connect: %+v, %v", link, err)
 	}

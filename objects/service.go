@@ -15,6 +15,8 @@ import (
 )
 
 // Service calls the /app/v1/object operations. It is safe for concurrent use.
+// Reach it as the Objects field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
@@ -23,13 +25,13 @@ func init() {
 	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
 }
 
-// FieldName names the audit field an AuditRecord writes.
+// FieldName names the audit field an AuditParams writes.
 type FieldName string
 
 // FieldIntegrationStatus is the integration status field of an object, the
 // one audit field of the interface. Its "partner_portal" is the
 // interface's neutral stand-in: a deployment spells the field with its own
-// portal word (<portal>.integration_status), and AuditRecord.FieldName
+// portal word (<portal>.integration_status), and AuditParams.FieldName
 // takes that name as it is.
 const FieldIntegrationStatus FieldName = "partner_portal.integration_status"
 
@@ -65,8 +67,8 @@ const (
 	DefaultAccountExternalIDField     = "account_info.external_account_id"
 )
 
-// AuditRecord is the body of PATCH /app/v1/object/{object_id}/audit.
-type AuditRecord struct {
+// AuditParams is the body of PATCH /app/v1/object/{object_id}/audit.
+type AuditParams struct {
 	// FieldName is the field to write; FieldIntegrationStatus when empty.
 	// Any other name is sent as it is: a deployment names the field after
 	// its portal (<portal>.integration_status).
@@ -91,7 +93,7 @@ type AuditResult struct {
 // Audit writes rec onto the object (PATCH /app/v1/object/{object_id}/audit)
 // and returns the field's resulting value. Writing a value is idempotent,
 // so the call is retried like a read.
-func (s *Service) Audit(ctx context.Context, objectID string, rec AuditRecord) (*AuditResult, error) {
+func (s *Service) Audit(ctx context.Context, objectID string, rec AuditParams) (*AuditResult, error) {
 	if rec.FieldName == "" {
 		rec.FieldName = FieldIntegrationStatus
 	}
@@ -121,8 +123,8 @@ func (s *Service) Audit(ctx context.Context, objectID string, rec AuditRecord) (
 	return &out, nil
 }
 
-// ExternalIDLink is the body of PATCH /app/v1/object/{object_id}/external_id.
-type ExternalIDLink struct {
+// ConnectExternalIDParams is the body of PATCH /app/v1/object/{object_id}/external_id.
+type ConnectExternalIDParams struct {
 	// ExternalID is the id of the object in the external system (required).
 	ExternalID string `json:"external_id"`
 	// FieldName is the dotted field that holds it. When empty the service
@@ -142,7 +144,7 @@ type Link struct {
 
 // ConnectExternalID stores an external id on the object
 // (PATCH /app/v1/object/{object_id}/external_id) and returns where it went.
-func (s *Service) ConnectExternalID(ctx context.Context, objectID string, link ExternalIDLink) (*Link, error) {
+func (s *Service) ConnectExternalID(ctx context.Context, objectID string, link ConnectExternalIDParams) (*Link, error) {
 	if err := checkID(objectID); err != nil {
 		return nil, err
 	}

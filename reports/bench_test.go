@@ -91,7 +91,7 @@ func env(b *testing.B) *benchEnv {
 		ctx := context.Background()
 		viewID, err := c.Reports.PrepareExport(ctx, id)
 		if err == nil {
-			_, err = c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{Interval: 20 * time.Millisecond})
+			_, err = c.Reports.WaitView(ctx, viewID, reports.WaitOptions{Interval: 20 * time.Millisecond})
 		}
 		if err != nil {
 			panic(err)
@@ -142,7 +142,7 @@ func BenchmarkExport(b *testing.B) {
 		b.Run(fmt.Sprintf("latency=%s/naive", lat), func(b *testing.B) {
 			e.latency(lat)
 			for b.Loop() {
-				drain(b, e.c.Reports.ViewData(ctx, e.viewID, reports.ViewDataOptions{PageSize: benchPageSize}), e.rows)
+				drain(b, e.c.Reports.ViewData(ctx, e.viewID, reports.ViewDataParams{PageSize: benchPageSize}), e.rows)
 			}
 			b.ReportMetric(float64(e.rows)*float64(b.N)/b.Elapsed().Seconds(), "rows/s")
 		})

@@ -8,8 +8,8 @@ import (
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
-// ChartRequest asks for chart data.
-type ChartRequest struct {
+// ChartDataParams asks for chart data.
+type ChartDataParams struct {
 	// Filters, when set, restricts the rows the charts are computed from.
 	Filters *FilterGroup `json:"filters,omitempty"`
 	// ChartIDs are the charts to return. The interface does not say what
@@ -35,7 +35,7 @@ type Chart struct {
 
 // ChartData reads chart data computed from a report's (filtered) rows
 // (POST /report/v1/{reportId}/chart-data).
-func (s *Service) ChartData(ctx context.Context, reportID int64, req ChartRequest) (*ChartData, error) {
+func (s *Service) ChartData(ctx context.Context, reportID int64, req ChartDataParams) (*ChartData, error) {
 	if req.Filters != nil {
 		if err := req.Filters.Validate(); err != nil {
 			return nil, err

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"iter"
 	"log/slog"
+	"net/http"
 	"sync"
 
 	"github.com/partnerapi/partner-go/internal/paging"
@@ -24,8 +25,8 @@ type Page struct {
 	Rows []Row
 }
 
-// DataOptions tune Data and DataPages.
-type DataOptions struct {
+// DataParams tune Data and DataPages.
+type DataParams struct {
 	// PageSize is the number of rows per request, 1 to 10000; 0 means
 	// DefaultPageSize.
 	PageSize int64
@@ -35,8 +36,8 @@ type DataOptions struct {
 	Filters *FilterGroup
 }
 
-// ViewDataOptions tune ViewData and ViewDataPages.
-type ViewDataOptions struct {
+// ViewDataParams tune ViewData and ViewDataPages.
+type ViewDataParams struct {
 	// PageSize is the number of rows per request, 1 to 10000; 0 means
 	// DefaultPageSize.
 	PageSize int64
@@ -48,13 +49,13 @@ type ViewDataOptions struct {
 // /report/v1/{reportId}/data). Its pages may come from different versions
 // of a report that changes meanwhile; for a consistent read of a large
 // report use Export. Reading past row 10,000 logs a warning once.
-func (s *Service) Data(ctx context.Context, reportID int64, opts DataOptions) iter.Seq2[Row, error] {
+func (s *Service) Data(ctx context.Context, reportID int64, opts DataParams) iter.Seq2[Row, error] {
 	return rows(ctx, s.DataPages(ctx, reportID, opts), nil)
 }
 
 // DataPages is Data page by page (POST /report/v1/{reportId}/data), with
 // each page's version.
-func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOptions) iter.Seq2[*Page, error] {
+func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataParams) iter.Seq2[*Page, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err == nil && opts.Filters != nil {
 		err = opts.Filters.Validate()
@@ -65,7 +66,7 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOption
 	path := transport.Pathf("/report/v1/%d/data", reportID)
 	var warn sync.Once
 	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		p, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: opts.Filters}, nil)
+		p, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: opts.Filters}, pageHooks{})
 		if err == nil && n*size+int64(len(p.Rows)) > RealTimeRowLimit {
 			warn.Do(func() {
 				s.t.Logger().LogAttrs(ctx, slog.LevelWarn,
@@ -79,25 +80,25 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataOption
 
 // ViewData iterates over the rows of a prepared view (POST
 // /report/v1/view/{viewId}/data). A view's data never changes; read it
-// once WaitForView says SUCCESS.
-func (s *Service) ViewData(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[Row, error] {
+// once WaitView says SUCCESS.
+func (s *Service) ViewData(ctx context.Context, viewID int64, opts ViewDataParams) iter.Seq2[Row, error] {
 	return rows(ctx, s.ViewDataPages(ctx, viewID, opts), nil)
 }
 
 // ViewDataPages is ViewData page by page (POST
 // /report/v1/view/{viewId}/data).
-func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewDataOptions) iter.Seq2[*Page, error] {
+func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewDataParams) iter.Seq2[*Page, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err != nil {
 		return failed[*Page](err)
 	}
 	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		return s.viewPage(ctx, viewID, n, size, nil)
+		return s.viewPage(ctx, viewID, n, size, pageHooks{})
 	})
 }
 
-func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, gate func() error) (*Page, error) {
-	return s.fetchPage(ctx, transport.Pathf("/report/v1/view/%d/data", viewID), pageRequest{Page: page{Number: n, Size: size}}, gate)
+func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, h pageHooks) (*Page, error) {
+	return s.fetchPage(ctx, transport.Pathf("/report/v1/view/%d/data", viewID), pageRequest{Page: page{Number: n, Size: size}}, h)
 }
 
 // pages runs the core pager over whole data pages.
@@ -156,18 +157,26 @@ func rows(ctx context.Context, seq iter.Seq2[*Page, error], progress func(rows i
 	}
 }
 
-// fetchPage posts a page request and decodes the data page. When gate is
-// set, the body is read only once gate returns (nil): until then the
-// answer waits in the connection, not in memory.
-func (s *Service) fetchPage(ctx context.Context, path string, body pageRequest, gate func() error) (*Page, error) {
+// pageHooks let an export watch and pace a page request.
+type pageHooks struct {
+	// gate, when set, is called once the answer's headers are in; the
+	// body is read only once it returns (nil): until then the answer
+	// waits in the connection, not in memory.
+	gate func() error
+	// observe is transport.Request.Observe.
+	observe func(*http.Response)
+}
+
+// fetchPage posts a page request and decodes the data page.
+func (s *Service) fetchPage(ctx context.Context, path string, body pageRequest, h pageHooks) (*Page, error) {
 	// Send, not Do: the body's Content-Length sizes the decode buffer.
-	resp, err := s.t.Send(ctx, &transport.Request{Method: "POST", Path: path, JSON: body, Idempotent: true})
+	resp, err := s.t.Send(ctx, &transport.Request{Method: "POST", Path: path, JSON: body, Idempotent: true, Observe: h.observe})
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if gate != nil {
-		if err := gate(); err != nil {
+	if h.gate != nil {
+		if err := h.gate(); err != nil {
 			return nil, err
 		}
 	}

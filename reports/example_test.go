@@ -41,7 +41,7 @@ func exampleClient() (*fake.Server, *partner.Client, int64) {
 func ExampleService_List() {
 	srv, c, _ := exampleClient()
 	defer srv.Close()
-	for r, err := range c.Reports.List(context.Background(), reports.ListOptions{}) {
+	for r, err := range c.Reports.List(context.Background(), reports.ListParams{}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -53,8 +53,16 @@ func ExampleService_List() {
 func ExampleService_Data() {
 	srv, c, id := exampleClient()
 	defer srv.Close()
-	won := reports.And(reports.Text("stage").EqualTo("won"))
-	for row, err := range c.Reports.Data(context.Background(), id, reports.DataOptions{Filters: &won}) {
+	md, err := c.Reports.Metadata(context.Background(), id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	stage, err := md.ColumnID("Stage") // columns are named by position: "1"
+	if err != nil {
+		log.Fatal(err)
+	}
+	won := reports.And(reports.Text(stage).EqualTo("won"))
+	for row, err := range c.Reports.Data(context.Background(), id, reports.DataParams{Filters: &won}) {
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -107,7 +115,7 @@ func ExampleService_Export() {
 	// Output: total 18200.5
 }
 
-func ExampleService_WaitForView() {
+func ExampleService_WaitView() {
 	srv, c, id := exampleClient()
 	defer srv.Close()
 	ctx := context.Background()
@@ -115,18 +123,18 @@ func ExampleService_WaitForView() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	status, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{Interval: 50 * time.Millisecond})
+	status, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{Interval: 50 * time.Millisecond})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(status)
+	fmt.Println(status.Status)
 	// Output: SUCCESS
 }
 
 func ExampleService_ChartData() {
 	srv, c, id := exampleClient()
 	defer srv.Close()
-	data, err := c.Reports.ChartData(context.Background(), id, reports.ChartRequest{ChartIDs: []int64{1}})
+	data, err := c.Reports.ChartData(context.Background(), id, reports.ChartDataParams{ChartIDs: []int64{1}})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -142,12 +150,49 @@ func ExampleService_ChartData() {
 
 func ExampleAnd() {
 	f := reports.And(
-		reports.Text("stage").In("won", "open"),
+		reports.Text("1").In("won", "open"),
 		reports.Or(
-			reports.Currency("amount").AtLeast("1000"),
-			reports.Date("closed").Between("2026-01-01", "2026-03-31"),
+			reports.Currency("2").AtLeast("1000"),
+			reports.Date("3").Between("2026-01-01", "2026-03-31"),
 		),
 	)
 	fmt.Println(f.Validate())
 	// Output: <nil>
+}
+
+func ExampleMetadata_ColumnID() {
+	srv, c, id := exampleClient()
+	defer srv.Close()
+	md, err := c.Reports.Metadata(context.Background(), id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, name := range []string{"Deal", "Stage", "Amount"} {
+		colID, err := md.ColumnID(name)
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Printf("%s: colId %q\n", name, colID)
+	}
+	// Output:
+	// Deal: colId "0"
+	// Stage: colId "1"
+	// Amount: colId "2"
+}
+
+func ExampleService_ViewMetadata() {
+	srv, c, id := exampleClient()
+	defer srv.Close()
+	ctx := context.Background()
+	viewID, err := c.Reports.PrepareExport(ctx, id)
+	if err != nil {
+		log.Fatal(err)
+	}
+	v, err := c.Reports.ViewMetadata(ctx, viewID)
+	if err != nil {
+		log.Fatal(err)
+	}
+	// The deployed service documents no shape: Raw holds the whole answer.
+	fmt.Println(v.ReportID == id, v.RowCount, len(v.Raw) > 0)
+	// Output: true 3 true
 }

@@ -91,7 +91,7 @@ func TestListPagesUntilEndOfList(t *testing.T) {
 					CreatedBy: &fake.Person{ID: "u1", Name: "Una"}}))
 			}
 			var got []int64
-			for r, err := range c.Reports.List(context.Background(), reports.ListOptions{PageSize: int64(tc.size)}) {
+			for r, err := range c.Reports.List(context.Background(), reports.ListParams{PageSize: int64(tc.size)}) {
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -113,7 +113,7 @@ func TestListPagesUntilEndOfList(t *testing.T) {
 func TestListRejectsBadPageSizeBeforeSending(t *testing.T) {
 	srv, c := newClient(t, nil)
 	for _, size := range []int64{-1, 10001} {
-		for _, err := range c.Reports.List(context.Background(), reports.ListOptions{PageSize: size}) {
+		for _, err := range c.Reports.List(context.Background(), reports.ListParams{PageSize: size}) {
 			if err == nil || !strings.Contains(err.Error(), "page size must be between 1 and 10000") {
 				t.Errorf("size %d: err = %v", size, err)
 			}
@@ -129,7 +129,7 @@ func TestDataPagingEdges(t *testing.T) {
 		t.Run(fmt.Sprint(tc.rows), func(t *testing.T) {
 			srv, c := newClient(t, nil)
 			id := numbered(srv, tc.rows)
-			got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataOptions{}))
+			got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataParams{}))
 			if !slices.Equal(got, seq(tc.rows)) && !(tc.rows == 0 && got == nil) {
 				t.Errorf("rows %v", got)
 			}
@@ -149,7 +149,7 @@ func TestRowsKeepColumnOrderAndJSONTypes(t *testing.T) {
 		{"é\n", 1.5, false, "b", "plain"},
 	}})
 	var rows []reports.Row
-	for r, err := range c.Reports.Data(context.Background(), id, reports.DataOptions{}) {
+	for r, err := range c.Reports.Data(context.Background(), id, reports.DataParams{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -186,7 +186,7 @@ func TestDataPagesCarryVersion(t *testing.T) {
 	id := numbered(srv, 3)
 	ctx := context.Background()
 	version := func() int64 {
-		for p, err := range c.Reports.DataPages(ctx, id, reports.DataOptions{}) {
+		for p, err := range c.Reports.DataPages(ctx, id, reports.DataParams{}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -222,7 +222,7 @@ func TestRealTimeDataOverTenThousandRowsWarns(t *testing.T) {
 			var msgs []string
 			srv, c := newClient(t, nil, partner.WithLogger(slog.New(capture{&msgs})))
 			id := numbered(srv, tc.rows)
-			if got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataOptions{PageSize: 5000})); len(got) != tc.rows {
+			if got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataParams{PageSize: 5000})); len(got) != tc.rows {
 				t.Fatalf("%d rows", len(got))
 			}
 			var warns int
@@ -247,7 +247,7 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	status := func() reports.ViewStatus {
+	status := func() reports.ViewState {
 		st, err := c.Reports.ViewStatus(ctx, viewID)
 		if err != nil {
 			t.Fatal(err)
@@ -260,7 +260,7 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 	if st := status(); st != reports.ViewPending {
 		t.Errorf("new view is %s", st)
 	}
-	for _, err := range c.Reports.ViewData(ctx, viewID, reports.ViewDataOptions{}) {
+	for _, err := range c.Reports.ViewData(ctx, viewID, reports.ViewDataParams{}) {
 		if !partner.IsBadRequest(err) {
 			t.Errorf("data of a pending view: %v, want a 400", err)
 		}
@@ -273,13 +273,13 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 	// the rows of the moment it was prepared.
 	srv.AppendReportRows(id, []any{250, "row 250"})
 	clock.Advance(fake.ViewRunningFor)
-	var seen []reports.ViewStatus
-	st, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{Progress: func(s reports.ViewStatus) { seen = append(seen, s) }})
-	if err != nil || st != reports.ViewSuccess || !slices.Equal(seen, []reports.ViewStatus{reports.ViewSuccess}) {
-		t.Fatalf("WaitForView = %s, %v (seen %v)", st, err, seen)
+	var seen []reports.ViewState
+	st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{Progress: func(s *reports.ViewStatus) { seen = append(seen, s.Status) }})
+	if err != nil || st.Status != reports.ViewSuccess || st.ViewID != viewID || !slices.Equal(seen, []reports.ViewState{reports.ViewSuccess}) {
+		t.Fatalf("WaitView = %+v, %v (seen %v)", st, err, seen)
 	}
 	srv.SetReportRows(id, [][]any{{-1, "replaced"}})
-	if got := collectN(t, c.Reports.ViewData(ctx, viewID, reports.ViewDataOptions{PageSize: 100})); !slices.Equal(got, seq(250)) {
+	if got := collectN(t, c.Reports.ViewData(ctx, viewID, reports.ViewDataParams{PageSize: 100})); !slices.Equal(got, seq(250)) {
 		t.Errorf("view data changed with its report: %d rows", len(got))
 	}
 	got := collectN(t, c.Reports.ExportView(ctx, viewID, reports.ExportOptions{PageSize: 7, Concurrency: 3}))
@@ -291,13 +291,14 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 	if st := status(); st != reports.ViewDeleted {
 		t.Errorf("day-old view is %s, want DELETED", st)
 	}
-	for _, err := range c.Reports.ViewData(ctx, viewID, reports.ViewDataOptions{}) {
+	for _, err := range c.Reports.ViewData(ctx, viewID, reports.ViewDataParams{}) {
 		if !partner.IsNotFound(err) {
 			t.Errorf("data of a deleted view: %v, want a 404", err)
 		}
 	}
-	if _, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{}); !errors.Is(err, reports.ErrViewDeleted) {
-		t.Errorf("WaitForView on a deleted view: %v", err)
+	var verr *reports.ViewError
+	if st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); !errors.As(err, &verr) || verr.View.Status != reports.ViewDeleted || st == nil || st.Status != reports.ViewDeleted {
+		t.Errorf("WaitView on a deleted view: %+v, %v; want a *ViewError with DELETED", st, err)
 	}
 }
 
@@ -311,14 +312,15 @@ func TestWaitForFailedView(t *testing.T) {
 		t.Fatal(err)
 	}
 	clock.Advance(time.Second)
-	if st, err := c.Reports.WaitForView(ctx, viewID, reports.WaitOptions{}); st != reports.ViewFailed || !errors.Is(err, reports.ErrViewFailed) {
-		t.Errorf("WaitForView = %s, %v", st, err)
+	var verr *reports.ViewError
+	if st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); st == nil || st.Status != reports.ViewFailed || !errors.As(err, &verr) || verr.View.ViewID != viewID || verr.View.Status != reports.ViewFailed {
+		t.Errorf("WaitView = %+v, %v; want FAILED and a *ViewError", st, err)
 	}
 	// Export waits on the real clock of another fake.
 	srv2, c2 := newClient(t, nil)
 	id = srv2.AddReport(fake.Report{Name: "broken", Columns: numberCols, FailViews: true})
 	for _, err := range c2.Reports.Export(ctx, id, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}) {
-		if !errors.Is(err, reports.ErrViewFailed) {
+		if !errors.As(err, &verr) || verr.View.Status != reports.ViewFailed {
 			t.Errorf("Export of a failing report: %v", err)
 		}
 	}
@@ -457,7 +459,7 @@ func TestObjectBackedReportFollowsObjects(t *testing.T) {
 		t.Errorf("version %d after a new object, want %d", v2, v1+1)
 	}
 	var got []string
-	for r, err := range c.Reports.Data(ctx, id, reports.DataOptions{}) {
+	for r, err := range c.Reports.Data(ctx, id, reports.DataParams{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -471,7 +473,7 @@ func TestObjectBackedReportFollowsObjects(t *testing.T) {
 func TestUnknownReportIsNotFound(t *testing.T) {
 	_, c := newClient(t, nil)
 	ctx := context.Background()
-	for _, err := range c.Reports.Data(ctx, 999, reports.DataOptions{}) {
+	for _, err := range c.Reports.Data(ctx, 999, reports.DataParams{}) {
 		if !partner.IsNotFound(err) {
 			t.Errorf("Data: %v", err)
 		}
@@ -479,7 +481,7 @@ func TestUnknownReportIsNotFound(t *testing.T) {
 	if _, err := c.Reports.PrepareExport(ctx, 999); !partner.IsNotFound(err) {
 		t.Errorf("PrepareExport: %v", err)
 	}
-	if _, err := c.Reports.ChartData(ctx, 999, reports.ChartRequest{}); !partner.IsNotFound(err) {
+	if _, err := c.Reports.ChartData(ctx, 999, reports.ChartDataParams{}); !partner.IsNotFound(err) {
 		t.Errorf("ChartData: %v", err)
 	}
 	if _, err := c.Reports.ViewStatus(ctx, 999); !partner.IsNotFound(err) {
@@ -493,7 +495,7 @@ func TestReportReadsAreRetried(t *testing.T) {
 	// Report reads are POSTs that only read: a 503 is retried.
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/*/data", Status: 503, Times: 1})
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Status: 503, Times: 1})
-	if got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataOptions{PageSize: 10})); !slices.Equal(got, seq(30)) {
+	if got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataParams{PageSize: 10})); !slices.Equal(got, seq(30)) {
 		t.Errorf("Data read %v", got)
 	}
 	got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: 10,

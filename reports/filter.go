@@ -64,12 +64,17 @@ var operators = []Operator{OpEqualTo, OpIsEmpty, OpContain, OpStartWith, OpEndWi
 // Or:
 //
 //	f := reports.And(
-//		reports.Text("stage").EqualTo("won"),
+//		reports.Text("1").EqualTo("won"),
 //		reports.Or(
-//			reports.Number("amount").GreaterThan("10000"),
-//			reports.Text("region").In("EMEA", "APAC"),
+//			reports.Number("2").GreaterThan("10000"),
+//			reports.Text("3").In("EMEA", "APAC"),
 //		),
 //	)
+//
+// A field filter names its column by the column's id (colId). The deployed
+// service identifies columns by position, as decimal strings: "0" is the
+// first column. Find a column's id by its name with Metadata.ColumnID
+// rather than counting.
 //
 // Which operator applies to which type is the server's to decide (the
 // interface does not list the pairs); the SDK checks that types and
@@ -119,13 +124,15 @@ func group(op GroupOp, members []Filter) FilterGroup {
 	return g
 }
 
-// Field names a column to filter on, compared as type t.
+// Field names a column to filter on by its id (a position such as "0" on
+// the deployed service; see Metadata.ColumnID), compared as type t.
 type Field struct {
 	Type  FieldType
 	ColID string
 }
 
-// Text, Number and the functions below name a column of their type.
+// Text, Number and the functions below name a column of their type by
+// its id.
 func Text(colID string) Field { return Field{TypeText, colID} }
 
 // TextRepeated names a column of repeated text values.

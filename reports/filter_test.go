@@ -63,7 +63,7 @@ func TestFiltersOfEveryType(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var got []string
-			for r, err := range c.Reports.Data(ctx, id, reports.DataOptions{Filters: &tc.filter}) {
+			for r, err := range c.Reports.Data(ctx, id, reports.DataParams{Filters: &tc.filter}) {
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -80,7 +80,7 @@ func TestFilterPairTheServerRejects(t *testing.T) {
 	srv, c := newClient(t, nil)
 	id := filterReport(srv)
 	f := reports.And(reports.Number("n").Contains("1"))
-	for _, err := range c.Reports.Data(context.Background(), id, reports.DataOptions{Filters: &f}) {
+	for _, err := range c.Reports.Data(context.Background(), id, reports.DataParams{Filters: &f}) {
 		if !partner.IsBadRequest(err) || !strings.Contains(err.Error(), "NUMBER does not support operator CONTAIN") {
 			t.Errorf("err = %v, want a 400 naming NUMBER and CONTAIN", err)
 		}
@@ -101,7 +101,7 @@ func TestFilterValidatedBeforeSending(t *testing.T) {
 		{reports.And(reports.Or(reports.Text("name").Where("LIKE", "a"))), `filters.group[0].fieldFilters[0]: unknown operator "LIKE"`},
 		{reports.And(reports.Text("name").EqualTo()), "EQUAL_TO needs at least one value"},
 	} {
-		for _, err := range c.Reports.Data(context.Background(), id, reports.DataOptions{Filters: &tc.f}) {
+		for _, err := range c.Reports.Data(context.Background(), id, reports.DataParams{Filters: &tc.f}) {
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("err = %v, want %q", err, tc.want)
 			}
@@ -115,7 +115,7 @@ func TestFilterValidatedBeforeSending(t *testing.T) {
 func TestChartDataAndMetadata(t *testing.T) {
 	_, c := newClient(t, []fake.Option{fake.WithDemoData()})
 	ctx := context.Background()
-	got, err := c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartRequest{ChartIDs: []int64{2}})
+	got, err := c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartDataParams{ChartIDs: []int64{2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +135,7 @@ func TestChartDataAndMetadata(t *testing.T) {
 
 	// Filters apply before grouping.
 	f := reports.And(reports.Text("region").EqualTo("EMEA"))
-	got, err = c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartRequest{Filters: &f, ChartIDs: []int64{1}})
+	got, err = c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartDataParams{Filters: &f, ChartIDs: []int64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,7 +143,7 @@ func TestChartDataAndMetadata(t *testing.T) {
 		t.Errorf("filtered chart %v", res)
 	}
 
-	if _, err := c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartRequest{ChartIDs: []int64{99}}); !partner.IsNotFound(err) {
+	if _, err := c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartDataParams{ChartIDs: []int64{99}}); !partner.IsNotFound(err) {
 		t.Errorf("unknown chart: %v", err)
 	}
 

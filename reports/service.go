@@ -24,6 +24,8 @@ import (
 )
 
 // Service calls the /report/v1 operations. It is safe for concurrent use.
+// Reach it as the Reports field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }
@@ -69,8 +71,8 @@ type Report struct {
 	ModifiedAt  time.Time `json:"modifiedAt,omitzero"`
 }
 
-// ListOptions tune List.
-type ListOptions struct {
+// ListParams tune List.
+type ListParams struct {
 	// PageSize is the number of reports per request, 1 to 10000; 0 means
 	// DefaultPageSize.
 	PageSize int64
@@ -111,7 +113,7 @@ type reportList struct {
 
 // List iterates over the exportable reports (POST /report/v1/list), page
 // by page until the server says endOfList.
-func (s *Service) List(ctx context.Context, opts ListOptions) iter.Seq2[Report, error] {
+func (s *Service) List(ctx context.Context, opts ListParams) iter.Seq2[Report, error] {
 	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
 	if err != nil {
 		return failed[Report](err)

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"time"
 
@@ -10,36 +9,45 @@ import (
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
-// ViewStatus is the state of a prepared view (viewStatus). A view moves
+// ViewState is the state of a prepared view (viewStatus). A view moves
 // from PENDING through RUNNING to SUCCESS or FAILED; views older than 24
-// hours are DELETED and their data is gone.
-type ViewStatus string
+// hours are DELETED and their data is gone. The service may send other
+// states; they are kept.
+type ViewState string
 
-// View statuses.
+// View states.
 const (
-	ViewPending ViewStatus = "PENDING"
-	ViewRunning ViewStatus = "RUNNING"
-	ViewSuccess ViewStatus = "SUCCESS"
-	ViewFailed  ViewStatus = "FAILED"
-	ViewDeleted ViewStatus = "DELETED"
+	ViewPending ViewState = "PENDING"
+	ViewRunning ViewState = "RUNNING"
+	ViewSuccess ViewState = "SUCCESS"
+	ViewFailed  ViewState = "FAILED"
+	ViewDeleted ViewState = "DELETED"
 )
 
-// Errors of WaitForView, matched with errors.Is.
-var (
-	ErrViewFailed  = errors.New("partner: reports: view failed")
-	ErrViewDeleted = errors.New("partner: reports: view deleted")
-)
+// ViewError is the error of a wait whose view reached a terminal state
+// that is a failure: FAILED, or DELETED (its data is gone).
+type ViewError struct {
+	// View is the final status read.
+	View *ViewStatus
+}
+
+func (e *ViewError) Error() string {
+	return fmt.Sprintf("partner: reports: view %d %s", e.View.ViewID, e.View.Status)
+}
 
 // PrepareExport starts the background job that snapshots a report into a
 // view, in one transaction (POST /report/v1/view/{reportId}/prepare_export),
-// and returns the view's ID. Wait for it with WaitForView.
+// and returns the view's ID. Wait for it with WaitView.
+//
+// It is retried like a read (network errors, 429, 5xx): a repeat only
+// makes another snapshot, and a view nobody reads expires by itself.
 func (s *Service) PrepareExport(ctx context.Context, reportID int64) (int64, error) {
 	var out struct {
 		ViewID int64 `json:"viewId"`
 	}
 	err := s.t.Do(ctx, &transport.Request{
 		Method: "POST", Path: transport.Pathf("/report/v1/view/%d/prepare_export", reportID),
-		JSON: struct{}{},
+		JSON: struct{}{}, Idempotent: true,
 	}, &out)
 	if err != nil {
 		return 0, err
@@ -47,60 +55,64 @@ func (s *Service) PrepareExport(ctx context.Context, reportID int64) (int64, err
 	return out.ViewID, nil
 }
 
-// ViewState is the answer of the view status operation.
-type ViewState struct {
-	ViewID int64      `json:"viewId"`
-	Status ViewStatus `json:"viewStatus"`
+// ViewStatus is the answer of the view status operation.
+type ViewStatus struct {
+	ViewID int64     `json:"viewId"`
+	Status ViewState `json:"viewStatus"`
 }
 
 // ViewStatus reads the state of a view (GET /report/v1/view/{viewId}/status).
-func (s *Service) ViewStatus(ctx context.Context, viewID int64) (ViewState, error) {
-	var out ViewState
+func (s *Service) ViewStatus(ctx context.Context, viewID int64) (*ViewStatus, error) {
+	var out ViewStatus
 	err := s.t.Do(ctx, &transport.Request{Method: "GET", Path: transport.Pathf("/report/v1/view/%d/status", viewID)}, &out)
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
-// WaitOptions tune WaitForView.
+// WaitOptions tune WaitView, and the wait of Export and ExportCSV. The
+// zero value reads the status at once, then after waits of about 16ms,
+// 23ms, 35ms, 53ms, 79ms, each half as long again as the one before, up
+// to one read every 5s.
 type WaitOptions struct {
-	// Interval is the first wait between two status checks (default
-	// 250ms); it grows by half each time up to MaxInterval (default 5s).
+	// Interval sets the pace of the status reads (default 250ms): the
+	// first wait is Interval/16, each next one half as long again, up to
+	// MaxInterval (default 5s).
+	// Each wait is jittered by ±10%.
 	Interval    time.Duration
 	MaxInterval time.Duration
-	// Progress, when set, is called with the status after every check.
-	Progress func(ViewStatus)
+	// Progress, when set, is called on the calling goroutine with every
+	// status read, the final one included.
+	Progress func(*ViewStatus)
 }
 
-// WaitForView polls a view's status (ViewStatus: GET
-// /report/v1/view/{viewId}/status) with backoff until it is SUCCESS
-// (nil error), FAILED (ErrViewFailed) or DELETED (ErrViewDeleted), or ctx
-// is done. A status the SDK does not know is treated as still running.
-func (s *Service) WaitForView(ctx context.Context, viewID int64, opts WaitOptions) (ViewStatus, error) {
+// WaitView reads a view's status (ViewStatus: GET
+// /report/v1/view/{viewId}/status) until it reaches a known terminal
+// state or ctx ends. An empty or unknown status is not terminal: the wait
+// goes on. SUCCESS returns a nil error; FAILED and DELETED return a
+// *ViewError.
+//
+// Whatever the outcome, the first result is the last status read (nil
+// when none was), beside the error of a terminal failure (*ViewError), of
+// a status read, or of the context.
+func (s *Service) WaitView(ctx context.Context, viewID int64, opts WaitOptions) (*ViewStatus, error) {
 	if opts.Interval <= 0 {
 		opts.Interval = 250 * time.Millisecond
 	}
 	if opts.MaxInterval <= 0 {
 		opts.MaxInterval = 5 * time.Second
 	}
-	var last ViewStatus
-	err := poll.Until(ctx, poll.Options{Initial: opts.Interval, Max: opts.MaxInterval, Multiplier: 1.5},
-		func(ctx context.Context) (bool, error) {
-			st, err := s.ViewStatus(ctx, viewID)
-			if err != nil {
-				return false, err
-			}
-			last = st.Status
-			if opts.Progress != nil {
-				opts.Progress(last)
-			}
-			switch last {
+	return poll.State(ctx, poll.Options{Initial: opts.Interval, Max: opts.MaxInterval},
+		func(ctx context.Context) (*ViewStatus, error) { return s.ViewStatus(ctx, viewID) },
+		opts.Progress,
+		func(v *ViewStatus) (bool, error) {
+			switch v.Status {
 			case ViewSuccess:
 				return true, nil
-			case ViewFailed:
-				return false, fmt.Errorf("%w: view %d", ErrViewFailed, viewID)
-			case ViewDeleted:
-				return false, fmt.Errorf("%w: view %d", ErrViewDeleted, viewID)
+			case ViewFailed, ViewDeleted:
+				return false, &ViewError{View: v}
 			}
 			return false, nil
 		})
-	return last, err
 }

@@ -10,27 +10,12 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
-	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/reports"
 )
 
-const base = "https://api.example.com"
-
-// mockClient returns a client whose requests go to its own mock
-// transport, with a token endpoint already answering.
-func mockClient(t *testing.T) (*httpmock.MockTransport, *partner.Client) {
-	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder("POST", base+"/oauth/token", httpmock.NewStringResponder(200,
-		`{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`))
-	c, err := partner.New(partner.WithBaseURL(base), partner.WithClientCredentials("cid", "csecret"),
-		partner.WithHTTPClient(&http.Client{Transport: mt}))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return mt, c
-}
+const base = mocktest.BaseURL
 
 // expect answers method+path with resp after checking that the request
 // body is exactly body.
@@ -43,7 +28,7 @@ func expect(t *testing.T, mt *httpmock.MockTransport, method, path, body, resp s
 		if string(got) != body {
 			t.Errorf("%s %s body:\n got %s\nwant %s", method, path, got, body)
 		}
-		if r.Header.Get("Authorization") != "Bearer at-1" {
+		if r.Header.Get("Authorization") != "Bearer "+mocktest.AccessToken {
 			t.Errorf("%s %s: Authorization %q", method, path, r.Header.Get("Authorization"))
 		}
 		return httpmock.NewStringResponse(200, resp), nil
@@ -51,7 +36,7 @@ func expect(t *testing.T, mt *httpmock.MockTransport, method, path, body, resp s
 }
 
 func TestWireList(t *testing.T) {
-	mt, c := mockClient(t)
+	c, mt := mocktest.New(t)
 	expect(t, mt, "POST", "/report/v1/list", `{"page":{"number":0,"size":100}}`, `{
 		"endOfList": true,
 		"results": [
@@ -60,7 +45,7 @@ func TestWireList(t *testing.T) {
 			 "createdAt": "2026-01-15T09:30:00Z", "modifiedAt": "2026-01-16T10:00:00Z"},
 			{"id": 1002, "name": "Archive", "reportStatus": "ARCHIVED"}
 		]}`)
-	got, err := paging.Collect(c.Reports.List(context.Background(), reports.ListOptions{}))
+	got, err := paging.Collect(c.Reports.List(context.Background(), reports.ListParams{}))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -77,13 +62,13 @@ func TestWireList(t *testing.T) {
 }
 
 func TestWireDataWithFilters(t *testing.T) {
-	mt, c := mockClient(t)
+	c, mt := mocktest.New(t)
 	expect(t, mt, "POST", "/report/v1/42/data",
 		`{"page":{"number":0,"size":2},"filters":{"op":"AND","group":[{"op":"OR","fieldFilters":[{"type":"NUMBER","colId":"amount","filter":{"op":"BETWEEN","negate":false,"values":["1","9"]}}]}],"fieldFilters":[{"type":"TEXT","colId":"stage","filter":{"op":"EQUAL_TO","negate":true,"values":["lost"]}}]}}`,
 		`{"version": 7, "endOfList": true, "results": [{"stage": "won", "amount": 5, "owner": null}, {"amount": 2.50, "stage": "open"}]}`)
 	f := reports.And(reports.Text("stage").EqualTo("lost").Not(), reports.Or(reports.Number("amount").Between("1", "9")))
 	var pages []*reports.Page
-	for p, err := range c.Reports.DataPages(context.Background(), 42, reports.DataOptions{PageSize: 2, Filters: &f}) {
+	for p, err := range c.Reports.DataPages(context.Background(), 42, reports.DataParams{PageSize: 2, Filters: &f}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -102,7 +87,7 @@ func TestWireDataWithFilters(t *testing.T) {
 }
 
 func TestWireViews(t *testing.T) {
-	mt, c := mockClient(t)
+	c, mt := mocktest.New(t)
 	ctx := context.Background()
 	expect(t, mt, "POST", "/report/v1/view/42/prepare_export", `{}`, `{"viewId": 9000000001}`)
 	viewID, err := c.Reports.PrepareExport(ctx, 42)
@@ -116,20 +101,20 @@ func TestWireViews(t *testing.T) {
 	}
 	expect(t, mt, "POST", "/report/v1/view/9000000001/data", `{"page":{"number":0,"size":100}}`,
 		`{"version": 3, "endOfList": true, "results": [{"a": "x"}]}`)
-	rows, err := paging.Collect(c.Reports.ViewData(ctx, viewID, reports.ViewDataOptions{}))
+	rows, err := paging.Collect(c.Reports.ViewData(ctx, viewID, reports.ViewDataParams{}))
 	if err != nil || len(rows) != 1 || rows[0].Text("a") != "x" {
 		t.Errorf("ViewData = %v, %v", rows, err)
 	}
 }
 
 func TestWireCharts(t *testing.T) {
-	mt, c := mockClient(t)
+	c, mt := mocktest.New(t)
 	ctx := context.Background()
 	expect(t, mt, "POST", "/report/v1/42/chart-data",
 		`{"filters":{"op":"AND","fieldFilters":[{"type":"TEXT","colId":"region","filter":{"op":"EQUAL_TO","negate":false,"values":["EMEA"]}}]},"chartIds":[1,2]}`,
 		`{"reportVersion": 3, "reportName": "Pipeline", "charts": [{"id": 1, "version": 3, "name": "By stage", "results": [{"stage": "won", "count": 2}]}]}`)
 	f := reports.And(reports.Text("region").EqualTo("EMEA"))
-	got, err := c.Reports.ChartData(ctx, 42, reports.ChartRequest{Filters: &f, ChartIDs: []int64{1, 2}})
+	got, err := c.Reports.ChartData(ctx, 42, reports.ChartDataParams{Filters: &f, ChartIDs: []int64{1, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -77,15 +77,18 @@ func ExampleService_List() {
 	c, done := exampleClient()
 	defer done()
 
-	for u, err := range c.SCIM.List(context.Background(), scim.ListParams{Filter: "active eq true"}) {
+	// The deployed service documents only `userName eq "..."` filters;
+	// other conditions are checked on the listed users.
+	for u, err := range c.SCIM.List(context.Background(), scim.ListParams{Count: 100}) {
 		if err != nil {
 			log.Fatal(err)
 		}
-		fmt.Println(u.UserName)
+		fmt.Println(u.UserName, "active:", u.IsActive())
 	}
 	// Output:
-	// ada.lovelace@example.com
-	// grace.hopper@example.com
+	// ada.lovelace@example.com active: true
+	// grace.hopper@example.com active: true
+	// alan.turing@example.com active: false
 }
 
 func ExampleService_FindByUserName() {

@@ -36,7 +36,7 @@ func newFake(t *testing.T, opts ...fake.Option) (*fake.Server, *partner.Client) 
 }
 
 func TestLifecycle(t *testing.T) {
-	srv, c := newFake(t)
+	srv, c := newFake(t, fake.WithFullSCIMFilter())
 	ctx := context.Background()
 
 	created, err := c.SCIM.Create(ctx, &scim.User{
@@ -108,7 +108,7 @@ func TestLifecycle(t *testing.T) {
 }
 
 func TestListPagesThroughTheFake(t *testing.T) {
-	srv, c := newFake(t)
+	srv, c := newFake(t, fake.WithFullSCIMFilter())
 	for i := range 25 {
 		if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("u%02d@example.com", i)}); err != nil {
 			t.Fatal(err)
@@ -305,5 +305,48 @@ func TestListCancel(t *testing.T) {
 	}
 	if !errors.Is(last, context.Canceled) || seen != 3 {
 		t.Errorf("after cancel: saw %d users, err %v; want the rest of the page, then context.Canceled", seen, last)
+	}
+}
+
+// TestListFilterAgainstTheFake: the fake, like the deployed service, takes
+// only userName eq "..." by default and refuses other filters with a 400
+// invalidFilter.
+func TestListFilterAgainstTheFake(t *testing.T) {
+	srv, c := newFake(t)
+	ctx := context.Background()
+	if _, err := srv.AddUser(fake.User{UserName: "ada@example.com", Suspended: true}); err != nil {
+		t.Fatal(err)
+	}
+	users, err := paging.Collect(c.SCIM.List(ctx, scim.ListParams{Filter: "userName eq " + scim.Quote("ADA@example.com")}))
+	if err != nil || len(users) != 1 || users[0].UserName != "ada@example.com" {
+		t.Fatalf("userName eq: %+v, %v", users, err)
+	}
+	_, err = paging.Collect(c.SCIM.List(ctx, scim.ListParams{Filter: "active eq false"}))
+	var perr *partner.Error
+	if !partner.IsBadRequest(err) || !errors.As(err, &perr) || perr.SCIMType != scim.TypeInvalidFilter {
+		t.Errorf("active eq false: %v, want 400 invalidFilter", err)
+	}
+}
+
+// TestListPagesOnResourcesAgainstTheFake lists through a fake that
+// answers totalResults 0, as the deployed example does: the listing goes
+// on by resources and ends on the short last page.
+func TestListPagesOnResourcesAgainstTheFake(t *testing.T) {
+	srv, c := newFake(t, fake.WithSCIMZeroTotals())
+	for i := range 10 {
+		if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("z%02d@example.com", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: 4}))
+	if err != nil || len(users) != 10 || users[9].UserName != "z09@example.com" {
+		t.Fatalf("listed %d users, %v", len(users), err)
+	}
+	if n := srv.CountRequests(http.MethodGet, "/api/scim/v2/Users"); n != 3 {
+		t.Errorf("%d list requests, want 3 (4+4+2)", n)
+	}
+	u, err := c.SCIM.FindByUserName(context.Background(), "Z03@example.com")
+	if err != nil || u.UserName != "z03@example.com" {
+		t.Errorf("FindByUserName = %+v, %v", u, err)
 	}
 }

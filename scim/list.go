@@ -14,14 +14,17 @@ import (
 )
 
 // ErrNotFound is returned by FindByUserName when no user has the userName.
-var ErrNotFound = errors.New("partner: scim: no user with that userName")
+// partner.IsNotFound reports true for it, as for a 404 answer.
+var ErrNotFound = transport.NotFound("partner: scim: no user with that userName")
 
 // ListParams selects the users List returns. The zero value lists every
 // user.
 type ListParams struct {
-	// Filter is a SCIM filter expression (RFC 7644 §3.4.2.2), such as
-	// `userName eq "ada@example.com"` or `active eq false`. Build string
-	// values with Quote. Empty lists every user.
+	// Filter is a SCIM filter expression (RFC 7644 §3.4.2.2). The
+	// deployed service documents only `userName eq "..."` (build the
+	// value with Quote, or use FindByUserName); other filters may be
+	// refused with a 400 invalidFilter, as the fake does unless
+	// fake.WithFullSCIMFilter is set. Empty lists every user.
 	Filter string `url:"filter,omitempty"`
 	// StartIndex is the 1-based index of the first user to return; 0
 	// means 1.
@@ -45,10 +48,14 @@ type listResponse struct {
 
 // List iterates over the users matching p, page after page: GET
 // /api/scim/v2/Users?filter=...&startIndex=...&count=... Each page starts
-// where the previous one ended; the listing ends when totalResults users
-// have been seen or a page comes back empty. The first error (a 400 with
-// SCIMType TypeInvalidFilter for a filter the service cannot parse, the
-// context's error, ...) is yielded and ends the iteration.
+// where the previous one ended. The listing ends on an empty page, or on a
+// page shorter than p.Count unless totalResults says more users follow.
+// totalResults alone never ends it: the deployed service's published
+// example answers totalResults 0 and startIndex 0 beside a resource. With
+// p.Count 0 the page size is unknown and List reads until an empty page;
+// set Count to save that last request. The first error (a 400 with SCIMType TypeInvalidFilter for
+// a filter the service refuses, the context's error, ...) is yielded and
+// ends the iteration.
 //
 // The pages are separate requests: a user created or changed while the
 // listing runs may be missed or seen twice.
@@ -65,12 +72,23 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error]
 			return paging.Page[User, int]{}, err
 		}
 		next := index + len(lr.Resources)
-		return paging.Page[User, int]{
-			Items: lr.Resources,
-			Next:  next,
-			Last:  len(lr.Resources) == 0 || next > lr.TotalResults,
-		}, nil
+		return paging.Page[User, int]{Items: lr.Resources, Next: next, Last: lastPage(p.Count, next, lr)}, nil
 	})
+}
+
+// lastPage reports whether the page lr, after which the listing is at
+// index next, ends a listing that asked for count users per page.
+// itemsPerPage is not a page size (RFC 7644 makes it the number of
+// resources on this page), so it is not used.
+func lastPage(count, next int, lr listResponse) bool {
+	n := len(lr.Resources)
+	switch {
+	case n == 0:
+		return true
+	case count == 0 || n >= count:
+		return false // a full page, or no page size known: read on
+	}
+	return next > lr.TotalResults // short: ends unless the total says more follow
 }
 
 func (p ListParams) validate() error {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
+	"fmt"
 	"net/http"
 	"reflect"
 	"strings"
@@ -12,72 +12,12 @@ import (
 
 	"github.com/jarcoal/httpmock"
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/scim"
 )
 
-const base = "https://api.example.com"
-
-// newMock returns a client whose requests go to its own mock transport,
-// which already answers POST /oauth/token.
-func newMock(t *testing.T) (*partner.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodPost, base+"/oauth/token", httpmock.NewStringResponder(200,
-		`{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`))
-	c, err := partner.New(
-		partner.WithBaseURL(base),
-		partner.WithClientCredentials("client", "secret"),
-		partner.WithHTTPClient(&http.Client{Transport: mt}),
-		partner.WithMaxRetries(0),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, mt
-}
-
-// jsonResponder checks the request's JSON body against wantBody (equal as
-// JSON values; "" means no body) and answers status with body.
-func jsonResponder(t *testing.T, wantBody string, status int, body string) httpmock.Responder {
-	return func(req *http.Request) (*http.Response, error) {
-		t.Helper()
-		if got := req.Header.Get("Authorization"); got != "Bearer at-1" {
-			t.Errorf("%s %s: Authorization %q", req.Method, req.URL.Path, got)
-		}
-		var got []byte
-		if req.Body != nil {
-			got, _ = io.ReadAll(req.Body)
-		}
-		if wantBody == "" {
-			if len(got) != 0 {
-				t.Errorf("%s %s: unexpected body %s", req.Method, req.URL.Path, got)
-			}
-		} else {
-			if ct := req.Header.Get("Content-Type"); ct != "application/json" {
-				t.Errorf("Content-Type %q", ct)
-			}
-			jsonEqual(t, got, []byte(wantBody))
-		}
-		resp := httpmock.NewStringResponse(status, body)
-		resp.Header.Set("Content-Type", "application/scim+json")
-		return resp, nil
-	}
-}
-
-func jsonEqual(t *testing.T, got, want []byte) {
-	t.Helper()
-	var g, w any
-	if err := json.Unmarshal(got, &g); err != nil {
-		t.Fatalf("not JSON: %s", got)
-	}
-	if err := json.Unmarshal(want, &w); err != nil {
-		t.Fatalf("bad test JSON: %s", want)
-	}
-	if !reflect.DeepEqual(g, w) {
-		t.Errorf("JSON\n%s\nwant\n%s", got, want)
-	}
-}
+const base = mocktest.BaseURL
 
 // specUser is a user as section 2 of the interface describes it.
 const specUser = `{
@@ -115,7 +55,7 @@ func TestUserJSONRoundTrip(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	jsonEqual(t, b, []byte(specUser))
+	mocktest.JSONEqual(t, b, specUser)
 
 	// Members the SDK does not model survive, at both levels.
 	const extended = `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"a",
@@ -129,7 +69,7 @@ func TestUserJSONRoundTrip(t *testing.T) {
 		t.Errorf("decoded %+v", e)
 	}
 	b, _ = json.Marshal(e)
-	jsonEqual(t, b, []byte(extended))
+	mocktest.JSONEqual(t, b, extended)
 
 	// A modelled field wins over an Extra member of the same name.
 	e.Extra["userName"] = json.RawMessage(`"shadow"`)
@@ -158,9 +98,9 @@ func TestUserJSONRoundTrip(t *testing.T) {
 }
 
 func TestCreateWire(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	// The body: schemas filled in, no id, no active (left to the service).
-	mt.RegisterResponder(http.MethodPost, base+"/api/scim/v2/Users", jsonResponder(t, `{
+	mt.RegisterResponder(http.MethodPost, base+"/api/scim/v2/Users", mocktest.JSONResponder(t, `{
 		"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
 		"userName": "bjensen@example.com",
 		"name": {"givenName": "Barbara", "familyName": "Jensen"},
@@ -188,16 +128,16 @@ func TestCreateWire(t *testing.T) {
 }
 
 func TestGetUpdateWire(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	ctx := context.Background()
-	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users/u%2F1", jsonResponder(t, "", 200, specUser))
+	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users/u%2F1", mocktest.JSONResponder(t, "", 200, specUser))
 	u, err := c.SCIM.Get(ctx, "u/1") // the id is one escaped path segment
 	if err != nil {
 		t.Fatal(err)
 	}
 	u.DisplayName = "Barbara J."
 	u.Active = scim.Bool(false)
-	mt.RegisterResponder(http.MethodPut, base+"/api/scim/v2/Users/2819c223-7f76-453a-919d-413861904646", jsonResponder(t, `{
+	mt.RegisterResponder(http.MethodPut, base+"/api/scim/v2/Users/2819c223-7f76-453a-919d-413861904646", mocktest.JSONResponder(t, `{
 		"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
 		"id": "2819c223-7f76-453a-919d-413861904646",
 		"userName": "bjensen@example.com",
@@ -218,12 +158,12 @@ func TestGetUpdateWire(t *testing.T) {
 }
 
 func TestSuspendKeepsUnknownMembers(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	const stored = `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"id":"u1","userName":"a@example.com",
 		"active":true,"name":{"givenName":"A","middleName":"B"},"x-custom":[1,2]}`
-	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users/u1", jsonResponder(t, "", 200, stored))
+	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users/u1", mocktest.JSONResponder(t, "", 200, stored))
 	want := strings.Replace(stored, `"active":true`, `"active":false`, 1)
-	mt.RegisterResponder(http.MethodPut, base+"/api/scim/v2/Users/u1", jsonResponder(t, want, 200, want))
+	mt.RegisterResponder(http.MethodPut, base+"/api/scim/v2/Users/u1", mocktest.JSONResponder(t, want, 200, want))
 	u, err := c.SCIM.Suspend(context.Background(), "u1")
 	if err != nil {
 		t.Fatal(err)
@@ -232,7 +172,7 @@ func TestSuspendKeepsUnknownMembers(t *testing.T) {
 		t.Errorf("suspended user %+v", u)
 	}
 	// Suspending again reads and does not write.
-	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users/u1", jsonResponder(t, "", 200, want))
+	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users/u1", mocktest.JSONResponder(t, "", 200, want))
 	if _, err := c.SCIM.Suspend(context.Background(), "u1"); err != nil {
 		t.Fatal(err)
 	}
@@ -242,11 +182,11 @@ func TestSuspendKeepsUnknownMembers(t *testing.T) {
 }
 
 func TestListWire(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	page := func(start string, body string) {
 		mt.RegisterResponderWithQuery(http.MethodGet, base+"/api/scim/v2/Users",
 			map[string]string{"filter": `active eq true`, "startIndex": start, "count": "2"},
-			jsonResponder(t, "", 200, body))
+			mocktest.JSONResponder(t, "", 200, body))
 	}
 	page("1", `{"schemas":["urn:ietf:params:scim:api:messages:2.0:ListResponse"],"totalResults":3,"startIndex":1,"itemsPerPage":2,
 		"Resources":[{"id":"a","userName":"a@example.com"},{"id":"b","userName":"b@example.com"}]}`)
@@ -269,7 +209,7 @@ func TestListWire(t *testing.T) {
 }
 
 func TestListStopsOnEmptyPage(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	// A server whose totalResults overstates the listing must not make
 	// the iterator loop.
 	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users", func(req *http.Request) (*http.Response, error) {
@@ -285,17 +225,17 @@ func TestListStopsOnEmptyPage(t *testing.T) {
 }
 
 func TestFindByUserNameQuotes(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	const name = `o"brien\x@example.com`
 	mt.RegisterResponderWithQuery(http.MethodGet, base+"/api/scim/v2/Users",
 		map[string]string{"filter": `userName eq "o\"brien\\x@example.com"`, "startIndex": "1", "count": "1"},
-		jsonResponder(t, "", 200, `{"totalResults":1,"startIndex":1,"itemsPerPage":1,"Resources":[{"id":"ob","userName":"o\"brien\\x@example.com"}]}`))
+		mocktest.JSONResponder(t, "", 200, `{"totalResults":1,"startIndex":1,"itemsPerPage":1,"Resources":[{"id":"ob","userName":"o\"brien\\x@example.com"}]}`))
 	u, err := c.SCIM.FindByUserName(context.Background(), name)
 	if err != nil || u.ID != "ob" || u.UserName != name {
 		t.Fatalf("found %+v, %v", u, err)
 	}
 	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users",
-		jsonResponder(t, "", 200, `{"totalResults":0,"startIndex":1,"itemsPerPage":0,"Resources":[]}`))
+		mocktest.JSONResponder(t, "", 200, `{"totalResults":0,"startIndex":1,"itemsPerPage":0,"Resources":[]}`))
 	if _, err := c.SCIM.FindByUserName(context.Background(), "nobody@example.com"); !errors.Is(err, scim.ErrNotFound) {
 		t.Errorf("err = %v, want ErrNotFound", err)
 	}
@@ -335,7 +275,7 @@ func TestErrors(t *testing.T) {
 		{409, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"409","scimType":"uniqueness","detail":"userName is taken"}`, partner.IsConflict, scim.TypeUniqueness},
 		{500, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"500","detail":"boom"}`, partner.IsServerError, ""},
 	} {
-		c, mt := newMock(t)
+		c, mt := mocktest.New(t)
 		mt.RegisterResponder(http.MethodPost, base+"/api/scim/v2/Users", httpmock.NewStringResponder(tc.status, tc.body))
 		_, err := c.SCIM.Create(context.Background(), &scim.User{UserName: "a@example.com"})
 		var perr *partner.Error
@@ -352,7 +292,7 @@ func TestErrors(t *testing.T) {
 }
 
 func TestValidation(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	ctx := context.Background()
 	for name, call := range map[string]func() error{
 		"partner: scim: user is nil":          func() error { _, err := c.SCIM.Create(ctx, nil); return err },
@@ -396,5 +336,89 @@ func TestPrimaryEmail(t *testing.T) {
 		if got := (&scim.User{Emails: tc.emails}).PrimaryEmail(); got != tc.want {
 			t.Errorf("PrimaryEmail of %+v = %q, want %q", tc.emails, got, tc.want)
 		}
+	}
+}
+
+// deployedListExample is the list answer of the deployed service's
+// published example: totalResults and startIndex 0 beside one resource.
+const deployedListExample = `{
+	"schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"],
+	"totalResults": 0,
+	"startIndex": 0,
+	"Resources": [
+		{
+			"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
+			"userName": "jane.doe@example.com",
+			"meta": {"resourceType": "User"},
+			"id": "2819c223-7f76-453a-919d-413861904646",
+			"active": true,
+			"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {"department": "Sales"}
+		}
+	]
+}`
+
+// TestListDeployedExample feeds the published example: its totalResults
+// of 0 does not end the listing, which goes on by resources until a page
+// comes back shorter than asked.
+func TestListDeployedExample(t *testing.T) {
+	c, mt := mocktest.New(t)
+	var starts []string
+	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users", func(req *http.Request) (*http.Response, error) {
+		q := req.URL.Query()
+		starts = append(starts, q.Get("startIndex"))
+		if q.Get("count") != "1" {
+			t.Errorf("count = %q", q.Get("count"))
+		}
+		switch q.Get("startIndex") {
+		case "1", "2":
+			return httpmock.NewStringResponse(200, strings.Replace(deployedListExample, "2819c223", "user"+q.Get("startIndex"), 1)), nil
+		}
+		return httpmock.NewStringResponse(200, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:ListResponse"],"totalResults":0,"startIndex":0,"Resources":[]}`), nil
+	})
+	users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: 1}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(users) != 2 || !strings.HasPrefix(users[0].ID, "user1-") || !strings.HasPrefix(users[1].ID, "user2-") ||
+		users[0].UserName != "jane.doe@example.com" || !users[0].IsActive() || users[0].Enterprise == nil || users[0].Enterprise.Department != "Sales" {
+		t.Fatalf("users = %+v", users)
+	}
+	if strings.Join(starts, ",") != "1,2,3" {
+		t.Errorf("startIndex sent: %v, want 1,2,3", starts)
+	}
+
+	// FindByUserName reads the user out of the same answer.
+	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users", httpmock.NewStringResponder(200, deployedListExample))
+	u, err := c.SCIM.FindByUserName(context.Background(), "jane.doe@example.com")
+	if err != nil || u.ID != "2819c223-7f76-453a-919d-413861904646" {
+		t.Fatalf("FindByUserName = %+v, %v", u, err)
+	}
+}
+
+// TestListShortPageEnds: a page shorter than asked ends the listing
+// without another request, unless totalResults says more users follow.
+func TestListShortPageEnds(t *testing.T) {
+	for name, tc := range map[string]struct {
+		total, wantCalls int
+	}{
+		"total 0 (deployed example)": {0, 1},
+		"total matches":              {1, 1},
+		"total says more":            {3, 2},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, mt := mocktest.New(t)
+			calls := 0
+			mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users", func(req *http.Request) (*http.Response, error) {
+				calls++
+				if calls > 1 {
+					return httpmock.NewStringResponse(200, `{"totalResults":0,"startIndex":0,"Resources":[]}`), nil
+				}
+				return httpmock.NewStringResponse(200, fmt.Sprintf(`{"totalResults":%d,"startIndex":0,"Resources":[{"id":"a","userName":"a"}]}`, tc.total)), nil
+			})
+			users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: 5}))
+			if err != nil || len(users) != 1 || calls != tc.wantCalls {
+				t.Errorf("users %d, err %v, %d list calls; want 1 user, %d calls", len(users), err, calls, tc.wantCalls)
+			}
+		})
 	}
 }

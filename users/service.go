@@ -14,6 +14,8 @@ import (
 )
 
 // Service calls the /users/v1 operations. It is safe for concurrent use.
+// Reach it as the Users field of a partner.Client; it has no constructor
+// of its own.
 type Service struct {
 	t *transport.Client
 }

@@ -2,7 +2,6 @@ package users_test
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"io"
 	"net/http"
@@ -13,38 +12,18 @@ import (
 	"github.com/jarcoal/httpmock"
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/users"
 )
 
-const base = "https://api.example.com"
-
-func newMock(t *testing.T) (*partner.Client, *httpmock.MockTransport) {
-	t.Helper()
-	mt := httpmock.NewMockTransport()
-	mt.RegisterResponder(http.MethodPost, base+"/oauth/token", httpmock.NewStringResponder(200,
-		`{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`))
-	c, err := partner.New(partner.WithBaseURL(base), partner.WithClientCredentials("client", "secret"),
-		partner.WithHTTPClient(&http.Client{Transport: mt}), partner.WithMaxRetries(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, mt
-}
-
-func jsonEqual(t *testing.T, got []byte, want string) {
-	t.Helper()
-	var g, w any
-	if json.Unmarshal(got, &g) != nil || json.Unmarshal([]byte(want), &w) != nil || !reflect.DeepEqual(g, w) {
-		t.Errorf("JSON\n%s\nwant\n%s", got, want)
-	}
-}
+const base = mocktest.BaseURL
 
 func TestCheckAttributeWire(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	mt.RegisterResponder(http.MethodPost, base+"/users/v1/check-attribute", func(req *http.Request) (*http.Response, error) {
 		b, _ := io.ReadAll(req.Body)
-		jsonEqual(t, b, `{"email":"user@example.com","namespace":42,"filter_value":{"attribute":"role","value":["admin","viewer"]}}`)
-		if req.Header.Get("Authorization") != "Bearer at-1" || req.Header.Get("Content-Type") != "application/json" {
+		mocktest.JSONEqual(t, b, `{"email":"user@example.com","namespace":42,"filter_value":{"attribute":"role","value":["admin","viewer"]}}`)
+		if req.Header.Get("Authorization") != "Bearer "+mocktest.AccessToken || req.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("headers %v", req.Header)
 		}
 		return httpmock.NewStringResponse(201,
@@ -65,10 +44,10 @@ func TestCheckAttributeWire(t *testing.T) {
 }
 
 func TestCheckAttributeSendsEmptyList(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	mt.RegisterResponder(http.MethodPost, base+"/users/v1/check-attribute", func(req *http.Request) (*http.Response, error) {
 		b, _ := io.ReadAll(req.Body)
-		jsonEqual(t, b, `{"email":"u@example.com","namespace":0,"filter_value":{"attribute":"role","value":[]}}`)
+		mocktest.JSONEqual(t, b, `{"email":"u@example.com","namespace":0,"filter_value":{"attribute":"role","value":[]}}`)
 		return httpmock.NewStringResponse(201, `{"email":"u@example.com","namespace":0,"filter_value":{"data":{"attribute":"role","value":[]}}}`), nil
 	})
 	if _, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
@@ -83,7 +62,7 @@ func TestCheckAttributeErrors(t *testing.T) {
 		400: partner.IsBadRequest, 401: partner.IsUnauthorized, 403: partner.IsForbidden,
 		404: partner.IsNotFound, 500: partner.IsServerError,
 	} {
-		c, mt := newMock(t)
+		c, mt := mocktest.New(t)
 		mt.RegisterResponder(http.MethodPost, base+"/users/v1/check-attribute",
 			httpmock.NewStringResponder(status, `{"error":"e","message":"went wrong"}`))
 		_, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
@@ -96,7 +75,7 @@ func TestCheckAttributeErrors(t *testing.T) {
 }
 
 func TestCheckAttributeValidation(t *testing.T) {
-	c, mt := newMock(t)
+	c, mt := mocktest.New(t)
 	for want, p := range map[string]users.CheckAttributeParams{
 		"partner: users: email is required":                  {FilterValue: users.Attribute{Name: "role"}},
 		"partner: users: filter_value.attribute is required": {Email: "u@example.com"},

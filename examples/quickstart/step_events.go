@@ -44,7 +44,7 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		hs.Shutdown(sctx)
 	}()
 
-	id, err := c.Events.Subscribe(ctx, events.SubscribeRequest{
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:        "quickstart",
 		Events:      []events.Kind{events.KindObjectUpdate},
 		ObjectIDs:   []string{objectID},
@@ -66,7 +66,7 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		return nil
 	}
 
-	if _, err := c.Objects.Audit(ctx, objectID, objects.AuditRecord{
+	if _, err := c.Objects.Audit(ctx, objectID, objects.AuditParams{
 		FieldName:  objects.FieldIntegrationStatus,
 		StatusCode: objects.StatusScheduled,
 		Message:    "quickstart: sync scheduled",

@@ -14,7 +14,7 @@ import (
 // integration status onto it.
 func objectsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	id := fake.DemoOpportunity2
-	link, err := c.Objects.ConnectExternalID(ctx, id, objects.ExternalIDLink{ExternalID: "CRM-OPP-2002"})
+	link, err := c.Objects.ConnectExternalID(ctx, id, objects.ConnectExternalIDParams{ExternalID: "CRM-OPP-2002"})
 	if err != nil {
 		return err
 	}
@@ -24,7 +24,7 @@ func objectsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		return err
 	}
 	fmt.Fprintf(w, "objects: %s has %d external id(s)\n", id, len(ids.Links))
-	res, err := c.Objects.Audit(ctx, id, objects.AuditRecord{
+	res, err := c.Objects.Audit(ctx, id, objects.AuditParams{
 		StatusCode: objects.StatusLinked,
 		ExternalID: link.ExternalID,
 		Message:    "linked to the CRM record",

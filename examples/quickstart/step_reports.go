@@ -17,7 +17,7 @@ import (
 // CSV (showing its first lines) and reads its chart data.
 func reportsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	var list []reports.Report
-	for r, err := range c.Reports.List(ctx, reports.ListOptions{}) {
+	for r, err := range c.Reports.List(ctx, reports.ListParams{}) {
 		if err != nil {
 			return fmt.Errorf("listing reports: %w", err)
 		}
@@ -50,7 +50,7 @@ func reportsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		fmt.Fprintf(w, "reports:   %s\n", l)
 	}
 
-	charts, err := c.Reports.ChartData(ctx, pick.ID, reports.ChartRequest{})
+	charts, err := c.Reports.ChartData(ctx, pick.ID, reports.ChartDataParams{})
 	if err != nil {
 		return fmt.Errorf("reading chart data of report %d: %w", pick.ID, err)
 	}

@@ -65,3 +65,55 @@ func TestOptionsDefaults(t *testing.T) {
 		t.Fatalf("Max below Initial kept: %+v", o)
 	}
 }
+
+// TestStateRule: State keeps polling through unknown states, returns the
+// terminal failure with the last state, and the last state beside a
+// context error.
+func TestStateRule(t *testing.T) {
+	boom := errors.New("failed")
+	states := []string{"", "weird", "running", "failed"}
+	i := 0
+	var seen []string
+	last, err := State(context.Background(), fast,
+		func(context.Context) (string, error) { s := states[i]; i++; return s, nil },
+		func(s string) { seen = append(seen, s) },
+		func(s string) (bool, error) {
+			if s == "failed" {
+				return false, boom
+			}
+			return s == "done", nil
+		})
+	if last != "failed" || !errors.Is(err, boom) || len(seen) != 4 {
+		t.Fatalf("State = %q, %v after %v", last, err, seen)
+	}
+
+	ctx, cancel := context.WithCancel(context.Background())
+	last, err = State(ctx, fast,
+		func(context.Context) (string, error) { cancel(); return "running", nil },
+		nil,
+		func(string) (bool, error) { return false, nil })
+	if last != "running" || !errors.Is(err, context.Canceled) {
+		t.Fatalf("after cancel: %q, %v", last, err)
+	}
+}
+
+// TestScheduleStartsFast pins the waits between checks (before jitter):
+// work that is ready at once is seen after Initial/16, not after Initial.
+func TestScheduleStartsFast(t *testing.T) {
+	o := Options{Initial: 1600 * time.Millisecond, Max: 3 * time.Second, Multiplier: 2}.withDefaults()
+	want := []time.Duration{100, 200, 400, 800, 1600, 3000, 3000}
+	w := o.first()
+	for i, ms := range want {
+		if w != ms*time.Millisecond {
+			t.Fatalf("wait %d = %v, want %v", i, w, ms*time.Millisecond)
+		}
+		w = o.next(w)
+	}
+	if got := (Options{Initial: 3 * time.Nanosecond}).withDefaults().first(); got != 1 {
+		t.Fatalf("first wait of a tiny Initial = %v, want 1ns", got)
+	}
+	d := Options{Initial: 800 * time.Millisecond}.withDefaults()
+	if w := d.next(d.first()); w != 75*time.Millisecond {
+		t.Fatalf("second wait %v, want 75ms (50ms × the default 1.5)", w)
+	}
+}

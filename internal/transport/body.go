@@ -3,7 +3,10 @@ package transport
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"io"
+	"os"
+	"reflect"
 	"sync"
 )
 
@@ -48,21 +51,51 @@ func newBody(r io.Reader, fn BodyFunc, jsonBytes []byte) (*body, error) {
 	case r == nil:
 		return nil, nil
 	}
+	if err := CheckReader(r); err != nil {
+		return nil, err
+	}
 	if rs, ok := r.(io.ReadSeeker); ok {
 		start, err := rs.Seek(0, io.SeekCurrent)
 		if err != nil {
-			return nil, err
+			// A file that cannot seek (a pipe, standard input) is sent
+			// once, like any plain reader.
+			return &body{once: r, size: -1}, nil
 		}
 		end, err := rs.Seek(0, io.SeekEnd)
 		if err != nil {
-			return nil, err
+			return nil, fmt.Errorf("preparing body: %w", err)
 		}
 		if _, err := rs.Seek(start, io.SeekStart); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("preparing body: %w", err)
 		}
 		return &body{seeker: rs, start: start, size: end - start}, nil
 	}
-	return &body{once: r, size: -1}, nil
+	size := int64(-1)
+	if l, ok := r.(interface{ Len() int }); ok {
+		// A *bytes.Buffer, or a body that knows its length: sent with a
+		// Content-Length rather than chunked.
+		size = int64(l.Len())
+	}
+	return &body{once: r, size: size}, nil
+}
+
+// CheckReader returns an error that names the problem when r cannot be
+// read as a request body: a nil pointer in a non-nil io.Reader (a nil
+// *os.File, say), or a closed *os.File. A nil r is not checked: callers
+// say themselves whether a body is required.
+func CheckReader(r io.Reader) error {
+	if r == nil {
+		return nil
+	}
+	if v := reflect.ValueOf(r); v.Kind() == reflect.Pointer && v.IsNil() {
+		return fmt.Errorf("body is a nil %T", r)
+	}
+	if f, ok := r.(*os.File); ok {
+		if _, err := f.Stat(); errors.Is(err, os.ErrClosed) {
+			return fmt.Errorf("body file %s: %w", f.Name(), os.ErrClosed)
+		}
+	}
+	return nil
 }
 
 // replayable reports whether another attempt can send the whole body.

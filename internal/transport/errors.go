@@ -39,7 +39,21 @@ type Error struct {
 	RetryAfter time.Duration
 	// Body is the raw response body, capped at 64 KiB.
 	Body []byte
+	// OutcomeUnknown is set on the error of a write that is not safe to
+	// repeat when the service may have processed it: the answer is a 5xx,
+	// or an earlier attempt of the same call was. Look the result up
+	// before writing again. errors.Is(err, ErrOutcomeUnknown) matches it.
+	OutcomeUnknown bool
 }
+
+// Is makes errors.Is(e, ErrOutcomeUnknown) report e.OutcomeUnknown.
+func (e *Error) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.OutcomeUnknown
+}
+
+// IsOutcomeUnknown reports whether err is the error of a write that the
+// service may have processed (ErrOutcomeUnknown).
+func IsOutcomeUnknown(err error) bool { return errors.Is(err, ErrOutcomeUnknown) }
 
 // Error implements the error interface.
 func (e *Error) Error() string {
@@ -52,6 +66,9 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": %s", e.Message)
 	case e.Code != "":
 		fmt.Fprintf(&b, ": %s", e.Code)
+	}
+	if e.OutcomeUnknown {
+		b.WriteString(" (outcome unknown: the service may have processed the request)")
 	}
 	return b.String()
 }
@@ -162,4 +179,87 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return d, true
 	}
 	return 0, false
+}
+
+// Prefix starts the text of every error of the SDK, once.
+const Prefix = "partner: "
+
+// Wrap adds context to err right after the SDK's prefix, so that the
+// prefix appears once: Wrap(err, "reports: exporting report %d", 9) reads
+// "partner: reports: exporting report 9: POST /report/...: 404 Not Found"
+// where err read "partner: POST /report/...: 404 Not Found". errors.Is and
+// errors.As see err. Wrap(nil, ...) is nil.
+func Wrap(err error, format string, args ...any) error {
+	if err == nil {
+		return nil
+	}
+	return &wrapped{msg: fmt.Sprintf(format, args...), err: err}
+}
+
+type wrapped struct {
+	msg string
+	err error
+}
+
+func (w *wrapped) Error() string {
+	return Prefix + strings.TrimPrefix(w.msg, Prefix) + ": " + strings.TrimPrefix(w.err.Error(), Prefix)
+}
+
+func (w *wrapped) Unwrap() error { return w.err }
+
+// With returns err with extra noted after it in parentheses, both seen by
+// errors.Is and errors.As: With(a 503 *Error, ErrBodyNotReplayable) reads
+// "partner: POST /bulk/v1/bulkload: 503 Service Unavailable (request body
+// was already sent ...)", the prefix once.
+func With(err, extra error) error {
+	return &with{err: err, extra: extra}
+}
+
+type with struct{ err, extra error }
+
+func (w *with) Error() string {
+	return w.err.Error() + " (" + strings.TrimPrefix(w.extra.Error(), Prefix) + ")"
+}
+
+func (w *with) Unwrap() []error { return []error{w.err, w.extra} }
+
+// errNotFound is matched (errors.Is) by every not-found error of the SDK
+// that is not a 404 answer, such as scim.ErrNotFound.
+var errNotFound = errors.New(Prefix + "not found")
+
+// NotFound returns a sentinel error with the given text that IsNotFound
+// recognises, for "nothing matched" results that come with a 2xx answer.
+func NotFound(text string) error { return &notFound{text} }
+
+type notFound struct{ text string }
+
+func (e *notFound) Error() string        { return e.text }
+func (e *notFound) Is(target error) bool { return target == errNotFound }
+
+// IsNotFound reports whether err is (or wraps) a 404 answer or an error
+// made by NotFound.
+func IsNotFound(err error) bool {
+	return HasStatus(err, http.StatusNotFound) || errors.Is(err, errNotFound)
+}
+
+// authCodes are the OAuth error codes of the token endpoint that mean the
+// client's credentials or grant were refused (RFC 6749 section 5.2).
+var authCodes = map[string]bool{"invalid_client": true, "invalid_grant": true, "unauthorized_client": true}
+
+// IsUnauthorized reports whether err is (or wraps) a refusal of the
+// client's credentials or token: a 401 answer, or an answer of the token
+// endpoint with the OAuth code invalid_client, invalid_grant or
+// unauthorized_client (a wrong client secret is a 400 invalid_client).
+func IsUnauthorized(err error) bool {
+	var e *Error
+	if !errors.As(err, &e) {
+		return false
+	}
+	return e.StatusCode == http.StatusUnauthorized || (e.StatusCode == http.StatusBadRequest && authCodes[e.Code])
+}
+
+// RetryAfter returns the wait a response's Retry-After header asks for
+// (seconds or an HTTP date), and whether it has a valid one.
+func RetryAfter(h http.Header) (time.Duration, bool) {
+	return parseRetryAfter(h.Get("Retry-After"), time.Now())
 }

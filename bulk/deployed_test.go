@@ -1,0 +1,130 @@
+package bulk_test
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/fake"
+)
+
+// TestStatusDefaultsAgainstFake runs the status read against a fake
+// whose defaults are the other published ones (errors included, at most
+// 5): a nil option leaves the fake's default, an explicit false or 0 is
+// obeyed.
+func TestStatusDefaultsAgainstFake(t *testing.T) {
+	c, _, clock := fakeClient(t, nil, fake.WithBulkStatusDefaults(true, 1))
+	ctx := context.Background()
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(fake.DefaultBulkDelay)
+	for name, tc := range map[string]struct {
+		opts       bulk.StatusParams
+		wantErrors int
+		wantMax    int
+	}{
+		"service defaults": {bulk.StatusParams{}, 1, 1},
+		"explicit false":   {bulk.StatusParams{IncludeErrors: bulk.Bool(false)}, 0, 1},
+		"explicit zero":    {bulk.StatusParams{MaxErrors: bulk.Int(0)}, 0, 0},
+		"explicit both":    {bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(2)}, 2, 2},
+	} {
+		ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, tc.opts)
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if len(ex.Errors) != tc.wantErrors || ex.MaxErrors != tc.wantMax || ex.IncludeErrors != (tc.opts.IncludeErrors == nil || *tc.opts.IncludeErrors) {
+			t.Errorf("%s: errors %d, max %d, include %v; want %d errors, max %d", name, len(ex.Errors), ex.MaxErrors, ex.IncludeErrors, tc.wantErrors, tc.wantMax)
+		}
+	}
+}
+
+// TestMisspelledSuccessCountAgainstFake reads the success count from a
+// fake that spells it succcess_count, as a deployed description does.
+func TestMisspelledSuccessCountAgainstFake(t *testing.T) {
+	c, srv, clock := fakeClient(t, nil, fake.WithMisspelledSuccessCount())
+	ctx := context.Background()
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	clock.Advance(fake.DefaultBulkDelay)
+	ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex.SuccessCount != 2 || ex.ErrorCount != 2 || ex.InputCount != 4 {
+		t.Errorf("execution = %+v", ex)
+	}
+	if got, _ := srv.BulkExecution(ack.ExecutionID); got.SuccessCount != 2 {
+		t.Errorf("fake's execution = %+v", got)
+	}
+}
+
+// TestAttachmentRoutesAgainstFake loads attachments through both routes
+// of the fake, the route picked by the rule or chosen, and an XLSX file of
+// opportunities through POST /bulk/v1/bulkload_opportunity/file.
+func TestAttachmentRoutesAgainstFake(t *testing.T) {
+	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
+	ctx := context.Background()
+	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+	csv := func(key string) *strings.Reader {
+		return strings.NewReader("sales_details.crm_opportunity_id,name\n" + key + ",attached\n")
+	}
+	if _, err := c.Bulk.LoadAttachment(ctx, p, "a.csv", csv("R-1")); err != nil {
+		t.Fatal(err)
+	}
+	p.Route = bulk.RouteBulkload
+	if _, err := c.Bulk.LoadAttachment(ctx, p, "b.csv", csv("R-2")); err != nil {
+		t.Fatal(err)
+	}
+	p.Route = bulk.RouteFile
+	if _, err := c.Bulk.LoadAttachment(ctx, p, "c.csv", csv("R-3")); err != nil {
+		t.Fatal(err)
+	}
+	if n, m := srv.CountRequests("POST", "/bulk/v1/bulkload/file"), srv.CountRequests("POST", "/bulk/v1/bulkload"); n != 2 || m != 1 {
+		t.Errorf("%d loads on /bulkload/file, %d on /bulkload; want 2 and 1", n, m)
+	}
+
+	x := excelize.NewFile()
+	for i, row := range [][]any{{"sales_details.crm_opportunity_id", "name"}, {"R-4", "Excel opportunity"}} {
+		cell, _ := excelize.CoordinatesToCellName(1, i+1)
+		x.SetSheetRow("Sheet1", cell, &row)
+	}
+	var buf bytes.Buffer
+	if err := x.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	x.Close()
+	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.xlsx", bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	if err != nil || ex.SuccessCount != 1 {
+		t.Fatalf("opportunity xlsx: %+v, %v", ex, err)
+	}
+	ks := keys(srv)
+	for _, k := range []string{"R-1", "R-2", "R-3"} {
+		if ks[k].Fields["name"] != "attached" {
+			t.Errorf("%s = %+v", k, ks[k])
+		}
+	}
+	if ks["R-4"].Fields["name"] != "Excel opportunity" {
+		t.Errorf("R-4 = %+v", ks["R-4"])
+	}
+	// Without a header row, columns are named by position.
+	_, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, NoHeaderRow: true},
+		"opps.csv", strings.NewReader("R-5,Positional\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o := keys(srv)["R-5"]; o.Fields["2"] != "Positional" {
+		t.Errorf("R-5 = %+v", o)
+	}
+}

@@ -1,0 +1,121 @@
+package partner_test
+
+import (
+	"context"
+	"errors"
+	"go/ast"
+	"go/doc"
+	"go/parser"
+	"go/token"
+	"reflect"
+	"regexp"
+	"strings"
+	"testing"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/reports"
+	"github.com/partnerapi/partner-go/scim"
+)
+
+// TestErrorDocNamesEveryField: `go doc partner.Error` shows an alias, so
+// its doc comment must name every field users can read.
+func TestErrorDocNamesEveryField(t *testing.T) {
+	fset := token.NewFileSet()
+	f, err := parser.ParseFile(fset, "errors.go", nil, parser.ParseComments)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := doc.NewFromFiles(fset, []*ast.File{f}, "github.com/partnerapi/partner-go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, typ := range p.Types {
+		if typ.Name == "Error" {
+			text = typ.Doc
+		}
+	}
+	if text == "" {
+		t.Fatal("no doc comment on partner.Error")
+	}
+	rt := reflect.TypeFor[partner.Error]()
+	for i := range rt.NumField() {
+		fl := rt.Field(i)
+		if !fl.IsExported() {
+			continue
+		}
+		typ := strings.ReplaceAll(fl.Type.String(), "uint8", "byte")
+		if !regexp.MustCompile(`\b` + fl.Name + `\b[^\n]*` + regexp.QuoteMeta(typ)).MatchString(text) {
+			t.Errorf("partner.Error's doc comment does not list field %s %s (`go doc` shows only the alias line)", fl.Name, typ)
+		}
+	}
+}
+
+func fakeClient(t *testing.T, secret string) *partner.Client {
+	t.Helper()
+	srv := fake.NewServer(fake.WithDemoData())
+	t.Cleanup(srv.Close)
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, secret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c
+}
+
+// TestWrongSecretIsUnauthorized: the token endpoint answers a wrong
+// client secret with 400 invalid_client; the call that needed the token
+// reports it as an auth failure.
+func TestWrongSecretIsUnauthorized(t *testing.T) {
+	c := fakeClient(t, "not-the-secret")
+	_, err := c.SCIM.Get(context.Background(), "usr-1")
+	var perr *partner.Error
+	if !errors.As(err, &perr) || perr.StatusCode != 400 || perr.Code != "invalid_client" {
+		t.Fatalf("err = %v, want a 400 invalid_client", err)
+	}
+	if !partner.IsUnauthorized(err) {
+		t.Errorf("IsUnauthorized(%v) = false", err)
+	}
+	if strings.Contains(err.Error(), "not-the-secret") {
+		t.Errorf("the secret is in the error: %v", err)
+	}
+}
+
+// TestNotFoundAgrees: FindByUserName's ErrNotFound and a 404 answer are
+// both IsNotFound.
+func TestNotFoundAgrees(t *testing.T) {
+	c := fakeClient(t, fake.DefaultClientSecret)
+	ctx := context.Background()
+	_, err := c.SCIM.FindByUserName(ctx, "nobody@example.com")
+	if !errors.Is(err, scim.ErrNotFound) || !partner.IsNotFound(err) {
+		t.Errorf("FindByUserName(nobody): %v; errors.Is ErrNotFound %v, IsNotFound %v",
+			err, errors.Is(err, scim.ErrNotFound), partner.IsNotFound(err))
+	}
+	if !partner.IsNotFound(scim.ErrNotFound) {
+		t.Error("IsNotFound(scim.ErrNotFound) = false")
+	}
+	if _, err := c.SCIM.Get(ctx, "usr-missing"); !partner.IsNotFound(err) {
+		t.Errorf("Get(missing) = %v, want a 404", err)
+	}
+	if partner.IsNotFound(errors.New("partner: scim: not found")) {
+		t.Error("IsNotFound true for an unrelated error")
+	}
+}
+
+// TestErrorPrefixOnce: context added on the way up does not repeat the
+// "partner: " prefix.
+func TestErrorPrefixOnce(t *testing.T) {
+	c := fakeClient(t, fake.DefaultClientSecret)
+	var err error
+	for _, e := range c.Reports.Export(context.Background(), 999, reports.ExportOptions{}) {
+		err = e
+		break
+	}
+	const want = "partner: reports: exporting report 999: POST /report/v1/view/999/prepare_export: 404 Not Found"
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "partner:") != 1 {
+		t.Errorf("err = %v\nwant it to start %q, the prefix once", err, want)
+	}
+	if !partner.IsNotFound(err) {
+		t.Errorf("IsNotFound(%v) = false", err)
+	}
+}

@@ -1,0 +1,28 @@
+package poll
+
+import "context"
+
+// State is the rule every Wait helper of the SDK follows. It reads a
+// resource's state with read, hands each state read to progress (when
+// set), and stops when settle reports a known terminal state: done with a
+// nil error on success, or the typed error of a terminal failure. An
+// empty or unknown state is not terminal: settle returns false, nil for
+// it and polling goes on until ctx ends.
+//
+// It returns the last state read (the zero S when none was) beside any
+// error: settle's, read's, or the context's.
+func State[S any](ctx context.Context, opts Options, read func(context.Context) (S, error), progress func(S), settle func(S) (done bool, err error)) (S, error) {
+	var last S
+	err := Until(ctx, opts, func(ctx context.Context) (bool, error) {
+		s, err := read(ctx)
+		if err != nil {
+			return false, err
+		}
+		last = s
+		if progress != nil {
+			progress(s)
+		}
+		return settle(s)
+	})
+	return last, err
+}

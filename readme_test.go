@@ -1,0 +1,393 @@
+package partner_test
+
+// The README's Go snippets are type-checked against the module's own
+// packages, so a renamed function or a wrong argument in the README fails
+// `go test ./...` with the README's line number.
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"go/ast"
+	"go/importer"
+	"go/parser"
+	"go/scanner"
+	"go/token"
+	"go/types"
+	"io"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/reports"
+)
+
+// snippetPackages are the packages a ```go block may use without
+// importing them: the module's own and the standard ones the README
+// needs. A block that starts with a package clause imports for itself.
+var snippetPackages = map[string]string{
+	"partner":  "github.com/partnerapi/partner-go",
+	"bulk":     "github.com/partnerapi/partner-go/bulk",
+	"events":   "github.com/partnerapi/partner-go/events",
+	"fake":     "github.com/partnerapi/partner-go/fake",
+	"oauth":    "github.com/partnerapi/partner-go/oauth",
+	"objects":  "github.com/partnerapi/partner-go/objects",
+	"reports":  "github.com/partnerapi/partner-go/reports",
+	"scim":     "github.com/partnerapi/partner-go/scim",
+	"users":    "github.com/partnerapi/partner-go/users",
+	"context":  "context",
+	"errors":   "errors",
+	"fmt":      "fmt",
+	"http":     "net/http",
+	"httptest": "net/http/httptest",
+	"io":       "io",
+	"log":      "log",
+	"os":       "os",
+	"slog":     "log/slog",
+	"strings":  "strings",
+	"testing":  "testing",
+	"time":     "time",
+}
+
+// snippetPrelude declares the names a block of statements may use
+// without declaring them. Statements run in the body of a function that
+// returns an error, so `return err` works.
+const snippetPrelude = `
+var (
+	ctx                         context.Context
+	c                           *partner.Client
+	clientID, clientSecret, key string
+	objectID, integrationID     string
+	reportID                    int64
+	w                           io.Writer
+	t0                          time.Time
+)
+`
+
+// goBlock is one ```go block of a Markdown file.
+type goBlock struct {
+	n    int // 1-based among the file's ```go blocks
+	line int // line of the block's first code line
+	src  string
+}
+
+func goBlocks(md string) []goBlock {
+	var (
+		out  []goBlock
+		cur  *goBlock
+		code []string
+	)
+	for i, l := range strings.Split(md, "\n") {
+		trimmed := strings.TrimSpace(l)
+		switch {
+		case cur == nil && strings.HasPrefix(trimmed, "```"):
+			if strings.TrimSpace(strings.TrimPrefix(trimmed, "```")) == "go" {
+				cur = &goBlock{n: len(out) + 1, line: i + 2}
+				code = nil
+			} else {
+				cur = &goBlock{n: -1} // another language: skipped
+			}
+		case cur != nil && trimmed == "```":
+			if cur.n > 0 {
+				cur.src = strings.Join(code, "\n") + "\n"
+				out = append(out, *cur)
+			}
+			cur = nil
+		case cur != nil:
+			code = append(code, l)
+		}
+	}
+	return out
+}
+
+// snippetFile turns a block into a Go file whose positions map back to
+// the Markdown file through a //line directive.
+func snippetFile(name string, b goBlock) string {
+	line := fmt.Sprintf("//line %s:%d:1\n", name, b.line)
+	if regexp.MustCompile(`(?m)^package \w+`).MatchString(b.src) {
+		// A whole file: the directive goes before it, and the file's
+		// own comment lines keep their numbers.
+		return line + b.src
+	}
+	fset := token.NewFileSet()
+	decls, declErr := parser.ParseFile(fset, "", "package snippet\n"+b.src, parser.ImportsOnly)
+	_, fullErr := parser.ParseFile(fset, "", "package snippet\n"+b.src, 0)
+	statements := fullErr != nil
+	have := map[string]bool{}
+	if declErr == nil && !statements {
+		for _, im := range decls.Imports {
+			path := strings.Trim(im.Path.Value, `"`)
+			n := filepath.Base(path)
+			if im.Name != nil {
+				n = im.Name.Name
+			}
+			have[n] = true
+		}
+	}
+	src := b.src
+	if statements {
+		src += snippetPrelude // the prelude's imports are needed too
+	}
+	var imports []string
+	for n, path := range snippetPackages {
+		if !have[n] && regexp.MustCompile(`\b`+n+`\.`).MatchString(src) {
+			imports = append(imports, fmt.Sprintf("%s %q", n, path))
+		}
+	}
+	slices.Sort(imports)
+	var f strings.Builder
+	f.WriteString("package snippet\n\nimport (\n\t" + strings.Join(imports, "\n\t") + "\n)\n")
+	if statements {
+		f.WriteString(snippetPrelude + "\nfunc _() error {\n" + line + b.src + "return nil\n}\n")
+	} else {
+		f.WriteString(line + b.src)
+	}
+	return f.String()
+}
+
+var (
+	exportsOnce sync.Once
+	exports     map[string]string
+	exportsErr  error
+)
+
+// snippetImporter reads export data that `go list -export` builds (from
+// the build cache when warm) for the snippet packages and their
+// dependencies, with the go command of the toolchain running this test.
+func snippetImporter(fset *token.FileSet) (types.Importer, error) {
+	exportsOnce.Do(func() {
+		goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
+		if _, err := os.Stat(goCmd); err != nil {
+			goCmd = "go"
+		}
+		args := []string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}
+		for _, p := range snippetPackages {
+			args = append(args, p)
+		}
+		cmd := exec.Command(goCmd, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		if err != nil {
+			exportsErr = fmt.Errorf("go list -export: %v\n%s", err, stderr.Bytes())
+			return
+		}
+		exports = map[string]string{}
+		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if path, file, ok := strings.Cut(l, "="); ok {
+				exports[path] = file
+			}
+		}
+	})
+	if exportsErr != nil {
+		return nil, exportsErr
+	}
+	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
+		f, ok := exports[path]
+		if !ok {
+			return nil, fmt.Errorf("package %s is not one a README snippet may import (see snippetPackages in readme_test.go)", path)
+		}
+		return os.Open(f)
+	}), nil
+}
+
+// checkGoBlocks type-checks every ```go block of md (called name in the
+// messages) and returns one message per problem. Unused variables and
+// imports are allowed: a snippet shows a call, not what follows it.
+func checkGoBlocks(t *testing.T, name, md string) []string {
+	t.Helper()
+	var problems []string
+	for _, b := range goBlocks(md) {
+		where := fmt.Sprintf("%s, ```go block %d (starting at line %d)", name, b.n, b.line-1)
+		fset := token.NewFileSet()
+		imp, err := snippetImporter(fset)
+		if err != nil {
+			t.Fatal(err)
+		}
+		src := snippetFile(name, b)
+		f, err := parser.ParseFile(fset, "snippet.go", src, parser.ParseComments)
+		if err != nil {
+			var list scanner.ErrorList
+			if ok := asErrorList(err, &list); ok {
+				for _, e := range list {
+					problems = append(problems, fmt.Sprintf("%s: %s: %s", where, e.Pos, e.Msg))
+				}
+			} else {
+				problems = append(problems, fmt.Sprintf("%s: %v", where, err))
+			}
+			continue
+		}
+		conf := types.Config{
+			Importer: imp,
+			Error: func(err error) {
+				if te, ok := err.(types.Error); ok {
+					if te.Soft {
+						return
+					}
+					problems = append(problems, fmt.Sprintf("%s: %s: %s", where, te.Fset.Position(te.Pos), te.Msg))
+					return
+				}
+				problems = append(problems, fmt.Sprintf("%s: %v", where, err))
+			},
+		}
+		conf.Check("snippet", fset, []*ast.File{f}, nil)
+	}
+	return problems
+}
+
+func asErrorList(err error, list *scanner.ErrorList) bool {
+	l, ok := err.(scanner.ErrorList)
+	if ok {
+		*list = l
+	}
+	return ok
+}
+
+// TestReadmeSnippetsCompile: every ```go block of README.md type-checks
+// against the module. A block is a whole file (it starts with a package
+// clause), top-level declarations (a complete test function, say), or
+// statements, which may use the names snippetPrelude declares.
+func TestReadmeSnippetsCompile(t *testing.T) {
+	md, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(goBlocks(string(md))) == 0 {
+		t.Fatal("README.md has no ```go blocks: has the fence changed?")
+	}
+	for _, p := range checkGoBlocks(t, "README.md", string(md)) {
+		t.Error(p)
+	}
+	if t.Failed() {
+		t.Logf("A block of statements may use, undeclared:%s"+
+			"and the packages %v without importing them.", snippetPrelude, slices.Sorted(maps.Keys(snippetPackages)))
+	}
+}
+
+// TestReadmeCheckerCatchesBrokenSnippets: the check fails, naming the
+// block and the Markdown line, on each kind of broken snippet.
+func TestReadmeCheckerCatchesBrokenSnippets(t *testing.T) {
+	md := "# x\n\n```go\nc, err := partner.New(partner.WithBaseURL(\"https://h\"))\n```\n\n" + // fine
+		"```\nnot go\n```\n\n" +
+		"```go\nexec, err := c.Bulk.LoadAndWait(ctx, bulk.LoadParams{}, nil, nil)\n```\n\n" + // nil is no WaitOptions
+		"```go\nfor u := range c.SCIM.List(ctx, scim.ListParams{}) { ... }\n```\n\n" + // not Go
+		"```go\nfunc TestX(t *testing.T) {\n\tsrv := fake.NewServer()\n\tsrv.NoSuchMethod()\n}\n```\n" // declarations
+	got := checkGoBlocks(t, "X.md", md)
+	want := []string{
+		"X.md, ```go block 2 (starting at line 11): X.md:12:",
+		"X.md, ```go block 3 (starting at line 15): X.md:16:",
+		"X.md, ```go block 4 (starting at line 19): X.md:22:",
+	}
+	for _, w := range want {
+		if !slices.ContainsFunc(got, func(p string) bool { return strings.HasPrefix(p, w) }) {
+			t.Errorf("no problem reported starting %q; got:\n%s", w, strings.Join(got, "\n"))
+		}
+	}
+	for _, p := range got {
+		if strings.Contains(p, "block 1 ") {
+			t.Errorf("a correct block reported: %s", p)
+		}
+	}
+}
+
+// TestReadmeTestFunctionsRun: a test function the README shows is also a
+// test of this package, word for word, so it runs and passes here rather
+// than only compiling.
+func TestReadmeTestFunctionsRun(t *testing.T) {
+	md, err := os.ReadFile("README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ours := map[string]string{}
+	fset := token.NewFileSet()
+	files, _ := filepath.Glob("*_test.go")
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, name, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+				ours[fd.Name.Name] = funcText(fset, src, fd)
+			}
+		}
+	}
+	shown := 0
+	for _, b := range goBlocks(string(md)) {
+		bfset := token.NewFileSet()
+		bsrc := []byte("package p\n" + b.src)
+		f, err := parser.ParseFile(bfset, "", bsrc, 0)
+		if err != nil {
+			continue // statements; TestReadmeSnippetsCompile reports real errors
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || !strings.HasPrefix(fd.Name.Name, "Test") {
+				continue
+			}
+			shown++
+			got, ok := ours[fd.Name.Name]
+			switch {
+			case !ok:
+				t.Errorf("README.md, ```go block %d (line %d) shows %s, which no *_test.go file of package partner declares: copy it into readme_test.go", b.n, b.line-1, fd.Name.Name)
+			case got != funcText(bfset, bsrc, fd):
+				t.Errorf("README.md, ```go block %d (line %d): %s differs from the test of the same name in package partner; keep them identical.\nREADME:\n%s\ntest:\n%s", b.n, b.line-1, fd.Name.Name, funcText(bfset, bsrc, fd), got)
+			}
+		}
+	}
+	if shown == 0 {
+		t.Error("README.md shows no complete test function (the fake's section should)")
+	}
+}
+
+// funcText is the source text of fd, from its func keyword to its end.
+func funcText(fset *token.FileSet, src []byte, fd *ast.FuncDecl) string {
+	return string(src[fset.Position(fd.Pos()).Offset:fset.Position(fd.End()).Offset])
+}
+
+// TestPipelineReport is the README's example of a test against the fake,
+// word for word (TestReadmeTestFunctionsRun keeps them the same).
+func TestPipelineReport(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c, err := partner.New(
+		partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+
+	// The first report list answers 503; the client retries it.
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/list", Status: 503, Times: 1})
+	var names []string
+	for r, err := range c.Reports.List(t.Context(), reports.ListParams{}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, r.Name)
+	}
+	if len(names) == 0 {
+		t.Fatal("no reports listed")
+	}
+
+	var csv strings.Builder
+	n, err := c.Reports.ExportCSV(t.Context(), fake.DemoReportPipeline, &csv, reports.ExportOptions{})
+	if err != nil || n == 0 {
+		t.Fatalf("exported %d rows: %v", n, err)
+	}
+}
