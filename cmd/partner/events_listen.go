@@ -131,10 +131,14 @@ loop:
 				printErr = err
 			}
 			if fl.forward != "" {
+				what := "delivery"
+				if r.Delivery.DeliveryID != "" {
+					what += " " + r.Delivery.DeliveryID
+				}
 				if r.ForwardErr != nil {
-					fmt.Fprintf(a.stderr, "forward of delivery %s failed: %v\n", r.Delivery.DeliveryID, r.ForwardErr)
+					fmt.Fprintf(a.stderr, "%s: forward failed (the service will retry): %v\n", what, r.ForwardErr)
 				} else {
-					fmt.Fprintf(a.stderr, "forwarded delivery %s: %d\n", r.Delivery.DeliveryID, r.Forward)
+					fmt.Fprintf(a.stderr, "%s: forwarded: %d\n", what, r.Forward)
 				}
 			}
 		case <-ctx.Done():

@@ -106,10 +106,11 @@ func TestEventsListen(t *testing.T) {
 	}
 
 	srv.UpdateObject(fake.DemoOpportunity2, map[string]any{"stage": "listen-test"})
+	opp, _ := srv.Object(fake.DemoOpportunity2)
 	waitFor(t, func() bool { return strings.Count(stdout.String(), "\n") >= 2 }, &stderr)
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	var got map[string]any
-	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil || got["object_id"] != fake.DemoOpportunity2 || got["stage"] != "listen-test" {
+	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil || got["stage"] != "listen-test" || got["name"] != opp.Fields["name"] {
 		t.Fatalf("printed delivery %q: %v", lines[0], err)
 	}
 	if lines[0] != lines[1] {
@@ -120,7 +121,7 @@ func TestEventsListen(t *testing.T) {
 		t.Errorf("forwarded: %q", forwarded)
 	}
 	mu.Unlock()
-	if !strings.Contains(stderr.String(), "forward of delivery") || !strings.Contains(stderr.String(), ": 204") {
+	if !strings.Contains(stderr.String(), "forward failed") || !strings.Contains(stderr.String(), "forwarded: 204") {
 		t.Errorf("forward outcomes on stderr: %q", stderr.String())
 	}
 
