@@ -226,7 +226,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
-		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
+		return nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
 	auth := c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
 	for try := 0; ; try++ {
@@ -275,7 +275,7 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok 
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, u.String(), rawBody)
 	if err != nil {
-		return nil, false, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, unwrapURLError(err))
+		return nil, false, Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
 	}
 	if b != nil && b.size >= 0 {
 		req.ContentLength = b.size
@@ -333,7 +333,7 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok 
 		}
 		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request failed",
 			slog.String("method", r.Method), slog.String("path", u.Path), slog.String("error", err.Error()))
-		return nil, false, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
+		return nil, false, Wrap(err, "%s %s", r.Method, u.Path)
 	}
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request done",
 		slog.String("method", r.Method), slog.String("path", u.Path),
