@@ -45,7 +45,12 @@
 // Bodies are streamed from the caller's reader, so a file of any size is
 // loaded in bounded memory. Loads are not idempotent: a load is repeated
 // only when the service certainly did not receive it (a 429, or a
-// connection that failed before anything was written).
+// connection that failed before anything was written). When the service
+// may have received it (the connection dropped after the body was sent,
+// a 5xx, a timeout), the error says so: partner.IsOutcomeUnknown(err) is
+// true. A load that upserts by id can be sent again safely; otherwise
+// read the integration's data (the objects the load would have written,
+// or a report over them) before loading again.
 package bulk
 
 import (

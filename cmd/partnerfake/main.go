@@ -66,6 +66,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	manual := fs.Bool("manual-clock", false, "run on a manual clock that only POST /_fake/clock/advance moves")
 	bulkDelay := fs.Duration("bulk-delay", fake.DefaultBulkDelay, "how long a bulk execution stays running")
 	adminRemote := fs.Bool("admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
+	fullSCIM := fs.Bool("full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -107,6 +108,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		if *manual {
 			opts = append(opts, fake.WithClock(fake.NewManualClock(start)))
+		}
+		if *fullSCIM {
+			opts = append(opts, fake.WithFullSCIMFilter())
 		}
 		return fake.New(opts...)
 	}

@@ -150,3 +150,41 @@ func TestBadSeed(t *testing.T) {
 		t.Fatalf("run with a bad seed: %v", err)
 	}
 }
+
+// TestFullSCIMFilterFlag: by default the fake takes only userName eq
+// filters, as the deployed service documents; -full-scim-filter takes the
+// rest of RFC 7644.
+func TestFullSCIMFilterFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, http.StatusBadRequest},
+		{[]string{"-full-scim-filter"}, http.StatusOK},
+	} {
+		url, stop := start(t, tc.args...)
+		resp, err := http.Post(url+"/oauth/token", "application/json",
+			strings.NewReader(`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tok struct {
+			AccessToken string `json:"access_token"`
+		}
+		json.NewDecoder(resp.Body).Decode(&tok)
+		resp.Body.Close()
+		req, _ := http.NewRequest("GET", url+"/api/scim/v2/Users?filter=active+eq+false", nil)
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%v: active eq false answered %d, want %d", tc.args, resp.StatusCode, tc.want)
+		}
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
