@@ -306,6 +306,44 @@ func BenchmarkExport(b *testing.B) {
 	})
 }
 
+// BenchmarkExportFloor compares, interleaved in every iteration so that
+// a noisy machine slows all alike, Export at 100ms per page with what it
+// cannot beat: the same export at 0ms per page (the machine's decoding
+// and serving, plus one round trip for the first page) and the latency
+// of every page request sent at the full cap from the start
+// (ceil(pages/16) × 100ms). It reports the ratio to the larger of the two
+// (export/floor).
+func BenchmarkExportFloor(b *testing.B) {
+	e := env(b)
+	ctx := context.Background()
+	rows := *benchRows
+	_, viewID := e.report(b, rows)
+	pages := (rows + benchPageSize - 1) / benchPageSize
+	latencyFloor := time.Duration((pages+reports.DefaultExportConcurrency-1)/reports.DefaultExportConcurrency) * 100 * time.Millisecond
+	var slow, fast time.Duration
+	n := 0
+	for b.Loop() {
+		for i := range 2 {
+			lat := []time.Duration{100 * time.Millisecond, 0}[(i+n)%2]
+			e.latency(lat)
+			start := time.Now()
+			drain(b, e.c.Reports.ExportView(ctx, viewID, reports.ExportOptions{}), rows)
+			if lat > 0 {
+				slow += time.Since(start)
+			} else {
+				fast += time.Since(start)
+			}
+		}
+		n++
+	}
+	e.latency(0)
+	floor := max(fast/time.Duration(n)+100*time.Millisecond, latencyFloor)
+	b.ReportMetric((slow / time.Duration(n)).Seconds(), "export-100ms-s")
+	b.ReportMetric((fast / time.Duration(n)).Seconds(), "export-0ms-s")
+	b.ReportMetric(floor.Seconds(), "floor-s")
+	b.ReportMetric(float64(slow/time.Duration(n))/float64(floor), "export/floor")
+}
+
 // BenchmarkExportSmall is a whole export of a 10-page report (100,000
 // rows) at 100ms per page, prepare and wait included, through Export and
 // through the hand-written equivalent (handExport). The fake's view takes
