@@ -139,3 +139,53 @@ func TestDeployedShapesAgainstFake(t *testing.T) {
 		t.Fatalf("after unsubscribing: %v", err)
 	}
 }
+
+// TestReferralKind: the referral kind is sent as given, with the
+// interface's word or a deployment's own, and a kind listing keeps names
+// this package has no constant for.
+func TestReferralKind(t *testing.T) {
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", mocktest.JSONResponder(t,
+		`{"subscriber_type":"webhook","event":["object.acme_portal_referral_submit","object.partner_portal_referral_submit"],
+		  "name":"referrals","webhook_settings":{"callback_url":"https://hooks.example.com/r"}}`, 200, `{"subscriber_id":"sub-9"}`))
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event", mocktest.JSONResponder(t, "", 200,
+		`{"events":[{"name":"object.acme_portal_referral_submit","description":"Opportunity submitted as a referral"}]}`))
+	ctx := context.Background()
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
+		Name:        "referrals",
+		Events:      []events.Kind{"object.acme_portal_referral_submit", events.KindPartnerPortalReferralSubmit},
+		CallbackURL: "https://hooks.example.com/r",
+	})
+	if err != nil || id != "sub-9" {
+		t.Fatalf("subscribe: %q, %v", id, err)
+	}
+	for k, err := range c.Events.Kinds(ctx) {
+		if err != nil || k.Name != "object.acme_portal_referral_submit" {
+			t.Fatalf("kind %+v, %v", k, err)
+		}
+	}
+}
+
+// TestReferralDeliveredByFake: an opportunity's referral id written
+// through the SDK reaches a subscriber of the referral kind.
+func TestReferralDeliveredByFake(t *testing.T) {
+	srv, c := newFake(t)
+	rc := newReceiver(t, nil)
+	ctx := context.Background()
+	if _, err := c.Events.Subscribe(ctx, events.SubscribeParams{
+		Name: "referrals", Events: []events.Kind{events.KindPartnerPortalReferralSubmit}, CallbackURL: rc.URL + "/ref",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity2, objects.ConnectExternalIDParams{
+		FieldName: objects.FieldReferralID, ExternalID: "REF-3",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, srv)
+	got := rc.deliveries("/ref")
+	if len(got) != 1 || got[0].Event != events.KindPartnerPortalReferralSubmit || got[0].ObjectID != fake.DemoOpportunity2 ||
+		got[0].Fields[objects.FieldReferralID] != "REF-3" {
+		t.Fatalf("referral deliveries %+v", got)
+	}
+}

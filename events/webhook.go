@@ -18,7 +18,7 @@ import (
 // Delivery is one event delivered to a webhook: a POST whose body is one
 // JSON object. The deployed service sends a flat object whose members are
 // the changed object's fields as strings; its schema is per event kind and
-// integration (Service.EventSchema). No envelope member is documented, so
+// integration (Service.Schema). No envelope member is documented, so
 // every member goes to Fields, and the typed fields below are filled only
 // when the body happens to carry the member named in their comment as a
 // string (package fake adds them with fake.WithDeliveryEnvelope).
