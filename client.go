@@ -82,7 +82,7 @@ func New(opts ...Option) (*Client, error) {
 		External:     s.tokenSource,
 	})
 	cfg.Tokens = c.OAuth
-	c.t = transport.New(cfg)
+	c.t = tokenTransport.Share(cfg) // one retry budget for both
 	c.SCIM = area.New[scim.Service](c.t)
 	c.Users = area.New[users.Service](c.t)
 	c.Reports = area.New[reports.Service](c.t)

@@ -27,6 +27,12 @@ import (
 //   - RetryAfter time.Duration: the wait the server asked for with a
 //     Retry-After header (seconds or an HTTP date), zero when absent.
 //   - Body []byte: the raw answer body, capped at 64 KiB.
+//   - OutcomeUnknown bool: set on the answer to a write that is not safe
+//     to repeat (a SCIM create, a bulk load, a subscription) when the
+//     service may have processed it: a 5xx, or an earlier attempt of the
+//     same call that was one. IsOutcomeUnknown reports it, and also for
+//     errors without an answer (a connection lost after the request was
+//     written).
 //
 // Its Error method reads "partner: METHOD PATH: STATUS TEXT: code:
 // message". For example:
@@ -68,3 +74,26 @@ func IsServerError(err error) bool {
 	var e *Error
 	return errors.As(err, &e) && e.StatusCode >= 500 && e.StatusCode <= 599
 }
+
+// ErrOutcomeUnknown marks the error of a write that is not safe to repeat
+// (a SCIM create, a bulk load, a subscription) when the service may have
+// processed it: the request was sent but its answer was lost, was a 5xx,
+// or could not be read. Test it with IsOutcomeUnknown; what to do before
+// writing again is in the doc of each such call.
+var ErrOutcomeUnknown = transport.ErrOutcomeUnknown
+
+// IsOutcomeUnknown reports whether err is the error of a write that the
+// service may have processed (see ErrOutcomeUnknown). The same is in the
+// OutcomeUnknown field of an *Error. It is false for reads and idempotent
+// writes, which the client repeats by itself and the caller may simply
+// call again.
+func IsOutcomeUnknown(err error) bool { return transport.IsOutcomeUnknown(err) }
+
+// ErrRetryBudgetExhausted is wrapped into the error of a call that was not
+// retried because the client-wide retry budget was empty (see
+// WithRetryBudget): the service has been failing for many calls at once.
+var ErrRetryBudgetExhausted = transport.ErrRetryBudgetExhausted
+
+// ErrInsecureRedirect is returned for a redirect from https to plain http,
+// which the client refuses.
+var ErrInsecureRedirect = transport.ErrInsecureRedirect

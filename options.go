@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/url"
 	"strings"
@@ -84,7 +83,15 @@ func WithSubscriptionKeyHeader(name string) Option {
 }
 
 // WithHTTPClient sets the *http.Client requests go through (its Transport,
-// Timeout, proxies). Its CheckRedirect and Jar are used as they are.
+// Timeout, proxies). Its CheckRedirect and Jar are used as they are, after
+// the client's own redirect rules: a redirect from https to http is
+// refused, and one to another host carries neither the bearer token nor
+// the fixed headers.
+//
+// Without it the client uses a pooled transport with these timeouts: 10s
+// to dial, 10s for the TLS handshake, and 60s for the response headers
+// once the request is written (http.Transport.ResponseHeaderTimeout).
+// A client given here keeps its own timeouts.
 func WithHTTPClient(c *http.Client) Option { return func(s *settings) { s.httpClient = c } }
 
 // WithMaxRetries sets how many times a failed request may be repeated
@@ -98,10 +105,39 @@ func WithRetryWait(minWait, maxWait time.Duration) Option {
 	return func(s *settings) { s.retry.MinWait, s.retry.MaxWait = minWait, maxWait }
 }
 
-// WithMaxRetryAfter caps how long a server's Retry-After can make a retry
-// wait (default 60s).
+// WithMaxRetryAfter sets the longest wait a server may ask for with
+// Retry-After (default 60s). When it asks for more, the call does not
+// retry: it returns the answer at once, an *Error whose RetryAfter says
+// how long the server asked to wait.
 func WithMaxRetryAfter(d time.Duration) Option {
 	return func(s *settings) { s.retry.MaxRetryAfter = d }
+}
+
+// WithMaxRetryTime caps the time one call spends retrying, counted from
+// its first attempt (default 60s): a retry whose wait would end later is
+// not made and the call returns its last error. Zero or less removes the
+// cap (MaxRetries and the context still bound the call).
+func WithMaxRetryTime(d time.Duration) Option {
+	return func(s *settings) {
+		if d <= 0 {
+			d = -1
+		}
+		s.retry.MaxRetryTime = d
+	}
+}
+
+// WithRetryBudget sizes the client-wide retry budget, a token bucket
+// shared by every call of the client (and its token requests): a retry
+// costs 5 tokens (10 after a timeout), a call that succeeds after
+// retrying gives its last retry's tokens back, a call that succeeds at
+// once adds one, up to capacity. When the bucket cannot pay for a retry,
+// the call fails at once with its last error, wrapped with
+// ErrRetryBudgetExhausted. The default capacity is 500 (about 100 retries
+// in a row while the service fails); 0 disables the budget.
+func WithRetryBudget(capacity int) Option {
+	return func(s *settings) {
+		s.retry.Budget = &transport.BudgetPolicy{Capacity: max(capacity, 0)}
+	}
 }
 
 // WithLogger logs requests, retries and token refreshes at debug level.
@@ -132,9 +168,10 @@ func WithHeader(key, value string) Option {
 // oauth.ErrClosed).
 func WithTokenSource(ts oauth2.TokenSource) Option { return func(s *settings) { s.tokenSource = ts } }
 
-// WithInsecureHTTP allows a plain http:// base URL to a host that is not a
-// loopback address. Tokens then travel unencrypted: use it only on trusted
-// networks.
+// WithInsecureHTTP allows plain http:// URLs to hosts that are not
+// loopback addresses: the base URL, signed upload URLs, and webhook
+// callback URLs given to Events.Subscribe. Tokens and data then travel
+// unencrypted: use it only on trusted networks.
 func WithInsecureHTTP() Option { return func(s *settings) { s.allowInsecure = true } }
 
 // WithFormEncodedTokenRequests posts token requests form-encoded, as RFC
@@ -157,7 +194,7 @@ func (s *settings) build() (transport.Config, error) {
 		return cfg, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
 	case u.RawQuery != "" || u.Fragment != "":
 		return cfg, errors.New("partner: base URL must not have a query or fragment")
-	case u.Scheme == "http" && !s.allowInsecure && !isLoopback(u.Hostname()):
+	case u.Scheme == "http" && !s.allowInsecure && !transport.IsLoopback(u.Hostname()):
 		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", s.baseURL)
 	}
 	if s.tokenSource == nil && (s.clientID == "" || s.clientSecret == "") {
@@ -205,15 +242,8 @@ func (s *settings) build() (transport.Config, error) {
 		Header:                s.header,
 		Logger:                s.logger,
 		Retry:                 s.retry,
+		AllowInsecureHTTP:     s.allowInsecure,
 	}, nil
-}
-
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // validHeaderName reports whether name is an RFC 9110 field name (a token).

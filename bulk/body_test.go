@@ -87,3 +87,34 @@ func TestLoadAttachmentFromPipe(t *testing.T) {
 		t.Errorf("execution %+v, want 4 input rows", ex)
 	}
 }
+
+// TestSkipCountOnRepeatedLoad pins what the package doc says SkipCount
+// means in the fake: the same rows loaded again are skipped, and every
+// record is counted once as a success, an error or a skip.
+func TestSkipCountOnRepeatedLoad(t *testing.T) {
+	c, _, clock := fakeClient(t, nil)
+	ctx := context.Background()
+	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+	load := func() *bulk.Execution {
+		t.Helper()
+		ack, err := c.Bulk.Load(ctx, p, strings.NewReader(oppsCSV))
+		if err != nil {
+			t.Fatal(err)
+		}
+		clock.Advance(fake.DefaultBulkDelay)
+		ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ex.SuccessCount+ex.ErrorCount+ex.SkipCount != ex.InputCount {
+			t.Errorf("counts do not add up: %+v", ex)
+		}
+		return ex
+	}
+	if ex := load(); ex.SuccessCount != 2 || ex.SkipCount != 0 {
+		t.Errorf("first load: %+v", ex)
+	}
+	if ex := load(); ex.SuccessCount != 0 || ex.ErrorCount != 2 || ex.SkipCount != 2 {
+		t.Errorf("second load of the same rows: %+v, want 2 skipped", ex)
+	}
+}

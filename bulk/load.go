@@ -96,8 +96,10 @@ func (p LoadParams) query(format Format) (url.Values, Format, error) {
 // repeated once the server may have received it; when it must be sent
 // again (a 429, or a connection refused before anything was written) an
 // io.ReadSeeker such as an *os.File is rewound, while another reader
-// fails with ErrBodyNotReplayable. body may be nil when p.FileToken names
-// an uploaded file.
+// fails with ErrBodyNotReplayable. An error after which the service may
+// have received the load is marked partner.IsOutcomeUnknown: read the
+// integration's data before loading again (see the package doc). body
+// may be nil when p.FileToken names an uploaded file.
 func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack, error) {
 	if p.Route != RouteAuto {
 		return nil, errors.New("partner: bulk: a Route applies to LoadAttachment only")

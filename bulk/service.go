@@ -19,10 +19,38 @@
 // (*ExecutionError here), and returns the last state read beside any
 // error.
 //
+// # Load or LoadOpportunities
+//
+// Load (POST /bulk/v1/bulkload) is the general endpoint: it loads records
+// of whatever object type the integration maps (accounts, opportunities,
+// ...), from CSV with a header row, JSON, an attached CSV, JSON or XLSX
+// file (LoadAttachment), or a file uploaded to a signed URL (LoadFile).
+// Use it unless you need what only LoadOpportunities offers.
+// LoadOpportunities (POST /bulk/v1/bulkload_opportunity) loads
+// opportunities only, from a CSV or JSON body; its one addition is a CSV
+// without a header row (NoHeaderRow), whose columns the service names by
+// position. It takes no attachment, upload or XLSX, and its
+// acknowledgement carries no data format.
+//
+// # Counts of an execution
+//
+// Once an execution has completed, InputCount is the number of records
+// received, and each record is counted once more: SuccessCount (created
+// or updated), ErrorCount (refused; read them with IncludeErrors) or
+// SkipCount (skipped: accepted, but nothing to write). The interface says
+// only "records skipped"; the fake skips a record whose values the stored
+// object already holds, so loading the same file twice gives SkipCount
+// equal to its rows the second time.
+//
 // Bodies are streamed from the caller's reader, so a file of any size is
 // loaded in bounded memory. Loads are not idempotent: a load is repeated
 // only when the service certainly did not receive it (a 429, or a
-// connection that failed before anything was written).
+// connection that failed before anything was written). When the service
+// may have received it (the connection dropped after the body was sent,
+// a 5xx, a timeout), the error says so: partner.IsOutcomeUnknown(err) is
+// true. A load that upserts by id can be sent again safely; otherwise
+// read the integration's data (the objects the load would have written,
+// or a report over them) before loading again.
 package bulk
 
 import (

@@ -98,10 +98,14 @@ type Execution struct {
 	StatusMsg string
 	// InputCount is the number of records received; the other counts
 	// add up to it once the execution has completed.
-	InputCount   int64
+	InputCount int64
+	// SuccessCount is the number of records created or updated.
 	SuccessCount int64
-	ErrorCount   int64
-	SkipCount    int64
+	// ErrorCount is the number of records refused (see Errors).
+	ErrorCount int64
+	// SkipCount is the number of records skipped: accepted, with nothing
+	// to write (the fake: the stored object already held their values).
+	SkipCount int64
 	// StartedAt and CompletedAt are zero when the service sent none.
 	StartedAt   time.Time
 	CompletedAt time.Time

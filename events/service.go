@@ -110,11 +110,17 @@ type subscribeBody struct {
 
 // Subscribe registers a webhook subscriber (POST /event/v1/subscriber) and
 // returns its id. The request is checked before it is sent; every problem
-// found is reported in one error. Registration is not repeated after a
-// failure that the service may have processed, so that no duplicate
-// subscriber is created.
+// found is reported in one error. A plain http callback URL to a host
+// that is not a loopback address is refused unless the client allows
+// insecure HTTP (partner.WithInsecureHTTP).
+//
+// Registration is not repeated after a failure that the service may have
+// processed, so that no duplicate subscriber is created. Such an error
+// says so: partner.IsOutcomeUnknown(err) is true. Then list the
+// subscribers (Subscribers) and look for one with this name and callback
+// before subscribing again.
 func (s *Service) Subscribe(ctx context.Context, req SubscribeParams) (string, error) {
-	body, err := req.body()
+	body, err := req.body(s.t)
 	if err != nil {
 		return "", err
 	}
@@ -130,7 +136,7 @@ func (s *Service) Subscribe(ctx context.Context, req SubscribeParams) (string, e
 	return out.SubscriberID, nil
 }
 
-func (r SubscribeParams) body() (*subscribeBody, error) {
+func (r SubscribeParams) body(t *transport.Client) (*subscribeBody, error) {
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	typ := r.Type
@@ -152,7 +158,7 @@ func (r SubscribeParams) body() (*subscribeBody, error) {
 	if strings.TrimSpace(r.Name) == "" {
 		bad("name is required")
 	}
-	if err := checkCallbackURL(r.CallbackURL); err != nil {
+	if err := checkCallbackURL(t, r.CallbackURL); err != nil {
 		bad("%v", err)
 	}
 	if err := r.Filter.Err(); err != nil {
@@ -178,7 +184,7 @@ func (r SubscribeParams) body() (*subscribeBody, error) {
 	}, nil
 }
 
-func checkCallbackURL(raw string) error {
+func checkCallbackURL(t *transport.Client, raw string) error {
 	if raw == "" {
 		return errors.New("callback URL is required")
 	}
@@ -189,13 +195,19 @@ func checkCallbackURL(raw string) error {
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return fmt.Errorf("callback URL %q is not an absolute http or https URL", raw)
 	}
+	if u.Scheme == "http" && !t.InsecureHTTPAllowed() && !transport.IsLoopback(u.Hostname()) {
+		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", raw)
+	}
 	return nil
 }
 
 // Unsubscribe removes a subscriber (DELETE /event/v1/subscriber/{id}, an
-// operation the interface does not show but the service offers). An
-// unknown id gives a 404 error; since the call is repeated after a
-// network failure, a 404 can also mean that an earlier attempt removed it.
+// operation the interface does not show but the service offers). The
+// deployed service answers 200 with an empty body; 204 is accepted too. An
+// unknown id gives a 404 error. It is done when the subscriber is gone:
+// when an attempt may have removed it but its answer was lost (a dropped
+// connection, a 5xx) and the retry finds no such subscriber, Unsubscribe
+// returns nil.
 func (s *Service) Unsubscribe(ctx context.Context, id string) error {
 	if id == "" {
 		return errors.New("partner: events: subscriber id is required")
@@ -215,6 +227,22 @@ func (s *Service) Integrations(ctx context.Context) iter.Seq2[Integration, error
 		err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: "/event/v1/metadata/integration"}, &out)
 		return out.Integrations, err
 	})
+}
+
+// Integration reads one integration
+// (GET /event/v1/metadata/integration/{integration_id}, an operation the
+// deployed service offers beyond the interface text); the answer has the
+// members of a list entry. An unknown id gives a 404 error.
+func (s *Service) Integration(ctx context.Context, id string) (*Integration, error) {
+	if id == "" {
+		return nil, errors.New("partner: events: integration id is required")
+	}
+	var out Integration
+	err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: transport.Pathf("/event/v1/metadata/integration/%s", id)}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // Kinds iterates over the event kinds the service offers, with their

@@ -123,6 +123,7 @@ func (r *scimRecord) active() bool { return r.user.Active == nil || *r.user.Acti
 // scimStore holds the state of the scim area.
 type scimStore struct {
 	fullFilter bool // WithFullSCIMFilter
+	zeroTotals bool // WithSCIMZeroTotals
 	mu         sync.RWMutex
 	byID       map[string]*scimRecord
 	byName     map[string]string // lower-case userName -> id
@@ -354,6 +355,9 @@ func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
 	}
 	f.scim.mu.RUnlock()
 	resp.ItemsPerPage = len(resp.Resources)
+	if f.scim.zeroTotals {
+		resp.TotalResults, resp.StartIndex, resp.ItemsPerPage = 0, 0, 0
+	}
 	writeSCIMJSON(w, http.StatusOK, resp)
 }
 

@@ -12,6 +12,32 @@
 //	defer srv.Close()
 //	c, _ := partner.New(partner.WithBaseURL(srv.URL),
 //		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+//
+// NewServer starts empty. WithDemoData adds demo reports, objects,
+// integrations and users, whose ids the Demo* constants name; or seed
+// what a test needs with AddReport, AddObject, AddIntegration, AddUser
+// and SetUserAttributes. The examples show seeding, a fault, the manual
+// clock, the request log and webhook deliveries.
+//
+// # Object types
+//
+// Objects (audit status, external ids, bulk loads, object-backed reports,
+// events) have a type, an open string: the fake stores objects of any
+// type. Two types come with more out of the box:
+//
+//   - "opportunity": external ids go to sales_details.crm_opportunity_id
+//     when a link names no field; bulk rows check amount and probability
+//     (numbers), close_date (a date), name and stage (text); the
+//     deployment's referral field (Fake.ReferralField) is listed with the
+//     external ids.
+//   - "account": external ids go to account_info.external_account_id;
+//     bulk rows check employees and annual_revenue (numbers) and name
+//     (text).
+//
+// Other types work the same way, except that an external-id link must
+// name its field and bulk rows are not checked beyond their key, until
+// SetBulkFieldKind declares fields. A bulk load writes objects of its
+// integration's ObjectType, matched on its KeyField.
 package fake
 
 import (
@@ -47,6 +73,7 @@ type Fake struct {
 	clock    Clock
 	mux      *http.ServeMux
 	demo     bool
+	seeds    []*Seed
 	lifetime time.Duration
 	deploy   deployment // words, gateway key, optional checks (deployment.go)
 
@@ -117,6 +144,11 @@ func New(opts ...Option) *Fake {
 	f.registerEvents()
 	if f.demo {
 		f.seedDemo()
+	}
+	for _, s := range f.seeds {
+		if err := f.ApplySeed(s); err != nil {
+			panic(err)
+		}
 	}
 	return f
 }

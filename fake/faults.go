@@ -57,6 +57,21 @@ func (f *Fake) InjectFault(ft Fault) {
 	f.faults.faults = append(f.faults.faults, &faultState{Fault: ft, left: left})
 }
 
+// Faults returns the injected faults still in force, in matching order;
+// the Times of each is the number of requests it still applies to (0:
+// every one until ClearFaults).
+func (f *Fake) Faults() []Fault {
+	f.faults.mu.Lock()
+	defer f.faults.mu.Unlock()
+	out := make([]Fault, 0, len(f.faults.faults))
+	for _, ft := range f.faults.faults {
+		x := ft.Fault
+		x.Times = max(ft.left, 0)
+		out = append(out, x)
+	}
+	return out
+}
+
 // ClearFaults removes every injected fault.
 func (f *Fake) ClearFaults() {
 	f.faults.mu.Lock()

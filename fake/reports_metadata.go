@@ -1,6 +1,8 @@
 package fake
 
 import (
+	"bufio"
+	"io"
 	"net/http"
 	"strconv"
 	"time"
@@ -61,11 +63,8 @@ func (f *Fake) handleReportMetadata(w http.ResponseWriter, r *http.Request, full
 	if !ok {
 		return
 	}
-	if r.ContentLength != 0 {
-		var body map[string]any
-		if !decodeJSON(w, r, &body) {
-			return
-		}
+	if !optionalObject(w, r) {
+		return
 	}
 	def, version, ok := f.reportDef(id)
 	if !ok {
@@ -96,4 +95,23 @@ func (f *Fake) handleViewMetadata(w http.ResponseWriter, r *http.Request) {
 		ViewID: v.id, ReportID: v.reportID, ViewStatus: v.status(f.clock.Now()),
 		CreatedAt: v.created.UTC().Format(time.RFC3339), RowCount: v.rows.len(), Version: v.version,
 	})
+}
+
+// optionalObject reads a request body that may be empty or else must be a
+// JSON object; on anything else it answers 400.
+func optionalObject(w http.ResponseWriter, r *http.Request) bool {
+	br := bufio.NewReader(r.Body)
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return true // empty, or only white space
+		}
+		if c != ' ' && c != '\t' && c != '\r' && c != '\n' {
+			br.UnreadByte()
+			break
+		}
+	}
+	r.Body = io.NopCloser(br)
+	var body map[string]any
+	return decodeJSON(w, r, &body)
 }

@@ -15,7 +15,7 @@ func TestReportMetadataRoutes(t *testing.T) {
 	id := smallReport(f, 3)
 	want := `[{"id":"0","name":"N","type":"NUMBER"},{"id":"1","name":"S","type":"TEXT"}]`
 	for _, op := range []string{"metadata", "data-schema"} {
-		for _, body := range []string{"", "{}"} {
+		for _, body := range []string{"", " \n", "{}", `{"chartIds": []}`} {
 			code, got := call(t, f, "POST", fmt.Sprintf("/report/v1/%d/%s", id, op), body)
 			var md struct {
 				ReportID   int64           `json:"reportId"`

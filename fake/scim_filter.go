@@ -214,6 +214,13 @@ func lookupSCIMAttr(path string) (*scimAttr, error) {
 // fake's own.
 func WithFullSCIMFilter() Option { return func(f *Fake) { f.scim.fullFilter = true } }
 
+// WithSCIMZeroTotals makes the SCIM list operation answer as the deployed
+// service's published example does: totalResults, startIndex and
+// itemsPerPage all 0, beside the resources of the page. A client that
+// pages on totalResults stops early against it; one that pages on the
+// resources does not.
+func WithSCIMZeroTotals() Option { return func(f *Fake) { f.scim.zeroTotals = true } }
+
 // isUserNameEq reports whether f is the one filter the deployed service
 // documents: userName eq "...".
 func isUserNameEq(f scimFilter) bool {

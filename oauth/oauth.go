@@ -5,7 +5,8 @@
 // fetches a new one shortly before it expires, with exactly one request in
 // flight however many goroutines ask at once. It uses the refresh token
 // when it holds one and falls back to the client credentials grant when the
-// refresh is refused.
+// refresh fails. A failed early refresh leaves the cached token in use
+// until it expires.
 package oauth
 
 import (
@@ -134,8 +135,18 @@ func newService(t *transport.Client, cfg area.OAuth) *Service {
 
 // Token returns a valid access token, fetching or refreshing it when the
 // cached one is missing or about to expire. Concurrent callers share one
-// request; each waits under its own context. On a client built with
-// WithTokenSource it returns that source's token (see WithTokenSource).
+// request; each waits under its own context.
+//
+// A token is refreshed early, when a tenth of its lifetime (at most a
+// minute) is left. While one caller refreshes, the others keep using the
+// cached token. When that early refresh fails, the caller still gets the
+// cached token, the failure is logged (at warning level) and the next
+// attempt waits (30s, or half the time left if that is shorter): only a
+// token that has expired, or that the service refused with a 401, makes
+// Token fail.
+//
+// On a client built with WithTokenSource it returns that source's token
+// (see WithTokenSource).
 func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
 	if s.ext != nil {
 		s.mu.Lock()
@@ -152,50 +163,70 @@ func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
 			s.mu.Unlock()
 			return nil, ErrClosed
 		}
-		if s.tok != nil && s.cfg.Now().Before(s.refreshAt) {
-			tok := s.tok
+		now := s.cfg.Now()
+		held := s.tok
+		valid := held != nil && held.AccessToken != "" && now.Before(held.Expiry)
+		if valid && now.Before(s.refreshAt) {
 			s.mu.Unlock()
-			return tok, nil
+			return held, nil
 		}
 		f := s.flight
-		if f == nil {
-			f = &flight{done: make(chan struct{})}
-			s.flight = f
-			held := s.tok
+		if f != nil {
 			s.mu.Unlock()
-			f.tok, f.err = s.obtain(ctx, held)
-			s.mu.Lock()
-			closed := s.closed
-			if f.err == nil && !closed {
-				s.store(f.tok)
+			if valid {
+				return held, nil // another caller refreshes it
 			}
-			s.flight = nil
-			s.mu.Unlock()
-			if f.err == nil && closed {
-				// Close ran while the token was being fetched: nobody may
-				// use it, so it must not outlive the client on the server.
-				_ = s.Revoke(ctx, f.tok.AccessToken)
-				f.tok, f.err = nil, ErrClosed
+			select {
+			case <-ctx.Done():
+				return nil, ctx.Err()
+			case <-f.done:
 			}
-			close(f.done)
-			return f.tok, f.err
+			if f.err == nil {
+				return f.tok, nil
+			}
+			// The leader's own context may have ended its fetch; a waiter
+			// whose context is alive tries again rather than inherit that.
+			if !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
+				return nil, f.err
+			}
+			continue
 		}
+		f = &flight{done: make(chan struct{})}
+		s.flight = f
 		s.mu.Unlock()
-		select {
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		case <-f.done:
+		f.tok, f.err = s.obtain(ctx, held)
+		s.mu.Lock()
+		closed := s.closed
+		// The cached token is still the one this refresh started from
+		// (no 401 dropped it) and has not expired.
+		keep := f.err != nil && !closed && valid && s.tok == held && s.cfg.Now().Before(held.Expiry)
+		switch {
+		case f.err == nil && !closed:
+			s.store(f.tok)
+		case keep && ctx.Err() == nil:
+			now := s.cfg.Now()
+			s.refreshAt = now.Add(min(refreshRetry, held.Expiry.Sub(now)/2))
 		}
-		if f.err == nil {
-			return f.tok, nil
+		s.flight = nil
+		s.mu.Unlock()
+		if f.err == nil && closed {
+			// Close ran while the token was being fetched: nobody may
+			// use it, so it must not outlive the client on the server.
+			_ = s.Revoke(ctx, f.tok.AccessToken)
+			f.tok, f.err = nil, ErrClosed
 		}
-		// The leader's own context may have ended its fetch; a waiter
-		// whose context is alive tries again rather than inherit that.
-		if !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
-			return nil, f.err
+		close(f.done)
+		if keep {
+			s.t.Logger().LogAttrs(ctx, slog.LevelWarn, "partner: early token refresh failed, using the cached token",
+				slog.Time("expiry", held.Expiry), slog.String("error", f.err.Error()))
+			return held, nil
 		}
+		return f.tok, f.err
 	}
 }
+
+// refreshRetry spaces the attempts of an early refresh that failed.
+const refreshRetry = 30 * time.Second
 
 func (s *Service) store(tok *oauth2.Token) {
 	s.tok = tok
@@ -206,17 +237,19 @@ func (s *Service) store(tok *oauth2.Token) {
 }
 
 // obtain refreshes held when it carries a refresh token and falls back to
-// the client credentials grant when that is refused.
+// the client credentials grant when the refresh fails for any reason but
+// the context: refused, a 5xx, a lost answer. The client credentials
+// grant is retried like a read.
 func (s *Service) obtain(ctx context.Context, held *oauth2.Token) (*oauth2.Token, error) {
 	if held != nil && held.RefreshToken != "" {
 		tok, err := s.grant(ctx, TokenParams{GrantType: GrantRefreshToken, RefreshToken: held.RefreshToken})
 		if err == nil {
 			return tok, nil
 		}
-		if !transport.HasStatus(err, http.StatusBadRequest, http.StatusUnauthorized, http.StatusForbidden) {
+		if ctx.Err() != nil {
 			return nil, err
 		}
-		s.t.Logger().LogAttrs(ctx, slog.LevelDebug, "partner: refresh refused, using client credentials",
+		s.t.Logger().LogAttrs(ctx, slog.LevelDebug, "partner: refresh failed, using client credentials",
 			slog.String("error", err.Error()))
 	}
 	return s.grant(ctx, TokenParams{GrantType: GrantClientCredentials})

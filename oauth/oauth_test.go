@@ -366,28 +366,38 @@ func TestCloseDuringFetchRevokes(t *testing.T) {
 	}
 }
 
+// TestConcurrentTokenSingleRequest: a hundred callers ask for a token
+// while the first token request is held at the server (its answer waits
+// on a channel until every caller has started), and one request serves
+// them all.
 func TestConcurrentTokenSingleRequest(t *testing.T) {
 	e := newEnv(t)
-	// Latency keeps the first request in flight while the others arrive.
-	e.fake.InjectFault(fake.Fault{Method: "POST", Path: "/oauth/token", Times: 1, Latency: 50 * time.Millisecond})
+	e.received = make(chan struct{}, 1)
+	hold := make(chan struct{})
+	e.hold = hold
 	s := e.service(area.OAuth{})
 	var wg sync.WaitGroup
 	toks := make([]string, 100)
 	errs := make([]error, 100)
-	start := make(chan struct{})
-	for i := range 100 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			tok, err := s.Token(context.Background())
-			errs[i] = err
-			if tok != nil {
-				toks[i] = tok.AccessToken
-			}
-		}()
+	call := func(i int) {
+		defer wg.Done()
+		tok, err := s.Token(context.Background())
+		errs[i] = err
+		if tok != nil {
+			toks[i] = tok.AccessToken
+		}
 	}
-	close(start)
+	wg.Add(1)
+	go call(0)
+	<-e.received // the leader's request is at the server, held there
+	var started sync.WaitGroup
+	for i := 1; i < 100; i++ {
+		wg.Add(1)
+		started.Add(1)
+		go func() { started.Done(); call(i) }()
+	}
+	started.Wait()
+	close(hold)
 	wg.Wait()
 	for i := range 100 {
 		if errs[i] != nil || toks[i] != toks[0] {
@@ -396,6 +406,90 @@ func TestConcurrentTokenSingleRequest(t *testing.T) {
 	}
 	if n := e.fake.CountRequests("POST", "/oauth/token"); n != 1 || e.fake.TokensIssued() != 1 {
 		t.Fatalf("%d token requests, %d tokens issued; want 1", n, e.fake.TokensIssued())
+	}
+}
+
+// TestEarlyRefreshFailureKeepsToken: when the early refresh fails (the
+// token endpoint answers 503, both grants), Token returns the cached token,
+// which is still valid, logs the failure and does not ask again for 30s;
+// concurrent callers never see the failure; only once the token has
+// expired does Token fail.
+func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
+	e := newEnv(t)
+	var logs bytes.Buffer
+	u, _ := url.Parse(e.srv.URL)
+	tr := transport.New(transport.Config{BaseURL: u, HTTPClient: e.srv.Client(), Retry: transport.RetryPolicy{MaxRetries: 0},
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	s := area.NewWith[oauth.Service](tr, area.OAuth{ClientID: fake.DefaultClientID, ClientSecret: fake.DefaultClientSecret, Now: e.clk.Now})
+	ctx := context.Background()
+	t1, err := s.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.fake.InjectFault(fake.Fault{Method: "POST", Path: "/oauth/token", Status: 503})
+	e.clk.Advance(59*time.Minute + 30*time.Second) // within the last minute
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if tok, err := s.Token(ctx); err != nil || tok.AccessToken != t1.AccessToken {
+				t.Errorf("Token during a failed early refresh: %v", err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := e.fake.CountRequests("POST", "/oauth/token"); n != 3 {
+		t.Fatalf("%d token requests, want 3 (the first, one refresh, one client credentials fallback)", n)
+	}
+	if !strings.Contains(logs.String(), "early token refresh failed") || strings.Contains(logs.String(), t1.AccessToken) {
+		t.Fatalf("log = %q, want the failure without the token", logs.String())
+	}
+	e.clk.Advance(10 * time.Second) // spaced: no new attempt yet
+	if _, err := s.Token(ctx); err != nil || e.fake.CountRequests("POST", "/oauth/token") != 3 {
+		t.Fatalf("Token 10s after a failed refresh: %v, %d requests", err, e.fake.CountRequests("POST", "/oauth/token"))
+	}
+	e.clk.Advance(11 * time.Second) // half the time left has passed: try again
+	if _, err := s.Token(ctx); err != nil || e.fake.CountRequests("POST", "/oauth/token") != 5 {
+		t.Fatalf("Token after the spacing: %v, %d requests, want 5", err, e.fake.CountRequests("POST", "/oauth/token"))
+	}
+	e.clk.Advance(10 * time.Second) // expired
+	if _, err := s.Token(ctx); !transport.HasStatus(err, 503) {
+		t.Fatalf("Token once expired: %v, want the 503", err)
+	}
+	e.fake.ClearFaults()
+	if tok, err := s.Token(ctx); err != nil || tok.AccessToken == t1.AccessToken {
+		t.Fatalf("Token once the endpoint is back: %v", err)
+	}
+}
+
+// TestRefreshFailureFallsBack: a refresh that fails for any reason (a 500,
+// a dropped connection after the server answered) falls back to the
+// client credentials grant, which is retried like a read.
+func TestRefreshFailureFallsBack(t *testing.T) {
+	for _, ft := range []fake.Fault{{Status: 500}, {DropAfter: true}} {
+		e := newEnv(t)
+		u, _ := url.Parse(e.srv.URL)
+		tr := transport.New(transport.Config{BaseURL: u, HTTPClient: e.srv.Client(),
+			Retry: transport.RetryPolicy{MaxRetries: 2, MinWait: time.Microsecond, MaxWait: time.Microsecond}})
+		s := area.NewWith[oauth.Service](tr, area.OAuth{ClientID: fake.DefaultClientID, ClientSecret: fake.DefaultClientSecret, Now: e.clk.Now})
+		ctx := context.Background()
+		t1, err := s.Token(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// The refresh and the first client credentials request fail.
+		ft.Method, ft.Path, ft.Times = "POST", "/oauth/token", 2
+		e.fake.InjectFault(ft)
+		e.clk.Advance(2 * time.Hour)
+		t2, err := s.Token(ctx)
+		if err != nil || t2.AccessToken == t1.AccessToken {
+			t.Fatalf("%+v: Token after a failed refresh: %v", ft, err)
+		}
+		want := []string{"client_credentials", "refresh_token", "client_credentials", "client_credentials"}
+		if g := e.grants(); fmt.Sprint(g) != fmt.Sprint(want) {
+			t.Fatalf("%+v: grants %v, want %v", ft, g, want)
+		}
 	}
 }
 

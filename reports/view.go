@@ -38,13 +38,16 @@ func (e *ViewError) Error() string {
 // PrepareExport starts the background job that snapshots a report into a
 // view, in one transaction (POST /report/v1/view/{reportId}/prepare_export),
 // and returns the view's ID. Wait for it with WaitView.
+//
+// It is retried like a read (network errors, 429, 5xx): a repeat only
+// makes another snapshot, and a view nobody reads expires by itself.
 func (s *Service) PrepareExport(ctx context.Context, reportID int64) (int64, error) {
 	var out struct {
 		ViewID int64 `json:"viewId"`
 	}
 	err := s.t.Do(ctx, &transport.Request{
 		Method: "POST", Path: transport.Pathf("/report/v1/view/%d/prepare_export", reportID),
-		JSON: struct{}{},
+		JSON: struct{}{}, Idempotent: true,
 	}, &out)
 	if err != nil {
 		return 0, err

@@ -327,3 +327,26 @@ func TestListFilterAgainstTheFake(t *testing.T) {
 		t.Errorf("active eq false: %v, want 400 invalidFilter", err)
 	}
 }
+
+// TestListPagesOnResourcesAgainstTheFake lists through a fake that
+// answers totalResults 0, as the deployed example does: the listing goes
+// on by resources and ends on the short last page.
+func TestListPagesOnResourcesAgainstTheFake(t *testing.T) {
+	srv, c := newFake(t, fake.WithSCIMZeroTotals())
+	for i := range 10 {
+		if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("z%02d@example.com", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: 4}))
+	if err != nil || len(users) != 10 || users[9].UserName != "z09@example.com" {
+		t.Fatalf("listed %d users, %v", len(users), err)
+	}
+	if n := srv.CountRequests(http.MethodGet, "/api/scim/v2/Users"); n != 3 {
+		t.Errorf("%d list requests, want 3 (4+4+2)", n)
+	}
+	u, err := c.SCIM.FindByUserName(context.Background(), "Z03@example.com")
+	if err != nil || u.UserName != "z03@example.com" {
+		t.Errorf("FindByUserName = %+v, %v", u, err)
+	}
+}

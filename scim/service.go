@@ -52,8 +52,10 @@ func init() {
 // A userName already taken (compared without regard to case) is a 409
 // whose SCIMType is TypeUniqueness (partner.IsConflict). Create is not
 // repeated after a failure the service may have acted on, since a repeat
-// could provision the user twice; look the user up with FindByUserName
-// before trying again.
+// could provision the user twice. Such an error says so:
+// partner.IsOutcomeUnknown(err) is true. Then look the user up by its
+// userName with FindByUserName before trying again: found, it was
+// created; scim.ErrNotFound, create it again.
 func (s *Service) Create(ctx context.Context, u *User) (*User, error) {
 	if u == nil {
 		return nil, errors.New("partner: scim: user is nil")

@@ -1,10 +1,40 @@
 // Command partnerfake serves the fake Partner Integration Service (package
-// fake) with its demo data set, for non-Go clients and manual runs:
+// fake), for tests in other languages and manual runs:
 //
 //	go run ./cmd/partnerfake -addr 127.0.0.1:8080
 //
-// It prints its URL, the demo client credentials and the ids of the demo
-// data, and shuts down cleanly on SIGINT or SIGTERM.
+// It prints its URL, the client credentials and the ids of the demo data,
+// and shuts down cleanly on SIGINT or SIGTERM.
+//
+// Flags:
+//
+//	-addr ADDR          address to listen on (default 127.0.0.1:8080)
+//	-client-id ID       OAuth client id (default partner-test-client)
+//	-client-secret S    OAuth client secret (default partner-test-secret)
+//	-token-lifetime D   lifetime of access tokens (default 1h)
+//	-demo=false         start without the demo data set
+//	-seed FILE.json     load a data set in the fake.Seed JSON format (reports
+//	                    with columns, rows and charts; objects; integrations;
+//	                    users), after the demo data unless -demo=false
+//	-latency D          add D to every request of the service's routes
+//	-manual-clock       run on a manual clock, stopped at the start time, that
+//	                    only POST /_fake/clock/advance moves
+//	-bulk-delay D       how long a bulk execution stays running (default 1s)
+//	-admin-remote       let the admin API answer non-loopback clients
+//
+// A deployment's own words and gateway (docs/deployed-service.md):
+//
+//	-env-header NAME        name of the environment header (default x-svc-env)
+//	-portal-word WORD       portal word of the audit field, referral field and
+//	                        referral event kind (default partner_portal)
+//	-subscription-key KEY   require an API gateway subscription key
+//	-scope-checks           check the fake's own per-area OAuth scopes
+//	-delivery-envelope      add the fake's own envelope members to deliveries
+//
+// The admin API under /_fake/ (inject and clear faults, advance the manual
+// clock, read the request log and the deliveries, seed, reset, health) is
+// documented on fake.Admin. It answers loopback clients only unless
+// -admin-remote is given, since it can read every request and create state.
 package main
 
 import (
@@ -18,6 +48,7 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
@@ -38,30 +69,96 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	id := fs.String("client-id", fake.DefaultClientID, "OAuth client id of the demo client")
 	secret := fs.String("client-secret", fake.DefaultClientSecret, "OAuth client secret of the demo client")
 	lifetime := fs.Duration("token-lifetime", time.Hour, "lifetime of access tokens")
+	demo := fs.Bool("demo", true, "seed the demo data set")
+	seedFile := fs.String("seed", "", "JSON `file` with a data set to load (format: fake.Seed)")
+	latency := fs.Duration("latency", 0, "base latency added to every request of the service's routes")
+	manual := fs.Bool("manual-clock", false, "run on a manual clock that only POST /_fake/clock/advance moves")
+	bulkDelay := fs.Duration("bulk-delay", fake.DefaultBulkDelay, "how long a bulk execution stays running")
+	adminRemote := fs.Bool("admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
+	fullSCIM := fs.Bool("full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
+	envHeader := fs.String("env-header", fake.DefaultEnvHeader, "name of the environment header (a deployment's own word)")
+	portal := fs.String("portal-word", fake.DefaultPortalWord, "the deployment's portal word, as in <word>.integration_status")
+	subKey := fs.String("subscription-key", "", "require this API gateway subscription key (header Ocp-Apim-Subscription-Key or query subscription-key)")
+	scopes := fs.Bool("scope-checks", false, "check the fake's own per-area OAuth scopes")
+	envelope := fs.Bool("delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if fs.NArg() > 0 {
+		return fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	var seed *fake.Seed
+	if *seedFile != "" {
+		file, err := os.Open(*seedFile)
+		if err != nil {
+			return err
+		}
+		seed, err = fake.ParseSeed(file)
+		file.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", *seedFile, err)
+		}
+		// Check it on a throwaway fake, so that a bad seed is an error
+		// here rather than a panic in build.
+		var chkOpts []fake.Option
+		if *demo {
+			chkOpts = append(chkOpts, fake.WithDemoData())
+		}
+		chk := fake.New(chkOpts...)
+		err = chk.ApplySeed(seed)
+		chk.Close()
+		if err != nil {
+			return fmt.Errorf("%s: %w", *seedFile, err)
+		}
+	}
+	start := time.Now().UTC().Truncate(time.Second)
+	build := func() *fake.Fake {
+		opts := []fake.Option{fake.WithClient(*id, *secret), fake.WithTokenLifetime(*lifetime), fake.WithBulkDelay(*bulkDelay)}
+		if *demo {
+			opts = append(opts, fake.WithDemoData())
+		}
+		if seed != nil {
+			opts = append(opts, fake.WithSeed(seed))
+		}
+		if *manual {
+			opts = append(opts, fake.WithClock(fake.NewManualClock(start)))
+		}
+		if *fullSCIM {
+			opts = append(opts, fake.WithFullSCIMFilter())
+		}
+		opts = append(opts, fake.WithEnvHeader(*envHeader), fake.WithPortalWord(*portal))
+		if *subKey != "" {
+			opts = append(opts, fake.WithSubscriptionKey(*subKey))
+		}
+		if *scopes {
+			opts = append(opts, fake.WithScopeChecks())
+		}
+		if *envelope {
+			opts = append(opts, fake.WithDeliveryEnvelope())
+		}
+		return fake.New(opts...)
+	}
+	var adminOpts []fake.AdminOption
+	if *adminRemote {
+		adminOpts = append(adminOpts, fake.AdminAllowRemote())
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	f := fake.New(fake.WithClient(*id, *secret), fake.WithTokenLifetime(*lifetime), fake.WithDemoData())
-	defer f.Close()
+	admin := fake.NewAdmin(build, adminOpts...)
+	defer admin.Close()
 	url := "http://" + ln.Addr().String()
-	f.SetURL(url)
-	srv := &http.Server{Handler: f, ReadHeaderTimeout: 10 * time.Second}
+	admin.SetURL(url)
+	srv := &http.Server{Handler: withLatency(admin, *latency), ReadHeaderTimeout: 10 * time.Second}
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
+	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)
 	fmt.Fprintf(out, "  client id:     %s\n", *id)
 	fmt.Fprintf(out, "  client secret: %s\n", *secret)
-	fmt.Fprintf(out, "  integrations:  %s (opportunity), %s (account)\n", fake.DemoOpportunityIntegration, fake.DemoAccountIntegration)
-	fmt.Fprintf(out, "  opportunities: %s %s %s\n", fake.DemoOpportunity1, fake.DemoOpportunity2, fake.DemoOpportunity3)
-	fmt.Fprintf(out, "  accounts:      %s %s\n", fake.DemoAccount1, fake.DemoAccount2)
-	fmt.Fprintf(out, "  users:         %s (%s), %s (%s), %s (%s, suspended)\n",
-		fake.DemoUser1, fake.DemoUserEmail1, fake.DemoUser2, fake.DemoUserEmail2, fake.DemoUser3, fake.DemoUserEmail3)
-	fmt.Fprintf(out, "  attributes:    namespace %d\n", fake.DemoNamespace)
-	fmt.Fprintf(out, "  reports:       %d (pipeline, object-backed), %d (partners), %d (draft), %d (%d rows)\n",
-		fake.DemoReportPipeline, fake.DemoReportPartners, fake.DemoReportDraft, fake.DemoReportLarge, fake.DemoReportLargeRows)
+	if *demo {
+		printDemo(out)
+	}
 	fmt.Fprintf(out, "try: PARTNER_BASE_URL=%s PARTNER_CLIENT_ID=%s PARTNER_CLIENT_SECRET=... go run ./examples/quickstart\n", url, *id)
 
 	errc := make(chan error, 1)
@@ -81,4 +178,34 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	fmt.Fprintln(out, "partnerfake stopped")
 	return nil
+}
+
+// withLatency delays every request outside the admin API by d.
+func withLatency(h http.Handler, d time.Duration) http.Handler {
+	if d <= 0 {
+		return h
+	}
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !strings.HasPrefix(r.URL.Path, fake.AdminPrefix) {
+			t := time.NewTimer(d)
+			select {
+			case <-t.C:
+			case <-r.Context().Done():
+				t.Stop()
+				return
+			}
+		}
+		h.ServeHTTP(w, r)
+	})
+}
+
+func printDemo(out io.Writer) {
+	fmt.Fprintf(out, "  integrations:  %s (opportunity), %s (account)\n", fake.DemoOpportunityIntegration, fake.DemoAccountIntegration)
+	fmt.Fprintf(out, "  opportunities: %s %s %s\n", fake.DemoOpportunity1, fake.DemoOpportunity2, fake.DemoOpportunity3)
+	fmt.Fprintf(out, "  accounts:      %s %s\n", fake.DemoAccount1, fake.DemoAccount2)
+	fmt.Fprintf(out, "  users:         %s (%s), %s (%s), %s (%s, suspended)\n",
+		fake.DemoUser1, fake.DemoUserEmail1, fake.DemoUser2, fake.DemoUserEmail2, fake.DemoUser3, fake.DemoUserEmail3)
+	fmt.Fprintf(out, "  attributes:    namespace %d\n", fake.DemoNamespace)
+	fmt.Fprintf(out, "  reports:       %d (pipeline, object-backed), %d (partners), %d (draft), %d (%d rows)\n",
+		fake.DemoReportPipeline, fake.DemoReportPartners, fake.DemoReportDraft, fake.DemoReportLarge, fake.DemoReportLargeRows)
 }

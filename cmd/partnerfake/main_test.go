@@ -3,9 +3,13 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"io"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -45,5 +49,180 @@ func TestServeAndShutdown(t *testing.T) {
 		}
 	case <-time.After(10 * time.Second):
 		t.Fatal("server did not shut down")
+	}
+}
+
+// start runs partnerfake with args and returns its URL and a stop function
+// that shuts it down and returns run's error.
+func start(t *testing.T, args ...string) (string, func() error) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	pr, pw := io.Pipe()
+	done := make(chan error, 1)
+	go func() {
+		done <- run(ctx, append([]string{"-addr", "127.0.0.1:0"}, args...), pw)
+		pw.Close()
+	}()
+	sc := bufio.NewScanner(pr)
+	if !sc.Scan() {
+		cancel()
+		t.Fatalf("no output: %v", <-done)
+	}
+	line := sc.Text()
+	go io.Copy(io.Discard, pr)
+	var once sync.Once
+	var err error
+	return line[strings.LastIndex(line, " ")+1:], func() error {
+		once.Do(func() { cancel(); err = <-done })
+		return err
+	}
+}
+
+func get(t *testing.T, url string) (int, string) {
+	t.Helper()
+	resp, err := http.Get(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+// TestSeedEmptyManualClock starts the server empty with a seed file and
+// a manual clock, and checks both through the admin API and the service.
+func TestSeedEmptyManualClock(t *testing.T) {
+	seed := filepath.Join(t.TempDir(), "seed.json")
+	os.WriteFile(seed, []byte(`{"users":[{"user_name":"ada@example.com"}],
+		"reports":[{"id":7,"name":"Only","columns":[{"id":"0","name":"A"}],"rows":[["x"]]}]}`), 0o600)
+	url, stop := start(t, "-demo=false", "-seed", seed, "-manual-clock", "-latency", "20ms")
+	defer stop()
+
+	resp, err := http.Post(url+"/oauth/token", "application/json",
+		strings.NewReader(`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	json.NewDecoder(resp.Body).Decode(&tok)
+	resp.Body.Close()
+	req, _ := http.NewRequest("POST", url+"/report/v1/list", strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err = http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if !strings.Contains(string(b), `"name":"Only"`) || strings.Contains(string(b), "Pipeline") {
+		t.Fatalf("reports of an empty fake with a seed: %s", b)
+	}
+	_, clock := get(t, url+"/_fake/clock")
+	if !strings.Contains(clock, `"manual":true`) {
+		t.Fatalf("clock: %s", clock)
+	}
+	resp, err = http.Post(url+"/_fake/clock/advance", "application/json", strings.NewReader(`{"by":"1h"}`))
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("advance: %v %v", err, resp.Status)
+	}
+	resp.Body.Close()
+	// A reset keeps the seed but drops what happened since.
+	resp, _ = http.Post(url+"/_fake/reset", "", nil)
+	resp.Body.Close()
+	if _, reqs := get(t, url+"/_fake/requests"); strings.TrimSpace(reqs) != "[]" {
+		t.Fatalf("requests after reset: %s", reqs)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestBadSeed checks that a seed file with an inconsistent report is an
+// error naming the file, not a panic.
+func TestBadSeed(t *testing.T) {
+	seed := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(seed, []byte(`{"reports":[{"name":"R","columns":[{"id":"0"}],"rows":[[1,2]]}]}`), 0o600)
+	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-seed", seed}, io.Discard)
+	if err == nil || !strings.Contains(err.Error(), "bad.json") || !strings.Contains(err.Error(), "row 0") {
+		t.Fatalf("run with a bad seed: %v", err)
+	}
+}
+
+// TestFullSCIMFilterFlag: by default the fake takes only userName eq
+// filters, as the deployed service documents; -full-scim-filter takes the
+// rest of RFC 7644.
+func TestFullSCIMFilterFlag(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want int
+	}{
+		{nil, http.StatusBadRequest},
+		{[]string{"-full-scim-filter"}, http.StatusOK},
+	} {
+		url, stop := start(t, tc.args...)
+		resp, err := http.Post(url+"/oauth/token", "application/json",
+			strings.NewReader(`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var tok struct {
+			AccessToken string `json:"access_token"`
+		}
+		json.NewDecoder(resp.Body).Decode(&tok)
+		resp.Body.Close()
+		req, _ := http.NewRequest("GET", url+"/api/scim/v2/Users?filter=active+eq+false", nil)
+		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+		resp, err = http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != tc.want {
+			t.Errorf("%v: active eq false answered %d, want %d", tc.args, resp.StatusCode, tc.want)
+		}
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestDeploymentFlags: the deployment's portal word and gateway key reach
+// the served fake.
+func TestDeploymentFlags(t *testing.T) {
+	url, stop := start(t, "-portal-word", "acme", "-subscription-key", "k-1")
+	defer stop()
+	call := func(method, path, key, bearer, body string) (int, string) {
+		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if key != "" {
+			req.Header.Set("Ocp-Apim-Subscription-Key", key)
+		}
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	const creds = `{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`
+	if st, _ := call("POST", "/oauth/token", "", "", creds); st != http.StatusUnauthorized {
+		t.Fatalf("token without the key: %d", st)
+	}
+	st, body := call("POST", "/oauth/token", "k-1", "", creds)
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if json.Unmarshal([]byte(body), &tok); st != http.StatusOK || tok.AccessToken == "" {
+		t.Fatalf("token with the key: %d %s", st, body)
+	}
+	if st, body := call("GET", "/event/v1/metadata/event", "k-1", tok.AccessToken, ""); st != http.StatusOK || !strings.Contains(body, `"object.acme_referral_submit"`) {
+		t.Fatalf("event kinds: %d %s", st, body)
 	}
 }

@@ -6,18 +6,23 @@
 //
 //	go run ./examples/quickstart
 //
-// With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET (and
-// optionally PARTNER_ENV, the sandbox environment) it runs against that
-// server instead.
+// With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET (all
+// three, and optionally PARTNER_ENV, the sandbox environment) it runs
+// against that server instead. It ends with a line saying that every step
+// passed; the one refused bulk record on the way is intended.
 package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log"
+	"net"
+	"net/url"
 	"os"
 	"os/signal"
+	"strings"
 	"time"
 
 	partner "github.com/partnerapi/partner-go"
@@ -51,9 +56,30 @@ var steps = []step{
 	{"events", eventsStep},
 }
 
+// serverVars are the environment variables that point the quickstart at
+// a real server; all or none of them must be set.
+var serverVars = []string{"PARTNER_BASE_URL", "PARTNER_CLIENT_ID", "PARTNER_CLIENT_SECRET"}
+
 func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
+	var set, missing []string
+	for _, v := range serverVars {
+		if getenv(v) == "" {
+			missing = append(missing, v)
+		} else {
+			set = append(set, v)
+		}
+	}
+	if len(set) > 0 && len(missing) > 0 {
+		return fmt.Errorf("%s set but %s not: set all of %s to run against a server, or none of them to run against the embedded fake",
+			strings.Join(set, ", "), strings.Join(missing, ", "), strings.Join(serverVars, ", "))
+	}
 	base := getenv("PARTNER_BASE_URL")
 	id, secret := getenv("PARTNER_CLIENT_ID"), getenv("PARTNER_CLIENT_SECRET")
+	if base != "" {
+		if err := checkBaseURL(base); err != nil {
+			return err
+		}
+	}
 	if base == "" {
 		srv := fake.NewServer(fake.WithDemoData())
 		defer srv.Close()
@@ -70,7 +96,7 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	}
 	c, err := partner.New(opts...)
 	if err != nil {
-		return err
+		return fmt.Errorf("the PARTNER_* variables do not make a client: %w", err)
 	}
 	for _, s := range steps {
 		if err := s.run(ctx, c, w); err != nil {
@@ -82,5 +108,37 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 		return fmt.Errorf("closing: %w", err)
 	}
 	fmt.Fprintln(w, "auth: invalidated the access token (DELETE /oauth/token)")
+	names := make([]string, len(steps))
+	for i, s := range steps {
+		names[i] = s.name
+	}
+	fmt.Fprintf(w, "quickstart: every step passed (%s)\n", strings.Join(names, ", "))
 	return nil
+}
+
+// checkBaseURL says what is wrong with PARTNER_BASE_URL in the terms of
+// the variable, before partner.New would in the terms of its options.
+func checkBaseURL(raw string) error {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || !u.IsAbs() || u.Host == "":
+		return fmt.Errorf("PARTNER_BASE_URL %q is not an absolute URL such as https://api.example.com", raw)
+	case u.User != nil:
+		return errors.New("PARTNER_BASE_URL must not carry credentials: put them in PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET")
+	case u.RawQuery != "" || u.Fragment != "":
+		return fmt.Errorf("PARTNER_BASE_URL %q must not have a query or fragment", raw)
+	case u.Scheme == "https":
+		return nil
+	case u.Scheme == "http" && isLoopback(u.Hostname()):
+		return nil
+	}
+	return fmt.Errorf("PARTNER_BASE_URL %q must be an https URL (plain http only to a loopback address): tokens would travel in clear", raw)
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

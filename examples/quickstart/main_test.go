@@ -18,11 +18,60 @@ func TestQuickstart(t *testing.T) {
 	}
 	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token",
 		"scim: provisioned user quickstart-", "scim: suspended quickstart-", "scim: listed 1 user(s) with filter userName eq", "users: ada.lovelace@example.com holds role [partner_admin]",
-		"bulk: execution completed, 4 records received", "bulk: 4 received, 3 loaded, 1 failed, 0 skipped", `bulk: error in record "": Missing value of key field`,
+		"bulk: execution completed, 4 records received", "bulk: 4 received, 3 loaded, 1 failed, 0 skipped", `bulk: error in record "" (intended): Missing value of key field`,
+		"one row has no key on purpose",
 		"reports: exported report 102 through a view as CSV, 25 rows", "reports:   Partner ID,Partner,Region,Tier,Active", "reports: chart \"Partners by region\"",
-		"events: received object.update of opp-demo-0001", "events: unsubscribed"} {
+		"events: received an update of \"Acme renewal\": partner_portal.integration_status = SCHEDULED", "events: unsubscribed"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	// One line per state of the execution, however many polls.
+	if n := strings.Count(out.String(), "bulk: execution running"); n != 1 {
+		t.Errorf("%d lines for the running execution, want 1:\n%s", n, out.String())
+	}
+	const last = "quickstart: every step passed (auth, scim, users, objects, bulk, reports, events)\n"
+	if !strings.HasSuffix(out.String(), last) {
+		t.Errorf("output does not end with %q:\n%s", last, out.String())
+	}
+}
+
+// TestQuickstartEnvProblems: an incomplete or wrong server configuration
+// is reported in terms of the PARTNER_* variables, never Go options, and
+// nothing runs.
+func TestQuickstartEnvProblems(t *testing.T) {
+	cases := []struct {
+		env  map[string]string
+		want []string
+	}{
+		{map[string]string{"PARTNER_BASE_URL": "https://api.example.com"},
+			[]string{"PARTNER_BASE_URL set but PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET not", "or none of them"}},
+		{map[string]string{"PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s3cr3t"},
+			[]string{"PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET set but PARTNER_BASE_URL not"}},
+		{map[string]string{"PARTNER_BASE_URL": "http://api.example.com", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s3cr3t"},
+			[]string{`PARTNER_BASE_URL "http://api.example.com" must be an https URL`}},
+		{map[string]string{"PARTNER_BASE_URL": "api.example.com", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s3cr3t"},
+			[]string{`PARTNER_BASE_URL "api.example.com" is not an absolute URL`}},
+		{map[string]string{"PARTNER_BASE_URL": "https://u:p@api.example.com", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s3cr3t"},
+			[]string{"PARTNER_BASE_URL must not carry credentials"}},
+	}
+	for _, tc := range cases {
+		var out bytes.Buffer
+		err := run(context.Background(), &out, func(k string) string { return tc.env[k] })
+		if err == nil {
+			t.Errorf("%v: ran", tc.env)
+			continue
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%v: %v\nwant it to say %q", tc.env, err, w)
+			}
+		}
+		if strings.Contains(err.Error(), "With") || strings.Contains(err.Error(), "s3cr3t") {
+			t.Errorf("%v: %v names a Go option or the secret", tc.env, err)
+		}
+		if out.Len() != 0 {
+			t.Errorf("%v: printed %q", tc.env, out.String())
 		}
 	}
 }

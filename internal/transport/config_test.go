@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"net/http"
 	"testing"
 )
 
@@ -10,16 +11,17 @@ import (
 // error handler that drops the last response.
 func TestRetryableHTTPDefaultsReplaced(t *testing.T) {
 	c := New(Config{Retry: RetryPolicy{MaxRetries: -1}})
-	if c.retry.Logger != nil {
-		t.Error("go-retryablehttp logs on its own")
+	if c.cfg.Retry.MaxRetries != DefaultRetryPolicy.MaxRetries || c.cfg.Retry.MaxRetryTime != DefaultRetryPolicy.MaxRetryTime {
+		t.Errorf("retry policy = %+v", c.cfg.Retry)
 	}
-	if c.retry.CheckRetry == nil || c.retry.Backoff == nil || c.retry.ErrorHandler == nil {
-		t.Error("a go-retryablehttp default is in use")
-	}
-	if c.retry.RetryMax != DefaultRetryPolicy.MaxRetries {
-		t.Errorf("RetryMax = %d", c.retry.RetryMax)
+	if c.budget == nil || c.budget.available() != DefaultBudget.Capacity {
+		t.Errorf("no default retry budget")
 	}
 	if c.HTTPClient() == nil || c.Logger() == nil {
 		t.Error("nil HTTP client or logger")
+	}
+	tr := c.HTTPClient().Transport.(*http.Transport)
+	if tr.ResponseHeaderTimeout != DefaultResponseHeaderTimeout || tr.TLSHandshakeTimeout != DefaultTLSHandshakeTimeout || tr.DialContext == nil {
+		t.Errorf("default timeouts not set: header %v, TLS %v", tr.ResponseHeaderTimeout, tr.TLSHandshakeTimeout)
 	}
 }

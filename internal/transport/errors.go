@@ -39,7 +39,21 @@ type Error struct {
 	RetryAfter time.Duration
 	// Body is the raw response body, capped at 64 KiB.
 	Body []byte
+	// OutcomeUnknown is set on the error of a write that is not safe to
+	// repeat when the service may have processed it: the answer is a 5xx,
+	// or an earlier attempt of the same call was. Look the result up
+	// before writing again. errors.Is(err, ErrOutcomeUnknown) matches it.
+	OutcomeUnknown bool
 }
+
+// Is makes errors.Is(e, ErrOutcomeUnknown) report e.OutcomeUnknown.
+func (e *Error) Is(target error) bool {
+	return target == ErrOutcomeUnknown && e.OutcomeUnknown
+}
+
+// IsOutcomeUnknown reports whether err is the error of a write that the
+// service may have processed (ErrOutcomeUnknown).
+func IsOutcomeUnknown(err error) bool { return errors.Is(err, ErrOutcomeUnknown) }
 
 // Error implements the error interface.
 func (e *Error) Error() string {
@@ -52,6 +66,9 @@ func (e *Error) Error() string {
 		fmt.Fprintf(&b, ": %s", e.Message)
 	case e.Code != "":
 		fmt.Fprintf(&b, ": %s", e.Code)
+	}
+	if e.OutcomeUnknown {
+		b.WriteString(" (outcome unknown: the service may have processed the request)")
 	}
 	return b.String()
 }

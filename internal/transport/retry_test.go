@@ -259,18 +259,15 @@ func TestBackoffRetryAfter(t *testing.T) {
 	resp := func(v string) *http.Response {
 		return &http.Response{StatusCode: 429, Header: http.Header{"Retry-After": {v}}}
 	}
-	if got := p.backoff(0, 0, 0, resp("7")); got != 7*time.Second {
-		t.Errorf("Retry-After 7: wait %v, want 7s", got)
+	if got, server := p.wait(0, resp("7")); got != 7*time.Second || !server {
+		t.Errorf("Retry-After 7: wait %v (server %v), want 7s", got, server)
 	}
-	if got := p.backoff(0, 0, 0, resp("3600")); got != time.Minute {
-		t.Errorf("Retry-After 3600: wait %v, want the 1m cap", got)
+	if got, _ := p.wait(0, resp("3600")); got != time.Hour {
+		t.Errorf("Retry-After 3600: wait %v, want 1h (checkRetry refuses it)", got)
 	}
 	date := time.Now().Add(30 * time.Second).UTC().Format(http.TimeFormat)
-	if got := p.backoff(0, 0, 0, resp(date)); got < 28*time.Second || got > 30*time.Second {
+	if got, _ := p.wait(0, resp(date)); got < 28*time.Second || got > 30*time.Second {
 		t.Errorf("Retry-After in 30s as a date: wait %v, want about 30s", got)
-	}
-	if got := p.backoff(0, 0, 0, resp(time.Now().Add(time.Hour).UTC().Format(http.TimeFormat))); got != time.Minute {
-		t.Errorf("Retry-After in 1h as a date: wait %v, want the 1m cap", got)
 	}
 }
 
@@ -280,7 +277,7 @@ func TestBackoffJitterBounds(t *testing.T) {
 		step := min(p.MinWait<<min(attempt, 30), p.MaxWait)
 		seen := map[time.Duration]bool{}
 		for range 200 {
-			d := p.backoff(0, 0, attempt, nil)
+			d, _ := p.wait(attempt, nil)
 			if d < p.MinWait/2 || d > step {
 				t.Fatalf("attempt %d: wait %v outside [%v, %v]", attempt, d, p.MinWait/2, step)
 			}
@@ -291,7 +288,7 @@ func TestBackoffJitterBounds(t *testing.T) {
 		}
 	}
 	// A 503 without Retry-After uses the exponential step too.
-	if d := p.backoff(0, 0, 0, &http.Response{StatusCode: 503, Header: http.Header{}}); d > p.MinWait {
+	if d, server := p.wait(0, &http.Response{StatusCode: 503, Header: http.Header{}}); d > p.MinWait || server {
 		t.Fatalf("first retry waits %v, want at most %v", d, p.MinWait)
 	}
 }
@@ -311,14 +308,9 @@ func TestRetryPolicyDefaults(t *testing.T) {
 // no goroutine behind.
 func TestCancelDuringBackoff(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.MaxRetryAfter = time.Hour })
+	c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.MaxRetryAfter, cfg.Retry.MaxRetryTime = time.Hour, 2*time.Hour })
 	waiting := make(chan struct{})
-	backoff := c.retry.Backoff
-	c.retry.Backoff = func(mn, mx time.Duration, n int, resp *http.Response) time.Duration {
-		d := backoff(mn, mx, n, resp)
-		close(waiting)
-		return d
-	}
+	c.testHookWait = func(time.Duration) { close(waiting) }
 	mt.RegisterResponder("GET", base+"/r", func(*http.Request) (*http.Response, error) {
 		r := httpmock.NewStringResponse(503, "")
 		r.Header.Set("Retry-After", "3600")
@@ -353,7 +345,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 }
 
 func TestCheckRetryUnitRules(t *testing.T) {
-	ctx, _ := withAttemptState(context.Background(), true, nil)
+	ctx := withAttemptState(context.Background(), newAttemptState(true, nil, fastRetry.withDefaults(), nil))
 	certErr := &url.Error{Op: "Get", URL: base, Err: fmt.Errorf("tls: %w", errors.New("x"))}
 	if ok, _ := checkRetry(ctx, nil, certErr); !ok {
 		t.Error("plain network error on a GET not retried")

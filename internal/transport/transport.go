@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"net/http"
 	"net/url"
 	"reflect"
@@ -58,12 +59,26 @@ type Config struct {
 	Header                http.Header // fixed extra headers on every request
 	Logger                *slog.Logger
 	Retry                 RetryPolicy
+	// AllowInsecureHTTP allows plain http absolute URLs (signed upload
+	// URLs, webhook callbacks) to hosts that are not loopback addresses.
+	AllowInsecureHTTP bool
 }
+
+// Default timeouts of the HTTP client New builds when Config.HTTPClient is
+// nil. A client given through Config.HTTPClient keeps its own.
+const (
+	DefaultDialTimeout           = 10 * time.Second
+	DefaultTLSHandshakeTimeout   = 10 * time.Second
+	DefaultResponseHeaderTimeout = 60 * time.Second
+)
 
 // Client sends requests. It is safe for concurrent use.
 type Client struct {
-	cfg   Config
-	retry *retryablehttp.Client
+	cfg    Config
+	hc     *http.Client // cfg.HTTPClient as go-retryablehttp uses it (wrapClient)
+	budget *retryBudget // nil: no retry budget
+	// testHookWait, when set, is told each wait before a retry.
+	testHookWait func(time.Duration)
 }
 
 // New returns a Client for cfg.
@@ -73,6 +88,11 @@ func New(cfg Config) *Client {
 		// Exports keep many page requests in flight to one host; the
 		// default of 2 idle connections per host would reopen most of them.
 		tr.MaxIdleConnsPerHost = 32
+		tr.DialContext = (&net.Dialer{Timeout: DefaultDialTimeout, KeepAlive: 30 * time.Second}).DialContext
+		tr.TLSHandshakeTimeout = DefaultTLSHandshakeTimeout
+		// A server that accepted the request but never answers would
+		// otherwise hold the call until its context ends.
+		tr.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
 		cfg.HTTPClient = &http.Client{Transport: tr}
 	}
 	if cfg.Logger == nil {
@@ -85,26 +105,42 @@ func New(cfg Config) *Client {
 	if cfg.SubscriptionKeyHeader == "" {
 		cfg.SubscriptionKeyHeader = SubscriptionKeyHeader
 	}
-	rc := &retryablehttp.Client{
-		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders()),
-		Logger:       nil, // we log ourselves, without URLs' query strings or headers
-		RetryWaitMin: cfg.Retry.MinWait,
-		RetryWaitMax: cfg.Retry.MaxWait,
-		RetryMax:     cfg.Retry.MaxRetries,
-		CheckRetry:   checkRetry,
-		Backoff:      cfg.Retry.backoff,
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, attempt int) {
-			if st, _ := req.Context().Value(attemptKey{}).(*attemptState); st != nil {
-				st.wrote.Store(false)
-			}
-			if attempt > 0 {
-				cfg.Logger.LogAttrs(req.Context(), slog.LevelDebug, "partner: retrying request",
-					slog.String("method", req.Method), slog.String("path", req.URL.Path), slog.Int("attempt", attempt+1))
-			}
-		},
+	return &Client{
+		cfg:    cfg,
+		hc:     wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders()),
+		budget: newRetryBudget(cfg.Retry.Budget),
 	}
-	return &Client{cfg: cfg, retry: rc}
+}
+
+// Share returns a Client for cfg that shares c's retry budget, so that
+// token requests and API calls draw on one bucket.
+func (c *Client) Share(cfg Config) *Client {
+	n := New(cfg)
+	n.budget = c.budget
+	return n
+}
+
+// InsecureHTTPAllowed reports whether plain http URLs to hosts other than
+// loopback addresses are allowed (Config.AllowInsecureHTTP).
+func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
+
+// CheckScheme refuses a plain http URL to a host that is not a loopback
+// address unless insecure HTTP was allowed. what names the URL in the
+// error ("upload URL").
+func (c *Client) CheckScheme(what string, u *url.URL) error {
+	if u.Scheme == "http" && !c.cfg.AllowInsecureHTTP && !IsLoopback(u.Hostname()) {
+		return fmt.Errorf("partner: %s to %s is plain http; refused unless insecure HTTP is allowed", what, u.Host)
+	}
+	return nil
+}
+
+// IsLoopback reports whether host is "localhost" or a loopback address.
+func IsLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // HTTPClient returns the underlying *http.Client.
@@ -182,6 +218,10 @@ func escapeSegment(s string) string {
 // Decoder reads it, anything else is decoded as JSON. Any other answer is
 // returned as an *Error. A 401 on an authorized request drops the cached
 // token and repeats the request once with a new one.
+//
+// The error of a request that is not Idempotent is marked with
+// ErrOutcomeUnknown when the service may have processed it (see
+// IsOutcomeUnknown), including a 2xx answer whose body could not be read.
 func (c *Client) Do(ctx context.Context, r *Request, out any) error {
 	resp, err := c.Send(ctx, r)
 	if err != nil {
@@ -206,13 +246,27 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) error {
 		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
 	}
 	if err != nil {
+		if !c.repeatable(r) {
+			// The service did the write; only its answer is lost.
+			return With(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err), ErrOutcomeUnknown)
+		}
 		return fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err)
 	}
 	return nil
 }
 
+// repeatable reports whether r may be repeated after the server may have
+// processed it.
+func (c *Client) repeatable(r *Request) bool {
+	return r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead
+}
+
 // Send is Do without decoding: it returns the 2xx response, whose body the
 // caller must close, or an error.
+//
+// A DELETE answered 404 after an earlier attempt whose outcome was unknown
+// (the first attempt removed the resource, its answer was lost) counts as
+// done: Send returns an empty 204 response.
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	u, err := c.url(r)
 	if err != nil {
@@ -226,29 +280,44 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
-		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
+		return nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
+	st := newAttemptState(c.repeatable(r), b, c.cfg.Retry, c.budget)
 	auth := c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
 	for try := 0; ; try++ {
 		var tok *oauth2.Token
 		if auth {
 			if tok, err = c.cfg.Tokens.Token(ctx); err != nil {
+				if st.ambiguous.Load() && !st.idempotent {
+					err = With(err, ErrOutcomeUnknown)
+				}
 				return nil, err
 			}
 		}
-		resp, blocked, err := c.send(ctx, r, u, b, tok)
+		resp, err := c.send(ctx, r, u, st, tok)
 		if err != nil {
 			return nil, err
 		}
 		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
 			return resp, nil
 		}
+		if resp.StatusCode == http.StatusNotFound && r.Method == http.MethodDelete && st.ambiguous.Load() {
+			io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+			resp.Body.Close()
+			c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: 404 after an attempt whose outcome was unknown: already deleted",
+				slog.String("method", r.Method), slog.String("path", u.Path))
+			return &http.Response{
+				Status: "204 No Content", StatusCode: http.StatusNoContent,
+				Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
+				Header: http.Header{}, Body: http.NoBody, Request: resp.Request,
+			}, nil
+		}
 		if resp.StatusCode == http.StatusUnauthorized && auth {
 			// The token is bad whether or not the request can be repeated.
 			c.cfg.Tokens.Invalidate(tok)
 			if try == 0 {
 				if !b.replayable() {
-					return nil, With(newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
+					return nil, With(c.newError(ctx, resp, r, u, st), ErrBodyNotReplayable)
 				}
 				io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
 				resp.Body.Close()
@@ -257,28 +326,42 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 				continue
 			}
 		}
-		if blocked {
-			return nil, With(newError(resp, r.Method, u.Path), ErrBodyNotReplayable)
+		e := c.newError(ctx, resp, r, u, st)
+		switch {
+		case st.replayBlocked.Load():
+			return nil, With(e, ErrBodyNotReplayable)
+		case st.budgetExhausted:
+			return nil, With(e, ErrRetryBudgetExhausted)
 		}
-		return nil, newError(resp, r.Method, u.Path)
+		return nil, e
 	}
 }
 
-// send makes one exchange through go-retryablehttp. blocked reports that a
-// retry was called for but the body could not be sent again.
-func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok *oauth2.Token) (_ *http.Response, blocked bool, _ error) {
-	ctx, st := withAttemptState(ctx, r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead, b)
+// newError builds the *Error of a final answer outside 2xx.
+func (c *Client) newError(ctx context.Context, resp *http.Response, r *Request, u *url.URL, st *attemptState) *Error {
+	e := newError(resp, r.Method, u.Path)
+	e.OutcomeUnknown = !st.idempotent && st.ambiguous.Load()
+	if st.retryAfterLong {
+		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: Retry-After beyond the cap, not retrying",
+			slog.String("method", r.Method), slog.String("path", u.Path), slog.Duration("retry_after", e.RetryAfter))
+	}
+	return e
+}
+
+// send makes one exchange through go-retryablehttp.
+func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptState, tok *oauth2.Token) (*http.Response, error) {
+	ctx = withAttemptState(ctx, st)
 	st.observe = r.Observe
 	var rawBody any
-	if b != nil {
-		rawBody = retryablehttp.ReaderFunc(b.attempt)
+	if st.body != nil {
+		rawBody = retryablehttp.ReaderFunc(st.body.attempt)
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, u.String(), rawBody)
 	if err != nil {
-		return nil, false, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, unwrapURLError(err))
+		return nil, Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
 	}
-	if b != nil && b.size >= 0 {
-		req.ContentLength = b.size
+	if st.body != nil && st.body.size >= 0 {
+		req.ContentLength = st.body.size
 	}
 	h := req.Header
 	// Fixed headers (a gateway's subscription key) and the environment go
@@ -313,8 +396,34 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok 
 	} else if r.Token != "" {
 		h.Set("Authorization", "Bearer "+r.Token)
 	}
+	// One go-retryablehttp client per call: its Backoff sees no context,
+	// so it is bound here to the wait this call's checkRetry chose.
+	rc := &retryablehttp.Client{
+		HTTPClient:   c.hc,
+		Logger:       nil, // we log ourselves, without URLs' query strings or headers
+		RetryWaitMin: c.cfg.Retry.MinWait,
+		RetryWaitMax: c.cfg.Retry.MaxWait,
+		RetryMax:     c.cfg.Retry.MaxRetries,
+		CheckRetry:   checkRetry,
+		Backoff: func(mn, mx time.Duration, n int, resp *http.Response) time.Duration {
+			d := st.backoff(mn, mx, n, resp)
+			if c.testHookWait != nil {
+				c.testHookWait(d)
+			}
+			return d
+		},
+		ErrorHandler: retryablehttp.PassthroughErrorHandler,
+		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, attempt int) {
+			st.wrote.Store(false)
+			st.attempt = attempt
+			if attempt > 0 {
+				c.cfg.Logger.LogAttrs(req.Context(), slog.LevelDebug, "partner: retrying request",
+					slog.String("method", req.Method), slog.String("path", req.URL.Path), slog.Int("attempt", attempt+1))
+			}
+		},
+	}
 	start := time.Now()
-	resp, err := c.retry.Do(req)
+	resp, err := rc.Do(req)
 	if err != nil {
 		if resp != nil {
 			// The pass-through error handler returns the last response
@@ -331,14 +440,20 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, b *body, tok 
 		if st.replayBlocked.Load() {
 			err = With(err, ErrBodyNotReplayable)
 		}
+		if st.budgetExhausted {
+			err = With(err, ErrRetryBudgetExhausted)
+		}
+		if !st.idempotent && st.ambiguous.Load() {
+			err = With(err, ErrOutcomeUnknown)
+		}
 		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request failed",
 			slog.String("method", r.Method), slog.String("path", u.Path), slog.String("error", err.Error()))
-		return nil, false, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
+		return nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request done",
 		slog.String("method", r.Method), slog.String("path", u.Path),
 		slog.Int("status", resp.StatusCode), slog.Duration("elapsed", time.Since(start)))
-	return resp, st.replayBlocked.Load(), nil
+	return resp, nil
 }
 
 // unwrapURLError drops the *url.Error layer, whose text repeats the full
@@ -367,6 +482,9 @@ func (c *Client) url(r *Request) (*url.URL, error) {
 		var err error
 		if u, err = url.Parse(r.URL); err != nil {
 			return nil, fmt.Errorf("partner: bad URL: %w", err)
+		}
+		if err := c.CheckScheme("URL", u); err != nil {
+			return nil, err
 		}
 	} else {
 		if c.cfg.BaseURL == nil {
@@ -407,13 +525,19 @@ func (c *Client) url(r *Request) (*url.URL, error) {
 	return u, nil
 }
 
+// ErrInsecureRedirect is returned for a redirect from https to plain
+// http, which would send the request (and, on the same host, its
+// Authorization header) in clear.
+var ErrInsecureRedirect = errors.New("partner: refused a redirect from https to plain http")
+
 // wrapClient returns a shallow copy of hc for go-retryablehttp:
 //   - its transport hides CloseIdleConnections, which go-retryablehttp
 //     calls whenever a request finally fails and which would empty the
 //     connection pool every other request shares;
-//   - a redirect to another host drops the headers meant for the service
-//     only (fixed headers, the environment, a gateway's subscription key),
-//     as net/http already drops Authorization.
+//   - a redirect from https to http is refused;
+//   - a redirect to another host drops Authorization (net/http would keep
+//     it for a subdomain), and the headers meant for the service
+//     only (fixed headers, the environment, a gateway's subscription key).
 func wrapClient(hc *http.Client, serviceOnly []string) *http.Client {
 	cp := *hc
 	rt := cp.Transport
@@ -423,9 +547,15 @@ func wrapClient(hc *http.Client, serviceOnly []string) *http.Client {
 	cp.Transport = roundTripperOnly{rt}
 	next := hc.CheckRedirect
 	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) > 0 && req.URL.Host != via[0].URL.Host {
-			for _, k := range serviceOnly {
-				req.Header.Del(k)
+		if len(via) > 0 {
+			if req.URL.Scheme == "http" && via[len(via)-1].URL.Scheme == "https" {
+				return ErrInsecureRedirect
+			}
+			if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
+				req.Header.Del("Authorization")
+				for _, k := range serviceOnly {
+					req.Header.Del(k)
+				}
 			}
 		}
 		if next != nil {

@@ -1,0 +1,371 @@
+package fake
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"time"
+)
+
+// AdminPrefix is the path prefix of the admin API that Admin serves. No
+// route of the service's interface starts with it.
+const AdminPrefix = "/_fake/"
+
+// Admin serves a Fake together with an HTTP admin API under AdminPrefix,
+// so that tests written in any language can drive the fake the way Go
+// tests drive its methods. cmd/partnerfake serves one; a Go program can
+// mount one too:
+//
+//	a := fake.NewAdmin(func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+//	defer a.Close()
+//	http.ListenAndServe("127.0.0.1:8080", a)
+//
+// Requests outside AdminPrefix go to the current Fake. The admin routes
+// mirror the Go API; bodies and answers are JSON:
+//
+//	GET    /_fake/health               {"status": "ok", "now": "<fake clock>"}
+//	GET    /_fake/faults               the faults in force (Fake.Faults)
+//	POST   /_fake/faults               inject one (Fake.InjectFault), body a fault:
+//	       {"method": "GET", "path": "/report/v1/*/data", "times": 2, "status": 503,
+//	        "retry_after": "1", "message": "busy", "latency": "250ms",
+//	        "drop": false, "drop_after": false}
+//	DELETE /_fake/faults               remove every fault (Fake.ClearFaults)
+//	GET    /_fake/clock                {"now": "...", "manual": true}
+//	POST   /_fake/clock/advance        {"by": "90s"}: move a manual clock on
+//	                                   (ManualClock.Advance); 409 with the real clock
+//	GET    /_fake/requests             the request log (Fake.Requests); the query
+//	                                   parameters method and path (a path.Match
+//	                                   pattern) select entries
+//	DELETE /_fake/requests             empty it (Fake.ResetRequests)
+//	GET    /_fake/deliveries           the delivery log (Fake.Deliveries); with
+//	                                   ?wait=5s it first waits up to that long for
+//	                                   deliveries in flight (Fake.WaitDeliveries)
+//	DELETE /_fake/deliveries           empty it (Fake.ResetDeliveries)
+//	POST   /_fake/tokens/expire        expire every access token (Fake.ExpireTokens)
+//	POST   /_fake/seed                 add a data set in the Seed format (Fake.ApplySeed)
+//	POST   /_fake/reset                replace the fake with a fresh one from the
+//	                                   build function: state, faults and logs as at start
+//
+// Answers: 200 with JSON for reads, 204 for writes, 400 for a malformed
+// body, 404 for an unknown admin route or method. Errors carry
+// {"error": "<code>", "message": "..."} like the fake's service routes.
+//
+// The admin API can read every request and create state, so by default it
+// answers only requests from a loopback address (403 otherwise); see
+// AdminAllowRemote.
+type Admin struct {
+	build       func() *Fake
+	allowRemote bool
+	mux         *http.ServeMux
+
+	mu sync.RWMutex
+	f  *Fake
+}
+
+// AdminOption configures an Admin.
+type AdminOption func(*Admin)
+
+// AdminAllowRemote lets the admin API answer requests from any address,
+// not only from loopback ones.
+func AdminAllowRemote() AdminOption { return func(a *Admin) { a.allowRemote = true } }
+
+// NewAdmin builds a Fake with build and serves it with the admin API.
+// build is called again on every reset; it should return a fake with the
+// same options each time (a new ManualClock included, if it uses one).
+func NewAdmin(build func() *Fake, opts ...AdminOption) *Admin {
+	a := &Admin{build: build, f: build(), mux: http.NewServeMux()}
+	for _, o := range opts {
+		o(a)
+	}
+	a.routes()
+	return a
+}
+
+// Fake returns the fake currently served; a reset replaces it.
+func (a *Admin) Fake() *Fake {
+	a.mu.RLock()
+	defer a.mu.RUnlock()
+	return a.f
+}
+
+// SetURL tells the served fake, and every fake a reset builds, where it is
+// served (see Fake.SetURL).
+func (a *Admin) SetURL(u string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.f.SetURL(u)
+}
+
+// Reset replaces the served fake by a fresh one from the build function and
+// closes the old one. Requests already in progress finish on the old one.
+func (a *Admin) Reset() {
+	nf := a.build()
+	a.mu.Lock()
+	old := a.f
+	nf.SetURL(old.URL())
+	a.f = nf
+	a.mu.Unlock()
+	old.Close()
+}
+
+// Close closes the served fake.
+func (a *Admin) Close() { a.Fake().Close() }
+
+// ServeHTTP serves the admin API under AdminPrefix and the fake elsewhere.
+func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if !strings.HasPrefix(r.URL.Path, AdminPrefix) && r.URL.Path != strings.TrimSuffix(AdminPrefix, "/") {
+		a.Fake().ServeHTTP(w, r)
+		return
+	}
+	if !a.allowRemote && !loopback(r.RemoteAddr) {
+		writeError(w, http.StatusForbidden, "forbidden", "the admin API answers loopback clients only")
+		return
+	}
+	a.mux.ServeHTTP(w, r)
+}
+
+func loopback(remoteAddr string) bool {
+	host, _, err := net.SplitHostPort(remoteAddr)
+	if err != nil {
+		host = remoteAddr
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}
+
+func (a *Admin) routes() {
+	p := strings.TrimSuffix(AdminPrefix, "/")
+	a.mux.HandleFunc("GET "+p+"/health", a.health)
+	a.mux.HandleFunc("GET "+p+"/faults", a.listFaults)
+	a.mux.HandleFunc("POST "+p+"/faults", a.addFault)
+	a.mux.HandleFunc("DELETE "+p+"/faults", func(w http.ResponseWriter, r *http.Request) {
+		a.Fake().ClearFaults()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	a.mux.HandleFunc("GET "+p+"/clock", a.clock)
+	a.mux.HandleFunc("POST "+p+"/clock/advance", a.advance)
+	a.mux.HandleFunc("GET "+p+"/requests", a.requests)
+	a.mux.HandleFunc("DELETE "+p+"/requests", func(w http.ResponseWriter, r *http.Request) {
+		a.Fake().ResetRequests()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	a.mux.HandleFunc("GET "+p+"/deliveries", a.deliveries)
+	a.mux.HandleFunc("DELETE "+p+"/deliveries", func(w http.ResponseWriter, r *http.Request) {
+		a.Fake().ResetDeliveries()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	a.mux.HandleFunc("POST "+p+"/tokens/expire", func(w http.ResponseWriter, r *http.Request) {
+		a.Fake().ExpireTokens()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	a.mux.HandleFunc("POST "+p+"/seed", a.seed)
+	a.mux.HandleFunc("POST "+p+"/reset", func(w http.ResponseWriter, r *http.Request) {
+		a.Reset()
+		w.WriteHeader(http.StatusNoContent)
+	})
+	a.mux.HandleFunc(AdminPrefix, func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, http.StatusNotFound, "not_found", "no admin route %s %s", r.Method, r.URL.Path)
+	})
+}
+
+func (a *Admin) health(w http.ResponseWriter, r *http.Request) {
+	writeJSON(w, http.StatusOK, map[string]any{"status": "ok", "now": a.Fake().Now()})
+}
+
+// adminFault is a Fault on the admin API's wire.
+type adminFault struct {
+	Method     string `json:"method,omitempty"`
+	Path       string `json:"path,omitempty"`
+	Times      int    `json:"times,omitempty"`
+	Status     int    `json:"status,omitempty"`
+	RetryAfter string `json:"retry_after,omitempty"`
+	Message    string `json:"message,omitempty"`
+	Latency    string `json:"latency,omitempty"`
+	Drop       bool   `json:"drop,omitempty"`
+	DropAfter  bool   `json:"drop_after,omitempty"`
+}
+
+func (a *Admin) listFaults(w http.ResponseWriter, r *http.Request) {
+	out := []adminFault{}
+	for _, ft := range a.Fake().Faults() {
+		af := adminFault{Method: ft.Method, Path: ft.Path, Times: ft.Times, Status: ft.Status,
+			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter}
+		if ft.Latency > 0 {
+			af.Latency = ft.Latency.String()
+		}
+		out = append(out, af)
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
+	var af adminFault
+	if err := readStrictJSON(r, &af); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "%s", err.Error())
+		return
+	}
+	ft := Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
+		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter}
+	if af.Latency != "" {
+		d, err := time.ParseDuration(af.Latency)
+		if err != nil || d < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request", "latency %q is not a duration such as \"250ms\"", af.Latency)
+			return
+		}
+		ft.Latency = d
+	}
+	if ft.Path != "" {
+		if _, err := path.Match(ft.Path, "/"); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", "path %q is not a valid pattern: %v", ft.Path, err)
+			return
+		}
+	}
+	if ft.Status != 0 && (ft.Status < 100 || ft.Status > 599) {
+		writeError(w, http.StatusBadRequest, "invalid_request", "status %d is not an HTTP status", ft.Status)
+		return
+	}
+	if ft.Status == 0 && ft.Latency == 0 && !ft.Drop && !ft.DropAfter {
+		writeError(w, http.StatusBadRequest, "invalid_request", "a fault needs a status, a latency, drop or drop_after")
+		return
+	}
+	a.Fake().InjectFault(ft)
+	w.WriteHeader(http.StatusNoContent)
+}
+
+func (a *Admin) clock(w http.ResponseWriter, r *http.Request) {
+	f := a.Fake()
+	_, manual := f.clock.(*ManualClock)
+	writeJSON(w, http.StatusOK, map[string]any{"now": f.Now(), "manual": manual})
+}
+
+func (a *Admin) advance(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		By string `json:"by"`
+	}
+	if err := readStrictJSON(r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "%s", err.Error())
+		return
+	}
+	d, err := time.ParseDuration(body.By)
+	if err != nil || d < 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", "by %q is not a non-negative duration such as \"90s\"", body.By)
+		return
+	}
+	f := a.Fake()
+	mc, ok := f.clock.(*ManualClock)
+	if !ok {
+		writeError(w, http.StatusConflict, "real_clock", "the fake runs on the real clock; start it with a manual clock to advance time")
+		return
+	}
+	mc.Advance(d)
+	writeJSON(w, http.StatusOK, map[string]any{"now": f.Now(), "manual": true})
+}
+
+// adminRequest is a LoggedRequest on the admin API's wire.
+type adminRequest struct {
+	Time     time.Time `json:"time"`
+	Method   string    `json:"method"`
+	Path     string    `json:"path"`
+	Query    string    `json:"query,omitempty"`
+	ClientID string    `json:"client_id,omitempty"`
+	Env      string    `json:"env,omitempty"`
+	Status   int       `json:"status"`
+	Fault    string    `json:"fault,omitempty"`
+}
+
+func (a *Admin) requests(w http.ResponseWriter, r *http.Request) {
+	method, pattern := strings.ToUpper(r.URL.Query().Get("method")), r.URL.Query().Get("path")
+	if pattern != "" {
+		if _, err := path.Match(pattern, "/"); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", "path %q is not a valid pattern: %v", pattern, err)
+			return
+		}
+	}
+	out := []adminRequest{}
+	for _, e := range a.Fake().Requests() {
+		if method != "" && e.Method != method {
+			continue
+		}
+		if pattern != "" {
+			if ok, _ := path.Match(pattern, e.Path); !ok {
+				continue
+			}
+		}
+		out = append(out, adminRequest(e))
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+// adminDelivery is a DeliveryAttempt on the admin API's wire.
+type adminDelivery struct {
+	DeliveryID   string            `json:"delivery_id"`
+	SubscriberID string            `json:"subscriber_id"`
+	Event        string            `json:"event"`
+	ObjectID     string            `json:"object_id,omitempty"`
+	URL          string            `json:"url"`
+	Attempt      int               `json:"attempt"`
+	Time         time.Time         `json:"time"`
+	Status       int               `json:"status,omitempty"`
+	Err          string            `json:"error,omitempty"`
+	Delivered    bool              `json:"delivered"`
+	Final        bool              `json:"final"`
+	Dropped      bool              `json:"dropped,omitempty"`
+	Payload      map[string]string `json:"payload"`
+}
+
+func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
+	f := a.Fake()
+	if ws := r.URL.Query().Get("wait"); ws != "" {
+		d, err := time.ParseDuration(ws)
+		if err != nil || d < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request", "wait %q is not a duration such as \"5s\"", ws)
+			return
+		}
+		ctx, cancel := context.WithTimeout(r.Context(), d)
+		err = f.WaitDeliveries(ctx)
+		cancel()
+		if err != nil && r.Context().Err() == nil {
+			w.Header().Set("X-Fake-Deliveries-Pending", "true")
+		}
+	}
+	out := []adminDelivery{}
+	for _, d := range f.Deliveries() {
+		out = append(out, adminDelivery{DeliveryID: d.DeliveryID, SubscriberID: d.SubscriberID, Event: d.Event,
+			ObjectID: d.ObjectID, URL: d.URL, Attempt: d.Attempt, Time: d.Time, Status: d.Status, Err: d.Err,
+			Delivered: d.Delivered, Final: d.Final, Dropped: d.Dropped, Payload: d.Payload})
+	}
+	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
+	s, err := ParseSeed(http.MaxBytesReader(w, r.Body, 64<<20))
+	if err == nil {
+		err = a.Fake().ApplySeed(s)
+	}
+	if err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_seed", "%s", err.Error())
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
+}
+
+// readStrictJSON reads an admin body, refusing unknown members so that a
+// misspelt one is an error rather than silently ignored.
+func readStrictJSON(r *http.Request, v any) error {
+	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxJSONBody))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		if errors.Is(err, io.EOF) {
+			return errors.New("request body is empty")
+		}
+		return fmt.Errorf("malformed JSON: %v", err)
+	}
+	return nil
+}

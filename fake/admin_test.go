@@ -1,0 +1,261 @@
+package fake_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partnerapi/partner-go/fake"
+)
+
+// adminServer serves a fake.Admin over HTTP; build makes the fake.
+func adminServer(t *testing.T, build func() *fake.Fake) (*fake.Admin, string) {
+	t.Helper()
+	a := fake.NewAdmin(build)
+	ts := httptest.NewServer(a)
+	a.SetURL(ts.URL)
+	t.Cleanup(func() { ts.Close(); a.Close() })
+	return a, ts.URL
+}
+
+// call sends one request and returns the status and the body.
+func call(t *testing.T, method, url, body string, header ...string) (int, string) {
+	t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	req, err := http.NewRequest(method, url, r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	for i := 0; i+1 < len(header); i += 2 {
+		req.Header.Set(header[i], header[i+1])
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b)
+}
+
+func accessToken(t *testing.T, base string) string {
+	t.Helper()
+	st, body := call(t, "POST", base+"/oauth/token",
+		`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`)
+	if st != 200 {
+		t.Fatalf("token: %d %s", st, body)
+	}
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	json.Unmarshal([]byte(body), &tok)
+	return tok.AccessToken
+}
+
+func TestAdminHealth(t *testing.T) {
+	_, base := adminServer(t, func() *fake.Fake { return fake.New() })
+	st, body := call(t, "GET", base+"/_fake/health", "")
+	if st != 200 || !strings.Contains(body, `"status":"ok"`) {
+		t.Fatalf("health: %d %s", st, body)
+	}
+	if st, _ := call(t, "GET", base+"/_fake/nothing", ""); st != 404 {
+		t.Fatalf("unknown admin route: %d, want 404", st)
+	}
+}
+
+func TestAdminFaults(t *testing.T) {
+	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+	tok := accessToken(t, base)
+	st, body := call(t, "POST", base+"/_fake/faults",
+		`{"method":"post","path":"/report/v1/list","times":2,"status":503,"retry_after":"7","message":"busy"}`)
+	if st != 204 {
+		t.Fatalf("inject: %d %s", st, body)
+	}
+	_, body = call(t, "GET", base+"/_fake/faults", "")
+	if want := `[{"method":"POST","path":"/report/v1/list","times":2,"status":503,"retry_after":"7","message":"busy"}]`; strings.TrimSpace(body) != want {
+		t.Fatalf("faults = %s, want %s", body, want)
+	}
+	st, body = call(t, "POST", base+"/report/v1/list", `{}`, "Authorization", "Bearer "+tok)
+	if st != 503 || !strings.Contains(body, "busy") {
+		t.Fatalf("faulted request: %d %s", st, body)
+	}
+	_, body = call(t, "GET", base+"/_fake/faults", "")
+	if !strings.Contains(body, `"times":1`) {
+		t.Fatalf("faults after one use = %s, want times 1", body)
+	}
+	if st, _ := call(t, "DELETE", base+"/_fake/faults", ""); st != 204 {
+		t.Fatalf("clear: %d", st)
+	}
+	if st, body := call(t, "POST", base+"/report/v1/list", `{}`, "Authorization", "Bearer "+tok); st != 200 {
+		t.Fatalf("after clear: %d %s", st, body)
+	}
+	for _, bad := range []string{`{}`, `{"status":503,"unknown":1}`, `{"latency":"soon"}`, `{"status":42}`, `{"path":"[","status":500}`} {
+		if st, body := call(t, "POST", base+"/_fake/faults", bad); st != 400 {
+			t.Errorf("fault %s: %d %s, want 400", bad, st, body)
+		}
+	}
+}
+
+func TestAdminClock(t *testing.T) {
+	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
+	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithClock(fake.NewManualClock(start))) })
+	st, body := call(t, "POST", base+"/_fake/clock/advance", `{"by":"90s"}`)
+	if st != 200 || !strings.Contains(body, `"now":"2026-01-02T03:05:35Z"`) {
+		t.Fatalf("advance: %d %s", st, body)
+	}
+	if _, body := call(t, "GET", base+"/_fake/clock", ""); !strings.Contains(body, `"manual":true`) || !strings.Contains(body, "03:05:35Z") {
+		t.Fatalf("clock: %s", body)
+	}
+	if st, _ := call(t, "POST", base+"/_fake/clock/advance", `{"by":"-1s"}`); st != 400 {
+		t.Fatalf("negative advance: %d, want 400", st)
+	}
+
+	_, real := adminServer(t, func() *fake.Fake { return fake.New() })
+	if st, body := call(t, "POST", real+"/_fake/clock/advance", `{"by":"1s"}`); st != 409 {
+		t.Fatalf("advance on the real clock: %d %s, want 409", st, body)
+	}
+}
+
+func TestAdminRequestLogAndTokens(t *testing.T) {
+	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+	tok := accessToken(t, base)
+	call(t, "POST", base+"/report/v1/list", `{}`, "Authorization", "Bearer "+tok, "x-svc-env", "sandbox")
+	call(t, "GET", base+"/event/v1/subscriber", "", "Authorization", "Bearer "+tok)
+
+	_, body := call(t, "GET", base+"/_fake/requests?method=post&path=/report/*/list", "")
+	var reqs []map[string]any
+	if err := json.Unmarshal([]byte(body), &reqs); err != nil {
+		t.Fatal(err, body)
+	}
+	if len(reqs) != 1 || reqs[0]["path"] != "/report/v1/list" || reqs[0]["status"] != 200.0 ||
+		reqs[0]["client_id"] != fake.DefaultClientID || reqs[0]["env"] != "sandbox" {
+		t.Fatalf("requests = %s", body)
+	}
+	if strings.Contains(body, tok) || strings.Contains(body, fake.DefaultClientSecret) {
+		t.Fatal("the request log shows a secret")
+	}
+	call(t, "POST", base+"/_fake/tokens/expire", "")
+	if st, _ := call(t, "GET", base+"/event/v1/subscriber", "", "Authorization", "Bearer "+tok); st != 401 {
+		t.Fatalf("expired token: %d, want 401", st)
+	}
+	call(t, "DELETE", base+"/_fake/requests", "")
+	if _, body := call(t, "GET", base+"/_fake/requests", ""); strings.TrimSpace(body) != "[]" {
+		t.Fatalf("requests after delete = %s", body)
+	}
+}
+
+func TestAdminDeliveries(t *testing.T) {
+	got := make(chan struct{}, 10)
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		got <- struct{}{}
+		w.WriteHeader(204)
+	}))
+	defer hook.Close()
+	a, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+	tok := accessToken(t, base)
+	st, body := call(t, "POST", base+"/event/v1/subscriber",
+		`{"name":"t","event":["object.update"],"subscriber_type":"webhook","webhook_settings":{"callback_url":"`+hook.URL+`"}}`,
+		"Authorization", "Bearer "+tok)
+	if st/100 != 2 {
+		t.Fatalf("subscribe: %d %s", st, body)
+	}
+	a.Fake().UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won-by-admin-test"})
+	_, body = call(t, "GET", base+"/_fake/deliveries?wait=5s", "")
+	var ds []map[string]any
+	if err := json.Unmarshal([]byte(body), &ds); err != nil {
+		t.Fatal(err, body)
+	}
+	if len(ds) != 1 || ds[0]["object_id"] != fake.DemoOpportunity1 || ds[0]["delivered"] != true || ds[0]["status"] != 204.0 {
+		t.Fatalf("deliveries = %s", body)
+	}
+	call(t, "DELETE", base+"/_fake/deliveries", "")
+	if _, body := call(t, "GET", base+"/_fake/deliveries", ""); strings.TrimSpace(body) != "[]" {
+		t.Fatalf("deliveries after delete = %s", body)
+	}
+}
+
+const testSeed = `{
+  "integrations": [{"id": "int-crm", "type": "CRM", "name": "CRM", "object_type": "opportunity", "key_field": "external_id"}],
+  "objects": [{"id": "opp-1", "type": "opportunity", "integration_id": "int-crm", "fields": {"name": "Deal", "amount": 1200}}],
+  "users": [{"user_name": "ada@example.com", "display_name": "Ada", "emails": [{"value": "ada@example.com", "primary": true}]}],
+  "reports": [{"id": 7, "name": "Pipeline", "columns": [{"id": "0", "name": "Partner"}, {"id": "1", "name": "Amount", "type": "NUMBER"}],
+               "rows": [["P1", 1200], ["P2", 300]], "charts": [{"id": 1, "name": "By partner", "group_by": "0"}]}]
+}`
+
+func TestAdminSeedAndReset(t *testing.T) {
+	a, base := adminServer(t, func() *fake.Fake { return fake.New() })
+	if st, body := call(t, "POST", base+"/_fake/seed", testSeed); st != 204 {
+		t.Fatalf("seed: %d %s", st, body)
+	}
+	f := a.Fake()
+	if o, ok := f.Object("opp-1"); !ok || o.Fields["amount"] != 1200.0 || o.IntegrationID != "int-crm" {
+		t.Fatalf("seeded object = %+v, %v", o, ok)
+	}
+	if us := f.Users(); len(us) != 1 || us[0].UserName != "ada@example.com" || us[0].Emails[0].Value != "ada@example.com" {
+		t.Fatalf("seeded users = %+v", us)
+	}
+	tok := accessToken(t, base)
+	st, body := call(t, "POST", base+"/report/v1/7/data", `{"page":{"number":0,"size":10}}`, "Authorization", "Bearer "+tok)
+	if st != 200 || !strings.Contains(body, `{"Partner":"P1","Amount":1200}`) {
+		t.Fatalf("seeded report data: %d %s", st, body)
+	}
+	for _, bad := range []string{`{"reports":[{"name":"x","columns":[{"id":"0"}],"rows":[[1,2]]}]}`, `{"userz":[]}`,
+		`{"users":[{"user_name":"ada@example.com"}]}`} {
+		if st, body := call(t, "POST", base+"/_fake/seed", bad); st != 400 {
+			t.Errorf("seed %s: %d %s, want 400", bad, st, body)
+		}
+	}
+
+	call(t, "POST", base+"/_fake/faults", `{"status":500}`)
+	if st, _ := call(t, "POST", base+"/_fake/reset", ""); st != 204 {
+		t.Fatalf("reset: %d", st)
+	}
+	if a.Fake() == f {
+		t.Fatal("reset kept the same fake")
+	}
+	if _, ok := a.Fake().Object("opp-1"); ok || len(a.Fake().Users()) != 0 {
+		t.Fatal("reset kept the seeded data")
+	}
+	if _, body := call(t, "GET", base+"/_fake/faults", ""); strings.TrimSpace(body) != "[]" {
+		t.Fatalf("faults after reset = %s", body)
+	}
+	if a.Fake().URL() != base {
+		t.Fatalf("URL after reset = %q, want %q", a.Fake().URL(), base)
+	}
+}
+
+func TestAdminLoopbackOnly(t *testing.T) {
+	build := func() *fake.Fake { return fake.New() }
+	for _, tc := range []struct {
+		opts []fake.AdminOption
+		want int
+	}{{nil, 403}, {[]fake.AdminOption{fake.AdminAllowRemote()}, 200}} {
+		a := fake.NewAdmin(build, tc.opts...)
+		req := httptest.NewRequest("GET", "/_fake/health", nil)
+		req.RemoteAddr = "192.0.2.10:4711"
+		rec := httptest.NewRecorder()
+		a.ServeHTTP(rec, req)
+		if rec.Code != tc.want {
+			t.Errorf("remote admin request: %d, want %d", rec.Code, tc.want)
+		}
+		// The service's routes answer remote clients either way.
+		req = httptest.NewRequest("POST", "/oauth/token", strings.NewReader(`{}`))
+		req.RemoteAddr = "192.0.2.10:4711"
+		rec = httptest.NewRecorder()
+		a.ServeHTTP(rec, req)
+		if rec.Code == 403 {
+			t.Errorf("remote service request refused")
+		}
+		a.Close()
+	}
+}

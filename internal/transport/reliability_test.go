@@ -1,0 +1,276 @@
+package transport
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httptrace"
+	"net/url"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/jarcoal/httpmock"
+)
+
+// dropAfterWrite answers like a connection that died after the request
+// was written: the trace learns that the headers went out, then an error.
+func dropAfterWrite(req *http.Request) (*http.Response, error) {
+	if tr := httptrace.ContextClientTrace(req.Context()); tr != nil && tr.WroteHeaders != nil {
+		tr.WroteHeaders()
+	}
+	return nil, errors.New("connection reset by peer")
+}
+
+// TestOutcomeUnknown pins which errors of a non-idempotent write say that
+// the service may have processed it, and that no other error does.
+func TestOutcomeUnknown(t *testing.T) {
+	status := func(code int) httpmock.Responder { return sequence(code) }
+	refused := func(*http.Request) (*http.Response, error) { return nil, errors.New("connection refused") }
+	for _, tc := range []struct {
+		name       string
+		idempotent bool
+		responder  httpmock.Responder
+		unknown    bool
+	}{
+		{"500", false, status(500), true},
+		{"503", false, status(503), true},
+		{"dropped after write", false, dropAfterWrite, true},
+		{"429 then 500", false, sequence(429, 500), true},
+		{"400", false, status(400), false},
+		{"409", false, status(409), false},
+		{"429 throughout", false, status(429), false},
+		{"refused before write", false, refused, false},
+		{"idempotent 500", true, status(500), false},
+		{"idempotent dropped", true, dropAfterWrite, false},
+	} {
+		c, mt := newMockClient(t)
+		mt.RegisterResponder("POST", base+"/w", tc.responder)
+		err := c.Do(context.Background(), &Request{Method: "POST", Path: "/w", JSON: map[string]int{"a": 1}, Idempotent: tc.idempotent}, nil)
+		if err == nil {
+			t.Fatalf("%s: no error", tc.name)
+		}
+		if got := IsOutcomeUnknown(err); got != tc.unknown {
+			t.Errorf("%s: IsOutcomeUnknown = %v, want %v (%v)", tc.name, got, tc.unknown, err)
+		}
+		var e *Error
+		if errors.As(err, &e) && e.OutcomeUnknown != tc.unknown {
+			t.Errorf("%s: Error.OutcomeUnknown = %v, want %v", tc.name, e.OutcomeUnknown, tc.unknown)
+		}
+	}
+}
+
+// TestOutcomeUnknownLostAnswer: a 2xx whose body is cut short means the
+// write happened but its result is lost; a cancelled context after the
+// request was written is ambiguous too.
+func TestOutcomeUnknownLostAnswer(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if r.URL.Path == "/slow" {
+			<-r.Context().Done()
+			return
+		}
+		w.Header().Set("Content-Length", "100")
+		w.WriteHeader(201)
+		w.Write([]byte(`{"id":`))
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	c := New(Config{BaseURL: u, HTTPClient: srv.Client(), Retry: fastRetry})
+	var out struct{ ID string }
+	err := c.Do(context.Background(), &Request{Method: "POST", Path: "/w", JSON: 1}, &out)
+	if err == nil || !IsOutcomeUnknown(err) {
+		t.Fatalf("cut answer: %v, want outcome unknown", err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	err = c.Do(ctx, &Request{Method: "POST", Path: "/slow", JSON: 1}, nil)
+	if !errors.Is(err, context.DeadlineExceeded) || !IsOutcomeUnknown(err) {
+		t.Fatalf("timeout after write: %v, want DeadlineExceeded and outcome unknown", err)
+	}
+	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/w"}, &out); err == nil || IsOutcomeUnknown(err) {
+		t.Fatalf("cut answer of a read: %v, want an error not marked", err)
+	}
+}
+
+// TestDeleteGoneAfterUnknownOutcome: a DELETE whose first attempt may have
+// removed the resource and whose retry finds it gone is done; a 404 at
+// the first attempt is still an error.
+func TestDeleteGoneAfterUnknownOutcome(t *testing.T) {
+	for _, first := range []httpmock.Responder{sequence(503), dropAfterWrite} {
+		c, mt := newMockClient(t)
+		var n atomic.Int32
+		mt.RegisterResponder("DELETE", base+"/s/1", func(req *http.Request) (*http.Response, error) {
+			if n.Add(1) == 1 {
+				return first(req)
+			}
+			return httpmock.NewStringResponse(404, `{"error":"not_found"}`), nil
+		})
+		if err := c.Do(context.Background(), &Request{Method: "DELETE", Path: "/s/1", Idempotent: true}, nil); err != nil {
+			t.Fatalf("retried DELETE finding nothing: %v, want success", err)
+		}
+		if n.Load() != 2 {
+			t.Fatalf("%d attempts, want 2", n.Load())
+		}
+	}
+	c, mt := newMockClient(t)
+	mt.RegisterResponder("DELETE", base+"/s/1", sequence(404))
+	if err := c.Do(context.Background(), &Request{Method: "DELETE", Path: "/s/1", Idempotent: true}, nil); !HasStatus(err, 404) {
+		t.Fatalf("DELETE of an unknown id: %v, want 404", err)
+	}
+	mt.RegisterResponder("DELETE", base+"/s/2", sequence(429, 404))
+	if err := c.Do(context.Background(), &Request{Method: "DELETE", Path: "/s/2", Idempotent: true}, nil); !HasStatus(err, 404) {
+		t.Fatalf("DELETE 404 after a 429 (not processed): %v, want 404", err)
+	}
+}
+
+// TestRetryAfterBeyondCap: a Retry-After longer than MaxRetryAfter ends the
+// retries at once; the error carries the server's wait.
+func TestRetryAfterBeyondCap(t *testing.T) {
+	c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.MaxRetryAfter = time.Minute })
+	mt.RegisterResponder("GET", base+"/r", func(*http.Request) (*http.Response, error) {
+		r := httpmock.NewStringResponse(429, `{"error":"slow_down"}`)
+		r.Header.Set("Retry-After", "120")
+		return r, nil
+	})
+	start := time.Now()
+	err := c.Do(context.Background(), &Request{Method: "GET", Path: "/r"}, nil)
+	var e *Error
+	if !errors.As(err, &e) || e.StatusCode != 429 || e.RetryAfter != 120*time.Second {
+		t.Fatalf("err = %v, want the 429 with RetryAfter 2m", err)
+	}
+	if calls(mt) != 1 || time.Since(start) > 10*time.Second {
+		t.Fatalf("%d calls, want 1 and no wait", calls(mt))
+	}
+}
+
+// TestMaxRetryTime: a retry whose wait would end past MaxRetryTime is not
+// made; without the cap it is.
+func TestMaxRetryTime(t *testing.T) {
+	answer := func(*http.Request) (*http.Response, error) {
+		r := httpmock.NewStringResponse(503, `{}`)
+		r.Header.Set("Retry-After", "1")
+		return r, nil
+	}
+	c, mt := newMockClient(t, func(cfg *Config) {
+		cfg.Retry.MaxRetryAfter, cfg.Retry.MaxRetryTime = time.Minute, 500*time.Millisecond
+	})
+	mt.RegisterResponder("GET", base+"/r", answer)
+	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/r"}, nil); !HasStatus(err, 503) || calls(mt) != 1 {
+		t.Fatalf("err = %v after %d calls, want the 503 after 1", err, calls(mt))
+	}
+	c, mt = newMockClient(t, func(cfg *Config) {
+		cfg.Retry.MaxRetries, cfg.Retry.MaxRetryAfter, cfg.Retry.MaxRetryTime = 1, time.Minute, -1
+	})
+	var waits []time.Duration
+	c.testHookWait = func(d time.Duration) { waits = append(waits, d) }
+	mt.RegisterResponder("GET", base+"/r", sequence(503, 200))
+	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/r"}, nil); err != nil || len(waits) != 1 {
+		t.Fatalf("no cap: %v, waits %v", err, waits)
+	}
+}
+
+// TestRetryBudget: retries draw on one bucket per client; an empty bucket
+// fails calls at once with ErrRetryBudgetExhausted; successes refill it;
+// Capacity 0 disables it.
+func TestRetryBudget(t *testing.T) {
+	c, mt := newMockClient(t, func(cfg *Config) {
+		cfg.Retry.MaxRetries = 10
+		cfg.Retry.Budget = &BudgetPolicy{Capacity: 12, RetryCost: 5}
+	})
+	mt.RegisterResponder("GET", base+"/down", sequence(503))
+	err := c.Do(context.Background(), &Request{Method: "GET", Path: "/down"}, nil)
+	if !HasStatus(err, 503) || !errors.Is(err, ErrRetryBudgetExhausted) || calls(mt) != 3 {
+		t.Fatalf("err = %v after %d calls, want the 503 with ErrRetryBudgetExhausted after 3", err, calls(mt))
+	}
+	mt.ZeroCallCounters()
+	err = c.Do(context.Background(), &Request{Method: "GET", Path: "/down"}, nil)
+	if !errors.Is(err, ErrRetryBudgetExhausted) || calls(mt) != 1 {
+		t.Fatalf("empty bucket: %v after %d calls, want no retry", err, calls(mt))
+	}
+	// Three first-try successes add three tokens: 2+3 = 5 pays one retry,
+	// which a success refunds.
+	mt.RegisterResponder("GET", base+"/up", sequence(200))
+	for range 3 {
+		if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/up"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	mt.RegisterResponder("GET", base+"/flaky", sequence(503, 200))
+	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/flaky"}, nil); err != nil {
+		t.Fatalf("one retry paid by successes: %v", err)
+	}
+	if got := c.budget.available(); got != 5 {
+		t.Fatalf("bucket holds %d, want 5 (the retry refunded)", got)
+	}
+
+	c, mt = newMockClient(t, func(cfg *Config) {
+		cfg.Retry.MaxRetries = 5
+		cfg.Retry.Budget = &BudgetPolicy{Capacity: 0}
+	})
+	mt.RegisterResponder("GET", base+"/down", sequence(503))
+	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/down"}, nil); errors.Is(err, ErrRetryBudgetExhausted) || calls(mt) != 6 {
+		t.Fatalf("no budget: %v after %d calls, want every retry", err, calls(mt))
+	}
+}
+
+// TestRedirectRules: an https→http redirect is refused; a redirect to
+// another host (even a subdomain, which net/http trusts) gets no bearer
+// token; one on the same host keeps it.
+func TestRedirectRules(t *testing.T) {
+	c, mt := newMockClient(t)
+	redirect := func(to string) httpmock.Responder {
+		return func(*http.Request) (*http.Response, error) {
+			r := httpmock.NewStringResponse(307, "")
+			r.Header.Set("Location", to)
+			return r, nil
+		}
+	}
+	mt.RegisterResponder("GET", base+"/down", redirect("http://api.example.test/plain"))
+	mt.RegisterResponder("GET", "http://api.example.test/plain", sequence(200))
+	err := c.Do(context.Background(), &Request{Method: "GET", Path: "/down", Token: "secret-token"}, nil)
+	if !errors.Is(err, ErrInsecureRedirect) || calls(mt) != 1 {
+		t.Fatalf("https→http: %v after %d calls, want ErrInsecureRedirect and no retry", err, calls(mt))
+	}
+	auth := map[string]string{}
+	record := func(req *http.Request) (*http.Response, error) {
+		auth[req.URL.Host+req.URL.Path] = req.Header.Get("Authorization")
+		return httpmock.NewStringResponse(200, "{}"), nil
+	}
+	mt.RegisterResponder("GET", base+"/away", redirect("https://files.api.example.test/x"))
+	mt.RegisterResponder("GET", "https://files.api.example.test/x", record)
+	mt.RegisterResponder("GET", base+"/near", redirect(base+"/y"))
+	mt.RegisterResponder("GET", base+"/y", record)
+	for _, p := range []string{"/away", "/near"} {
+		if err := c.Do(context.Background(), &Request{Method: "GET", Path: p, Token: "secret-token"}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if auth["files.api.example.test/x"] != "" || auth["api.example.test/y"] != "Bearer secret-token" {
+		t.Fatalf("Authorization after redirects: %q", auth)
+	}
+}
+
+// TestPlainHTTPAbsoluteURL: an absolute plain http URL (a signed upload
+// URL) to a non-loopback host is refused unless insecure HTTP is allowed.
+func TestPlainHTTPAbsoluteURL(t *testing.T) {
+	c, mt := newMockClient(t)
+	mt.RegisterResponder("POST", "http://storage.example.test/u", sequence(200))
+	mt.RegisterResponder("POST", "http://127.0.0.1:9/u", sequence(200))
+	req := func(u string) *Request {
+		return &Request{Method: "POST", URL: u, Body: nil}
+	}
+	if err := c.Do(context.Background(), req("http://storage.example.test/u"), nil); err == nil || calls(mt) != 0 {
+		t.Fatalf("plain http upload URL: %v after %d calls, want refused before sending", err, calls(mt))
+	}
+	if err := c.Do(context.Background(), req("http://127.0.0.1:9/u"), nil); err != nil {
+		t.Fatalf("loopback: %v", err)
+	}
+	c, mt = newMockClient(t, func(cfg *Config) { cfg.AllowInsecureHTTP = true })
+	mt.RegisterResponder("POST", "http://storage.example.test/u", sequence(200))
+	if err := c.Do(context.Background(), req("http://storage.example.test/u"), nil); err != nil {
+		t.Fatalf("allowed: %v", err)
+	}
+}
