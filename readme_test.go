@@ -252,20 +252,24 @@ func asErrorList(err error, list *scanner.ErrorList) bool {
 	return ok
 }
 
-// TestReadmeSnippetsCompile: every ```go block of README.md type-checks
-// against the module. A block is a whole file (it starts with a package
-// clause), top-level declarations (a complete test function, say), or
-// statements, which may use the names snippetPrelude declares.
+// TestReadmeSnippetsCompile: every ```go block of README.md (and of the
+// Markdown files in docs/) type-checks against the module. A block is a
+// whole file (it starts with a package clause), top-level declarations (a
+// complete test function, say), or statements, which may use the names
+// snippetPrelude declares.
 func TestReadmeSnippetsCompile(t *testing.T) {
-	md, err := os.ReadFile("README.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(goBlocks(string(md))) == 0 {
-		t.Fatal("README.md has no ```go blocks: has the fence changed?")
-	}
-	for _, p := range checkGoBlocks(t, "README.md", string(md)) {
-		t.Error(p)
+	docs, _ := filepath.Glob("docs/*.md")
+	for _, name := range append([]string{"README.md"}, docs...) {
+		md, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if name == "README.md" && len(goBlocks(string(md))) == 0 {
+			t.Fatal("README.md has no ```go blocks: has the fence changed?")
+		}
+		for _, p := range checkGoBlocks(t, name, string(md)) {
+			t.Error(p)
+		}
 	}
 	if t.Failed() {
 		t.Logf("A block of statements may use, undeclared:%s"+

@@ -101,28 +101,38 @@ func ExampleHandler() {
 	}
 	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won"})
 
+	// A delivery is the changed object's fields, flat, as strings.
 	select {
 	case d := <-got:
-		fmt.Println(d.Event, d.ObjectID, d.Fields["stage"])
+		fmt.Println(d.Fields["name"], d.Fields["stage"])
 	case <-time.After(10 * time.Second):
 		fmt.Println("no delivery")
 	}
-	// Output: object.stage_change opp-demo-0001 won
+	// Output: Acme renewal won
 }
 
 func ExampleParseDelivery() {
-	// A receiver that does not use Handler decodes the body itself.
-	body := []byte(`{"event":"object.update","subscriber_id":"sub_1","delivery_id":"dlv_1",` +
-		`"object_id":"opp-1","occurred_at":"2026-01-02T03:04:05Z","stage":"won","amount":"10000"}`)
+	// A receiver that does not use Handler decodes the body itself. The
+	// deployed service sends the changed object's fields, flat, as strings.
+	body := []byte(`{"opportunity_id":"opp-1","stage":"won","amount":"10000"}`)
 	d, err := events.ParseDelivery(body)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(d.Event, d.DeliveryID, d.ObjectID, d.OccurredAt.Format(time.DateOnly))
-	fmt.Println(d.Fields["stage"], d.Fields["amount"])
+	fmt.Println(d.Fields["opportunity_id"], d.Fields["stage"], d.Fields["amount"])
+
+	// A receiver that knows its event's schema decodes it into a struct.
+	var opp struct {
+		ID    string `json:"opportunity_id"`
+		Stage string `json:"stage"`
+	}
+	if err := d.Decode(&opp); err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(opp.ID, opp.Stage)
 	// Output:
-	// object.update dlv_1 opp-1 2026-01-02
-	// won 10000
+	// opp-1 won 10000
+	// opp-1 won
 }
 
 func ExampleService_Integrations() {
@@ -149,13 +159,17 @@ func ExampleService_Schema() {
 		log.Fatal(err)
 	}
 	var schema struct {
-		Required []string `json:"required"`
+		Type                 string `json:"type"`
+		AdditionalProperties struct {
+			Type string `json:"type"`
+		} `json:"additionalProperties"`
 	}
 	if err := json.Unmarshal(raw, &schema); err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(schema.Required)
-	// Output: [event subscriber_id delivery_id occurred_at object_id]
+	// A flat object of the object's fields, each a string.
+	fmt.Println(schema.Type, schema.AdditionalProperties.Type)
+	// Output: object string
 }
 
 func ExampleService_Subscriber() {
@@ -175,6 +189,6 @@ func ExampleService_Subscriber() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(s.Name, s.Events, s.Webhook.CallbackURL)
-	// Output: everything [object.all] https://hooks.example.com/partner
+	fmt.Println(s.Name, s.Events)
+	// Output: everything [object.all]
 }

@@ -22,11 +22,13 @@ import (
 	"github.com/partnerapi/partner-go/objects"
 )
 
-// newFake starts a fake with the demo data and quick delivery retries,
-// and a client for it.
-func newFake(t *testing.T) (*fake.Server, *partner.Client) {
+// newFake starts a fake with the demo data, quick delivery retries and
+// the fake's delivery envelope (which most tests here read; the flat
+// default is tested on its own), and a client for it.
+func newFake(t *testing.T, opts ...fake.Option) (*fake.Server, *partner.Client) {
 	t.Helper()
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond}))
+	srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithDeliveryEnvelope(),
+		fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})}, opts...)...)
 	t.Cleanup(srv.Close)
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -122,7 +124,7 @@ func TestWorkflowAgainstFake(t *testing.T) {
 	}
 	sub, err := c.Events.Subscriber(ctx, id)
 	if err != nil || !slices.Equal(sub.Events, []events.Kind{events.KindObjectStageChange, events.KindObjectUpdate}) ||
-		sub.Webhook == nil || sub.Webhook.CallbackURL != rc.URL+"/hook" {
+		sub.IntegrationID != fake.DemoOpportunityIntegration || sub.Webhook != nil {
 		t.Fatalf("subscriber = %+v, %v", sub, err)
 	}
 

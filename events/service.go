@@ -202,7 +202,8 @@ func checkCallbackURL(t *transport.Client, raw string) error {
 }
 
 // Unsubscribe removes a subscriber (DELETE /event/v1/subscriber/{id}, an
-// operation the interface does not show but the service offers). An
+// operation the interface does not show but the service offers). The
+// deployed service answers 200 with an empty body; 204 is accepted too. An
 // unknown id gives a 404 error. It is done when the subscriber is gone:
 // when an attempt may have removed it but its answer was lost (a dropped
 // connection, a 5xx) and the retry finds no such subscriber, Unsubscribe
@@ -226,6 +227,22 @@ func (s *Service) Integrations(ctx context.Context) iter.Seq2[Integration, error
 		err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: "/event/v1/metadata/integration"}, &out)
 		return out.Integrations, err
 	})
+}
+
+// Integration reads one integration
+// (GET /event/v1/metadata/integration/{integration_id}, an operation the
+// deployed service offers beyond the interface text); the answer has the
+// members of a list entry. An unknown id gives a 404 error.
+func (s *Service) Integration(ctx context.Context, id string) (*Integration, error) {
+	if id == "" {
+		return nil, errors.New("partner: events: integration id is required")
+	}
+	var out Integration
+	err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: transport.Pathf("/event/v1/metadata/integration/%s", id)}, &out)
+	if err != nil {
+		return nil, err
+	}
+	return &out, nil
 }
 
 // Kinds iterates over the event kinds the service offers, with their

@@ -46,21 +46,27 @@ type Subscriber struct {
 	// Filters is the subscription's filter expression (see Filter).
 	Filters string         `json:"filters"`
 	Type    SubscriberType `json:"subscriber_type"`
-	// Events are the subscribed kinds. Only GET /event/v1/subscriber/{id}
-	// returns them; listings leave them empty.
+	// Events are the subscribed kinds (member "event"). The deployed
+	// service returns them when it reads one subscriber
+	// (GET /event/v1/subscriber/{id}); listings may leave them empty.
 	Events []Kind `json:"event,omitempty"`
-	// Webhook holds the callback URL when the service returns it.
+	// Webhook holds the callback URL when the service returns it; the
+	// deployed service's read does not.
 	Webhook *WebhookSettings `json:"webhook_settings,omitempty"`
 }
 
 // UnmarshalJSON decodes a subscriber. The interface spells the object ids
 // "objectids" when it returns a subscriber and "object_ids" when it
-// registers one; both are accepted.
+// registers one; one published description of the deployed service
+// spells the integration "integraion_id". Every spelling is accepted; when
+// both spellings of a member are present the correct one wins.
 func (s *Subscriber) UnmarshalJSON(b []byte) error {
 	type plain Subscriber
 	var v struct {
 		plain
-		ObjectIDs2 []string `json:"object_ids"`
+		ObjectIDs2     []string `json:"object_ids"`
+		IntegrationID2 *string  `json:"integraion_id"`
+		IntegrationID1 *string  `json:"integration_id"`
 	}
 	if err := json.Unmarshal(b, &v); err != nil {
 		return err
@@ -68,6 +74,13 @@ func (s *Subscriber) UnmarshalJSON(b []byte) error {
 	*s = Subscriber(v.plain)
 	if s.ObjectIDs == nil {
 		s.ObjectIDs = v.ObjectIDs2
+	}
+	// The outer integration_id shadows the embedded one.
+	switch {
+	case v.IntegrationID1 != nil:
+		s.IntegrationID = *v.IntegrationID1
+	case v.IntegrationID2 != nil:
+		s.IntegrationID = *v.IntegrationID2
 	}
 	return nil
 }

@@ -16,43 +16,53 @@ import (
 )
 
 // Delivery is one event delivered to a webhook: a POST whose body is one
-// flat JSON object with the members below and, for object events, every
-// field of the object by dotted name, all as strings. The interface does
-// not show the content of a delivery; this is the shape package fake
-// sends, and ParseDelivery accepts members of other types too.
+// JSON object. The deployed service sends a flat object whose members are
+// the changed object's fields as strings; its schema is per event kind and
+// integration (Service.Schema). No envelope member is documented, so
+// every member goes to Fields, and the typed fields below are filled only
+// when the body happens to carry the member named in their comment as a
+// string (package fake adds them with fake.WithDeliveryEnvelope).
 //
-// Deliveries come at least once: when an answer is lost or is not 2xx
-// the service sends the same delivery again, with the same DeliveryID.
-// A receiver that must not act twice keeps the ids it has handled (for
-// as long as the service may retry) and skips those it has seen.
+// Deliveries may come more than once. When a body carries a delivery id, a
+// receiver that must not act twice can skip the ids it has seen;
+// otherwise it must make its work idempotent (an upsert keyed by the
+// object's own id).
 type Delivery struct {
-	// Event is the kind of the event (object.update, ...); a subscriber
-	// of object.all gets each event under its own kind.
+	// Event is the kind of the event (member "event"), when present.
 	Event Kind
-	// SubscriberID is the subscriber the delivery is for.
+	// SubscriberID is the subscriber the delivery is for
+	// ("subscriber_id"), when present.
 	SubscriberID string
-	// DeliveryID identifies the delivery; retries of it keep it.
+	// DeliveryID identifies the delivery ("delivery_id"), when present;
+	// retries of it keep it.
 	DeliveryID string
-	// ObjectID is the object the event is about, for object events.
+	// ObjectID is the object the event is about ("object_id"), when
+	// present.
 	ObjectID string
-	// OccurredAt is when the event happened.
+	// OccurredAt is when the event happened ("occurred_at" in RFC 3339),
+	// when present; the zero time otherwise.
 	OccurredAt time.Time
-	// IntegrationID is the object's integration, when it has one.
+	// IntegrationID is the object's integration ("integration_id"), when
+	// present.
 	IntegrationID string
-	// Fields holds every other member of the body by name: for object
-	// events, the fields of the object by dotted name
-	// ("sales_details.partner"). A member that is not a string is kept as
-	// its JSON text (10000, true, [...]); null as "".
+	// Fields holds every member of the body by name, those above
+	// included: for object events, the fields of the object by dotted
+	// name ("sales_details.partner"). A member that is not a string is
+	// kept as its JSON text (10000, true, [...]); null as "".
 	Fields map[string]string
 	// Raw is the body as it was received.
 	Raw []byte
 }
 
+// Decode unmarshals the delivery's body into v, for a receiver that
+// knows the schema of its event kind and integration.
+func (d *Delivery) Decode(v any) error { return json.Unmarshal(d.Raw, v) }
+
 // ParseDelivery decodes a delivery body, for receivers that do not use
-// Handler. The body must be a JSON object with a non-empty string
-// `event`; the other envelope members (subscriber_id, delivery_id,
-// object_id, integration_id, occurred_at) must be strings when present,
-// occurred_at in RFC 3339.
+// Handler. Any JSON object is a delivery: every member goes to Fields, and
+// the typed fields are filled from the members that carry them when those
+// are present and well-formed (strings; occurred_at in RFC 3339). Only a
+// body that is not a JSON object is an error.
 func ParseDelivery(body []byte) (*Delivery, error) {
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(body, &members); err != nil || members == nil {
@@ -62,8 +72,8 @@ func ParseDelivery(body []byte) (*Delivery, error) {
 		return nil, fmt.Errorf("partner: events: delivery is not a JSON object: %w", err)
 	}
 	d := &Delivery{Fields: make(map[string]string, len(members)), Raw: body}
-	var occurred string
 	for name, raw := range members {
+		d.Fields[name] = memberText(raw)
 		var dst *string
 		switch name {
 		case "event":
@@ -77,27 +87,17 @@ func ParseDelivery(body []byte) (*Delivery, error) {
 		case "integration_id":
 			dst = &d.IntegrationID
 		case "occurred_at":
-			dst = &occurred
+			if s, ok := rawString(raw); ok {
+				if t, err := time.Parse(time.RFC3339Nano, s); err == nil {
+					d.OccurredAt = t
+				}
+			}
 		}
 		if dst != nil {
-			s, ok := rawString(raw)
-			if !ok && !bytes.Equal(raw, []byte("null")) {
-				return nil, fmt.Errorf("partner: events: delivery member %q is not a string", name)
+			if s, ok := rawString(raw); ok {
+				*dst = s
 			}
-			*dst = s
-			continue
 		}
-		d.Fields[name] = memberText(raw)
-	}
-	if d.Event == "" {
-		return nil, errors.New("partner: events: delivery has no event")
-	}
-	if occurred != "" {
-		t, err := time.Parse(time.RFC3339Nano, occurred)
-		if err != nil {
-			return nil, fmt.Errorf("partner: events: delivery occurred_at %q is not an RFC 3339 time", occurred)
-		}
-		d.OccurredAt = t
 	}
 	return d, nil
 }
@@ -126,11 +126,11 @@ const DefaultMaxDeliveryBytes = 1 << 20
 // ParseDelivery and calls Deliver with the request's context. It answers
 //
 //   - 204 No Content when Deliver returns nil;
-//   - 400 Bad Request when the body is not a delivery, 405 for a method
+//   - 400 Bad Request when the body is not a JSON object, 405 for a method
 //     other than POST, 413 for a body over the limit, 415 for a
 //     Content-Type other than JSON: the service has no reason to retry;
 //   - 500 Internal Server Error when Deliver returns an error, so that the
-//     service sends the delivery again later (with the same DeliveryID).
+//     service sends the delivery again later.
 //
 // Error answers carry a short plain-text reason; the error Deliver
 // returned is logged to Logger, never sent back. The interface shows no

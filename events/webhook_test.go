@@ -3,6 +3,7 @@ package events_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/http"
@@ -15,6 +16,8 @@ import (
 	"github.com/partnerapi/partner-go/events"
 )
 
+// deliveryBody is a delivery with the members of package fake's envelope
+// (fake.WithDeliveryEnvelope).
 const deliveryBody = `{"event":"object.update","subscriber_id":"sub-1","delivery_id":"dlv-1","object_id":"opp-1",
 	"occurred_at":"2026-03-04T05:06:07.5Z","integration_id":"int-1","stage":"won","sales_details.partner":"P1",
 	"amount":10000,"hot":true,"gone":null,"tags":["a", "b"]}`
@@ -27,8 +30,10 @@ func TestParseDelivery(t *testing.T) {
 	want := &events.Delivery{
 		Event: events.KindObjectUpdate, SubscriberID: "sub-1", DeliveryID: "dlv-1", ObjectID: "opp-1",
 		OccurredAt: time.Date(2026, 3, 4, 5, 6, 7, 5e8, time.UTC), IntegrationID: "int-1",
-		Fields: map[string]string{"stage": "won", "sales_details.partner": "P1", "amount": "10000", "hot": "true", "gone": "", "tags": `["a", "b"]`},
-		Raw:    []byte(deliveryBody),
+		Fields: map[string]string{"event": "object.update", "subscriber_id": "sub-1", "delivery_id": "dlv-1", "object_id": "opp-1",
+			"occurred_at": "2026-03-04T05:06:07.5Z", "integration_id": "int-1",
+			"stage": "won", "sales_details.partner": "P1", "amount": "10000", "hot": "true", "gone": "", "tags": `["a", "b"]`},
+		Raw: []byte(deliveryBody),
 	}
 	if !reflect.DeepEqual(d, want) {
 		t.Fatalf("delivery\n got %+v\nwant %+v", d, want)
@@ -38,10 +43,49 @@ func TestParseDelivery(t *testing.T) {
 	if err != nil || d.ObjectID != "" || d.Fields["name"] != "say \"hi\" é\n" {
 		t.Fatalf("delivery with escapes = %+v, %v", d, err)
 	}
-	// Unknown kinds are kept; members other than event are optional.
+	// Unknown kinds are kept; every member is optional.
 	d, err = events.ParseDelivery([]byte(`{"event":"contract.signed"}`))
-	if err != nil || d.Event != "contract.signed" || len(d.Fields) != 0 || !d.OccurredAt.IsZero() {
+	if err != nil || d.Event != "contract.signed" || len(d.Fields) != 1 || !d.OccurredAt.IsZero() {
 		t.Fatalf("minimal delivery = %+v, %v", d, err)
+	}
+}
+
+// flatDelivery is what the deployed service POSTs: one flat object whose
+// members are the changed object's fields as strings, no envelope.
+const flatDelivery = `{"opportunity_id":"0065g00000XyZ","name":"Acme renewal","stage":"Closed Won",
+	"amount":"12000","close_date":"2026-03-31","sales_details.crm_opportunity_id":"CRM-42",
+	"acme_portal.referral_id":"REF-7","acme_portal.integration_status":"LINKED"}`
+
+// TestParseFlatDelivery: a delivery without any envelope member is
+// accepted whole; kind, ids and time stay empty.
+func TestParseFlatDelivery(t *testing.T) {
+	d, err := events.ParseDelivery([]byte(flatDelivery))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"opportunity_id": "0065g00000XyZ", "name": "Acme renewal", "stage": "Closed Won",
+		"amount": "12000", "close_date": "2026-03-31", "sales_details.crm_opportunity_id": "CRM-42",
+		"acme_portal.referral_id": "REF-7", "acme_portal.integration_status": "LINKED"}
+	if !reflect.DeepEqual(d.Fields, want) || d.Event != "" || d.ObjectID != "" || d.DeliveryID != "" || !d.OccurredAt.IsZero() {
+		t.Fatalf("flat delivery = %+v", d)
+	}
+	var typed struct {
+		ID       string `json:"opportunity_id"`
+		Stage    string `json:"stage"`
+		Referral string `json:"acme_portal.referral_id"`
+	}
+	if err := d.Decode(&typed); err != nil || typed.ID != "0065g00000XyZ" || typed.Stage != "Closed Won" || typed.Referral != "REF-7" {
+		t.Fatalf("Decode = %+v, %v", typed, err)
+	}
+	// Envelope-named members of other types are object fields like any
+	// other: kept as text, the typed fields left empty.
+	d, err = events.ParseDelivery([]byte(`{"event":7,"delivery_id":{"x":1},"occurred_at":"yesterday","object_id":"o"}`))
+	if err != nil || d.Event != "" || d.DeliveryID != "" || !d.OccurredAt.IsZero() || d.ObjectID != "o" ||
+		d.Fields["event"] != "7" || d.Fields["delivery_id"] != `{"x":1}` || d.Fields["occurred_at"] != "yesterday" {
+		t.Fatalf("odd members = %+v, %v", d, err)
+	}
+	if d, err := events.ParseDelivery([]byte(`{}`)); err != nil || len(d.Fields) != 0 {
+		t.Fatalf("empty object = %+v, %v", d, err)
 	}
 }
 
@@ -51,11 +95,7 @@ func TestParseDeliveryMalformed(t *testing.T) {
 		{`[1]`, "not a JSON object"},
 		{`null`, "not a JSON object"},
 		{`{"event":"object.update"`, "not a JSON object"},
-		{`{"object_id":"o"}`, "delivery has no event"},
-		{`{"event":""}`, "delivery has no event"},
-		{`{"event":7}`, `member "event" is not a string`},
-		{`{"event":"object.update","delivery_id":{"x":1}}`, `member "delivery_id" is not a string`},
-		{`{"event":"object.update","occurred_at":"yesterday"}`, `occurred_at "yesterday" is not an RFC 3339 time`},
+		{`"object"`, "not a JSON object"},
 	}
 	for _, tt := range tests {
 		_, err := events.ParseDelivery([]byte(tt.body))
@@ -76,7 +116,7 @@ func TestHandler(t *testing.T) {
 			got = append(got, d)
 			return nil
 		},
-		MaxBodyBytes: 512,
+		MaxBodyBytes: 600,
 		Logger:       slog.New(slog.NewTextHandler(&logs, nil)),
 	}
 	tests := []struct {
@@ -89,8 +129,8 @@ func TestHandler(t *testing.T) {
 		{"json charset", "POST", "application/json; charset=utf-8", `{"event":"object.create","object_id":"o3"}`, 204, ""},
 		{"handler fails", "POST", "application/json", `{"event":"object.update","object_id":"fail"}`, 500, "delivery not handled"},
 		{"malformed", "POST", "application/json", `{"event":`, 400, "not a JSON object"},
-		{"no event", "POST", "application/json", `{"object_id":"o"}`, 400, "delivery has no event"},
-		{"too large", "POST", "application/json", `{"event":"object.update","x":"` + strings.Repeat("x", 600) + `"}`, 413, "at most 512 bytes"},
+		{"flat, as deployed", "POST", "application/json", flatDelivery, 204, ""},
+		{"too large", "POST", "application/json", `{"event":"object.update","x":"` + strings.Repeat("x", 700) + `"}`, 413, "at most 600 bytes"},
 		{"not JSON", "POST", "text/plain", `{"event":"object.update"}`, 415, "a delivery is JSON"},
 		{"GET", "GET", "", "", 405, "deliveries are POSTed"},
 	}
@@ -111,7 +151,8 @@ func TestHandler(t *testing.T) {
 			t.Errorf("405 without Allow: POST")
 		}
 	}
-	if len(got) != 3 || got[0].DeliveryID != "dlv-1" || got[1].ObjectID != "o2" || got[2].ObjectID != "o3" {
+	if len(got) != 4 || got[0].DeliveryID != "dlv-1" || got[1].ObjectID != "o2" || got[2].ObjectID != "o3" ||
+		got[3].Fields["opportunity_id"] != "0065g00000XyZ" {
 		t.Fatalf("delivered %+v", got)
 	}
 	if !strings.Contains(logs.String(), "database down") {
@@ -144,7 +185,7 @@ func TestHandlerContext(t *testing.T) {
 }
 
 // FuzzParseDelivery checks that no body makes ParseDelivery panic and that
-// an accepted delivery always names its event and keeps its body.
+// an accepted delivery keeps its body and gives every member to Fields.
 func FuzzParseDelivery(f *testing.F) {
 	f.Add([]byte(deliveryBody))
 	f.Add([]byte(`{"event":"x","a":"\u00e9\"","b":null,"c":[1]}`))
@@ -154,8 +195,12 @@ func FuzzParseDelivery(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if d.Event == "" || !bytes.Equal(d.Raw, body) {
+		var members map[string]json.RawMessage
+		if json.Unmarshal(body, &members) != nil || len(members) != len(d.Fields) || !bytes.Equal(d.Raw, body) {
 			t.Fatalf("accepted %q as %+v", body, d)
+		}
+		if d.Event != "" && d.Fields["event"] != string(d.Event) {
+			t.Fatalf("event %q, member %q", d.Event, d.Fields["event"])
 		}
 	})
 }

@@ -99,6 +99,7 @@ func (f *Fake) registerEvents() {
 	f.handle("GET /event/v1/subscriber/{id}", ScopeEvents, f.getSubscriber)
 	f.handle("DELETE /event/v1/subscriber/{id}", ScopeEvents, f.deleteSubscriber)
 	f.handle("GET /event/v1/metadata/integration", ScopeEvents, f.listEventIntegrations)
+	f.handle("GET /event/v1/metadata/integration/{integration_id}", ScopeEvents, f.getEventIntegration)
 	f.handle("GET /event/v1/metadata/event", ScopeEvents, f.listEventKinds)
 	f.handle("GET /event/v1/metadata/event/{event}", ScopeEvents, f.getEventSchema)
 }
@@ -145,11 +146,11 @@ type (
 		SubscriberType string   `json:"subscriber_type"`
 	}
 	// evWireSubscriberDetail is the answer of GET /event/v1/subscriber/{id},
-	// an extension of the interface.
+	// an operation the deployed service offers beyond the interface text:
+	// the listing's members and the subscribed kinds, no webhook_settings.
 	evWireSubscriberDetail struct {
 		evWireSubscriber
-		Event           []string           `json:"event"`
-		WebhookSettings *evWebhookSettings `json:"webhook_settings,omitempty"`
+		Event []string `json:"event"`
 	}
 	evWebhookSettings struct {
 		CallbackURL string `json:"callback_url"`
@@ -290,11 +291,7 @@ func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
 	s, ok := f.events.subs[id]
 	var d evWireSubscriberDetail
 	if ok {
-		d = evWireSubscriberDetail{
-			evWireSubscriber: s.wire(),
-			Event:            slices.Clone(s.Events),
-			WebhookSettings:  &evWebhookSettings{CallbackURL: s.CallbackURL},
-		}
+		d = evWireSubscriberDetail{evWireSubscriber: s.wire(), Event: slices.Clone(s.Events)}
 	}
 	f.events.mu.Unlock()
 	if !ok {
@@ -306,14 +303,14 @@ func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
 
 // deleteSubscriber removes a subscriber; deliveries queued for it are
 // dropped, and an attempt in flight finishes but is not retried. It
-// answers 204.
+// answers 200 with an empty body, as the deployed service does.
 func (f *Fake) deleteSubscriber(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
 	if !f.removeSubscriber(id) {
 		writeError(w, http.StatusNotFound, "not_found", "subscriber %q not found", id)
 		return
 	}
-	w.WriteHeader(http.StatusNoContent)
+	w.WriteHeader(http.StatusOK)
 }
 
 func (f *Fake) listEventIntegrations(w http.ResponseWriter, r *http.Request) {
@@ -323,6 +320,19 @@ func (f *Fake) listEventIntegrations(w http.ResponseWriter, r *http.Request) {
 		out[i] = evWireIntegration{IntegrationID: in.ID, IntegrationType: in.Type, Description: in.Description, Name: in.Name}
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"integrations": out})
+}
+
+// getEventIntegration answers GET
+// /event/v1/metadata/integration/{integration_id} with the members of a
+// list entry; 404 for an unknown id.
+func (f *Fake) getEventIntegration(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("integration_id")
+	in, ok := f.Integration(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "integration %q is not defined", id)
+		return
+	}
+	writeJSON(w, http.StatusOK, evWireIntegration{IntegrationID: in.ID, IntegrationType: in.Type, Description: in.Description, Name: in.Name})
 }
 
 func (f *Fake) listEventKinds(w http.ResponseWriter, r *http.Request) {
@@ -342,11 +352,23 @@ func (f *Fake) getEventSchema(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "event %q is not defined", name)
 		return
 	}
-	writeJSON(w, http.StatusOK, map[string]any{"schema": eventSchema(name)})
+	writeJSON(w, http.StatusOK, map[string]any{"schema": eventSchema(name, f.deploy.envelope)})
 }
 
-func eventSchema(name string) map[string]any {
+// eventSchema is the JSON Schema of the deliveries of kind name: a flat
+// object of the object's fields as strings, with the fake's envelope
+// members when envelope is set.
+func eventSchema(name string, envelope bool) map[string]any {
 	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+	if !envelope {
+		return map[string]any{
+			"$schema":              "https://json-schema.org/draft/2020-12/schema",
+			"title":                name,
+			"type":                 "object",
+			"properties":           map[string]any{},
+			"additionalProperties": str("A field of the changed object by dotted name, as text."),
+		}
+	}
 	props := map[string]any{
 		"event":         str("The event kind."),
 		"subscriber_id": str("The subscriber the delivery is for."),

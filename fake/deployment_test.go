@@ -2,8 +2,11 @@ package fake
 
 import (
 	"fmt"
+	"maps"
+	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestSubscriptionKeyRequired: with WithSubscriptionKey every route but
@@ -125,5 +128,94 @@ func TestPortalWord(t *testing.T) {
 	reqs := tf.Requests()
 	if last := reqs[len(reqs)-1]; last.Env != "sbx-1" {
 		t.Fatalf("logged env %q, want the renamed header's value", last.Env)
+	}
+}
+
+// TestDeliveryFlatByDefault: a delivery is the changed object's fields as
+// strings and nothing else, as the deployed service sends it; the fake's
+// envelope comes only with WithDeliveryEnvelope, and the event schema
+// follows.
+func TestDeliveryFlatByDefault(t *testing.T) {
+	srv := NewServer(WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}))
+	defer srv.Close()
+	c := newEvClient(t, srv)
+	rc := newEvReceiver(t, nil)
+	c.subscribe(evSubscribeBody(rc.URL+"/h", []string{"object.update"}, ""))
+	id := srv.AddObject(Object{Type: "opportunity", Fields: map[string]any{
+		"name": "Deal", "amount": 12000, "sales_details": map[string]any{"partner": "P1"}}})
+	srv.UpdateObject(id, map[string]any{"stage": "won"})
+	evWait(t, srv.Fake)
+	got := rc.bodies("/h")
+	want := map[string]string{"name": "Deal", "amount": "12000", "sales_details.partner": "P1", "stage": "won"}
+	if len(got) != 1 || !maps.Equal(got[0], want) {
+		t.Fatalf("deliveries %v, want one flat body %v", got, want)
+	}
+	var schema struct {
+		Schema map[string]any `json:"schema"`
+	}
+	if st := c.do("GET", "/event/v1/metadata/event/object.update", "", &schema); st != 200 {
+		t.Fatalf("schema: %d", st)
+	}
+	if props, _ := schema.Schema["properties"].(map[string]any); len(props) != 0 || schema.Schema["required"] != nil {
+		t.Fatalf("flat schema names envelope members: %v", schema.Schema)
+	}
+
+	env := NewServer(WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}), WithDeliveryEnvelope())
+	defer env.Close()
+	ce := newEvClient(t, env)
+	sub := ce.subscribe(evSubscribeBody(rc.URL+"/env", []string{"object.update"}, ""))
+	id = env.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
+	env.UpdateObject(id, map[string]any{"stage": "won"})
+	evWait(t, env.Fake)
+	got = rc.bodies("/env")
+	if len(got) != 1 || got[0]["event"] != "object.update" || got[0]["subscriber_id"] != sub || got[0]["object_id"] != id ||
+		got[0]["delivery_id"] == "" || got[0]["occurred_at"] == "" || got[0]["stage"] != "won" {
+		t.Fatalf("enveloped deliveries %v", got)
+	}
+}
+
+// TestReferralEvent: setting an opportunity's referral field sends the
+// referral kind of the fake's portal word to its subscribers (object.all
+// does not include it).
+func TestReferralEvent(t *testing.T) {
+	srv := NewServer(WithPortalWord("acme"), WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}), WithDeliveryEnvelope())
+	defer srv.Close()
+	c := newEvClient(t, srv)
+	rc := newEvReceiver(t, nil)
+	c.subscribe(evSubscribeBody(rc.URL+"/ref", []string{"object.acme_referral_submit"}, ""))
+	c.subscribe(evSubscribeBody(rc.URL+"/all", []string{"object.all"}, ""))
+	if st := c.do("POST", "/event/v1/subscriber", evSubscribeBody(rc.URL+"/x", []string{EventPartnerPortalReferralSubmit}, ""), nil); st != 400 {
+		t.Fatalf("subscribing to the stand-in kind on a renamed fake: %d, want 400", st)
+	}
+	id := srv.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
+	srv.UpdateObject(id, map[string]any{"name": "Deal 2"})
+	srv.UpdateObject(id, map[string]any{"acme.referral_id": "R-7"})
+	evWait(t, srv.Fake)
+	if got := rc.events("/ref"); !slices.Equal(got, []string{"object.acme_referral_submit:" + id}) {
+		t.Fatalf("referral subscriber got %v", got)
+	}
+	if got := rc.events("/all"); !slices.Equal(got, []string{"object.create:" + id, "object.update:" + id, "object.update:" + id}) {
+		t.Fatalf("object.all subscriber got %v", got)
+	}
+}
+
+// TestEventIntegrationRead: GET /event/v1/metadata/integration/{id}
+// answers the members of a list entry; 404 for an unknown id.
+func TestEventIntegrationRead(t *testing.T) {
+	srv := NewServer(WithDemoData())
+	defer srv.Close()
+	c := newEvClient(t, srv)
+	var one map[string]any
+	if st := c.do("GET", "/event/v1/metadata/integration/"+DemoOpportunityIntegration, "", &one); st != 200 {
+		t.Fatalf("read: %d", st)
+	}
+	in, _ := srv.Integration(DemoOpportunityIntegration)
+	want := map[string]any{"integration_id": in.ID, "integration_type": in.Type, "description": in.Description, "name": in.Name}
+	if !evJSONEqual(one, want) {
+		t.Fatalf("read = %v, want %v", one, want)
+	}
+	var e map[string]string
+	if st := c.do("GET", "/event/v1/metadata/integration/nope", "", &e); st != 404 || !strings.Contains(e["message"], "nope") {
+		t.Fatalf("unknown: %d %v", st, e)
 	}
 }

@@ -36,15 +36,14 @@ import (
 // Each subscriber has its own queue, worked by one goroutine while it is
 // not empty, so its deliveries arrive in the order the changes happened
 // and a failing callback holds back only its own subscriber. A delivery
-// is a POST of one flat JSON object whose values are all strings: event,
-// subscriber_id, delivery_id, object_id, occurred_at (RFC 3339),
-// integration_id when the object has one, and every field of the object
-// by dotted name (numbers and booleans as text, lists as JSON); the
-// envelope members win over object fields of the same name. A 2xx answer
-// delivers it. A network error, 408, 429 or 5xx is retried with
-// exponential backoff (a Retry-After in seconds is honoured, up to
-// MaxBackoff) until DeliveryPolicy.Attempts attempts were made; any other
-// answer fails the delivery at once. Every retry carries the same delivery_id.
+// is a POST of one flat JSON object whose members are the fields of the
+// object by dotted name, all as strings (numbers and booleans as text,
+// lists as JSON), as the deployed service sends them. WithDeliveryEnvelope
+// adds the fake's own envelope members. A 2xx answer delivers it. A
+// network error, 408, 429 or 5xx is retried with exponential backoff (a
+// Retry-After in seconds is honoured, up to MaxBackoff) until
+// DeliveryPolicy.Attempts attempts were made; any other answer fails the
+// delivery at once. Every retry sends the same body.
 //
 // Each subscriber's queue is bounded by MaxQueue deliveries waiting
 // behind the one in flight. When it is full, a new delivery for that
@@ -76,6 +75,15 @@ type DeliveryPolicy struct {
 var DefaultDeliveryPolicy = DeliveryPolicy{
 	Attempts: 5, Backoff: time.Second, MaxBackoff: 30 * time.Second, Timeout: 10 * time.Second, MaxQueue: 1000,
 }
+
+// WithDeliveryEnvelope makes the fake add its own envelope members to
+// each delivery, beside the object's fields: event, subscriber_id,
+// delivery_id (kept by retries), object_id, occurred_at (RFC 3339) and
+// integration_id when the object has one; they win over object fields of
+// the same name. The deployed service documents no envelope: this is the
+// fake's extension, for tests that want to tell deliveries apart. GET
+// /event/v1/metadata/event/{event} then describes the envelope too.
+func WithDeliveryEnvelope() Option { return func(f *Fake) { f.deploy.envelope = true } }
 
 // WithDeliveryPolicy sets how webhook deliveries are sent and retried.
 // Tests usually shorten the backoff:
@@ -311,6 +319,10 @@ func (s *evSubscriber) wants(kind string, o Object) bool {
 func (f *Fake) newDelivery(s *evSubscriber, kind string, c ObjectChange, fields map[string]string) evJob {
 	j := evJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL}
 	j.payload = maps.Clone(fields)
+	if !f.deploy.envelope {
+		j.body, _ = json.Marshal(j.payload) // a map of strings always encodes
+		return j
+	}
 	j.payload["event"] = kind
 	j.payload["subscriber_id"] = s.ID
 	j.payload["delivery_id"] = j.id

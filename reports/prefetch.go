@@ -18,12 +18,18 @@ const (
 	// waits, unread, in its connection. With 10,000-row pages of 10
 	// columns this keeps an export's heap under 32 MiB.
 	decodedPages = 3
-	// initialWindow is the number of page requests in flight at first.
-	initialWindow = 2
+	// initialWindow is the number of page requests in flight at first:
+	// page 0 and the speculative pages after it.
+	initialWindow = 1 + speculative
 	// speculative is the number of pages past the last page known to
 	// hold rows that may be requested: at most this many page requests
 	// are wasted past the end of a view.
 	speculative = 2
+	// slowStartGrowth is what each answer of flat latency adds to the
+	// window until its first halving: the window triples every round
+	// trip (3, 9, 16 with the default cap), so that it reaches the cap
+	// about a round trip sooner than by doubling.
+	slowStartGrowth = 2
 	// probesPerRound is the number of one-row probes sent at once while
 	// bisecting the end of a view.
 	probesPerRound = 3
@@ -38,12 +44,14 @@ type pageFetcher func(ctx context.Context, number, size int64, h pageHooks) (*Pa
 // prefetcher fetches the pages of a view ahead of the pager, which asks
 // for pages 0, 1, 2, ... in order (get).
 //
-// Requests in flight (sent and not yet decoded, whether waiting for their
-// answer or at their gate) are bounded by a congestion window: it starts
-// at initialWindow, grows by one for every answer whose latency stays
-// flat (within 1.5× the lowest seen, plus 5ms: doubling every round
-// trip) up to the cap, halves on a 429 or 503 (once per round trip), and
-// a Retry-After pauses every request not yet sent.
+// Requests in flight (sent and not yet answered) are bounded by a
+// congestion window: it starts at initialWindow, grows for every answer
+// whose latency stays flat (within 1.5× the lowest seen, plus 5ms) up to
+// the cap (by slowStartGrowth until it is first halved, then by about one
+// a round trip), halves on a 429 or 503 (once per round trip), and a
+// Retry-After pauses every request not yet sent. Answers wait unread at
+// their gate while they are more than decodedPages ahead of the
+// consumer; pages are requested at most limit+decodedPages ahead of it.
 //
 // A page is requested only when it is known to hold rows (an earlier page
 // did not say endOfList, or a probe found its first row), or at most
@@ -65,13 +73,12 @@ type prefetcher struct {
 	advance  chan struct{} // closed when cur moves
 	next     int64         // next page to request
 	pending  map[int64]*slot
-	inflight int // page requests sent and not yet decoded
+	inflight int // page requests sent and not yet answered
 
-	lo       int64 // highest page known to hold rows
-	answered bool  // a page request has been answered
-	hi       int64 // lowest page known to hold none (math.MaxInt64: unknown)
-	last     int64 // the last page, once known (-1: unknown)
-	probes   map[int64]context.CancelFunc
+	lo     int64 // highest page known to hold rows
+	hi     int64 // lowest page known to hold none (math.MaxInt64: unknown)
+	last   int64 // the last page, once known (-1: unknown)
+	probes map[int64]context.CancelFunc
 
 	cwnd, ssthresh float64
 	minLatency     time.Duration
@@ -148,12 +155,26 @@ func (p *prefetcher) issue(n int64) *slot {
 	s := &slot{ch: make(chan fetched, 1), cancel: cancel}
 	p.pending[n] = s
 	p.inflight++
+	answered := false // p.mu
+	done := func() {
+		if !answered {
+			answered = true
+			p.inflight--
+			p.pump()
+		}
+	}
 	p.wg.Go(func() {
 		defer cancel()
-		pg, err := p.request(ctx, n, p.size, func() error { return p.gate(n) })
+		pg, err := p.request(ctx, n, p.size, func() error {
+			// The answer is in: the window may send the next request
+			// while this one waits to be read.
+			p.mu.Lock()
+			done()
+			p.mu.Unlock()
+			return p.gate(n)
+		})
 		p.mu.Lock()
-		p.inflight--
-		p.answered = true
+		done()
 		if err == nil {
 			switch {
 			case len(pg.Rows) == 0:
@@ -178,16 +199,15 @@ func (p *prefetcher) issue(n int64) *slot {
 // window, probesPerRound when the window is about to need more. p.mu is
 // held.
 func (p *prefetcher) probe() {
-	if len(p.probes) > 0 || p.last >= 0 || p.hi <= p.lo+speculative+1 || !p.answered {
-		// One round at a time; none before the first page has said
-		// whether it is the last (a small view needs no probe), nor once
-		// the pages that may be requested anyway reach the end.
+	if len(p.probes) > 0 || p.last >= 0 || p.hi <= p.lo+speculative+1 {
+		// One round at a time, and none once the pages that may be
+		// requested anyway reach the end.
 		return
 	}
 	w := int64(p.cwnd)
 	var targets []int64
 	if p.hi == math.MaxInt64 {
-		targets = append(targets, max(2*p.lo, p.next+4*w, 1))
+		targets = append(targets, max(2*p.lo, p.next+4*w))
 	} else {
 		k := int64(1)
 		if p.lo < p.next+2*w+speculative {
@@ -309,13 +329,11 @@ func (p *prefetcher) sample(latency time.Duration, page bool) {
 		return
 	}
 	if p.cwnd < p.ssthresh {
-		p.cwnd++
+		p.cwnd += slowStartGrowth
 	} else {
 		p.cwnd += 1 / p.cwnd
 	}
 	p.cwnd = min(p.cwnd, float64(p.limit))
-	// No pump here: the window is used as pages complete, once each has
-	// said whether it is the last.
 }
 
 // observe sees every answer of every attempt: a 429 or 503 halves the

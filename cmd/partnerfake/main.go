@@ -22,6 +22,15 @@
 //	-bulk-delay D       how long a bulk execution stays running (default 1s)
 //	-admin-remote       let the admin API answer non-loopback clients
 //
+// A deployment's own words and gateway (docs/deployed-service.md):
+//
+//	-env-header NAME        name of the environment header (default x-svc-env)
+//	-portal-word WORD       portal word of the audit field, referral field and
+//	                        referral event kind (default partner_portal)
+//	-subscription-key KEY   require an API gateway subscription key
+//	-scope-checks           check the fake's own per-area OAuth scopes
+//	-delivery-envelope      add the fake's own envelope members to deliveries
+//
 // The admin API under /_fake/ (inject and clear faults, advance the manual
 // clock, read the request log and the deliveries, seed, reset, health) is
 // documented on fake.Admin. It answers loopback clients only unless
@@ -68,6 +77,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	adminRemote := fs.Bool("admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
 	logSize := fs.Int("request-log", fake.DefaultRequestLogSize, "how many of the last requests the request log keeps")
 	fullSCIM := fs.Bool("full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
+	envHeader := fs.String("env-header", fake.DefaultEnvHeader, "name of the environment header (a deployment's own word)")
+	portal := fs.String("portal-word", fake.DefaultPortalWord, "the deployment's portal word, as in <word>.integration_status")
+	subKey := fs.String("subscription-key", "", "require this API gateway subscription key (header Ocp-Apim-Subscription-Key or query subscription-key)")
+	scopes := fs.Bool("scope-checks", false, "check the fake's own per-area OAuth scopes")
+	envelope := fs.Bool("delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -113,6 +127,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		if *fullSCIM {
 			opts = append(opts, fake.WithFullSCIMFilter())
+		}
+		opts = append(opts, fake.WithEnvHeader(*envHeader), fake.WithPortalWord(*portal))
+		if *subKey != "" {
+			opts = append(opts, fake.WithSubscriptionKey(*subKey))
+		}
+		if *scopes {
+			opts = append(opts, fake.WithScopeChecks())
+		}
+		if *envelope {
+			opts = append(opts, fake.WithDeliveryEnvelope())
 		}
 		return fake.New(opts...)
 	}

@@ -188,3 +188,41 @@ func TestFullSCIMFilterFlag(t *testing.T) {
 		}
 	}
 }
+
+// TestDeploymentFlags: the deployment's portal word and gateway key reach
+// the served fake.
+func TestDeploymentFlags(t *testing.T) {
+	url, stop := start(t, "-portal-word", "acme", "-subscription-key", "k-1")
+	defer stop()
+	call := func(method, path, key, bearer, body string) (int, string) {
+		req, _ := http.NewRequest(method, url+path, strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if key != "" {
+			req.Header.Set("Ocp-Apim-Subscription-Key", key)
+		}
+		if bearer != "" {
+			req.Header.Set("Authorization", "Bearer "+bearer)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	const creds = `{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`
+	if st, _ := call("POST", "/oauth/token", "", "", creds); st != http.StatusUnauthorized {
+		t.Fatalf("token without the key: %d", st)
+	}
+	st, body := call("POST", "/oauth/token", "k-1", "", creds)
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	if json.Unmarshal([]byte(body), &tok); st != http.StatusOK || tok.AccessToken == "" {
+		t.Fatalf("token with the key: %d %s", st, body)
+	}
+	if st, body := call("GET", "/event/v1/metadata/event", "k-1", tok.AccessToken, ""); st != http.StatusOK || !strings.Contains(body, `"object.acme_referral_submit"`) {
+		t.Fatalf("event kinds: %d %s", st, body)
+	}
+}

@@ -21,7 +21,7 @@ func TestQuickstart(t *testing.T) {
 		"bulk: execution completed, 4 records received", "bulk: 4 received, 3 loaded, 1 failed, 0 skipped", `bulk: error in record "" (intended): Missing value of key field`,
 		"one row has no key on purpose",
 		"reports: exported report 102 through a view as CSV, 25 rows", "reports:   Partner ID,Partner,Region,Tier,Active", "reports: chart \"Partners by region\"",
-		"events: received object.update of opp-demo-0001", "events: unsubscribed"} {
+		"events: received an update of \"Acme renewal\": partner_portal.integration_status = SCHEDULED", "events: unsubscribed"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}

@@ -79,11 +79,16 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	for {
 		select {
 		case d := <-got:
-			if d.SubscriberID != id || d.ObjectID != objectID {
+			// A delivery is the changed object's fields, flat, as
+			// strings; no envelope names the event or the subscriber.
+			// The subscription names one object, so the audit status we
+			// wrote tells our delivery apart.
+			status := d.Fields[string(objects.FieldIntegrationStatus)]
+			if status != string(objects.StatusScheduled) {
 				continue
 			}
-			fmt.Fprintf(w, "events: received %s of %s: %s = %s\n", d.Event, d.ObjectID,
-				objects.FieldIntegrationStatus, d.Fields[string(objects.FieldIntegrationStatus)])
+			fmt.Fprintf(w, "events: received an update of %q: %s = %s\n", d.Fields["name"],
+				objects.FieldIntegrationStatus, status)
 			return unsubscribe()
 		case <-wait.C:
 			return errors.Join(errors.New("no delivery within 30s"), unsubscribe())

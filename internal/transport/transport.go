@@ -280,7 +280,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
-		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
+		return nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
 	st := newAttemptState(c.repeatable(r), b, c.cfg.Retry, c.budget)
 	auth := c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
@@ -358,7 +358,7 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptSt
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, u.String(), rawBody)
 	if err != nil {
-		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, unwrapURLError(err))
+		return nil, Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
 	}
 	if st.body != nil && st.body.size >= 0 {
 		req.ContentLength = st.body.size
@@ -448,7 +448,7 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptSt
 		}
 		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request failed",
 			slog.String("method", r.Method), slog.String("path", u.Path), slog.String("error", err.Error()))
-		return nil, fmt.Errorf("partner: %s %s: %w", r.Method, u.Path, err)
+		return nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request done",
 		slog.String("method", r.Method), slog.String("path", u.Path),

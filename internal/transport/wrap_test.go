@@ -3,6 +3,8 @@ package transport
 import (
 	"context"
 	"errors"
+	"io"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -29,5 +31,23 @@ func TestWrapAndWithKeepThePrefixOnce(t *testing.T) {
 	}
 	if !errors.Is(wi, ErrBodyNotReplayable) || !errors.As(wi, &e) {
 		t.Error("With hides one of its errors")
+	}
+}
+
+// TestNotReplayablePrefixOnce: the errors of a body that cannot be sent
+// again read "partner: " once, whichever path reports them.
+func TestNotReplayablePrefixOnce(t *testing.T) {
+	c, mt := newMockClient(t)
+	var b bodies
+	mt.RegisterResponder("POST", base+"/r", b.responder(429, 200))
+	mt.RegisterResponder("GET", base+"/r", func(req *http.Request) (*http.Response, error) {
+		io.ReadAll(req.Body)
+		return nil, errors.New("connection reset by peer")
+	})
+	for _, method := range []string{"POST", "GET"} {
+		err := c.Do(context.Background(), &Request{Method: method, Path: "/r", Body: plainReader{strings.NewReader("once")}}, nil)
+		if !errors.Is(err, ErrBodyNotReplayable) || strings.Count(err.Error(), "partner:") != 1 {
+			t.Errorf("%s: %v, want ErrBodyNotReplayable with the prefix once", method, err)
+		}
 	}
 }

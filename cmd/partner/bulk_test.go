@@ -1,0 +1,126 @@
+package main
+
+import (
+	"encoding/csv"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/partnerapi/partner-go/fake"
+)
+
+const accountsCSV = "account_info.external_account_id,name,employees\n" +
+	"X-1,Initech,120\n" +
+	"X-2,Hooli,many\n" +
+	"X-3,Umbrella,40\n"
+
+func bulkServer(t *testing.T) *fake.Server {
+	t.Helper()
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithBulkDelay(0))
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+func TestBulkLoadWaitErrorsOut(t *testing.T) {
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "accounts.csv")
+	writeFile(t, in, accountsCSV)
+	errs := filepath.Join(dir, "failed.csv")
+
+	r := c.must(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait", "--errors-out", errs)
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if !strings.HasPrefix(lines[0], "execution ") || !strings.Contains(lines[0], "started") {
+		t.Fatalf("first line %q", lines[0])
+	}
+	if !strings.Contains(r.stdout, ": completed\n") {
+		t.Fatalf("no line for the completed state:\n%s", r.stdout)
+	}
+	if !strings.Contains(r.stdout, "completed: 3 records, 2 succeeded, 1 failed, 0 skipped") {
+		t.Fatalf("counts:\n%s", r.stdout)
+	}
+	if r.stderr != "" {
+		t.Fatalf("stderr is not a terminal, yet: %q", r.stderr)
+	}
+	recs, err := csv.NewReader(strings.NewReader(readFile(t, errs))).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != 2 || recs[0][0] != "id" || recs[0][1] != "message" || !strings.Contains(strings.Join(recs[1], ","), "Hooli") ||
+		!strings.Contains(recs[1][1], "employees") {
+		t.Fatalf("errors file: %q", recs)
+	}
+	if o := srv.Objects("account"); len(o) != 2+2 { // two demo accounts, two loaded
+		t.Fatalf("accounts after the load: %d", len(o))
+	}
+
+	if r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--fail-on-errors"); r.code != exitFail ||
+		!strings.Contains(r.stderr, "1 rows failed") {
+		t.Fatalf("--fail-on-errors: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestBulkLoadNoWaitAndProgress(t *testing.T) {
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	c.tty = true
+	in := filepath.Join(t.TempDir(), "accounts.json")
+	writeFile(t, in, `[{"account_info": {"external_account_id": "J-1"}, "name": "Json Corp"}]`)
+	r := c.must(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration)
+	if strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, "started") {
+		t.Fatalf("without --wait: %q", r.stdout)
+	}
+	if size := len(`[{"account_info": {"external_account_id": "J-1"}, "name": "Json Corp"}]`); !strings.Contains(r.stderr, "100%") ||
+		!strings.Contains(r.stderr, "upload accounts.json") || !strings.Contains(r.stderr, " B/s") || size == 0 {
+		t.Fatalf("upload progress: %q", r.stderr)
+	}
+	exs := srv.BulkExecutions()
+	if len(exs) != 1 || exs[0].InputCount != 1 {
+		t.Fatalf("executions: %+v", exs)
+	}
+}
+
+func TestBulkLoadXLSXOpportunities(t *testing.T) {
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "opps.xlsx")
+	f := excelize.NewFile()
+	sh := f.GetSheetName(0)
+	f.SetSheetRow(sh, "A1", &[]any{"sales_details.crm_opportunity_id", "name", "amount"})
+	f.SetSheetRow(sh, "A2", &[]any{"CRM-9", "Big deal", 5000})
+	if err := f.SaveAs(in); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	r := c.must(t, "bulk", "load", in, "--integration", fake.DemoOpportunityIntegration, "--opportunities", "--wait")
+	if !strings.Contains(r.stdout, "completed: 1 records, 1 succeeded, 0 failed") {
+		t.Fatalf("xlsx load:\n%s", r.stdout)
+	}
+	found := false
+	for _, o := range srv.Objects("opportunity") {
+		found = found || o.Fields["name"] == "Big deal"
+	}
+	if !found {
+		t.Fatal("the loaded opportunity is not stored")
+	}
+}
+
+func TestBulkLoadNotStarted(t *testing.T) {
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "a.csv")
+	writeFile(t, in, accountsCSV)
+	if r := c.run(t, "bulk", "load", in, "--integration", "int-unknown", "--wait"); r.code != exitFail || !strings.Contains(r.stderr, "int-unknown") {
+		t.Fatalf("unknown integration: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := c.run(t, "bulk", "load", filepath.Join(t.TempDir(), "missing.csv"), "--integration", "x"); r.code != exitFail {
+		t.Fatalf("missing file: exit %d", r.code)
+	}
+	if _, err := os.Stat(in); err != nil {
+		t.Fatal(err)
+	}
+}

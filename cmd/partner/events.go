@@ -1,0 +1,8 @@
+package main
+
+import "github.com/spf13/cobra"
+
+func (a *app) eventsCmd() *cobra.Command {
+	return group("events", "Manage webhook subscriptions and watch deliveries",
+		a.eventsKindsCmd(), a.eventsListCmd(), a.eventsDeleteCmd(), a.eventsListenCmd())
+}

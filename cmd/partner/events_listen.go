@@ -1,0 +1,164 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/events"
+)
+
+type listenFlags struct {
+	kinds                                      []string
+	integration, filter, addr, public, forward string
+	name                                       string
+}
+
+func (a *app) eventsListenCmd() *cobra.Command {
+	var fl listenFlags
+	cmd := &cobra.Command{
+		Use:   "listen --events KIND[,KIND]",
+		Short: "Receive webhook deliveries here and print each as a JSON line",
+		Long: `listen hosts a webhook receiver on --listen, registers a subscriber whose
+callback URL reaches it, and prints each delivery's body as one JSON line on
+stdout. With --forward it also POSTs each delivery to that URL; when the
+forward fails or answers other than 2xx, the service is answered 500, so it
+sends the delivery again.
+
+--public-url is the callback URL the service calls (a tunnel or proxy to the
+listener); it defaults to the listener itself when the service runs on this
+machine. On Ctrl-C the subscriber is removed again.`,
+		Example: `  partner events listen --events object.update,object.create
+  partner events listen --events object.all --integration int-crm --forward http://localhost:3000/hook
+  partner events listen --events object.update --listen :8088 --public-url https://hooks.example.com/partner`,
+		Args: noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if len(fl.kinds) == 0 {
+				return usagef("--events is required")
+			}
+			if fl.forward != "" {
+				if u, err := url.Parse(fl.forward); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+					return usagef("--forward %q is not an http(s) URL", fl.forward)
+				}
+			}
+			c, err := a.client(cmd)
+			if err != nil {
+				return err
+			}
+			defer func() {
+				ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), 10*time.Second)
+				defer cancel()
+				c.Close(ctx)
+			}()
+			return a.listen(cmd, c, fl)
+		},
+	}
+	f := cmd.Flags()
+	f.StringSliceVar(&fl.kinds, "events", nil, "event kinds to subscribe to, comma-separated (required)")
+	f.StringVar(&fl.integration, "integration", "", "only the objects of this integration `ID`")
+	f.StringVar(&fl.filter, "filter", "", "subscription filter `EXPR`, such as 'stage = \"won\"'")
+	f.StringVar(&fl.addr, "listen", "127.0.0.1:0", "address the receiver listens on")
+	f.StringVar(&fl.public, "public-url", "", "callback `URL` the service calls (default: the listener, for a service on this machine)")
+	f.StringVar(&fl.forward, "forward", "", "also POST each delivery to this `URL`")
+	f.StringVar(&fl.name, "name", "", "subscriber name (default: partner-cli-listen on this host)")
+	return cmd
+}
+
+func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) error {
+	ctx := cmd.Context()
+	ln, err := net.Listen("tcp", fl.addr)
+	if err != nil {
+		return usagef("--listen: %w", err)
+	}
+	path := hookPath()
+	callback := fl.public
+	if callback == "" {
+		base, _ := url.Parse(a.setting(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL"))
+		if base == nil || !isLoopbackHost(base.Hostname()) {
+			ln.Close()
+			return usagef("--public-url is required: the service at %s cannot reach this machine's listener", base)
+		}
+		callback = "http://" + ln.Addr().String() + path
+	} else {
+		u, err := url.Parse(callback)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+			ln.Close()
+			return usagef("--public-url %q is not an http(s) URL", callback)
+		}
+		path = u.EscapedPath()
+		if path == "" {
+			path = "/"
+		}
+	}
+	deliveries := make(chan received)
+	rc := startReceiver(ln, path, fl.forward, deliveries)
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		rc.stop(sctx)
+	}()
+
+	name := fl.name
+	if name == "" {
+		host, _ := os.Hostname()
+		name = "partner-cli-listen " + host
+	}
+	kinds := make([]events.Kind, len(fl.kinds))
+	for i, k := range fl.kinds {
+		kinds[i] = events.Kind(strings.TrimSpace(k))
+	}
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{Name: name, Events: kinds, CallbackURL: callback,
+		Filter: events.Raw(fl.filter), IntegrationID: fl.integration})
+	if err != nil {
+		return fmt.Errorf("subscribe: %w", err)
+	}
+	fmt.Fprintf(a.stderr, "listening on %s, subscriber %s receives %s at %s (Ctrl-C to stop)\n",
+		ln.Addr(), id, strings.Join(fl.kinds, ","), callback)
+
+	var printErr error
+loop:
+	for {
+		select {
+		case r := <-deliveries:
+			if err := printDelivery(cmd.OutOrStdout(), r.Delivery); err != nil && printErr == nil {
+				printErr = err
+			}
+			if fl.forward != "" {
+				what := "delivery"
+				if r.Delivery.DeliveryID != "" {
+					what += " " + r.Delivery.DeliveryID
+				}
+				if r.ForwardErr != nil {
+					fmt.Fprintf(a.stderr, "%s: forward failed (the service will retry): %v\n", what, r.ForwardErr)
+				} else {
+					fmt.Fprintf(a.stderr, "%s: forwarded: %d\n", what, r.Forward)
+				}
+			}
+		case <-ctx.Done():
+			break loop
+		}
+	}
+	// Ctrl-C cancelled ctx: unsubscribe under a fresh one.
+	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	if err := c.Events.Unsubscribe(uctx, id); err != nil {
+		return fmt.Errorf("unsubscribe %s: %w", id, err)
+	}
+	fmt.Fprintf(a.stderr, "unsubscribed %s\n", id)
+	return printErr
+}
+
+func isLoopbackHost(h string) bool {
+	if h == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(h)
+	return ip != nil && ip.IsLoopback()
+}

@@ -1,0 +1,188 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/partnerapi/partner-go/fake"
+)
+
+func TestEventsKindsListDelete(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	r := c.must(t, "events", "kinds")
+	for _, k := range []string{fake.EventObjectUpdate, fake.EventObjectAll} {
+		if !strings.Contains(r.stdout, k) {
+			t.Errorf("kinds lack %s:\n%s", k, r.stdout)
+		}
+	}
+	before := len(srv.Subscribers())
+	body := `{"name":"cli-test","event":["object.update"],"subscriber_type":"webhook","webhook_settings":{"callback_url":"http://127.0.0.1:9/x"}}`
+	tok := fakeToken(t, srv)
+	req, _ := http.NewRequest("POST", srv.URL+"/event/v1/subscriber", strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode/100 != 2 {
+		t.Fatalf("subscribe: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	subs := srv.Subscribers()
+	id := subs[len(subs)-1].ID
+
+	r = c.must(t, "events", "list")
+	if !strings.Contains(r.stdout, id) || !strings.Contains(r.stdout, "cli-test") {
+		t.Fatalf("list:\n%s", r.stdout)
+	}
+	c.must(t, "events", "delete", id)
+	if len(srv.Subscribers()) != before {
+		t.Fatal("subscriber not deleted")
+	}
+	if r := c.run(t, "events", "delete", id); r.code != exitFail || !strings.Contains(r.stderr, id) {
+		t.Fatalf("delete again: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func fakeToken(t *testing.T, srv *fake.Server) string {
+	t.Helper()
+	resp, err := http.Post(srv.URL+"/oauth/token", "application/json", strings.NewReader(
+		`{"grant_type":"client_credentials","client_id":"`+fake.DefaultClientID+`","client_secret":"`+fake.DefaultClientSecret+`"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	json.NewDecoder(resp.Body).Decode(&tok)
+	return tok.AccessToken
+}
+
+// TestEventsListen runs listen until "Ctrl-C": it subscribes, prints a
+// delivery as a JSON line, forwards it, and unsubscribes on the way out.
+func TestEventsListen(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
+	defer srv.Close()
+	var mu sync.Mutex
+	var forwarded []string
+	fail := true
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		defer mu.Unlock()
+		forwarded = append(forwarded, string(b))
+		if fail { // the first forward fails: the service must send it again
+			fail = false
+			w.WriteHeader(http.StatusServiceUnavailable)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	defer target.Close()
+
+	c := newCLI(srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() {
+		done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update,object.create",
+			"--integration", fake.DemoOpportunityIntegration, "--forward", target.URL)
+	}()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
+	subs := srv.Subscribers()
+	sub := subs[len(subs)-1]
+	if evs := strings.Join(sub.Events, ","); evs != "object.create,object.update" && evs != "object.update,object.create" || sub.IntegrationID != fake.DemoOpportunityIntegration ||
+		!strings.HasPrefix(sub.CallbackURL, "http://127.0.0.1:") || !strings.Contains(sub.CallbackURL, "/hooks/") {
+		t.Fatalf("subscriber: %+v", sub)
+	}
+
+	srv.UpdateObject(fake.DemoOpportunity2, map[string]any{"stage": "listen-test"})
+	opp, _ := srv.Object(fake.DemoOpportunity2)
+	waitFor(t, func() bool { return strings.Count(stdout.String(), "\n") >= 2 }, &stderr)
+	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
+	var got map[string]any
+	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil || got["stage"] != "listen-test" || got["name"] != opp.Fields["name"] {
+		t.Fatalf("printed delivery %q: %v", lines[0], err)
+	}
+	if lines[0] != lines[1] {
+		t.Fatalf("the retried delivery differs:\n%s\n%s", lines[0], lines[1])
+	}
+	mu.Lock()
+	if len(forwarded) != 2 || forwarded[1] != forwarded[0] {
+		t.Errorf("forwarded: %q", forwarded)
+	}
+	mu.Unlock()
+	if !strings.Contains(stderr.String(), "forward failed") || !strings.Contains(stderr.String(), "forwarded: 204") {
+		t.Errorf("forward outcomes on stderr: %q", stderr.String())
+	}
+
+	cancel() // Ctrl-C
+	select {
+	case code := <-done:
+		if code != 0 {
+			t.Fatalf("exit %d, stderr %q", code, stderr.String())
+		}
+	case <-time.After(15 * time.Second):
+		t.Fatal("listen did not stop")
+	}
+	for _, s := range srv.Subscribers() {
+		if s.ID == sub.ID {
+			t.Fatal("the subscriber was not removed on exit")
+		}
+	}
+	if !strings.Contains(stderr.String(), "unsubscribed "+sub.ID) {
+		t.Errorf("stderr: %q", stderr.String())
+	}
+}
+
+func TestEventsListenNeedsPublicURLForRemoteService(t *testing.T) {
+	c := &cli{env: map[string]string{"PARTNER_BASE_URL": "https://api.example.com", "PARTNER_CLIENT_ID": "x", "PARTNER_CLIENT_SECRET": "y"}}
+	if r := c.run(t, "events", "listen", "--events", "object.update"); r.code != exitUsage || !strings.Contains(r.stderr, "--public-url") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func waitFor(t *testing.T, cond func() bool, stderr *syncBuffer) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out; stderr: %q", stderr.String())
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+func TestToken(t *testing.T) {
+	srv := fake.NewServer(fake.WithTokenLifetime(30 * time.Minute))
+	defer srv.Close()
+	c := newCLI(srv)
+	r := c.must(t, "token")
+	if !strings.Contains(r.stdout, "expires: ") || !strings.Contains(r.stdout, "(in 30m0s)") && !strings.Contains(r.stdout, "(in 29m59s)") ||
+		!strings.Contains(r.stdout, "scopes:") || strings.Contains(r.stdout, "token:") {
+		t.Fatalf("token:\n%s", r.stdout)
+	}
+	r = c.must(t, "token", "--show", "--scope", "reports")
+	i := strings.Index(r.stdout, "token:   ")
+	if i < 0 || !strings.Contains(r.stdout, "scopes:  reports (requested)") {
+		t.Fatalf("token --show:\n%s", r.stdout)
+	}
+	tok := strings.TrimSpace(r.stdout[i+len("token:   "):])
+	req, _ := http.NewRequest("POST", srv.URL+"/report/v1/list", strings.NewReader(`{}`))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != 200 {
+		t.Fatalf("the shown token does not work: %v %v", err, resp.Status)
+	}
+	resp.Body.Close()
+}

@@ -1,0 +1,37 @@
+// Command partner is the operator's command line for the Partner
+// Integration Service, built on the SDK (github.com/partnerapi/partner-go):
+// export reports, load files, provision users, watch webhook deliveries.
+//
+//	go install github.com/partnerapi/partner-go/cmd/partner@latest
+//	export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=... PARTNER_CLIENT_SECRET=...
+//	partner reports list
+//	partner reports export 104 --format xlsx -o deals.xlsx
+//	partner bulk load deals.csv --integration int-crm --wait
+//	partner users import people.csv
+//	partner events listen --events object.update --forward http://localhost:3000/hook
+//
+// Configuration comes from the flags --base-url, --client-id,
+// --client-secret (or --client-secret-file), --env, --env-header,
+// --subscription-key and --subscription-key-header, or else from the
+// variables PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET,
+// PARTNER_ENV, PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and
+// PARTNER_SUBSCRIPTION_KEY_HEADER. Secrets are never printed.
+//
+// Every command has --help with an example. Exit status: 0 on success,
+// 1 when the work failed, 2 for a usage error. `partner completion bash`
+// (zsh, fish, powershell) prints a shell completion script.
+package main
+
+import (
+	"context"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdin, os.Stdout, os.Stderr, os.Getenv)
+	stop()
+	os.Exit(code)
+}

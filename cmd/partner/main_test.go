@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"io"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/spf13/cobra"
+
+	"github.com/partnerapi/partner-go/fake"
+)
+
+// result is what one run of the command printed and returned.
+type result struct {
+	code           int
+	stdout, stderr string
+}
+
+// syncBuffer is a bytes.Buffer safe for a command writing while a test
+// reads.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// cli runs the command line against the fake at base (no settings when
+// base is ""), with stderr a terminal when tty is set.
+type cli struct {
+	base string
+	tty  bool
+	env  map[string]string
+}
+
+func newCLI(srv *fake.Server) *cli {
+	return &cli{base: srv.URL, env: map[string]string{
+		"PARTNER_BASE_URL":      srv.URL,
+		"PARTNER_CLIENT_ID":     fake.DefaultClientID,
+		"PARTNER_CLIENT_SECRET": fake.DefaultClientSecret,
+	}}
+}
+
+func (c *cli) runCtx(ctx context.Context, t *testing.T, stdout, stderr io.Writer, args ...string) int {
+	t.Helper()
+	a := &app{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr,
+		getenv: func(k string) string { return c.env[k] }, isTerminal: func(io.Writer) bool { return c.tty }}
+	return a.execute(ctx, args)
+}
+
+func (c *cli) run(t *testing.T, args ...string) result {
+	t.Helper()
+	var out, errw syncBuffer
+	code := c.runCtx(context.Background(), t, &out, &errw, args...)
+	r := result{code: code, stdout: out.String(), stderr: errw.String()}
+	for _, s := range []string{r.stdout, r.stderr} {
+		if strings.Contains(s, fake.DefaultClientSecret) {
+			t.Errorf("partner %s printed the client secret", strings.Join(args, " "))
+		}
+	}
+	return r
+}
+
+// must runs the command and fails the test unless it exits 0.
+func (c *cli) must(t *testing.T, args ...string) result {
+	t.Helper()
+	r := c.run(t, args...)
+	if r.code != 0 {
+		t.Fatalf("partner %s: exit %d\nstdout: %s\nstderr: %s", strings.Join(args, " "), r.code, r.stdout, r.stderr)
+	}
+	return r
+}
+
+func TestUsageErrorsExitTwo(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	for _, args := range [][]string{
+		{},
+		{"nonsense"},
+		{"reports"},
+		{"reports", "export"},
+		{"reports", "export", "abc"},
+		{"reports", "export", "101", "--format", "pdf"},
+		{"reports", "list", "--no-such-flag"},
+		{"reports", "list", "extra"},
+		{"bulk", "load", "x.csv"},
+		{"users", "create"},
+		{"users", "suspend"},
+		{"events", "listen"},
+		{"events", "listen", "--events", "object.update", "--forward", "not a url"},
+	} {
+		r := c.run(t, args...)
+		if r.code != exitUsage {
+			t.Errorf("partner %s: exit %d, want 2 (stderr %q)", strings.Join(args, " "), r.code, r.stderr)
+		}
+		if !strings.Contains(r.stderr, "--help") {
+			t.Errorf("partner %s: stderr %q does not point at --help", strings.Join(args, " "), r.stderr)
+		}
+	}
+	unset := &cli{env: map[string]string{}}
+	if r := unset.run(t, "reports", "list"); r.code != exitUsage || !strings.Contains(r.stderr, "PARTNER_BASE_URL") {
+		t.Errorf("without settings: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestHelpEverywhere runs --help on every command: each exits 0 and shows
+// an example.
+func TestHelpEverywhere(t *testing.T) {
+	c := &cli{env: map[string]string{}}
+	a := &app{getenv: func(string) string { return "" }}
+	var walk func(cmd *cobra.Command)
+	walk = func(cmd *cobra.Command) {
+		for _, sub := range cmd.Commands() {
+			if sub.Name() == "help" || sub.Name() == "completion" {
+				continue
+			}
+			walk(sub)
+		}
+		args := append(strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "partner")), "--help")
+		r := c.run(t, args...)
+		if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
+			t.Errorf("partner %s: exit %d, stdout %q", strings.Join(args, " "), r.code, r.stdout)
+		}
+		if cmd.Runnable() && cmd.Example == "" && cmd.HasParent() && !cmd.HasSubCommands() {
+			t.Errorf("%s has no example", cmd.CommandPath())
+		}
+	}
+	walk(a.rootCmd())
+}
+
+func TestCompletion(t *testing.T) {
+	c := &cli{env: map[string]string{}}
+	r := c.run(t, "completion", "bash")
+	if r.code != 0 || !strings.Contains(r.stdout, "bash completion") {
+		t.Fatalf("completion bash: exit %d, %.100q", r.code, r.stdout)
+	}
+}
+
+func TestFlagsOverrideVariables(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	c.env["PARTNER_BASE_URL"] = "http://127.0.0.1:1" // nothing listens there
+	c.env["PARTNER_ENV"] = "from-variable"
+	c.must(t, "reports", "list", "--base-url", srv.URL, "--env", "from-flag")
+	reqs := srv.Requests()
+	if last := reqs[len(reqs)-1]; last.Env != "from-flag" {
+		t.Fatalf("env header %q, want from-flag", last.Env)
+	}
+
+	secret := t.TempDir() + "/secret"
+	writeFile(t, secret, fake.DefaultClientSecret+"\n")
+	c = &cli{env: map[string]string{}}
+	c.must(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret-file", secret)
+	if r := c.run(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret", "wrong"); r.code != exitFail {
+		t.Fatalf("wrong secret: exit %d, want 1", r.code)
+	}
+}

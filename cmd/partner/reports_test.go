@@ -1,0 +1,156 @@
+package main
+
+import (
+	"encoding/json"
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/xuri/excelize/v2"
+
+	"github.com/partnerapi/partner-go/fake"
+)
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// reportServer serves a fake with one report whose columns are not in
+// alphabetical order, so that column order is checked.
+func reportServer(t *testing.T) (*fake.Server, int64) {
+	t.Helper()
+	srv := fake.NewServer()
+	t.Cleanup(srv.Close)
+	id := srv.AddReport(fake.Report{
+		ID: 7, Name: "Deals",
+		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}, {ID: "2", Name: "Account"}},
+		Rows:    [][]any{{"EMEA", 1200, "Acme, Inc."}, {"APAC", 30.5, "Globex"}, {"EMEA", 7, nil}},
+		Charts:  []fake.Chart{{ID: 1, Name: "By zone", GroupBy: "0"}},
+	})
+	return srv, id
+}
+
+func TestReportsList(t *testing.T) {
+	srv, _ := reportServer(t)
+	c := newCLI(srv)
+	r := c.must(t, "reports", "list")
+	if lines := strings.Split(strings.TrimSpace(r.stdout), "\n"); len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "ID") || !strings.HasPrefix(lines[1], "7 ") || !strings.Contains(lines[1], "Deals") {
+		t.Fatalf("table:\n%s", r.stdout)
+	}
+	r = c.must(t, "reports", "list", "--json")
+	var list []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 1 || list[0]["id"] != 7.0 || list[0]["name"] != "Deals" {
+		t.Fatalf("json: %v %s", err, r.stdout)
+	}
+}
+
+func TestReportsExportFiles(t *testing.T) {
+	srv, _ := reportServer(t)
+	c := newCLI(srv)
+	dir := t.TempDir()
+
+	csvPath := filepath.Join(dir, "deals.csv")
+	r := c.must(t, "reports", "export", "7", "-o", csvPath)
+	want := "Zone,Amount,Account\nEMEA,1200,\"Acme, Inc.\"\nAPAC,30.5,Globex\nEMEA,7,\n"
+	if got := readFile(t, csvPath); got != want {
+		t.Fatalf("csv:\n%q\nwant\n%q", got, want)
+	}
+	if fi, err := os.Stat(csvPath); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("mode of the export: %v %v", fi.Mode(), err)
+	}
+	if r.stdout != "" || !strings.Contains(r.stderr, "exported 3 rows of report 7") {
+		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
+	}
+
+	r = c.must(t, "reports", "export", "7", "--format", "jsonl")
+	want = `{"Zone":"EMEA","Amount":1200,"Account":"Acme, Inc."}` + "\n" +
+		`{"Zone":"APAC","Amount":30.5,"Account":"Globex"}` + "\n" +
+		`{"Zone":"EMEA","Amount":7,"Account":null}` + "\n"
+	if r.stdout != want {
+		t.Fatalf("jsonl:\n%s\nwant\n%s", r.stdout, want)
+	}
+	if r.stderr != "" {
+		t.Fatalf("stderr is not a terminal, yet: %q", r.stderr)
+	}
+
+	xlsxPath := filepath.Join(dir, "deals.xlsx") // the format comes from the extension
+	c.must(t, "reports", "export", "7", "-o", xlsxPath)
+	f, err := excelize.OpenFile(xlsxPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	rows, _ := f.GetRows(f.GetSheetName(0))
+	if len(rows) != 4 || strings.Join(rows[0], "|") != "Zone|Amount|Account" || strings.Join(rows[1], "|") != "EMEA|1200|Acme, Inc." {
+		t.Fatalf("xlsx rows: %q", rows)
+	}
+	if typ, _ := f.GetCellType(f.GetSheetName(0), "B3"); typ != excelize.CellTypeUnset && typ != excelize.CellTypeNumber {
+		t.Fatalf("amount cell type %v, want a number", typ)
+	}
+	entries, _ := os.ReadDir(dir)
+	if len(entries) != 2 {
+		t.Fatalf("files left in the directory: %v", entries)
+	}
+}
+
+// TestReportsExportFailure checks that a failed export exits 1, names the
+// report, and leaves neither the file nor a temporary one.
+func TestReportsExportFailure(t *testing.T) {
+	srv, _ := reportServer(t)
+	c := newCLI(srv)
+	dir := t.TempDir()
+	out := filepath.Join(dir, "deals.csv")
+	srv.InjectFault(fake.Fault{Method: http.MethodPost, Path: "/report/v1/view/*/data", Status: http.StatusNotFound, Message: "view gone"})
+	r := c.run(t, "reports", "export", "7", "-o", out)
+	if r.code != exitFail || !strings.Contains(r.stderr, "report 7") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
+		t.Fatalf("files left after a failed export: %v", entries)
+	}
+	// An existing file under that name is left as it was.
+	writeFile(t, out, "old")
+	c.run(t, "reports", "export", "7", "-o", out)
+	if got := readFile(t, out); got != "old" {
+		t.Fatalf("the failed export replaced the file: %q", got)
+	}
+	if r := c.run(t, "reports", "export", "999"); r.code != exitFail || !strings.Contains(r.stderr, "report 999") {
+		t.Fatalf("unknown report: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+func TestReportsExportProgressOnTerminal(t *testing.T) {
+	srv, _ := reportServer(t)
+	c := newCLI(srv)
+	c.tty = true
+	r := c.must(t, "reports", "export", "7", "-o", filepath.Join(t.TempDir(), "x.csv"))
+	if !strings.Contains(r.stderr, "report 7 3 rows") || !strings.Contains(r.stderr, "rows/s") {
+		t.Fatalf("progress on a terminal: %q", r.stderr)
+	}
+}
+
+func TestReportsCharts(t *testing.T) {
+	srv, _ := reportServer(t)
+	c := newCLI(srv)
+	r := c.must(t, "reports", "charts", "7")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 4 || lines[0] != "chart 1: By zone" || strings.Fields(lines[1])[0] != "Zone" ||
+		strings.Join(strings.Fields(lines[2]), " ") != "APAC 1" || strings.Join(strings.Fields(lines[3]), " ") != "EMEA 2" {
+		t.Fatalf("charts:\n%s", r.stdout)
+	}
+}

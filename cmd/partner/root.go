@@ -1,0 +1,213 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+	"golang.org/x/term"
+
+	partner "github.com/partnerapi/partner-go"
+)
+
+// Exit statuses.
+const (
+	exitOK    = 0
+	exitFail  = 1
+	exitUsage = 2
+)
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// app is what every command shares: the streams, the environment and the
+// connection settings.
+type app struct {
+	stdin          io.Reader
+	stdout, stderr io.Writer
+	getenv         func(string) string
+	// isTerminal says whether w is a terminal; progress goes to stderr
+	// only when it is.
+	isTerminal func(w io.Writer) bool
+
+	baseURL, clientID, clientSecret, secretFile string
+	env, envHeader, subKey, subKeyHeader        string
+	scopes                                      []string
+}
+
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(int(f.Fd()))
+}
+
+// run executes the command line args and returns the exit status.
+func run(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer, getenv func(string) string) int {
+	a := &app{stdin: stdin, stdout: stdout, stderr: stderr, getenv: getenv, isTerminal: isTerminal}
+	return a.execute(ctx, args)
+}
+
+func (a *app) execute(ctx context.Context, args []string) int {
+	root := a.rootCmd()
+	root.SetArgs(args)
+	root.SetIn(a.stdin)
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+	cmd, err := root.ExecuteContextC(ctx)
+	if err == nil {
+		return exitOK
+	}
+	fmt.Fprintf(a.stderr, "partner: %v\n", err)
+	var ue usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		return exitUsage
+	}
+	return exitFail
+}
+
+func (a *app) rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "partner",
+		Short: "Operate the Partner Integration Service from a terminal",
+		Long: `partner exports reports, loads files, provisions users and watches webhook
+deliveries of the Partner Integration Service.
+
+Connection settings come from flags, or else from the variables
+PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET, PARTNER_ENV,
+PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and PARTNER_SUBSCRIPTION_KEY_HEADER.
+Secrets are never printed. Exit status: 0 success, 1 failure, 2 usage error.`,
+		Example: `  export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=me PARTNER_CLIENT_SECRET=...
+  partner reports list
+  partner reports export 104 --format csv -o deals.csv`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          noArgs,
+		RunE:          groupRun,
+	}
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.baseURL, "base-url", "", "base URL of the service (PARTNER_BASE_URL)")
+	pf.StringVar(&a.clientID, "client-id", "", "OAuth client id (PARTNER_CLIENT_ID)")
+	pf.StringVar(&a.clientSecret, "client-secret", "", "OAuth client secret (PARTNER_CLIENT_SECRET); prefer --client-secret-file")
+	pf.StringVar(&a.secretFile, "client-secret-file", "", "read the client secret from this `file`")
+	pf.StringVar(&a.env, "env", "", "environment sent in the environment header (PARTNER_ENV)")
+	pf.StringVar(&a.envHeader, "env-header", "", "name of the environment header, if the deployment uses another (PARTNER_ENV_HEADER)")
+	pf.StringVar(&a.subKey, "subscription-key", "", "gateway subscription key (PARTNER_SUBSCRIPTION_KEY)")
+	pf.StringVar(&a.subKeyHeader, "subscription-key-header", "", "name of the subscription key header (PARTNER_SUBSCRIPTION_KEY_HEADER)")
+	pf.StringSliceVar(&a.scopes, "scope", nil, "scopes to request for the token (repeatable)")
+	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
+
+	root.AddCommand(a.reportsCmd(), a.bulkCmd(), a.usersCmd(), a.eventsCmd(), a.tokenCmd())
+	return root
+}
+
+// groupRun is the RunE of a command that only groups others: without a
+// subcommand it shows its help and fails with a usage error.
+func groupRun(cmd *cobra.Command, args []string) error {
+	cmd.Help()
+	return usagef("%s needs a command", cmd.CommandPath())
+}
+
+// group returns a command that groups subs.
+func group(use, short string, subs ...*cobra.Command) *cobra.Command {
+	c := &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: groupRun}
+	c.AddCommand(subs...)
+	return c
+}
+
+func noArgs(cmd *cobra.Command, args []string) error {
+	if len(args) > 0 {
+		if cmd.HasSubCommands() {
+			return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+		}
+		return usagef("%s takes no arguments", cmd.CommandPath())
+	}
+	return nil
+}
+
+func exactArgs(names ...string) cobra.PositionalArgs {
+	return func(cmd *cobra.Command, args []string) error {
+		if len(args) != len(names) {
+			return usagef("%s needs %s", cmd.CommandPath(), strings.Join(names, " "))
+		}
+		return nil
+	}
+}
+
+// setting returns the flag's value when it was given, else the variable's.
+func (a *app) setting(cmd *cobra.Command, flag, value, variable string) string {
+	if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
+		return value
+	}
+	return a.getenv(variable)
+}
+
+// client builds an SDK client from the settings. Its errors are usage
+// errors: nothing was sent yet.
+func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
+	base := a.setting(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL")
+	id := a.setting(cmd, "client-id", a.clientID, "PARTNER_CLIENT_ID")
+	secret := a.setting(cmd, "client-secret", a.clientSecret, "PARTNER_CLIENT_SECRET")
+	if a.secretFile != "" {
+		b, err := os.ReadFile(a.secretFile)
+		if err != nil {
+			return nil, usagef("--client-secret-file: %w", err)
+		}
+		secret = strings.TrimRight(string(b), "\r\n")
+	}
+	switch {
+	case base == "":
+		return nil, usagef("no base URL: set --base-url or PARTNER_BASE_URL")
+	case id == "" || secret == "":
+		return nil, usagef("no client credentials: set --client-id and --client-secret (or --client-secret-file), or PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET")
+	}
+	opts := []partner.Option{
+		partner.WithBaseURL(base),
+		partner.WithClientCredentials(id, secret),
+		partner.WithUserAgent("partner-cli"),
+	}
+	if env := a.setting(cmd, "env", a.env, "PARTNER_ENV"); env != "" {
+		opts = append(opts, partner.WithEnvironment(env))
+	}
+	if h := a.setting(cmd, "env-header", a.envHeader, "PARTNER_ENV_HEADER"); h != "" {
+		opts = append(opts, partner.WithEnvironmentHeader(h))
+	}
+	if k := a.setting(cmd, "subscription-key", a.subKey, "PARTNER_SUBSCRIPTION_KEY"); k != "" {
+		opts = append(opts, partner.WithSubscriptionKey(k))
+	}
+	if h := a.setting(cmd, "subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER"); h != "" {
+		opts = append(opts, partner.WithSubscriptionKeyHeader(h))
+	}
+	if len(a.scopes) > 0 {
+		opts = append(opts, partner.WithScopes(a.scopes...))
+	}
+	c, err := partner.New(opts...)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return c, nil
+}
+
+// withClient runs fn with a client and closes the client afterwards
+// (invalidating its token) under a fresh context, so that Ctrl-C still
+// cleans up.
+func (a *app) withClient(cmd *cobra.Command, fn func(ctx context.Context, c *partner.Client) error) error {
+	c, err := a.client(cmd)
+	if err != nil {
+		return err
+	}
+	err = fn(cmd.Context(), c)
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), 10*time.Second)
+	defer cancel()
+	c.Close(ctx)
+	return err
+}

@@ -1,0 +1,95 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/partnerapi/partner-go/fake"
+)
+
+func TestUsersListCreateSuspend(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+
+	r := c.must(t, "users", "list")
+	for _, want := range []string{fake.DemoUser1, fake.DemoUserEmail2, fake.DemoUserEmail3} {
+		if !strings.Contains(r.stdout, want) {
+			t.Errorf("users list lacks %s:\n%s", want, r.stdout)
+		}
+	}
+	r = c.must(t, "users", "list", "--filter", `userName eq "`+fake.DemoUserEmail2+`"`, "--json")
+	var users []map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &users); err != nil || len(users) != 1 || users[0]["userName"] != fake.DemoUserEmail2 {
+		t.Fatalf("filtered list: %v %s", err, r.stdout)
+	}
+
+	r = c.must(t, "users", "create", "--user-name", "new@example.com", "--display-name", "New Person", "--email", "new@example.com")
+	fields := strings.Fields(r.stdout)
+	if len(fields) != 3 || fields[0] != "created" {
+		t.Fatalf("create: %q", r.stdout)
+	}
+	u, ok := srv.User(fields[1])
+	if !ok || u.UserName != "new@example.com" || u.DisplayName != "New Person" || len(u.Emails) != 1 || u.Suspended {
+		t.Fatalf("created user: %+v", u)
+	}
+	if r := c.run(t, "users", "create", "--user-name", "NEW@example.com"); r.code != exitFail || !strings.Contains(r.stderr, "NEW@example.com") {
+		t.Fatalf("duplicate create: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	c.must(t, "users", "suspend", fields[1])
+	if u, _ := srv.User(fields[1]); !u.Suspended {
+		t.Fatal("user not suspended")
+	}
+	if r := c.run(t, "users", "suspend", "usr-nobody"); r.code != exitFail {
+		t.Fatalf("suspend unknown: exit %d", r.code)
+	}
+}
+
+func TestUsersImportIsSafeToRerun(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "people.csv")
+	writeFile(t, in, "userName,Display Name,email,department,active\n"+
+		"ann@example.com,Ann,ann@example.com,Sales,true\n"+ // new
+		fake.DemoUserEmail1+",Countess of Lovelace,,,\n"+ // changes the display name
+		fake.DemoUserEmail2+",,,,\n"+ // nothing to change
+		"bob@example.com,Bob,,,maybe\n") // fails
+
+	r := c.run(t, "users", "import", in)
+	if r.code != exitFail || !strings.Contains(r.stdout, "1 created, 1 updated, 1 unchanged, 1 failed") ||
+		!strings.Contains(r.stdout, "line 5: failed bob@example.com") {
+		t.Fatalf("first import: exit %d\n%s%s", r.code, r.stdout, r.stderr)
+	}
+	u, _ := srv.User(fake.DemoUser1)
+	if u.DisplayName != "Countess of Lovelace" {
+		t.Fatalf("updated user: %+v", u)
+	}
+	var ann fake.User
+	for _, x := range srv.Users() {
+		if x.UserName == "ann@example.com" {
+			ann = x
+		}
+	}
+	if ann.DisplayName != "Ann" || ann.Department != "Sales" || len(ann.Emails) != 1 {
+		t.Fatalf("created user: %+v", ann)
+	}
+
+	// Without the failing row, a second run changes nothing.
+	writeFile(t, in, strings.Join(strings.Split(readFile(t, in), "\n")[:4], "\n")+"\n")
+	r = c.must(t, "users", "import", in)
+	if !strings.Contains(r.stdout, "0 created, 0 updated, 3 unchanged, 0 failed") {
+		t.Fatalf("second import:\n%s", r.stdout)
+	}
+	if r := c.run(t, "users", "import", filepath.Join(t.TempDir(), "none.csv")); r.code != exitFail {
+		t.Fatalf("missing file: exit %d", r.code)
+	}
+	bad := filepath.Join(t.TempDir(), "bad.csv")
+	writeFile(t, bad, "name,mail\nx,y\n")
+	if r := c.run(t, "users", "import", bad); r.code != exitFail || !strings.Contains(r.stderr, "unknown column") {
+		t.Fatalf("bad header: exit %d, stderr %q", r.code, r.stderr)
+	}
+}

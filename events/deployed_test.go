@@ -1,0 +1,191 @@
+package events_test
+
+import (
+	"context"
+	"net/http"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/jarcoal/httpmock"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/objects"
+)
+
+// TestSubscriberDeployedSpelling: one description of the deployed service
+// spells the integration member "integraion_id"; its read returns the
+// subscribed kinds in "event" and no webhook_settings.
+func TestSubscriberDeployedSpelling(t *testing.T) {
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub-1", mocktest.JSONResponder(t, "", 200,
+		`{"subscriber_id":"sub-1","name":"crm sync","objectids":["006A"],"integraion_id":"int-9",
+		  "filters":"stage in [\"won\"]","subscriber_type":"webhook","event":["object.update","object.acme_referral_submit"]}`))
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub-2", mocktest.JSONResponder(t, "", 200,
+		`{"subscriber_id":"sub-2","integraion_id":"typo","integration_id":"right","event":[]}`))
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/subscriber/sub-3", mocktest.JSONResponder(t, "", 200,
+		`{"subscriber_id":"sub-3","integration_id":"","integraion_id":"typo"}`))
+	ctx := context.Background()
+	s, err := c.Events.Subscriber(ctx, "sub-1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := &events.Subscriber{
+		ID: "sub-1", Name: "crm sync", ObjectIDs: []string{"006A"}, IntegrationID: "int-9",
+		Filters: `stage in ["won"]`, Type: events.SubscriberWebhook,
+		Events: []events.Kind{events.KindObjectUpdate, "object.acme_referral_submit"},
+	}
+	if !reflect.DeepEqual(s, want) {
+		t.Fatalf("subscriber\n got %+v\nwant %+v", s, want)
+	}
+	// When both spellings are present the correct one wins, even empty.
+	for id, want := range map[string]string{"sub-2": "right", "sub-3": ""} {
+		if s, err := c.Events.Subscriber(ctx, id); err != nil || s.IntegrationID != want {
+			t.Fatalf("%s: integration %q, %v; want %q", id, s.IntegrationID, err, want)
+		}
+	}
+}
+
+// TestUnsubscribeEmpty200: the deployed service answers the delete 200
+// with an empty body; 204 is accepted too.
+func TestUnsubscribeEmpty200(t *testing.T) {
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodDelete, base+"/event/v1/subscriber/a", httpmock.NewStringResponder(200, ""))
+	mt.RegisterResponder(http.MethodDelete, base+"/event/v1/subscriber/b", httpmock.NewStringResponder(204, ""))
+	for _, id := range []string{"a", "b"} {
+		if err := c.Events.Unsubscribe(context.Background(), id); err != nil {
+			t.Fatalf("%s: %v", id, err)
+		}
+	}
+}
+
+// TestIntegrationRead: GET /event/v1/metadata/integration/{integration_id}
+// answers the members of a list entry.
+func TestIntegrationRead(t *testing.T) {
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration/int%2F1", mocktest.JSONResponder(t, "", 200,
+		`{"integration_id":"int/1","integration_type":"CRM","description":"Opportunities from the CRM","name":"CRM sync"}`))
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration/nope", mocktest.JSONResponder(t, "", 404,
+		`{"error":"not_found","message":"integration \"nope\" is not defined"}`))
+	ctx := context.Background()
+	in, err := c.Events.Integration(ctx, "int/1")
+	want := &events.Integration{ID: "int/1", Type: "CRM", Name: "CRM sync", Description: "Opportunities from the CRM"}
+	if err != nil || !reflect.DeepEqual(in, want) {
+		t.Fatalf("integration = %+v, %v", in, err)
+	}
+	if _, err := c.Events.Integration(ctx, "nope"); !partner.IsNotFound(err) {
+		t.Fatalf("unknown: %v", err)
+	}
+	if _, err := c.Events.Integration(ctx, ""); err == nil {
+		t.Fatal("empty id accepted")
+	}
+}
+
+// TestDeployedShapesAgainstFake: against the fake's defaults, a
+// subscriber reads back without webhook_settings, an integration reads
+// alone, unsubscribing works on its 200, and a delivery arrives flat and
+// is handed over whole.
+func TestDeployedShapesAgainstFake(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: 1}))
+	defer srv.Close()
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	in, err := c.Events.Integration(ctx, fake.DemoOpportunityIntegration)
+	if err != nil || in.ID != fake.DemoOpportunityIntegration || in.Type != "CRM" || in.Name == "" {
+		t.Fatalf("integration = %+v, %v", in, err)
+	}
+	if _, err := c.Events.Integration(ctx, "nope"); !partner.IsNotFound(err) {
+		t.Fatalf("unknown integration: %v", err)
+	}
+
+	rc := newReceiver(t, nil)
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
+		Name: "audit watch", Events: []events.Kind{events.KindObjectUpdate}, ObjectIDs: []string{fake.DemoOpportunity1},
+		IntegrationID: fake.DemoOpportunityIntegration, CallbackURL: rc.URL + "/hook",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Events.Subscriber(ctx, id)
+	if err != nil || s.IntegrationID != fake.DemoOpportunityIntegration || s.Webhook != nil ||
+		!reflect.DeepEqual(s.Events, []events.Kind{events.KindObjectUpdate}) {
+		t.Fatalf("subscriber = %+v, %v", s, err)
+	}
+	if _, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, srv)
+	got := rc.deliveries("/hook")
+	if len(got) != 1 {
+		t.Fatalf("%d deliveries", len(got))
+	}
+	d := got[0]
+	if d.Event != "" || d.DeliveryID != "" || d.ObjectID != "" || d.Fields["partner_portal.integration_status"] != "LINKED" || d.Fields["name"] == "" {
+		t.Fatalf("delivery = %+v", d)
+	}
+	if !strings.HasPrefix(string(d.Raw), "{") || len(d.Fields) < 3 {
+		t.Fatalf("delivery body %s", d.Raw)
+	}
+	if err := c.Events.Unsubscribe(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Events.Subscriber(ctx, id); !partner.IsNotFound(err) {
+		t.Fatalf("after unsubscribing: %v", err)
+	}
+}
+
+// TestReferralKind: the referral kind is sent as given, with the
+// interface's word or a deployment's own, and a kind listing keeps names
+// this package has no constant for.
+func TestReferralKind(t *testing.T) {
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", mocktest.JSONResponder(t,
+		`{"subscriber_type":"webhook","event":["object.acme_portal_referral_submit","object.partner_portal_referral_submit"],
+		  "name":"referrals","webhook_settings":{"callback_url":"https://hooks.example.com/r"}}`, 200, `{"subscriber_id":"sub-9"}`))
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event", mocktest.JSONResponder(t, "", 200,
+		`{"events":[{"name":"object.acme_portal_referral_submit","description":"Opportunity submitted as a referral"}]}`))
+	ctx := context.Background()
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
+		Name:        "referrals",
+		Events:      []events.Kind{"object.acme_portal_referral_submit", events.KindPartnerPortalReferralSubmit},
+		CallbackURL: "https://hooks.example.com/r",
+	})
+	if err != nil || id != "sub-9" {
+		t.Fatalf("subscribe: %q, %v", id, err)
+	}
+	for k, err := range c.Events.Kinds(ctx) {
+		if err != nil || k.Name != "object.acme_portal_referral_submit" {
+			t.Fatalf("kind %+v, %v", k, err)
+		}
+	}
+}
+
+// TestReferralDeliveredByFake: an opportunity's referral id written
+// through the SDK reaches a subscriber of the referral kind.
+func TestReferralDeliveredByFake(t *testing.T) {
+	srv, c := newFake(t)
+	rc := newReceiver(t, nil)
+	ctx := context.Background()
+	if _, err := c.Events.Subscribe(ctx, events.SubscribeParams{
+		Name: "referrals", Events: []events.Kind{events.KindPartnerPortalReferralSubmit}, CallbackURL: rc.URL + "/ref",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity2, objects.ConnectExternalIDParams{
+		FieldName: objects.FieldReferralID, ExternalID: "REF-3",
+	}); err != nil {
+		t.Fatal(err)
+	}
+	settle(t, srv)
+	got := rc.deliveries("/ref")
+	if len(got) != 1 || got[0].Event != events.KindPartnerPortalReferralSubmit || got[0].ObjectID != fake.DemoOpportunity2 ||
+		got[0].Fields[objects.FieldReferralID] != "REF-3" {
+		t.Fatalf("referral deliveries %+v", got)
+	}
+}
