@@ -35,7 +35,7 @@ const AdminPrefix = "/_fake/"
 //	POST   /_fake/faults               inject one (Fake.InjectFault), body a fault:
 //	       {"method": "GET", "path": "/report/v1/*/data", "times": 2, "status": 503,
 //	        "retry_after": "1", "message": "busy", "latency": "250ms",
-//	        "drop": false, "drop_after": false}
+//	        "drop": false, "drop_after": false, "truncate": false, "dribble": "20ms"}
 //	DELETE /_fake/faults               remove every fault (Fake.ClearFaults)
 //	GET    /_fake/clock                {"now": "...", "manual": true}
 //	POST   /_fake/clock/advance        {"by": "90s"}: move a manual clock on
@@ -190,15 +190,20 @@ type adminFault struct {
 	Latency    string `json:"latency,omitempty"`
 	Drop       bool   `json:"drop,omitempty"`
 	DropAfter  bool   `json:"drop_after,omitempty"`
+	Truncate   bool   `json:"truncate,omitempty"`
+	Dribble    string `json:"dribble,omitempty"`
 }
 
 func (a *Admin) listFaults(w http.ResponseWriter, r *http.Request) {
 	out := []adminFault{}
 	for _, ft := range a.Fake().Faults() {
 		af := adminFault{Method: ft.Method, Path: ft.Path, Times: ft.Times, Status: ft.Status,
-			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter}
+			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter, Truncate: ft.Truncate}
 		if ft.Latency > 0 {
 			af.Latency = ft.Latency.String()
+		}
+		if ft.Dribble > 0 {
+			af.Dribble = ft.Dribble.String()
 		}
 		out = append(out, af)
 	}
@@ -212,14 +217,20 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ft := Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
-		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter}
-	if af.Latency != "" {
-		d, err := time.ParseDuration(af.Latency)
-		if err != nil || d < 0 {
-			writeError(w, http.StatusBadRequest, "invalid_request", "latency %q is not a duration such as \"250ms\"", af.Latency)
+		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate}
+	for _, d := range []struct {
+		name, text string
+		dst        *time.Duration
+	}{{"latency", af.Latency, &ft.Latency}, {"dribble", af.Dribble, &ft.Dribble}} {
+		if d.text == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.text)
+		if err != nil || v < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request", "%s %q is not a duration such as \"250ms\"", d.name, d.text)
 			return
 		}
-		ft.Latency = d
+		*d.dst = v
 	}
 	if ft.Path != "" {
 		if _, err := path.Match(ft.Path, "/"); err != nil {
@@ -231,8 +242,8 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "status %d is not an HTTP status", ft.Status)
 		return
 	}
-	if ft.Status == 0 && ft.Latency == 0 && !ft.Drop && !ft.DropAfter {
-		writeError(w, http.StatusBadRequest, "invalid_request", "a fault needs a status, a latency, drop or drop_after")
+	if ft.Status == 0 && ft.Latency == 0 && !ft.Drop && !ft.DropAfter && !ft.Truncate && ft.Dribble == 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", "a fault needs a status, a latency, drop, drop_after, truncate or dribble")
 		return
 	}
 	a.Fake().InjectFault(ft)

@@ -33,6 +33,14 @@ type Fault struct {
 	// DropAfter handles the request (its effects happen) and then closes
 	// the connection without sending the answer.
 	DropAfter bool
+	// Truncate handles the request and sends its answer's status and
+	// headers, with the full Content-Length, but only the first half of
+	// its body before closing the connection: the client reads an
+	// unexpected EOF in the middle of a (usually 2xx) body.
+	Truncate bool
+	// Dribble handles the request and sends its answer's body in pieces
+	// of 16 bytes, waiting Dribble between two pieces: a slow server.
+	Dribble time.Duration
 }
 
 type faultStore struct {

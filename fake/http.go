@@ -113,6 +113,19 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 				logNow()
 				dropConnection(rec)
 				return
+			case ft.Truncate || ft.Dribble > 0:
+				buf := newBufferedAnswer()
+				f.serve(buf, r, scope, authorize, h, &entry)
+				if ft.Truncate {
+					entry.Fault = "truncate"
+					rec.status = buf.code()
+					logNow()
+					buf.sendTruncated(rec)
+					return
+				}
+				entry.Fault = "dribble"
+				buf.sendDribbled(rec, ft.Dribble, r.Context().Done(), f.stop)
+				return
 			case ft.Status != 0:
 				entry.Fault = strconv.Itoa(ft.Status)
 				if ft.RetryAfter != "" {
