@@ -227,3 +227,34 @@ func TestDeploymentWordsOnFake(t *testing.T) {
 		t.Fatalf("%d of %d requests logged the environment: %s", envs, len(reqs), dump)
 	}
 }
+
+// TestDeploymentHeadersStayOnTheServiceHost: a redirect to another host
+// carries neither the subscription key nor the renamed environment header;
+// one on the service's host keeps both.
+func TestDeploymentHeadersStayOnTheServiceHost(t *testing.T) {
+	c, mt := mockClient(t, WithSubscriptionKey("sk-redirect"), WithEnvironment("sbx"), WithEnvironmentHeader("x-acme-env"))
+	var te tokenEndpoint
+	mt.RegisterResponder("POST", base+"/oauth/token", te.responder)
+	redirect := func(to string) httpmock.Responder {
+		return func(*http.Request) (*http.Response, error) {
+			r := httpmock.NewStringResponse(307, "")
+			r.Header.Set("Location", to)
+			return r, nil
+		}
+	}
+	var log headerLog
+	names := []string{"Ocp-Apim-Subscription-Key", "x-acme-env"}
+	mt.RegisterResponder("GET", base+"/away", redirect("https://files.example.test/x"))
+	mt.RegisterResponder("GET", "https://files.example.test/x", log.wrap(names, httpmock.NewStringResponder(200, "{}")))
+	mt.RegisterResponder("GET", base+"/near", redirect(base+"/y"))
+	mt.RegisterResponder("GET", base+"/y", log.wrap(names, httpmock.NewStringResponder(200, "{}")))
+	for _, p := range []string{"/away", "/near"} {
+		if err := c.t.Do(context.Background(), &transport.Request{Method: "GET", Path: p}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want := "GET /x Ocp-Apim-Subscription-Key= x-acme-env=\nGET /y Ocp-Apim-Subscription-Key=sk-redirect x-acme-env=sbx"
+	if got := strings.Join(log.seen, "\n"); got != want {
+		t.Fatalf("after redirects:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -19,6 +19,16 @@
 // and SetUserAttributes. The examples show seeding, a fault, the manual
 // clock, the request log and webhook deliveries.
 //
+// # A deployment's words
+//
+// By default the fake speaks the interface's neutral words and behaves as
+// the deployed service does where the two differ (docs/deployed-service.md):
+// flat webhook deliveries, no OAuth scopes. WithEnvHeader and
+// WithPortalWord give it a deployment's own words, WithSubscriptionKey
+// puts an API gateway in front of it, so that a team runs its tests with
+// its production configuration. WithScopeChecks and WithDeliveryEnvelope
+// are the fake's own extensions, off by default.
+//
 // # Object types
 //
 // Objects (audit status, external ids, bulk loads, object-backed reports,

@@ -77,6 +77,12 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 	if err != nil {
 		return 0, err
 	}
+	// CreateTemp makes the file private; give it the mode of the file it
+	// replaces, or the usual one.
+	mode := os.FileMode(0o644)
+	if fi, err := os.Stat(out); err == nil {
+		mode = fi.Mode().Perm()
+	}
 	committed := false
 	defer func() {
 		if !committed {
@@ -86,6 +92,9 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 	}()
 	n, err := exportReport(ctx, c, id, format, tmp, bar.Set)
 	if err != nil {
+		return n, err
+	}
+	if err := tmp.Chmod(mode); err != nil {
 		return n, err
 	}
 	if err := tmp.Close(); err != nil {

@@ -70,6 +70,9 @@ func TestReportsExportFiles(t *testing.T) {
 	if got := readFile(t, csvPath); got != want {
 		t.Fatalf("csv:\n%q\nwant\n%q", got, want)
 	}
+	if fi, err := os.Stat(csvPath); err != nil || fi.Mode().Perm() != 0o644 {
+		t.Fatalf("mode of the export: %v %v", fi.Mode(), err)
+	}
 	if r.stdout != "" || !strings.Contains(r.stderr, "exported 3 rows of report 7") {
 		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)
 	}
