@@ -147,8 +147,9 @@ func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l
 // WithUserAgent appends suffix to the SDK's User-Agent.
 func WithUserAgent(suffix string) Option { return func(s *settings) { s.uaSuffix = suffix } }
 
-// WithHeader adds a fixed header to every request, such as the
-// subscription key an API gateway asks for. It cannot set Authorization.
+// WithHeader adds a fixed header to every request to the service. It
+// cannot set Authorization. An API gateway's subscription key goes through
+// WithSubscriptionKey, which treats it as a secret.
 func WithHeader(key, value string) Option {
 	return func(s *settings) {
 		if s.header == nil {

@@ -7,6 +7,7 @@ package partner_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"go/ast"
 	"go/importer"
@@ -118,12 +119,14 @@ func snippetFile(name string, b goBlock) string {
 		// own comment lines keep their numbers.
 		return line + b.src
 	}
-	fset := token.NewFileSet()
-	decls, declErr := parser.ParseFile(fset, "", "package snippet\n"+b.src, parser.ImportsOnly)
-	_, fullErr := parser.ParseFile(fset, "", "package snippet\n"+b.src, 0)
-	statements := fullErr != nil
-	have := map[string]bool{}
-	if declErr == nil && !statements {
+	// Declarations parse as a file; statements do not.
+	decls, err := parser.ParseFile(token.NewFileSet(), "", "package snippet\n"+b.src, parser.ImportsOnly|parser.AllErrors)
+	if err == nil {
+		_, err = parser.ParseFile(token.NewFileSet(), "", "package snippet\n"+b.src, 0)
+	}
+	statements := err != nil
+	have := map[string]bool{} // names the block imports itself
+	if !statements {
 		for _, im := range decls.Imports {
 			path := strings.Trim(im.Path.Value, `"`)
 			n := filepath.Base(path)
@@ -217,7 +220,7 @@ func checkGoBlocks(t *testing.T, name, md string) []string {
 		f, err := parser.ParseFile(fset, "snippet.go", src, parser.ParseComments)
 		if err != nil {
 			var list scanner.ErrorList
-			if ok := asErrorList(err, &list); ok {
+			if errors.As(err, &list) {
 				for _, e := range list {
 					problems = append(problems, fmt.Sprintf("%s: %s: %s", where, e.Pos, e.Msg))
 				}
@@ -242,14 +245,6 @@ func checkGoBlocks(t *testing.T, name, md string) []string {
 		conf.Check("snippet", fset, []*ast.File{f}, nil)
 	}
 	return problems
-}
-
-func asErrorList(err error, list *scanner.ErrorList) bool {
-	l, ok := err.(scanner.ErrorList)
-	if ok {
-		*list = l
-	}
-	return ok
 }
 
 // TestReadmeSnippetsCompile: every ```go block of README.md (and of the

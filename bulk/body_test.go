@@ -33,6 +33,13 @@ func TestBodyFileProblemsNamed(t *testing.T) {
 			return err
 		},
 	}
+	calls["Upload"] = func(r io.Reader) error {
+		tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opps.csv")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return c.Bulk.Upload(ctx, tk, r)
+	}
 	for name, call := range calls {
 		var nilFile *os.File
 		err := call(nilFile)

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,12 @@ import (
 	"sync"
 	"time"
 )
+
+// adminOpenAPI is the OpenAPI 3 description of the admin API, served at
+// GET /_fake/openapi.json.
+//
+//go:embed admin_openapi.json
+var adminOpenAPI []byte
 
 // AdminPrefix is the path prefix of the admin API that Admin serves. No
 // route of the service's interface starts with it.
@@ -31,11 +38,12 @@ const AdminPrefix = "/_fake/"
 // mirror the Go API; bodies and answers are JSON:
 //
 //	GET    /_fake/health               {"status": "ok", "now": "<fake clock>"}
+//	GET    /_fake/openapi.json         this API as an OpenAPI 3 document, to generate clients
 //	GET    /_fake/faults               the faults in force (Fake.Faults)
 //	POST   /_fake/faults               inject one (Fake.InjectFault), body a fault:
 //	       {"method": "GET", "path": "/report/v1/*/data", "times": 2, "status": 503,
 //	        "retry_after": "1", "message": "busy", "latency": "250ms",
-//	        "drop": false, "drop_after": false}
+//	        "drop": false, "drop_after": false, "truncate": false, "dribble": "20ms"}
 //	DELETE /_fake/faults               remove every fault (Fake.ClearFaults)
 //	GET    /_fake/clock                {"now": "...", "manual": true}
 //	POST   /_fake/clock/advance        {"by": "90s"}: move a manual clock on
@@ -140,36 +148,47 @@ func loopback(remoteAddr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (a *Admin) routes() {
+// adminRoute is one route of the admin API.
+type adminRoute struct {
+	method, path string
+	handle       http.HandlerFunc
+}
+
+// routeTable lists the admin routes; admin_openapi.json describes the same
+// set (TestAdminOpenAPIMatchesRoutes).
+func (a *Admin) routeTable() []adminRoute {
 	p := strings.TrimSuffix(AdminPrefix, "/")
-	a.mux.HandleFunc("GET "+p+"/health", a.health)
-	a.mux.HandleFunc("GET "+p+"/faults", a.listFaults)
-	a.mux.HandleFunc("POST "+p+"/faults", a.addFault)
-	a.mux.HandleFunc("DELETE "+p+"/faults", func(w http.ResponseWriter, r *http.Request) {
-		a.Fake().ClearFaults()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	a.mux.HandleFunc("GET "+p+"/clock", a.clock)
-	a.mux.HandleFunc("POST "+p+"/clock/advance", a.advance)
-	a.mux.HandleFunc("GET "+p+"/requests", a.requests)
-	a.mux.HandleFunc("DELETE "+p+"/requests", func(w http.ResponseWriter, r *http.Request) {
-		a.Fake().ResetRequests()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	a.mux.HandleFunc("GET "+p+"/deliveries", a.deliveries)
-	a.mux.HandleFunc("DELETE "+p+"/deliveries", func(w http.ResponseWriter, r *http.Request) {
-		a.Fake().ResetDeliveries()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	a.mux.HandleFunc("POST "+p+"/tokens/expire", func(w http.ResponseWriter, r *http.Request) {
-		a.Fake().ExpireTokens()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	a.mux.HandleFunc("POST "+p+"/seed", a.seed)
-	a.mux.HandleFunc("POST "+p+"/reset", func(w http.ResponseWriter, r *http.Request) {
-		a.Reset()
-		w.WriteHeader(http.StatusNoContent)
-	})
+	done := func(fn func()) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			fn()
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}
+	return []adminRoute{
+		{"GET", p + "/health", a.health},
+		{"GET", p + "/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(adminOpenAPI)
+		}},
+		{"GET", p + "/faults", a.listFaults},
+		{"POST", p + "/faults", a.addFault},
+		{"DELETE", p + "/faults", done(func() { a.Fake().ClearFaults() })},
+		{"GET", p + "/clock", a.clock},
+		{"POST", p + "/clock/advance", a.advance},
+		{"GET", p + "/requests", a.requests},
+		{"DELETE", p + "/requests", done(func() { a.Fake().ResetRequests() })},
+		{"GET", p + "/deliveries", a.deliveries},
+		{"DELETE", p + "/deliveries", done(func() { a.Fake().ResetDeliveries() })},
+		{"POST", p + "/tokens/expire", done(func() { a.Fake().ExpireTokens() })},
+		{"POST", p + "/seed", a.seed},
+		{"POST", p + "/reset", done(a.Reset)},
+	}
+}
+
+func (a *Admin) routes() {
+	for _, rt := range a.routeTable() {
+		a.mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
+	}
 	a.mux.HandleFunc(AdminPrefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no admin route %s %s", r.Method, r.URL.Path)
 	})
@@ -190,15 +209,20 @@ type adminFault struct {
 	Latency    string `json:"latency,omitempty"`
 	Drop       bool   `json:"drop,omitempty"`
 	DropAfter  bool   `json:"drop_after,omitempty"`
+	Truncate   bool   `json:"truncate,omitempty"`
+	Dribble    string `json:"dribble,omitempty"`
 }
 
 func (a *Admin) listFaults(w http.ResponseWriter, r *http.Request) {
 	out := []adminFault{}
 	for _, ft := range a.Fake().Faults() {
 		af := adminFault{Method: ft.Method, Path: ft.Path, Times: ft.Times, Status: ft.Status,
-			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter}
+			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter, Truncate: ft.Truncate}
 		if ft.Latency > 0 {
 			af.Latency = ft.Latency.String()
+		}
+		if ft.Dribble > 0 {
+			af.Dribble = ft.Dribble.String()
 		}
 		out = append(out, af)
 	}
@@ -212,14 +236,20 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ft := Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
-		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter}
-	if af.Latency != "" {
-		d, err := time.ParseDuration(af.Latency)
-		if err != nil || d < 0 {
-			writeError(w, http.StatusBadRequest, "invalid_request", "latency %q is not a duration such as \"250ms\"", af.Latency)
+		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate}
+	for _, d := range []struct {
+		name, text string
+		dst        *time.Duration
+	}{{"latency", af.Latency, &ft.Latency}, {"dribble", af.Dribble, &ft.Dribble}} {
+		if d.text == "" {
+			continue
+		}
+		v, err := time.ParseDuration(d.text)
+		if err != nil || v < 0 {
+			writeError(w, http.StatusBadRequest, "invalid_request", "%s %q is not a duration such as \"250ms\"", d.name, d.text)
 			return
 		}
-		ft.Latency = d
+		*d.dst = v
 	}
 	if ft.Path != "" {
 		if _, err := path.Match(ft.Path, "/"); err != nil {
@@ -231,8 +261,8 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "status %d is not an HTTP status", ft.Status)
 		return
 	}
-	if ft.Status == 0 && ft.Latency == 0 && !ft.Drop && !ft.DropAfter {
-		writeError(w, http.StatusBadRequest, "invalid_request", "a fault needs a status, a latency, drop or drop_after")
+	if ft.Status == 0 && ft.Latency == 0 && !ft.Drop && !ft.DropAfter && !ft.Truncate && ft.Dribble == 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", "a fault needs a status, a latency, drop, drop_after, truncate or dribble")
 		return
 	}
 	a.Fake().InjectFault(ft)
@@ -298,7 +328,9 @@ func (a *Admin) requests(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		out = append(out, adminRequest(e))
+		//lint:ignore S1016 the wire type lists its members on purpose, so that a new LoggedRequest field does not change the wire
+		out = append(out, adminRequest{Time: e.Time, Method: e.Method, Path: e.Path, Query: e.Query,
+			ClientID: e.ClientID, Env: e.Env, Status: e.Status, Fault: e.Fault})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -337,6 +369,7 @@ func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []adminDelivery{}
 	for _, d := range f.Deliveries() {
+		//lint:ignore S1016 the wire type lists its members on purpose, so that a new DeliveryAttempt field does not change the wire
 		out = append(out, adminDelivery{DeliveryID: d.DeliveryID, SubscriberID: d.SubscriberID, Event: d.Event,
 			ObjectID: d.ObjectID, URL: d.URL, Attempt: d.Attempt, Time: d.Time, Status: d.Status, Err: d.Err,
 			Delivered: d.Delivered, Final: d.Final, Dropped: d.Dropped, Payload: d.Payload})

@@ -68,6 +68,9 @@ func TestAdminHealth(t *testing.T) {
 	if st != 200 || !strings.Contains(body, `"status":"ok"`) {
 		t.Fatalf("health: %d %s", st, body)
 	}
+	if st, body := call(t, "GET", base+"/_fake/openapi.json", ""); st != 200 || !strings.Contains(body, `"openapi": "3.0.3"`) {
+		t.Fatalf("openapi.json: %d %.80s", st, body)
+	}
 	if st, _ := call(t, "GET", base+"/_fake/nothing", ""); st != 404 {
 		t.Fatalf("unknown admin route: %d, want 404", st)
 	}
@@ -257,5 +260,47 @@ func TestAdminLoopbackOnly(t *testing.T) {
 			t.Errorf("remote service request refused")
 		}
 		a.Close()
+	}
+}
+
+// TestAdminBodyFaults injects a truncated and a dribbled answer: the first
+// breaks off in the middle of a 200 body, the second arrives whole.
+func TestAdminBodyFaults(t *testing.T) {
+	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+	tok := accessToken(t, base)
+	list := func() (*http.Response, []byte, error) {
+		req, _ := http.NewRequest("POST", base+"/report/v1/list", strings.NewReader(`{}`))
+		req.Header.Set("Authorization", "Bearer "+tok)
+		req.Header.Set("Content-Type", "application/json")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, nil, err
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		return resp, b, err
+	}
+	_, whole, err := list()
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/report/v1/list","times":1,"truncate":true}`); st != 204 {
+		t.Fatalf("inject truncate: %d %s", st, body)
+	}
+	resp, part, err := list()
+	if err == nil || resp.StatusCode != 200 || len(part) != len(whole)/2 {
+		t.Fatalf("truncated answer: err %v, %d of %d bytes", err, len(part), len(whole))
+	}
+
+	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/report/v1/list","times":1,"dribble":"1ms"}`); st != 204 {
+		t.Fatalf("inject dribble: %d %s", st, body)
+	}
+	if _, body, err := list(); err != nil || string(body) != string(whole) {
+		t.Fatalf("dribbled answer: %v %q", err, body)
+	}
+	_, log := call(t, "GET", base+"/_fake/requests?path=/report/v1/list", "")
+	if !strings.Contains(log, `"fault":"truncate"`) || !strings.Contains(log, `"fault":"dribble"`) {
+		t.Fatalf("request log: %s", log)
 	}
 }

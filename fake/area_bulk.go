@@ -143,10 +143,10 @@ func (f *Fake) registerBulk() {
 	b.index = map[keyIndexEntry]string{}
 	f.onObjectChange(f.observeObjects)
 
-	f.handle("POST /bulk/v1/bulkload", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, false) })
-	f.handle("POST /bulk/v1/bulkload_opportunity", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, false) })
-	f.handle("POST /bulk/v1/bulkload/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, true) })
-	f.handle("POST /bulk/v1/bulkload_opportunity/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, true) })
+	f.handleLoad("POST /bulk/v1/bulkload", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, false) })
+	f.handleLoad("POST /bulk/v1/bulkload_opportunity", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, false) })
+	f.handleLoad("POST /bulk/v1/bulkload/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, true) })
+	f.handleLoad("POST /bulk/v1/bulkload_opportunity/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, true) })
 	f.handle("GET /bulk/v1/status/{integration_id}", ScopeBulk, f.bulkStatus)
 	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", ScopeBulk, f.bulkUploadURL)
 	f.handleStorage("POST /upload/{id}", f.bulkUpload)

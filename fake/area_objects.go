@@ -87,7 +87,8 @@ func (f *Fake) patchAudit(w http.ResponseWriter, r *http.Request) {
 	case *req.FieldName != auditField:
 		// A deployment accepts its own portal word only; the fake's is
 		// set with WithPortalWord.
-		problems = append(problems, "field_name must be "+auditField)
+		problems = append(problems, "field_name must be "+auditField+
+			" (the fake's portal word is "+f.deploy.portal+"; a test of another deployment sets it with fake.WithPortalWord)")
 	}
 	switch {
 	case req.StatusCode == nil || *req.StatusCode == "":

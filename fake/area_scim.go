@@ -362,7 +362,7 @@ func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Fake) scimLocation(id string) string {
-	return f.serverURL + scimUsersPath + "/" + id
+	return f.URL() + scimUsersPath + "/" + id
 }
 
 // scimResource encodes a stored user as the service answers it.

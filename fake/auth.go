@@ -31,12 +31,27 @@ type refreshToken struct {
 	scopes   []string
 }
 
+// Token bookkeeping of a long-running fake: expired access tokens are
+// swept (every sweepEvery grants, once expired for tokenGrace), and a
+// client keeps at most MaxRefreshTokens unused refresh tokens, the oldest
+// dropped first. Both are the fake's own limits.
+const (
+	sweepEvery = 256
+	tokenGrace = time.Minute
+	// MaxRefreshTokens is how many unused refresh tokens one client keeps;
+	// an older one is refused as unknown (invalid_grant).
+	MaxRefreshTokens = 1000
+)
+
 type authStore struct {
 	mu      sync.Mutex
 	clients map[string]*oauthClient
 	access  map[string]*accessToken
 	refresh map[string]*refreshToken
-	issued  int
+	// refreshOrder lists each client's refresh tokens, oldest first (some
+	// may be spent already), to drop the oldest past MaxRefreshTokens.
+	refreshOrder map[string][]string
+	issued       int
 	// checkScopes turns on the per-area scopes (WithScopeChecks).
 	checkScopes bool
 }
@@ -45,6 +60,39 @@ func (s *authStore) init() {
 	s.clients = map[string]*oauthClient{}
 	s.access = map[string]*accessToken{}
 	s.refresh = map[string]*refreshToken{}
+	s.refreshOrder = map[string][]string{}
+}
+
+// sweep drops the access tokens expired for longer than tokenGrace. A
+// swept token is refused as unknown: still a 401, or a 403 on DELETE.
+func (s *authStore) sweep(now time.Time) {
+	for k, t := range s.access {
+		if now.After(t.expires.Add(tokenGrace)) {
+			delete(s.access, k)
+		}
+	}
+}
+
+// keepRefresh records a new refresh token of client and drops the oldest
+// beyond MaxRefreshTokens.
+func (s *authStore) keepRefresh(client, tok string) {
+	order := append(s.refreshOrder[client], tok)
+	for len(order) > MaxRefreshTokens {
+		delete(s.refresh, order[0])
+		order = order[1:]
+	}
+	if cap(order) > 4*MaxRefreshTokens {
+		order = append([]string(nil), order...) // let the old backing array go
+	}
+	s.refreshOrder[client] = order
+}
+
+// TokensHeld counts the access and refresh tokens the fake holds (for
+// tests of a long-running fake's memory).
+func (f *Fake) TokensHeld() (access, refresh int) {
+	f.auth.mu.Lock()
+	defer f.auth.mu.Unlock()
+	return len(f.auth.access), len(f.auth.refresh)
 }
 
 func (s *authStore) register(id, secret string, scopes []string) {
@@ -252,7 +300,11 @@ func (s *authStore) grant(req tokenRequest, now time.Time, lifetime time.Duratio
 	access, refresh := newID("at_", 24), newID("rt_", 24)
 	s.access[access] = &accessToken{clientID: client.id, scopes: granted, expires: now.Add(lifetime)}
 	s.refresh[refresh] = &refreshToken{clientID: client.id, scopes: granted}
+	s.keepRefresh(client.id, refresh)
 	s.issued++
+	if s.issued%sweepEvery == 0 {
+		s.sweep(now)
+	}
 	return tokenResponse{
 		AccessToken: access, RefreshToken: refresh, TokenType: "Bearer",
 		ExpiresIn: int32(lifetime / time.Second), State: req.State,

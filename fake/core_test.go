@@ -344,12 +344,21 @@ func TestFaults(t *testing.T) {
 		// A client that gives up stops the wait, and the handler never runs.
 		tf.InjectFault(Fault{Path: "/testonly/v1/ping", Times: 1, Latency: time.Hour})
 		before := tf.pings.Load()
+		logged := tf.CountRequests("GET", "/testonly/v1/ping")
 		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, "GET", tf.srv.URL+"/testonly/v1/ping", nil)
 		req.Header.Set(auth[0], auth[1])
 		if _, err := tf.srv.Client().Do(req); err == nil {
 			t.Fatal("request under a 1h latency answered")
+		}
+		// The request is logged when the fake is done with it: wait for
+		// that, so that a handler run after the wait would be seen.
+		for deadline := time.Now().Add(10 * time.Second); tf.CountRequests("GET", "/testonly/v1/ping") == logged; {
+			if time.Now().After(deadline) {
+				t.Fatal("the abandoned request never finished at the fake")
+			}
+			time.Sleep(time.Millisecond)
 		}
 		if tf.pings.Load() != before {
 			t.Fatal("handler ran although the client gave up")

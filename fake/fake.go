@@ -56,6 +56,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -101,9 +102,10 @@ type Fake struct {
 
 	objectsArea objectsStore // audit history and external-id fields
 
-	// Server is set when the fake runs behind NewServer; areas that build
-	// absolute URLs (signed uploads, callbacks) read its address from it.
-	serverURL string
+	// serverURL is set when the fake runs behind NewServer or SetURL;
+	// areas that build absolute URLs (signed uploads, SCIM locations) read
+	// its address from it while SetURL may change it.
+	serverURL atomic.Pointer[string]
 	closers   []func()
 	stop      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -171,11 +173,17 @@ func (f *Fake) Now() time.Time { return f.clock.Now() }
 
 // URL is the base URL the fake is served at, when it runs behind
 // NewServer or SetURL was called; otherwise "".
-func (f *Fake) URL() string { return f.serverURL }
+func (f *Fake) URL() string {
+	if u := f.serverURL.Load(); u != nil {
+		return *u
+	}
+	return ""
+}
 
 // SetURL tells a fake hosted by its caller where it is served, so that the
 // absolute URLs it hands out (signed uploads) point at it.
-func (f *Fake) SetURL(u string) { f.serverURL = u }
+// It is safe to call while the fake serves requests.
+func (f *Fake) SetURL(u string) { f.serverURL.Store(&u) }
 
 // Close stops the fake's background work (webhook deliveries). NewServer's
 // Close calls it.
@@ -199,8 +207,10 @@ type Server struct {
 // NewServer starts a Fake on a loopback port. Close it when done.
 func NewServer(opts ...Option) *Server {
 	f := New(opts...)
-	ts := httptest.NewServer(f)
-	f.serverURL = ts.URL
+	ts := httptest.NewUnstartedServer(f)
+	ts.Config.MaxHeaderBytes = MaxHeaderBytes
+	ts.Start()
+	f.SetURL(ts.URL)
 	return &Server{Fake: f, URL: ts.URL, ts: ts}
 }
 

@@ -33,6 +33,14 @@ type Fault struct {
 	// DropAfter handles the request (its effects happen) and then closes
 	// the connection without sending the answer.
 	DropAfter bool
+	// Truncate handles the request and sends its answer's status and
+	// headers, with the full Content-Length, but only the first half of
+	// its body before closing the connection: the client reads an
+	// unexpected EOF in the middle of a (usually 2xx) body.
+	Truncate bool
+	// Dribble handles the request and sends its answer's body in pieces
+	// of 16 bytes, waiting Dribble between two pieces: a slow server.
+	Dribble time.Duration
 }
 
 type faultStore struct {
@@ -114,41 +122,88 @@ type LoggedRequest struct {
 	Env      string // the environment header (x-svc-env unless WithEnvHeader)
 	Status   int    // 0 when the connection was dropped
 	// Fault is the injected fault, if any: a status, "drop" or
-	// "drop-after"; "subscription-key" when the gateway check refused it.
+	// "drop-after"; "subscription-key" when the gateway check refused it;
+	// "too-large" when its headers, query or body were over the limits
+	// (MaxHeaderBytes, MaxQueryBytes, MaxJSONBody and siblings).
 	Fault string
 }
 
+// DefaultRequestLogSize is how many requests the log keeps unless
+// WithRequestLogSize says otherwise.
+const DefaultRequestLogSize = 100_000
+
+// WithRequestLogSize keeps the last n requests in the request log
+// (default DefaultRequestLogSize): the log is a ring, so that a fake
+// serving millions of requests holds flat memory. Older entries are
+// dropped (RequestsDropped counts them). n < 1 means the default.
+func WithRequestLogSize(n int) Option { return func(f *Fake) { f.reqlog.size = n } }
+
+// requestLog is a ring of the last size requests.
 type requestLog struct {
 	mu      sync.Mutex
-	entries []LoggedRequest
+	size    int
+	entries []LoggedRequest // in arrival order until full, then a ring
+	next    int             // once full: the index of the oldest entry
+	dropped int
+}
+
+func (l *requestLog) capacity() int {
+	if l.size < 1 {
+		return DefaultRequestLogSize
+	}
+	return l.size
 }
 
 func (l *requestLog) add(e LoggedRequest) {
 	l.mu.Lock()
 	defer l.mu.Unlock()
+	if n := l.capacity(); len(l.entries) >= n {
+		l.entries[l.next] = e
+		l.next = (l.next + 1) % n
+		l.dropped++
+		return
+	}
 	l.entries = append(l.entries, e)
 }
 
-// Requests returns the requests served so far, oldest first. A request is
-// logged before its answer is sent, so a test may count right after a call.
+// each calls fn on the entries, oldest first, under the lock.
+func (l *requestLog) each(fn func(*LoggedRequest)) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	for i := range l.entries {
+		fn(&l.entries[(l.next+i)%len(l.entries)])
+	}
+}
+
+// Requests returns the requests served so far, oldest first: the last
+// WithRequestLogSize of them. A request is logged before its answer is
+// sent, so a test may count right after a call.
 func (f *Fake) Requests() []LoggedRequest {
+	var out []LoggedRequest
+	f.reqlog.each(func(e *LoggedRequest) { out = append(out, *e) })
+	return out
+}
+
+// RequestsDropped counts the requests that left the log because it was
+// full (see WithRequestLogSize).
+func (f *Fake) RequestsDropped() int {
 	f.reqlog.mu.Lock()
 	defer f.reqlog.mu.Unlock()
-	return append([]LoggedRequest(nil), f.reqlog.entries...)
+	return f.reqlog.dropped
 }
 
 // CountRequests counts the logged requests with method (any when "") and
 // a path matching pattern (path.Match wildcards).
 func (f *Fake) CountRequests(method, pattern string) int {
 	n := 0
-	for _, e := range f.Requests() {
+	f.reqlog.each(func(e *LoggedRequest) {
 		if method != "" && e.Method != method {
-			continue
+			return
 		}
 		if ok, _ := path.Match(pattern, e.Path); ok {
 			n++
 		}
-	}
+	})
 	return n
 }
 
@@ -156,7 +211,7 @@ func (f *Fake) CountRequests(method, pattern string) int {
 func (f *Fake) ResetRequests() {
 	f.reqlog.mu.Lock()
 	defer f.reqlog.mu.Unlock()
-	f.reqlog.entries = nil
+	f.reqlog.entries, f.reqlog.next, f.reqlog.dropped = nil, 0, 0
 }
 
 var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, SubscriptionKeyParam: true}

@@ -31,33 +31,44 @@ func clientID(r *http.Request) string {
 // handle registers h for pattern (a ServeMux pattern such as
 // "POST /report/v1/list"). Requests need a valid bearer token whose
 // client may use scope; they are logged and pass through injected faults.
+// Its body is capped at MaxJSONBody.
 func (f *Fake) handle(pattern, scope string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap(scope, true, true, h))
+	f.mux.Handle(pattern, f.wrap(scope, true, true, MaxJSONBody, h))
+}
+
+// handleLoad registers a bulk load route: as handle, with the body capped
+// at MaxLoadBody.
+func (f *Fake) handleLoad(pattern, scope string, h http.HandlerFunc) {
+	f.mux.Handle(pattern, f.wrap(scope, true, true, MaxLoadBody, h))
 }
 
 // handlePublic registers h for a route that takes no bearer token (the
-// token endpoint).
+// token endpoint), its body capped at MaxTokenBody.
 func (f *Fake) handlePublic(pattern string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap("", false, true, h))
+	f.mux.Handle(pattern, f.wrap("", false, true, MaxTokenBody, h))
 }
 
 // handleStorage registers h for a route outside the service and its API
-// gateway (signed upload URLs): no bearer token, no subscription key.
+// gateway (signed upload URLs): no bearer token, no subscription key, the
+// body capped at MaxUploadBody.
 func (f *Fake) handleStorage(pattern string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap("", false, false, h))
+	f.mux.Handle(pattern, f.wrap("", false, false, MaxUploadBody, h))
 }
 
-// wrap logs a request, applies the gateway's subscription key check
-// (gateway), injected faults and the bearer token check (authorize).
-func (f *Fake) wrap(scope string, authorize, gateway bool, h http.HandlerFunc) http.Handler {
+// wrap logs a request, bounds its size (limitRequest), applies the
+// gateway's subscription key check (gateway), injected faults and the
+// bearer token check (authorize).
+func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		rec := &statusRecorder{ResponseWriter: w}
 		entry := LoggedRequest{
 			Time:   f.clock.Now(),
 			Method: r.Method,
 			Path:   r.URL.Path,
-			Query:  maskQuery(r.URL.Query()),
 			Env:    r.Header.Get(f.deploy.envHeader),
+		}
+		if len(r.URL.RawQuery) <= MaxQueryBytes {
+			entry.Query = maskQuery(r.URL.Query())
 		}
 		logged := false
 		logNow := func() {
@@ -71,6 +82,10 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, h http.HandlerFunc) h
 		// answer; a dropped connection is logged before it is closed, so
 		// the entry is there by the time the client sees the failure.
 		defer logNow()
+		if !limitRequest(rec, r, maxBody) {
+			entry.Fault = "too-large"
+			return
+		}
 		if gateway && f.gatewayRefuses(rec, r) {
 			entry.Fault = "subscription-key"
 			return
@@ -97,6 +112,19 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, h http.HandlerFunc) h
 				f.serve(sink, r, scope, authorize, h, &entry)
 				logNow()
 				dropConnection(rec)
+				return
+			case ft.Truncate || ft.Dribble > 0:
+				buf := newBufferedAnswer()
+				f.serve(buf, r, scope, authorize, h, &entry)
+				if ft.Truncate {
+					entry.Fault = "truncate"
+					rec.status = buf.code()
+					logNow()
+					buf.sendTruncated(rec)
+					return
+				}
+				entry.Fault = "dribble"
+				buf.sendDribbled(rec, ft.Dribble, r.Context().Done(), f.stop)
 				return
 			case ft.Status != 0:
 				entry.Fault = strconv.Itoa(ft.Status)
@@ -148,9 +176,23 @@ func dropConnection(w http.ResponseWriter) {
 type statusRecorder struct {
 	http.ResponseWriter
 	status int
+	// tooLarge reports that the request body went past its cap (limit);
+	// an error answer then becomes a 413 and the handler's body is
+	// dropped (swallow).
+	tooLarge func() bool
+	limit    int64
+	swallow  bool
 }
 
 func (s *statusRecorder) WriteHeader(code int) {
+	if s.status == 0 && code >= 400 && s.tooLarge != nil && s.tooLarge() {
+		s.status, s.swallow = http.StatusRequestEntityTooLarge, true
+		writeTooLarge(s.ResponseWriter, s.limit)
+		return
+	}
+	if s.swallow {
+		return
+	}
 	if s.status == 0 {
 		s.status = code
 	}
@@ -158,6 +200,9 @@ func (s *statusRecorder) WriteHeader(code int) {
 }
 
 func (s *statusRecorder) Write(p []byte) (int, error) {
+	if s.swallow {
+		return len(p), nil
+	}
 	if s.status == 0 {
 		s.status = http.StatusOK
 	}
@@ -259,7 +304,7 @@ func readJSON(r *http.Request, v any) error {
 			return fmt.Errorf("Content-Type %q is not JSON", ct)
 		}
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxJSONBody))
+	dec := json.NewDecoder(io.LimitReader(r.Body, maxJSONBody+1))
 	if err := dec.Decode(v); err != nil {
 		var syn *json.SyntaxError
 		var typ *json.UnmarshalTypeError

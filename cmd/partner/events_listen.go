@@ -85,7 +85,7 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 			ln.Close()
 			return usagef("--public-url is required: the service at %s cannot reach this machine's listener", base)
 		}
-		callback = "http://" + ln.Addr().String() + path
+		callback = "http://" + reachable(ln.Addr()) + path
 	} else {
 		u, err := url.Parse(callback)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -153,6 +153,19 @@ loop:
 	}
 	fmt.Fprintf(a.stderr, "unsubscribed %s\n", id)
 	return printErr
+}
+
+// reachable is the listener's address as a callback can name it: an
+// unspecified host (":8088") is reached on the loopback address.
+func reachable(addr net.Addr) string {
+	host, port, err := net.SplitHostPort(addr.String())
+	if err != nil {
+		return addr.String()
+	}
+	if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
+		host = "127.0.0.1"
+	}
+	return net.JoinHostPort(host, port)
 }
 
 func isLoopbackHost(h string) bool {

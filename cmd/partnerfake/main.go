@@ -75,6 +75,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	manual := fs.Bool("manual-clock", false, "run on a manual clock that only POST /_fake/clock/advance moves")
 	bulkDelay := fs.Duration("bulk-delay", fake.DefaultBulkDelay, "how long a bulk execution stays running")
 	adminRemote := fs.Bool("admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
+	logSize := fs.Int("request-log", fake.DefaultRequestLogSize, "how many of the last requests the request log keeps")
 	fullSCIM := fs.Bool("full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
 	envHeader := fs.String("env-header", fake.DefaultEnvHeader, "name of the environment header (a deployment's own word)")
 	portal := fs.String("portal-word", fake.DefaultPortalWord, "the deployment's portal word, as in <word>.integration_status")
@@ -113,7 +114,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	start := time.Now().UTC().Truncate(time.Second)
 	build := func() *fake.Fake {
-		opts := []fake.Option{fake.WithClient(*id, *secret), fake.WithTokenLifetime(*lifetime), fake.WithBulkDelay(*bulkDelay)}
+		opts := []fake.Option{fake.WithClient(*id, *secret), fake.WithTokenLifetime(*lifetime), fake.WithBulkDelay(*bulkDelay),
+			fake.WithRequestLogSize(*logSize)}
 		if *demo {
 			opts = append(opts, fake.WithDemoData())
 		}
@@ -150,7 +152,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer admin.Close()
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
-	srv := &http.Server{Handler: withLatency(admin, *latency), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: withLatency(admin, *latency), ReadHeaderTimeout: 10 * time.Second,
+		MaxHeaderBytes: fake.MaxHeaderBytes}
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)

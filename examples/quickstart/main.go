@@ -8,7 +8,10 @@
 //
 // With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET (all
 // three, and optionally PARTNER_ENV, the sandbox environment) it runs
-// against that server instead. It ends with a line saying that every step
+// against that server instead. A deployment's own words and gateway key
+// come from PARTNER_ENV_HEADER (the name of the environment header),
+// PARTNER_PORTAL_WORD (as in <word>.integration_status) and
+// PARTNER_SUBSCRIPTION_KEY; the embedded fake takes the same words. It ends with a line saying that every step
 // passed; the one refused bulk record on the way is intended.
 package main
 
@@ -27,6 +30,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/objects"
 )
 
 func main() {
@@ -56,6 +60,11 @@ var steps = []step{
 	{"events", eventsStep},
 }
 
+// auditField is the audit field the steps write: the interface's
+// partner_portal.integration_status, or the deployment's own with
+// PARTNER_PORTAL_WORD. run sets it.
+var auditField = objects.FieldIntegrationStatus
+
 // serverVars are the environment variables that point the quickstart at
 // a real server; all or none of them must be set.
 var serverVars = []string{"PARTNER_BASE_URL", "PARTNER_CLIENT_ID", "PARTNER_CLIENT_SECRET"}
@@ -80,8 +89,23 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 			return err
 		}
 	}
+	envHeader, portal := getenv("PARTNER_ENV_HEADER"), getenv("PARTNER_PORTAL_WORD")
+	auditField = objects.FieldIntegrationStatus
+	if portal != "" {
+		auditField = objects.FieldName(portal + ".integration_status")
+	}
 	if base == "" {
-		srv := fake.NewServer(fake.WithDemoData())
+		fopts := []fake.Option{fake.WithDemoData()}
+		if envHeader != "" {
+			fopts = append(fopts, fake.WithEnvHeader(envHeader))
+		}
+		if portal != "" {
+			fopts = append(fopts, fake.WithPortalWord(portal))
+		}
+		if key := getenv("PARTNER_SUBSCRIPTION_KEY"); key != "" {
+			fopts = append(fopts, fake.WithSubscriptionKey(key))
+		}
+		srv := fake.NewServer(fopts...)
 		defer srv.Close()
 		base, id, secret = srv.URL, fake.DefaultClientID, fake.DefaultClientSecret
 		fmt.Fprintf(w, "started the embedded fake service at %s\n", base)
@@ -93,6 +117,12 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	}
 	if env := getenv("PARTNER_ENV"); env != "" {
 		opts = append(opts, partner.WithEnvironment(env))
+	}
+	if envHeader != "" {
+		opts = append(opts, partner.WithEnvironmentHeader(envHeader))
+	}
+	if key := getenv("PARTNER_SUBSCRIPTION_KEY"); key != "" {
+		opts = append(opts, partner.WithSubscriptionKey(key))
 	}
 	c, err := partner.New(opts...)
 	if err != nil {

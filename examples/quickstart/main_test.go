@@ -75,3 +75,25 @@ func TestQuickstartEnvProblems(t *testing.T) {
 		}
 	}
 }
+
+// TestQuickstartDeploymentWords: a deployment's words and gateway key
+// reach the client, and the embedded fake takes the same ones.
+func TestQuickstartDeploymentWords(t *testing.T) {
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	env := map[string]string{"PARTNER_PORTAL_WORD": "acme_portal", "PARTNER_ENV_HEADER": "x-acme-env",
+		"PARTNER_ENV": "sbx", "PARTNER_SUBSCRIPTION_KEY": "quickstart-key-1"}
+	var out bytes.Buffer
+	if err := run(ctx, &out, func(k string) string { return env[k] }); err != nil {
+		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
+	}
+	for _, want := range []string{"objects: audit acme_portal.integration_status = LINKED",
+		"events: received an update of \"Acme renewal\": acme_portal.integration_status = SCHEDULED"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	if strings.Contains(out.String(), "quickstart-key-1") {
+		t.Errorf("the subscription key was printed:\n%s", out.String())
+	}
+}

@@ -67,7 +67,7 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	}
 
 	if _, err := c.Objects.Audit(ctx, objectID, objects.AuditParams{
-		FieldName:  objects.FieldIntegrationStatus,
+		FieldName:  auditField,
 		StatusCode: objects.StatusScheduled,
 		Message:    "quickstart: sync scheduled",
 	}); err != nil {
@@ -83,12 +83,12 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 			// strings; no envelope names the event or the subscriber.
 			// The subscription names one object, so the audit status we
 			// wrote tells our delivery apart.
-			status := d.Fields[string(objects.FieldIntegrationStatus)]
+			status := d.Fields[string(auditField)]
 			if status != string(objects.StatusScheduled) {
 				continue
 			}
 			fmt.Fprintf(w, "events: received an update of %q: %s = %s\n", d.Fields["name"],
-				objects.FieldIntegrationStatus, status)
+				auditField, status)
 			return unsubscribe()
 		case <-wait.C:
 			return errors.Join(errors.New("no delivery within 30s"), unsubscribe())

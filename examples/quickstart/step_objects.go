@@ -25,6 +25,7 @@ func objectsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "objects: %s has %d external id(s)\n", id, len(ids.Links))
 	res, err := c.Objects.Audit(ctx, id, objects.AuditParams{
+		FieldName:  auditField,
 		StatusCode: objects.StatusLinked,
 		ExternalID: link.ExternalID,
 		Message:    "linked to the CRM record",

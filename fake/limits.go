@@ -1,0 +1,88 @@
+package fake
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"net/http"
+	"strconv"
+)
+
+// Size limits of every route, the fake's own (the interface shows none):
+// a long-running fake must not be made to hold an unbounded request.
+const (
+	// MaxHeaderBytes bounds the request headers (431 beyond it; NewServer
+	// also sets it as the server's limit).
+	MaxHeaderBytes = 64 << 10
+	// MaxQueryBytes bounds the raw query string (414 beyond it).
+	MaxQueryBytes = 16 << 10
+	// MaxJSONBody caps the body of the JSON routes (413 beyond it).
+	MaxJSONBody = maxJSONBody
+	// MaxTokenBody caps the body of the token endpoint (413 beyond it).
+	MaxTokenBody = 64 << 10
+	// MaxLoadBody caps the body of a bulk load (413 beyond it). Loads are
+	// parsed as they stream, so the cap bounds time, not memory.
+	MaxLoadBody = 4 << 30
+	// MaxUploadBody caps a file sent to a signed upload URL, with its
+	// multipart framing (413 beyond it).
+	MaxUploadBody = maxUploadSize + 1<<20
+)
+
+// limitRequest answers 431, 414 or 413 when r's headers, query or
+// declared body are too large, and otherwise caps r.Body at maxBody. It
+// reports whether the request may go on.
+func limitRequest(w *statusRecorder, r *http.Request, maxBody int64) bool {
+	n := 0
+	for k, vs := range r.Header {
+		for _, v := range vs {
+			n += len(k) + len(v) + 4
+		}
+	}
+	switch {
+	case n > MaxHeaderBytes:
+		writeError(w, http.StatusRequestHeaderFieldsTooLarge, "header_too_large", "request headers exceed %d bytes", MaxHeaderBytes)
+		return false
+	case len(r.URL.RawQuery) > MaxQueryBytes:
+		writeError(w, http.StatusRequestURITooLong, "query_too_large", "query string exceeds %d bytes", MaxQueryBytes)
+		return false
+	case r.ContentLength > maxBody:
+		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "request body exceeds %d bytes", maxBody)
+		return false
+	}
+	if r.Body != nil && r.Body != http.NoBody {
+		body := &cappedBody{rc: http.MaxBytesReader(w, r.Body, maxBody)}
+		r.Body = body
+		w.tooLarge = body.exceeded
+		w.limit = maxBody
+	}
+	return true
+}
+
+// cappedBody notes that its reader went past the cap, so that the answer
+// becomes a 413 whatever the handler made of the cut body.
+type cappedBody struct {
+	rc   io.ReadCloser
+	over bool
+}
+
+func (b *cappedBody) Read(p []byte) (int, error) {
+	n, err := b.rc.Read(p)
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		b.over = true
+	}
+	return n, err
+}
+
+func (b *cappedBody) Close() error { return b.rc.Close() }
+
+func (b *cappedBody) exceeded() bool { return b.over }
+
+// writeTooLarge is the 413 that replaces a handler's error answer to a
+// body cut at the cap.
+func writeTooLarge(w http.ResponseWriter, limit int64) {
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("Content-Length")
+	w.WriteHeader(http.StatusRequestEntityTooLarge)
+	json.NewEncoder(w).Encode(apiError{Error: "body_too_large", Message: "request body exceeds " + strconv.FormatInt(limit, 10) + " bytes"})
+}

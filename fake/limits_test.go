@@ -1,0 +1,141 @@
+package fake
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// TestSizeLimits: every route caps its body (413, even when the body
+// declares no length), and bounds its headers (431) and query (414).
+func TestSizeLimits(t *testing.T) {
+	tf := newTestFake(t)
+	at, _ := tf.token(t)
+	bearer := []string{"Authorization", "Bearer " + at}
+
+	big := `{"pad":"` + strings.Repeat("x", MaxJSONBody) + `"}`
+	if a := tf.do(t, "POST", "/testonly/v1/bump", "application/json", big, bearer...); a.status != 413 || a.body["error"] != "body_too_large" {
+		t.Fatalf("JSON body over the cap: %d %s", a.status, a.raw[:min(len(a.raw), 200)])
+	}
+	// Chunked, no Content-Length: the cap is found while reading. The
+	// SCIM create reads the body itself.
+	req, _ := http.NewRequest("POST", tf.srv.URL+"/api/scim/v2/Users", io.MultiReader(strings.NewReader(`{"userName":"`), strings.NewReader(strings.Repeat("x", MaxJSONBody)), strings.NewReader(`"}`)))
+	req.Header.Set("Authorization", "Bearer "+at)
+	req.Header.Set("Content-Type", "application/scim+json")
+	resp, err := tf.srv.Client().Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 413 {
+		t.Fatalf("chunked body over the cap: %d", resp.StatusCode)
+	}
+	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"`+strings.Repeat("x", MaxTokenBody)+`"}`); a.status != 413 {
+		t.Fatalf("token body over its cap: %d", a.status)
+	}
+	if a := tf.do(t, "GET", "/testonly/v1/ping?q="+strings.Repeat("x", MaxQueryBytes), "", "", bearer...); a.status != 414 {
+		t.Fatalf("long query: %d", a.status)
+	}
+	hdr := append([]string{}, bearer...)
+	for i := range 4 {
+		hdr = append(hdr, fmt.Sprintf("X-Pad-%d", i), strings.Repeat("x", MaxHeaderBytes/4))
+	}
+	if a := tf.do(t, "GET", "/testonly/v1/ping", "", "", hdr...); a.status != 431 {
+		t.Fatalf("large headers: %d", a.status)
+	}
+	// Within the limits, all is as before.
+	if a := tf.do(t, "POST", "/testonly/v1/bump", "application/json", `{}`, bearer...); a.status != 200 {
+		t.Fatalf("small body: %d", a.status)
+	}
+	for _, e := range tf.Requests() {
+		if e.Status == 413 && e.Path == "/testonly/v1/bump" && e.Fault != "too-large" {
+			t.Fatalf("refused request logged as %+v", e)
+		}
+	}
+}
+
+// TestRequestLogRing: the log keeps the last WithRequestLogSize requests,
+// oldest first, and counts those it dropped.
+func TestRequestLogRing(t *testing.T) {
+	tf := newTestFake(t, WithRequestLogSize(5))
+	at, _ := tf.token(t)
+	for i := range 12 {
+		tf.do(t, "GET", fmt.Sprintf("/testonly/v1/ping?i=%d", i), "", "", "Authorization", "Bearer "+at)
+	}
+	log := tf.Requests()
+	if len(log) != 5 || tf.RequestsDropped() != 8 {
+		t.Fatalf("%d entries, %d dropped; want 5 and 8", len(log), tf.RequestsDropped())
+	}
+	for i, e := range log {
+		if want := fmt.Sprintf("i=%d", 7+i); e.Query != want {
+			t.Fatalf("entry %d: %q, want %q (oldest first)", i, e.Query, want)
+		}
+	}
+	if n := tf.CountRequests("GET", "/testonly/v1/ping"); n != 5 {
+		t.Fatalf("CountRequests = %d, want 5", n)
+	}
+	tf.ResetRequests()
+	if len(tf.Requests()) != 0 || tf.RequestsDropped() != 0 {
+		t.Fatal("reset left entries")
+	}
+}
+
+// TestTokensSwept: a fake that issues many tokens holds only the live ones:
+// expired access tokens are swept, and a client keeps at most
+// MaxRefreshTokens refresh tokens, the oldest refused first.
+func TestTokensSwept(t *testing.T) {
+	clk := NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	tf := newTestFake(t, WithClock(clk), WithTokenLifetime(time.Minute))
+	_, first := tf.token(t)
+	for range 3 * sweepEvery {
+		tf.token(t)
+		clk.Advance(time.Second)
+	}
+	access, refresh := tf.TokensHeld()
+	// Tokens live a minute and are swept a minute after: at most about
+	// 2 minutes of tokens (one per second) plus one sweep interval remain.
+	if access > 120+sweepEvery || refresh > MaxRefreshTokens {
+		t.Fatalf("holding %d access and %d refresh tokens after %d grants", access, refresh, 3*sweepEvery+1)
+	}
+	for range MaxRefreshTokens {
+		tf.token(t)
+	}
+	if _, refresh := tf.TokensHeld(); refresh != MaxRefreshTokens {
+		t.Fatalf("%d refresh tokens, want the cap %d", refresh, MaxRefreshTokens)
+	}
+	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"refresh_token","refresh_token":"`+first+`"}`); a.status != 400 || a.body["error"] != "invalid_grant" {
+		t.Fatalf("oldest refresh token: %d %s", a.status, a.raw)
+	}
+	// A live token still works.
+	at, _ := tf.token(t)
+	if a := tf.do(t, "GET", "/testonly/v1/ping", "", "", "Authorization", "Bearer "+at); a.status != 200 {
+		t.Fatalf("fresh token: %d", a.status)
+	}
+}
+
+// TestSetURLWhileServing: SetURL may run while requests read the URL (run
+// with -race).
+func TestSetURLWhileServing(t *testing.T) {
+	tf := newTestFake(t)
+	at, _ := tf.token(t)
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := range 50 {
+			tf.SetURL(fmt.Sprintf("http://127.0.0.1:%d", 1000+i))
+		}
+	}()
+	for range 20 {
+		tf.do(t, "POST", "/api/scim/v2/Users", "application/scim+json", `{"userName":"u`+fmt.Sprint(time.Now().UnixNano())+`@example.com"}`, "Authorization", "Bearer "+at)
+		_ = tf.URL()
+	}
+	wg.Wait()
+	if !strings.HasPrefix(tf.URL(), "http://127.0.0.1:") {
+		t.Fatalf("URL = %q", tf.URL())
+	}
+}
