@@ -79,11 +79,13 @@ func ExampleError() {
 	if errors.As(err, &apiErr) {
 		fmt.Println(apiErr.StatusCode, apiErr.Code)
 	}
+	fmt.Println("unauthorized:", partner.IsUnauthorized(err)) // a wrong secret counts
 	fmt.Println("bad request:", partner.IsBadRequest(err))
 	fmt.Println("not found:", partner.IsNotFound(err))
 	fmt.Println(err)
 	// Output:
 	// 400 invalid_client
+	// unauthorized: true
 	// bad request: true
 	// not found: false
 	// partner: POST /oauth/token: 400 Bad Request: invalid_client: unknown client or wrong client secret

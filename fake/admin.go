@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	_ "embed"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -13,6 +14,12 @@ import (
 	"sync"
 	"time"
 )
+
+// adminOpenAPI is the OpenAPI 3 description of the admin API, served at
+// GET /_fake/openapi.json.
+//
+//go:embed admin_openapi.json
+var adminOpenAPI []byte
 
 // AdminPrefix is the path prefix of the admin API that Admin serves. No
 // route of the service's interface starts with it.
@@ -31,6 +38,7 @@ const AdminPrefix = "/_fake/"
 // mirror the Go API; bodies and answers are JSON:
 //
 //	GET    /_fake/health               {"status": "ok", "now": "<fake clock>"}
+//	GET    /_fake/openapi.json         this API as an OpenAPI 3 document, to generate clients
 //	GET    /_fake/faults               the faults in force (Fake.Faults)
 //	POST   /_fake/faults               inject one (Fake.InjectFault), body a fault:
 //	       {"method": "GET", "path": "/report/v1/*/data", "times": 2, "status": 503,
@@ -140,36 +148,47 @@ func loopback(remoteAddr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-func (a *Admin) routes() {
+// adminRoute is one route of the admin API.
+type adminRoute struct {
+	method, path string
+	handle       http.HandlerFunc
+}
+
+// routeTable lists the admin routes; admin_openapi.json describes the same
+// set (TestAdminOpenAPIMatchesRoutes).
+func (a *Admin) routeTable() []adminRoute {
 	p := strings.TrimSuffix(AdminPrefix, "/")
-	a.mux.HandleFunc("GET "+p+"/health", a.health)
-	a.mux.HandleFunc("GET "+p+"/faults", a.listFaults)
-	a.mux.HandleFunc("POST "+p+"/faults", a.addFault)
-	a.mux.HandleFunc("DELETE "+p+"/faults", func(w http.ResponseWriter, r *http.Request) {
-		a.Fake().ClearFaults()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	a.mux.HandleFunc("GET "+p+"/clock", a.clock)
-	a.mux.HandleFunc("POST "+p+"/clock/advance", a.advance)
-	a.mux.HandleFunc("GET "+p+"/requests", a.requests)
-	a.mux.HandleFunc("DELETE "+p+"/requests", func(w http.ResponseWriter, r *http.Request) {
-		a.Fake().ResetRequests()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	a.mux.HandleFunc("GET "+p+"/deliveries", a.deliveries)
-	a.mux.HandleFunc("DELETE "+p+"/deliveries", func(w http.ResponseWriter, r *http.Request) {
-		a.Fake().ResetDeliveries()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	a.mux.HandleFunc("POST "+p+"/tokens/expire", func(w http.ResponseWriter, r *http.Request) {
-		a.Fake().ExpireTokens()
-		w.WriteHeader(http.StatusNoContent)
-	})
-	a.mux.HandleFunc("POST "+p+"/seed", a.seed)
-	a.mux.HandleFunc("POST "+p+"/reset", func(w http.ResponseWriter, r *http.Request) {
-		a.Reset()
-		w.WriteHeader(http.StatusNoContent)
-	})
+	done := func(fn func()) http.HandlerFunc {
+		return func(w http.ResponseWriter, r *http.Request) {
+			fn()
+			w.WriteHeader(http.StatusNoContent)
+		}
+	}
+	return []adminRoute{
+		{"GET", p + "/health", a.health},
+		{"GET", p + "/openapi.json", func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			w.Write(adminOpenAPI)
+		}},
+		{"GET", p + "/faults", a.listFaults},
+		{"POST", p + "/faults", a.addFault},
+		{"DELETE", p + "/faults", done(func() { a.Fake().ClearFaults() })},
+		{"GET", p + "/clock", a.clock},
+		{"POST", p + "/clock/advance", a.advance},
+		{"GET", p + "/requests", a.requests},
+		{"DELETE", p + "/requests", done(func() { a.Fake().ResetRequests() })},
+		{"GET", p + "/deliveries", a.deliveries},
+		{"DELETE", p + "/deliveries", done(func() { a.Fake().ResetDeliveries() })},
+		{"POST", p + "/tokens/expire", done(func() { a.Fake().ExpireTokens() })},
+		{"POST", p + "/seed", a.seed},
+		{"POST", p + "/reset", done(a.Reset)},
+	}
+}
+
+func (a *Admin) routes() {
+	for _, rt := range a.routeTable() {
+		a.mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
+	}
 	a.mux.HandleFunc(AdminPrefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no admin route %s %s", r.Method, r.URL.Path)
 	})
@@ -309,7 +328,9 @@ func (a *Admin) requests(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		out = append(out, adminRequest(e))
+		//lint:ignore S1016 the wire type lists its members on purpose, so that a new LoggedRequest field does not change the wire
+		out = append(out, adminRequest{Time: e.Time, Method: e.Method, Path: e.Path, Query: e.Query,
+			ClientID: e.ClientID, Env: e.Env, Status: e.Status, Fault: e.Fault})
 	}
 	writeJSON(w, http.StatusOK, out)
 }
@@ -348,6 +369,7 @@ func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []adminDelivery{}
 	for _, d := range f.Deliveries() {
+		//lint:ignore S1016 the wire type lists its members on purpose, so that a new DeliveryAttempt field does not change the wire
 		out = append(out, adminDelivery{DeliveryID: d.DeliveryID, SubscriberID: d.SubscriberID, Event: d.Event,
 			ObjectID: d.ObjectID, URL: d.URL, Attempt: d.Attempt, Time: d.Time, Status: d.Status, Err: d.Err,
 			Delivered: d.Delivered, Final: d.Final, Dropped: d.Dropped, Payload: d.Payload})

@@ -68,6 +68,9 @@ func TestAdminHealth(t *testing.T) {
 	if st != 200 || !strings.Contains(body, `"status":"ok"`) {
 		t.Fatalf("health: %d %s", st, body)
 	}
+	if st, body := call(t, "GET", base+"/_fake/openapi.json", ""); st != 200 || !strings.Contains(body, `"openapi": "3.0.3"`) {
+		t.Fatalf("openapi.json: %d %.80s", st, body)
+	}
 	if st, _ := call(t, "GET", base+"/_fake/nothing", ""); st != 404 {
 		t.Fatalf("unknown admin route: %d, want 404", st)
 	}
