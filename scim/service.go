@@ -167,7 +167,7 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 	return &out, nil
 }
 
-func userPath(id string) string { return transport.Pathf(usersPath+"/%s", id) }
+func userPath(id string) string { return usersPath + "/" + transport.PathSegment(id) }
 
 // prepare validates u and returns the body to send: a copy of u with its
 // schemas completed.

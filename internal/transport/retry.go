@@ -1,9 +1,12 @@
 package transport
 
 import (
+	"log/slog"
+
 	"context"
 	"crypto/x509"
 	"errors"
+	"github.com/hashicorp/go-retryablehttp"
 	"math/rand/v2"
 	"net"
 	"net/http"
@@ -166,6 +169,10 @@ func (b *retryBudget) available() int {
 // did. Its fields other than wrote are used only by the goroutine running
 // the call.
 type attemptState struct {
+	// rc sends the request: one go-retryablehttp client per exchange
+	// (its Backoff sees no context), kept here to save an allocation.
+	rc         retryablehttp.Client
+	logger     *slog.Logger
 	idempotent bool
 	body       *body                // nil when the request has no body
 	observe    func(*http.Response) // Request.Observe
@@ -195,10 +202,13 @@ func newAttemptState(idempotent bool, b *body, p RetryPolicy, budget *retryBudge
 	return &attemptState{idempotent: idempotent, body: b, policy: p, budget: budget, start: time.Now()}
 }
 
-// withAttemptState puts st in ctx with a trace that notes when an attempt
-// has written its headers.
-func withAttemptState(ctx context.Context, st *attemptState) context.Context {
+// withAttemptState puts st in ctx, with a trace that notes when an attempt
+// has written its headers if traceWrites.
+func withAttemptState(ctx context.Context, st *attemptState, traceWrites bool) context.Context {
 	ctx = context.WithValue(ctx, attemptKey{}, st)
+	if !traceWrites {
+		return ctx
+	}
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteHeaders: func() { st.wrote.Store(true) },
 	})

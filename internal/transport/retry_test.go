@@ -345,7 +345,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 }
 
 func TestCheckRetryUnitRules(t *testing.T) {
-	ctx := withAttemptState(context.Background(), newAttemptState(true, nil, fastRetry.withDefaults(), nil))
+	ctx := withAttemptState(context.Background(), newAttemptState(true, nil, fastRetry.withDefaults(), nil), true)
 	certErr := &url.Error{Op: "Get", URL: base, Err: fmt.Errorf("tls: %w", errors.New("x"))}
 	if ok, _ := checkRetry(ctx, nil, certErr); !ok {
 		t.Error("plain network error on a GET not retried")

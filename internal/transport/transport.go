@@ -6,6 +6,7 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -16,7 +17,9 @@ import (
 	"net/http"
 	"net/url"
 	"reflect"
+	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/go-querystring/query"
@@ -75,6 +78,9 @@ const (
 // Client sends requests. It is safe for concurrent use.
 type Client struct {
 	cfg    Config
+	base   string   // cfg.BaseURL with a trailing slash, "" when none
+	ua     []string // the User-Agent header's value, shared by every request
+	auth   atomic.Pointer[authValue]
 	hc     *http.Client // cfg.HTTPClient as go-retryablehttp uses it (wrapClient)
 	budget *retryBudget // nil: no retry budget
 	// testHookWait, when set, is told each wait before a retry.
@@ -105,11 +111,42 @@ func New(cfg Config) *Client {
 	if cfg.SubscriptionKeyHeader == "" {
 		cfg.SubscriptionKeyHeader = SubscriptionKeyHeader
 	}
-	return &Client{
+	c := &Client{
 		cfg:    cfg,
 		hc:     wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders()),
 		budget: newRetryBudget(cfg.Retry.Budget),
 	}
+	if cfg.BaseURL != nil {
+		c.base = cfg.BaseURL.String()
+		if !strings.HasSuffix(c.base, "/") {
+			c.base += "/"
+		}
+	}
+	if cfg.UserAgent != "" {
+		c.ua = []string{cfg.UserAgent}
+	}
+	return c
+}
+
+// jsonValue is the value of the Accept and JSON Content-Type headers,
+// shared by every request: net/http never changes a header value, and
+// clones the header before a redirect.
+var jsonValue = []string{"application/json"}
+
+// authValue is the Authorization header of the latest token, built once
+// per token rather than once per request.
+type authValue struct {
+	token string
+	value []string
+}
+
+func (c *Client) authHeader(token string) []string {
+	if a := c.auth.Load(); a != nil && a.token == token {
+		return a.value
+	}
+	a := &authValue{token: token, value: []string{"Bearer " + token}}
+	c.auth.Store(a)
+	return a.value
 }
 
 // Share returns a Client for cfg that shares c's retry budget, so that
@@ -193,6 +230,56 @@ type Request struct {
 // it are escaped, and the dot segments "." and ".." are escaped too so
 // that an identifier can never climb to another path.
 func Pathf(format string, args ...any) string {
+	// The usual verbs (%s of a string, %d of an integer) are written
+	// here; anything else goes through fmt.
+	var b strings.Builder
+	b.Grow(len(format) + 40*len(args)) // room for a UUID each
+	var num [20]byte
+	next := 0
+	for i := 0; i < len(format); i++ {
+		c := format[i]
+		if c != '%' {
+			b.WriteByte(c)
+			continue
+		}
+		if i+1 < len(format) && format[i+1] == '%' {
+			b.WriteByte('%')
+			i++
+			continue
+		}
+		if i+1 == len(format) || next == len(args) {
+			return pathfSlow(format, args)
+		}
+		i++
+		a := args[next]
+		next++
+		switch v := a.(type) {
+		case string:
+			if format[i] != 's' && format[i] != 'v' {
+				return pathfSlow(format, args)
+			}
+			b.WriteString(escapeSegment(v))
+		case int64:
+			if format[i] != 'd' && format[i] != 'v' {
+				return pathfSlow(format, args)
+			}
+			b.Write(strconv.AppendInt(num[:0], v, 10))
+		case int:
+			if format[i] != 'd' && format[i] != 'v' {
+				return pathfSlow(format, args)
+			}
+			b.Write(strconv.AppendInt(num[:0], int64(v), 10))
+		default:
+			return pathfSlow(format, args)
+		}
+	}
+	if next != len(args) {
+		return pathfSlow(format, args)
+	}
+	return b.String()
+}
+
+func pathfSlow(format string, args []any) string {
 	esc := make([]any, len(args))
 	for i, a := range args {
 		if v := reflect.ValueOf(a); v.Kind() == reflect.String {
@@ -203,6 +290,10 @@ func Pathf(format string, args ...any) string {
 	}
 	return fmt.Sprintf(format, esc...)
 }
+
+// PathSegment escapes s as one path segment, as Pathf escapes a string
+// argument.
+func PathSegment(s string) string { return escapeSegment(s) }
 
 func escapeSegment(s string) string {
 	switch s {
@@ -237,6 +328,10 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) error {
 		if resp.StatusCode == http.StatusNoContent {
 			return nil
 		}
+		if n := resp.ContentLength; n > 0 && n <= maxWholeBody {
+			err = decodeWhole(resp.Body, n, out)
+			break
+		}
 		err = json.NewDecoder(resp.Body).Decode(out)
 		if errors.Is(err, io.EOF) {
 			err = nil // an empty body decodes to the zero value
@@ -261,6 +356,36 @@ func (c *Client) repeatable(r *Request) bool {
 	return r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead
 }
 
+// maxWholeBody is the largest answer Do reads whole before decoding it.
+const maxWholeBody = 4 << 20
+
+// decodeWhole reads a body of n bytes and decodes it into out: one
+// allocation for the body, and a type with its own UnmarshalJSON (a SCIM
+// user) gets the bytes at once instead of after a Decoder has scanned
+// them twice.
+func decodeWhole(body io.Reader, n int64, out any) error {
+	b := make([]byte, n)
+	if _, err := io.ReadFull(body, b); err != nil {
+		return err
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil // an empty body decodes to the zero value
+	}
+	var err error
+	if u, ok := out.(json.Unmarshaler); ok && json.Valid(b) {
+		err = u.UnmarshalJSON(b)
+	} else {
+		err = json.Unmarshal(b, out)
+	}
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		// Something after the value: decode the first one, as a Decoder
+		// over the body would.
+		err = json.NewDecoder(bytes.NewReader(b)).Decode(out)
+	}
+	return err
+}
+
 // Send is Do without decoding: it returns the 2xx response, whose body the
 // caller must close, or an error.
 //
@@ -268,7 +393,7 @@ func (c *Client) repeatable(r *Request) bool {
 // (the first attempt removed the resource, its answer was lost) counts as
 // done: Send returns an empty 204 response.
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
-	u, err := c.url(r)
+	u, us, err := c.url(r)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +419,7 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 				return nil, err
 			}
 		}
-		resp, err := c.send(ctx, r, u, st, tok)
+		resp, err := c.send(ctx, r, u, us, st, tok)
 		if err != nil {
 			return nil, err
 		}
@@ -349,14 +474,17 @@ func (c *Client) newError(ctx context.Context, resp *http.Response, r *Request, 
 }
 
 // send makes one exchange through go-retryablehttp.
-func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptState, tok *oauth2.Token) (*http.Response, error) {
-	ctx = withAttemptState(ctx, st)
+func (c *Client) send(ctx context.Context, r *Request, u *url.URL, us string, st *attemptState, tok *oauth2.Token) (*http.Response, error) {
+	// Whether an attempt wrote its request matters only to requests that
+	// are not repeated freely, and to a DELETE (a 404 after an attempt
+	// that may have been processed means done).
+	ctx = withAttemptState(ctx, st, !st.idempotent || r.Method == http.MethodDelete)
 	st.observe = r.Observe
 	var rawBody any
 	if st.body != nil {
 		rawBody = retryablehttp.ReaderFunc(st.body.attempt)
 	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, u.String(), rawBody)
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, rawBody)
 	if err != nil {
 		return nil, Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
 	}
@@ -375,8 +503,8 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptSt
 	for k, vs := range r.Header {
 		h[k] = append([]string(nil), vs...)
 	}
-	if c.cfg.UserAgent != "" {
-		h.Set("User-Agent", c.cfg.UserAgent)
+	if c.ua != nil {
+		h["User-Agent"] = c.ua
 	}
 	if c.cfg.Env != "" && r.URL == "" {
 		h.Set(c.cfg.EnvHeader, c.cfg.Env)
@@ -384,21 +512,22 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptSt
 	if c.cfg.SubscriptionKey != "" && toService {
 		h.Set(c.cfg.SubscriptionKeyHeader, c.cfg.SubscriptionKey)
 	}
-	h.Set("Accept", "application/json")
+	h["Accept"] = jsonValue
 	switch {
 	case r.JSON != nil:
-		h.Set("Content-Type", "application/json")
+		h["Content-Type"] = jsonValue
 	case r.ContentType != "":
 		h.Set("Content-Type", r.ContentType)
 	}
 	if tok != nil {
-		h.Set("Authorization", "Bearer "+tok.AccessToken)
+		h["Authorization"] = c.authHeader(tok.AccessToken)
 	} else if r.Token != "" {
 		h.Set("Authorization", "Bearer "+r.Token)
 	}
 	// One go-retryablehttp client per call: its Backoff sees no context,
 	// so it is bound here to the wait this call's checkRetry chose.
-	rc := &retryablehttp.Client{
+	st.logger = c.cfg.Logger
+	st.rc = retryablehttp.Client{
 		HTTPClient:   c.hc,
 		Logger:       nil, // we log ourselves, without URLs' query strings or headers
 		RetryWaitMin: c.cfg.Retry.MinWait,
@@ -412,18 +541,11 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptSt
 			}
 			return d
 		},
-		ErrorHandler: retryablehttp.PassthroughErrorHandler,
-		RequestLogHook: func(_ retryablehttp.Logger, req *http.Request, attempt int) {
-			st.wrote.Store(false)
-			st.attempt = attempt
-			if attempt > 0 {
-				c.cfg.Logger.LogAttrs(req.Context(), slog.LevelDebug, "partner: retrying request",
-					slog.String("method", req.Method), slog.String("path", req.URL.Path), slog.Int("attempt", attempt+1))
-			}
-		},
+		ErrorHandler:   retryablehttp.PassthroughErrorHandler,
+		RequestLogHook: requestLogHook,
 	}
 	start := time.Now()
-	resp, err := rc.Do(req)
+	resp, err := st.rc.Do(req)
 	if err != nil {
 		if resp != nil {
 			// The pass-through error handler returns the last response
@@ -456,6 +578,17 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, st *attemptSt
 	return resp, nil
 }
 
+// requestLogHook runs before every attempt of every request.
+func requestLogHook(_ retryablehttp.Logger, req *http.Request, attempt int) {
+	st := req.Context().Value(attemptKey{}).(*attemptState)
+	st.wrote.Store(false)
+	st.attempt = attempt
+	if attempt > 0 {
+		st.logger.LogAttrs(req.Context(), slog.LevelDebug, "partner: retrying request",
+			slog.String("method", req.Method), slog.String("path", req.URL.Path), slog.Int("attempt", attempt+1))
+	}
+}
+
 // unwrapURLError drops the *url.Error layer, whose text repeats the full
 // URL with its query string.
 func unwrapURLError(err error) error {
@@ -476,7 +609,32 @@ func (c *Client) pathOf(r *Request) string {
 	return p
 }
 
-func (c *Client) url(r *Request) (*url.URL, error) {
+func (c *Client) url(r *Request) (*url.URL, string, error) {
+	if r.URL == "" && r.Query == nil && c.base != "" && plainPath(r.Path) {
+		// The common case, without resolving a reference: the base URL
+		// and the path, parsed once.
+		us := c.base + strings.TrimPrefix(r.Path, "/")
+		u, err := url.Parse(us)
+		if err != nil {
+			return nil, "", fmt.Errorf("partner: bad path %q: %w", r.Path, err)
+		}
+		return u, us, nil
+	}
+	u, err := c.resolve(r)
+	if err != nil {
+		return nil, "", err
+	}
+	return u, u.String(), nil
+}
+
+// plainPath reports whether p joins the base URL as it is: no dot
+// segment, no empty segment.
+func plainPath(p string) bool {
+	p = strings.TrimPrefix(p, "/")
+	return !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.") && !strings.Contains(p, "//")
+}
+
+func (c *Client) resolve(r *Request) (*url.URL, error) {
 	var u *url.URL
 	if r.URL != "" {
 		var err error

@@ -314,6 +314,10 @@ func TestPathf(t *testing.T) {
 		{Pathf("/report/v1/%d/data", int64(42)), "/report/v1/42/data"},
 		{Pathf("/api/scim/v2/Users/%s", ".."), "/api/scim/v2/Users/%2E%2E"},
 		{Pathf("/api/scim/v2/Users/%s", "."), "/api/scim/v2/Users/%2E"},
+		{Pathf("/a/%s/%d/%v/%v", "x y", -7, "z", int64(8)), "/a/x%20y/-7/z/8"},
+		{Pathf("/a/100%%/%s", "b"), "/a/100%/b"},
+		{Pathf("/a/%03d/%s", 7, "b/c"), "/a/007/b%2Fc"},
+		{Pathf("/a/%s", 5), "/a/%!s(int=5)"},
 	} {
 		if tc.got != tc.want {
 			t.Errorf("Pathf = %q, want %q", tc.got, tc.want)
