@@ -35,6 +35,8 @@ type deployment struct {
 	subKeyHeader string
 	scopeChecks  bool
 	envelope     bool
+	// misspellIntegration: WithMisspelledIntegrationID.
+	misspellIntegration bool
 }
 
 func (d *deployment) defaults() {
