@@ -118,8 +118,8 @@ func groupRun(cmd *cobra.Command, args []string) error {
 }
 
 // group returns a command that groups subs.
-func group(use, short string, subs ...*cobra.Command) *cobra.Command {
-	c := &cobra.Command{Use: use, Short: short, Args: noArgs, RunE: groupRun}
+func group(use, short, example string, subs ...*cobra.Command) *cobra.Command {
+	c := &cobra.Command{Use: use, Short: short, Example: example, Args: noArgs, RunE: groupRun}
 	c.AddCommand(subs...)
 	return c
 }
