@@ -135,7 +135,7 @@ func TestHelpEverywhere(t *testing.T) {
 		if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
 			t.Errorf("partner %s: exit %d, stdout %q", strings.Join(args, " "), r.code, r.stdout)
 		}
-		if cmd.Runnable() && cmd.Example == "" && cmd.HasParent() && !cmd.HasSubCommands() {
+		if cmd.Example == "" || !strings.Contains(r.stdout, "Examples:") {
 			t.Errorf("%s has no example", cmd.CommandPath())
 		}
 	}
@@ -166,7 +166,39 @@ func TestFlagsOverrideVariables(t *testing.T) {
 	writeFile(t, secret, fake.DefaultClientSecret+"\n")
 	c = &cli{env: map[string]string{}}
 	c.must(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret-file", secret)
+	if r := c.run(t, "reports", "list", "--client-secret", "x", "--client-secret-file", secret); r.code != exitUsage {
+		t.Fatalf("both secrets: exit %d, want 2", r.code)
+	}
 	if r := c.run(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret", "wrong"); r.code != exitFail {
 		t.Fatalf("wrong secret: exit %d, want 1", r.code)
+	}
+}
+
+// TestDeploymentWords points the CLI at a fake configured with a
+// deployment's own words: another environment header and a gateway
+// subscription key, given as flags or variables.
+func TestDeploymentWords(t *testing.T) {
+	const key = "sk-cli-test-0123"
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithEnvHeader("x-operator-env"), fake.WithSubscriptionKey(key))
+	defer srv.Close()
+	c := newCLI(srv)
+	if r := c.run(t, "reports", "list"); r.code != exitFail {
+		t.Fatalf("without the subscription key: exit %d", r.code)
+	}
+	r := c.must(t, "reports", "list", "--subscription-key", key, "--env-header", "x-operator-env", "--env", "prod")
+	if strings.Contains(r.stdout+r.stderr, key) {
+		t.Fatal("the subscription key was printed")
+	}
+	reqs := srv.Requests()
+	if last := reqs[len(reqs)-1]; last.Env != "prod" || last.Status != 200 {
+		t.Fatalf("last request: %+v", last)
+	}
+	c.env["PARTNER_SUBSCRIPTION_KEY"] = key
+	c.env["PARTNER_ENV_HEADER"] = "x-operator-env"
+	c.env["PARTNER_ENV"] = "staging"
+	c.must(t, "users", "list")
+	reqs = srv.Requests()
+	if last := reqs[len(reqs)-1]; last.Env != "staging" {
+		t.Fatalf("last request: %+v", last)
 	}
 }
