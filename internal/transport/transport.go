@@ -450,7 +450,10 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, us string, st
 	ctx = withAttemptState(ctx, st, !st.idempotent || r.Method == http.MethodDelete)
 	st.observe = r.Observe
 	var rawBody any
-	if st.body != nil {
+	switch {
+	case st.body != nil && st.body.mem != nil:
+		rawBody = st.body.mem
+	case st.body != nil:
 		rawBody = retryablehttp.ReaderFunc(st.body.attempt)
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, rawBody)
