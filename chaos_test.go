@@ -278,8 +278,8 @@ func TestChaos(t *testing.T) {
 	for _, v := range st.violations {
 		t.Error(v)
 	}
-	if faulted == 0 || st.errs.Load() == 0 {
-		t.Errorf("the proxy faulted %d requests and the SDK returned %d errors: the test tested nothing", faulted, st.errs.Load())
+	if faulted < requests/5 {
+		t.Errorf("the proxy faulted %d of %d requests: the test tested little", faulted, requests)
 	}
 }
 

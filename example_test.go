@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"time"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/scim"
 )
 
 // ExampleNew builds a client against the in-memory fake service, as a
@@ -89,4 +91,70 @@ func ExampleError() {
 	// bad request: true
 	// not found: false
 	// partner: POST /oauth/token: 400 Bad Request: invalid_client: unknown client or wrong client secret
+}
+
+// ExampleIsOutcomeUnknown creates a user whose answer is lost after the
+// service stored it (the fake drops the connection after handling the
+// request). The error says the outcome is unknown, so the user is looked
+// up by userName before being created again.
+func ExampleIsOutcomeUnknown() {
+	srv := fake.NewServer(fake.WithFullSCIMFilter())
+	defer srv.Close()
+	c, err := partner.New(partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	defer c.Close(ctx)
+
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/api/scim/v2/Users", Times: 1, DropAfter: true})
+	want := &scim.User{UserName: "ada@example.com"}
+	u, err := c.SCIM.Create(ctx, want)
+	if partner.IsOutcomeUnknown(err) {
+		fmt.Println("create: outcome unknown")
+		u, err = c.SCIM.FindByUserName(ctx, want.UserName)
+		if errors.Is(err, scim.ErrNotFound) {
+			u, err = c.SCIM.Create(ctx, want)
+		}
+	}
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("user:", u.UserName, "stored once:", len(srv.Users()) == 1)
+	// Output:
+	// create: outcome unknown
+	// user: ada@example.com stored once: true
+}
+
+// ExampleWithRetryBudget sizes the retry budget that all calls of a client
+// share: while the service fails, the retries stop once it is spent and
+// calls fail at once with ErrRetryBudgetExhausted.
+func ExampleWithRetryBudget() {
+	srv := fake.NewServer()
+	defer srv.Close()
+	c, err := partner.New(partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithRetryBudget(10), // two retries of 5 tokens each
+		partner.WithRetryWait(time.Millisecond, time.Millisecond))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	defer c.Close(ctx)
+
+	srv.InjectFault(fake.Fault{Method: "GET", Path: "/event/v1/subscriber", Status: 503})
+	for range 2 {
+		for _, err := range c.Events.Subscribers(ctx) {
+			if err != nil {
+				fmt.Println(partner.IsServerError(err), errors.Is(err, partner.ErrRetryBudgetExhausted))
+				break
+			}
+		}
+	}
+	fmt.Println("requests:", srv.CountRequests("GET", "/event/v1/subscriber"))
+	// Output:
+	// true true
+	// true true
+	// requests: 4
 }

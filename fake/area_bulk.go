@@ -563,6 +563,7 @@ func (f *Fake) bulkUploadURL(w http.ResponseWriter, r *http.Request) {
 		fileName: name, expires: f.clock.Now().Add(bulkUploadTTL),
 	}
 	f.bulk.mu.Lock()
+	f.bulk.sweepUploads(f.clock.Now())
 	f.bulk.uploads[up.token] = up
 	f.bulk.uploadURLs[up.urlID] = up
 	f.bulk.mu.Unlock()
@@ -608,6 +609,18 @@ func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+// sweepUploads forgets the uploads expired for more than a minute, with
+// their files, so that a long-running fake does not keep files nobody
+// loaded. A forgotten token is refused as unknown.
+func (b *bulkStore) sweepUploads(now time.Time) {
+	for tok, up := range b.uploads {
+		if now.After(up.expires.Add(time.Minute)) {
+			delete(b.uploads, tok)
+			delete(b.uploadURLs, up.urlID)
+		}
+	}
 }
 
 // takeUpload marks the upload of token used and returns it, or says why

@@ -392,11 +392,28 @@ func (f *Fake) prepareView(reportID int64) (int64, bool) {
 		s.nextView = 7000
 	}
 	s.nextView++
+	if s.nextView%64 == 0 {
+		s.sweepViews(f.clock.Now())
+	}
 	s.views[s.nextView] = &view{
 		id: s.nextView, reportID: reportID, created: f.clock.Now(), failed: r.def.FailViews,
 		version: r.version, rows: r.rows,
 	}
 	return s.nextView, true
+}
+
+// sweepViews releases the rows of deleted views and forgets views deleted
+// for another ViewLifetime (their status is then a 404), so that a
+// long-running fake does not keep every snapshot it ever made.
+func (s *reportsStore) sweepViews(now time.Time) {
+	for id, v := range s.views {
+		switch age := now.Sub(v.created); {
+		case age >= 2*ViewLifetime:
+			delete(s.views, id)
+		case age >= ViewLifetime:
+			v.rows = rowSet{}
+		}
+	}
 }
 
 // lookupView returns a copy of the view with id. A deleted view's rows

@@ -139,3 +139,43 @@ func TestSetURLWhileServing(t *testing.T) {
 		t.Fatalf("URL = %q", tf.URL())
 	}
 }
+
+// TestViewsAndUploadsSwept: views deleted for a day are forgotten and
+// upload tickets expired for a minute are dropped with their files, so
+// that a long-running fake does not keep them.
+func TestViewsAndUploadsSwept(t *testing.T) {
+	clk := NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	tf := newTestFake(t, WithClock(clk), WithDemoData(), WithTokenLifetime(100*time.Hour))
+	tf.SetURL(tf.srv.URL)
+	old, _ := tf.prepareView(DemoReportPartners)
+	clk.Advance(ViewLifetime + time.Minute)
+	mid, _ := tf.prepareView(DemoReportPartners)
+	clk.Advance(ViewLifetime + time.Minute)
+	for range 64 {
+		tf.prepareView(DemoReportPartners)
+	}
+	if _, ok := tf.lookupView(old); ok {
+		t.Fatal("a view deleted a day ago is still held")
+	}
+	if v, ok := tf.lookupView(mid); !ok || v.status(clk.Now()) != ViewDeleted {
+		t.Fatal("a view deleted a minute ago should still answer DELETED")
+	}
+
+	at, _ := tf.token(t)
+	ticket := func() {
+		a := tf.do(t, "GET", "/bulk/v1/bulkload/"+DemoAccountIntegration+"/upload_url?file_name=a.csv", "", "", "Authorization", "Bearer "+at)
+		if a.status != 200 {
+			t.Fatalf("upload_url: %d %s", a.status, a.raw)
+		}
+	}
+	ticket()
+	ticket()
+	clk.Advance(bulkUploadTTL + 2*time.Minute)
+	ticket()
+	tf.bulk.mu.Lock()
+	n, m := len(tf.bulk.uploads), len(tf.bulk.uploadURLs)
+	tf.bulk.mu.Unlock()
+	if n != 1 || m != 1 {
+		t.Fatalf("%d uploads and %d upload URLs held, want the one live ticket", n, m)
+	}
+}

@@ -107,6 +107,7 @@ func TestExportWastesAtMostTwoPageRequests(t *testing.T) {
 	for _, rows := range []int{0, 50, 100, 1000, 3650} {
 		for _, limit := range []int{0, 4} {
 			t.Run(fmt.Sprintf("%d rows, concurrency %d", rows, limit), func(t *testing.T) {
+				t.Parallel()
 				f, pc, c := countingClient(t)
 				f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Latency: 5 * time.Millisecond})
 				id := f.AddReport(fake.Report{Name: "r", Columns: numberCols, RowCount: rows,

@@ -46,7 +46,8 @@ type pageFetcher func(ctx context.Context, number, size int64, h pageHooks) (*Pa
 //
 // Requests in flight (sent and not yet answered) are bounded by a
 // congestion window: it starts at initialWindow, grows for every answer
-// whose latency stays flat (within 1.5× the lowest seen, plus 5ms) up to
+// whose latency stays flat (within 2× the lowest seen, plus 10ms: the
+// latency includes this process's own scheduling delays) up to
 // the cap (by slowStartGrowth until it is first halved, then by about one
 // a round trip), halves on a 429 or 503 (once per round trip), and a
 // Retry-After pauses every request not yet sent. Answers wait unread at
@@ -325,7 +326,7 @@ func (p *prefetcher) sample(latency time.Duration, page bool) {
 	if p.minLatency == 0 || latency < p.minLatency {
 		p.minLatency = latency
 	}
-	if !page || latency > p.minLatency*3/2+5*time.Millisecond {
+	if !page || latency > 2*p.minLatency+10*time.Millisecond {
 		return
 	}
 	if p.cwnd < p.ssthresh {

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -28,7 +29,18 @@ func exportReport(ctx context.Context, c *partner.Client, id int64, format strin
 	opts := reports.ExportOptions{Progress: progress}
 	switch format {
 	case formatCSV:
-		return c.Reports.ExportCSV(ctx, id, w, opts)
+		n, err := c.Reports.ExportCSV(ctx, id, w, opts)
+		if err == nil && n == 0 {
+			// A report without rows has no row to take the header from:
+			// write the columns its metadata lists, if it lists them.
+			if cols := metadataColumns(ctx, c, id); cols != nil {
+				cw := csv.NewWriter(w)
+				cw.Write(cols)
+				cw.Flush()
+				err = cw.Error()
+			}
+		}
+		return n, err
 	case formatJSONL:
 		bw := bufio.NewWriter(w)
 		var n int64
@@ -93,10 +105,43 @@ func exportXLSX(ctx context.Context, c *partner.Client, id int64, w io.Writer, o
 		}
 		n++
 	}
+	if cols == nil {
+		if cols = metadataColumns(ctx, c, id); cols != nil {
+			header := make([]any, len(cols))
+			for i, name := range cols {
+				header[i] = name
+			}
+			if err := sw.SetRow("A1", header); err != nil {
+				return n, err
+			}
+		}
+	}
 	if err := sw.Flush(); err != nil {
 		return n, err
 	}
 	return n, f.Write(w)
+}
+
+// metadataColumns returns the column names of a report from its metadata
+// (POST /report/v1/{id}/metadata), or nil when the answer does not list
+// them: the header of an export without rows.
+func metadataColumns(ctx context.Context, c *partner.Client, id int64) []string {
+	md, err := c.Reports.Metadata(ctx, id)
+	if err != nil {
+		return nil
+	}
+	cols, err := md.Columns()
+	if err != nil || len(cols) == 0 {
+		return nil
+	}
+	names := make([]string, len(cols))
+	for i, col := range cols {
+		names[i] = col.Name
+		if names[i] == "" {
+			names[i] = col.ID
+		}
+	}
+	return names
 }
 
 // cellValue turns a row value into a spreadsheet cell: numbers stay

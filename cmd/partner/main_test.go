@@ -166,6 +166,9 @@ func TestFlagsOverrideVariables(t *testing.T) {
 	writeFile(t, secret, fake.DefaultClientSecret+"\n")
 	c = &cli{env: map[string]string{}}
 	c.must(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret-file", secret)
+	if r := c.run(t, "reports", "list", "--client-secret", "x", "--client-secret-file", secret); r.code != exitUsage {
+		t.Fatalf("both secrets: exit %d, want 2", r.code)
+	}
 	if r := c.run(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret", "wrong"); r.code != exitFail {
 		t.Fatalf("wrong secret: exit %d, want 1", r.code)
 	}

@@ -19,7 +19,8 @@ func (a *app) reportsExportCmd() *cobra.Command {
 		Short: "Export every row of a report, read through a consistent view",
 		Long: `Export prepares a view of the report (a consistent snapshot), waits for it
 and writes every row in the report's column order: CSV with a header row,
-JSON lines (one object per row) or an XLSX workbook.
+JSON lines (one object per row) or an XLSX workbook. A report without rows
+gives the header alone (CSV, XLSX), from the report's metadata.
 
 Without -o the rows go to stdout. With -o they are written to a temporary
 file beside FILE that is renamed to FILE once the export succeeded, so a

@@ -154,3 +154,29 @@ func TestReportsCharts(t *testing.T) {
 		t.Fatalf("charts:\n%s", r.stdout)
 	}
 }
+
+// TestReportsExportEmptyReport checks that a report without rows exports
+// its header, taken from the report's metadata.
+func TestReportsExportEmptyReport(t *testing.T) {
+	srv := fake.NewServer()
+	defer srv.Close()
+	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
+		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}}})
+	c := newCLI(srv)
+	if r := c.must(t, "reports", "export", "9"); r.stdout != "Zone,Amount\n" {
+		t.Fatalf("csv of an empty report: %q", r.stdout)
+	}
+	out := filepath.Join(t.TempDir(), "empty.xlsx")
+	c.must(t, "reports", "export", "9", "-o", out)
+	f, err := excelize.OpenFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if rows, _ := f.GetRows(f.GetSheetName(0)); len(rows) != 1 || strings.Join(rows[0], "|") != "Zone|Amount" {
+		t.Fatalf("xlsx of an empty report: %q", rows)
+	}
+	if r := c.must(t, "reports", "export", "9", "--format", "jsonl"); r.stdout != "" {
+		t.Fatalf("jsonl of an empty report: %q", r.stdout)
+	}
+}

@@ -158,6 +158,9 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 	id := a.setting(cmd, "client-id", a.clientID, "PARTNER_CLIENT_ID")
 	secret := a.setting(cmd, "client-secret", a.clientSecret, "PARTNER_CLIENT_SECRET")
 	if a.secretFile != "" {
+		if cmd.Flags().Changed("client-secret") {
+			return nil, usagef("give --client-secret or --client-secret-file, not both")
+		}
 		b, err := os.ReadFile(a.secretFile)
 		if err != nil {
 			return nil, usagef("--client-secret-file: %w", err)

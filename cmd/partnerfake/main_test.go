@@ -226,3 +226,21 @@ func TestDeploymentFlags(t *testing.T) {
 		t.Fatalf("event kinds: %d %s", st, body)
 	}
 }
+
+// TestLatency starts the server with a base latency far longer than a
+// client waits: service requests time out, the admin API still answers.
+func TestLatency(t *testing.T) {
+	url, stop := start(t, "-latency", "1h")
+	defer stop()
+	client := &http.Client{Timeout: 300 * time.Millisecond}
+	if resp, err := client.Get(url + "/event/v1/metadata/event"); err == nil {
+		resp.Body.Close()
+		t.Fatalf("a service request answered despite the latency: %s", resp.Status)
+	}
+	if st, body := get(t, url+"/_fake/health"); st != 200 {
+		t.Fatalf("admin health: %d %s", st, body)
+	}
+	if err := stop(); err != nil {
+		t.Fatal(err)
+	}
+}

@@ -40,12 +40,16 @@ type body struct {
 	once     io.Reader                 // the one-shot reader
 	consumed bool                      // the one-shot reader has been read from
 	size     int64                     // -1 when unknown
+	// mem is the whole body when it is in memory (an encoded JSON
+	// body): go-retryablehttp sends it as a *bytes.Reader per attempt,
+	// which net/http writes with the headers in one go.
+	mem []byte
 }
 
 func newBody(r io.Reader, fn BodyFunc, jsonBytes []byte) (*body, error) {
 	switch {
 	case jsonBytes != nil:
-		return &body{open: func() (io.Reader, error) { return bytes.NewReader(jsonBytes), nil }, size: int64(len(jsonBytes))}, nil
+		return &body{open: func() (io.Reader, error) { return bytes.NewReader(jsonBytes), nil }, size: int64(len(jsonBytes)), mem: jsonBytes}, nil
 	case fn != nil:
 		return &body{open: fn, size: -1}, nil
 	case r == nil:

@@ -37,7 +37,7 @@ type RetryPolicy struct {
 	// attempt (default 60s): a retry whose wait would end past it is not
 	// made. Negative means no cap.
 	MaxRetryTime time.Duration
-	// Budget is the client-wide retry budget (see RetryBudget). Nil means
+	// Budget is the client-wide retry budget (see BudgetPolicy). Nil means
 	// the default budget; a Budget with Capacity 0 disables it.
 	Budget *BudgetPolicy
 }
@@ -185,7 +185,9 @@ type attemptState struct {
 	// could not be sent again.
 	replayBlocked atomic.Bool
 	// ambiguous is set once an attempt may have been processed by the
-	// server without the client learning its result.
+	// server without the client learning its result. Lost connections
+	// count only where writes are traced (withAttemptState): requests
+	// that are not repeated freely, and DELETEs.
 	ambiguous atomic.Bool
 
 	attempt         int           // the current attempt of this exchange, from 0

@@ -67,14 +67,6 @@ type Config struct {
 	AllowInsecureHTTP bool
 }
 
-// Default timeouts of the HTTP client New builds when Config.HTTPClient is
-// nil. A client given through Config.HTTPClient keeps its own.
-const (
-	DefaultDialTimeout           = 10 * time.Second
-	DefaultTLSHandshakeTimeout   = 10 * time.Second
-	DefaultResponseHeaderTimeout = 60 * time.Second
-)
-
 // Client sends requests. It is safe for concurrent use.
 type Client struct {
 	cfg    Config
@@ -155,29 +147,6 @@ func (c *Client) Share(cfg Config) *Client {
 	n := New(cfg)
 	n.budget = c.budget
 	return n
-}
-
-// InsecureHTTPAllowed reports whether plain http URLs to hosts other than
-// loopback addresses are allowed (Config.AllowInsecureHTTP).
-func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
-
-// CheckScheme refuses a plain http URL to a host that is not a loopback
-// address unless insecure HTTP was allowed. what names the URL in the
-// error ("upload URL").
-func (c *Client) CheckScheme(what string, u *url.URL) error {
-	if u.Scheme == "http" && !c.cfg.AllowInsecureHTTP && !IsLoopback(u.Hostname()) {
-		return fmt.Errorf("partner: %s to %s is plain http; refused unless insecure HTTP is allowed", what, u.Host)
-	}
-	return nil
-}
-
-// IsLoopback reports whether host is "localhost" or a loopback address.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // HTTPClient returns the underlying *http.Client.
@@ -481,7 +450,10 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, us string, st
 	ctx = withAttemptState(ctx, st, !st.idempotent || r.Method == http.MethodDelete)
 	st.observe = r.Observe
 	var rawBody any
-	if st.body != nil {
+	switch {
+	case st.body != nil && st.body.mem != nil:
+		rawBody = st.body.mem
+	case st.body != nil:
 		rawBody = retryablehttp.ReaderFunc(st.body.attempt)
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, rawBody)
@@ -681,64 +653,4 @@ func (c *Client) resolve(r *Request) (*url.URL, error) {
 		}
 	}
 	return u, nil
-}
-
-// ErrInsecureRedirect is returned for a redirect from https to plain
-// http, which would send the request (and, on the same host, its
-// Authorization header) in clear.
-var ErrInsecureRedirect = errors.New("partner: refused a redirect from https to plain http")
-
-// wrapClient returns a shallow copy of hc for go-retryablehttp:
-//   - its transport hides CloseIdleConnections, which go-retryablehttp
-//     calls whenever a request finally fails and which would empty the
-//     connection pool every other request shares;
-//   - a redirect from https to http is refused;
-//   - a redirect to another host drops Authorization (net/http would keep
-//     it for a subdomain), and the headers meant for the service
-//     only (fixed headers, the environment, a gateway's subscription key).
-func wrapClient(hc *http.Client, serviceOnly []string) *http.Client {
-	cp := *hc
-	rt := cp.Transport
-	if rt == nil {
-		rt = http.DefaultTransport
-	}
-	cp.Transport = roundTripperOnly{rt}
-	next := hc.CheckRedirect
-	cp.CheckRedirect = func(req *http.Request, via []*http.Request) error {
-		if len(via) > 0 {
-			if req.URL.Scheme == "http" && via[len(via)-1].URL.Scheme == "https" {
-				return ErrInsecureRedirect
-			}
-			if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
-				req.Header.Del("Authorization")
-				for _, k := range serviceOnly {
-					req.Header.Del(k)
-				}
-			}
-		}
-		if next != nil {
-			return next(req, via)
-		}
-		if len(via) >= 10 {
-			return errors.New("stopped after 10 redirects")
-		}
-		return nil
-	}
-	return &cp
-}
-
-// serviceOnlyHeaders names the headers that must not follow a redirect to
-// another host.
-func (cfg *Config) serviceOnlyHeaders() []string {
-	names := []string{cfg.EnvHeader, cfg.SubscriptionKeyHeader}
-	for k := range cfg.Header {
-		names = append(names, k)
-	}
-	return names
-}
-
-type roundTripperOnly struct{ rt http.RoundTripper }
-
-func (r roundTripperOnly) RoundTrip(req *http.Request) (*http.Response, error) {
-	return r.rt.RoundTrip(req)
 }

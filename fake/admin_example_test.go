@@ -1,0 +1,61 @@
+package fake_test
+
+import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+
+	"github.com/partnerapi/partner-go/fake"
+)
+
+// A test written in another language drives the fake over HTTP through
+// the admin API; here the same calls are made from Go.
+func ExampleNewAdmin() {
+	a := fake.NewAdmin(func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+	defer a.Close()
+	ts := httptest.NewServer(a)
+	defer ts.Close()
+	a.SetURL(ts.URL)
+
+	// Make the next report listing fail with a 503.
+	resp, _ := http.Post(ts.URL+"/_fake/faults", "application/json",
+		strings.NewReader(`{"method":"POST","path":"/report/v1/list","status":503,"times":1}`))
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, len(a.Fake().Faults()))
+
+	// Back to the start state.
+	resp, _ = http.Post(ts.URL+"/_fake/reset", "", nil)
+	resp.Body.Close()
+	fmt.Println(resp.StatusCode, len(a.Fake().Faults()))
+
+	resp, _ = http.Get(ts.URL + "/_fake/faults")
+	body, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	fmt.Print(string(body))
+	// Output:
+	// 204 1
+	// 204 0
+	// []
+}
+
+// A seed file describes the data a fake starts with; cmd/partnerfake
+// loads one with -seed.
+func ExampleParseSeed() {
+	seed, err := fake.ParseSeed(strings.NewReader(`{
+	  "users": [{"user_name": "ada@example.com", "display_name": "Ada"}],
+	  "reports": [{"id": 7, "name": "Pipeline",
+	               "columns": [{"id": "0", "name": "Partner"}, {"id": "1", "name": "Amount", "type": "NUMBER"}],
+	               "rows": [["P1", 1200], ["P2", 300]]}]
+	}`))
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	f := fake.New(fake.WithSeed(seed))
+	defer f.Close()
+	v, _ := f.ReportVersion(7)
+	fmt.Println(f.Users()[0].UserName, v > 0)
+	// Output: ada@example.com true
+}
