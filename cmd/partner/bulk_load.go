@@ -2,13 +2,9 @@ package main
 
 import (
 	"context"
-	"encoding/csv"
-	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -82,28 +78,13 @@ state other than completed, or, with --fail-on-errors, when rows failed.`,
 }
 
 func (a *app) bulkLoad(ctx context.Context, c *partner.Client, path string, format bulk.Format, fl bulkLoadFlags) error {
-	file, err := os.Open(path)
-	if err != nil {
-		return err
+	spec := loadSpec{path: path, integration: fl.integration, format: format, opportunities: fl.opportunities}
+	size := int64(0)
+	if fi, err := os.Stat(path); err == nil {
+		size = fi.Size()
 	}
-	defer file.Close()
-	info, err := file.Stat()
-	if err != nil {
-		return err
-	}
-	bar := a.newProgress("upload "+filepath.Base(path), info.Size(), true)
-	body := &countingReader{r: file, bar: bar}
-	var ack *bulk.Ack
-	switch {
-	case fl.opportunities && format == bulk.XLSX:
-		ack, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fl.integration, ContentType: format}, filepath.Base(path), body)
-	case fl.opportunities:
-		ack, err = c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fl.integration, ContentType: format}, body)
-	case format == bulk.XLSX:
-		ack, err = c.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: fl.integration, Format: format}, filepath.Base(path), body)
-	default:
-		ack, err = c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fl.integration, Format: format}, body)
-	}
+	bar := a.newProgress("upload "+filepath.Base(path), size, true)
+	ack, err := startLoad(ctx, c, spec, bar.Set)
 	bar.Done()
 	if err != nil {
 		return fmt.Errorf("load of %s into integration %s: %w", path, fl.integration, err)
@@ -113,19 +94,13 @@ func (a *app) bulkLoad(ctx context.Context, c *partner.Client, path string, form
 	if !fl.wait {
 		return nil
 	}
-
-	opts := bulk.WaitOptions{}
+	maxErrors := -1
 	if fl.errorsOut != "" {
-		opts.Status = bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(fl.maxErrors)}
+		maxErrors = fl.maxErrors
 	}
-	var last bulk.State
-	opts.Progress = func(ex *bulk.Execution) {
-		if ex.Status != last {
-			last = ex.Status
-			fmt.Fprintf(out, "execution %s: %s\n", ex.ExecutionID, ex.Status)
-		}
-	}
-	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, opts)
+	ex, err := followLoad(ctx, c, ack, maxErrors, func(ex *bulk.Execution) {
+		fmt.Fprintf(out, "execution %s: %s\n", ex.ExecutionID, ex.Status)
+	})
 	if err != nil {
 		return fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)
 	}
@@ -152,82 +127,4 @@ func (a *app) bulkLoad(ctx context.Context, c *partner.Client, path string, form
 		return fmt.Errorf("execution %s: %d rows failed", ex.ExecutionID, ex.ErrorCount)
 	}
 	return nil
-}
-
-// writeRowErrors writes failed rows as CSV: id, message, then the union of
-// the rows' columns in sorted order (a row given only as text goes in a
-// column "row").
-func writeRowErrors(path string, errs []bulk.RowError) error {
-	var cols []string
-	seen := map[string]bool{}
-	text := false
-	for _, e := range errs {
-		for k := range e.Row {
-			if !seen[k] {
-				seen[k] = true
-				cols = append(cols, k)
-			}
-		}
-		text = text || (e.Row == nil && e.RowText != "")
-	}
-	slices.Sort(cols)
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := csv.NewWriter(f)
-	header := append([]string{"id", "message"}, cols...)
-	if text {
-		header = append(header, "row")
-	}
-	w.Write(header)
-	for _, e := range errs {
-		rec := []string{e.ID, e.Message}
-		for _, k := range cols {
-			v, ok := e.Row[k]
-			if !ok {
-				rec = append(rec, "")
-				continue
-			}
-			rec = append(rec, cellText(v))
-		}
-		if text {
-			rec = append(rec, e.RowText)
-		}
-		w.Write(rec)
-	}
-	w.Flush()
-	return errors.Join(w.Error(), f.Close())
-}
-
-// cellText is a value as a CSV cell: strings as they are, others as JSON.
-func cellText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return text(v)
-}
-
-// countingReader reports the bytes read from r to a progress bar. It is
-// an io.ReadSeeker, so the SDK can still rewind the body for a retry.
-type countingReader struct {
-	r   io.ReadSeeker
-	bar *progress
-	n   int64
-}
-
-func (c *countingReader) Read(p []byte) (int, error) {
-	n, err := c.r.Read(p)
-	c.n += int64(n)
-	c.bar.Set(c.n)
-	return n, err
-}
-
-func (c *countingReader) Seek(off int64, whence int) (int64, error) {
-	pos, err := c.r.Seek(off, whence)
-	if err == nil {
-		c.n = pos
-		c.bar.Set(pos)
-	}
-	return pos, err
 }

@@ -274,3 +274,28 @@ func TestPlainHTTPAbsoluteURL(t *testing.T) {
 		t.Fatalf("allowed: %v", err)
 	}
 }
+
+// TestUserClientKept: a client given through Config.HTTPClient keeps its
+// own timeouts and its CheckRedirect runs after the transport's rules.
+func TestUserClientKept(t *testing.T) {
+	mt := httpmock.NewMockTransport()
+	var asked int
+	hc := &http.Client{Transport: mt, Timeout: 7 * time.Second, CheckRedirect: func(*http.Request, []*http.Request) error {
+		asked++
+		return http.ErrUseLastResponse
+	}}
+	u, _ := url.Parse(base)
+	c := New(Config{BaseURL: u, HTTPClient: hc, Retry: fastRetry})
+	if c.HTTPClient() != hc || c.hc.Timeout != 7*time.Second {
+		t.Fatal("the given client was replaced")
+	}
+	mt.RegisterResponder("GET", base+"/r", func(*http.Request) (*http.Response, error) {
+		r := httpmock.NewStringResponse(302, "")
+		r.Header.Set("Location", base+"/elsewhere")
+		return r, nil
+	})
+	err := c.Do(context.Background(), &Request{Method: "GET", Path: "/r"}, nil)
+	if asked != 1 || !HasStatus(err, 302) {
+		t.Fatalf("CheckRedirect asked %d times, err %v; want once and the 302 kept", asked, err)
+	}
+}
