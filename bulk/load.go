@@ -251,11 +251,14 @@ func (s *Service) attach(ctx context.Context, path string, q url.Values, fileNam
 }
 
 // LoadOpportunitiesParams are the query parameters of
-// POST /bulk/v1/bulkload_opportunity.
+// POST /bulk/v1/bulkload_opportunity and of its file form,
+// POST /bulk/v1/bulkload_opportunity/file.
 type LoadOpportunitiesParams struct {
 	// IntegrationID names an integration of opportunities. Required.
 	IntegrationID string
-	// ContentType is CSV (when empty) or JSON (content_type).
+	// ContentType is CSV (when empty) or JSON (content_type);
+	// LoadOpportunitiesAttachment also takes XLSX, and when it is empty
+	// goes by the file name's extension.
 	ContentType Format
 	// ColumnDelimiter is the one-character CSV column delimiter: ","
 	// when empty.

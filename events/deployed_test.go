@@ -189,3 +189,25 @@ func TestReferralDeliveredByFake(t *testing.T) {
 		t.Fatalf("referral deliveries %+v", got)
 	}
 }
+
+// TestMisspelledIntegrationAgainstFake reads a subscriber from a fake
+// that spells its integration integraion_id, as a deployed description
+// does.
+func TestMisspelledIntegrationAgainstFake(t *testing.T) {
+	srv, c := newFake(t, fake.WithMisspelledIntegrationID())
+	ctx := context.Background()
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
+		Name: "crm sync", Events: []events.Kind{events.KindObjectUpdate},
+		IntegrationID: fake.DemoOpportunityIntegration, CallbackURL: "https://hooks.example.com/x",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := c.Events.Subscriber(ctx, id)
+	if err != nil || s.IntegrationID != fake.DemoOpportunityIntegration {
+		t.Fatalf("subscriber = %+v, %v", s, err)
+	}
+	if n := srv.CountRequests(http.MethodGet, "/event/v1/subscriber/"+id); n != 1 {
+		t.Fatalf("%d reads", n)
+	}
+}

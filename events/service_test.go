@@ -232,6 +232,14 @@ func TestSchema(t *testing.T) {
 	if err != nil || string(s) != `{"type":"object","properties":{"event":{"type":"string"}}}` {
 		t.Fatalf("schema = %s, %v", s, err)
 	}
+	// The deployed service documents no shape: an answer without a
+	// "schema" member is the schema itself, returned untouched.
+	const bare = `{"type":"object","properties":{"stage":{"type":"string"},"acme_portal.referral_id":{"type":"string"}}}`
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/object.acme_portal_referral_submit", mocktest.JSONResponder(t, "", 200, bare))
+	s, err = c.Events.Schema(context.Background(), "object.acme_portal_referral_submit")
+	if err != nil || string(s) != bare {
+		t.Fatalf("bare schema = %s, %v", s, err)
+	}
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/a%2Fb", httpmock.NewStringResponder(404, `{"error":"not_found","message":"event not defined"}`))
 	if _, err := c.Events.Schema(context.Background(), "a/b"); !partner.IsNotFound(err) {
 		t.Fatalf("err = %v", err)

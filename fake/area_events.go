@@ -148,9 +148,17 @@ type (
 	// evWireSubscriberDetail is the answer of GET /event/v1/subscriber/{id},
 	// an operation the deployed service offers beyond the interface text:
 	// the listing's members and the subscribed kinds, no webhook_settings.
+	// The integration goes in integration_id, or in integraion_id with
+	// WithMisspelledIntegrationID.
 	evWireSubscriberDetail struct {
-		evWireSubscriber
-		Event []string `json:"event"`
+		SubscriberID   string   `json:"subscriber_id"`
+		Name           string   `json:"name"`
+		ObjectIDs      []string `json:"objectids"`
+		IntegrationID  *string  `json:"integration_id,omitempty"`
+		Integraion     *string  `json:"integraion_id,omitempty"` // sic: WithMisspelledIntegrationID
+		Filters        string   `json:"filters"`
+		SubscriberType string   `json:"subscriber_type"`
+		Event          []string `json:"event"`
 	}
 	evWebhookSettings struct {
 		CallbackURL string `json:"callback_url"`
@@ -291,7 +299,14 @@ func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
 	s, ok := f.events.subs[id]
 	var d evWireSubscriberDetail
 	if ok {
-		d = evWireSubscriberDetail{evWireSubscriber: s.wire(), Event: slices.Clone(s.Events)}
+		l := s.wire()
+		d = evWireSubscriberDetail{SubscriberID: l.SubscriberID, Name: l.Name, ObjectIDs: l.ObjectIDs,
+			Filters: l.Filters, SubscriberType: l.SubscriberType, Event: slices.Clone(s.Events)}
+		if f.deploy.misspellIntegration {
+			d.Integraion = &l.IntegrationID
+		} else {
+			d.IntegrationID = &l.IntegrationID
+		}
 	}
 	f.events.mu.Unlock()
 	if !ok {
@@ -299,6 +314,14 @@ func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	writeJSON(w, http.StatusOK, d)
+}
+
+// WithMisspelledIntegrationID makes the subscriber read
+// (GET /event/v1/subscriber/{id}) spell its integration member
+// integraion_id, as one of the deployed service's published descriptions
+// does, instead of integration_id. The listing keeps integration_id.
+func WithMisspelledIntegrationID() Option {
+	return func(f *Fake) { f.deploy.misspellIntegration = true }
 }
 
 // deleteSubscriber removes a subscriber; deliveries queued for it are

@@ -35,6 +35,8 @@ type deployment struct {
 	subKeyHeader string
 	scopeChecks  bool
 	envelope     bool
+	// misspellIntegration: WithMisspelledIntegrationID.
+	misspellIntegration bool
 }
 
 func (d *deployment) defaults() {
@@ -96,8 +98,9 @@ func (f *Fake) ReferralField() string { return f.deploy.portal + ".referral_id" 
 
 // ReferralEvent is the event kind of an opportunity submitted to the
 // partner portal as a referral: object.<portal word>_referral_submit. The
-// fake lists it and accepts subscriptions to it; it sends it when
-// SubmitReferral is called.
+// fake lists it and accepts subscriptions to it; it sends it when an
+// opportunity's referral field (ReferralField) is set to a value. A
+// referral kind of another portal word is unknown, as on a deployment.
 func (f *Fake) ReferralEvent() string { return "object." + f.deploy.portal + "_referral_submit" }
 
 // EnvHeader is the name of the environment header the fake reads.

@@ -219,3 +219,35 @@ func TestEventIntegrationRead(t *testing.T) {
 		t.Fatalf("unknown: %d %v", st, e)
 	}
 }
+
+// TestMisspelledIntegrationID: with WithMisspelledIntegrationID the
+// subscriber read spells its integration integraion_id, as a deployed
+// description does, and nothing else changes; by default it is
+// integration_id.
+func TestMisspelledIntegrationID(t *testing.T) {
+	for _, tc := range []struct {
+		opts      []Option
+		want, not string
+	}{
+		{nil, "integration_id", "integraion_id"},
+		{[]Option{WithMisspelledIntegrationID()}, "integraion_id", "integration_id"},
+	} {
+		srv := NewServer(append([]Option{WithDemoData()}, tc.opts...)...)
+		c := newEvClient(t, srv)
+		id := c.subscribe(evSubscribeBody("https://hooks.example.com/x", []string{"object.update"},
+			`,"integration_id":"`+DemoOpportunityIntegration+`"`))
+		var one map[string]any
+		if st := c.do("GET", "/event/v1/subscriber/"+id, "", &one); st != 200 {
+			t.Fatalf("read: %d", st)
+		}
+		if _, has := one[tc.not]; has || one[tc.want] != DemoOpportunityIntegration || len(one) != 7 {
+			t.Errorf("read %v: want %s only", one, tc.want)
+		}
+		var list map[string][]map[string]any
+		c.do("GET", "/event/v1/subscriber", "", &list)
+		if len(list["items"]) != 1 || list["items"][0]["integration_id"] != DemoOpportunityIntegration {
+			t.Errorf("listing %v: want integration_id", list)
+		}
+		srv.Close()
+	}
+}

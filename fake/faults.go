@@ -3,6 +3,7 @@ package fake
 import (
 	"net/url"
 	"path"
+	"strings"
 	"sync"
 	"time"
 )
@@ -216,9 +217,12 @@ func (f *Fake) ResetRequests() {
 
 var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, SubscriptionKeyParam: true}
 
+// maskQuery encodes q with the values of secretParams masked, whatever
+// the case of their names: a client that spells a secret parameter
+// otherwise still sent a secret.
 func maskQuery(q url.Values) string {
 	for k := range q {
-		if secretParams[k] {
+		if secretParams[strings.ToLower(k)] {
 			q[k] = []string{"***"}
 		}
 	}

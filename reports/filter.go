@@ -88,8 +88,12 @@ type FilterGroup struct {
 
 // FieldFilter compares one column (ColID) with values.
 type FieldFilter struct {
-	Type   FieldType `json:"type"`
-	ColID  string    `json:"colId"`
+	// Type is the column's type, which decides how values compare.
+	Type FieldType `json:"type"`
+	// ColID is the column's id as the service names it: a position
+	// such as "0" on the deployed service (see Metadata.ColumnID).
+	ColID string `json:"colId"`
+	// Filter is the comparison.
 	Filter Condition `json:"filter"`
 }
 

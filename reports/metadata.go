@@ -27,6 +27,7 @@ var ErrNoColumn = errors.New("partner: reports: no column with that name")
 // answer lists them (a `columns` array of objects with `id`, `name` and
 // `type`, which is what the fake sends).
 type Metadata struct {
+	// Raw is the answer as the service sent it.
 	Raw json.RawMessage
 }
 
@@ -157,12 +158,18 @@ func (s *Service) metadata(ctx context.Context, path string) (*Metadata, error) 
 // expected name and type (those the fake sends: viewId, reportId,
 // viewStatus, createdAt, rowCount), left zero otherwise.
 type ViewMetadata struct {
-	Raw       json.RawMessage
-	ID        int64
-	ReportID  int64
-	Status    ViewState
+	// Raw is the answer as the service sent it.
+	Raw json.RawMessage
+	// ID is the view's id (member viewId, a number).
+	ID int64
+	// ReportID is the report the view was prepared from (reportId).
+	ReportID int64
+	// Status is the view's state (viewStatus, a string).
+	Status ViewState
+	// CreatedAt is when the view was prepared (createdAt, RFC 3339).
 	CreatedAt time.Time
-	RowCount  int64
+	// RowCount is the number of rows the view holds (rowCount).
+	RowCount int64
 }
 
 // ViewMetadata reads a view's metadata (GET /report/v1/view/{viewId}).

@@ -3,15 +3,15 @@ package reports_test
 import (
 	"context"
 	"errors"
+	"net/http"
 	"testing"
 	"time"
 
 	"github.com/jarcoal/httpmock"
-	"github.com/partnerapi/partner-go/internal/mocktest"
-	"net/http"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/reports"
 )

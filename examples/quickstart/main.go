@@ -11,8 +11,10 @@
 // against that server instead. A deployment's own words and gateway key
 // come from PARTNER_ENV_HEADER (the name of the environment header),
 // PARTNER_PORTAL_WORD (as in <word>.integration_status) and
-// PARTNER_SUBSCRIPTION_KEY; the embedded fake takes the same words. It ends with a line saying that every step
-// passed; the one refused bulk record on the way is intended.
+// PARTNER_SUBSCRIPTION_KEY; the embedded fake takes the same words. A
+// variable that cannot work is named before anything runs. It ends with a
+// line saying that every step passed; the one refused bulk record on the
+// way is intended.
 package main
 
 import (
@@ -89,6 +91,9 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 			return err
 		}
 	}
+	if err := checkDeploymentVars(getenv); err != nil {
+		return err
+	}
 	envHeader, portal := getenv("PARTNER_ENV_HEADER"), getenv("PARTNER_PORTAL_WORD")
 	auditField = objects.FieldIntegrationStatus
 	if portal != "" {
@@ -163,6 +168,41 @@ func checkBaseURL(raw string) error {
 		return nil
 	}
 	return fmt.Errorf("PARTNER_BASE_URL %q must be an https URL (plain http only to a loopback address): tokens would travel in clear", raw)
+}
+
+// checkDeploymentVars says what is wrong with PARTNER_ENV_HEADER,
+// PARTNER_ENV or PARTNER_SUBSCRIPTION_KEY in the terms of the variables,
+// before partner.New would in the terms of its options (and before the
+// embedded fake starts). The key itself is never repeated.
+func checkDeploymentVars(getenv func(string) string) error {
+	if h := getenv("PARTNER_ENV_HEADER"); h != "" {
+		if !isHeaderName(h) {
+			return fmt.Errorf("PARTNER_ENV_HEADER %q is not a header name: letters, digits and !#$%%&'*+-.^_`|~ only, such as x-svc-env", h)
+		}
+		if strings.EqualFold(h, "Authorization") {
+			return errors.New("PARTNER_ENV_HEADER must not be Authorization: the client sends its token there")
+		}
+	}
+	if strings.ContainsAny(getenv("PARTNER_ENV"), "\r\n") {
+		return errors.New("PARTNER_ENV must not contain a line break")
+	}
+	if strings.ContainsAny(getenv("PARTNER_SUBSCRIPTION_KEY"), "\r\n") {
+		return errors.New("PARTNER_SUBSCRIPTION_KEY must not contain a line break")
+	}
+	return nil
+}
+
+// isHeaderName reports whether name is an HTTP field name (RFC 9110 token).
+func isHeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for _, r := range name {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return false
+		}
+	}
+	return true
 }
 
 func isLoopback(host string) bool {

@@ -54,6 +54,17 @@ func TestQuickstartEnvProblems(t *testing.T) {
 			[]string{`PARTNER_BASE_URL "api.example.com" is not an absolute URL`}},
 		{map[string]string{"PARTNER_BASE_URL": "https://u:p@api.example.com", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s3cr3t"},
 			[]string{"PARTNER_BASE_URL must not carry credentials"}},
+		// A deployment's words, against the embedded fake or a server.
+		{map[string]string{"PARTNER_ENV_HEADER": "x env"},
+			[]string{`PARTNER_ENV_HEADER "x env" is not a header name`}},
+		{map[string]string{"PARTNER_ENV_HEADER": "x-env:", "PARTNER_BASE_URL": "https://api.example.com", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s3cr3t"},
+			[]string{`PARTNER_ENV_HEADER "x-env:" is not a header name`}},
+		{map[string]string{"PARTNER_ENV_HEADER": "authorization"},
+			[]string{"PARTNER_ENV_HEADER must not be Authorization"}},
+		{map[string]string{"PARTNER_ENV": "sbx\r\nX-Evil: 1"},
+			[]string{"PARTNER_ENV must not contain a line break"}},
+		{map[string]string{"PARTNER_SUBSCRIPTION_KEY": "s3cr3t\nX-Evil: 1"},
+			[]string{"PARTNER_SUBSCRIPTION_KEY must not contain a line break"}},
 	}
 	for _, tc := range cases {
 		var out bytes.Buffer
