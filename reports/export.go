@@ -33,8 +33,8 @@ type ExportOptions struct {
 	// Below the cap the number adapts like a congestion window: it starts
 	// at 3, grows while page latency stays flat, halves on a 429 or 503,
 	// and a Retry-After pauses every request of the export. Whatever its
-	// value, at most 3 pages are held decoded at once: answers further
-	// ahead wait unread in their connections (at most 3 of them past the
+	// value, at most 2 pages are held decoded at once: answers further
+	// ahead wait unread in their connections (at most 2 of them past the
 	// cap).
 	Concurrency int
 	// Wait tunes the wait for the view.

@@ -17,7 +17,7 @@ const (
 	// number of requests in flight: a page that arrives further ahead
 	// waits, unread, in its connection. With 10,000-row pages of 10
 	// columns this keeps an export's heap under 32 MiB.
-	decodedPages = 3
+	decodedPages = 2
 	// initialWindow is the number of page requests in flight at first:
 	// page 0 and the speculative pages after it.
 	initialWindow = 1 + speculative
