@@ -68,10 +68,13 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 // WaitOptions tune WaitExecution and the XAndWait helpers. The zero value
 // reads the status at once, then after waits of about 60ms, 95ms, 140ms,
 // 210ms, each half as long again as the one before, up to one read every
-// 10s, and asks for no failed records.
+// 10s, and sends neither include_errors nor max_errors, so whether failed
+// records come back is the service's default, which differs between
+// deployments.
 type WaitOptions struct {
 	// Status is passed to every status read: set IncludeErrors to
-	// Bool(true) to get the failed records with the final status.
+	// Bool(true) to get the failed records with the final status, or to
+	// Bool(false) to be sure not to get them.
 	Status StatusParams
 	// Interval sets the pace of the status reads (default 1s): the first
 	// wait is Interval/16, each next one half as long again, up to

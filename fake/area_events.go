@@ -51,6 +51,15 @@ func (f *Fake) eventKinds() []evKind {
 		"An opportunity was submitted to the partner portal as a referral: its " + f.ReferralField() + " field was set."})
 }
 
+// referralHint explains the refusal of a referral kind of another portal
+// word: the fake, like a deployment, knows only its own.
+func (f *Fake) referralHint(kind string) string {
+	if !strings.HasPrefix(kind, "object.") || !strings.HasSuffix(kind, "_referral_submit") {
+		return ""
+	}
+	return " (the fake's referral kind is " + f.ReferralEvent() + ", after its portal word; a test of another deployment sets the word with fake.WithPortalWord)"
+}
+
 func (f *Fake) knownEventKind(name string) bool {
 	return slices.ContainsFunc(f.eventKinds(), func(k evKind) bool { return k.name == name })
 }
@@ -222,7 +231,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	}
 	for _, e := range req.Event {
 		if !f.knownEventKind(e) {
-			bad("event kind %q is not defined", e)
+			bad("event kind %q is not defined%s", e, f.referralHint(e))
 		}
 	}
 	if strings.TrimSpace(req.Name) == "" {
@@ -372,7 +381,7 @@ func (f *Fake) listEventKinds(w http.ResponseWriter, r *http.Request) {
 func (f *Fake) getEventSchema(w http.ResponseWriter, r *http.Request) {
 	name := r.PathValue("event")
 	if !f.knownEventKind(name) {
-		writeError(w, http.StatusNotFound, "not_found", "event %q is not defined", name)
+		writeError(w, http.StatusNotFound, "not_found", "event %q is not defined%s", name, f.referralHint(name))
 		return
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"schema": eventSchema(name, f.deploy.envelope)})

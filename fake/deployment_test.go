@@ -184,8 +184,10 @@ func TestReferralEvent(t *testing.T) {
 	rc := newEvReceiver(t, nil)
 	c.subscribe(evSubscribeBody(rc.URL+"/ref", []string{"object.acme_referral_submit"}, ""))
 	c.subscribe(evSubscribeBody(rc.URL+"/all", []string{"object.all"}, ""))
-	if st := c.do("POST", "/event/v1/subscriber", evSubscribeBody(rc.URL+"/x", []string{EventPartnerPortalReferralSubmit}, ""), nil); st != 400 {
-		t.Fatalf("subscribing to the stand-in kind on a renamed fake: %d, want 400", st)
+	var refusal map[string]any
+	if st := c.do("POST", "/event/v1/subscriber", evSubscribeBody(rc.URL+"/x", []string{EventPartnerPortalReferralSubmit}, ""), &refusal); st != 400 ||
+		!strings.Contains(fmt.Sprint(refusal), "the fake's referral kind is object.acme_referral_submit") || !strings.Contains(fmt.Sprint(refusal), "WithPortalWord") {
+		t.Fatalf("subscribing to the stand-in kind on a renamed fake: %d %v, want 400 naming the fake's kind", st, refusal)
 	}
 	id := srv.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
 	srv.UpdateObject(id, map[string]any{"name": "Deal 2"})

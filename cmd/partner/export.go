@@ -22,11 +22,31 @@ const (
 	formatXLSX  = "xlsx"
 )
 
+// exportProgress hears how an export goes: the row count of the view once
+// it is ready (when the service says), then the rows written so far.
+type exportProgress interface {
+	enabled() bool
+	SetTotal(rows int64)
+	Set(rows int64)
+}
+
 // exportReport writes every row of a report, read through a consistent
-// view, to w in format, columns in the report's order. progress is called
-// with the rows written so far. It returns the number of rows.
-func exportReport(ctx context.Context, c *partner.Client, id int64, format string, w io.Writer, progress func(int64)) (int64, error) {
-	opts := reports.ExportOptions{Progress: progress}
+// view, to w in format, columns in the report's order, and returns the
+// number of rows.
+func exportReport(ctx context.Context, c *partner.Client, id int64, format string, w io.Writer, progress exportProgress) (int64, error) {
+	opts := reports.ExportOptions{Progress: progress.Set}
+	if progress.enabled() {
+		// The view's metadata may tell how many rows are coming; only
+		// worth a request when a bar shows it.
+		opts.Wait.Progress = func(st *reports.ViewStatus) {
+			if st.Status != reports.ViewSuccess {
+				return
+			}
+			if md, err := c.Reports.ViewMetadata(ctx, st.ViewID); err == nil && md.RowCount > 0 {
+				progress.SetTotal(md.RowCount)
+			}
+		}
+	}
 	switch format {
 	case formatCSV:
 		n, err := c.Reports.ExportCSV(ctx, id, w, opts)

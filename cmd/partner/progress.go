@@ -53,6 +53,19 @@ func (p *progress) Set(n int64) {
 	}
 }
 
+// SetTotal sets the total once it is known, turning the count into a bar.
+func (p *progress) SetTotal(total int64) {
+	if p == nil {
+		return
+	}
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.total = total
+}
+
+// enabled reports whether the bar draws at all.
+func (p *progress) enabled() bool { return p != nil }
+
 // Add records n more units.
 func (p *progress) Add(n int64) {
 	if p == nil {
@@ -91,8 +104,12 @@ func (p *progress) draw() {
 		frac := min(float64(p.n)/float64(p.total), 1)
 		const width = 24
 		full := int(frac * width)
+		done := p.amount(float64(p.n))
+		if !p.bytes {
+			done = groupDigits(p.n)
+		}
 		fmt.Fprintf(&b, " [%s%s] %3.0f%% %s/%s", strings.Repeat("=", full), strings.Repeat(" ", width-full),
-			frac*100, p.amount(float64(p.n)), p.amount(float64(p.total)))
+			frac*100, done, p.amount(float64(p.total)))
 	} else {
 		fmt.Fprintf(&b, " %s", p.amount(float64(p.n)))
 	}

@@ -72,7 +72,7 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 	bar := a.newProgress(fmt.Sprintf("report %d", id), 0, false)
 	defer bar.Done()
 	if out == "" {
-		return exportReport(ctx, c, id, format, a.stdout, bar.Set)
+		return exportReport(ctx, c, id, format, a.stdout, bar)
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.partial")
 	if err != nil {
@@ -91,7 +91,7 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 			os.Remove(tmp.Name())
 		}
 	}()
-	n, err := exportReport(ctx, c, id, format, tmp, bar.Set)
+	n, err := exportReport(ctx, c, id, format, tmp, bar)
 	if err != nil {
 		return n, err
 	}
