@@ -268,7 +268,8 @@ func isFmtPrint(call *ast.CallExpr) bool {
 // ignoredErrors finds what a reader should never copy from a README: a
 // call whose error result is dropped (a bare call statement, or the error
 // assigned to _), an err assigned and not looked at by the very next
-// statement, and a range over (value, err) whose body does not start by
+// statement (or, at the end of an if's branch, by the statement after the
+// if), and a range over (value, err) whose body does not start by
 // looking at err. A deferred call is the one exception (defer c.Close).
 func ignoredErrors(fset *token.FileSet, f *ast.File, info *types.Info) []string {
 	errType := types.Universe.Lookup("error").Type()
@@ -302,6 +303,7 @@ func ignoredErrors(fset *token.FileSet, f *ast.File, info *types.Info) []string 
 	report := func(n ast.Node, msg string) {
 		out = append(out, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), msg))
 	}
+	follow := map[*ast.BlockStmt]ast.Stmt{} // an if's branch: the statement after the if
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.ExprStmt:
@@ -329,6 +331,14 @@ func ignoredErrors(fset *token.FileSet, f *ast.File, info *types.Info) []string 
 			}
 		case *ast.BlockStmt:
 			for i, st := range n.List {
+				if is, ok := st.(*ast.IfStmt); ok && i+1 < len(n.List) {
+					// An err set at the end of an if's branches may be
+					// checked by the statement after the if.
+					follow[is.Body] = n.List[i+1]
+					if eb, ok := is.Else.(*ast.BlockStmt); ok {
+						follow[eb] = n.List[i+1]
+					}
+				}
 				as, ok := st.(*ast.AssignStmt)
 				if !ok || !slices.ContainsFunc(as.Lhs, func(e ast.Expr) bool {
 					id, ok := e.(*ast.Ident)
@@ -336,7 +346,11 @@ func ignoredErrors(fset *token.FileSet, f *ast.File, info *types.Info) []string 
 				}) {
 					continue
 				}
-				if i+1 == len(n.List) || !mentionsErr(n.List[i+1]) {
+				next := follow[n]
+				if i+1 < len(n.List) {
+					next = n.List[i+1]
+				}
+				if next == nil || !mentionsErr(next) {
 					report(st, "err is assigned and not checked by the next statement")
 				}
 			}
@@ -383,7 +397,8 @@ func TestReadmeCheckerCatchesBrokenSnippets(t *testing.T) {
 		"```go\nc.Objects.Audit(ctx, objectID, objects.AuditParams{})\n```\n\n" + // result and error dropped
 		"```go\nfor u, err := range c.SCIM.List(ctx, scim.ListParams{}) {\n\tfmt.Println(u.UserName)\n}\n```\n\n" + // loop err unread
 		"```go\n_, _ = c.Reports.PrepareExport(ctx, reportID)\n```\n\n" + // error to _
-		"```go\nf, err := os.Open(\"x.csv\")\nif err != nil {\n\treturn err\n}\ndefer f.Close()\n```\n" // fine: checked, deferred Close
+		"```go\nf, err := os.Open(\"x.csv\")\nif err != nil {\n\treturn err\n}\ndefer f.Close()\n```\n\n" + // fine: checked, deferred Close
+		"```go\nu, err := c.SCIM.Get(ctx, \"a\")\nif partner.IsNotFound(err) {\n\tu, err = c.SCIM.Get(ctx, \"b\")\n}\nif err != nil {\n\treturn err\n}\nfmt.Println(u.ID)\n```\n" // fine: checked after the if
 	got := checkGoBlocks(t, "X.md", md)
 	want := []string{
 		"X.md, ```go block 2 (starting at line 11): X.md:12:",
@@ -400,7 +415,7 @@ func TestReadmeCheckerCatchesBrokenSnippets(t *testing.T) {
 		}
 	}
 	for _, p := range got {
-		if strings.Contains(p, "block 1 ") || strings.Contains(p, "block 9 ") {
+		if strings.Contains(p, "block 1 ") || strings.Contains(p, "block 9 ") || strings.Contains(p, "block 10 ") {
 			t.Errorf("a correct block reported: %s", p)
 		}
 	}
