@@ -91,6 +91,7 @@ type ExecutionError struct {
 	Execution *Execution
 }
 
+// Error reads "partner: bulk: execution ID STATE: STATUS_MSG".
 func (e *ExecutionError) Error() string {
 	return fmt.Sprintf("partner: bulk: execution %s %s: %s", e.Execution.ExecutionID, e.Execution.Status, e.Execution.StatusMsg)
 }
