@@ -199,7 +199,7 @@ func (s *Service) LoadFile(ctx context.Context, integrationID, path string) (*Ac
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("partner: bulk: %w", err) // names the path
 	}
 	defer f.Close()
 	t, err := s.UploadURL(ctx, integrationID, filepath.Base(path))
