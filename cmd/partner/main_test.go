@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -200,5 +202,36 @@ func TestDeploymentWords(t *testing.T) {
 	reqs = srv.Requests()
 	if last := reqs[len(reqs)-1]; last.Env != "staging" {
 		t.Fatalf("last request: %+v", last)
+	}
+}
+
+// TestReadmeCommandLine parses every partner line of the README's "Command
+// line" section with the real command tree (--help appended, so nothing
+// runs): a renamed command or flag fails here.
+func TestReadmeCommandLine(t *testing.T) {
+	md, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(md), "\n")
+	start := slices.Index(lines, "## Command line")
+	if start < 0 {
+		t.Fatal(`README.md has no "## Command line" section`)
+	}
+	c := &cli{env: map[string]string{}}
+	n := 0
+	for i := start + 1; i < len(lines) && !strings.HasPrefix(lines[i], "## "); i++ {
+		line, _, _ := strings.Cut(lines[i], "#")
+		args := strings.Fields(line)
+		if len(args) == 0 || args[0] != "partner" {
+			continue
+		}
+		n++
+		if r := c.run(t, append(args[1:], "--help")...); r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
+			t.Errorf("README.md:%d: %s: exit %d, stderr %q", i+1, strings.TrimSpace(line), r.code, r.stderr)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no partner line in the README's Command line section")
 	}
 }
