@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -233,5 +234,41 @@ func TestReadmeCommandLine(t *testing.T) {
 	}
 	if n == 0 {
 		t.Fatal("no partner line in the README's Command line section")
+	}
+}
+
+// TestSettingsErrorsNameTheFlagOrVariable: a bad setting is a usage error
+// naming the flag or variable the operator wrote, never an SDK option,
+// and never showing a secret.
+func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
+	const key = "sk-never-shown-4711"
+	empty := t.TempDir() + "/empty"
+	writeFile(t, empty, "\n")
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--env-header", "bad header"}, nil, `--env-header "bad header" is not a valid header name`},
+		{nil, map[string]string{"PARTNER_ENV_HEADER": "x:y"}, `PARTNER_ENV_HEADER "x:y" is not a valid header name`},
+		{[]string{"--env-header", "authorization"}, nil, "--env-header cannot be Authorization"},
+		{[]string{"--subscription-key-header", "a b"}, nil, `--subscription-key-header "a b" is not a valid header name`},
+		{nil, map[string]string{"PARTNER_SUBSCRIPTION_KEY_HEADER": "Authorization"}, "PARTNER_SUBSCRIPTION_KEY_HEADER cannot be Authorization"},
+		{[]string{"--subscription-key", key + "\n"}, nil, "--subscription-key must not contain control characters"},
+		{[]string{"--env", "prod\r\nX: y"}, nil, "--env must not contain control characters"},
+		{[]string{"--base-url", "ftp://example.com"}, nil, `--base-url "ftp://example.com" is not an http(s) URL`},
+		{nil, map[string]string{"PARTNER_BASE_URL": "http://api.example.com"}, `PARTNER_BASE_URL "http://api.example.com" is not HTTPS`},
+		{[]string{"--base-url", "https://me:" + key + "@api.example.com"}, nil, "--base-url must not carry credentials"},
+		{[]string{"--client-secret-file", empty}, nil, "--client-secret-file: " + empty + " is empty"},
+	} {
+		c := &cli{env: map[string]string{"PARTNER_BASE_URL": "http://127.0.0.1:1", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "secret"}}
+		maps.Copy(c.env, tc.env)
+		r := c.run(t, append([]string{"reports", "list"}, tc.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q %v: exit %d, stderr %q; want 2 and %q", tc.args, tc.env, r.code, r.stderr, tc.want)
+		}
+		if strings.Contains(r.stderr, "With") || strings.Contains(r.stderr, key) || strings.Contains(r.stderr, "partner: partner:") {
+			t.Errorf("%q %v: stderr %q names an SDK option, shows the key, or repeats partner:", tc.args, tc.env, r.stderr)
+		}
 	}
 }
