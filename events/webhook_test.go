@@ -132,7 +132,8 @@ func TestHandler(t *testing.T) {
 		{"malformed", "POST", "application/json", `{"event":`, 400, "not a JSON object"},
 		{"flat, as deployed", "POST", "application/json", flatDelivery, 204, ""},
 		{"too large", "POST", "application/json", `{"event":"object.update","x":"` + strings.Repeat("x", 700) + `"}`, 413, "at most 600 bytes"},
-		{"not JSON", "POST", "text/plain", `{"event":"object.update"}`, 415, "a delivery is JSON"},
+		{"any content type", "POST", "text/plain", `{"event":"object.update","object_id":"o4"}`, 204, ""},
+		{"not JSON", "POST", "text/plain", `event=object.update`, 400, "not a JSON object"},
 		{"GET", "GET", "", "", 405, "deliveries are POSTed"},
 	}
 	for _, tt := range tests {
@@ -152,8 +153,8 @@ func TestHandler(t *testing.T) {
 			t.Errorf("405 without Allow: POST")
 		}
 	}
-	if len(got) != 4 || got[0].DeliveryID != "dlv-1" || got[1].ObjectID != "o2" || got[2].ObjectID != "o3" ||
-		got[3].Fields["opportunity_id"] != "0065g00000XyZ" {
+	if len(got) != 5 || got[0].DeliveryID != "dlv-1" || got[1].ObjectID != "o2" || got[2].ObjectID != "o3" ||
+		got[3].Fields["opportunity_id"] != "0065g00000XyZ" || got[4].ObjectID != "o4" {
 		t.Fatalf("delivered %+v", got)
 	}
 	if !strings.Contains(logs.String(), "database down") {

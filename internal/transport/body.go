@@ -7,6 +7,8 @@ import (
 	"io"
 	"os"
 	"reflect"
+	"runtime"
+	"strconv"
 	"sync"
 )
 
@@ -40,6 +42,8 @@ type body struct {
 	once     io.Reader                 // the one-shot reader
 	consumed bool                      // the one-shot reader has been read from
 	size     int64                     // -1 when unknown
+	// reopen opens a file body anew for each attempt (fileReopener).
+	reopen func() (io.Reader, error)
 	// mem is the whole body when it is in memory (an encoded JSON
 	// body): go-retryablehttp sends it as a *bytes.Reader per attempt,
 	// which net/http writes with the headers in one go.
@@ -71,6 +75,11 @@ func newBody(r io.Reader, fn BodyFunc, jsonBytes []byte) (*body, error) {
 		}
 		if _, err := rs.Seek(start, io.SeekStart); err != nil {
 			return nil, fmt.Errorf("preparing body: %w", err)
+		}
+		if f, ok := r.(*os.File); ok {
+			if reopen := fileReopener(f, start); reopen != nil {
+				return &body{reopen: reopen, size: end - start}, nil
+			}
 		}
 		return &body{seeker: rs, start: start, size: end - start}, nil
 	}
@@ -104,7 +113,7 @@ func CheckReader(r io.Reader) error {
 
 // replayable reports whether another attempt can send the whole body.
 func (b *body) replayable() bool {
-	if b == nil || b.open != nil || b.seeker != nil {
+	if b == nil || b.open != nil || b.seeker != nil || b.reopen != nil {
 		return true
 	}
 	b.mu.Lock()
@@ -114,7 +123,56 @@ func (b *body) replayable() bool {
 
 // attempt returns the reader for one attempt.
 func (b *body) attempt() (io.Reader, error) {
+	if b.reopen != nil {
+		return b.reopen()
+	}
 	return &lazyReader{b: b}, nil
+}
+
+// fileReopener returns a function that opens the regular file f again,
+// independently of f (with an offset of its own), positioned at start.
+// Each attempt then sends its own *os.File, which net/http writes to the
+// connection with sendfile (no copy through user space, as a raw POST of
+// the file does), and which no later attempt can rewind under it. It
+// returns nil where that is not possible (not Linux, not a regular file,
+// no /proc), and the body is read through f as a rewindable seeker.
+func fileReopener(f *os.File, start int64) func() (io.Reader, error) {
+	if runtime.GOOS != "linux" {
+		return nil
+	}
+	fi, err := f.Stat()
+	if err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return nil
+	}
+	var path string
+	if err := rc.Control(func(fd uintptr) { path = "/proc/self/fd/" + strconv.FormatUint(uint64(fd), 10) }); err != nil {
+		return nil
+	}
+	open := func() (*os.File, error) {
+		g, err := os.Open(path)
+		if err != nil {
+			return nil, err
+		}
+		if gi, err := g.Stat(); err != nil || !os.SameFile(fi, gi) {
+			g.Close()
+			return nil, fmt.Errorf("body file %s changed while it was sent", f.Name())
+		}
+		if _, err := g.Seek(start, io.SeekStart); err != nil {
+			g.Close()
+			return nil, err
+		}
+		return g, nil
+	}
+	g, err := open()
+	if err != nil {
+		return nil
+	}
+	g.Close()
+	return func() (io.Reader, error) { return open() }
 }
 
 type lazyReader struct {

@@ -10,6 +10,7 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"net/url"
+	"os"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -376,5 +377,50 @@ func TestObserveSeesRetriedAnswers(t *testing.T) {
 	}
 	if fmt.Sprint(seen) != "[429 503 200]" {
 		t.Fatalf("observed %v, want [429 503 200]", seen)
+	}
+}
+
+// TestFileBodyResentWhole: a file body is sent whole, from the file's
+// offset when the request began, by every attempt (here a 429, then
+// success), each attempt reading a handle of its own.
+func TestFileBodyResentWhole(t *testing.T) {
+	path := t.TempDir() + "/body.csv"
+	content := strings.Repeat("id,name\n1,a\n", 10000)
+	if err := os.WriteFile(path, []byte("skip"+content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	var lengths []int64
+	n := 0
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got = append(got, string(b))
+		lengths = append(lengths, r.ContentLength)
+		if n++; n == 1 {
+			w.Header().Set("Retry-After", "0")
+			w.WriteHeader(http.StatusTooManyRequests)
+			return
+		}
+		io.WriteString(w, `{}`)
+	}))
+	defer srv.Close()
+	u, _ := url.Parse(srv.URL)
+	c := New(Config{BaseURL: u, Retry: fastRetry})
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	f.Seek(4, io.SeekStart)
+	if err := c.Do(context.Background(), &Request{Method: "POST", Path: "/load", Body: f, ContentType: "text/csv"}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(got) != 2 {
+		t.Fatalf("%d attempts, want 2", len(got))
+	}
+	for i := range got {
+		if got[i] != content || lengths[i] != int64(len(content)) {
+			t.Errorf("attempt %d: %d bytes (Content-Length %d), want the %d bytes after the offset", i, len(got[i]), lengths[i], len(content))
+		}
 	}
 }
