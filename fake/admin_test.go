@@ -381,7 +381,7 @@ func TestAdminSizeLimits(t *testing.T) {
 		t.Fatalf("large admin headers: %d, want 431", st)
 	}
 	// Within the limits the routes answer as before.
-	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/x","status":503}`); st != 204 {
+	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/x","status":503}`); st != 201 {
 		t.Fatalf("small fault: %d %s", st, body)
 	}
 }
