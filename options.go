@@ -164,6 +164,10 @@ func WithHeader(key, value string) Option {
 // (oauth2.Token.Valid), asks ts one caller at a time, and asks it again
 // after a 401; pass the bare source, not one wrapped in
 // oauth2.ReuseTokenSource, so that a refused token is really replaced.
+// When ts fails while the cached token has not expired yet, calls go on
+// with the cached token, the failure is logged at warning level and ts is
+// asked again after 30s (or half the time left), as with the client's own
+// grants.
 // Client.OAuth then serves ts: its Token returns ts's token, and
 // Client.Close leaves ts's tokens alone (calls after it fail with
 // oauth.ErrClosed).

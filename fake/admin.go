@@ -62,7 +62,9 @@ const AdminPrefix = "/_fake/"
 //	                                   build function: state, faults and logs as at start
 //
 // Answers: 200 with JSON for reads, 204 for writes, 400 for a malformed
-// body, 404 for an unknown admin route or method. Errors carry
+// body, 404 for an unknown admin route or method. The admin routes have
+// the size limits of the service's routes (431, 414, 413): MaxJSONBody for
+// their bodies, MaxSeedBody for a seed. Errors carry
 // {"error": "<code>", "message": "..."} like the fake's service routes.
 //
 // The admin API can read every request and create state, so by default it
@@ -136,7 +138,15 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "forbidden", "the admin API answers loopback clients only")
 		return
 	}
-	a.mux.ServeHTTP(w, r)
+	limit := int64(MaxJSONBody)
+	if r.URL.Path == AdminPrefix+"seed" {
+		limit = MaxSeedBody
+	}
+	rec := &statusRecorder{ResponseWriter: w}
+	if !limitRequest(rec, r, limit) {
+		return
+	}
+	a.mux.ServeHTTP(rec, r)
 }
 
 func loopback(remoteAddr string) bool {
@@ -378,7 +388,7 @@ func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
-	s, err := ParseSeed(http.MaxBytesReader(w, r.Body, 64<<20))
+	s, err := ParseSeed(r.Body) // capped at MaxSeedBody by ServeHTTP
 	if err == nil {
 		err = a.Fake().ApplySeed(s)
 	}
@@ -392,7 +402,7 @@ func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
 // readStrictJSON reads an admin body, refusing unknown members so that a
 // misspelt one is an error rather than silently ignored.
 func readStrictJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(http.MaxBytesReader(nil, r.Body, maxJSONBody))
+	dec := json.NewDecoder(r.Body) // capped at MaxJSONBody by ServeHTTP
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {

@@ -304,3 +304,61 @@ func TestAdminBodyFaults(t *testing.T) {
 		t.Fatalf("request log: %s", log)
 	}
 }
+
+// TestAdminSizeLimits: the admin routes have the size limits of the
+// service's routes: 413 for a body past its cap (even chunked), 414 for a
+// long query, 431 for large headers; a seed may be larger than a JSON body.
+func TestAdminSizeLimits(t *testing.T) {
+	_, base := adminServer(t, func() *fake.Fake { return fake.New() })
+	// Chunked (no Content-Length): the cap is found while reading.
+	req, _ := http.NewRequest("POST", base+"/_fake/faults", io.MultiReader(strings.NewReader(`{"message":"`), strings.NewReader(strings.Repeat("x", fake.MaxJSONBody)), strings.NewReader(`"}`)))
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if resp.StatusCode != 413 || !strings.Contains(string(b), `"body_too_large"`) {
+		t.Fatalf("fault body over the cap: %d %.200s", resp.StatusCode, b)
+	}
+	// A seed past MaxJSONBody is read (and refused as a seed, 400), one
+	// declared past MaxSeedBody is not.
+	if st, body := call(t, "POST", base+"/_fake/seed", `{"pad":"`+strings.Repeat("x", fake.MaxJSONBody)+`"}`); st != 400 {
+		t.Fatalf("seed past MaxJSONBody: %d %.200s", st, body)
+	}
+	req, _ = http.NewRequest("POST", base+"/_fake/seed", io.LimitReader(neverEnding('x'), fake.MaxSeedBody+1))
+	req.ContentLength = fake.MaxSeedBody + 1
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else {
+		resp.Body.Close()
+		if resp.StatusCode != 413 {
+			t.Fatalf("seed past MaxSeedBody: %d", resp.StatusCode)
+		}
+	}
+	if st, _ := call(t, "GET", base+"/_fake/requests?path="+strings.Repeat("x", fake.MaxQueryBytes), ""); st != 414 {
+		t.Fatalf("long admin query: %d, want 414", st)
+	}
+	var hdr []string
+	for i := range 4 {
+		hdr = append(hdr, "X-Pad-"+string(rune('a'+i)), strings.Repeat("x", fake.MaxHeaderBytes/4))
+	}
+	if st, _ := call(t, "GET", base+"/_fake/health", "", hdr...); st != 431 {
+		t.Fatalf("large admin headers: %d, want 431", st)
+	}
+	// Within the limits the routes answer as before.
+	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/x","status":503}`); st != 204 {
+		t.Fatalf("small fault: %d %s", st, body)
+	}
+}
+
+// neverEnding is an endless reader of one byte.
+type neverEnding byte
+
+func (b neverEnding) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = byte(b)
+	}
+	return len(p), nil
+}

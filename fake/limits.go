@@ -26,6 +26,9 @@ const (
 	// MaxUploadBody caps a file sent to a signed upload URL, with its
 	// multipart framing (413 beyond it).
 	MaxUploadBody = maxUploadSize + 1<<20
+	// MaxSeedBody caps the body of the admin API's POST /_fake/seed (413
+	// beyond it); the other admin routes take MaxJSONBody.
+	MaxSeedBody = 64 << 20
 )
 
 // limitRequest answers 431, 414 or 413 when r's headers, query or

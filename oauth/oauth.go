@@ -128,7 +128,7 @@ func newService(t *transport.Client, cfg area.OAuth) *Service {
 	}
 	s := &Service{t: t, cfg: cfg}
 	if cfg.External != nil {
-		s.ext = newExternal(cfg.External)
+		s.ext = newExternal(cfg.External, cfg.Now, s.warnKept)
 	}
 	return s
 }
@@ -146,7 +146,9 @@ func newService(t *transport.Client, cfg area.OAuth) *Service {
 // Token fail.
 //
 // On a client built with WithTokenSource it returns that source's token
-// (see WithTokenSource).
+// (see WithTokenSource), with the same rule: when the source fails while
+// the cached token has not expired, the cached token is returned and the
+// failure logged.
 func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
 	if s.ext != nil {
 		s.mu.Lock()
@@ -217,12 +219,21 @@ func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
 		}
 		close(f.done)
 		if keep {
-			s.t.Logger().LogAttrs(ctx, slog.LevelWarn, "partner: early token refresh failed, using the cached token",
-				slog.Time("expiry", held.Expiry), slog.String("error", f.err.Error()))
+			s.warnKept(ctx, held.Expiry, f.err)
 			return held, nil
 		}
 		return f.tok, f.err
 	}
+}
+
+// warnKept logs that a refresh failed and the cached token, valid until
+// expiry, is used meanwhile.
+func (s *Service) warnKept(ctx context.Context, expiry time.Time, err error) {
+	if s.t == nil || s.t.Logger() == nil {
+		return
+	}
+	s.t.Logger().LogAttrs(ctx, slog.LevelWarn, "partner: early token refresh failed, using the cached token",
+		slog.Time("expiry", expiry), slog.String("error", err.Error()))
 }
 
 // refreshRetry spaces the attempts of an early refresh that failed.
@@ -408,27 +419,51 @@ type tokenSourceFunc func() (*oauth2.Token, error)
 func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
 
 // newExternal adapts any oauth2.TokenSource to the SDK. It caches the
-// source's token while it is valid (oauth2.Token.Valid), asks the source
-// one caller at a time (a caller waiting for another's fetch gives up when
-// its context ends), and after a 401 drops the cached token and asks the
-// source again. A source wrapped in oauth2.ReuseTokenSource keeps
-// returning its cached token and so cannot be made to refresh after a 401.
-func newExternal(ts oauth2.TokenSource) *external {
-	return &external{ts: ts, sem: make(chan struct{}, 1)}
+// source's token until 10 seconds before it expires (oauth2.Token.Valid's
+// margin), asks the source one caller at a time (a caller waiting for
+// another's fetch gives up when its context ends), and after a 401 drops
+// the cached token and asks the source again. A source wrapped in
+// oauth2.ReuseTokenSource keeps returning its cached token and so cannot
+// be made to refresh after a 401.
+//
+// When the source fails while the cached token has not expired yet, the
+// caller gets the cached token, the failure is logged at warning level
+// (warn) and the source is asked again only after refreshRetry (or half
+// the time left, if less), as the Service does with its own grants.
+func newExternal(ts oauth2.TokenSource, now func() time.Time, warn func(ctx context.Context, expiry time.Time, err error)) *external {
+	return &external{ts: ts, now: now, warn: warn, sem: make(chan struct{}, 1)}
 }
 
 type external struct {
-	ts  oauth2.TokenSource
-	sem chan struct{} // held while the source is asked
-	mu  sync.Mutex
-	tok *oauth2.Token
+	ts   oauth2.TokenSource
+	now  func() time.Time
+	warn func(ctx context.Context, expiry time.Time, err error)
+	sem  chan struct{} // held while the source is asked
+	mu   sync.Mutex
+	tok  *oauth2.Token
+	// retryAt: after a failed fetch, the still-valid tok is served
+	// without asking the source until then.
+	retryAt time.Time
 }
 
+// expiryDelta is oauth2.Token.Valid's margin: a token that expires
+// within it is fetched again.
+const expiryDelta = 10 * time.Second
+
+// cached returns the token to use without asking the source, or nil.
 func (e *external) cached() *oauth2.Token {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.tok.Valid() {
-		return e.tok
+	tok := e.tok
+	if tok == nil || tok.AccessToken == "" {
+		return nil
+	}
+	now := e.now()
+	if tok.Expiry.IsZero() || now.Add(expiryDelta).Before(tok.Expiry) {
+		return tok
+	}
+	if now.Before(e.retryAt) && now.Before(tok.Expiry) {
+		return tok // the last fetch failed; it is not asked again yet
 	}
 	return nil
 }
@@ -451,10 +486,22 @@ func (e *external) Token(ctx context.Context) (*oauth2.Token, error) {
 	}
 	tok, err := e.ts.Token()
 	if err != nil {
+		e.mu.Lock()
+		held := e.tok
+		now := e.now()
+		keep := held != nil && held.AccessToken != "" && now.Before(held.Expiry)
+		if keep {
+			e.retryAt = now.Add(min(refreshRetry, held.Expiry.Sub(now)/2))
+		}
+		e.mu.Unlock()
+		if keep {
+			e.warn(ctx, held.Expiry, err)
+			return held, nil
+		}
 		return nil, err
 	}
 	e.mu.Lock()
-	e.tok = tok
+	e.tok, e.retryAt = tok, time.Time{}
 	e.mu.Unlock()
 	return tok, nil
 }
@@ -463,6 +510,6 @@ func (e *external) Invalidate(tok *oauth2.Token) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if tok == nil || (e.tok != nil && e.tok.AccessToken == tok.AccessToken) {
-		e.tok = nil
+		e.tok, e.retryAt = nil, time.Time{}
 	}
 }

@@ -602,6 +602,95 @@ func TestExternal(t *testing.T) {
 	}
 }
 
+// flakySource returns ext-1, ext-2, ... valid for life from now(), or
+// err when it is set; it counts the calls.
+type flakySource struct {
+	mu   sync.Mutex
+	now  func() time.Time
+	life time.Duration
+	err  error
+	n    int
+}
+
+func (f *flakySource) Token() (*oauth2.Token, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.n++
+	if f.err != nil {
+		return nil, f.err
+	}
+	return &oauth2.Token{AccessToken: fmt.Sprintf("ext-%d", f.n), Expiry: f.now().Add(f.life)}, nil
+}
+
+func (f *flakySource) set(err error) (calls int) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.err = err
+	return f.n
+}
+
+// TestExternalFailureKeepsToken: on a WithTokenSource client, a source
+// that fails while the cached token is within oauth2's 10s margin but not
+// expired leaves callers with the cached token (logged, without the
+// token), and is asked again only after the spacing; a token refused with
+// a 401 or expired makes Token fail.
+func TestExternalFailureKeepsToken(t *testing.T) {
+	clk := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	fs := &flakySource{now: clk.Now, life: time.Minute}
+	var logs bytes.Buffer
+	u, _ := url.Parse("http://127.0.0.1:1")
+	tr := transport.New(transport.Config{BaseURL: u, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	src := area.NewWith[oauth.Service](tr, area.OAuth{External: fs, Now: clk.Now})
+	ctx := context.Background()
+	t1, err := src.Token(ctx)
+	if err != nil || t1.AccessToken != "ext-1" {
+		t.Fatalf("first Token: %v %v", t1, err)
+	}
+	boom := errors.New("identity provider unavailable")
+	fs.set(boom)
+	clk.Advance(52 * time.Second) // 8s left: within the margin
+	var wg sync.WaitGroup
+	for range 20 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ext-1" {
+				t.Errorf("Token while the source fails: %v %v", tok, err)
+			}
+		}()
+	}
+	wg.Wait()
+	if n := fs.set(boom); n != 2 {
+		t.Fatalf("source asked %d times, want 2 (the failure is not asked again at once)", n)
+	}
+	if !strings.Contains(logs.String(), "early token refresh failed") || !strings.Contains(logs.String(), boom.Error()) || strings.Contains(logs.String(), "ext-1") {
+		t.Fatalf("log = %q, want the failure without the token", logs.String())
+	}
+	clk.Advance(3 * time.Second) // spaced by half the 8s left
+	if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ext-1" || fs.set(boom) != 2 {
+		t.Fatalf("Token 3s after the failure: %v %v, source asked %d times", tok, err, fs.set(boom))
+	}
+	clk.Advance(2 * time.Second) // 3s left: asked again, fails again, kept
+	if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ext-1" || fs.set(boom) != 3 {
+		t.Fatalf("Token after the spacing: %v %v, source asked %d times", tok, err, fs.set(boom))
+	}
+	clk.Advance(4 * time.Second) // expired
+	if _, err := src.Token(ctx); !errors.Is(err, boom) {
+		t.Fatalf("Token once expired: %v, want the source's error", err)
+	}
+	fs.set(nil)
+	t2, err := src.Token(ctx)
+	if err != nil || t2.AccessToken == "ext-1" {
+		t.Fatalf("Token once the source is back: %v %v", t2, err)
+	}
+	// A token the service refused is not kept, even if not expired.
+	fs.set(boom)
+	src.Invalidate(t2)
+	if _, err := src.Token(ctx); !errors.Is(err, boom) {
+		t.Fatalf("Token after a 401 while the source fails: %v, want the source's error", err)
+	}
+}
+
 // blockingSource blocks in Token until release is closed.
 type blockingSource struct {
 	entered chan struct{}
