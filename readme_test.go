@@ -242,9 +242,122 @@ func checkGoBlocks(t *testing.T, name, md string) []string {
 				problems = append(problems, fmt.Sprintf("%s: %v", where, err))
 			},
 		}
-		conf.Check("snippet", fset, []*ast.File{f}, nil)
+		info := &types.Info{Types: map[ast.Expr]types.TypeAndValue{}}
+		before := len(problems)
+		conf.Check("snippet", fset, []*ast.File{f}, info)
+		if len(problems) == before {
+			for _, p := range ignoredErrors(fset, f, info) {
+				problems = append(problems, where+": "+p)
+			}
+		}
 	}
 	return problems
+}
+
+// isFmtPrint reports whether call is fmt.Print or a sibling, whose error
+// nobody checks.
+func isFmtPrint(call *ast.CallExpr) bool {
+	sel, ok := call.Fun.(*ast.SelectorExpr)
+	if !ok {
+		return false
+	}
+	id, ok := sel.X.(*ast.Ident)
+	return ok && id.Name == "fmt" && strings.Contains(sel.Sel.Name, "rint")
+}
+
+// ignoredErrors finds what a reader should never copy from a README: a
+// call whose error result is dropped (a bare call statement, or the error
+// assigned to _), an err assigned and not looked at by the very next
+// statement (or, at the end of an if's branch, by the statement after the
+// if), and a range over (value, err) whose body does not start by
+// looking at err. A deferred call is the one exception (defer c.Close).
+func ignoredErrors(fset *token.FileSet, f *ast.File, info *types.Info) []string {
+	errType := types.Universe.Lookup("error").Type()
+	isErr := func(t types.Type) bool { return t != nil && types.Identical(t, errType) }
+	// results returns the types a call expression yields.
+	results := func(e ast.Expr) []types.Type {
+		tv, ok := info.Types[e]
+		if !ok || tv.Type == nil {
+			return nil
+		}
+		if tup, ok := tv.Type.(*types.Tuple); ok {
+			var out []types.Type
+			for v := range tup.Variables() {
+				out = append(out, v.Type())
+			}
+			return out
+		}
+		return []types.Type{tv.Type}
+	}
+	mentionsErr := func(n ast.Node) bool {
+		found := false
+		ast.Inspect(n, func(n ast.Node) bool {
+			if id, ok := n.(*ast.Ident); ok && id.Name == "err" {
+				found = true
+			}
+			return !found
+		})
+		return found
+	}
+	var out []string
+	report := func(n ast.Node, msg string) {
+		out = append(out, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), msg))
+	}
+	follow := map[*ast.BlockStmt]ast.Stmt{} // an if's branch: the statement after the if
+	ast.Inspect(f, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.ExprStmt:
+			if call, ok := n.X.(*ast.CallExpr); ok && !isFmtPrint(call) {
+				if rs := results(call); len(rs) > 0 && isErr(rs[len(rs)-1]) {
+					report(n, "the error of this call is dropped")
+				}
+			}
+		case *ast.AssignStmt:
+			if len(n.Rhs) == 1 {
+				if rs := results(n.Rhs[0]); len(rs) == len(n.Lhs) {
+					for i, l := range n.Lhs {
+						if id, ok := l.(*ast.Ident); ok && id.Name == "_" && isErr(rs[i]) {
+							report(n, "an error is assigned to _")
+						}
+					}
+				}
+			}
+		case *ast.RangeStmt:
+			for _, e := range []ast.Expr{n.Key, n.Value} {
+				if id, ok := e.(*ast.Ident); ok && id.Name == "err" &&
+					(len(n.Body.List) == 0 || !mentionsErr(n.Body.List[0])) {
+					report(n, "the loop's err is not looked at first in its body")
+				}
+			}
+		case *ast.BlockStmt:
+			for i, st := range n.List {
+				if is, ok := st.(*ast.IfStmt); ok && i+1 < len(n.List) {
+					// An err set at the end of an if's branches may be
+					// checked by the statement after the if.
+					follow[is.Body] = n.List[i+1]
+					if eb, ok := is.Else.(*ast.BlockStmt); ok {
+						follow[eb] = n.List[i+1]
+					}
+				}
+				as, ok := st.(*ast.AssignStmt)
+				if !ok || !slices.ContainsFunc(as.Lhs, func(e ast.Expr) bool {
+					id, ok := e.(*ast.Ident)
+					return ok && id.Name == "err"
+				}) {
+					continue
+				}
+				next := follow[n]
+				if i+1 < len(n.List) {
+					next = n.List[i+1]
+				}
+				if next == nil || !mentionsErr(next) {
+					report(st, "err is assigned and not checked by the next statement")
+				}
+			}
+		}
+		return true
+	})
+	return out
 }
 
 // TestReadmeSnippetsCompile: every ```go block of README.md (and of the
@@ -275,16 +388,26 @@ func TestReadmeSnippetsCompile(t *testing.T) {
 // TestReadmeCheckerCatchesBrokenSnippets: the check fails, naming the
 // block and the Markdown line, on each kind of broken snippet.
 func TestReadmeCheckerCatchesBrokenSnippets(t *testing.T) {
-	md := "# x\n\n```go\nc, err := partner.New(partner.WithBaseURL(\"https://h\"))\n```\n\n" + // fine
+	md := "# x\n\n```go\nif _, err := partner.New(partner.WithBaseURL(\"https://h\")); err != nil { return err }\n```\n\n" + // fine
 		"```\nnot go\n```\n\n" +
 		"```go\nexec, err := c.Bulk.LoadAndWait(ctx, bulk.LoadParams{}, nil, nil)\n```\n\n" + // nil is no WaitOptions
 		"```go\nfor u := range c.SCIM.List(ctx, scim.ListParams{}) { ... }\n```\n\n" + // not Go
-		"```go\nfunc TestX(t *testing.T) {\n\tsrv := fake.NewServer()\n\tsrv.NoSuchMethod()\n}\n```\n" // declarations
+		"```go\nfunc TestX(t *testing.T) {\n\tsrv := fake.NewServer()\n\tsrv.NoSuchMethod()\n}\n```\n\n" + // declarations
+		"```go\ntok, err := c.OAuth.Token(ctx)\n```\n\n" + // err never looked at
+		"```go\nc.Objects.Audit(ctx, objectID, objects.AuditParams{})\n```\n\n" + // result and error dropped
+		"```go\nfor u, err := range c.SCIM.List(ctx, scim.ListParams{}) {\n\tfmt.Println(u.UserName)\n}\n```\n\n" + // loop err unread
+		"```go\n_, _ = c.Reports.PrepareExport(ctx, reportID)\n```\n\n" + // error to _
+		"```go\nf, err := os.Open(\"x.csv\")\nif err != nil {\n\treturn err\n}\ndefer f.Close()\n```\n\n" + // fine: checked, deferred Close
+		"```go\nu, err := c.SCIM.Get(ctx, \"a\")\nif partner.IsNotFound(err) {\n\tu, err = c.SCIM.Get(ctx, \"b\")\n}\nif err != nil {\n\treturn err\n}\nfmt.Println(u.ID)\n```\n" // fine: checked after the if
 	got := checkGoBlocks(t, "X.md", md)
 	want := []string{
 		"X.md, ```go block 2 (starting at line 11): X.md:12:",
 		"X.md, ```go block 3 (starting at line 15): X.md:16:",
 		"X.md, ```go block 4 (starting at line 19): X.md:22:",
+		"X.md, ```go block 5 (starting at line 26): X.md:27:1: err is assigned and not checked",
+		"X.md, ```go block 6 (starting at line 30): X.md:31:1: the error of this call is dropped",
+		"X.md, ```go block 7 (starting at line 34): X.md:35:1: the loop's err is not looked at",
+		"X.md, ```go block 8 (starting at line 40): X.md:41:1: an error is assigned to _",
 	}
 	for _, w := range want {
 		if !slices.ContainsFunc(got, func(p string) bool { return strings.HasPrefix(p, w) }) {
@@ -292,7 +415,7 @@ func TestReadmeCheckerCatchesBrokenSnippets(t *testing.T) {
 		}
 	}
 	for _, p := range got {
-		if strings.Contains(p, "block 1 ") {
+		if strings.Contains(p, "block 1 ") || strings.Contains(p, "block 9 ") || strings.Contains(p, "block 10 ") {
 			t.Errorf("a correct block reported: %s", p)
 		}
 	}
@@ -382,6 +505,9 @@ func TestPipelineReport(t *testing.T) {
 	}
 	if len(names) == 0 {
 		t.Fatal("no reports listed")
+	}
+	if n := srv.CountRequests("POST", "/report/v1/list"); n != 2 {
+		t.Errorf("%d list requests, want 2: the 503 and its retry", n)
 	}
 
 	var csv strings.Builder

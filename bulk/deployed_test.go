@@ -8,6 +8,7 @@ import (
 
 	"github.com/xuri/excelize/v2"
 
+	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
 )
@@ -30,9 +31,9 @@ func TestStatusDefaultsAgainstFake(t *testing.T) {
 		wantMax    int
 	}{
 		"service defaults": {bulk.StatusParams{}, 1, 1},
-		"explicit false":   {bulk.StatusParams{IncludeErrors: bulk.Bool(false)}, 0, 1},
-		"explicit zero":    {bulk.StatusParams{MaxErrors: bulk.Int(0)}, 0, 0},
-		"explicit both":    {bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(2)}, 2, 2},
+		"explicit false":   {bulk.StatusParams{IncludeErrors: partner.Ptr(false)}, 0, 1},
+		"explicit zero":    {bulk.StatusParams{MaxErrors: partner.Ptr(0)}, 0, 0},
+		"explicit both":    {bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(2)}, 2, 2},
 	} {
 		ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, tc.opts)
 		if err != nil {

@@ -43,7 +43,7 @@ func ExampleService_Load() {
 		log.Fatal(err)
 	}
 	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
-		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
+		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
 		Progress: func(ex *bulk.Execution) { fmt.Println("status:", ex.Status) },
 	})
 	if err != nil {

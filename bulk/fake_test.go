@@ -80,7 +80,7 @@ func TestLoadAndWaitAgainstFake(t *testing.T) {
 	clock.Advance(fake.DefaultBulkDelay)
 	var seen []bulk.State
 	ex, err = c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
-		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
+		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
 		Progress: func(e *bulk.Execution) { seen = append(seen, e.Status) },
 	})
 	if err != nil {
@@ -275,7 +275,7 @@ func loadRowsAndWait(c *partner.Client, rows any) (*bulk.Execution, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: bulk.Bool(true)}})
+	return c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: partner.Ptr(true)}})
 }
 
 func TestLoadAttachmentAgainstFake(t *testing.T) {

@@ -9,7 +9,7 @@
 //	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: id}, csvFile)
 //	...
 //	ex, err := c.Bulk.WaitExecution(ctx, id, ack.ExecutionID, bulk.WaitOptions{
-//		Status:   bulk.StatusParams{IncludeErrors: bulk.Bool(true)},
+//		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
 //		Progress: func(ex *bulk.Execution) { log.Println(ex.Status) },
 //	})
 //

@@ -20,7 +20,7 @@ import (
 // between deployments (include_errors false or true, max_errors 10 or 5),
 // so set both when the answer matters.
 //
-//	bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(3)}
+//	bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(3)}
 type StatusParams struct {
 	// IncludeErrors asks for the failed records (include_errors=true) or
 	// asks not to get them (include_errors=false).
@@ -29,12 +29,6 @@ type StatusParams struct {
 	// not be negative.
 	MaxErrors *int `url:"max_errors,omitempty"`
 }
-
-// Bool returns a pointer to b, for StatusParams.IncludeErrors.
-func Bool(b bool) *bool { return &b }
-
-// Int returns a pointer to n, for StatusParams.MaxErrors.
-func Int(n int) *int { return &n }
 
 // statusQuery is the query of a status read.
 type statusQuery struct {
@@ -73,8 +67,8 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 // deployments.
 type WaitOptions struct {
 	// Status is passed to every status read: set IncludeErrors to
-	// Bool(true) to get the failed records with the final status, or to
-	// Bool(false) to be sure not to get them.
+	// partner.Ptr(true) to get the failed records with the final status,
+	// or to partner.Ptr(false) to be sure not to get them.
 	Status StatusParams
 	// Interval sets the pace of the status reads (default 1s): the first
 	// wait is Interval/16, each next one half as long again, up to

@@ -47,7 +47,7 @@ type User struct {
 	Emails      []Email `json:"emails,omitempty"`
 	// Active is whether the user may sign in; false means suspended. Nil
 	// leaves it to the service (new users are active). Set it with
-	// Bool(false) or Bool(true); read it with IsActive.
+	// partner.Ptr(false) or partner.Ptr(true); read it with IsActive.
 	Active *bool `json:"active,omitempty"`
 	// Meta is assigned by the service.
 	Meta *Meta `json:"meta,omitempty"`
@@ -278,6 +278,3 @@ func appendExtra(b []byte, extra map[string]json.RawMessage, known []string) ([]
 	}
 	return append(out, '}'), nil
 }
-
-// Bool returns a pointer to b, for User.Active.
-func Bool(b bool) *bool { return &b }

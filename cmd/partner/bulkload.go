@@ -50,7 +50,7 @@ func startLoad(ctx context.Context, c *partner.Client, spec loadSpec, sent func(
 func followLoad(ctx context.Context, c *partner.Client, ack *bulk.Ack, maxErrors int, onState func(*bulk.Execution)) (*bulk.Execution, error) {
 	var opts bulk.WaitOptions
 	if maxErrors >= 0 {
-		opts.Status = bulk.StatusParams{IncludeErrors: bulk.Bool(true), MaxErrors: bulk.Int(maxErrors)}
+		opts.Status = bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(maxErrors)}
 	}
 	var last bulk.State
 	opts.Progress = func(ex *bulk.Execution) {
