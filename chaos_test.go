@@ -3,18 +3,23 @@ package partner_test
 // The chaos test: the whole tour (SCIM, reports, objects, bulk, events)
 // from several goroutines through a fault-injecting HTTP proxy of its own
 // (a real TCP hop on 127.0.0.1; the fake's fault hooks are not used), with
-// about 30% of the requests faulted and 2-second tokens. It checks the
+// about 30% of the requests faulted and 1-second tokens. It checks the
 // fake's state afterwards: nothing lost, nothing doubled, every error
 // after which a write turned out to be done was marked IsOutcomeUnknown,
-// and no goroutine left. Seeded (PARTNER_CHAOS_SEED), bounded (a fixed
+// no token request's failure reaching a call (after 401s and at the early
+// refresh), no secret in the debug logs or errors, and no goroutine left. Seeded (PARTNER_CHAOS_SEED), bounded (a fixed
 // number of rounds, a deadline), a few seconds long. Its figures are in
 // docs/reliability.md.
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"maps"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -56,14 +61,23 @@ var faultNames = [numFaults]string{"none", "503 before", "429 before", "401 befo
 
 // chaosProxy forwards to the fake and injects faults, drawn from a seeded
 // source: 6% 503, 6% 429, 4% 401, 5% 500 after forwarding, 5% dropped
-// after forwarding, 4% latency.
+// after forwarding, 4% latency. It notes the tokens the fake issued (to
+// look for them in logs and errors) and the grants of the client whose
+// requests carry the header chaosExpiryClient, which gets no 401s: its
+// tokens live until they are refreshed early.
 type chaosProxy struct {
 	target string
 	out    *http.Transport
 	mu     sync.Mutex
 	rng    *rand.Rand
 	counts [numFaults]atomic.Int64
+
+	secrets      []string       // tokens the fake issued
+	expiryGrants map[string]int // grant_type of the expiry client's token requests
 }
+
+// chaosExpiryClient marks the requests of the client that gets no 401s.
+const chaosExpiryClient = "X-Chaos-Expiry-Client"
 
 func (p *chaosProxy) pick(r *http.Request) chaosFault {
 	p.mu.Lock()
@@ -84,7 +98,7 @@ func (p *chaosProxy) pick(r *http.Request) chaosFault {
 	case n < 30:
 		f = slow
 	}
-	if f == before401 && (r.Header.Get("Authorization") == "" || r.URL.Path == "/oauth/token") {
+	if f == before401 && (r.Header.Get("Authorization") == "" || r.URL.Path == "/oauth/token" || r.Header.Get(chaosExpiryClient) != "") {
 		f = before503
 	}
 	p.counts[f].Add(1)
@@ -92,6 +106,18 @@ func (p *chaosProxy) pick(r *http.Request) chaosFault {
 }
 
 func (p *chaosProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	token := r.URL.Path == "/oauth/token"
+	if token && r.Header.Get(chaosExpiryClient) != "" {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var g struct {
+			GrantType string `json:"grant_type"`
+		}
+		json.Unmarshal(body, &g)
+		p.mu.Lock()
+		p.expiryGrants[g.GrantType]++
+		p.mu.Unlock()
+	}
 	f := p.pick(r)
 	refuse := func(status int) {
 		io.Copy(io.Discard, r.Body)
@@ -142,8 +168,40 @@ func (p *chaosProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	for k, vs := range resp.Header {
 		w.Header()[k] = vs
 	}
+	if token && resp.StatusCode == http.StatusOK {
+		body, _ := io.ReadAll(resp.Body)
+		var tok struct {
+			AccessToken  string `json:"access_token"`
+			RefreshToken string `json:"refresh_token"`
+		}
+		json.Unmarshal(body, &tok)
+		p.mu.Lock()
+		p.secrets = append(p.secrets, tok.AccessToken, tok.RefreshToken)
+		p.mu.Unlock()
+		w.WriteHeader(resp.StatusCode)
+		w.Write(body)
+		return
+	}
 	w.WriteHeader(resp.StatusCode)
 	io.Copy(w, resp.Body)
+}
+
+// syncBuffer is a bytes.Buffer for concurrent log writes.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // chaosStats counts what the tour saw.
@@ -152,16 +210,18 @@ type chaosStats struct {
 	tokenErrs                      atomic.Int64 // errors of POST /oauth/token that reached a call
 	violations                     []string
 	definite                       []string // errors not marked outcome unknown
+	all                            []string // every error returned to the tour
 	mu                             sync.Mutex
 }
 
 func (s *chaosStats) failed(err error) {
 	s.errs.Add(1)
+	s.mu.Lock()
+	s.all = append(s.all, err.Error())
 	if !partner.IsOutcomeUnknown(err) {
-		s.mu.Lock()
 		s.definite = append(s.definite, err.Error())
-		s.mu.Unlock()
 	}
+	s.mu.Unlock()
 	if strings.Contains(err.Error(), "/oauth/token") {
 		s.tokenErrs.Add(1)
 	}
@@ -189,22 +249,34 @@ func TestChaos(t *testing.T) {
 	const workers, rounds = 4, 3
 
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithFullSCIMFilter(),
-		fake.WithTokenLifetime(2*time.Second), fake.WithBulkDelay(20*time.Millisecond))
+		fake.WithTokenLifetime(time.Second), fake.WithBulkDelay(20*time.Millisecond))
 	defer srv.Close()
-	proxy := &chaosProxy{target: srv.URL, out: &http.Transport{MaxIdleConnsPerHost: 16}, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15))}
+	proxy := &chaosProxy{target: srv.URL, out: &http.Transport{MaxIdleConnsPerHost: 16}, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
+		expiryGrants: map[string]int{}}
 	defer proxy.out.CloseIdleConnections()
 	ps := httptest.NewServer(proxy)
 	defer ps.Close()
 
 	hc := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 16, ResponseHeaderTimeout: 10 * time.Second}}
 	defer hc.CloseIdleConnections()
-	c, err := partner.New(partner.WithBaseURL(ps.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
-		partner.WithHTTPClient(hc), partner.WithMaxRetries(6), partner.WithRetryWait(time.Millisecond, 20*time.Millisecond))
+	// Two clients: c gets 401s, so its tokens are replaced long before
+	// they expire; cx gets none, so it refreshes its 1-second tokens early
+	// through the faults. Both log at debug level into logs.
+	logs := &syncBuffer{}
+	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	opts := []partner.Option{partner.WithBaseURL(ps.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret), partner.WithLogger(logger),
+		partner.WithHTTPClient(hc), partner.WithMaxRetries(6), partner.WithRetryWait(time.Millisecond, 20*time.Millisecond)}
+	c, err := partner.New(opts...)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close(context.Background())
+	cx, err := partner.New(append(opts, partner.WithHeader(chaosExpiryClient, "1"))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cx.Close(context.Background())
 
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
@@ -216,6 +288,9 @@ func TestChaos(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			tw := &tourWorker{t: t, c: c, srv: srv, st: st, w: w}
+			if w%2 == 1 {
+				tw.c = cx
+			}
 			for r := range rounds {
 				if err := tw.round(ctx, r); err != nil {
 					st.violate("worker %d round %d: %v", w, r, err)
@@ -225,6 +300,15 @@ func TestChaos(t *testing.T) {
 		}()
 	}
 	wg.Wait()
+	// cx refreshes its token when 0.9s of its 1s are gone; if the tour was
+	// quicker, go on reading through cx until it has.
+	for i := 0; i < 100 && proxy.refreshes() == 0; i++ {
+		tw := &tourWorker{t: t, c: cx, srv: srv, st: st}
+		if err := tw.again(ctx, "reports list", func() error { _, err := paging.Collect(cx.Reports.List(ctx, reports.ListParams{})); return err }); err != nil {
+			st.violate("%v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 	elapsed := time.Since(start)
 
 	// Nothing lost, nothing doubled: the fake's state against what the
@@ -269,18 +353,58 @@ func TestChaos(t *testing.T) {
 			faults = append(faults, fmt.Sprintf("%s %d", faultNames[f], n))
 		}
 	}
-	t.Logf("seed %d: %d workers x %d rounds in %v; %d requests through the proxy, %d faulted (%.0f%%: %s); %d calls, %d errors returned, %d marked outcome unknown, %d writes sent again after a lookup; %d tokens issued, %d token errors reached a call",
+	log := logs.String()
+	t.Logf("seed %d: %d workers x %d rounds in %v; %d requests through the proxy, %d faulted (%.0f%%: %s); %d calls, %d errors returned, %d marked outcome unknown, %d writes sent again after a lookup; %d tokens issued, %d token errors reached a call; the client without 401s: grants %v, %d failed early refreshes that kept the token",
 		seed, workers, rounds, elapsed.Round(10*time.Millisecond), requests, faulted, 100*float64(faulted)/float64(max(requests, 1)),
-		strings.Join(faults, ", "), st.calls.Load(), st.errs.Load(), st.ambiguous.Load(), st.resent.Load(), srv.TokensIssued(), st.tokenErrs.Load())
+		strings.Join(faults, ", "), st.calls.Load(), st.errs.Load(), st.ambiguous.Load(), st.resent.Load(), srv.TokensIssued(), st.tokenErrs.Load(),
+		proxy.grants(), strings.Count(log, "early token refresh failed"))
 	for _, e := range st.definite {
 		t.Logf("error not marked outcome unknown: %s", e)
 	}
 	for _, v := range st.violations {
 		t.Error(v)
 	}
+	// A token request's failure never reaches a call (the issue's first
+	// finding: refresh failures failed calls while the token was valid).
+	if n := st.tokenErrs.Load(); n != 0 {
+		t.Errorf("%d errors of POST /oauth/token reached a call", n)
+	}
+	if proxy.refreshes() == 0 {
+		t.Error("the client without 401s never refreshed its token early")
+	}
+	// No secret in the logs (debug level: requests, retries, refreshes
+	// and their failures) nor in any error the tour saw.
+	proxy.mu.Lock()
+	secrets := append([]string{fake.DefaultClientSecret}, proxy.secrets...)
+	proxy.mu.Unlock()
+	errs := strings.Join(st.all, "\n")
+	for _, sec := range secrets {
+		if sec == "" {
+			continue
+		}
+		if strings.Contains(log, sec) || strings.Contains(errs, sec) {
+			t.Errorf("a secret (%.4s...) reached the logs or an error", sec)
+		}
+	}
+	if !strings.Contains(log, "level=DEBUG") {
+		t.Error("nothing logged: the secrets check looked at nothing")
+	}
 	if faulted < requests/5 {
 		t.Errorf("the proxy faulted %d of %d requests: the test tested little", faulted, requests)
 	}
+}
+
+// refreshes counts the refresh grants of the client without 401s.
+func (p *chaosProxy) refreshes() int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return p.expiryGrants["refresh_token"]
+}
+
+func (p *chaosProxy) grants() map[string]int {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return maps.Clone(p.expiryGrants)
 }
 
 func chaosUserName(w, r int) string { return fmt.Sprintf("chaos-%d-%d@example.com", w, r) }

@@ -327,6 +327,50 @@ func TestSecretsNeverLeak(t *testing.T) {
 	_, err := c.OAuth.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"})
 	errs = append(errs, err)
 
+	// The reliability paths. A refused https→http redirect whose target
+	// carries tokens in its query:
+	mt.RegisterResponder("GET", base+"/redir", func(*http.Request) (*http.Response, error) {
+		r := httpmock.NewStringResponse(307, "")
+		r.Header.Set("Location", "http://api.example.test/plain?access_token=access-tok-9&sig=refresh-tok-9")
+		return r, nil
+	})
+	err = c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/redir"}, nil)
+	if !errors.Is(err, ErrInsecureRedirect) {
+		t.Fatalf("redirect to http: %v, want ErrInsecureRedirect", err)
+	}
+	errs = append(errs, err)
+	// A call refused by an empty retry budget, and a refresh that fails
+	// after a 401 (logged, then the client credentials grant):
+	c2, mt2 := mockClient(t, WithLogger(logger), WithRetryBudget(5), WithMaxRetries(3))
+	var te2 tokenEndpoint
+	var refreshes atomic.Int32
+	mt2.RegisterResponder("POST", base+"/oauth/token", func(req *http.Request) (*http.Response, error) {
+		resp, _ := te2.responder(req)
+		te2.mu.Lock()
+		refresh := te2.grants[len(te2.grants)-1] == "refresh_token"
+		te2.mu.Unlock()
+		if refresh {
+			refreshes.Add(1)
+			return httpmock.NewStringResponse(500, `{"error":"internal","message":"boom"}`), nil
+		}
+		return resp, nil
+	})
+	var calls2 atomic.Int32
+	mt2.RegisterResponder("GET", base+"/busy", func(*http.Request) (*http.Response, error) {
+		if calls2.Add(1) == 1 {
+			return httpmock.NewStringResponse(401, `{"error":"invalid_token","message":"expired"}`), nil
+		}
+		return httpmock.NewStringResponse(503, `{"error":"busy","message":"later"}`), nil
+	})
+	err = c2.t.Do(ctx, &transport.Request{Method: "GET", Path: "/busy"}, nil)
+	if !errors.Is(err, ErrRetryBudgetExhausted) || refreshes.Load() != 1 {
+		t.Fatalf("budget: %v after %d refreshes, want ErrRetryBudgetExhausted after one failed refresh", err, refreshes.Load())
+	}
+	errs = append(errs, err)
+	if !strings.Contains(logBuf.String(), "refresh failed") {
+		t.Fatalf("debug log lacks the failed refresh:\n%s", logBuf.String())
+	}
+
 	// A refused token request, against the fake this time.
 	srv := fake.NewServer()
 	defer srv.Close()

@@ -132,7 +132,8 @@ const DefaultMaxDeliveryBytes = 1 << 20
 //     other than POST, 413 for a body over the limit: the service has no
 //     reason to retry;
 //   - 500 Internal Server Error when Deliver returns an error, so that the
-//     service sends the delivery again later.
+//     service sends the delivery again later; or the Status of a
+//     *StatusError in that error's chain, with its Retry-After.
 //
 // Error answers carry a short plain-text reason; the error Deliver
 // returned is logged to Logger, never sent back. The interface shows no
@@ -180,11 +181,42 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if err := h.Deliver(r.Context(), d); err != nil {
-		h.fail(r, w, http.StatusInternalServerError, "delivery not handled", err)
+		status := http.StatusInternalServerError
+		var se *StatusError
+		if errors.As(err, &se) && se.Status >= 400 && se.Status <= 599 {
+			status = se.Status
+			if se.RetryAfter != "" {
+				w.Header().Set("Retry-After", se.RetryAfter)
+			}
+		}
+		h.fail(r, w, status, "delivery not handled", err)
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
 }
+
+// StatusError is an error a Handler's Deliver returns to choose the
+// answer: Status (a 4xx or 5xx; others give 500) and, when set, the
+// Retry-After header. Whether the service sends the delivery again for a
+// given status is not documented by the interface; a 5xx is the safe way
+// to ask for it. A relay such as `partner events listen --forward` passes
+// on its target's answer this way.
+type StatusError struct {
+	Status     int
+	RetryAfter string
+	Err        error
+}
+
+// Error returns Err's text, or "delivery answered STATUS" without one.
+func (e *StatusError) Error() string {
+	if e.Err == nil {
+		return fmt.Sprintf("delivery answered %d", e.Status)
+	}
+	return e.Err.Error()
+}
+
+// Unwrap returns Err.
+func (e *StatusError) Unwrap() error { return e.Err }
 
 func (h *Handler) fail(r *http.Request, w http.ResponseWriter, status int, reason string, err error) {
 	if h.Logger != nil {

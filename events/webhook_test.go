@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -204,4 +205,29 @@ func FuzzParseDelivery(f *testing.F) {
 			t.Fatalf("event %q, member %q", d.Event, d.Fields["event"])
 		}
 	})
+}
+
+// TestHandlerStatusError: a *StatusError in Deliver's error chooses the
+// answer's status and Retry-After; other statuses and plain errors give 500.
+func TestHandlerStatusError(t *testing.T) {
+	for _, tt := range []struct {
+		err        error
+		status     int
+		retryAfter string
+	}{
+		{&events.StatusError{Status: 400, Err: errors.New("refused downstream")}, 400, ""},
+		{fmt.Errorf("forward: %w", &events.StatusError{Status: 503, RetryAfter: "7"}), 503, "7"},
+		{&events.StatusError{Status: 302}, 500, ""},
+		{errors.New("plain"), 500, ""},
+	} {
+		h := &events.Handler{Deliver: func(context.Context, *events.Delivery) error { return tt.err }}
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest("POST", "/hook", strings.NewReader(`{"event":"object.update"}`)))
+		if rec.Code != tt.status || rec.Header().Get("Retry-After") != tt.retryAfter {
+			t.Errorf("%v: answered %d Retry-After %q, want %d %q", tt.err, rec.Code, rec.Header().Get("Retry-After"), tt.status, tt.retryAfter)
+		}
+		if strings.Contains(rec.Body.String(), "downstream") {
+			t.Errorf("%v: the error reached the sender: %q", tt.err, rec.Body.String())
+		}
+	}
 }

@@ -39,11 +39,14 @@ const AdminPrefix = "/_fake/"
 //
 //	GET    /_fake/health               {"status": "ok", "now": "<fake clock>"}
 //	GET    /_fake/openapi.json         this API as an OpenAPI 3 document, to generate clients
-//	GET    /_fake/faults               the faults in force (Fake.Faults)
+//	GET    /_fake/faults               the faults in force, with their ids (Fake.Faults)
 //	POST   /_fake/faults               inject one (Fake.InjectFault), body a fault:
 //	       {"method": "GET", "path": "/report/v1/*/data", "times": 2, "status": 503,
 //	        "retry_after": "1", "message": "busy", "latency": "250ms",
-//	        "drop": false, "drop_after": false, "truncate": false, "dribble": "20ms"}
+//	        "drop": false, "drop_after": false, "truncate": false, "dribble": "20ms"};
+//	                                   answers 201 {"id": "fault-1"}
+//	DELETE /_fake/faults/{id}          remove that one (Fake.RemoveFault); 404 if it
+//	                                   is not in force (its times ran out)
 //	DELETE /_fake/faults               remove every fault (Fake.ClearFaults)
 //	GET    /_fake/clock                {"now": "...", "manual": true}
 //	POST   /_fake/clock/advance        {"by": "90s"}: move a manual clock on
@@ -61,10 +64,11 @@ const AdminPrefix = "/_fake/"
 //	POST   /_fake/reset                replace the fake with a fresh one from the
 //	                                   build function: state, faults and logs as at start
 //
-// Answers: 200 with JSON for reads, 204 for writes, 400 for a malformed
-// body, 404 for an unknown admin route or method. The admin routes have
-// the size limits of the service's routes (431, 414, 413): MaxJSONBody for
-// their bodies, MaxSeedBody for a seed. Errors carry
+// Answers: 200 with JSON for reads, 201 with the new fault's id, 204 for
+// other writes, 400 for a malformed body, 404 for an unknown admin route
+// or method. The admin routes have the size limits of the service's routes
+// (431, 414, 413): MaxJSONBody for their bodies, MaxSeedBody for a seed.
+// Errors carry
 // {"error": "<code>", "message": "..."} like the fake's service routes.
 //
 // The admin API can read every request and create state, so by default it
@@ -183,6 +187,7 @@ func (a *Admin) routeTable() []adminRoute {
 		{"GET", p + "/faults", a.listFaults},
 		{"POST", p + "/faults", a.addFault},
 		{"DELETE", p + "/faults", done(func() { a.Fake().ClearFaults() })},
+		{"DELETE", p + "/faults/{id}", a.removeFault},
 		{"GET", p + "/clock", a.clock},
 		{"POST", p + "/clock/advance", a.advance},
 		{"GET", p + "/requests", a.requests},
@@ -210,6 +215,7 @@ func (a *Admin) health(w http.ResponseWriter, r *http.Request) {
 
 // adminFault is a Fault on the admin API's wire.
 type adminFault struct {
+	ID         string `json:"id,omitempty"` // in answers only
 	Method     string `json:"method,omitempty"`
 	Path       string `json:"path,omitempty"`
 	Times      int    `json:"times,omitempty"`
@@ -226,7 +232,7 @@ type adminFault struct {
 func (a *Admin) listFaults(w http.ResponseWriter, r *http.Request) {
 	out := []adminFault{}
 	for _, ft := range a.Fake().Faults() {
-		af := adminFault{Method: ft.Method, Path: ft.Path, Times: ft.Times, Status: ft.Status,
+		af := adminFault{ID: ft.ID, Method: ft.Method, Path: ft.Path, Times: ft.Times, Status: ft.Status,
 			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter, Truncate: ft.Truncate}
 		if ft.Latency > 0 {
 			af.Latency = ft.Latency.String()
@@ -243,6 +249,10 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 	var af adminFault
 	if err := readStrictJSON(r, &af); err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request", "%s", err.Error())
+		return
+	}
+	if af.ID != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", "id is chosen by the fake: leave it out")
 		return
 	}
 	ft := Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
@@ -275,7 +285,16 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "a fault needs a status, a latency, drop, drop_after, truncate or dribble")
 		return
 	}
-	a.Fake().InjectFault(ft)
+	id := a.Fake().InjectFault(ft)
+	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
+}
+
+func (a *Admin) removeFault(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	if !a.Fake().RemoveFault(id) {
+		writeError(w, http.StatusNotFound, "not_found", "no fault %q in force", id)
+		return
+	}
 	w.WriteHeader(http.StatusNoContent)
 }
 

@@ -22,8 +22,9 @@ func ExampleNewAdmin() {
 	// Make the next report listing fail with a 503.
 	resp, _ := http.Post(ts.URL+"/_fake/faults", "application/json",
 		strings.NewReader(`{"method":"POST","path":"/report/v1/list","status":503,"times":1}`))
+	body, _ := io.ReadAll(resp.Body)
 	resp.Body.Close()
-	fmt.Println(resp.StatusCode, len(a.Fake().Faults()))
+	fmt.Println(resp.StatusCode, strings.TrimSpace(string(body)), len(a.Fake().Faults()))
 
 	// Back to the start state.
 	resp, _ = http.Post(ts.URL+"/_fake/reset", "", nil)
@@ -31,11 +32,11 @@ func ExampleNewAdmin() {
 	fmt.Println(resp.StatusCode, len(a.Fake().Faults()))
 
 	resp, _ = http.Get(ts.URL + "/_fake/faults")
-	body, _ := io.ReadAll(resp.Body)
+	body, _ = io.ReadAll(resp.Body)
 	resp.Body.Close()
 	fmt.Print(string(body))
 	// Output:
-	// 204 1
+	// 201 {"id":"fault-1"} 1
 	// 204 0
 	// []
 }

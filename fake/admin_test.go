@@ -81,11 +81,11 @@ func TestAdminFaults(t *testing.T) {
 	tok := accessToken(t, base)
 	st, body := call(t, "POST", base+"/_fake/faults",
 		`{"method":"post","path":"/report/v1/list","times":2,"status":503,"retry_after":"7","message":"busy"}`)
-	if st != 204 {
-		t.Fatalf("inject: %d %s", st, body)
+	if st != 201 || strings.TrimSpace(body) != `{"id":"fault-1"}` {
+		t.Fatalf("inject: %d %s, want 201 {\"id\":\"fault-1\"}", st, body)
 	}
 	_, body = call(t, "GET", base+"/_fake/faults", "")
-	if want := `[{"method":"POST","path":"/report/v1/list","times":2,"status":503,"retry_after":"7","message":"busy"}]`; strings.TrimSpace(body) != want {
+	if want := `[{"id":"fault-1","method":"POST","path":"/report/v1/list","times":2,"status":503,"retry_after":"7","message":"busy"}]`; strings.TrimSpace(body) != want {
 		t.Fatalf("faults = %s, want %s", body, want)
 	}
 	st, body = call(t, "POST", base+"/report/v1/list", `{}`, "Authorization", "Bearer "+tok)
@@ -102,10 +102,43 @@ func TestAdminFaults(t *testing.T) {
 	if st, body := call(t, "POST", base+"/report/v1/list", `{}`, "Authorization", "Bearer "+tok); st != 200 {
 		t.Fatalf("after clear: %d %s", st, body)
 	}
-	for _, bad := range []string{`{}`, `{"status":503,"unknown":1}`, `{"latency":"soon"}`, `{"status":42}`, `{"path":"[","status":500}`} {
+	for _, bad := range []string{`{}`, `{"status":503,"unknown":1}`, `{"latency":"soon"}`, `{"status":42}`, `{"path":"[","status":500}`,
+		`{"id":"mine","status":500}`} {
 		if st, body := call(t, "POST", base+"/_fake/faults", bad); st != 400 {
 			t.Errorf("fault %s: %d %s, want 400", bad, st, body)
 		}
+	}
+}
+
+// TestAdminRemoveOneFault: a fault's id removes that fault alone; ids are
+// not reused after a clear.
+func TestAdminRemoveOneFault(t *testing.T) {
+	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+	tok := accessToken(t, base)
+	call(t, "POST", base+"/_fake/faults", `{"status":500}`)
+	call(t, "DELETE", base+"/_fake/faults", "")
+	_, first := call(t, "POST", base+"/_fake/faults", `{"path":"/report/v1/list","status":503}`)
+	_, second := call(t, "POST", base+"/_fake/faults", `{"path":"/api/scim/v2/Users","status":502}`)
+	var a, b struct{ ID string }
+	json.Unmarshal([]byte(first), &a)
+	json.Unmarshal([]byte(second), &b)
+	if a.ID != "fault-2" || b.ID != "fault-3" {
+		t.Fatalf("ids %q %q, want fault-2 fault-3 (not reused after a clear)", a.ID, b.ID)
+	}
+	if st, body := call(t, "DELETE", base+"/_fake/faults/"+a.ID, ""); st != 204 {
+		t.Fatalf("remove %s: %d %s", a.ID, st, body)
+	}
+	if st, body := call(t, "POST", base+"/report/v1/list", `{}`, "Authorization", "Bearer "+tok); st != 200 {
+		t.Fatalf("after removing its fault: %d %s", st, body)
+	}
+	if st, _ := call(t, "GET", base+"/api/scim/v2/Users", "", "Authorization", "Bearer "+tok); st != 502 {
+		t.Fatalf("the other fault: %d, want 502", st)
+	}
+	if _, body := call(t, "GET", base+"/_fake/faults", ""); !strings.Contains(body, `"id":"fault-3"`) || strings.Contains(body, "fault-2") {
+		t.Fatalf("faults = %s, want fault-3 alone", body)
+	}
+	if st, body := call(t, "DELETE", base+"/_fake/faults/"+a.ID, ""); st != 404 || !strings.Contains(body, "not_found") {
+		t.Fatalf("removing it again: %d %s, want 404", st, body)
 	}
 }
 
@@ -285,7 +318,7 @@ func TestAdminBodyFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/report/v1/list","times":1,"truncate":true}`); st != 204 {
+	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/report/v1/list","times":1,"truncate":true}`); st != 201 {
 		t.Fatalf("inject truncate: %d %s", st, body)
 	}
 	resp, part, err := list()
@@ -293,7 +326,7 @@ func TestAdminBodyFaults(t *testing.T) {
 		t.Fatalf("truncated answer: err %v, %d of %d bytes", err, len(part), len(whole))
 	}
 
-	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/report/v1/list","times":1,"dribble":"1ms"}`); st != 204 {
+	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/report/v1/list","times":1,"dribble":"1ms"}`); st != 201 {
 		t.Fatalf("inject dribble: %d %s", st, body)
 	}
 	if _, body, err := list(); err != nil || string(body) != string(whole) {
@@ -348,7 +381,7 @@ func TestAdminSizeLimits(t *testing.T) {
 		t.Fatalf("large admin headers: %d, want 431", st)
 	}
 	// Within the limits the routes answer as before.
-	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/x","status":503}`); st != 204 {
+	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/x","status":503}`); st != 201 {
 		t.Fatalf("small fault: %d %s", st, body)
 	}
 }

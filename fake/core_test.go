@@ -451,3 +451,27 @@ func TestManualClock(t *testing.T) {
 		t.Fatal("fake ignores its clock")
 	}
 }
+
+// TestRemoveFault: InjectFault's id removes that fault and no other.
+func TestRemoveFault(t *testing.T) {
+	tf := newTestFake(t)
+	at, _ := tf.token(t)
+	auth := []string{"Authorization", "Bearer " + at}
+	ping := tf.InjectFault(Fault{Method: "GET", Path: "/testonly/v1/ping", Status: 503})
+	bump := tf.InjectFault(Fault{Method: "POST", Path: "/testonly/v1/bump", Status: 500})
+	if ping == bump || ping == "" {
+		t.Fatalf("ids %q and %q", ping, bump)
+	}
+	if got := tf.Faults(); len(got) != 2 || got[0].ID != ping || got[1].ID != bump {
+		t.Fatalf("Faults() = %+v", got)
+	}
+	if !tf.RemoveFault(ping) || tf.RemoveFault(ping) {
+		t.Fatal("RemoveFault: want true once, then false")
+	}
+	if a := tf.do(t, "GET", "/testonly/v1/ping", "", "", auth...); a.status != 200 {
+		t.Fatalf("removed fault still applies: %d", a.status)
+	}
+	if a := tf.do(t, "POST", "/testonly/v1/bump", "", "", auth...); a.status != 500 {
+		t.Fatalf("the other fault: %d, want 500", a.status)
+	}
+}

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"fmt"
 	"net/url"
 	"path"
 	"strings"
@@ -10,6 +11,10 @@ import (
 
 // Fault makes the fake misbehave on matching requests.
 type Fault struct {
+	// ID names the fault once injected ("fault-1", ...), for RemoveFault.
+	// Faults reports it; InjectFault ignores the ID it is given.
+	ID string
+
 	// Method matches the request method; "" matches any.
 	Method string
 	// Path matches the request path, with path.Match wildcards:
@@ -47,6 +52,7 @@ type Fault struct {
 type faultStore struct {
 	mu     sync.Mutex
 	faults []*faultState
+	next   int // the number of the last fault id given
 }
 
 type faultState struct {
@@ -54,16 +60,35 @@ type faultState struct {
 	left int // remaining uses; -1 forever
 }
 
-// InjectFault adds a fault. Faults are matched in the order they were
-// added; a request takes the first match.
-func (f *Fake) InjectFault(ft Fault) {
+// InjectFault adds a fault and returns its id, for RemoveFault. Faults
+// are matched in the order they were added; a request takes the first
+// match.
+func (f *Fake) InjectFault(ft Fault) string {
 	left := ft.Times
 	if left <= 0 {
 		left = -1
 	}
 	f.faults.mu.Lock()
 	defer f.faults.mu.Unlock()
+	f.faults.next++
+	ft.ID = fmt.Sprintf("fault-%d", f.faults.next)
 	f.faults.faults = append(f.faults.faults, &faultState{Fault: ft, left: left})
+	return ft.ID
+}
+
+// RemoveFault removes the fault with the id InjectFault returned, and
+// reports whether it was still in force (a fault whose Times ran out is
+// gone already).
+func (f *Fake) RemoveFault(id string) bool {
+	f.faults.mu.Lock()
+	defer f.faults.mu.Unlock()
+	for i, ft := range f.faults.faults {
+		if ft.ID == id {
+			f.faults.faults = append(f.faults.faults[:i:i], f.faults.faults[i+1:]...)
+			return true
+		}
+	}
+	return false
 }
 
 // Faults returns the injected faults still in force, in matching order;

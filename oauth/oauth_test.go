@@ -442,8 +442,9 @@ func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 	if n := e.fake.CountRequests("POST", "/oauth/token"); n != 3 {
 		t.Fatalf("%d token requests, want 3 (the first, one refresh, one client credentials fallback)", n)
 	}
-	if !strings.Contains(logs.String(), "early token refresh failed") || strings.Contains(logs.String(), t1.AccessToken) {
-		t.Fatalf("log = %q, want the failure without the token", logs.String())
+	if !strings.Contains(logs.String(), "early token refresh failed") || strings.Contains(logs.String(), t1.AccessToken) ||
+		strings.Contains(logs.String(), t1.RefreshToken) || strings.Contains(logs.String(), fake.DefaultClientSecret) {
+		t.Fatalf("log = %q, want the failure without the tokens or the client secret", logs.String())
 	}
 	e.clk.Advance(10 * time.Second) // spaced: no new attempt yet
 	if _, err := s.Token(ctx); err != nil || e.fake.CountRequests("POST", "/oauth/token") != 3 {

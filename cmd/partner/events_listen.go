@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net"
+	"net/http"
 	"net/url"
 	"os"
 	"strings"
@@ -28,9 +30,11 @@ func (a *app) eventsListenCmd() *cobra.Command {
 		Short: "Receive webhook deliveries here and print each as a JSON line",
 		Long: `listen hosts a webhook receiver on --listen, registers a subscriber whose
 callback URL reaches it, and prints each delivery's body as one JSON line on
-stdout. With --forward it also POSTs each delivery to that URL; when the
-forward fails or answers other than 2xx, the service is answered 500, so it
-sends the delivery again.
+stdout. With --forward it also POSTs each delivery to that URL and answers
+the service as the forward did: 204 for a 2xx, the forward's own 4xx or 5xx
+status (and Retry-After), 502 when the forward could not be reached, 500
+for any other answer. So the service retries, or gives up, as it would
+with the forward itself.
 
 --public-url is the callback URL the service calls (a tunnel or proxy to the
 listener); it defaults to the listener itself when the service runs on this
@@ -136,7 +140,12 @@ loop:
 					what += " " + r.Delivery.DeliveryID
 				}
 				if r.ForwardErr != nil {
-					fmt.Fprintf(a.stderr, "%s: forward failed (the service will retry): %v\n", what, r.ForwardErr)
+					answered := http.StatusInternalServerError
+					var se *events.StatusError
+					if errors.As(r.ForwardErr, &se) && se.Status >= 400 && se.Status <= 599 {
+						answered = se.Status
+					}
+					fmt.Fprintf(a.stderr, "%s: forward failed: %v; answered the service %d\n", what, r.ForwardErr, answered)
 				} else {
 					fmt.Fprintf(a.stderr, "%s: forwarded: %d\n", what, r.Forward)
 				}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -121,8 +122,15 @@ func TestEventsListen(t *testing.T) {
 		t.Errorf("forwarded: %q", forwarded)
 	}
 	mu.Unlock()
-	if !strings.Contains(stderr.String(), "forward failed") || !strings.Contains(stderr.String(), "forwarded: 204") {
+	if !strings.Contains(stderr.String(), "forward failed: forward answered 503 Service Unavailable; answered the service 503") ||
+		!strings.Contains(stderr.String(), "forwarded: 204") {
 		t.Errorf("forward outcomes on stderr: %q", stderr.String())
+	}
+	if err := srv.WaitDeliveries(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if ds := srv.Deliveries(); len(ds) != 2 || ds[0].Status != 503 || ds[1].Status != 204 || !ds[1].Delivered {
+		t.Errorf("the service saw %+v, want 503 then 204", ds)
 	}
 
 	cancel() // Ctrl-C
@@ -141,6 +149,55 @@ func TestEventsListen(t *testing.T) {
 	}
 	if !strings.Contains(stderr.String(), "unsubscribed "+sub.ID) {
 		t.Errorf("stderr: %q", stderr.String())
+	}
+}
+
+// TestEventsListenForwardStatus: the service is answered with the
+// forward's own 4xx, so it gives up as it would with the forward itself,
+// and with 502 when the forward cannot be reached.
+func TestEventsListenForwardStatus(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, Attempts: 2}))
+	defer srv.Close()
+	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "no such record", http.StatusUnprocessableEntity)
+	}))
+	defer target.Close()
+	gone := httptest.NewServer(http.NotFoundHandler())
+	gone.Close() // nothing listens there any more
+
+	for _, tc := range []struct {
+		forward  string
+		statuses []int // what the service saw, attempt by attempt
+		stderr   string
+	}{
+		{target.URL, []int{422}, "answered the service 422"},
+		{gone.URL, []int{502, 502}, "answered the service 502"},
+	} {
+		srv.ResetDeliveries()
+		c := newCLI(srv)
+		ctx, cancel := context.WithCancel(context.Background())
+		var stdout, stderr syncBuffer
+		done := make(chan int, 1)
+		go func() {
+			done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update", "--forward", tc.forward)
+		}()
+		waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
+		srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "forward " + tc.stderr}) // a change each time
+		waitFor(t, func() bool {
+			ds := srv.Deliveries()
+			return len(ds) > 0 && ds[len(ds)-1].Final
+		}, &stderr)
+		var got []int
+		for _, d := range srv.Deliveries() {
+			got = append(got, d.Status)
+		}
+		if !slices.Equal(got, tc.statuses) || !strings.Contains(stderr.String(), tc.stderr) {
+			t.Errorf("--forward %s: the service saw %v, want %v; stderr %q", tc.forward, got, tc.statuses, stderr.String())
+		}
+		cancel()
+		if code := <-done; code != 0 {
+			t.Errorf("exit %d", code)
+		}
 	}
 }
 

@@ -28,8 +28,7 @@ type received struct {
 
 // receiver hosts an events.Handler on a listener and hands each delivery
 // to a channel; with a forward URL it also POSTs the delivery there and
-// answers the service with failure when the forward fails, so that the
-// service retries.
+// answers the service as the forward answered (see forwardOne).
 type receiver struct {
 	forward string
 	client  *http.Client
@@ -63,6 +62,10 @@ func (rc *receiver) deliver(ctx context.Context, d *events.Delivery) error {
 	return r.ForwardErr
 }
 
+// forwardOne POSTs the delivery to the forward URL. A 4xx or 5xx answer
+// becomes an *events.StatusError with that status and Retry-After, so the
+// service is answered as the forward answered and retries as it decides;
+// no answer becomes 502 Bad Gateway, another non-2xx answer 500.
 func (rc *receiver) forwardOne(ctx context.Context, d *events.Delivery) (int, error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, rc.forward, bytes.NewReader(d.Raw))
 	if err != nil {
@@ -71,12 +74,13 @@ func (rc *receiver) forwardOne(ctx context.Context, d *events.Delivery) (int, er
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := rc.client.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, &events.StatusError{Status: http.StatusBadGateway, Err: err}
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<20))
 	resp.Body.Close()
 	if resp.StatusCode/100 != 2 {
-		return resp.StatusCode, fmt.Errorf("forward answered %s", resp.Status)
+		return resp.StatusCode, &events.StatusError{Status: resp.StatusCode, RetryAfter: resp.Header.Get("Retry-After"),
+			Err: fmt.Errorf("forward answered %s", resp.Status)}
 	}
 	return resp.StatusCode, nil
 }

@@ -4,6 +4,9 @@ import (
 	"bytes"
 	"context"
 	"io"
+	"maps"
+	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -200,5 +203,72 @@ func TestDeploymentWords(t *testing.T) {
 	reqs = srv.Requests()
 	if last := reqs[len(reqs)-1]; last.Env != "staging" {
 		t.Fatalf("last request: %+v", last)
+	}
+}
+
+// TestReadmeCommandLine parses every partner line of the README's "Command
+// line" section with the real command tree (--help appended, so nothing
+// runs): a renamed command or flag fails here.
+func TestReadmeCommandLine(t *testing.T) {
+	md, err := os.ReadFile("../../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(string(md), "\n")
+	start := slices.Index(lines, "## Command line")
+	if start < 0 {
+		t.Fatal(`README.md has no "## Command line" section`)
+	}
+	c := &cli{env: map[string]string{}}
+	n := 0
+	for i := start + 1; i < len(lines) && !strings.HasPrefix(lines[i], "## "); i++ {
+		line, _, _ := strings.Cut(lines[i], "#")
+		args := strings.Fields(line)
+		if len(args) == 0 || args[0] != "partner" {
+			continue
+		}
+		n++
+		if r := c.run(t, append(args[1:], "--help")...); r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
+			t.Errorf("README.md:%d: %s: exit %d, stderr %q", i+1, strings.TrimSpace(line), r.code, r.stderr)
+		}
+	}
+	if n == 0 {
+		t.Fatal("no partner line in the README's Command line section")
+	}
+}
+
+// TestSettingsErrorsNameTheFlagOrVariable: a bad setting is a usage error
+// naming the flag or variable the operator wrote, never an SDK option,
+// and never showing a secret.
+func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
+	const key = "sk-never-shown-4711"
+	empty := t.TempDir() + "/empty"
+	writeFile(t, empty, "\n")
+	for _, tc := range []struct {
+		args []string
+		env  map[string]string
+		want string
+	}{
+		{[]string{"--env-header", "bad header"}, nil, `--env-header "bad header" is not a valid header name`},
+		{nil, map[string]string{"PARTNER_ENV_HEADER": "x:y"}, `PARTNER_ENV_HEADER "x:y" is not a valid header name`},
+		{[]string{"--env-header", "authorization"}, nil, "--env-header cannot be Authorization"},
+		{[]string{"--subscription-key-header", "a b"}, nil, `--subscription-key-header "a b" is not a valid header name`},
+		{nil, map[string]string{"PARTNER_SUBSCRIPTION_KEY_HEADER": "Authorization"}, "PARTNER_SUBSCRIPTION_KEY_HEADER cannot be Authorization"},
+		{[]string{"--subscription-key", key + "\n"}, nil, "--subscription-key must not contain control characters"},
+		{[]string{"--env", "prod\r\nX: y"}, nil, "--env must not contain control characters"},
+		{[]string{"--base-url", "ftp://example.com"}, nil, `--base-url "ftp://example.com" is not an http(s) URL`},
+		{nil, map[string]string{"PARTNER_BASE_URL": "http://api.example.com"}, `PARTNER_BASE_URL "http://api.example.com" is not HTTPS`},
+		{[]string{"--base-url", "https://me:" + key + "@api.example.com"}, nil, "--base-url must not carry credentials"},
+		{[]string{"--client-secret-file", empty}, nil, "--client-secret-file: " + empty + " is empty"},
+	} {
+		c := &cli{env: map[string]string{"PARTNER_BASE_URL": "http://127.0.0.1:1", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "secret"}}
+		maps.Copy(c.env, tc.env)
+		r := c.run(t, append([]string{"reports", "list"}, tc.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q %v: exit %d, stderr %q; want 2 and %q", tc.args, tc.env, r.code, r.stderr, tc.want)
+		}
+		if strings.Contains(r.stderr, "With") || strings.Contains(r.stderr, key) || strings.Contains(r.stderr, "partner: partner:") {
+			t.Errorf("%q %v: stderr %q names an SDK option, shows the key, or repeats partner:", tc.args, tc.env, r.stderr)
+		}
 	}
 }

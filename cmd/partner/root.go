@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
@@ -66,7 +68,9 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	fmt.Fprintf(a.stderr, "partner: %v\n", err)
+	// The SDK's errors start with its package name, which is also this
+	// command's: say it once.
+	fmt.Fprintf(a.stderr, "partner: %s\n", strings.TrimPrefix(err.Error(), "partner: "))
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -145,16 +149,25 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 
 // setting returns the flag's value when it was given, else the variable's.
 func (a *app) setting(cmd *cobra.Command, flag, value, variable string) string {
+	v, _ := a.settingFrom(cmd, flag, value, variable)
+	return v
+}
+
+// settingFrom is setting, also returning where the value came from (the
+// flag or the variable), for messages in the operator's terms.
+func (a *app) settingFrom(cmd *cobra.Command, flag, value, variable string) (v, from string) {
 	if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
-		return value
+		return value, "--" + flag
 	}
-	return a.getenv(variable)
+	return a.getenv(variable), variable
 }
 
 // client builds an SDK client from the settings. Its errors are usage
-// errors: nothing was sent yet.
+// errors: nothing was sent yet. The settings are checked here, so that a
+// mistake is named by its flag or variable, and a secret never appears in
+// the message.
 func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
-	base := a.setting(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL")
+	base, baseFrom := a.settingFrom(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL")
 	id := a.setting(cmd, "client-id", a.clientID, "PARTNER_CLIENT_ID")
 	secret := a.setting(cmd, "client-secret", a.clientSecret, "PARTNER_CLIENT_SECRET")
 	if a.secretFile != "" {
@@ -166,6 +179,9 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 			return nil, usagef("--client-secret-file: %w", err)
 		}
 		secret = strings.TrimRight(string(b), "\r\n")
+		if secret == "" {
+			return nil, usagef("--client-secret-file: %s is empty", a.secretFile)
+		}
 	}
 	switch {
 	case base == "":
@@ -173,21 +189,44 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 	case id == "" || secret == "":
 		return nil, usagef("no client credentials: set --client-id and --client-secret (or --client-secret-file), or PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET")
 	}
+	switch u, err := url.Parse(base); {
+	case err == nil && u.User != nil:
+		// Not quoted: it may hold a password.
+		return nil, usagef("%s must not carry credentials: give them with --client-id and --client-secret", baseFrom)
+	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
+		return nil, usagef("%s %q is not an http(s) URL such as https://api.example.com", baseFrom, base)
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, usagef("%s %q must not have a query or fragment", baseFrom, base)
+	case u.Scheme == "http" && !isLoopbackHost(u.Hostname()):
+		return nil, usagef("%s %q is not HTTPS: the client secret and tokens would travel in clear (plain http is allowed to this machine only)", baseFrom, base)
+	}
 	opts := []partner.Option{
 		partner.WithBaseURL(base),
 		partner.WithClientCredentials(id, secret),
 		partner.WithUserAgent("partner-cli"),
 	}
-	if env := a.setting(cmd, "env", a.env, "PARTNER_ENV"); env != "" {
+	if env, from := a.settingFrom(cmd, "env", a.env, "PARTNER_ENV"); env != "" {
+		if strings.ContainsFunc(env, unicode.IsControl) {
+			return nil, usagef("%s must not contain control characters such as a line break", from)
+		}
 		opts = append(opts, partner.WithEnvironment(env))
 	}
-	if h := a.setting(cmd, "env-header", a.envHeader, "PARTNER_ENV_HEADER"); h != "" {
+	if h, from := a.settingFrom(cmd, "env-header", a.envHeader, "PARTNER_ENV_HEADER"); h != "" {
+		if err := checkHeaderName(from, h); err != nil {
+			return nil, err
+		}
 		opts = append(opts, partner.WithEnvironmentHeader(h))
 	}
-	if k := a.setting(cmd, "subscription-key", a.subKey, "PARTNER_SUBSCRIPTION_KEY"); k != "" {
+	if k, from := a.settingFrom(cmd, "subscription-key", a.subKey, "PARTNER_SUBSCRIPTION_KEY"); k != "" {
+		if strings.ContainsFunc(k, unicode.IsControl) {
+			return nil, usagef("%s must not contain control characters such as a line break", from)
+		}
 		opts = append(opts, partner.WithSubscriptionKey(k))
 	}
-	if h := a.setting(cmd, "subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER"); h != "" {
+	if h, from := a.settingFrom(cmd, "subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER"); h != "" {
+		if err := checkHeaderName(from, h); err != nil {
+			return nil, err
+		}
 		opts = append(opts, partner.WithSubscriptionKeyHeader(h))
 	}
 	if len(a.scopes) > 0 {
@@ -198,6 +237,20 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 		return nil, usageError{err}
 	}
 	return c, nil
+}
+
+// checkHeaderName refuses a header name that HTTP does not allow (RFC 9110
+// token characters), or Authorization, which carries the token.
+func checkHeaderName(from, name string) error {
+	if strings.EqualFold(name, "Authorization") {
+		return usagef("%s cannot be Authorization: that header carries the access token", from)
+	}
+	for _, r := range name {
+		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
+			return usagef("%s %q is not a valid header name (letters, digits and -, such as x-svc-env)", from, name)
+		}
+	}
+	return nil
 }
 
 // withClient runs fn with a client and closes the client afterwards
