@@ -207,6 +207,7 @@ type StatusError struct {
 	Err        error
 }
 
+// Error returns Err's text, or "delivery answered STATUS" without one.
 func (e *StatusError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("delivery answered %d", e.Status)
@@ -214,6 +215,7 @@ func (e *StatusError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns Err.
 func (e *StatusError) Unwrap() error { return e.Err }
 
 func (h *Handler) fail(r *http.Request, w http.ResponseWriter, status int, reason string, err error) {
