@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -76,7 +77,12 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 	}
 	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.partial")
 	if err != nil {
-		return 0, err
+		// Name the file the operator asked for, not the temporary one.
+		var pe *os.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return 0, fmt.Errorf("cannot write %s: %w", out, err)
 	}
 	// CreateTemp makes the file private; give it the mode of the file it
 	// replaces, or the usual one.

@@ -129,6 +129,12 @@ func TestReportsExportFailure(t *testing.T) {
 	if got := readFile(t, out); got != "old" {
 		t.Fatalf("the failed export replaced the file: %q", got)
 	}
+	// A directory that is not there: the message names the file asked for.
+	missing := filepath.Join(dir, "no-such-dir", "deals.csv")
+	if r := c.run(t, "reports", "export", "7", "-o", missing); r.code != exitFail ||
+		!strings.Contains(r.stderr, "cannot write "+missing) || strings.Contains(r.stderr, ".partial") {
+		t.Fatalf("missing directory: exit %d, stderr %q", r.code, r.stderr)
+	}
 	if r := c.run(t, "reports", "export", "999"); r.code != exitFail || !strings.Contains(r.stderr, "report 999") {
 		t.Fatalf("unknown report: exit %d, stderr %q", r.code, r.stderr)
 	}
