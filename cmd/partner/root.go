@@ -196,7 +196,8 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
 		return nil, usagef("%s %q is not an http(s) URL such as https://api.example.com", baseFrom, base)
 	case u.RawQuery != "" || u.Fragment != "":
-		return nil, usagef("%s %q must not have a query or fragment", baseFrom, base)
+		// Not quoted: a query may hold a key; the subscription key has its own setting.
+		return nil, usagef("%s must not have a query or fragment (a subscription key goes in --subscription-key)", baseFrom)
 	case u.Scheme == "http" && !isLoopbackHost(u.Hostname()):
 		return nil, usagef("%s %q is not HTTPS: the client secret and tokens would travel in clear (plain http is allowed to this machine only)", baseFrom, base)
 	}
