@@ -69,8 +69,9 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		return exitOK
 	}
 	// The SDK's errors start with its package name, which is also this
-	// command's: say it once.
-	fmt.Fprintf(a.stderr, "partner: %s\n", strings.TrimPrefix(err.Error(), "partner: "))
+	// command's: say it once, also where a command wrapped one.
+	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "partner: "), ": partner: ", ": ")
+	fmt.Fprintf(a.stderr, "partner: %s\n", msg)
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
