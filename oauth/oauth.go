@@ -300,33 +300,33 @@ func (s *Service) grant(ctx context.Context, req TokenParams) (*oauth2.Token, er
 //
 // The client credentials grant is repeated on failure like a read; a
 // refresh is not, since the server may rotate the refresh token.
-func (s *Service) Request(ctx context.Context, req TokenParams) (*TokenResult, error) {
-	if req.GrantType != GrantClientCredentials && req.GrantType != GrantRefreshToken {
-		return nil, fmt.Errorf("partner: unsupported grant_type %q", req.GrantType)
+func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, error) {
+	if p.GrantType != GrantClientCredentials && p.GrantType != GrantRefreshToken {
+		return nil, fmt.Errorf("partner: unsupported grant_type %q", p.GrantType)
 	}
-	if req.GrantType == GrantClientCredentials && (req.ClientID == "" || req.ClientSecret == "") {
+	if p.GrantType == GrantClientCredentials && (p.ClientID == "" || p.ClientSecret == "") {
 		return nil, errors.New("partner: client credentials grant needs a client id and secret")
 	}
-	if req.GrantType == GrantRefreshToken && req.RefreshToken == "" {
+	if p.GrantType == GrantRefreshToken && p.RefreshToken == "" {
 		return nil, errors.New("partner: refresh_token grant needs a refresh token")
 	}
 	r := &transport.Request{
 		Method:     http.MethodPost,
 		Path:       TokenPath,
 		NoAuth:     true,
-		Idempotent: req.GrantType == GrantClientCredentials,
+		Idempotent: p.GrantType == GrantClientCredentials,
 	}
 	if s.cfg.FormEncoded {
-		r.Body = strings.NewReader(formValues(req).Encode())
+		r.Body = strings.NewReader(formValues(p).Encode())
 		r.ContentType = "application/x-www-form-urlencoded"
 	} else {
-		r.JSON = req
+		r.JSON = p
 	}
 	var resp TokenResult
 	if err := s.t.Do(ctx, r, &resp); err != nil {
 		return nil, err
 	}
-	if req.State != "" && resp.State != req.State {
+	if p.State != "" && resp.State != p.State {
 		return nil, ErrStateMismatch
 	}
 	return &resp, nil
