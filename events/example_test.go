@@ -32,7 +32,10 @@ func ExampleEq_hostile() {
 func ExampleService_Kinds() {
 	srv := fake.NewServer()
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	for k, err := range c.Events.Kinds(context.Background()) {
 		if err != nil {
 			log.Fatal(err)
@@ -52,7 +55,10 @@ func ExampleService_Kinds() {
 func ExampleService_Subscribe() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
@@ -80,7 +86,10 @@ func ExampleService_Subscribe() {
 func ExampleHandler() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 
 	// The receiver: an http.Handler at the callback URL.
@@ -138,7 +147,10 @@ func ExampleParseDelivery() {
 func ExampleService_Integrations() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	for in, err := range c.Events.Integrations(context.Background()) {
 		if err != nil {
 			log.Fatal(err)
@@ -153,7 +165,10 @@ func ExampleService_Integrations() {
 func ExampleService_Schema() {
 	srv := fake.NewServer()
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	raw, err := c.Events.Schema(context.Background(), events.KindObjectStageChange)
 	if err != nil {
 		log.Fatal(err)
@@ -175,7 +190,10 @@ func ExampleService_Schema() {
 func ExampleService_Subscriber() {
 	srv := fake.NewServer()
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:        "everything",
