@@ -135,7 +135,8 @@ func TestReportsExportFailure(t *testing.T) {
 		!strings.Contains(r.stderr, "cannot write "+missing) || strings.Contains(r.stderr, ".partial") {
 		t.Fatalf("missing directory: exit %d, stderr %q", r.code, r.stderr)
 	}
-	if r := c.run(t, "reports", "export", "999"); r.code != exitFail || !strings.Contains(r.stderr, "report 999") {
+	if r := c.run(t, "reports", "export", "999"); r.code != exitFail || !strings.Contains(r.stderr, "report 999") ||
+		strings.Count(r.stderr, "partner:") != 1 {
 		t.Fatalf("unknown report: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -244,3 +244,24 @@ func TestLatency(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// TestExitCodes: -h exits 0, a bad flag or argument 2, a bad seed 1.
+func TestExitCodes(t *testing.T) {
+	seed := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(seed, []byte(`{"usres":[]}`), 0o600)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-h"}, 0},
+		{[]string{"-no-such-flag"}, 2},
+		{[]string{"-latency", "soon"}, 2},
+		{[]string{"extra"}, 2},
+		{[]string{"-addr", "127.0.0.1:0", "-seed", seed}, 1},
+	} {
+		err := run(context.Background(), tc.args, io.Discard)
+		if got := exitCode(err); got != tc.code {
+			t.Errorf("partnerfake %q: %v, exit %d, want %d", tc.args, err, got, tc.code)
+		}
+	}
+}
