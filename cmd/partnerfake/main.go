@@ -192,7 +192,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)
 	fmt.Fprintf(out, "  client id:     %s\n", *id)
-	fmt.Fprintf(out, "  client secret: %s\n", *secret)
+	if *secret == fake.DefaultClientSecret {
+		fmt.Fprintf(out, "  client secret: %s\n", *secret) // the documented default, not a secret
+	} else {
+		fmt.Fprintln(out, "  client secret: the one given with -client-secret (not printed)")
+	}
 	if *demo {
 		printDemo(out)
 	}
