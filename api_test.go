@@ -231,3 +231,32 @@ func TestWaitsHaveOneShape(t *testing.T) {
 		t.Errorf("found %d waits, want at least 5", waits)
 	}
 }
+
+// TestOneSuffixPerRole: what a call puts on the wire is an XParams, how
+// the SDK behaves an XOptions, an answer an XResult or a plain noun; the
+// other suffixes of earlier versions (SubscribeRequest, StatusOptions'
+// siblings, TokenResponse, ...) do not come back.
+func TestOneSuffixPerRole(t *testing.T) {
+	bad := []string{"Request", "Response", "Config", "Opts", "Args", "Input", "Output", "Record", "Req", "Resp"}
+	for _, dir := range []string{".", "oauth", "scim", "users", "reports", "objects", "bulk", "events"} {
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pkgs {
+			for _, typ := range doc.New(p, dir, 0).Types {
+				for _, b := range bad {
+					if strings.HasSuffix(typ.Name, b) {
+						t.Errorf("%s.%s: use Params (wire), Options (SDK behaviour) or Result (answer), not %s", p.Name, typ.Name, b)
+					}
+				}
+				if strings.HasSuffix(typ.Name, "Options") && typ.Name != "WaitOptions" && typ.Name != "ExportOptions" {
+					t.Errorf("%s.%s: a new Options type; check that it holds SDK behaviour, not wire values, and add it here", p.Name, typ.Name)
+				}
+			}
+		}
+	}
+}
