@@ -349,7 +349,8 @@ func formValues(req TokenParams) url.Values {
 }
 
 // Invalidate drops tok from the cache when it is the cached token, so that
-// the next Token call fetches a new one. The transport calls it after a 401.
+// the next Token call fetches a new one. The client calls it by itself
+// when the service answers 401.
 func (s *Service) Invalidate(tok *oauth2.Token) {
 	if s.ext != nil {
 		s.ext.Invalidate(tok)
