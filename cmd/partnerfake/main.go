@@ -35,8 +35,9 @@
 //
 // The admin API under /_fake/ (inject, list, remove and clear faults,
 // advance the manual clock, read the request log and the deliveries, seed,
-// reset, health) is documented on fake.Admin. It answers loopback clients only unless
-// -admin-remote is given, since it can read every request and create state.
+// reset, health) is documented on fake.Admin. It answers loopback clients
+// only unless -admin-remote is given, since it can read every request and
+// create state.
 package main
 
 import (
