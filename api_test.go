@@ -2,6 +2,7 @@ package partner
 
 import (
 	"go/ast"
+	"go/doc"
 	"go/parser"
 	"go/token"
 	"io/fs"
@@ -95,4 +96,81 @@ func exportedRecv(fn *ast.FuncDecl) bool {
 			return true
 		}
 	}
+}
+
+// TestExportedNamesHaveDocs: every exported function, method, type,
+// constant and variable of the module's packages has a doc comment (a
+// constant or variable may share its group's). Test files and package
+// main's commands are checked like the rest.
+func TestExportedNamesHaveDocs(t *testing.T) {
+	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+		if err != nil || !d.IsDir() {
+			return err
+		}
+		if name := d.Name(); path != "." && (name == "testdata" || strings.HasPrefix(name, ".")) {
+			return filepath.SkipDir
+		}
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, path, func(fi fs.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, parser.ParseComments)
+		if err != nil {
+			return err
+		}
+		for _, p := range pkgs {
+			for _, miss := range undocumented(doc.New(p, path, 0)) {
+				t.Errorf("%s: %s has no doc comment", path, miss)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// undocumented lists the exported names of p without a doc comment.
+func undocumented(p *doc.Package) []string {
+	var out []string
+	values := func(vs []*doc.Value) {
+		for _, v := range vs {
+			if v.Doc != "" {
+				continue
+			}
+			for _, s := range v.Decl.Specs {
+				vs := s.(*ast.ValueSpec)
+				if vs.Doc != nil || vs.Comment != nil {
+					continue
+				}
+				for _, n := range vs.Names {
+					if n.IsExported() {
+						out = append(out, n.Name)
+					}
+				}
+			}
+		}
+	}
+	funcs := func(prefix string, fs []*doc.Func) {
+		for _, f := range fs {
+			if f.Doc == "" {
+				out = append(out, prefix+f.Name)
+			}
+		}
+	}
+	if p.Doc == "" {
+		out = append(out, "package "+p.Name)
+	}
+	values(p.Consts)
+	values(p.Vars)
+	funcs("", p.Funcs)
+	for _, typ := range p.Types {
+		if typ.Doc == "" {
+			out = append(out, typ.Name)
+		}
+		values(typ.Consts)
+		values(typ.Vars)
+		funcs("", typ.Funcs)
+		funcs(typ.Name+".", typ.Methods)
+	}
+	return out
 }

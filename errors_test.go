@@ -13,9 +13,12 @@ import (
 	"testing"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
+	"github.com/partnerapi/partner-go/users"
 )
 
 // TestErrorDocNamesEveryField: `go doc partner.Error` shows an alias, so
@@ -117,5 +120,63 @@ func TestErrorPrefixOnce(t *testing.T) {
 	}
 	if !partner.IsNotFound(err) {
 		t.Errorf("IsNotFound(%v) = false", err)
+	}
+}
+
+// TestErrorPrefixOnceEverywhere: a failing call of every area, plain or
+// through a helper that adds context (waits, iterators, file loads), reads
+// "partner: " once.
+func TestErrorPrefixOnceEverywhere(t *testing.T) {
+	c := fakeClient(t, fake.DefaultClientSecret)
+	ctx := context.Background()
+	first := func(seq func(func(reports.Row, error) bool)) error {
+		for _, err := range seq {
+			return err
+		}
+		return nil
+	}
+	calls := map[string]func() error{
+		"SCIM.Get":     func() error { _, err := c.SCIM.Get(ctx, "usr-missing"); return err },
+		"SCIM.Suspend": func() error { _, err := c.SCIM.Suspend(ctx, "usr-missing"); return err },
+		"SCIM.FindByUserName": func() error {
+			_, err := c.SCIM.FindByUserName(ctx, "nobody@example.com")
+			return err
+		},
+		"Users.CheckAttribute": func() error {
+			_, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: "nobody@example.com", FilterValue: users.Attribute{Name: "role"}})
+			return err
+		},
+		"Reports.Metadata": func() error { _, err := c.Reports.Metadata(ctx, 999); return err },
+		"Reports.Data":     func() error { return first(c.Reports.Data(ctx, 999, reports.DataParams{})) },
+		"Reports.WaitView": func() error { _, err := c.Reports.WaitView(ctx, 999, reports.WaitOptions{}); return err },
+		"Reports.ExportView": func() error {
+			return first(c.Reports.ExportView(ctx, 999, reports.ExportOptions{}))
+		},
+		"Objects.Audit": func() error {
+			_, err := c.Objects.Audit(ctx, "obj-missing", objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+			return err
+		},
+		"Objects.ExternalIDs": func() error { _, err := c.Objects.ExternalIDs(ctx, "obj-missing"); return err },
+		"Bulk.WaitExecution": func() error {
+			_, err := c.Bulk.WaitExecution(ctx, fake.DemoOpportunityIntegration, "exe-missing", bulk.WaitOptions{})
+			return err
+		},
+		"Bulk.LoadFileAndWait": func() error {
+			_, err := c.Bulk.LoadFileAndWait(ctx, fake.DemoOpportunityIntegration, "no-such-file.csv", bulk.WaitOptions{})
+			return err
+		},
+		"Events.Subscriber":  func() error { _, err := c.Events.Subscriber(ctx, "sub-missing"); return err },
+		"Events.Unsubscribe": func() error { return c.Events.Unsubscribe(ctx, "sub-missing") },
+		"Events.Schema":      func() error { _, err := c.Events.Schema(ctx, "no.such_kind"); return err },
+	}
+	for name, call := range calls {
+		err := call()
+		if err == nil {
+			t.Errorf("%s: no error", name)
+			continue
+		}
+		if msg := err.Error(); !strings.HasPrefix(msg, "partner: ") || strings.Count(msg, "partner:") != 1 {
+			t.Errorf("%s: %q, want the prefix once, first", name, msg)
+		}
 	}
 }

@@ -91,6 +91,7 @@ type ExecutionError struct {
 	Execution *Execution
 }
 
+// Error reads "partner: bulk: execution ID STATE: STATUS_MSG".
 func (e *ExecutionError) Error() string {
 	return fmt.Sprintf("partner: bulk: execution %s %s: %s", e.Execution.ExecutionID, e.Execution.Status, e.Execution.StatusMsg)
 }
@@ -207,7 +208,7 @@ func (s *Service) LoadFile(ctx context.Context, integrationID, path string) (*Ac
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("partner: bulk: %w", err) // names the path
 	}
 	defer f.Close()
 	t, err := s.UploadURL(ctx, integrationID, filepath.Base(path))

@@ -3,9 +3,11 @@ package events_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"net/http/httptest"
+	"strings"
 	"time"
 
 	partner "github.com/partnerapi/partner-go"
@@ -32,7 +34,10 @@ func ExampleEq_hostile() {
 func ExampleService_Kinds() {
 	srv := fake.NewServer()
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	for k, err := range c.Events.Kinds(context.Background()) {
 		if err != nil {
 			log.Fatal(err)
@@ -52,7 +57,10 @@ func ExampleService_Kinds() {
 func ExampleService_Subscribe() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
@@ -80,7 +88,10 @@ func ExampleService_Subscribe() {
 func ExampleHandler() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 
 	// The receiver: an http.Handler at the callback URL.
@@ -138,7 +149,10 @@ func ExampleParseDelivery() {
 func ExampleService_Integrations() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	for in, err := range c.Events.Integrations(context.Background()) {
 		if err != nil {
 			log.Fatal(err)
@@ -153,7 +167,10 @@ func ExampleService_Integrations() {
 func ExampleService_Schema() {
 	srv := fake.NewServer()
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	raw, err := c.Events.Schema(context.Background(), events.KindObjectStageChange)
 	if err != nil {
 		log.Fatal(err)
@@ -175,7 +192,10 @@ func ExampleService_Schema() {
 func ExampleService_Subscriber() {
 	srv := fake.NewServer()
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:        "everything",
@@ -191,4 +211,16 @@ func ExampleService_Subscriber() {
 	}
 	fmt.Println(s.Name, s.Events)
 	// Output: everything [object.all]
+}
+
+// A receiver that cannot take a delivery yet asks the sender to come back
+// later: 503 with Retry-After, instead of the 500 any other error gives.
+func ExampleStatusError() {
+	h := &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+		return &events.StatusError{Status: 503, RetryAfter: "30", Err: errors.New("queue full")}
+	}}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/hook", strings.NewReader(`{"name":"Acme renewal"}`)))
+	fmt.Println(rec.Code, rec.Header().Get("Retry-After"))
+	// Output: 503 30
 }

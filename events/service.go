@@ -119,8 +119,8 @@ type subscribeBody struct {
 // says so: partner.IsOutcomeUnknown(err) is true. Then list the
 // subscribers (Subscribers) and look for one with this name and callback
 // before subscribing again.
-func (s *Service) Subscribe(ctx context.Context, req SubscribeParams) (string, error) {
-	body, err := req.body(s.t)
+func (s *Service) Subscribe(ctx context.Context, p SubscribeParams) (string, error) {
+	body, err := p.body(s.t)
 	if err != nil {
 		return "", err
 	}

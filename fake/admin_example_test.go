@@ -3,6 +3,7 @@ package fake_test
 import (
 	"fmt"
 	"io"
+	"log"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -19,22 +20,34 @@ func ExampleNewAdmin() {
 	defer ts.Close()
 	a.SetURL(ts.URL)
 
+	// call sends one admin request and returns the answer's status and body.
+	call := func(method, path, body string) (int, string) {
+		req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
+		if err != nil {
+			log.Fatal(err)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			log.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, err := io.ReadAll(resp.Body)
+		if err != nil {
+			log.Fatal(err)
+		}
+		return resp.StatusCode, strings.TrimSpace(string(b))
+	}
+
 	// Make the next report listing fail with a 503.
-	resp, _ := http.Post(ts.URL+"/_fake/faults", "application/json",
-		strings.NewReader(`{"method":"POST","path":"/report/v1/list","status":503,"times":1}`))
-	body, _ := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	fmt.Println(resp.StatusCode, strings.TrimSpace(string(body)), len(a.Fake().Faults()))
+	status, body := call("POST", "/_fake/faults", `{"method":"POST","path":"/report/v1/list","status":503,"times":1}`)
+	fmt.Println(status, body, len(a.Fake().Faults()))
 
 	// Back to the start state.
-	resp, _ = http.Post(ts.URL+"/_fake/reset", "", nil)
-	resp.Body.Close()
-	fmt.Println(resp.StatusCode, len(a.Fake().Faults()))
+	status, _ = call("POST", "/_fake/reset", "")
+	fmt.Println(status, len(a.Fake().Faults()))
 
-	resp, _ = http.Get(ts.URL + "/_fake/faults")
-	body, _ = io.ReadAll(resp.Body)
-	resp.Body.Close()
-	fmt.Print(string(body))
+	_, body = call("GET", "/_fake/faults", "")
+	fmt.Println(body)
 	// Output:
 	// 201 {"id":"fault-1"} 1
 	// 204 0

@@ -154,10 +154,15 @@ func ExampleManualClock() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, _ := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{})
+	ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{})
+	if err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(ex.Status)
 	clock.Advance(fake.DefaultBulkDelay)
-	ex, _ = c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{})
+	if ex, err = c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{}); err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(ex.Status, ex.SuccessCount, "loaded at", ex.CompletedAt.Format(time.TimeOnly))
 	// Output:
 	// running
@@ -171,8 +176,12 @@ func ExampleFake_Requests() {
 	defer srv.Close()
 	c := client(srv, partner.WithEnvironment("sandbox"))
 	ctx := context.Background()
-	c.Objects.ExternalIDs(ctx, fake.DemoOpportunity1)
-	c.Objects.ExternalIDs(ctx, "opp-missing")
+	if _, err := c.Objects.ExternalIDs(ctx, fake.DemoOpportunity1); err != nil {
+		log.Fatal(err)
+	}
+	if _, err := c.Objects.ExternalIDs(ctx, "opp-missing"); !partner.IsNotFound(err) {
+		log.Fatal("want a 404: ", err)
+	}
 
 	for _, r := range srv.Requests() {
 		fmt.Println(r.Method, r.Path, r.Status, r.ClientID, r.Env)

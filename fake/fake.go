@@ -8,10 +8,13 @@
 // wire types and imports no package of the SDK, so a mistake in the SDK's
 // JSON cannot be mirrored here.
 //
-//	srv := fake.NewServer()
+//	srv := fake.NewServer(fake.WithDemoData())
 //	defer srv.Close()
-//	c, _ := partner.New(partner.WithBaseURL(srv.URL),
+//	c, err := partner.New(partner.WithBaseURL(srv.URL),
 //		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+//	if err != nil {
+//		t.Fatal(err)
+//	}
 //
 // NewServer starts empty. WithDemoData adds demo reports, objects,
 // integrations and users, whose ids the Demo* constants name; or seed

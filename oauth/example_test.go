@@ -26,7 +26,10 @@ func ExampleService_Token() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	second, _ := c.OAuth.Token(ctx)
+	second, err := c.OAuth.Token(ctx)
+	if err != nil {
+		log.Fatal(err)
+	}
 	fmt.Println(first.TokenType, first.AccessToken == second.AccessToken, srv.TokensIssued())
 	// Output: Bearer true 1
 }

@@ -303,33 +303,33 @@ func (s *Service) grant(ctx context.Context, req TokenParams) (*oauth2.Token, er
 // refresh whose error is marked partner.IsOutcomeUnknown may have used up
 // the refresh token: get a new token with the client credentials grant
 // rather than sending the refresh again (Token does so).
-func (s *Service) Request(ctx context.Context, req TokenParams) (*TokenResult, error) {
-	if req.GrantType != GrantClientCredentials && req.GrantType != GrantRefreshToken {
-		return nil, fmt.Errorf("partner: unsupported grant_type %q", req.GrantType)
+func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, error) {
+	if p.GrantType != GrantClientCredentials && p.GrantType != GrantRefreshToken {
+		return nil, fmt.Errorf("partner: unsupported grant_type %q", p.GrantType)
 	}
-	if req.GrantType == GrantClientCredentials && (req.ClientID == "" || req.ClientSecret == "") {
+	if p.GrantType == GrantClientCredentials && (p.ClientID == "" || p.ClientSecret == "") {
 		return nil, errors.New("partner: client credentials grant needs a client id and secret")
 	}
-	if req.GrantType == GrantRefreshToken && req.RefreshToken == "" {
+	if p.GrantType == GrantRefreshToken && p.RefreshToken == "" {
 		return nil, errors.New("partner: refresh_token grant needs a refresh token")
 	}
 	r := &transport.Request{
 		Method:     http.MethodPost,
 		Path:       TokenPath,
 		NoAuth:     true,
-		Idempotent: req.GrantType == GrantClientCredentials,
+		Idempotent: p.GrantType == GrantClientCredentials,
 	}
 	if s.cfg.FormEncoded {
-		r.Body = strings.NewReader(formValues(req).Encode())
+		r.Body = strings.NewReader(formValues(p).Encode())
 		r.ContentType = "application/x-www-form-urlencoded"
 	} else {
-		r.JSON = req
+		r.JSON = p
 	}
 	var resp TokenResult
 	if err := s.t.Do(ctx, r, &resp); err != nil {
 		return nil, err
 	}
-	if req.State != "" && resp.State != req.State {
+	if p.State != "" && resp.State != p.State {
 		return nil, ErrStateMismatch
 	}
 	return &resp, nil
@@ -352,7 +352,8 @@ func formValues(req TokenParams) url.Values {
 }
 
 // Invalidate drops tok from the cache when it is the cached token, so that
-// the next Token call fetches a new one. The transport calls it after a 401.
+// the next Token call fetches a new one. The client calls it by itself
+// when the service answers 401.
 func (s *Service) Invalidate(tok *oauth2.Token) {
 	if s.ext != nil {
 		s.ext.Invalidate(tok)

@@ -3,6 +3,7 @@ package objects_test
 import (
 	"context"
 	"fmt"
+	"log"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
@@ -12,8 +13,11 @@ import (
 func Example() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
-	c, _ := partner.New(partner.WithBaseURL(srv.URL),
+	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
 	ctx := context.Background()
 
 	link, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ConnectExternalIDParams{ExternalID: "CRM-0042"})
@@ -38,8 +42,11 @@ func Example() {
 }
 
 func ExampleService_Audit_validation() {
-	c, _ := partner.New(partner.WithBaseURL("https://api.example.com"), partner.WithClientCredentials("id", "secret"))
-	_, err := c.Objects.Audit(context.Background(), "o1", objects.AuditParams{StatusCode: "DONE", Message: "m"})
+	c, err := partner.New(partner.WithBaseURL("https://api.example.com"), partner.WithClientCredentials("id", "secret"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	_, err = c.Objects.Audit(context.Background(), "o1", objects.AuditParams{StatusCode: "DONE", Message: "m"})
 	fmt.Println(err)
 	// Output:
 	// partner: objects: audit status_code "DONE" is not one of SCHEDULED, CREATE_FAILED, UPDATE_FAILED, LINKED

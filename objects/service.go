@@ -90,31 +90,31 @@ type AuditResult struct {
 	StatusCode StatusCode `json:"status_code"`
 }
 
-// Audit writes rec onto the object (PATCH /app/v1/object/{object_id}/audit)
+// Audit writes p onto the object (PATCH /app/v1/object/{object_id}/audit)
 // and returns the field's resulting value. Writing a value is idempotent,
 // so the call is retried like a read.
-func (s *Service) Audit(ctx context.Context, objectID string, rec AuditParams) (*AuditResult, error) {
-	if rec.FieldName == "" {
-		rec.FieldName = FieldIntegrationStatus
+func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*AuditResult, error) {
+	if p.FieldName == "" {
+		p.FieldName = FieldIntegrationStatus
 	}
 	if err := checkID(objectID); err != nil {
 		return nil, err
 	}
 	switch {
-	case strings.TrimSpace(string(rec.FieldName)) == "":
+	case strings.TrimSpace(string(p.FieldName)) == "":
 		return nil, errors.New("partner: objects: audit field_name is blank")
-	case rec.StatusCode == "":
+	case p.StatusCode == "":
 		return nil, errors.New("partner: objects: audit status_code is required")
-	case !rec.StatusCode.Valid():
-		return nil, fmt.Errorf("partner: objects: audit status_code %q is not one of SCHEDULED, CREATE_FAILED, UPDATE_FAILED, LINKED", rec.StatusCode)
-	case strings.TrimSpace(rec.Message) == "":
+	case !p.StatusCode.Valid():
+		return nil, fmt.Errorf("partner: objects: audit status_code %q is not one of SCHEDULED, CREATE_FAILED, UPDATE_FAILED, LINKED", p.StatusCode)
+	case strings.TrimSpace(p.Message) == "":
 		return nil, errors.New("partner: objects: audit message is required")
 	}
 	var out AuditResult
 	err := s.t.Do(ctx, &transport.Request{
 		Method:     http.MethodPatch,
 		Path:       transport.Pathf("/app/v1/object/%s/audit", objectID),
-		JSON:       rec,
+		JSON:       p,
 		Idempotent: true,
 	}, &out)
 	if err != nil {
@@ -144,21 +144,21 @@ type Link struct {
 
 // ConnectExternalID stores an external id on the object
 // (PATCH /app/v1/object/{object_id}/external_id) and returns where it went.
-func (s *Service) ConnectExternalID(ctx context.Context, objectID string, link ConnectExternalIDParams) (*Link, error) {
+func (s *Service) ConnectExternalID(ctx context.Context, objectID string, p ConnectExternalIDParams) (*Link, error) {
 	if err := checkID(objectID); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(link.ExternalID) == "" {
+	if strings.TrimSpace(p.ExternalID) == "" {
 		return nil, errors.New("partner: objects: external_id is required")
 	}
-	if link.FieldName != "" && !fieldNameRE.MatchString(link.FieldName) {
-		return nil, fmt.Errorf("partner: objects: field_name %q is not a dotted field name such as %q", link.FieldName, DefaultAccountExternalIDField)
+	if p.FieldName != "" && !fieldNameRE.MatchString(p.FieldName) {
+		return nil, fmt.Errorf("partner: objects: field_name %q is not a dotted field name such as %q", p.FieldName, DefaultAccountExternalIDField)
 	}
 	var out Link
 	err := s.t.Do(ctx, &transport.Request{
 		Method:     http.MethodPatch,
 		Path:       transport.Pathf("/app/v1/object/%s/external_id", objectID),
-		JSON:       link,
+		JSON:       p,
 		Idempotent: true,
 	}, &out)
 	if err != nil {

@@ -35,19 +35,19 @@ type Chart struct {
 
 // ChartData reads chart data computed from a report's (filtered) rows
 // (POST /report/v1/{reportId}/chart-data).
-func (s *Service) ChartData(ctx context.Context, reportID int64, req ChartDataParams) (*ChartData, error) {
-	if req.Filters != nil {
-		if err := req.Filters.Validate(); err != nil {
+func (s *Service) ChartData(ctx context.Context, reportID int64, p ChartDataParams) (*ChartData, error) {
+	if p.Filters != nil {
+		if err := p.Filters.Validate(); err != nil {
 			return nil, err
 		}
 	}
-	if req.ChartIDs == nil {
-		req.ChartIDs = []int64{}
+	if p.ChartIDs == nil {
+		p.ChartIDs = []int64{}
 	}
 	var out ChartData
 	err := s.t.Do(ctx, &transport.Request{
 		Method: "POST", Path: transport.Pathf("/report/v1/%d/chart-data", reportID),
-		JSON: req, Idempotent: true,
+		JSON: p, Idempotent: true,
 	}, &out)
 	if err != nil {
 		return nil, err

@@ -25,7 +25,8 @@ type Page struct {
 	Rows []Row
 }
 
-// DataParams tune Data and DataPages.
+// DataParams are the body of POST /report/v1/{reportId}/data (its page
+// member and filters), for Data and DataPages.
 type DataParams struct {
 	// PageSize is the number of rows per request, 1 to 10000; 0 means
 	// DefaultPageSize.
@@ -36,7 +37,8 @@ type DataParams struct {
 	Filters *FilterGroup
 }
 
-// ViewDataParams tune ViewData and ViewDataPages.
+// ViewDataParams are the page member of POST /report/v1/view/{viewId}/data,
+// for ViewData and ViewDataPages.
 type ViewDataParams struct {
 	// PageSize is the number of rows per request, 1 to 10000; 0 means
 	// DefaultPageSize.
@@ -49,50 +51,50 @@ type ViewDataParams struct {
 // /report/v1/{reportId}/data). Its pages may come from different versions
 // of a report that changes meanwhile; for a consistent read of a large
 // report use Export. Reading past row 10,000 logs a warning once.
-func (s *Service) Data(ctx context.Context, reportID int64, opts DataParams) iter.Seq2[Row, error] {
-	return rows(ctx, s.DataPages(ctx, reportID, opts), nil)
+func (s *Service) Data(ctx context.Context, reportID int64, p DataParams) iter.Seq2[Row, error] {
+	return rows(ctx, s.DataPages(ctx, reportID, p), nil)
 }
 
 // DataPages is Data page by page (POST /report/v1/{reportId}/data), with
 // each page's version.
-func (s *Service) DataPages(ctx context.Context, reportID int64, opts DataParams) iter.Seq2[*Page, error] {
-	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
-	if err == nil && opts.Filters != nil {
-		err = opts.Filters.Validate()
+func (s *Service) DataPages(ctx context.Context, reportID int64, p DataParams) iter.Seq2[*Page, error] {
+	size, err := pageSize(p.PageSize, p.StartPage, DefaultPageSize)
+	if err == nil && p.Filters != nil {
+		err = p.Filters.Validate()
 	}
 	if err != nil {
 		return failed[*Page](err)
 	}
 	path := transport.Pathf("/report/v1/%d/data", reportID)
 	var warn sync.Once
-	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		p, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: opts.Filters}, pageHooks{})
-		if err == nil && n*size+int64(len(p.Rows)) > RealTimeRowLimit {
+	return pages(ctx, p.StartPage, func(ctx context.Context, n int64) (*Page, error) {
+		pg, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: p.Filters}, pageHooks{})
+		if err == nil && n*size+int64(len(pg.Rows)) > RealTimeRowLimit {
 			warn.Do(func() {
 				s.t.Logger().LogAttrs(ctx, slog.LevelWarn,
 					"partner: reports: real-time data of a report over 10000 rows may miss rows or show ghost rows while it changes; export it through a view instead",
 					slog.Int64("reportId", reportID))
 			})
 		}
-		return p, err
+		return pg, err
 	})
 }
 
 // ViewData iterates over the rows of a prepared view (POST
 // /report/v1/view/{viewId}/data). A view's data never changes; read it
 // once WaitView says SUCCESS.
-func (s *Service) ViewData(ctx context.Context, viewID int64, opts ViewDataParams) iter.Seq2[Row, error] {
-	return rows(ctx, s.ViewDataPages(ctx, viewID, opts), nil)
+func (s *Service) ViewData(ctx context.Context, viewID int64, p ViewDataParams) iter.Seq2[Row, error] {
+	return rows(ctx, s.ViewDataPages(ctx, viewID, p), nil)
 }
 
 // ViewDataPages is ViewData page by page (POST
 // /report/v1/view/{viewId}/data).
-func (s *Service) ViewDataPages(ctx context.Context, viewID int64, opts ViewDataParams) iter.Seq2[*Page, error] {
-	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
+func (s *Service) ViewDataPages(ctx context.Context, viewID int64, p ViewDataParams) iter.Seq2[*Page, error] {
+	size, err := pageSize(p.PageSize, p.StartPage, DefaultPageSize)
 	if err != nil {
 		return failed[*Page](err)
 	}
-	return pages(ctx, opts.StartPage, func(ctx context.Context, n int64) (*Page, error) {
+	return pages(ctx, p.StartPage, func(ctx context.Context, n int64) (*Page, error) {
 		return s.viewPage(ctx, viewID, n, size, pageHooks{})
 	})
 }

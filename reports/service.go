@@ -71,7 +71,7 @@ type Report struct {
 	ModifiedAt  time.Time `json:"modifiedAt,omitzero"`
 }
 
-// ListParams tune List.
+// ListParams are the page member of POST /report/v1/list, for List.
 type ListParams struct {
 	// PageSize is the number of reports per request, 1 to 10000; 0 means
 	// DefaultPageSize.
@@ -113,12 +113,12 @@ type reportList struct {
 
 // List iterates over the exportable reports (POST /report/v1/list), page
 // by page until the server says endOfList.
-func (s *Service) List(ctx context.Context, opts ListParams) iter.Seq2[Report, error] {
-	size, err := pageSize(opts.PageSize, opts.StartPage, DefaultPageSize)
+func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[Report, error] {
+	size, err := pageSize(p.PageSize, p.StartPage, DefaultPageSize)
 	if err != nil {
 		return failed[Report](err)
 	}
-	return paging.Seq(ctx, opts.StartPage, func(ctx context.Context, n int64) (paging.Page[Report, int64], error) {
+	return paging.Seq(ctx, p.StartPage, func(ctx context.Context, n int64) (paging.Page[Report, int64], error) {
 		var out reportList
 		err := s.t.Do(ctx, &transport.Request{
 			Method: "POST", Path: "/report/v1/list", Idempotent: true,

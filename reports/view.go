@@ -31,6 +31,8 @@ type ViewError struct {
 	View *ViewStatus
 }
 
+// Error reads "partner: reports: view ID STATE", e.g. "partner: reports:
+// view 7 FAILED".
 func (e *ViewError) Error() string {
 	return fmt.Sprintf("partner: reports: view %d %s", e.View.ViewID, e.View.Status)
 }

@@ -31,7 +31,7 @@ terminal. With --wait it follows the execution, printing one line per state,
 and ends with the counts.
 
 With --errors-out (which implies --wait) the failed rows are written to FILE
-as CSV: id, message, then the row's columns.
+as CSV: id, message, then the row's columns (in the loaded CSV file's order).
 
 Exit status: 0 once the load was accepted (with --wait: once the execution
 completed); 1 when it could not be started or followed, when it ended in a
@@ -104,10 +104,14 @@ func (a *app) bulkLoad(ctx context.Context, c *partner.Client, path string, form
 	if err != nil {
 		return fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)
 	}
-	fmt.Fprintf(out, "%s: %d records, %d succeeded, %d failed, %d skipped\n",
-		ex.Status, ex.InputCount, ex.SuccessCount, ex.ErrorCount, ex.SkipCount)
+	fmt.Fprintf(out, "%s: %s records, %s succeeded, %s failed, %s skipped\n", ex.Status,
+		groupDigits(ex.InputCount), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount))
 	if fl.errorsOut != "" {
-		if err := writeRowErrors(fl.errorsOut, ex.Errors); err != nil {
+		var order []string
+		if format == bulk.CSV {
+			order = csvHeader(path)
+		}
+		if err := writeRowErrors(fl.errorsOut, ex.Errors, order); err != nil {
 			return fmt.Errorf("--errors-out: %w", err)
 		}
 		note := ""

@@ -50,6 +50,9 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if want := "id,message,account_info.external_account_id,name,employees"; strings.Join(recs[0], ",") != want {
+		t.Errorf("errors file header %q, want the loaded file's column order: %s", recs[0], want)
+	}
 	if len(recs) != 2 || recs[0][0] != "id" || recs[0][1] != "message" || !strings.Contains(strings.Join(recs[1], ","), "Hooli") ||
 		!strings.Contains(recs[1][1], "employees") {
 		t.Fatalf("errors file: %q", recs)

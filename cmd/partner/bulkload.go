@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
@@ -62,10 +63,28 @@ func followLoad(ctx context.Context, c *partner.Client, ack *bulk.Ack, maxErrors
 	return c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, opts)
 }
 
+// csvHeader returns the header row of a CSV file, or nil.
+func csvHeader(path string) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	h, err := csv.NewReader(f).Read()
+	if err != nil {
+		return nil
+	}
+	if len(h) > 0 {
+		h[0] = strings.TrimPrefix(h[0], "\ufeff")
+	}
+	return h
+}
+
 // writeRowErrors writes failed rows as CSV: id, message, then the union of
-// the rows' columns in sorted order (a row given only as text goes in a
-// column "row").
-func writeRowErrors(path string, errs []bulk.RowError) error {
+// the rows' columns, in the order of order (the loaded file's header, when
+// it has one) and then sorted (a row given only as text goes in a column
+// "row").
+func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 	var cols []string
 	seen := map[string]bool{}
 	text := false
@@ -78,7 +97,18 @@ func writeRowErrors(path string, errs []bulk.RowError) error {
 		}
 		text = text || (e.Row == nil && e.RowText != "")
 	}
-	slices.Sort(cols)
+	rank := func(c string) int {
+		if i := slices.Index(order, c); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortFunc(cols, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
 	f, err := os.Create(path)
 	if err != nil {
 		return err

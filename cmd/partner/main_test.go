@@ -259,6 +259,7 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 		{[]string{"--base-url", "ftp://example.com"}, nil, `--base-url "ftp://example.com" is not an http(s) URL`},
 		{nil, map[string]string{"PARTNER_BASE_URL": "http://api.example.com"}, `PARTNER_BASE_URL "http://api.example.com" is not HTTPS`},
 		{[]string{"--base-url", "https://me:" + key + "@api.example.com"}, nil, "--base-url must not carry credentials"},
+		{nil, map[string]string{"PARTNER_BASE_URL": "https://api.example.com/?subscription-key=" + key}, "PARTNER_BASE_URL must not have a query"},
 		{[]string{"--client-secret-file", empty}, nil, "--client-secret-file: " + empty + " is empty"},
 	} {
 		c := &cli{env: map[string]string{"PARTNER_BASE_URL": "http://127.0.0.1:1", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "secret"}}

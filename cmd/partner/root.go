@@ -69,8 +69,9 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		return exitOK
 	}
 	// The SDK's errors start with its package name, which is also this
-	// command's: say it once.
-	fmt.Fprintf(a.stderr, "partner: %s\n", strings.TrimPrefix(err.Error(), "partner: "))
+	// command's: say it once, also where a command wrapped one.
+	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "partner: "), ": partner: ", ": ")
+	fmt.Fprintf(a.stderr, "partner: %s\n", msg)
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -196,7 +197,8 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
 		return nil, usagef("%s %q is not an http(s) URL such as https://api.example.com", baseFrom, base)
 	case u.RawQuery != "" || u.Fragment != "":
-		return nil, usagef("%s %q must not have a query or fragment", baseFrom, base)
+		// Not quoted: a query may hold a key; the subscription key has its own setting.
+		return nil, usagef("%s must not have a query or fragment (a subscription key goes in --subscription-key)", baseFrom)
 	case u.Scheme == "http" && !isLoopbackHost(u.Hostname()):
 		return nil, usagef("%s %q is not HTTPS: the client secret and tokens would travel in clear (plain http is allowed to this machine only)", baseFrom, base)
 	}

@@ -35,16 +35,23 @@ failed users; it exits 1 when a row failed.`,
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
 				out := cmd.OutOrStdout()
 				counts := map[string]int{}
+				rows := 0
 				err := importUsers(ctx, c, f, func(r importResult) {
 					counts[r.Outcome]++
-					if r.Err != nil {
+					rows++
+					switch {
+					case r.Err != nil && r.UserName == "":
+						fmt.Fprintf(out, "line %d: %s: %v\n", r.Line, r.Outcome, r.Err)
+					case r.Err != nil:
 						fmt.Fprintf(out, "line %d: %s %s: %v\n", r.Line, r.Outcome, r.UserName, r.Err)
-						return
+					default:
+						fmt.Fprintf(out, "line %d: %s %s %s\n", r.Line, r.Outcome, r.UserName, r.ID)
 					}
-					fmt.Fprintf(out, "line %d: %s %s %s\n", r.Line, r.Outcome, r.UserName, r.ID)
 				})
-				fmt.Fprintf(out, "%d created, %d updated, %d unchanged, %d failed\n",
-					counts[importCreated], counts[importUpdated], counts[importUnchanged], counts[importFailed])
+				if err == nil || rows > 0 { // not after a bad header row: nothing was read
+					fmt.Fprintf(out, "%d created, %d updated, %d unchanged, %d failed\n",
+						counts[importCreated], counts[importUpdated], counts[importUnchanged], counts[importFailed])
+				}
 				if err != nil {
 					return fmt.Errorf("import %s: %w", args[0], err)
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -24,7 +25,7 @@ func (a *app) usersListCmd() *cobra.Command {
 				var users []scim.User
 				for u, err := range c.SCIM.List(ctx, scim.ListParams{Filter: filter}) {
 					if err != nil {
-						return err
+						return fmt.Errorf("list users: %w", err)
 					}
 					users = append(users, u)
 				}

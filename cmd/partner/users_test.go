@@ -57,11 +57,13 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 		"ann@example.com,Ann,ann@example.com,Sales,true\n"+ // new
 		fake.DemoUserEmail1+",Countess of Lovelace,,,\n"+ // changes the display name
 		fake.DemoUserEmail2+",,,,\n"+ // nothing to change
-		"bob@example.com,Bob,,,maybe\n") // fails
+		"bob@example.com,Bob,,,maybe\n"+ // fails
+		",Nobody,,,\n") // fails: no userName
 
 	r := c.run(t, "users", "import", in)
-	if r.code != exitFail || !strings.Contains(r.stdout, "1 created, 1 updated, 1 unchanged, 1 failed") ||
-		!strings.Contains(r.stdout, "line 5: failed bob@example.com") {
+	if r.code != exitFail || !strings.Contains(r.stdout, "1 created, 1 updated, 1 unchanged, 2 failed") ||
+		!strings.Contains(r.stdout, "line 5: failed bob@example.com: active \"maybe\" is not true or false\n") ||
+		!strings.Contains(r.stdout, "line 6: failed: no userName\n") {
 		t.Fatalf("first import: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
 	u, _ := srv.User(fake.DemoUser1)
@@ -89,7 +91,7 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 	}
 	bad := filepath.Join(t.TempDir(), "bad.csv")
 	writeFile(t, bad, "name,mail\nx,y\n")
-	if r := c.run(t, "users", "import", bad); r.code != exitFail || !strings.Contains(r.stderr, "unknown column") {
-		t.Fatalf("bad header: exit %d, stderr %q", r.code, r.stderr)
+	if r := c.run(t, "users", "import", bad); r.code != exitFail || !strings.Contains(r.stderr, "unknown column") || r.stdout != "" {
+		t.Fatalf("bad header: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }

@@ -4,7 +4,9 @@
 //	go run ./cmd/partnerfake -addr 127.0.0.1:8080
 //
 // It prints its URL, the client credentials and the ids of the demo data,
-// and shuts down cleanly on SIGINT or SIGTERM.
+// and shuts down cleanly on SIGINT or SIGTERM. Exit status: 0 after a
+// clean shutdown (or -h), 2 for a bad flag or argument, 1 when it could
+// not start (a bad -seed file, an address in use).
 //
 // Flags:
 //
@@ -31,10 +33,11 @@
 //	-scope-checks           check the fake's own per-area OAuth scopes
 //	-delivery-envelope      add the fake's own envelope members to deliveries
 //
-// The admin API under /_fake/ (inject and clear faults, advance the manual
-// clock, read the request log and the deliveries, seed, reset, health) is
-// documented on fake.Admin. It answers loopback clients only unless
-// -admin-remote is given, since it can read every request and create state.
+// The admin API under /_fake/ (inject, list, remove and clear faults,
+// advance the manual clock, read the request log and the deliveries, seed,
+// reset, health) is documented on fake.Admin. It answers loopback clients
+// only unless -admin-remote is given, since it can read every request and
+// create state.
 package main
 
 import (
@@ -58,9 +61,38 @@ import (
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	if err := run(ctx, os.Args[1:], os.Stdout); err != nil {
-		log.Fatalf("partnerfake: %v", err)
+	err := run(ctx, os.Args[1:], os.Stdout)
+	if code := exitCode(err); code != 0 {
+		var ue usageError
+		if !errors.As(err, &ue) || !ue.printed {
+			log.Printf("partnerfake: %v", err)
+		}
+		stop()
+		os.Exit(code)
 	}
+}
+
+// usageError is a mistake in the command line: exit status 2. printed
+// says the flag package has shown it already, with the usage.
+type usageError struct {
+	err     error
+	printed bool
+}
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// exitCode is the exit status for run's error: 0 for none or -h, 2 for a
+// usage error, 1 otherwise.
+func exitCode(err error) int {
+	var ue usageError
+	switch {
+	case err == nil, errors.Is(err, flag.ErrHelp):
+		return 0
+	case errors.As(err, &ue):
+		return 2
+	}
+	return 1
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -83,10 +115,13 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	scopes := fs.Bool("scope-checks", false, "check the fake's own per-area OAuth scopes")
 	envelope := fs.Bool("delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
 	if err := fs.Parse(args); err != nil {
-		return err
+		if errors.Is(err, flag.ErrHelp) {
+			return err
+		}
+		return usageError{err: err, printed: true}
 	}
 	if fs.NArg() > 0 {
-		return fmt.Errorf("unexpected arguments %q", fs.Args())
+		return usageError{err: fmt.Errorf("unexpected arguments %q (flags start with -)", fs.Args())}
 	}
 	var seed *fake.Seed
 	if *seedFile != "" {
@@ -158,7 +193,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)
 	fmt.Fprintf(out, "  client id:     %s\n", *id)
-	fmt.Fprintf(out, "  client secret: %s\n", *secret)
+	if *secret == fake.DefaultClientSecret {
+		fmt.Fprintf(out, "  client secret: %s\n", *secret) // the documented default, not a secret
+	} else {
+		fmt.Fprintln(out, "  client secret: the one given with -client-secret (not printed)")
+	}
 	if *demo {
 		printDemo(out)
 	}

@@ -30,6 +30,13 @@ func TestServeAndShutdown(t *testing.T) {
 	}
 	line := sc.Text()
 	url := line[strings.LastIndex(line, " ")+1:]
+	var banner strings.Builder
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "try:") {
+		banner.WriteString(sc.Text() + "\n")
+	}
+	if strings.Contains(banner.String(), "csecret") || !strings.Contains(banner.String(), "client id:     cid") {
+		t.Errorf("banner shows a client secret given with -client-secret, or not the id:\n%s", banner.String())
+	}
 	go io.Copy(io.Discard, pr)
 
 	resp, err := http.Post(url+"/oauth/token", "application/json",
@@ -242,5 +249,26 @@ func TestLatency(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestExitCodes: -h exits 0, a bad flag or argument 2, a bad seed 1.
+func TestExitCodes(t *testing.T) {
+	seed := filepath.Join(t.TempDir(), "bad.json")
+	os.WriteFile(seed, []byte(`{"usres":[]}`), 0o600)
+	for _, tc := range []struct {
+		args []string
+		code int
+	}{
+		{[]string{"-h"}, 0},
+		{[]string{"-no-such-flag"}, 2},
+		{[]string{"-latency", "soon"}, 2},
+		{[]string{"extra"}, 2},
+		{[]string{"-addr", "127.0.0.1:0", "-seed", seed}, 1},
+	} {
+		err := run(context.Background(), tc.args, io.Discard)
+		if got := exitCode(err); got != tc.code {
+			t.Errorf("partnerfake %q: %v, exit %d, want %d", tc.args, err, got, tc.code)
+		}
 	}
 }
