@@ -32,6 +32,14 @@ func TestBodyFileProblemsNamed(t *testing.T) {
 			_, err := c.Bulk.LoadAttachment(ctx, p, "opps.csv", r)
 			return err
 		},
+		"LoadOpportunitiesAttachment": func(r io.Reader) error {
+			_, err := c.Bulk.LoadOpportunitiesAttachment(ctx, op, "opps.csv", r)
+			return err
+		},
+		"LoadAndWait": func(r io.Reader) error {
+			_, err := c.Bulk.LoadAndWait(ctx, p, r, bulk.WaitOptions{})
+			return err
+		},
 	}
 	calls["Upload"] = func(r io.Reader) error {
 		tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opps.csv")

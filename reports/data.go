@@ -25,7 +25,8 @@ type Page struct {
 	Rows []Row
 }
 
-// DataParams tune Data and DataPages.
+// DataParams are the body of POST /report/v1/{reportId}/data (its page
+// member and filters), for Data and DataPages.
 type DataParams struct {
 	// PageSize is the number of rows per request, 1 to 10000; 0 means
 	// DefaultPageSize.
@@ -36,7 +37,8 @@ type DataParams struct {
 	Filters *FilterGroup
 }
 
-// ViewDataParams tune ViewData and ViewDataPages.
+// ViewDataParams are the page member of POST /report/v1/view/{viewId}/data,
+// for ViewData and ViewDataPages.
 type ViewDataParams struct {
 	// PageSize is the number of rows per request, 1 to 10000; 0 means
 	// DefaultPageSize.

@@ -46,7 +46,8 @@ type ExportOptions struct {
 
 // Export reads a whole report consistently: it prepares a view
 // (PrepareExport), waits for it (WaitView) and streams every row of it
-// (ExportView). Nothing is sent before the iteration starts.
+// (ExportView). Nothing is sent before the iteration starts. A view that
+// fails is yielded as a *ViewError, as WaitView returns it.
 func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		viewID, err := s.PrepareExport(ctx, reportID)

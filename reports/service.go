@@ -71,7 +71,7 @@ type Report struct {
 	ModifiedAt  time.Time `json:"modifiedAt,omitzero"`
 }
 
-// ListParams tune List.
+// ListParams are the page member of POST /report/v1/list, for List.
 type ListParams struct {
 	// PageSize is the number of reports per request, 1 to 10000; 0 means
 	// DefaultPageSize.

@@ -104,8 +104,8 @@ func (a *app) bulkLoad(ctx context.Context, c *partner.Client, path string, form
 	if err != nil {
 		return fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)
 	}
-	fmt.Fprintf(out, "%s: %d records, %d succeeded, %d failed, %d skipped\n",
-		ex.Status, ex.InputCount, ex.SuccessCount, ex.ErrorCount, ex.SkipCount)
+	fmt.Fprintf(out, "%s: %s records, %s succeeded, %s failed, %s skipped\n", ex.Status,
+		groupDigits(ex.InputCount), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount))
 	if fl.errorsOut != "" {
 		var order []string
 		if format == bulk.CSV {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 
 	"github.com/spf13/cobra"
 
@@ -19,7 +20,7 @@ func (a *app) eventsKindsCmd() *cobra.Command {
 				t := newTable(cmd.OutOrStdout(), "KIND", "DESCRIPTION")
 				for k, err := range c.Events.Kinds(ctx) {
 					if err != nil {
-						return err
+						return fmt.Errorf("list event kinds: %w", err)
 					}
 					t.row(string(k.Name), k.Description)
 				}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -22,7 +23,7 @@ func (a *app) eventsListCmd() *cobra.Command {
 				var subs []events.Subscriber
 				for s, err := range c.Events.Subscribers(ctx) {
 					if err != nil {
-						return err
+						return fmt.Errorf("list subscribers: %w", err)
 					}
 					subs = append(subs, s)
 				}

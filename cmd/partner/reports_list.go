@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 
 	"github.com/spf13/cobra"
@@ -23,7 +24,7 @@ func (a *app) reportsListCmd() *cobra.Command {
 				var list []reports.Report
 				for r, err := range c.Reports.List(ctx, reports.ListParams{}) {
 					if err != nil {
-						return err
+						return fmt.Errorf("list reports: %w", err)
 					}
 					list = append(list, r)
 				}

@@ -33,10 +33,11 @@
 //	-scope-checks           check the fake's own per-area OAuth scopes
 //	-delivery-envelope      add the fake's own envelope members to deliveries
 //
-// The admin API under /_fake/ (inject and clear faults, advance the manual
-// clock, read the request log and the deliveries, seed, reset, health) is
-// documented on fake.Admin. It answers loopback clients only unless
-// -admin-remote is given, since it can read every request and create state.
+// The admin API under /_fake/ (inject, list, remove and clear faults,
+// advance the manual clock, read the request log and the deliveries, seed,
+// reset, health) is documented on fake.Admin. It answers loopback clients
+// only unless -admin-remote is given, since it can read every request and
+// create state.
 package main
 
 import (
@@ -192,7 +193,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)
 	fmt.Fprintf(out, "  client id:     %s\n", *id)
-	fmt.Fprintf(out, "  client secret: %s\n", *secret)
+	if *secret == fake.DefaultClientSecret {
+		fmt.Fprintf(out, "  client secret: %s\n", *secret) // the documented default, not a secret
+	} else {
+		fmt.Fprintln(out, "  client secret: the one given with -client-secret (not printed)")
+	}
 	if *demo {
 		printDemo(out)
 	}

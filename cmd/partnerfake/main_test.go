@@ -30,6 +30,13 @@ func TestServeAndShutdown(t *testing.T) {
 	}
 	line := sc.Text()
 	url := line[strings.LastIndex(line, " ")+1:]
+	var banner strings.Builder
+	for sc.Scan() && !strings.HasPrefix(sc.Text(), "try:") {
+		banner.WriteString(sc.Text() + "\n")
+	}
+	if strings.Contains(banner.String(), "csecret") || !strings.Contains(banner.String(), "client id:     cid") {
+		t.Errorf("banner shows a client secret given with -client-secret, or not the id:\n%s", banner.String())
+	}
 	go io.Copy(io.Discard, pr)
 
 	resp, err := http.Post(url+"/oauth/token", "application/json",

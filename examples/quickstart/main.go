@@ -135,8 +135,9 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	}
 	for _, s := range steps {
 		if err := s.run(ctx, c, w); err != nil {
-			c.Close(ctx)
-			return fmt.Errorf("%s: %w", s.name, err)
+			// Revoke the token on the way out; the step's error is the
+			// one to report, so Close's is joined to it.
+			return errors.Join(fmt.Errorf("%s: %w", s.name, err), c.Close(ctx))
 		}
 	}
 	if err := c.Close(ctx); err != nil {
