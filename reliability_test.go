@@ -3,10 +3,12 @@ package partner_test
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/paging"
@@ -76,6 +78,42 @@ func TestAmbiguousWrites(t *testing.T) {
 		if err := c.Events.Unsubscribe(ctx, id); !partner.IsNotFound(err) {
 			t.Fatalf("unsubscribe of an id already gone: %v, want 404", err)
 		}
+	}
+
+	// Bulk load: the load is processed, the answer is lost; the doc says
+	// to read the integration's data before loading again.
+	csv := "sales_details.crm_opportunity_id,name,stage,amount\nAMB-1,Ambiguous deal,proposal,100\n"
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/bulk/v1/bulkload", Times: 1, DropAfter: true})
+	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(csv)); !partner.IsOutcomeUnknown(err) {
+		t.Fatalf("load with a lost answer: %v, want outcome unknown", err)
+	}
+	found := 0
+	for _, o := range srv.Objects("opportunity") {
+		if o.Fields["name"] == "Ambiguous deal" {
+			found++
+		}
+	}
+	if found != 1 {
+		t.Fatalf("the load behind the ambiguous error wrote %d objects, want 1", found)
+	}
+	// A signed upload answered 500: the doc says to start again with a
+	// new ticket, and the load of that one goes through.
+	tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "deals.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/upload/*", Times: 1, Status: 500})
+	if err := c.Bulk.Upload(ctx, tk, strings.NewReader(csv)); !partner.IsOutcomeUnknown(err) {
+		t.Fatalf("upload answered 500: %v, want outcome unknown", err)
+	}
+	if tk, err = c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "deals.csv"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.Bulk.Upload(ctx, tk, strings.NewReader(csv)); err != nil {
+		t.Fatalf("upload with a new ticket: %v", err)
+	}
+	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken}, nil); err != nil {
+		t.Fatalf("load of the new ticket: %v", err)
 	}
 
 	// prepare_export: a 500 is retried.

@@ -129,7 +129,9 @@ func (s *Service) load(ctx context.Context, req *transport.Request) (*Ack, error
 // LoadRows loads rows, a slice (or array) of structs or maps, as a JSON
 // array of objects (POST /bulk/v1/bulkload, data_format JSON). The rows
 // are encoded one by one into the request as it is sent. p.Format must be
-// empty or JSON.
+// empty or JSON. Like Load it is not repeated once the service may have
+// received it; an error marked partner.IsOutcomeUnknown means it may have
+// been: read the integration's data before loading again.
 func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, error) {
 	if f, err := p.Format.validate(); err != nil {
 		return nil, err
@@ -189,7 +191,9 @@ func encodeRows(w io.Writer, v reflect.Value) error {
 // p.Route says (see AttachRoute for the rule of RouteAuto). The format is
 // p.Format, or else the one fileName's extension names (FormatOf), or
 // else CSV. The file is streamed from r into the request; like Load, it is
-// rewound for a repeat when r is an io.ReadSeeker.
+// rewound for a repeat when r is an io.ReadSeeker, and an error marked
+// partner.IsOutcomeUnknown means the service may have received the load:
+// read the integration's data before loading again.
 func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName string, r io.Reader) (*Ack, error) {
 	if err := checkAttachment(fileName, r); err != nil {
 		return nil, err
@@ -271,8 +275,10 @@ type LoadOpportunitiesParams struct {
 
 // LoadOpportunities loads opportunities from body, CSV or JSON
 // (POST /bulk/v1/bulkload_opportunity). The body is streamed and never
-// repeated once the server may have received it, as for Load. The
-// acknowledgement carries no data format or delimiter.
+// repeated once the server may have received it, as for Load: an error
+// marked partner.IsOutcomeUnknown means it may have been, so read the
+// integration's opportunities (or a report over them) before loading
+// again. The acknowledgement carries no data format or delimiter.
 func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesParams, body io.Reader) (*Ack, error) {
 	if p.IntegrationID == "" {
 		return nil, errors.New("partner: bulk: integration id is required")
@@ -314,7 +320,9 @@ func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesPara
 // carries integration_id and has_header_row, and content_type and
 // column_delimiter only when set (the deployed description of this
 // operation lists only the first two). The file is streamed and rewound
-// for a repeat when r is an io.ReadSeeker, as for LoadAttachment.
+// for a repeat when r is an io.ReadSeeker, as for LoadAttachment; an
+// error marked partner.IsOutcomeUnknown means the service may have
+// received the load, as for LoadOpportunities.
 func (s *Service) LoadOpportunitiesAttachment(ctx context.Context, p LoadOpportunitiesParams, fileName string, r io.Reader) (*Ack, error) {
 	if p.IntegrationID == "" {
 		return nil, errors.New("partner: bulk: integration id is required")

@@ -134,14 +134,18 @@ func (s *Service) wait(ctx context.Context, ack *Ack, err error, opts WaitOption
 	return s.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, opts)
 }
 
-// LoadAndWait is Load followed by WaitExecution on its execution.
+// LoadAndWait is Load followed by WaitExecution on its execution. When
+// the load's error is marked partner.IsOutcomeUnknown no wait was made:
+// read the integration's data before loading again (see Load).
 func (s *Service) LoadAndWait(ctx context.Context, p LoadParams, body io.Reader, opts WaitOptions) (*Execution, error) {
 	ack, err := s.Load(ctx, p, body)
 	return s.wait(ctx, ack, err, opts)
 }
 
 // LoadOpportunitiesAndWait is LoadOpportunities followed by
-// WaitExecution on its execution.
+// WaitExecution on its execution. When the load's error is marked
+// partner.IsOutcomeUnknown no wait was made: read the integration's data
+// before loading again (see LoadOpportunities).
 func (s *Service) LoadOpportunitiesAndWait(ctx context.Context, p LoadOpportunitiesParams, body io.Reader, opts WaitOptions) (*Execution, error) {
 	ack, err := s.LoadOpportunities(ctx, p, body)
 	return s.wait(ctx, ack, err, opts)
@@ -172,7 +176,9 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 // No Authorization header or environment header goes to that URL, which
 // may be on another host. The file is streamed; like a load it is not
 // repeated once the server may have received it, and an io.ReadSeeker is
-// rewound when it must be.
+// rewound when it must be. An error marked partner.IsOutcomeUnknown means
+// the file may be stored at the URL; nothing is processed before Load, so
+// start again with a new ticket (UploadURL).
 func (s *Service) Upload(ctx context.Context, t *Ticket, r io.Reader) error {
 	if t == nil || t.UploadURL == "" {
 		return errors.New("partner: bulk: ticket has no upload URL")
@@ -191,7 +197,10 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, r io.Reader) error {
 
 // LoadFile loads the file at path through a signed upload: UploadURL,
 // Upload, then Load with the upload token, which triggers processing. The
-// format comes from the file's extension (.csv, .json or .xlsx).
+// format comes from the file's extension (.csv, .json or .xlsx). An error
+// marked partner.IsOutcomeUnknown comes from the upload or from the load;
+// as the load may have been received, read the integration's data before
+// calling LoadFile again.
 func (s *Service) LoadFile(ctx context.Context, integrationID, path string) (*Ack, error) {
 	format := FormatOf(path)
 	if format == "" {
@@ -213,6 +222,8 @@ func (s *Service) LoadFile(ctx context.Context, integrationID, path string) (*Ac
 }
 
 // LoadFileAndWait is LoadFile followed by WaitExecution on its execution.
+// An error marked partner.IsOutcomeUnknown is LoadFile's (no wait was
+// made): read the integration's data before loading again.
 func (s *Service) LoadFileAndWait(ctx context.Context, integrationID, path string, opts WaitOptions) (*Execution, error) {
 	ack, err := s.LoadFile(ctx, integrationID, path)
 	return s.wait(ctx, ack, err, opts)

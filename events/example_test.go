@@ -3,9 +3,11 @@ package events_test
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log"
 	"net/http/httptest"
+	"strings"
 	"time"
 
 	partner "github.com/partnerapi/partner-go"
@@ -209,4 +211,16 @@ func ExampleService_Subscriber() {
 	}
 	fmt.Println(s.Name, s.Events)
 	// Output: everything [object.all]
+}
+
+// A receiver that cannot take a delivery yet asks the sender to come back
+// later: 503 with Retry-After, instead of the 500 any other error gives.
+func ExampleStatusError() {
+	h := &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+		return &events.StatusError{Status: 503, RetryAfter: "30", Err: errors.New("queue full")}
+	}}
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest("POST", "/hook", strings.NewReader(`{"name":"Acme renewal"}`)))
+	fmt.Println(rec.Code, rec.Header().Get("Retry-After"))
+	// Output: 503 30
 }

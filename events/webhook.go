@@ -202,12 +202,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // to ask for it. A relay such as `partner events listen --forward` passes
 // on its target's answer this way.
 type StatusError struct {
-	Status     int
-	RetryAfter string
-	Err        error
+	Status     int    // the answer's status: 400-599
+	RetryAfter string // the Retry-After header, in seconds or an HTTP date; "" for none
+	Err        error  // why; logged to Handler.Logger, never sent
 }
 
 // Error returns Err's text, or "delivery answered STATUS" without one.
+// Error returns Err's message, or the status when Err is nil.
 func (e *StatusError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("delivery answered %d", e.Status)
@@ -215,6 +216,7 @@ func (e *StatusError) Error() string {
 	return e.Err.Error()
 }
 
+// Unwrap returns Err.
 // Unwrap returns Err.
 func (e *StatusError) Unwrap() error { return e.Err }
 

@@ -299,7 +299,10 @@ func (s *Service) grant(ctx context.Context, req TokenParams) (*oauth2.Token, er
 // the echoed state. Most code wants Token, which caches.
 //
 // The client credentials grant is repeated on failure like a read; a
-// refresh is not, since the server may rotate the refresh token.
+// refresh is not, since the server may rotate the refresh token. A
+// refresh whose error is marked partner.IsOutcomeUnknown may have used up
+// the refresh token: get a new token with the client credentials grant
+// rather than sending the refresh again (Token does so).
 func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, error) {
 	if p.GrantType != GrantClientCredentials && p.GrantType != GrantRefreshToken {
 		return nil, fmt.Errorf("partner: unsupported grant_type %q", p.GrantType)

@@ -4,8 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -75,7 +78,7 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 	if out == "" {
 		return exportReport(ctx, c, id, format, a.stdout, bar)
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*.partial")
+	tmp, err := createPartial(out)
 	if err != nil {
 		// Name the file the operator asked for, not the temporary one.
 		var pe *os.PathError
@@ -84,9 +87,9 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 		}
 		return 0, fmt.Errorf("cannot write %s: %w", out, err)
 	}
-	// CreateTemp makes the file private; give it the mode of the file it
-	// replaces, or the usual one.
-	mode := os.FileMode(0o644)
+	// A new file has the mode the umask gives; one that replaces a file
+	// takes that file's mode.
+	var mode os.FileMode
 	if fi, err := os.Stat(out); err == nil {
 		mode = fi.Mode().Perm()
 	}
@@ -101,8 +104,10 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 	if err != nil {
 		return n, err
 	}
-	if err := tmp.Chmod(mode); err != nil {
-		return n, err
+	if mode != 0 {
+		if err := tmp.Chmod(mode); err != nil {
+			return n, err
+		}
 	}
 	if err := tmp.Close(); err != nil {
 		return n, err
@@ -112,4 +117,18 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 	}
 	committed = true
 	return n, nil
+}
+
+// createPartial creates an empty temporary file beside out, named
+// .BASE.NNN.partial, with the mode 0666 less the umask, as the file out
+// would get (os.CreateTemp would make it 0600 whatever the umask).
+func createPartial(out string) (*os.File, error) {
+	dir, base := filepath.Split(out)
+	for {
+		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".partial")
+		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		if !errors.Is(err, fs.ErrExist) {
+			return f, err
+		}
+	}
 }

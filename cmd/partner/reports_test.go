@@ -70,8 +70,24 @@ func TestReportsExportFiles(t *testing.T) {
 	if got := readFile(t, csvPath); got != want {
 		t.Fatalf("csv:\n%q\nwant\n%q", got, want)
 	}
-	if fi, err := os.Stat(csvPath); err != nil || fi.Mode().Perm() != 0o644 {
-		t.Fatalf("mode of the export: %v %v", fi.Mode(), err)
+	// A new export gets the mode any new file gets here (0666 less the
+	// umask), not a temporary file's 0600.
+	pf, err := os.Create(filepath.Join(t.TempDir(), "probe"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	pfi, _ := pf.Stat()
+	pf.Close()
+	if fi, err := os.Stat(csvPath); err != nil || fi.Mode().Perm() != pfi.Mode().Perm() {
+		t.Fatalf("mode of the export: %v %v, want %v", fi.Mode(), err, pfi.Mode())
+	}
+	// One that replaces a file keeps that file's mode.
+	if err := os.Chmod(csvPath, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c.must(t, "reports", "export", "7", "-o", csvPath)
+	if fi, err := os.Stat(csvPath); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("mode of the replaced export: %v %v, want 0600", fi.Mode(), err)
 	}
 	if r.stdout != "" || !strings.Contains(r.stderr, "exported 3 rows of report 7") {
 		t.Fatalf("stdout %q stderr %q", r.stdout, r.stderr)

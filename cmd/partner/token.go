@@ -16,8 +16,10 @@ func (a *app) tokenCmd() *cobra.Command {
 		Short: "Fetch a fresh access token and print its expiry and scopes",
 		Long: `token fetches a fresh access token with the configured client credentials and
 prints when it expires and its scopes. The interface's token answer carries
-no scope, so the scopes shown are those the service reported, or else those
-requested with --scope (none: every scope the client has).
+no scope, so the scopes shown are those the service reported if it did, or
+else those requested with --scope, marked "(requested)": what was asked
+for, not what was granted (the service may grant fewer). Without --scope
+none is requested: the token has every scope of the client.
 
 The token itself is printed only with --show; without --show it is
 invalidated again before the command ends.`,

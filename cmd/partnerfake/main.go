@@ -33,10 +33,11 @@
 //	-scope-checks           check the fake's own per-area OAuth scopes
 //	-delivery-envelope      add the fake's own envelope members to deliveries
 //
-// The admin API under /_fake/ (inject and clear faults, advance the manual
-// clock, read the request log and the deliveries, seed, reset, health) is
-// documented on fake.Admin. It answers loopback clients only unless
-// -admin-remote is given, since it can read every request and create state.
+// The admin API under /_fake/ (inject, list, remove and clear faults,
+// advance the manual clock, read the request log and the deliveries, seed,
+// reset, health) is documented on fake.Admin. It answers loopback clients
+// only unless -admin-remote is given, since it can read every request and
+// create state.
 package main
 
 import (
