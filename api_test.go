@@ -1,15 +1,26 @@
 package partner
 
 import (
+	"context"
 	"go/ast"
 	"go/doc"
 	"go/parser"
 	"go/token"
 	"io/fs"
 	"path/filepath"
+	"reflect"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/oauth"
+	"github.com/partnerapi/partner-go/objects"
+	"github.com/partnerapi/partner-go/reports"
+	"github.com/partnerapi/partner-go/scim"
+	"github.com/partnerapi/partner-go/users"
 )
 
 // TestNoExportedFuncUsesInternalTypes: outside the module nobody can name
@@ -173,4 +184,79 @@ func undocumented(p *doc.Package) []string {
 		funcs(typ.Name+".", typ.Methods)
 	}
 	return out
+}
+
+// TestWaitsHaveOneShape: every WaitX and XAndWait method of the area
+// services takes its package's WaitOptions last and returns the state it
+// waits on and an error; that WaitOptions has the poll loop's Interval
+// and MaxInterval and a Progress callback of the same state.
+func TestWaitsHaveOneShape(t *testing.T) {
+	ctxType := reflect.TypeFor[context.Context]()
+	errType := reflect.TypeFor[error]()
+	durType := reflect.TypeFor[time.Duration]()
+	waits := 0
+	for _, svc := range []reflect.Type{
+		reflect.TypeFor[*oauth.Service](), reflect.TypeFor[*scim.Service](), reflect.TypeFor[*users.Service](),
+		reflect.TypeFor[*reports.Service](), reflect.TypeFor[*objects.Service](), reflect.TypeFor[*bulk.Service](),
+		reflect.TypeFor[*events.Service](),
+	} {
+		for i := range svc.NumMethod() {
+			m := svc.Method(i)
+			if !strings.HasPrefix(m.Name, "Wait") && !strings.HasSuffix(m.Name, "AndWait") {
+				continue
+			}
+			waits++
+			ft := m.Type // receiver first
+			name := svc.Elem().String() + "." + m.Name
+			if ft.NumIn() < 3 || ft.In(1) != ctxType || ft.NumOut() != 2 || ft.Out(1) != errType || ft.Out(0).Kind() != reflect.Pointer {
+				t.Errorf("%s%v: want (ctx, ..., WaitOptions) (*State, error)", name, ft)
+				continue
+			}
+			opts, state := ft.In(ft.NumIn()-1), ft.Out(0)
+			if opts.Name() != "WaitOptions" || opts.PkgPath() != svc.Elem().PkgPath() || opts.Kind() != reflect.Struct {
+				t.Errorf("%s: last parameter is %v, want its package's WaitOptions by value", name, opts)
+				continue
+			}
+			for _, f := range []struct {
+				name string
+				typ  reflect.Type
+			}{{"Interval", durType}, {"MaxInterval", durType}, {"Progress", reflect.FuncOf([]reflect.Type{state}, nil, false)}} {
+				if sf, ok := opts.FieldByName(f.name); !ok || sf.Type != f.typ {
+					t.Errorf("%s: %v.%s is not a %v", name, opts, f.name, f.typ)
+				}
+			}
+		}
+	}
+	if waits < 5 { // WaitView, WaitExecution, LoadAndWait, LoadFileAndWait, LoadOpportunitiesAndWait
+		t.Errorf("found %d waits, want at least 5", waits)
+	}
+}
+
+// TestOneSuffixPerRole: what a call puts on the wire is an XParams, how
+// the SDK behaves an XOptions, an answer an XResult or a plain noun; the
+// other suffixes of earlier versions (SubscribeRequest, StatusOptions'
+// siblings, TokenResponse, ...) do not come back.
+func TestOneSuffixPerRole(t *testing.T) {
+	bad := []string{"Request", "Response", "Config", "Opts", "Args", "Input", "Output", "Record", "Req", "Resp"}
+	for _, dir := range []string{".", "oauth", "scim", "users", "reports", "objects", "bulk", "events"} {
+		fset := token.NewFileSet()
+		pkgs, err := parser.ParseDir(fset, dir, func(fi fs.FileInfo) bool {
+			return !strings.HasSuffix(fi.Name(), "_test.go")
+		}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range pkgs {
+			for _, typ := range doc.New(p, dir, 0).Types {
+				for _, b := range bad {
+					if strings.HasSuffix(typ.Name, b) {
+						t.Errorf("%s.%s: use Params (wire), Options (SDK behaviour) or Result (answer), not %s", p.Name, typ.Name, b)
+					}
+				}
+				if strings.HasSuffix(typ.Name, "Options") && typ.Name != "WaitOptions" && typ.Name != "ExportOptions" {
+					t.Errorf("%s.%s: a new Options type; check that it holds SDK behaviour, not wire values, and add it here", p.Name, typ.Name)
+				}
+			}
+		}
+	}
 }

@@ -26,10 +26,14 @@ const (
 	// are wasted past the end of a view.
 	speculative = 2
 	// slowStartGrowth is what each answer of flat latency adds to the
-	// window until its first halving: the window triples every round
-	// trip (3, 9, 16 with the default cap), so that it reaches the cap
-	// about a round trip sooner than by doubling.
-	slowStartGrowth = 2
+	// window until its first halving: the window grows fivefold every
+	// round trip (3, 15, 16 with the default cap). Pages past the first
+	// three can only be requested once an answer is in (the end of the
+	// view is unknown until then), so the second round trip is the one
+	// that must keep the consumer busy: with the window tripling (3, 9)
+	// it ran dry a third round trip in, some 10-20ms of idle reading
+	// per export at 100ms a page.
+	slowStartGrowth = 4
 	// probesPerRound is the number of one-row probes sent at once while
 	// bisecting the end of a view.
 	probesPerRound = 3

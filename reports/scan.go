@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 )
@@ -186,8 +187,21 @@ func (d *scanner) results(p *Page) error {
 			return fmt.Errorf("row %d: %w", len(p.Rows), err)
 		}
 		p.Rows = append(p.Rows, r)
+		if len(p.Rows)%yieldRows == 0 {
+			// Decoding a page keeps a core busy for milliseconds; let
+			// the goroutines that receive the next answers (and send the
+			// requests after them) run meanwhile.
+			runtime.Gosched()
+		}
 	}
 }
+
+// yieldRows is how often results yields the processor: on a machine
+// with few cores, two pages decoding at once otherwise delay the reading
+// of every answer's headers (and so the next request of the window) by
+// up to a scheduling slice; yielding every 256 rows cut the round trip
+// of 100ms page requests from about 111ms to 106ms on 2 cores.
+const yieldRows = 256
 
 // key reads an object key and its colon.
 func (d *scanner) key() (string, error) {
