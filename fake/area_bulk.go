@@ -1,6 +1,6 @@
 package fake
 
-// This file is the bulk area of the fake: loads (POST /bulk/v1/bulkload
+// The bulk area of the fake: loads (POST /bulk/v1/bulkload
 // and /bulk/v1/bulkload_opportunity, each also as a multipart file upload
 // on .../file), execution status, and signed upload URLs hosted by the
 // fake itself.
@@ -11,20 +11,18 @@ package fake
 // malformed body is refused with a 400 and changes nothing. The execution
 // then reports `running` until the bulk delay (WithBulkDelay, default 1s)
 // has passed on the fake's clock, and `completed` with its counts after.
+//
+// This file holds the area's state, options, execution status and the
+// lookups its routes share; the loads are in bulk_load.go (rows parsed in
+// bulk_parse.go, checked and written in bulk_rows.go), the signed upload
+// URLs in bulk_upload.go.
 
 import (
-	"bytes"
-	"errors"
 	"fmt"
-	"io"
-	"mime"
 	"net/http"
-	"path"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 )
 
 // Bulk limits of the fake (the interface shows none).
@@ -250,199 +248,6 @@ func errorCode(status int) string {
 	return "invalid_request"
 }
 
-// ackWire is the bulk load acknowledgement.
-type ackWire struct {
-	IntegrationID   string `json:"integration_id"`
-	ExecutionID     string `json:"execution_id"`
-	CreatedAt       string `json:"created_at"`
-	DataFormat      string `json:"data_format,omitempty"`
-	ColumnDelimiter string `json:"column_delimiter,omitempty"`
-}
-
-// parseFormat reads data_format (or content_type): CSV, JSON and, unless
-// noXLSX, XLSX, case-insensitive; media types are accepted too.
-func parseFormat(s string, noXLSX bool) (string, bool) {
-	switch strings.ToLower(strings.TrimSpace(s)) {
-	case "csv", "text/csv":
-		return formatCSV, true
-	case "json", "application/json":
-		return formatJSON, true
-	case "xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet":
-		return formatXLSX, !noXLSX
-	}
-	return "", false
-}
-
-// formatOfFile infers the format from a file name's extension.
-func formatOfFile(name string) string {
-	f, _ := parseFormat(strings.TrimPrefix(path.Ext(name), "."), false)
-	return f
-}
-
-// bulkLoad serves the four load routes. opp: the opportunity form
-// (content_type, has_header_row, no file_token). file: the .../file form,
-// whose body must be multipart/form-data with the file in the part
-// "file" (a file_token is refused there); opportunities may then be XLSX.
-// The format is data_format (content_type) when given, else the file
-// name's extension, else CSV.
-func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp, file bool) {
-	q := r.URL.Query()
-	refuse := func(status int, format string, args ...any) {
-		io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
-		writeError(w, status, "invalid_request", format, args...)
-	}
-	in, status, msg := f.findBulkIntegration(q.Get("integration_id"), http.StatusBadRequest)
-	if status != 0 {
-		refuse(status, "%s", msg)
-		return
-	}
-	if opp && in.ObjectType != "opportunity" {
-		refuse(http.StatusBadRequest, "integration %q loads %s objects, not opportunities", in.ID, in.ObjectType)
-		return
-	}
-	formatParam, header := "data_format", true
-	if opp {
-		formatParam = "content_type"
-		if s := q.Get("has_header_row"); s != "" {
-			b, err := strconv.ParseBool(s)
-			if err != nil {
-				refuse(http.StatusBadRequest, "has_header_row must be true or false, not %q", s)
-				return
-			}
-			header = b
-		}
-	}
-	noXLSX := opp && !file // the opportunity JSON/CSV form takes no XLSX
-	format := ""
-	if s := q.Get(formatParam); s != "" {
-		var ok bool
-		if format, ok = parseFormat(s, noXLSX); !ok {
-			refuse(http.StatusBadRequest, "unsupported %s %q", formatParam, s)
-			return
-		}
-	}
-	delim := ','
-	if s := q.Get("column_delimiter"); s != "" {
-		d, n := utf8.DecodeRuneInString(s)
-		if n != len(s) || d == utf8.RuneError || d == '"' || d == '\r' || d == '\n' {
-			refuse(http.StatusBadRequest, "column_delimiter must be a single character other than a quote or a line break, not %q", s)
-			return
-		}
-		delim = d
-	}
-
-	var body io.Reader = r.Body
-	fileName := ""
-	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if file && q.Get("file_token") != "" {
-		refuse(http.StatusBadRequest, "file_token is not taken by %s: load an uploaded file with POST /bulk/v1/bulkload", r.URL.Path)
-		return
-	}
-	if file && mt != "multipart/form-data" {
-		refuse(http.StatusBadRequest, "%s takes a multipart/form-data body with the file in the part \"file\", not %q", r.URL.Path, r.Header.Get("Content-Type"))
-		return
-	}
-	if tok := q.Get("file_token"); tok != "" && !opp {
-		up, msg := f.takeUpload(tok, in.ID)
-		if msg != "" {
-			refuse(http.StatusBadRequest, "%s", msg)
-			return
-		}
-		body, fileName = bytes.NewReader(up.data), up.fileName
-	} else if mt == "multipart/form-data" {
-		mr, err := r.MultipartReader()
-		if err != nil {
-			refuse(http.StatusBadRequest, "malformed multipart body: %v", err)
-			return
-		}
-		for {
-			part, err := mr.NextPart()
-			if errors.Is(err, io.EOF) {
-				refuse(http.StatusBadRequest, "multipart body has no part named \"file\"")
-				return
-			}
-			if err != nil {
-				refuse(http.StatusBadRequest, "malformed multipart body: %v", err)
-				return
-			}
-			if part.FormName() == "file" {
-				body, fileName = part, part.FileName()
-				break
-			}
-		}
-	}
-	if format == "" {
-		format = formatCSV
-		if ff := formatOfFile(fileName); ff != "" && !(noXLSX && ff == formatXLSX) {
-			format = ff
-		}
-	}
-
-	now := f.clock.Now()
-	f.bulk.mu.Lock()
-	delay, discard := f.bulk.delay, f.bulk.discard
-	f.bulk.mu.Unlock()
-	ex := &bulkExecution{id: newID("exe_", 12), integrationID: in.ID, created: now, done: now.Add(delay)}
-	if err := f.runLoad(in, ex, format, delim, header, discard, body); err != nil {
-		var bad *badInput
-		if errors.As(err, &bad) {
-			status := bad.status
-			if status == 0 {
-				status = http.StatusBadRequest
-			}
-			refuse(status, "%s", bad.msg)
-			return
-		}
-		refuse(http.StatusBadRequest, "reading the body: %v", err)
-		return
-	}
-	f.bulk.mu.Lock()
-	f.bulk.executions[ex.id] = ex
-	f.bulk.order = append(f.bulk.order, ex.id)
-	f.bulk.mu.Unlock()
-
-	ack := ackWire{IntegrationID: in.ID, ExecutionID: ex.id, CreatedAt: now.UTC().Format(time.RFC3339Nano)}
-	if !opp {
-		ack.DataFormat, ack.ColumnDelimiter = format, string(delim)
-	}
-	writeJSON(w, http.StatusOK, ack)
-}
-
-// runLoad parses body and checks its rows into ex, then writes the valid
-// rows unless discard. Nothing is written when the body is malformed.
-func (f *Fake) runLoad(in Integration, ex *bulkExecution, format string, delim rune, header, discard bool, body io.Reader) error {
-	kinds := f.fieldKinds(in.ObjectType)
-	keyCol := in.KeyField
-	if !header {
-		keyCol = "1"
-	}
-	var staged []stagedRow
-	err := parseRows(body, format, delim, header, func(rec record) error {
-		ex.input++
-		key, fields, msg := checkRecord(in, kinds, keyCol, rec, !discard)
-		if msg != "" {
-			ex.failed++
-			if len(ex.errors) < maxKeptErrors {
-				ex.errors = append(ex.errors, bulkRowError{ID: key, Message: msg, DataRow: rec.dataRow()})
-			}
-			return nil
-		}
-		if discard {
-			ex.success++
-			return nil
-		}
-		staged = append(staged, stagedRow{key: key, fields: fields})
-		return nil
-	})
-	if err != nil {
-		return err
-	}
-	written, skipped := f.applyRows(in, staged)
-	ex.success += written
-	ex.skipped += skipped
-	return nil
-}
-
 // statusWire is the bulk execution status.
 type statusWire struct {
 	IntegrationID string `json:"integration_id"`
@@ -530,120 +335,4 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		st.SuccessCount = &success
 	}
 	writeJSON(w, http.StatusOK, st)
-}
-
-type ticketWire struct {
-	UploadURL   string `json:"upload_url"`
-	UploadToken string `json:"upload_token"`
-}
-
-// bulkUploadURL serves GET /bulk/v1/bulkload/{integration_id}/upload_url:
-// a single-use URL on the fake itself (POST /upload/{id}) and the token
-// that names the uploaded file in a later load; both expire after 15
-// minutes. The file name must end in .csv, .json or .xlsx.
-func (f *Fake) bulkUploadURL(w http.ResponseWriter, r *http.Request) {
-	in, ok := f.bulkIntegration(w, r.PathValue("integration_id"), http.StatusNotFound)
-	if !ok {
-		return
-	}
-	name := r.URL.Query().Get("file_name")
-	switch {
-	case name == "":
-		writeError(w, http.StatusBadRequest, "invalid_request", "file_name is required")
-		return
-	case formatOfFile(name) == "":
-		writeError(w, http.StatusBadRequest, "invalid_request", "file_name %q must end in .csv, .json or .xlsx", name)
-		return
-	case f.URL() == "":
-		writeError(w, http.StatusInternalServerError, "internal_error", "the fake does not know its own URL: call SetURL")
-		return
-	}
-	up := &bulkUpload{
-		token: newID("upt_", 16), urlID: newID("", 16), integrationID: in.ID,
-		fileName: name, expires: f.clock.Now().Add(bulkUploadTTL),
-	}
-	f.bulk.mu.Lock()
-	f.bulk.sweepUploads(f.clock.Now())
-	f.bulk.uploads[up.token] = up
-	f.bulk.uploadURLs[up.urlID] = up
-	f.bulk.mu.Unlock()
-	writeJSON(w, http.StatusOK, ticketWire{UploadURL: strings.TrimSuffix(f.URL(), "/") + "/upload/" + up.urlID, UploadToken: up.token})
-}
-
-// bulkUpload serves POST /upload/{id}, the signed upload URL: no bearer
-// token; the body is the file, kept in memory (at most 256 MiB). An
-// unknown URL is a 404, an expired one a 403, a second upload a 409.
-func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
-	f.bulk.mu.Lock()
-	up, ok := f.bulk.uploadURLs[r.PathValue("id")]
-	var status int
-	var msg string
-	switch {
-	case !ok:
-		status, msg = http.StatusNotFound, "unknown upload URL"
-	case !f.clock.Now().Before(up.expires):
-		status, msg = http.StatusForbidden, "upload URL expired"
-	case up.uploaded:
-		status, msg = http.StatusConflict, "a file was already uploaded to this URL"
-	default:
-		up.uploaded = true // claimed; a failed read releases it below
-	}
-	f.bulk.mu.Unlock()
-	if status != 0 {
-		writeError(w, status, "invalid_request", "%s", msg)
-		return
-	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, maxUploadSize+1))
-	if err == nil && len(data) > maxUploadSize {
-		err = errors.New("file larger than 256 MiB")
-	}
-	f.bulk.mu.Lock()
-	if err != nil {
-		up.uploaded = false
-	} else {
-		up.data = data
-	}
-	f.bulk.mu.Unlock()
-	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, "invalid_request", "reading the upload: %v", err)
-		return
-	}
-	w.WriteHeader(http.StatusOK)
-}
-
-// sweepUploads forgets the uploads expired for more than a minute, with
-// their files, so that a long-running fake does not keep files nobody
-// loaded. A forgotten token is refused as unknown.
-func (b *bulkStore) sweepUploads(now time.Time) {
-	for tok, up := range b.uploads {
-		if now.After(up.expires.Add(time.Minute)) {
-			delete(b.uploads, tok)
-			delete(b.uploadURLs, up.urlID)
-		}
-	}
-}
-
-// takeUpload marks the upload of token used and returns it, or says why
-// the token cannot be used by a load of integrationID.
-func (f *Fake) takeUpload(token, integrationID string) (*bulkUpload, string) {
-	f.bulk.mu.Lock()
-	defer f.bulk.mu.Unlock()
-	up, ok := f.bulk.uploads[token]
-	switch {
-	case !ok:
-		return nil, "unknown file_token"
-	case up.used:
-		return nil, "file_token was already used"
-	case !f.clock.Now().Before(up.expires):
-		return nil, "file_token expired"
-	case up.integrationID != integrationID:
-		return nil, "file_token belongs to another integration"
-	case !up.uploaded || up.data == nil:
-		return nil, "no file was uploaded for this file_token"
-	}
-	up.used = true
-	out := *up
-	up.data = nil // the file is gone once loaded
-	delete(f.bulk.uploadURLs, up.urlID)
-	return &out, ""
 }

@@ -1,0 +1,129 @@
+package fake
+
+// The signed upload URLs of the bulk area, hosted by the fake itself:
+// GET /bulk/v1/bulkload/{integration_id}/upload_url hands one out, POST
+// /upload/{id} receives the file, and a load's file_token takes it.
+
+import (
+	"errors"
+	"io"
+	"net/http"
+	"strings"
+	"time"
+)
+
+type ticketWire struct {
+	UploadURL   string `json:"upload_url"`
+	UploadToken string `json:"upload_token"`
+}
+
+// bulkUploadURL serves GET /bulk/v1/bulkload/{integration_id}/upload_url:
+// a single-use URL on the fake itself (POST /upload/{id}) and the token
+// that names the uploaded file in a later load; both expire after 15
+// minutes. The file name must end in .csv, .json or .xlsx.
+func (f *Fake) bulkUploadURL(w http.ResponseWriter, r *http.Request) {
+	in, ok := f.bulkIntegration(w, r.PathValue("integration_id"), http.StatusNotFound)
+	if !ok {
+		return
+	}
+	name := r.URL.Query().Get("file_name")
+	switch {
+	case name == "":
+		writeError(w, http.StatusBadRequest, "invalid_request", "file_name is required")
+		return
+	case formatOfFile(name) == "":
+		writeError(w, http.StatusBadRequest, "invalid_request", "file_name %q must end in .csv, .json or .xlsx", name)
+		return
+	case f.URL() == "":
+		writeError(w, http.StatusInternalServerError, "internal_error", "the fake does not know its own URL: call SetURL")
+		return
+	}
+	up := &bulkUpload{
+		token: newID("upt_", 16), urlID: newID("", 16), integrationID: in.ID,
+		fileName: name, expires: f.clock.Now().Add(bulkUploadTTL),
+	}
+	f.bulk.mu.Lock()
+	f.bulk.sweepUploads(f.clock.Now())
+	f.bulk.uploads[up.token] = up
+	f.bulk.uploadURLs[up.urlID] = up
+	f.bulk.mu.Unlock()
+	writeJSON(w, http.StatusOK, ticketWire{UploadURL: strings.TrimSuffix(f.URL(), "/") + "/upload/" + up.urlID, UploadToken: up.token})
+}
+
+// bulkUpload serves POST /upload/{id}, the signed upload URL: no bearer
+// token; the body is the file, kept in memory (at most 256 MiB). An
+// unknown URL is a 404, an expired one a 403, a second upload a 409.
+func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
+	f.bulk.mu.Lock()
+	up, ok := f.bulk.uploadURLs[r.PathValue("id")]
+	var status int
+	var msg string
+	switch {
+	case !ok:
+		status, msg = http.StatusNotFound, "unknown upload URL"
+	case !f.clock.Now().Before(up.expires):
+		status, msg = http.StatusForbidden, "upload URL expired"
+	case up.uploaded:
+		status, msg = http.StatusConflict, "a file was already uploaded to this URL"
+	default:
+		up.uploaded = true // claimed; a failed read releases it below
+	}
+	f.bulk.mu.Unlock()
+	if status != 0 {
+		writeError(w, status, "invalid_request", "%s", msg)
+		return
+	}
+	data, err := io.ReadAll(io.LimitReader(r.Body, maxUploadSize+1))
+	if err == nil && len(data) > maxUploadSize {
+		err = errors.New("file larger than 256 MiB")
+	}
+	f.bulk.mu.Lock()
+	if err != nil {
+		up.uploaded = false
+	} else {
+		up.data = data
+	}
+	f.bulk.mu.Unlock()
+	if err != nil {
+		writeError(w, http.StatusRequestEntityTooLarge, "invalid_request", "reading the upload: %v", err)
+		return
+	}
+	w.WriteHeader(http.StatusOK)
+}
+
+// sweepUploads forgets the uploads expired for more than a minute, with
+// their files, so that a long-running fake does not keep files nobody
+// loaded. A forgotten token is refused as unknown.
+func (b *bulkStore) sweepUploads(now time.Time) {
+	for tok, up := range b.uploads {
+		if now.After(up.expires.Add(time.Minute)) {
+			delete(b.uploads, tok)
+			delete(b.uploadURLs, up.urlID)
+		}
+	}
+}
+
+// takeUpload marks the upload of token used and returns it, or says why
+// the token cannot be used by a load of integrationID.
+func (f *Fake) takeUpload(token, integrationID string) (*bulkUpload, string) {
+	f.bulk.mu.Lock()
+	defer f.bulk.mu.Unlock()
+	up, ok := f.bulk.uploads[token]
+	switch {
+	case !ok:
+		return nil, "unknown file_token"
+	case up.used:
+		return nil, "file_token was already used"
+	case !f.clock.Now().Before(up.expires):
+		return nil, "file_token expired"
+	case up.integrationID != integrationID:
+		return nil, "file_token belongs to another integration"
+	case !up.uploaded || up.data == nil:
+		return nil, "no file was uploaded for this file_token"
+	}
+	up.used = true
+	out := *up
+	up.data = nil // the file is gone once loaded
+	delete(f.bulk.uploadURLs, up.urlID)
+	return &out, ""
+}
