@@ -251,9 +251,8 @@ func (f *Fake) handleViewStatus(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, ok := f.lookupView(id)
+	v, ok := f.viewOr404(w, id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "view %d not found", id)
 		return
 	}
 	writeJSON(w, http.StatusOK, viewStatusJSON{
@@ -279,9 +278,8 @@ func (f *Fake) handleViewData(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "view data takes no filters")
 		return
 	}
-	v, ok := f.lookupView(id)
+	v, ok := f.viewOr404(w, id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "view %d not found", id)
 		return
 	}
 	switch st := v.status(f.clock.Now()); st {
@@ -300,6 +298,17 @@ func (f *Fake) handleViewData(w http.ResponseWriter, r *http.Request) {
 type chartBody struct {
 	Filters  *filterGroup `json:"filters"`
 	ChartIDs []int64      `json:"chartIds"`
+}
+
+// readChartBody reads the report id and the body of a chart request; on
+// bad input it has answered 400.
+func readChartBody(w http.ResponseWriter, r *http.Request) (int64, chartBody, bool) {
+	var body chartBody
+	id, ok := pathID(w, r, "reportId")
+	if !ok || !decodeJSON(w, r, &body) {
+		return 0, chartBody{}, false
+	}
+	return id, body, true
 }
 
 // selectCharts returns the charts asked for (all when ids is empty), or
@@ -336,12 +345,8 @@ type chartDataJSON struct {
 // handleChartData groups the (filtered) rows by each chart's column and
 // counts each group. An empty chartIds asks for every chart.
 func (f *Fake) handleChartData(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "reportId")
+	id, body, ok := readChartBody(w, r)
 	if !ok {
-		return
-	}
-	var body chartBody
-	if !decodeJSON(w, r, &body) {
 		return
 	}
 	def, version, rs, ok := f.reportOr404(w, id)
@@ -460,21 +465,16 @@ type chartMetadataJSON struct {
 // charts[{id, version, name, chartType, groupBy{colId, name, type},
 // valueField}].
 func (f *Fake) handleChartMetadata(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "reportId")
+	id, body, ok := readChartBody(w, r)
 	if !ok {
-		return
-	}
-	var body chartBody
-	if !decodeJSON(w, r, &body) {
 		return
 	}
 	if body.Filters != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request", "chart-metadata takes no filters")
 		return
 	}
-	def, version, ok := f.reportDef(id)
+	def, version, ok := f.reportDefOr404(w, id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
 		return
 	}
 	charts, ok := selectCharts(w, def, body.ChartIDs)
@@ -504,6 +504,25 @@ func (f *Fake) reportOr404(w http.ResponseWriter, id int64) (Report, int64, rowS
 		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
 	}
 	return def, version, rs, ok
+}
+
+// reportDefOr404 returns the report's definition and version, or answers
+// 404.
+func (f *Fake) reportDefOr404(w http.ResponseWriter, id int64) (Report, int64, bool) {
+	def, version, ok := f.reportDef(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
+	}
+	return def, version, ok
+}
+
+// viewOr404 finds the view, or answers 404.
+func (f *Fake) viewOr404(w http.ResponseWriter, id int64) (view, bool) {
+	v, ok := f.lookupView(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "view %d not found", id)
+	}
+	return v, ok
 }
 
 // filterOr400 compiles a filter group over cols, or answers 400 naming
