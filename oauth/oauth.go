@@ -424,8 +424,9 @@ func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
 
 // newExternal adapts any oauth2.TokenSource to the SDK. It caches the
 // source's token until 10 seconds before it expires (oauth2.Token.Valid's
-// margin), asks the source one caller at a time (a caller waiting for
-// another's fetch gives up when its context ends), and after a 401 drops
+// margin), asks the source one caller at a time (while one asks, the
+// others use the cached token if it has not expired, or wait, giving up
+// when their context ends), and after a 401 drops
 // the cached token and asks the source again. A source wrapped in
 // oauth2.ReuseTokenSource keeps returning its cached token and so cannot
 // be made to refresh after a 401.
@@ -472,6 +473,16 @@ func (e *external) cached() *oauth2.Token {
 	return nil
 }
 
+// unexpired returns the cached token if it has not expired yet, or nil.
+func (e *external) unexpired() *oauth2.Token {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if e.tok != nil && e.tok.AccessToken != "" && (e.tok.Expiry.IsZero() || e.now().Before(e.tok.Expiry)) {
+		return e.tok
+	}
+	return nil
+}
+
 func (e *external) Token(ctx context.Context) (*oauth2.Token, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -481,8 +492,15 @@ func (e *external) Token(ctx context.Context) (*oauth2.Token, error) {
 	}
 	select {
 	case e.sem <- struct{}{}:
-	case <-ctx.Done():
-		return nil, ctx.Err()
+	default:
+		if tok := e.unexpired(); tok != nil {
+			return tok, nil // another caller is asking the source
+		}
+		select {
+		case e.sem <- struct{}{}:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
 	}
 	defer func() { <-e.sem }()
 	if tok := e.cached(); tok != nil { // fetched while this caller waited

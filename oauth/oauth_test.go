@@ -14,6 +14,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -689,6 +690,66 @@ func TestExternalFailureKeepsToken(t *testing.T) {
 	src.Invalidate(t2)
 	if _, err := src.Token(ctx); !errors.Is(err, boom) {
 		t.Fatalf("Token after a 401 while the source fails: %v, want the source's error", err)
+	}
+}
+
+// gatedSource returns gated-1, gated-2, ... valid for a minute from now();
+// from its second call on it signals entered and waits for release.
+type gatedSource struct {
+	now              func() time.Time
+	n                atomic.Int32
+	entered, release chan struct{}
+}
+
+func (g *gatedSource) Token() (*oauth2.Token, error) {
+	n := g.n.Add(1)
+	if n > 1 {
+		g.entered <- struct{}{}
+		<-g.release
+	}
+	return &oauth2.Token{AccessToken: fmt.Sprintf("gated-%d", n), Expiry: g.now().Add(time.Minute)}, nil
+}
+
+// TestExternalOthersUseTokenWhileOneAsks: while one caller asks the source
+// for a new token (the cached one is within oauth2's margin), the others
+// get the cached token at once rather than wait; once it has expired they
+// wait for the new one.
+func TestExternalOthersUseTokenWhileOneAsks(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	clk := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	gs := &gatedSource{now: clk.Now, entered: make(chan struct{}), release: make(chan struct{})}
+	src := area.NewWith[oauth.Service](nil, area.OAuth{External: gs, Now: clk.Now})
+	ctx := context.Background()
+	if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "gated-1" {
+		t.Fatalf("first Token: %v %v", tok, err)
+	}
+	clk.Advance(55 * time.Second) // 5s left: within the margin
+	first := make(chan error, 1)
+	go func() { _, err := src.Token(ctx); first <- err }()
+	<-gs.entered // the first caller is at the source
+	done := make(chan string, 1)
+	go func() {
+		tok, err := src.Token(ctx)
+		if err != nil {
+			done <- err.Error()
+			return
+		}
+		done <- tok.AccessToken
+	}()
+	select {
+	case got := <-done:
+		if got != "gated-1" {
+			t.Fatalf("second caller got %s, want the cached gated-1", got)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("second caller waited for the source although the cached token is valid")
+	}
+	close(gs.release)
+	if err := wait(t, first); err != nil {
+		t.Fatal(err)
+	}
+	if tok, _ := src.Token(ctx); tok.AccessToken != "gated-2" {
+		t.Fatalf("after the fetch: %s, want gated-2", tok.AccessToken)
 	}
 }
 
