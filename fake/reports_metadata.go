@@ -66,9 +66,8 @@ func (f *Fake) handleReportMetadata(w http.ResponseWriter, r *http.Request, full
 	if !optionalObject(w, r) {
 		return
 	}
-	def, version, ok := f.reportDef(id)
+	def, version, ok := f.reportDefOr404(w, id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "report %d not found", id)
 		return
 	}
 	out := reportMetadataJSON{ReportID: id, Version: version, Columns: make([]metaColumnJSON, len(def.Columns))}
@@ -86,9 +85,8 @@ func (f *Fake) handleViewMetadata(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	v, ok := f.lookupView(id)
+	v, ok := f.viewOr404(w, id)
 	if !ok {
-		writeError(w, http.StatusNotFound, "not_found", "view %d not found", id)
 		return
 	}
 	writeJSON(w, http.StatusOK, viewMetadataJSON{

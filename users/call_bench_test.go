@@ -6,11 +6,9 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"testing"
-	"time"
 
-	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/users"
 )
 
@@ -21,25 +19,17 @@ import (
 // (sdk/hand). The server's own allocations are in both figures.
 func BenchmarkCheckAttribute(b *testing.B) {
 	const answer = `{"email":"user@example.com","namespace":42,"filter_value":{"data":{"attribute":"role","value":["admin"]}}}`
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		w.Header().Set("Content-Type", "application/json")
-		switch r.URL.Path {
-		case "/oauth/token":
-			io.WriteString(w, `{"access_token":"at-1","refresh_token":"rt-1","token_type":"Bearer","expires_in":3600}`)
-		case "/users/v1/check-attribute":
-			w.WriteHeader(http.StatusCreated)
-			io.WriteString(w, answer)
-		default:
-			http.Error(w, `{"error":"no"}`, 404)
+	srv := mocktest.CannedServer(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.URL.Path != "/users/v1/check-attribute" {
+			return false
 		}
-	}))
+		w.WriteHeader(http.StatusCreated)
+		io.WriteString(w, answer)
+		return true
+	})
 	defer srv.Close()
 	ctx := context.Background()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithInsecureHTTP(), partner.WithClientCredentials("id", "secret"))
-	if err != nil {
-		b.Fatal(err)
-	}
+	c := mocktest.LoopbackClient(b, srv)
 	p := users.CheckAttributeParams{Email: "user@example.com", Namespace: 42,
 		FilterValue: users.Attribute{Name: "role", Values: []string{"admin", "viewer"}}}
 	sdk := func() error {
@@ -81,51 +71,5 @@ func BenchmarkCheckAttribute(b *testing.B) {
 		}
 		return json.NewDecoder(resp.Body).Decode(&out)
 	}
-	callBench(b, sdk, hand)
-}
-
-// callBench runs sdk and hand-written calls: each alone (allocations),
-// then both interleaved in one loop, reporting each one's time and their
-// ratio (sdk/hand), so that a noisy machine slows both alike.
-func callBench(b *testing.B, sdk, hand func() error) {
-	for _, w := range []struct {
-		name string
-		call func() error
-	}{{"sdk", sdk}, {"hand-written", hand}} {
-		b.Run(w.name, func(b *testing.B) {
-			if err := w.call(); err != nil {
-				b.Fatal(err)
-			}
-			b.ReportAllocs()
-			for b.Loop() {
-				if err := w.call(); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-	b.Run("interleaved", func(b *testing.B) {
-		var ts, th time.Duration
-		i := 0
-		for b.Loop() {
-			for j := range 2 {
-				start := time.Now()
-				var err error
-				if (i+j)%2 == 0 {
-					err = sdk()
-					ts += time.Since(start)
-				} else {
-					err = hand()
-					th += time.Since(start)
-				}
-				if err != nil {
-					b.Fatal(err)
-				}
-			}
-			i++
-		}
-		b.ReportMetric(float64(ts.Nanoseconds())/float64(i), "sdk-ns/call")
-		b.ReportMetric(float64(th.Nanoseconds())/float64(i), "hand-ns/call")
-		b.ReportMetric(float64(ts)/float64(th), "sdk/hand")
-	})
+	mocktest.CallBench(b, sdk, hand)
 }
