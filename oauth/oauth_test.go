@@ -115,16 +115,24 @@ func (e *env) grants() []string {
 	return g
 }
 
+// service returns an OAuth service of the env's server that does not
+// retry; cfg defaults to the fake's client and the env's clock.
 func (e *env) service(cfg area.OAuth) *oauth.Service {
+	return e.serviceWith(transport.Config{Retry: transport.RetryPolicy{MaxRetries: 0}}, cfg)
+}
+
+// serviceWith is service with the transport's retry policy and logger
+// from tc; its base URL and HTTP client are the env's server's.
+func (e *env) serviceWith(tc transport.Config, cfg area.OAuth) *oauth.Service {
 	if cfg.ClientID == "" {
 		cfg.ClientID, cfg.ClientSecret = fake.DefaultClientID, fake.DefaultClientSecret
 	}
 	if cfg.Now == nil {
 		cfg.Now = e.clk.Now
 	}
-	u, _ := url.Parse(e.srv.URL)
-	t := transport.New(transport.Config{BaseURL: u, HTTPClient: e.srv.Client(), Retry: transport.RetryPolicy{MaxRetries: 0}})
-	return area.NewWith[oauth.Service](t, cfg)
+	tc.BaseURL, _ = url.Parse(e.srv.URL)
+	tc.HTTPClient = e.srv.Client()
+	return area.NewWith[oauth.Service](transport.New(tc), cfg)
 }
 
 func TestClientCredentials(t *testing.T) {
@@ -418,10 +426,8 @@ func TestConcurrentTokenSingleRequest(t *testing.T) {
 func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 	e := newEnv(t)
 	var logs bytes.Buffer
-	u, _ := url.Parse(e.srv.URL)
-	tr := transport.New(transport.Config{BaseURL: u, HTTPClient: e.srv.Client(), Retry: transport.RetryPolicy{MaxRetries: 0},
-		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	s := area.NewWith[oauth.Service](tr, area.OAuth{ClientID: fake.DefaultClientID, ClientSecret: fake.DefaultClientSecret, Now: e.clk.Now})
+	s := e.serviceWith(transport.Config{Retry: transport.RetryPolicy{MaxRetries: 0},
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, area.OAuth{})
 	ctx := context.Background()
 	t1, err := s.Token(ctx)
 	if err != nil {
@@ -471,10 +477,8 @@ func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 func TestRefreshFailureFallsBack(t *testing.T) {
 	for _, ft := range []fake.Fault{{Status: 500}, {DropAfter: true}} {
 		e := newEnv(t)
-		u, _ := url.Parse(e.srv.URL)
-		tr := transport.New(transport.Config{BaseURL: u, HTTPClient: e.srv.Client(),
-			Retry: transport.RetryPolicy{MaxRetries: 2, MinWait: time.Microsecond, MaxWait: time.Microsecond}})
-		s := area.NewWith[oauth.Service](tr, area.OAuth{ClientID: fake.DefaultClientID, ClientSecret: fake.DefaultClientSecret, Now: e.clk.Now})
+		s := e.serviceWith(transport.Config{
+			Retry: transport.RetryPolicy{MaxRetries: 2, MinWait: time.Microsecond, MaxWait: time.Microsecond}}, area.OAuth{})
 		ctx := context.Background()
 		t1, err := s.Token(ctx)
 		if err != nil {
