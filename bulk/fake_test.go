@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -404,41 +403,6 @@ func TestErrorsAgainstFake(t *testing.T) {
 	}
 	if _, err := c.Bulk.UploadURL(ctx, "int-nope", "a.csv"); !partner.IsNotFound(err) {
 		t.Errorf("upload URL of an unknown integration: %v", err)
-	}
-}
-
-// TestLoadRowsCancelled: a load cancelled while its rows are being
-// encoded returns the context's error and leaves no goroutine behind. The
-// server takes the token request and then never reads a load's body.
-func TestLoadRowsCancelled(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	release := make(chan struct{})
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/oauth/token" {
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"access_token":"at","token_type":"Bearer","expires_in":3600}`)
-			return
-		}
-		<-release
-	}))
-	defer ts.Close()
-	defer close(release)
-	rt := http.DefaultTransport.(*http.Transport).Clone()
-	defer rt.CloseIdleConnections()
-	c, err := partner.New(partner.WithBaseURL(ts.URL), partner.WithHTTPClient(&http.Client{Transport: rt}),
-		partner.WithClientCredentials("id", "secret"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := make([]map[string]string, 200_000) // far more than the socket buffers hold
-	for i := range rows {
-		rows[i] = map[string]string{"sales_details.crm_opportunity_id": fmt.Sprintf("K-%d", i), "name": strings.Repeat("x", 40)}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	_, err = c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "int-1"}, rows)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v", err)
 	}
 }
 
