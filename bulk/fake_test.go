@@ -277,11 +277,12 @@ func loadRowsAndWait(c *partner.Client, rows any) (*bulk.Execution, error) {
 	return c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: partner.Ptr(true)}})
 }
 
-func TestLoadAttachmentAgainstFake(t *testing.T) {
-	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
-	ctx := context.Background()
+// xlsxFile returns an XLSX file whose first sheet holds rows.
+func xlsxFile(t *testing.T, rows [][]any) []byte {
+	t.Helper()
 	x := excelize.NewFile()
-	for i, row := range [][]any{{"sales_details.crm_opportunity_id", "name", "amount"}, {"X-1", "Excel", 42}, {"X-2", "Excel bad", "n/a"}} {
+	defer x.Close()
+	for i, row := range rows {
 		cell, _ := excelize.CoordinatesToCellName(1, i+1)
 		x.SetSheetRow("Sheet1", cell, &row)
 	}
@@ -289,9 +290,15 @@ func TestLoadAttachmentAgainstFake(t *testing.T) {
 	if err := x.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	x.Close()
+	return buf.Bytes()
+}
+
+func TestLoadAttachmentAgainstFake(t *testing.T) {
+	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
+	ctx := context.Background()
+	xlsx := xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name", "amount"}, {"X-1", "Excel", 42}, {"X-2", "Excel bad", "n/a"}})
 	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
-	ack, err := c.Bulk.LoadAttachment(ctx, p, "opps.xlsx", bytes.NewReader(buf.Bytes()))
+	ack, err := c.Bulk.LoadAttachment(ctx, p, "opps.xlsx", bytes.NewReader(xlsx))
 	if err != nil {
 		t.Fatal(err)
 	}
