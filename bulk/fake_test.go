@@ -20,6 +20,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // fakeClient returns a client of a fake with the demo data on a manual
@@ -27,21 +28,13 @@ import (
 func fakeClient(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper, opts ...fake.Option) (*partner.Client, *fake.Server, *fake.ManualClock) {
 	t.Helper()
 	clock := fake.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithClock(clock)}, opts...)...)
-	t.Cleanup(srv.Close)
 	var rt http.RoundTripper = http.DefaultTransport.(*http.Transport).Clone()
 	if wrap != nil {
 		rt = wrap(rt)
 	}
-	c, err := partner.New(
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+	c, srv := mocktest.FakeClient(t, append([]fake.Option{fake.WithDemoData(), fake.WithClock(clock)}, opts...),
 		partner.WithHTTPClient(&http.Client{Transport: rt}),
-		partner.WithRetryWait(time.Millisecond, 5*time.Millisecond),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+		partner.WithRetryWait(time.Millisecond, 5*time.Millisecond))
 	return c, srv, clock
 }
 
