@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
 )
@@ -68,38 +69,34 @@ func TestBodyFileProblemsNamed(t *testing.T) {
 }
 
 // TestLoadFromPipe: a file that cannot seek (a pipe, standard input) is
-// sent once as a plain reader rather than refused.
+// sent once as a plain reader rather than refused, by Load and by
+// LoadAttachment.
 func TestLoadFromPipe(t *testing.T) {
-	c, srv, _ := fakeClient(t, nil)
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	go func() { io.WriteString(pw, oppsCSV); pw.Close() }()
-	ack, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, pr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ex, _ := srv.BulkExecution(ack.ExecutionID); ex.InputCount != 4 {
-		t.Errorf("execution %+v, want 4 input rows", ex)
-	}
-}
-
-func TestLoadAttachmentFromPipe(t *testing.T) {
-	c, srv, _ := fakeClient(t, nil)
-	pr, pw, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer pr.Close()
-	go func() { io.WriteString(pw, oppsCSV); pw.Close() }()
-	ack, err := c.Bulk.LoadAttachment(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.csv", pr)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if ex, _ := srv.BulkExecution(ack.ExecutionID); ex.InputCount != 4 {
-		t.Errorf("execution %+v, want 4 input rows", ex)
+	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+	for name, load := range map[string]func(c *partner.Client, f *os.File) (*bulk.Ack, error){
+		"Load": func(c *partner.Client, f *os.File) (*bulk.Ack, error) {
+			return c.Bulk.Load(context.Background(), p, f)
+		},
+		"LoadAttachment": func(c *partner.Client, f *os.File) (*bulk.Ack, error) {
+			return c.Bulk.LoadAttachment(context.Background(), p, "opps.csv", f)
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			c, srv, _ := fakeClient(t, nil)
+			pr, pw, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer pr.Close()
+			go func() { io.WriteString(pw, oppsCSV); pw.Close() }()
+			ack, err := load(c, pr)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if ex, _ := srv.BulkExecution(ack.ExecutionID); ex.InputCount != 4 {
+				t.Errorf("execution %+v, want 4 input rows", ex)
+			}
+		})
 	}
 }
 

@@ -3,11 +3,14 @@ package bulk_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"go.uber.org/goleak"
 
@@ -21,24 +24,8 @@ import (
 // context.Canceled, and leaves no goroutine behind.
 func TestUploadsCancelledMidBody(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	release := make(chan struct{})
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/oauth/token" {
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"access_token":"at","token_type":"Bearer","expires_in":3600}`)
-			return
-		}
-		<-release // never reads the body
-	}))
-	defer ts.Close()
-	defer close(release)
-	rt := http.DefaultTransport.(*http.Transport).Clone()
-	defer rt.CloseIdleConnections()
-	c, err := partner.New(partner.WithBaseURL(ts.URL), partner.WithHTTPClient(&http.Client{Transport: rt}),
-		partner.WithClientCredentials("id", "secret"))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, ts, stop := stallingClient(t)
+	defer stop()
 	p := bulk.LoadParams{IntegrationID: "int-1"}
 	for name, send := range map[string]func(ctx context.Context, r io.Reader) error{
 		"LoadAttachment": func(ctx context.Context, r io.Reader) error {
@@ -65,6 +52,55 @@ func TestUploadsCancelledMidBody(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestLoadRowsCancelled: a load cancelled while its rows are being
+// encoded returns the context's error and leaves no goroutine behind. The
+// server takes the token request and then never reads a load's body.
+func TestLoadRowsCancelled(t *testing.T) {
+	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
+	c, _, stop := stallingClient(t)
+	defer stop()
+	rows := make([]map[string]string, 200_000) // far more than the socket buffers hold
+	for i := range rows {
+		rows[i] = map[string]string{"sales_details.crm_opportunity_id": fmt.Sprintf("K-%d", i), "name": strings.Repeat("x", 40)}
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	defer cancel()
+	_, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "int-1"}, rows)
+	if !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("err = %v", err)
+	}
+}
+
+// stallingClient returns a client of a server that answers the token
+// request and never reads any other request's body, and stop, which the
+// test defers after goleak.VerifyNone: it releases the server's handlers,
+// closes the server and the client's idle connections.
+func stallingClient(t *testing.T) (*partner.Client, *httptest.Server, func()) {
+	t.Helper()
+	release := make(chan struct{})
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/oauth/token" {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"access_token":"at","token_type":"Bearer","expires_in":3600}`)
+			return
+		}
+		<-release // never reads the body
+	}))
+	rt := http.DefaultTransport.(*http.Transport).Clone()
+	stop := func() {
+		rt.CloseIdleConnections()
+		close(release)
+		ts.Close()
+	}
+	c, err := partner.New(partner.WithBaseURL(ts.URL), partner.WithHTTPClient(&http.Client{Transport: rt}),
+		partner.WithClientCredentials("id", "secret"))
+	if err != nil {
+		stop()
+		t.Fatal(err)
+	}
+	return c, ts, stop
 }
 
 // cancellingReader reads from src and calls cancel once after bytes

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/xuri/excelize/v2"
-
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
@@ -92,17 +90,8 @@ func TestAttachmentRoutesAgainstFake(t *testing.T) {
 		t.Errorf("%d loads on /bulkload/file, %d on /bulkload; want 2 and 1", n, m)
 	}
 
-	x := excelize.NewFile()
-	for i, row := range [][]any{{"sales_details.crm_opportunity_id", "name"}, {"R-4", "Excel opportunity"}} {
-		cell, _ := excelize.CoordinatesToCellName(1, i+1)
-		x.SetSheetRow("Sheet1", cell, &row)
-	}
-	var buf bytes.Buffer
-	if err := x.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	x.Close()
-	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.xlsx", bytes.NewReader(buf.Bytes()))
+	xlsx := xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name"}, {"R-4", "Excel opportunity"}})
+	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.xlsx", bytes.NewReader(xlsx))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,6 +20,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // fakeClient returns a client of a fake with the demo data on a manual
@@ -28,21 +28,13 @@ import (
 func fakeClient(t *testing.T, wrap func(http.RoundTripper) http.RoundTripper, opts ...fake.Option) (*partner.Client, *fake.Server, *fake.ManualClock) {
 	t.Helper()
 	clock := fake.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithClock(clock)}, opts...)...)
-	t.Cleanup(srv.Close)
 	var rt http.RoundTripper = http.DefaultTransport.(*http.Transport).Clone()
 	if wrap != nil {
 		rt = wrap(rt)
 	}
-	c, err := partner.New(
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+	c, srv := mocktest.FakeClient(t, append([]fake.Option{fake.WithDemoData(), fake.WithClock(clock)}, opts...),
 		partner.WithHTTPClient(&http.Client{Transport: rt}),
-		partner.WithRetryWait(time.Millisecond, 5*time.Millisecond),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+		partner.WithRetryWait(time.Millisecond, 5*time.Millisecond))
 	return c, srv, clock
 }
 
@@ -278,11 +270,12 @@ func loadRowsAndWait(c *partner.Client, rows any) (*bulk.Execution, error) {
 	return c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: partner.Ptr(true)}})
 }
 
-func TestLoadAttachmentAgainstFake(t *testing.T) {
-	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
-	ctx := context.Background()
+// xlsxFile returns an XLSX file whose first sheet holds rows.
+func xlsxFile(t *testing.T, rows [][]any) []byte {
+	t.Helper()
 	x := excelize.NewFile()
-	for i, row := range [][]any{{"sales_details.crm_opportunity_id", "name", "amount"}, {"X-1", "Excel", 42}, {"X-2", "Excel bad", "n/a"}} {
+	defer x.Close()
+	for i, row := range rows {
 		cell, _ := excelize.CoordinatesToCellName(1, i+1)
 		x.SetSheetRow("Sheet1", cell, &row)
 	}
@@ -290,9 +283,15 @@ func TestLoadAttachmentAgainstFake(t *testing.T) {
 	if err := x.Write(&buf); err != nil {
 		t.Fatal(err)
 	}
-	x.Close()
+	return buf.Bytes()
+}
+
+func TestLoadAttachmentAgainstFake(t *testing.T) {
+	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
+	ctx := context.Background()
+	xlsx := xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name", "amount"}, {"X-1", "Excel", 42}, {"X-2", "Excel bad", "n/a"}})
 	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
-	ack, err := c.Bulk.LoadAttachment(ctx, p, "opps.xlsx", bytes.NewReader(buf.Bytes()))
+	ack, err := c.Bulk.LoadAttachment(ctx, p, "opps.xlsx", bytes.NewReader(xlsx))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,41 +403,6 @@ func TestErrorsAgainstFake(t *testing.T) {
 	}
 	if _, err := c.Bulk.UploadURL(ctx, "int-nope", "a.csv"); !partner.IsNotFound(err) {
 		t.Errorf("upload URL of an unknown integration: %v", err)
-	}
-}
-
-// TestLoadRowsCancelled: a load cancelled while its rows are being
-// encoded returns the context's error and leaves no goroutine behind. The
-// server takes the token request and then never reads a load's body.
-func TestLoadRowsCancelled(t *testing.T) {
-	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	release := make(chan struct{})
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "/oauth/token" {
-			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{"access_token":"at","token_type":"Bearer","expires_in":3600}`)
-			return
-		}
-		<-release
-	}))
-	defer ts.Close()
-	defer close(release)
-	rt := http.DefaultTransport.(*http.Transport).Clone()
-	defer rt.CloseIdleConnections()
-	c, err := partner.New(partner.WithBaseURL(ts.URL), partner.WithHTTPClient(&http.Client{Transport: rt}),
-		partner.WithClientCredentials("id", "secret"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := make([]map[string]string, 200_000) // far more than the socket buffers hold
-	for i := range rows {
-		rows[i] = map[string]string{"sales_details.crm_opportunity_id": fmt.Sprintf("K-%d", i), "name": strings.Repeat("x", 40)}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	_, err = c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "int-1"}, rows)
-	if !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("err = %v", err)
 	}
 }
 

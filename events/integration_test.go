@@ -18,6 +18,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/objects"
 )
@@ -27,13 +28,8 @@ import (
 // default is tested on its own), and a client for it.
 func newFake(t *testing.T, opts ...fake.Option) (*fake.Server, *partner.Client) {
 	t.Helper()
-	srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithDeliveryEnvelope(),
-		fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})}, opts...)...)
-	t.Cleanup(srv.Close)
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srv := mocktest.FakeClient(t, append([]fake.Option{fake.WithDemoData(), fake.WithDeliveryEnvelope(),
+		fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, MaxBackoff: 5 * time.Millisecond})}, opts...))
 	return srv, c
 }
 

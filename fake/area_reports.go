@@ -8,7 +8,8 @@ import (
 )
 
 // This file is the reports area of the fake: report definitions, their
-// rows, views and seeding. Routes are in reports_http.go, row storage in
+// rows, views and seeding. Routes are in reports_http.go (charts in
+// reports_charts.go, metadata in reports_metadata.go), row storage in
 // reports_rows.go, filters in reports_filter.go.
 
 // Report statuses (reportStatus).

@@ -6,19 +6,13 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 )
 
 func fakeClient(t *testing.T, opts ...fake.Option) (*partner.Client, *fake.Server) {
 	t.Helper()
-	srv := fake.NewServer(opts...)
-	t.Cleanup(srv.Close)
-	c, err := partner.New(partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return c, srv
+	return mocktest.FakeClient(t, opts)
 }
 
 func TestAuditAgainstFake(t *testing.T) {

@@ -17,6 +17,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 	"go.uber.org/goleak"
 )
@@ -25,20 +26,12 @@ import (
 // closed when the test ends.
 func newClient(t testing.TB, fopts []fake.Option, copts ...partner.Option) (*fake.Server, *partner.Client) {
 	t.Helper()
-	srv := fake.NewServer(fopts...)
-	t.Cleanup(srv.Close)
 	tr := http.DefaultTransport.(*http.Transport).Clone()
-	t.Cleanup(tr.CloseIdleConnections)
-	opts := append([]partner.Option{
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+	c, srv := mocktest.FakeClient(t, fopts, append([]partner.Option{
 		partner.WithHTTPClient(&http.Client{Transport: tr}),
 		partner.WithRetryWait(time.Millisecond, 5*time.Millisecond),
-	}, copts...)
-	c, err := partner.New(opts...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	}, copts...)...)
+	t.Cleanup(tr.CloseIdleConnections) // before the server closes
 	return srv, c
 }
 

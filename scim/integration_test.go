@@ -15,6 +15,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/scim"
 )
@@ -22,16 +23,7 @@ import (
 // newFake starts a fake and a client of it with fast retries.
 func newFake(t *testing.T, opts ...fake.Option) (*fake.Server, *partner.Client) {
 	t.Helper()
-	srv := fake.NewServer(opts...)
-	t.Cleanup(srv.Close)
-	c, err := partner.New(
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
-		partner.WithRetryWait(time.Millisecond, 2*time.Millisecond),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srv := mocktest.FakeClient(t, opts, partner.WithRetryWait(time.Millisecond, 2*time.Millisecond))
 	return srv, c
 }
 

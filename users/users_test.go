@@ -90,11 +90,9 @@ func TestCheckAttributeValidation(t *testing.T) {
 }
 
 func TestCheckAttributeAgainstTheFake(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret),
-		fake.WithClient("scim-only", "s", fake.ScopeSCIM), fake.WithScopeChecks())
-	defer srv.Close()
+	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret),
+		fake.WithClient("scim-only", "s", fake.ScopeSCIM), fake.WithScopeChecks()})
 	srv.SetUserAttributes("pat@example.com", 3, "tier", "gold", "silver")
-	c, _ := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	ctx := context.Background()
 
 	res, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{

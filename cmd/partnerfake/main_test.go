@@ -96,6 +96,22 @@ func get(t *testing.T, url string) (int, string) {
 	return resp.StatusCode, string(b)
 }
 
+// defaultToken gets an access token of the fake's default client.
+func defaultToken(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Post(url+"/oauth/token", "application/json",
+		strings.NewReader(`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	var tok struct {
+		AccessToken string `json:"access_token"`
+	}
+	json.NewDecoder(resp.Body).Decode(&tok)
+	return tok.AccessToken
+}
+
 // TestSeedEmptyManualClock starts the server empty with a seed file and
 // a manual clock, and checks both through the admin API and the service.
 func TestSeedEmptyManualClock(t *testing.T) {
@@ -105,20 +121,10 @@ func TestSeedEmptyManualClock(t *testing.T) {
 	url, stop := start(t, "-demo=false", "-seed", seed, "-manual-clock", "-latency", "20ms")
 	defer stop()
 
-	resp, err := http.Post(url+"/oauth/token", "application/json",
-		strings.NewReader(`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var tok struct {
-		AccessToken string `json:"access_token"`
-	}
-	json.NewDecoder(resp.Body).Decode(&tok)
-	resp.Body.Close()
 	req, _ := http.NewRequest("POST", url+"/report/v1/list", strings.NewReader(`{}`))
-	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	req.Header.Set("Authorization", "Bearer "+defaultToken(t, url))
 	req.Header.Set("Content-Type", "application/json")
-	resp, err = http.DefaultClient.Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,19 +176,9 @@ func TestFullSCIMFilterFlag(t *testing.T) {
 		{[]string{"-full-scim-filter"}, http.StatusOK},
 	} {
 		url, stop := start(t, tc.args...)
-		resp, err := http.Post(url+"/oauth/token", "application/json",
-			strings.NewReader(`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`))
-		if err != nil {
-			t.Fatal(err)
-		}
-		var tok struct {
-			AccessToken string `json:"access_token"`
-		}
-		json.NewDecoder(resp.Body).Decode(&tok)
-		resp.Body.Close()
 		req, _ := http.NewRequest("GET", url+"/api/scim/v2/Users?filter=active+eq+false", nil)
-		req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-		resp, err = http.DefaultClient.Do(req)
+		req.Header.Set("Authorization", "Bearer "+defaultToken(t, url))
+		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,9 +1,11 @@
 // Package mocktest is the module's one helper for wire tests: a
 // partner.Client on its own jarcoal/httpmock transport (never
 // httpmock.Activate, so tests can run in parallel) and responders that
-// check a request's JSON body against literal JSON; and, for per-call
-// benchmarks, a canned loopback server and the sdk-versus-hand-written
-// loop (CannedServer, LoopbackClient, CallBench). Only tests import it.
+// check a request's JSON body against literal JSON; a client of a
+// package fake server for integration tests (FakeClient); and, for
+// per-call benchmarks, a canned loopback server and the
+// sdk-versus-hand-written loop (CannedServer, LoopbackClient, CallBench).
+// Only tests import it.
 package mocktest
 
 import (
