@@ -9,6 +9,7 @@ require (
 	github.com/spf13/cobra v1.10.2
 	github.com/xuri/excelize/v2 v2.9.1
 	go.uber.org/goleak v1.3.0
+	golang.org/x/net v0.40.0
 	golang.org/x/oauth2 v0.36.0
 	golang.org/x/term v0.32.0
 )
@@ -23,7 +24,6 @@ require (
 	github.com/xuri/efp v0.0.1 // indirect
 	github.com/xuri/nfp v0.0.1 // indirect
 	golang.org/x/crypto v0.38.0 // indirect
-	golang.org/x/net v0.40.0 // indirect
 	golang.org/x/sys v0.33.0 // indirect
 	golang.org/x/text v0.25.0 // indirect
 )

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
 	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/internal/transport"
@@ -216,7 +217,7 @@ func (s *settings) build() (transport.Config, error) {
 		if h.name == "" {
 			continue
 		}
-		if !validHeaderName(h.name) {
+		if !httpguts.ValidHeaderFieldName(h.name) {
 			return cfg, fmt.Errorf("partner: %s: %q is not a valid header name", h.opt, h.name)
 		}
 		if strings.EqualFold(h.name, "Authorization") {
@@ -249,17 +250,4 @@ func (s *settings) build() (transport.Config, error) {
 		Retry:                 s.retry,
 		AllowInsecureHTTP:     s.allowInsecure,
 	}, nil
-}
-
-// validHeaderName reports whether name is an RFC 9110 field name (a token).
-func validHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, r := range name {
-		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
-			return false
-		}
-	}
-	return true
 }

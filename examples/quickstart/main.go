@@ -30,6 +30,8 @@ import (
 	"strings"
 	"time"
 
+	"golang.org/x/net/http/httpguts"
+
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/objects"
@@ -177,7 +179,7 @@ func checkBaseURL(raw string) error {
 // embedded fake starts). The key itself is never repeated.
 func checkDeploymentVars(getenv func(string) string) error {
 	if h := getenv("PARTNER_ENV_HEADER"); h != "" {
-		if !isHeaderName(h) {
+		if !httpguts.ValidHeaderFieldName(h) {
 			return fmt.Errorf("PARTNER_ENV_HEADER %q is not a header name: letters, digits and !#$%%&'*+-.^_`|~ only, such as x-svc-env", h)
 		}
 		if strings.EqualFold(h, "Authorization") {
@@ -191,19 +193,6 @@ func checkDeploymentVars(getenv func(string) string) error {
 		return errors.New("PARTNER_SUBSCRIPTION_KEY must not contain a line break")
 	}
 	return nil
-}
-
-// isHeaderName reports whether name is an HTTP field name (RFC 9110 token).
-func isHeaderName(name string) bool {
-	if name == "" {
-		return false
-	}
-	for _, r := range name {
-		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
-			return false
-		}
-	}
-	return true
 }
 
 func isLoopback(host string) bool {
