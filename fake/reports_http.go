@@ -237,15 +237,23 @@ func (f *Fake) handlePrepareExport(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, viewIDJSON{ViewID: viewID})
 }
 
-type viewStatusJSON struct {
+// viewJSON is the fake's answer about a view: the status route's shape,
+// and with RowCount the view metadata route's.
+type viewJSON struct {
 	ViewID     int64  `json:"viewId"`
 	ReportID   int64  `json:"reportId"`
 	ViewStatus string `json:"viewStatus"`
 	Version    int64  `json:"version"`
 	CreatedAt  string `json:"createdAt"`
+	RowCount   *int   `json:"rowCount,omitempty"`
 }
 
 func (f *Fake) handleViewStatus(w http.ResponseWriter, r *http.Request) {
+	f.writeView(w, r, false)
+}
+
+// writeView answers a view's status, with its row count when withRows.
+func (f *Fake) writeView(w http.ResponseWriter, r *http.Request, withRows bool) {
 	id, ok := pathID(w, r, "viewId")
 	if !ok {
 		return
@@ -254,10 +262,15 @@ func (f *Fake) handleViewStatus(w http.ResponseWriter, r *http.Request) {
 	if !ok {
 		return
 	}
-	writeJSON(w, http.StatusOK, viewStatusJSON{
+	out := viewJSON{
 		ViewID: v.id, ReportID: v.reportID, ViewStatus: v.status(f.clock.Now()),
 		Version: v.version, CreatedAt: v.created.UTC().Format(time.RFC3339),
-	})
+	}
+	if withRows {
+		n := v.rows.len()
+		out.RowCount = &n
+	}
+	writeJSON(w, http.StatusOK, out)
 }
 
 // handleViewData serves a view's snapshot: 404 once the view is deleted,

@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"strconv"
-	"time"
 )
 
 // Routes of the reports area that the deployed service has beside the
@@ -36,15 +35,6 @@ type reportMetadataJSON struct {
 	ReportStatus string           `json:"reportStatus,omitempty"`
 	Version      int64            `json:"version"`
 	Columns      []metaColumnJSON `json:"columns"`
-}
-
-type viewMetadataJSON struct {
-	ViewID     int64  `json:"viewId"`
-	ReportID   int64  `json:"reportId"`
-	ViewStatus string `json:"viewStatus"`
-	CreatedAt  string `json:"createdAt"`
-	RowCount   int    `json:"rowCount"`
-	Version    int64  `json:"version"`
 }
 
 // registerReportMetadata registers the metadata routes.
@@ -80,19 +70,10 @@ func (f *Fake) handleReportMetadata(w http.ResponseWriter, r *http.Request, full
 	writeJSON(w, http.StatusOK, out)
 }
 
+// handleViewMetadata serves GET /report/v1/view/{viewId}: the view's
+// status answer plus its row count (the fake's own shape).
 func (f *Fake) handleViewMetadata(w http.ResponseWriter, r *http.Request) {
-	id, ok := pathID(w, r, "viewId")
-	if !ok {
-		return
-	}
-	v, ok := f.viewOr404(w, id)
-	if !ok {
-		return
-	}
-	writeJSON(w, http.StatusOK, viewMetadataJSON{
-		ViewID: v.id, ReportID: v.reportID, ViewStatus: v.status(f.clock.Now()),
-		CreatedAt: v.created.UTC().Format(time.RFC3339), RowCount: v.rows.len(), Version: v.version,
-	})
+	f.writeView(w, r, true)
 }
 
 // optionalObject reads a request body that may be empty or else must be a
