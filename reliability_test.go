@@ -103,13 +103,13 @@ func TestAmbiguousWrites(t *testing.T) {
 		t.Fatal(err)
 	}
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/upload/*", Times: 1, Status: 500})
-	if err := c.Bulk.Upload(ctx, tk, strings.NewReader(csv)); !partner.IsOutcomeUnknown(err) {
+	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{}, strings.NewReader(csv)); !partner.IsOutcomeUnknown(err) {
 		t.Fatalf("upload answered 500: %v, want outcome unknown", err)
 	}
 	if tk, err = c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "deals.csv"); err != nil {
 		t.Fatal(err)
 	}
-	if err := c.Bulk.Upload(ctx, tk, strings.NewReader(csv)); err != nil {
+	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{}, strings.NewReader(csv)); err != nil {
 		t.Fatalf("upload with a new ticket: %v", err)
 	}
 	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken}, nil); err != nil {

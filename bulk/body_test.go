@@ -47,7 +47,7 @@ func TestBodyFileProblemsNamed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return c.Bulk.Upload(ctx, tk, r)
+		return c.Bulk.Upload(ctx, tk, bulk.UploadParams{}, r)
 	}
 	for name, call := range calls {
 		var nilFile *os.File

@@ -34,7 +34,7 @@ func TestUploadsCancelledMidBody(t *testing.T) {
 		},
 		"Load": func(ctx context.Context, r io.Reader) error { _, err := c.Bulk.Load(ctx, p, r); return err },
 		"Upload": func(ctx context.Context, r io.Reader) error {
-			return c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: ts.URL + "/upload/x"}, r)
+			return c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: ts.URL + "/upload/x"}, bulk.UploadParams{}, r)
 		},
 	} {
 		t.Run(name, func(t *testing.T) {

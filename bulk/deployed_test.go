@@ -65,33 +65,36 @@ func TestMisspelledSuccessCountAgainstFake(t *testing.T) {
 	}
 }
 
-// TestAttachmentRoutesAgainstFake loads attachments through both routes
-// of the fake, the route picked by the rule or chosen, and an XLSX file of
-// opportunities through POST /bulk/v1/bulkload_opportunity/file.
-func TestAttachmentRoutesAgainstFake(t *testing.T) {
+// TestAttachmentsAgainstFake loads attachments through the published
+// routes of the fake, which reads the format from the query only: CSV,
+// JSON and XLSX files named by their extension, a file of another name
+// with the format set, and XLSX and CSV files of opportunities.
+func TestAttachmentsAgainstFake(t *testing.T) {
 	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
 	ctx := context.Background()
 	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
-	csv := func(key string) *strings.Reader {
-		return strings.NewReader("sales_details.crm_opportunity_id,name\n" + key + ",attached\n")
-	}
-	if _, err := c.Bulk.LoadAttachment(ctx, p, "a.csv", csv("R-1")); err != nil {
+	csv := "sales_details.crm_opportunity_id,name\nR-1,attached\n"
+	if _, err := c.Bulk.LoadAttachment(ctx, p, "a.csv", strings.NewReader(csv)); err != nil {
 		t.Fatal(err)
 	}
-	p.Route = bulk.RouteBulkload
-	if _, err := c.Bulk.LoadAttachment(ctx, p, "b.csv", csv("R-2")); err != nil {
+	ack, err := c.Bulk.LoadAttachment(ctx, p, "b.json", strings.NewReader(`[{"sales_details":{"crm_opportunity_id":"R-2"},"name":"attached"}]`))
+	if err != nil || ack.DataFormat != bulk.JSON {
+		t.Fatalf("json: %+v, %v", ack, err)
+	}
+	xlsx := xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name"}, {"R-3", "attached"}})
+	if ack, err := c.Bulk.LoadAttachment(ctx, p, "c.xlsx", bytes.NewReader(xlsx)); err != nil || ack.DataFormat != bulk.XLSX {
+		t.Fatalf("xlsx: %+v, %v", ack, err)
+	}
+	p.Format = bulk.JSON
+	if _, err := c.Bulk.LoadAttachment(ctx, p, "export.txt", strings.NewReader(`[{"sales_details":{"crm_opportunity_id":"R-6"},"name":"attached"}]`)); err != nil {
 		t.Fatal(err)
 	}
-	p.Route = bulk.RouteFile
-	if _, err := c.Bulk.LoadAttachment(ctx, p, "c.csv", csv("R-3")); err != nil {
-		t.Fatal(err)
-	}
-	if n, m := srv.CountRequests("POST", "/bulk/v1/bulkload/file"), srv.CountRequests("POST", "/bulk/v1/bulkload"); n != 2 || m != 1 {
-		t.Errorf("%d loads on /bulkload/file, %d on /bulkload; want 2 and 1", n, m)
+	if n := srv.CountRequests("POST", "/bulk/v1/bulkload"); n != 4 {
+		t.Errorf("%d loads on /bulk/v1/bulkload, want 4", n)
 	}
 
-	xlsx := xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name"}, {"R-4", "Excel opportunity"}})
-	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.xlsx", bytes.NewReader(xlsx))
+	xlsx = xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name"}, {"R-4", "Excel opportunity"}})
+	ack, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.xlsx", bytes.NewReader(xlsx))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -99,8 +102,17 @@ func TestAttachmentRoutesAgainstFake(t *testing.T) {
 	if err != nil || ex.SuccessCount != 1 {
 		t.Fatalf("opportunity xlsx: %+v, %v", ex, err)
 	}
+	// Without a header row, columns are named by position.
+	_, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, NoHeaderRow: true},
+		"opps.csv", strings.NewReader("R-5,Positional\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := srv.CountRequests("POST", "/bulk/v1/bulkload_opportunity"); n != 2 {
+		t.Errorf("%d loads on /bulk/v1/bulkload_opportunity, want 2", n)
+	}
 	ks := keys(srv)
-	for _, k := range []string{"R-1", "R-2", "R-3"} {
+	for _, k := range []string{"R-1", "R-2", "R-3", "R-6"} {
 		if ks[k].Fields["name"] != "attached" {
 			t.Errorf("%s = %+v", k, ks[k])
 		}
@@ -108,13 +120,7 @@ func TestAttachmentRoutesAgainstFake(t *testing.T) {
 	if ks["R-4"].Fields["name"] != "Excel opportunity" {
 		t.Errorf("R-4 = %+v", ks["R-4"])
 	}
-	// Without a header row, columns are named by position.
-	_, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, NoHeaderRow: true},
-		"opps.csv", strings.NewReader("R-5,Positional\n"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if o := keys(srv)["R-5"]; o.Fields["2"] != "Positional" {
+	if o := ks["R-5"]; o.Fields["2"] != "Positional" {
 		t.Errorf("R-5 = %+v", o)
 	}
 }

@@ -152,16 +152,16 @@ func ExampleService_LoadOpportunitiesAndWait() {
 	// Output: completed: 1 loaded
 }
 
-// Attach a file as multipart/form-data. The file name says the format, so
-// the load goes to the deployed file operation, POST
-// /bulk/v1/bulkload/file; set LoadParams.Route to choose the route.
+// Attach a file as multipart/form-data (POST /bulk/v1/bulkload). The
+// file name's extension says the format, sent as data_format; a file
+// named otherwise needs LoadParams.Format.
 func ExampleService_LoadAttachment() {
 	c, done := exampleClient()
 	defer done()
 	ctx := context.Background()
 
-	f := strings.NewReader("sales_details.crm_opportunity_id,name\nCRM-21,Attached\n")
-	ack, err := c.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.csv", f)
+	f := strings.NewReader(`[{"sales_details": {"crm_opportunity_id": "CRM-21"}, "name": "Attached"}]`)
+	ack, err := c.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.json", f)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -170,11 +170,12 @@ func ExampleService_LoadAttachment() {
 		log.Fatal(err)
 	}
 	fmt.Println(ack.DataFormat, ex.SuccessCount)
-	// Output: CSV 1
+	// Output: JSON 1
 }
 
 // Attach a file of opportunities (CSV, JSON or XLSX) to POST
-// /bulk/v1/bulkload_opportunity/file.
+// /bulk/v1/bulkload_opportunity; its content_type comes from the file
+// name's extension.
 func ExampleService_LoadOpportunitiesAttachment() {
 	c, done := exampleClient()
 	defer done()

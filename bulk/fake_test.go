@@ -85,7 +85,7 @@ func TestLoadAndWaitAgainstFake(t *testing.T) {
 	if len(seen) != 1 || seen[0] != bulk.Completed {
 		t.Errorf("progress saw %v", seen)
 	}
-	if len(ex.Errors) != 2 || ex.Errors[0].Message != "Missing value of key field" || ex.Errors[0].Row["name"] != "No key" ||
+	if len(ex.Errors) != 2 || ex.Errors[0].Message != `Missing value of key field "sales_details.crm_opportunity_id"` || ex.Errors[0].Row["name"] != "No key" ||
 		ex.Errors[1].ID != "CRM-2" || !strings.Contains(ex.Errors[1].Message, "amount") {
 		t.Errorf("errors = %+v", ex.Errors)
 	}

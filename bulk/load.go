@@ -20,7 +20,8 @@ import (
 type LoadParams struct {
 	// IntegrationID names the integration being loaded. Required.
 	IntegrationID string
-	// Format of the data (data_format): CSV when empty.
+	// Format of the data (data_format). Load and LoadRows send CSV when
+	// it is empty; LoadAttachment goes by the file name's extension.
 	Format Format
 	// ColumnDelimiter is the one-character CSV column delimiter
 	// (column_delimiter): "," when empty.
@@ -28,42 +29,11 @@ type LoadParams struct {
 	// FileToken is the UploadToken of a Ticket whose file was uploaded:
 	// the load then processes that file and sends no body.
 	FileToken string
-	// Route chooses the operation LoadAttachment posts its file to; the
-	// zero value, RouteAuto, picks one by the rule of AttachRoute. Only
-	// LoadAttachment reads it; Load and LoadRows refuse a Route.
-	Route AttachRoute
 }
-
-// AttachRoute is the operation a file attachment is posted to. The
-// deployed service documents a file upload operation, POST
-// /bulk/v1/bulkload/file (multipart/form-data, the file in the part
-// "file", query integration_id), and its gateway also lets a multipart
-// body through to POST /bulk/v1/bulkload, which takes data_format and
-// column_delimiter.
-type AttachRoute int
-
-// Routes of LoadAttachment.
-const (
-	// RouteAuto posts to /bulk/v1/bulkload/file when the file name's
-	// extension says the format (.csv, .json, .xlsx), LoadParams.Format
-	// is empty or the same, and no ColumnDelimiter is set: that is all the
-	// file operation is documented to take. Otherwise it posts to
-	// /bulk/v1/bulkload, whose data_format and column_delimiter carry what
-	// the file name cannot.
-	RouteAuto AttachRoute = iota
-	// RouteFile always posts to /bulk/v1/bulkload/file, with
-	// data_format and column_delimiter only when they are set.
-	RouteFile
-	// RouteBulkload always posts the multipart body to /bulk/v1/bulkload.
-	RouteBulkload
-)
 
 // query validates p and returns its query string. format overrides
 // p.Format when p.Format is empty.
 func (p LoadParams) query(format Format) (url.Values, Format, error) {
-	if p.Route < RouteAuto || p.Route > RouteBulkload {
-		return nil, "", fmt.Errorf("partner: bulk: unknown attachment route %d", p.Route)
-	}
 	if p.IntegrationID == "" {
 		return nil, "", errors.New("partner: bulk: integration id is required")
 	}
@@ -101,9 +71,6 @@ func (p LoadParams) query(format Format) (url.Values, Format, error) {
 // integration's data before loading again (see the package doc). body
 // may be nil when p.FileToken names an uploaded file.
 func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack, error) {
-	if p.Route != RouteAuto {
-		return nil, errors.New("partner: bulk: a Route applies to LoadAttachment only")
-	}
 	q, f, err := p.query("")
 	if err != nil {
 		return nil, err
@@ -140,9 +107,6 @@ func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, e
 	}
 	if p.FileToken != "" {
 		return nil, errors.New("partner: bulk: rows and a file token cannot be loaded together")
-	}
-	if p.Route != RouteAuto {
-		return nil, errors.New("partner: bulk: a Route applies to LoadAttachment only")
 	}
 	v := reflect.ValueOf(rows)
 	if v.Kind() == reflect.Pointer && !v.IsNil() {
@@ -187,13 +151,13 @@ func encodeRows(w io.Writer, v reflect.Value) error {
 }
 
 // LoadAttachment loads a file sent as multipart/form-data in a part named
-// "file": POST /bulk/v1/bulkload/file or POST /bulk/v1/bulkload, as
-// p.Route says (see AttachRoute for the rule of RouteAuto). The format is
-// p.Format, or else the one fileName's extension names (FormatOf), or
-// else CSV. The file is streamed from r into the request; like Load, it is
-// rewound for a repeat when r is an io.ReadSeeker, and an error marked
-// partner.IsOutcomeUnknown means the service may have received the load:
-// read the integration's data before loading again.
+// "file" (POST /bulk/v1/bulkload). The request always says the file's
+// format (data_format): p.Format, or else the one fileName's extension
+// names (FormatOf); when neither says it, LoadAttachment sends nothing
+// and returns an error. The file is streamed from r into the request;
+// like Load, it is rewound for a repeat when r is an io.ReadSeeker, and
+// an error marked partner.IsOutcomeUnknown means the service may have
+// received the load: read the integration's data before loading again.
 func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName string, r io.Reader) (*Ack, error) {
 	if err := checkAttachment(fileName, r); err != nil {
 		return nil, err
@@ -201,28 +165,20 @@ func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName str
 	if p.FileToken != "" {
 		return nil, errors.New("partner: bulk: an attachment and a file token cannot be loaded together")
 	}
-	ext := FormatOf(fileName)
-	format := ext
-	if format == "" {
-		format = CSV
-	}
-	q, f, err := p.query(format)
+	q, f, err := p.query(FormatOf(fileName))
 	if err != nil {
 		return nil, err
 	}
-	path := "/bulk/v1/bulkload"
-	switch p.Route {
-	case RouteFile:
-		path = "/bulk/v1/bulkload/file"
-	case RouteAuto:
-		if ext != "" && f == ext && p.ColumnDelimiter == "" {
-			path = "/bulk/v1/bulkload/file"
-		}
+	if f == "" {
+		return nil, unknownFormat(fileName, "LoadParams.Format")
 	}
-	if path == "/bulk/v1/bulkload/file" && p.Format == "" {
-		q.Del("data_format") // the file name says it
-	}
-	return s.attach(ctx, path, q, fileName, f, r)
+	return s.attach(ctx, "/bulk/v1/bulkload", q, fileName, f, r)
+}
+
+// unknownFormat is the error of an attachment whose format neither the
+// params (field) nor the file name says.
+func unknownFormat(fileName, field string) error {
+	return fmt.Errorf("partner: bulk: cannot tell the format of %q: set %s or name a .csv, .json or .xlsx file", fileName, field)
 }
 
 func checkAttachment(fileName string, r io.Reader) error {
@@ -255,8 +211,7 @@ func (s *Service) attach(ctx context.Context, path string, q url.Values, fileNam
 }
 
 // LoadOpportunitiesParams are the query parameters of
-// POST /bulk/v1/bulkload_opportunity and of its file form,
-// POST /bulk/v1/bulkload_opportunity/file.
+// POST /bulk/v1/bulkload_opportunity.
 type LoadOpportunitiesParams struct {
 	// IntegrationID names an integration of opportunities. Required.
 	IntegrationID string
@@ -280,32 +235,15 @@ type LoadOpportunitiesParams struct {
 // integration's opportunities (or a report over them) before loading
 // again. The acknowledgement carries no data format or delimiter.
 func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesParams, body io.Reader) (*Ack, error) {
-	if p.IntegrationID == "" {
-		return nil, errors.New("partner: bulk: integration id is required")
-	}
 	if body == nil {
 		return nil, errors.New("partner: bulk: a body is required")
 	}
-	f, err := p.ContentType.validate()
+	q, f, err := p.query(CSV)
 	if err != nil {
 		return nil, err
 	}
-	switch f {
-	case "":
-		f = CSV
-	case XLSX:
-		return nil, errors.New("partner: bulk: opportunities are loaded from CSV or JSON, not XLSX")
-	}
-	if err := checkDelimiter(p.ColumnDelimiter); err != nil {
-		return nil, err
-	}
-	q := url.Values{
-		"integration_id": {p.IntegrationID},
-		"content_type":   {string(f)},
-		"has_header_row": {strconv.FormatBool(!p.NoHeaderRow)},
-	}
-	if p.ColumnDelimiter != "" {
-		q.Set("column_delimiter", p.ColumnDelimiter)
+	if f == XLSX {
+		return nil, errors.New("partner: bulk: opportunities are loaded from CSV or JSON, not XLSX: attach an XLSX file (LoadOpportunitiesAttachment)")
 	}
 	return s.load(ctx, &transport.Request{
 		Method: "POST", Path: "/bulk/v1/bulkload_opportunity", Query: q,
@@ -313,29 +251,21 @@ func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesPara
 	})
 }
 
-// LoadOpportunitiesAttachment loads opportunities from a file sent as
-// multipart/form-data in a part named "file"
-// (POST /bulk/v1/bulkload_opportunity/file): CSV, JSON or XLSX, as
-// p.ContentType says, or else fileName's extension, or else CSV. The query
-// carries integration_id and has_header_row, and content_type and
-// column_delimiter only when set (the deployed description of this
-// operation lists only the first two). The file is streamed and rewound
-// for a repeat when r is an io.ReadSeeker, as for LoadAttachment; an
-// error marked partner.IsOutcomeUnknown means the service may have
-// received the load, as for LoadOpportunities.
-func (s *Service) LoadOpportunitiesAttachment(ctx context.Context, p LoadOpportunitiesParams, fileName string, r io.Reader) (*Ack, error) {
+// query validates p and returns its query string and format: content_type
+// is p.ContentType, or else format; has_header_row is always sent.
+func (p LoadOpportunitiesParams) query(format Format) (url.Values, Format, error) {
 	if p.IntegrationID == "" {
-		return nil, errors.New("partner: bulk: integration id is required")
-	}
-	if err := checkAttachment(fileName, r); err != nil {
-		return nil, err
+		return nil, "", errors.New("partner: bulk: integration id is required")
 	}
 	f, err := p.ContentType.validate()
 	if err != nil {
-		return nil, err
+		return nil, "", err
+	}
+	if f == "" {
+		f = format
 	}
 	if err := checkDelimiter(p.ColumnDelimiter); err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	q := url.Values{
 		"integration_id": {p.IntegrationID},
@@ -343,11 +273,36 @@ func (s *Service) LoadOpportunitiesAttachment(ctx context.Context, p LoadOpportu
 	}
 	if f != "" {
 		q.Set("content_type", string(f))
-	} else if f = FormatOf(fileName); f == "" {
-		f = CSV
 	}
 	if p.ColumnDelimiter != "" {
 		q.Set("column_delimiter", p.ColumnDelimiter)
 	}
-	return s.attach(ctx, "/bulk/v1/bulkload_opportunity/file", q, fileName, f, r)
+	return q, f, nil
+}
+
+// LoadOpportunitiesAttachment loads opportunities from a file sent as
+// multipart/form-data in a part named "file"
+// (POST /bulk/v1/bulkload_opportunity): CSV, JSON or XLSX. The query
+// carries integration_id, has_header_row, column_delimiter when set, and
+// always content_type: p.ContentType, or else the format fileName's
+// extension names (FormatOf); when neither says it,
+// LoadOpportunitiesAttachment sends nothing and returns an error. The file
+// is streamed and rewound for a repeat when r is an io.ReadSeeker, as for
+// LoadAttachment; an error marked partner.IsOutcomeUnknown means the
+// service may have received the load, as for LoadOpportunities.
+func (s *Service) LoadOpportunitiesAttachment(ctx context.Context, p LoadOpportunitiesParams, fileName string, r io.Reader) (*Ack, error) {
+	if p.IntegrationID == "" {
+		return nil, errors.New("partner: bulk: integration id is required")
+	}
+	if err := checkAttachment(fileName, r); err != nil {
+		return nil, err
+	}
+	q, f, err := p.query(FormatOf(fileName))
+	if err != nil {
+		return nil, err
+	}
+	if f == "" {
+		return nil, unknownFormat(fileName, "LoadOpportunitiesParams.ContentType")
+	}
+	return s.attach(ctx, "/bulk/v1/bulkload_opportunity", q, fileName, f, r)
 }

@@ -29,8 +29,19 @@
 // LoadOpportunities (POST /bulk/v1/bulkload_opportunity) loads
 // opportunities only, from a CSV or JSON body; its one addition is a CSV
 // without a header row (NoHeaderRow), whose columns the service names by
-// position. It takes no attachment, upload or XLSX, and its
-// acknowledgement carries no data format.
+// position. It takes no signed upload, XLSX only as an attached file
+// (LoadOpportunitiesAttachment), and its acknowledgement carries no data
+// format.
+//
+// # Attached files
+//
+// LoadAttachment and LoadOpportunitiesAttachment post the file as
+// multipart/form-data, in a part named "file", to the same operations as
+// Load and LoadOpportunities. Each request says the file's format
+// (data_format, or content_type for opportunities), taken from the params
+// or else from the file name's extension (.csv, .json, .xlsx); a file
+// whose format neither says is refused before anything is sent, since the
+// service would read it as CSV.
 //
 // # Counts of an execution
 //

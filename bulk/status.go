@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
+	"net/http"
 	"net/url"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/poll"
@@ -172,14 +175,30 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 	return &t, nil
 }
 
-// Upload sends the file read from r to the ticket's signed URL with POST.
-// No Authorization header or environment header goes to that URL, which
-// may be on another host. The file is streamed; like a load it is not
-// repeated once the server may have received it, and an io.ReadSeeker is
-// rewound when it must be. An error marked partner.IsOutcomeUnknown means
-// the file may be stored at the URL; nothing is processed before Load, so
-// start again with a new ticket (UploadURL).
-func (s *Service) Upload(ctx context.Context, t *Ticket, r io.Reader) error {
+// UploadParams choose how Upload sends a file to a ticket's signed URL.
+// The interface says POST; a signed URL of cloud storage is signed for
+// one method and may be signed for one content type too, so set both to
+// what the service signed the URL for when that differs.
+type UploadParams struct {
+	// Method is POST (when empty) or PUT.
+	Method string
+	// ContentType is the Content-Type of the upload:
+	// application/octet-stream when empty.
+	ContentType string
+}
+
+// Upload sends the file read from r to the ticket's signed URL, with
+// POST unless p says otherwise. No Authorization header or environment
+// header goes to that URL, which may be on another host. The file is
+// streamed; a POST is not repeated once the server may have received it
+// (a PUT replaces the stored file and is), and an io.ReadSeeker is
+// rewound when the upload must be sent again. An error marked
+// partner.IsOutcomeUnknown means the file may be stored at the URL;
+// nothing is processed before Load, so start again with a new ticket
+// (UploadURL). When the storage host answers 403 the error says why that
+// usually happens: the URL's signature covers the method, the content
+// type and an expiry.
+func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Reader) error {
 	if t == nil || t.UploadURL == "" {
 		return errors.New("partner: bulk: ticket has no upload URL")
 	}
@@ -190,13 +209,35 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, r io.Reader) error {
 	if r == nil {
 		return errors.New("partner: bulk: file reader is required")
 	}
-	return s.t.Do(ctx, &transport.Request{
-		Method: "POST", URL: t.UploadURL, Body: r, ContentType: "application/octet-stream",
+	method := strings.ToUpper(p.Method)
+	switch method {
+	case "":
+		method = http.MethodPost
+	case http.MethodPost, http.MethodPut:
+	default:
+		return fmt.Errorf("partner: bulk: upload method must be POST or PUT, not %q", p.Method)
+	}
+	ctype := p.ContentType
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	} else if _, _, err := mime.ParseMediaType(ctype); err != nil {
+		return fmt.Errorf("partner: bulk: upload content type %q: %w", ctype, err)
+	}
+	err = s.t.Do(ctx, &transport.Request{
+		Method: method, URL: t.UploadURL, Body: r, ContentType: ctype,
+		Idempotent: method == http.MethodPut,
 	}, nil)
+	if transport.HasStatus(err, http.StatusForbidden) {
+		return transport.With(err, fmt.Errorf("the storage host refused the signed URL: its signature covers the method (%s sent), "+
+			"the content type (%s sent) and an expiry; set UploadParams to what the URL was signed for, or get a new ticket", method, ctype))
+	}
+	return err
 }
 
 // LoadFile loads the file at path through a signed upload: UploadURL,
-// Upload, then Load with the upload token, which triggers processing. The
+// Upload (with POST and application/octet-stream; call the three steps
+// yourself to upload otherwise), then Load with the upload token, which
+// triggers processing. The
 // format comes from the file's extension (.csv, .json or .xlsx). An error
 // marked partner.IsOutcomeUnknown comes from the upload or from the load;
 // as the load may have been received, read the integration's data before
@@ -215,7 +256,7 @@ func (s *Service) LoadFile(ctx context.Context, integrationID, path string) (*Ac
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Upload(ctx, t, f); err != nil {
+	if err := s.Upload(ctx, t, UploadParams{}, f); err != nil {
 		return nil, err
 	}
 	return s.Load(ctx, LoadParams{IntegrationID: integrationID, Format: format, FileToken: t.UploadToken}, nil)

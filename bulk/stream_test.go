@@ -82,7 +82,7 @@ func TestBodiesStreamInBoundedMemory(t *testing.T) {
 			return err
 		}},
 		{"Upload/file", file, func(r io.Reader) error {
-			return c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "http://127.0.0.1:9/upload/x", UploadToken: "tok"}, r)
+			return c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "http://127.0.0.1:9/upload/x", UploadToken: "tok"}, bulk.UploadParams{}, r)
 		}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

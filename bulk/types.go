@@ -222,8 +222,8 @@ func (e *RowError) UnmarshalJSON(b []byte) error {
 // Ticket is a signed upload URL and the token that later names the
 // uploaded file (GET /bulk/v1/bulkload/{integration_id}/upload_url).
 type Ticket struct {
-	// UploadURL receives the file with POST. It may be on another host:
-	// no credentials are sent to it.
+	// UploadURL receives the file with POST (see UploadParams). It may
+	// be on another host: no credentials are sent to it.
 	UploadURL string `json:"upload_url"`
 	// UploadToken is passed as LoadParams.FileToken to load the file.
 	UploadToken string `json:"upload_token"`

@@ -177,45 +177,53 @@ func TestLoadRowsWire(t *testing.T) {
 	}
 }
 
-// TestLoadAttachmentWire checks the multipart body and the route rule:
-// the deployed file operation (POST /bulk/v1/bulkload/file, query
-// integration_id) when the file name says all, POST /bulk/v1/bulkload
-// when a format or delimiter must be sent, or as RouteFile/RouteBulkload
-// choose.
+// filePart reads the multipart/form-data body of req and returns its one
+// part: form name, file name, Content-Type and content.
+func filePart(t *testing.T, req *http.Request) (name, fileName, ctype, content string) {
+	t.Helper()
+	mtype, params, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	if err != nil || mtype != "multipart/form-data" {
+		t.Fatalf("Content-Type = %q", req.Header.Get("Content-Type"))
+	}
+	mr := multipart.NewReader(req.Body, params["boundary"])
+	part, err := mr.NextPart()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := io.ReadAll(part)
+	if _, err := mr.NextPart(); err != io.EOF {
+		t.Errorf("more than one part: %v", err)
+	}
+	return part.FormName(), part.FileName(), part.Header.Get("Content-Type"), string(b)
+}
+
+// TestLoadAttachmentWire pins the published attachment load: POST
+// /bulk/v1/bulkload, multipart/form-data with the file in the part "file",
+// and data_format always in the query, from the params or else the file
+// name's extension.
 func TestLoadAttachmentWire(t *testing.T) {
 	for _, tc := range []struct {
 		name, fileName, ctype string
 		p                     bulk.LoadParams
-		path, query           string
+		query                 string
 	}{
-		{"auto, name says it", `data "q".json`, "application/json", bulk.LoadParams{IntegrationID: "int-1"}, "/bulk/v1/bulkload/file", "integration_id=int-1"},
-		{"auto, same format", "data.xlsx", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", bulk.LoadParams{IntegrationID: "int-1", Format: "xlsx"}, "/bulk/v1/bulkload/file", "data_format=XLSX&integration_id=int-1"},
-		{"auto, name does not say", "data.txt", "application/json", bulk.LoadParams{IntegrationID: "int-1", Format: bulk.JSON}, "/bulk/v1/bulkload", "data_format=JSON&integration_id=int-1"},
-		{"auto, other format", "data.csv", "application/json", bulk.LoadParams{IntegrationID: "int-1", Format: bulk.JSON}, "/bulk/v1/bulkload", "data_format=JSON&integration_id=int-1"},
-		{"auto, delimiter", "data.csv", "text/csv", bulk.LoadParams{IntegrationID: "int-1", ColumnDelimiter: ";"}, "/bulk/v1/bulkload", "column_delimiter=%3B&data_format=CSV&integration_id=int-1"},
-		{"auto, no extension", "data", "text/csv", bulk.LoadParams{IntegrationID: "int-1"}, "/bulk/v1/bulkload", "data_format=CSV&integration_id=int-1"},
-		{"RouteBulkload", "data.json", "application/json", bulk.LoadParams{IntegrationID: "int-1", Route: bulk.RouteBulkload}, "/bulk/v1/bulkload", "data_format=JSON&integration_id=int-1"},
-		{"RouteFile", "data.csv", "text/csv", bulk.LoadParams{IntegrationID: "int-1", ColumnDelimiter: ";", Route: bulk.RouteFile}, "/bulk/v1/bulkload/file", "column_delimiter=%3B&integration_id=int-1"},
+		{"name says it", `data "q".json`, "application/json", bulk.LoadParams{IntegrationID: "int-1"}, "data_format=JSON&integration_id=int-1"},
+		{"name says xlsx", "DATA.XLSX", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", bulk.LoadParams{IntegrationID: "int-1"}, "data_format=XLSX&integration_id=int-1"},
+		{"params say it", "data.txt", "application/json", bulk.LoadParams{IntegrationID: "int-1", Format: "json"}, "data_format=JSON&integration_id=int-1"},
+		{"params over name", "data.csv", "application/json", bulk.LoadParams{IntegrationID: "int-1", Format: bulk.JSON}, "data_format=JSON&integration_id=int-1"},
+		{"delimiter", "data.csv", "text/csv", bulk.LoadParams{IntegrationID: "int-1", ColumnDelimiter: ";"}, "column_delimiter=%3B&data_format=CSV&integration_id=int-1"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, mt := mockClient(t)
-			mt.RegisterResponder("POST", base+tc.path, func(req *http.Request) (*http.Response, error) {
-				mtype, params, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
-				if err != nil || mtype != "multipart/form-data" {
-					t.Fatalf("Content-Type = %q", req.Header.Get("Content-Type"))
+			mt.RegisterResponder("POST", base+"/bulk/v1/bulkload", func(req *http.Request) (*http.Response, error) {
+				name, fileName, ctype, content := filePart(t, req)
+				if name != "file" || fileName != tc.fileName || content != `[{"id":"1"}]` || ctype != tc.ctype {
+					t.Errorf("part %q %q %q %q", name, fileName, ctype, content)
 				}
-				part, err := multipart.NewReader(req.Body, params["boundary"]).NextPart()
-				if err != nil {
-					t.Fatal(err)
-				}
-				b, _ := io.ReadAll(part)
-				if part.FormName() != "file" || part.FileName() != tc.fileName || string(b) != `[{"id":"1"}]` || part.Header.Get("Content-Type") != tc.ctype {
-					t.Errorf("part %q %q %q %q", part.FormName(), part.FileName(), b, part.Header.Get("Content-Type"))
-				}
-				if got := req.URL.Query().Encode(); got != tc.query {
+				if got := req.URL.RawQuery; got != tc.query {
 					t.Errorf("query = %s, want %s", got, tc.query)
 				}
-				return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z"}`), nil
+				return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z","data_format":"JSON"}`), nil
 			})
 			ack, err := c.Bulk.LoadAttachment(context.Background(), tc.p, tc.fileName, strings.NewReader(`[{"id":"1"}]`))
 			if err != nil || ack.ExecutionID != "exe-1" {
@@ -225,24 +233,20 @@ func TestLoadAttachmentWire(t *testing.T) {
 	}
 }
 
-// TestLoadOpportunitiesAttachmentWire: POST
-// /bulk/v1/bulkload_opportunity/file with the file in the part "file",
-// query integration_id and has_header_row; XLSX allowed.
+// TestLoadOpportunitiesAttachmentWire pins the published attachment load
+// of opportunities: POST /bulk/v1/bulkload_opportunity, the file in the
+// part "file", query integration_id, has_header_row and always
+// content_type (XLSX allowed).
 func TestLoadOpportunitiesAttachmentWire(t *testing.T) {
 	c, mt := mockClient(t)
 	var queries []string
-	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload_opportunity/file", func(req *http.Request) (*http.Response, error) {
-		_, params, _ := mime.ParseMediaType(req.Header.Get("Content-Type"))
-		part, err := multipart.NewReader(req.Body, params["boundary"]).NextPart()
-		if err != nil {
-			t.Fatal(err)
+	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload_opportunity", func(req *http.Request) (*http.Response, error) {
+		name, fileName, ctype, content := filePart(t, req)
+		if name != "file" || fileName != "opps.xlsx" || content != "PK-data" ||
+			ctype != "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" {
+			t.Errorf("part %q %q %q %q", name, fileName, ctype, content)
 		}
-		b, _ := io.ReadAll(part)
-		if part.FormName() != "file" || part.FileName() != "opps.xlsx" || string(b) != "PK-data" ||
-			part.Header.Get("Content-Type") != "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet" {
-			t.Errorf("part %q %q %q %q", part.FormName(), part.FileName(), b, part.Header.Get("Content-Type"))
-		}
-		queries = append(queries, req.URL.Query().Encode())
+		queries = append(queries, req.URL.RawQuery)
 		return jsonResponse(`{"integration_id":"int-opp","execution_id":"exe-7","created_at":"2024-05-01T10:00:00Z"}`), nil
 	})
 	ctx := context.Background()
@@ -250,10 +254,10 @@ func TestLoadOpportunitiesAttachmentWire(t *testing.T) {
 	if err != nil || ack.ExecutionID != "exe-7" || ack.DataFormat != "" {
 		t.Fatalf("ack %+v, %v", ack, err)
 	}
-	if _, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true, ContentType: bulk.XLSX}, "opps.xlsx", strings.NewReader("PK-data")); err != nil {
+	if _, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true, ContentType: "xlsx", ColumnDelimiter: ";"}, "opps.xlsx", strings.NewReader("PK-data")); err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"has_header_row=true&integration_id=int-opp", "content_type=XLSX&has_header_row=false&integration_id=int-opp"}
+	want := []string{"content_type=XLSX&has_header_row=true&integration_id=int-opp", "column_delimiter=%3B&content_type=XLSX&has_header_row=false&integration_id=int-opp"}
 	if strings.Join(queries, " ") != strings.Join(want, " ") {
 		t.Errorf("queries = %q, want %q", queries, want)
 	}
@@ -266,14 +270,29 @@ func TestLoadOpportunitiesAttachmentWire(t *testing.T) {
 			_, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "i"}, "", strings.NewReader("x"))
 			return err
 		}(),
-		"route on Load": func() error {
-			_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", Route: bulk.RouteFile}, strings.NewReader("x"))
-			return err
-		}(),
 	} {
 		if err == nil {
 			t.Errorf("%s: no error", name)
 		}
+	}
+}
+
+// TestAttachmentWithoutFormat: an attachment whose format neither the
+// params nor the file name says is refused before anything is sent, with
+// an error naming the file and what to set.
+func TestAttachmentWithoutFormat(t *testing.T) {
+	c, mt := mockClient(t)
+	ctx := context.Background()
+	_, err := c.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: "int-1"}, "export.txt", strings.NewReader("a\n1\n"))
+	if err == nil || !strings.HasPrefix(err.Error(), "partner: bulk: ") || !strings.Contains(err.Error(), `"export.txt"`) || !strings.Contains(err.Error(), "LoadParams.Format") {
+		t.Errorf("LoadAttachment: %v", err)
+	}
+	_, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-1"}, "opps", strings.NewReader("a\n1\n"))
+	if err == nil || !strings.Contains(err.Error(), `"opps"`) || !strings.Contains(err.Error(), "LoadOpportunitiesParams.ContentType") {
+		t.Errorf("LoadOpportunitiesAttachment: %v", err)
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent", n)
 	}
 }
 
@@ -311,7 +330,7 @@ func TestUploadWire(t *testing.T) {
 	if err != nil || tk.UploadURL != signed || tk.UploadToken != "tok-9" {
 		t.Fatalf("ticket %+v, %v", tk, err)
 	}
-	if err := c.Bulk.Upload(ctx, tk, strings.NewReader("a\n1\n")); err != nil {
+	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{}, strings.NewReader("a\n1\n")); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "int-1", Format: bulk.CSV, FileToken: tk.UploadToken}, nil); err != nil {
@@ -360,7 +379,7 @@ func TestValidation(t *testing.T) {
 			_, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusParams{MaxErrors: partner.Ptr(-1)})
 			return err
 		}(),
-		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, body),
+		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, bulk.UploadParams{}, body),
 		"no file name":     func() error { _, err := c.Bulk.UploadURL(ctx, "i", ""); return err }(),
 		"unknown file ext": func() error { _, err := c.Bulk.LoadFile(ctx, "i", "data.txt"); return err }(),
 	} {

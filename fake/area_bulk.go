@@ -1,9 +1,9 @@
 package fake
 
 // The bulk area of the fake: loads (POST /bulk/v1/bulkload
-// and /bulk/v1/bulkload_opportunity, each also as a multipart file upload
-// on .../file), execution status, and signed upload URLs hosted by the
-// fake itself.
+// and /bulk/v1/bulkload_opportunity, each taking a body or an attached
+// file), execution status, and signed upload URLs hosted by the fake
+// itself.
 //
 // A load parses its body as it is read (CSV, JSON array, XLSX), checks
 // each row, and once the whole body is parsed writes the valid rows into
@@ -141,10 +141,8 @@ func (f *Fake) registerBulk() {
 	b.index = map[keyIndexEntry]string{}
 	f.onObjectChange(f.observeObjects)
 
-	f.handleLoad("POST /bulk/v1/bulkload", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, false) })
-	f.handleLoad("POST /bulk/v1/bulkload_opportunity", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, false) })
-	f.handleLoad("POST /bulk/v1/bulkload/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, false, true) })
-	f.handleLoad("POST /bulk/v1/bulkload_opportunity/file", ScopeBulk, func(w http.ResponseWriter, r *http.Request) { f.bulkLoad(w, r, true, true) })
+	f.handleLoad("POST /bulk/v1/bulkload", ScopeBulk, f.bulkLoadData)
+	f.handleLoad("POST /bulk/v1/bulkload_opportunity", ScopeBulk, f.bulkLoadOpportunity)
 	f.handle("GET /bulk/v1/status/{integration_id}", ScopeBulk, f.bulkStatus)
 	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", ScopeBulk, f.bulkUploadURL)
 	f.handleStorage("POST /upload/{id}", f.bulkUpload)

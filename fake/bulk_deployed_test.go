@@ -55,10 +55,12 @@ func multipartFile(name string, data []byte) (*bytes.Buffer, string) {
 	return &body, mw.FormDataContentType()
 }
 
-// TestBulkFileRoutes: POST /bulk/v1/bulkload/file and
-// /bulk/v1/bulkload_opportunity/file take the file in the multipart part
-// "file", parse it as the other routes do, and refuse any other body.
-func TestBulkFileRoutes(t *testing.T) {
+// TestBulkAttachments: POST /bulk/v1/bulkload and
+// /bulk/v1/bulkload_opportunity take a file in the multipart part "file",
+// in the format the query says, CSV when it says nothing (the file name
+// is not read); they refuse a multipart body without that part. The
+// .../file paths are not routes of the service: 404.
+func TestBulkAttachments(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0))
 	xlsx := xlsxBytes(t, [][]any{
 		{"sales_details.crm_opportunity_id", "name", "amount"},
@@ -77,10 +79,11 @@ func TestBulkFileRoutes(t *testing.T) {
 		success    float64
 		key        string
 	}{
-		{"/bulk/v1/bulkload/file", "opps.xlsx", xlsx, opps(), "XLSX", 1, "F-1"},
-		{"/bulk/v1/bulkload/file", "opps.csv", []byte("sales_details.crm_opportunity_id,name\nF-3,CSV file\n"), opps(), "CSV", 1, "F-3"},
-		{"/bulk/v1/bulkload_opportunity/file", "opps.xlsx", oppXLSX, opps("has_header_row", "true"), nil, 1, "F-5"},
-		{"/bulk/v1/bulkload_opportunity/file", "opps.csv", []byte("F-4,No header,5\n"), opps("has_header_row", "false"), nil, 1, "F-4"},
+		{"/bulk/v1/bulkload", "opps.xlsx", xlsx, opps("data_format", "xlsx"), "XLSX", 1, "F-1"},
+		{"/bulk/v1/bulkload", "opps.csv", []byte("sales_details.crm_opportunity_id,name\nF-3,CSV file\n"), opps("data_format", "CSV"), "CSV", 1, "F-3"},
+		{"/bulk/v1/bulkload", "opps.json", []byte("sales_details.crm_opportunity_id,name\nF-6,Named .json and read as CSV\n"), opps(), "CSV", 1, "F-6"},
+		{"/bulk/v1/bulkload_opportunity", "opps.xlsx", oppXLSX, opps("has_header_row", "true", "content_type", "XLSX"), nil, 1, "F-5"},
+		{"/bulk/v1/bulkload_opportunity", "opps.csv", []byte("F-4,No header,5\n"), opps("has_header_row", "false"), nil, 1, "F-4"},
 	} {
 		body, ctype := multipartFile(tc.name, tc.data)
 		code, ack := e.do("POST", tc.path, tc.q, ctype, body)
@@ -103,28 +106,30 @@ func TestBulkFileRoutes(t *testing.T) {
 		}
 	}
 
-	for _, path := range []string{"/bulk/v1/bulkload/file", "/bulk/v1/bulkload_opportunity/file"} {
-		code, body := e.do("POST", path, opps(), "text/csv", strings.NewReader("a\n1\n"))
-		if code != 400 || !strings.Contains(body["message"].(string), "multipart/form-data") {
-			t.Errorf("%s with a CSV body: %d %v", path, code, body)
-		}
+	// An XLSX file whose query says nothing is read as CSV, and refused.
+	body, ctype := multipartFile("opps.xlsx", xlsx)
+	if code, ack := e.do("POST", "/bulk/v1/bulkload", opps(), ctype, body); code != 400 || !strings.Contains(ack["message"].(string), "CSV") {
+		t.Errorf("XLSX without data_format: %d %v", code, ack)
+	}
+	for _, path := range []string{"/bulk/v1/bulkload", "/bulk/v1/bulkload_opportunity"} {
 		var mb bytes.Buffer
 		mw := multipart.NewWriter(&mb)
 		mw.WriteField("data", "x")
 		mw.Close()
-		code, body = e.do("POST", path, opps(), mw.FormDataContentType(), &mb)
+		code, body := e.do("POST", path, opps(), mw.FormDataContentType(), &mb)
 		if code != 400 || !strings.Contains(body["message"].(string), `no part named "file"`) {
 			t.Errorf("%s without a file part: %d %v", path, code, body)
 		}
-		mbody, ctype := multipartFile("x.csv", []byte("a\n1\n"))
-		code, body = e.do("POST", path, url.Values{}, ctype, mbody)
-		if code != 400 || !strings.Contains(body["message"].(string), "integration_id") {
-			t.Errorf("%s without integration_id: %d %v", path, code, body)
+	}
+	before := len(e.srv.BulkExecutions())
+	for _, path := range []string{"/bulk/v1/bulkload/file", "/bulk/v1/bulkload_opportunity/file"} {
+		mbody, ctype := multipartFile("x.csv", []byte("sales_details.crm_opportunity_id\nZ-1\n"))
+		code, _ := e.raw("POST", path, opps(), ctype, mbody)
+		if code != http.StatusNotFound {
+			t.Errorf("%s: %d, want 404", path, code)
 		}
 	}
-	mbody, ctype := multipartFile("x.csv", []byte("a\n1\n"))
-	code, body := e.do("POST", "/bulk/v1/bulkload/file", opps("file_token", "upt_x"), ctype, mbody)
-	if code != 400 || !strings.Contains(body["message"].(string), "file_token") {
-		t.Errorf("file route with a file_token: %d %v", code, body)
+	if n := len(e.srv.BulkExecutions()); n != before {
+		t.Errorf("%d executions after requests to unknown routes, want %d", n, before)
 	}
 }

@@ -1,8 +1,9 @@
 package fake
 
 // The bulk load routes: POST /bulk/v1/bulkload and
-// /bulk/v1/bulkload_opportunity, each also as a multipart file upload on
-// .../file (see area_bulk.go for the area as a whole).
+// /bulk/v1/bulkload_opportunity, each taking the data as the body or as a
+// file attached in a multipart/form-data body (see area_bulk.go for the
+// area as a whole).
 
 import (
 	"bytes"
@@ -46,105 +47,160 @@ func formatOfFile(name string) string {
 	return f
 }
 
-// bulkLoad serves the four load routes. opp: the opportunity form
-// (content_type, has_header_row, no file_token). file: the .../file form,
-// whose body must be multipart/form-data with the file in the part
-// "file" (a file_token is refused there); opportunities may then be XLSX.
-// The format is data_format (content_type) when given, else the file
-// name's extension, else CSV.
-func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp, file bool) {
-	q := r.URL.Query()
-	refuse := func(status int, format string, args ...any) {
-		io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
-		writeError(w, status, "invalid_request", format, args...)
-	}
-	in, status, msg := f.findBulkIntegration(q.Get("integration_id"), http.StatusBadRequest)
-	if status != 0 {
-		refuse(status, "%s", msg)
+// bulkLoadData serves POST /bulk/v1/bulkload: the body is the data (CSV,
+// JSON or XLSX, as data_format says, CSV when it says nothing), a
+// multipart/form-data body with the file in the part "file", or nothing
+// when file_token names an uploaded file. The acknowledgement echoes the
+// format and the column delimiter.
+func (f *Fake) bulkLoadData(w http.ResponseWriter, r *http.Request) {
+	in, delim, ok := f.loadTarget(w, r)
+	if !ok {
 		return
 	}
-	if opp && in.ObjectType != "opportunity" {
-		refuse(http.StatusBadRequest, "integration %q loads %s objects, not opportunities", in.ID, in.ObjectType)
+	format, ok := loadFormat(w, r, "data_format", true)
+	if !ok {
 		return
 	}
-	formatParam, header := "data_format", true
-	if opp {
-		formatParam = "content_type"
-		if s := q.Get("has_header_row"); s != "" {
-			b, err := strconv.ParseBool(s)
-			if err != nil {
-				refuse(http.StatusBadRequest, "has_header_row must be true or false, not %q", s)
-				return
-			}
-			header = b
-		}
-	}
-	noXLSX := opp && !file // the opportunity JSON/CSV form takes no XLSX
-	format := ""
-	if s := q.Get(formatParam); s != "" {
-		var ok bool
-		if format, ok = parseFormat(s, noXLSX); !ok {
-			refuse(http.StatusBadRequest, "unsupported %s %q", formatParam, s)
+	var body io.Reader
+	if tok := r.URL.Query().Get("file_token"); tok != "" {
+		up, msg := f.takeUpload(tok, in.ID)
+		if msg != "" {
+			refuseLoad(w, r, http.StatusBadRequest, "%s", msg)
 			return
 		}
+		body = bytes.NewReader(up.data)
+	} else if body, ok = loadBody(w, r); !ok {
+		return
+	}
+	ex, ok := f.execute(w, r, in, format, delim, true, body)
+	if !ok {
+		return
+	}
+	ack := newAck(ex)
+	ack.DataFormat, ack.ColumnDelimiter = format, string(delim)
+	writeJSON(w, http.StatusOK, ack)
+}
+
+// bulkLoadOpportunity serves POST /bulk/v1/bulkload_opportunity, for
+// integrations of opportunities: the body is CSV or JSON as content_type
+// says (CSV when it says nothing), or a multipart/form-data body with the
+// file in the part "file", which may also be XLSX. has_header_row=false
+// names the columns by position ("1", "2", ...). The acknowledgement
+// carries no format.
+func (f *Fake) bulkLoadOpportunity(w http.ResponseWriter, r *http.Request) {
+	in, delim, ok := f.loadTarget(w, r)
+	if !ok {
+		return
+	}
+	if in.ObjectType != "opportunity" {
+		refuseLoad(w, r, http.StatusBadRequest, "integration %q loads %s objects, not opportunities", in.ID, in.ObjectType)
+		return
+	}
+	header := true
+	if s := r.URL.Query().Get("has_header_row"); s != "" {
+		b, err := strconv.ParseBool(s)
+		if err != nil {
+			refuseLoad(w, r, http.StatusBadRequest, "has_header_row must be true or false, not %q", s)
+			return
+		}
+		header = b
+	}
+	format, ok := loadFormat(w, r, "content_type", isMultipart(r))
+	if !ok {
+		return
+	}
+	body, ok := loadBody(w, r)
+	if !ok {
+		return
+	}
+	ex, ok := f.execute(w, r, in, format, delim, header, body)
+	if !ok {
+		return
+	}
+	writeJSON(w, http.StatusOK, newAck(ex))
+}
+
+// refuseLoad answers a load with an error, after reading (some of) the
+// body so that the client sees the answer instead of a reset connection.
+func refuseLoad(w http.ResponseWriter, r *http.Request, status int, format string, args ...any) {
+	io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
+	writeError(w, status, "invalid_request", format, args...)
+}
+
+// loadTarget reads the query parameters both load routes take alike:
+// the integration (integration_id) and the CSV column delimiter
+// (column_delimiter, "," when absent). It answers when one is wrong.
+func (f *Fake) loadTarget(w http.ResponseWriter, r *http.Request) (Integration, rune, bool) {
+	q := r.URL.Query()
+	in, status, msg := f.findBulkIntegration(q.Get("integration_id"), http.StatusBadRequest)
+	if status != 0 {
+		refuseLoad(w, r, status, "%s", msg)
+		return Integration{}, 0, false
 	}
 	delim := ','
 	if s := q.Get("column_delimiter"); s != "" {
 		d, n := utf8.DecodeRuneInString(s)
 		if n != len(s) || d == utf8.RuneError || d == '"' || d == '\r' || d == '\n' {
-			refuse(http.StatusBadRequest, "column_delimiter must be a single character other than a quote or a line break, not %q", s)
-			return
+			refuseLoad(w, r, http.StatusBadRequest, "column_delimiter must be a single character other than a quote or a line break, not %q", s)
+			return Integration{}, 0, false
 		}
 		delim = d
 	}
+	return in, delim, true
+}
 
-	var body io.Reader = r.Body
-	fileName := ""
+// loadFormat reads the format parameter param: the service's default,
+// CSV, when the query leaves it out (the file name of an attachment is
+// not read), XLSX only when xlsx is set. It answers when the value is
+// not one of them.
+func loadFormat(w http.ResponseWriter, r *http.Request, param string, xlsx bool) (string, bool) {
+	s := r.URL.Query().Get(param)
+	if s == "" {
+		return formatCSV, true
+	}
+	format, ok := parseFormat(s, !xlsx)
+	if !ok {
+		refuseLoad(w, r, http.StatusBadRequest, "unsupported %s %q", param, s)
+	}
+	return format, ok
+}
+
+func isMultipart(r *http.Request) bool {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
-	if file && q.Get("file_token") != "" {
-		refuse(http.StatusBadRequest, "file_token is not taken by %s: load an uploaded file with POST /bulk/v1/bulkload", r.URL.Path)
-		return
-	}
-	if file && mt != "multipart/form-data" {
-		refuse(http.StatusBadRequest, "%s takes a multipart/form-data body with the file in the part \"file\", not %q", r.URL.Path, r.Header.Get("Content-Type"))
-		return
-	}
-	if tok := q.Get("file_token"); tok != "" && !opp {
-		up, msg := f.takeUpload(tok, in.ID)
-		if msg != "" {
-			refuse(http.StatusBadRequest, "%s", msg)
-			return
-		}
-		body, fileName = bytes.NewReader(up.data), up.fileName
-	} else if mt == "multipart/form-data" {
-		mr, err := r.MultipartReader()
-		if err != nil {
-			refuse(http.StatusBadRequest, "malformed multipart body: %v", err)
-			return
-		}
-		for {
-			part, err := mr.NextPart()
-			if errors.Is(err, io.EOF) {
-				refuse(http.StatusBadRequest, "multipart body has no part named \"file\"")
-				return
-			}
-			if err != nil {
-				refuse(http.StatusBadRequest, "malformed multipart body: %v", err)
-				return
-			}
-			if part.FormName() == "file" {
-				body, fileName = part, part.FileName()
-				break
-			}
-		}
-	}
-	if format == "" {
-		format = formatCSV
-		if ff := formatOfFile(fileName); ff != "" && !(noXLSX && ff == formatXLSX) {
-			format = ff
-		}
-	}
+	return mt == "multipart/form-data"
+}
 
+// loadBody returns the data of a load: the request body, or of a
+// multipart/form-data body the part named "file". It answers when a
+// multipart body is malformed or has no such part.
+func loadBody(w http.ResponseWriter, r *http.Request) (io.Reader, bool) {
+	if !isMultipart(r) {
+		return r.Body, true
+	}
+	mr, err := r.MultipartReader()
+	if err != nil {
+		refuseLoad(w, r, http.StatusBadRequest, "malformed multipart body: %v", err)
+		return nil, false
+	}
+	for {
+		part, err := mr.NextPart()
+		if errors.Is(err, io.EOF) {
+			refuseLoad(w, r, http.StatusBadRequest, "multipart body has no part named \"file\"")
+			return nil, false
+		}
+		if err != nil {
+			refuseLoad(w, r, http.StatusBadRequest, "malformed multipart body: %v", err)
+			return nil, false
+		}
+		if part.FormName() == "file" {
+			return part, true
+		}
+	}
+}
+
+// execute runs a load of body into in and records its execution. It
+// answers (and returns false) when the body is malformed.
+func (f *Fake) execute(w http.ResponseWriter, r *http.Request, in Integration, format string, delim rune, header bool, body io.Reader) (*bulkExecution, bool) {
 	now := f.clock.Now()
 	f.bulk.mu.Lock()
 	delay, discard := f.bulk.delay, f.bulk.discard
@@ -157,22 +213,21 @@ func (f *Fake) bulkLoad(w http.ResponseWriter, r *http.Request, opp, file bool) 
 			if status == 0 {
 				status = http.StatusBadRequest
 			}
-			refuse(status, "%s", bad.msg)
-			return
+			refuseLoad(w, r, status, "%s", bad.msg)
+			return nil, false
 		}
-		refuse(http.StatusBadRequest, "reading the body: %v", err)
-		return
+		refuseLoad(w, r, http.StatusBadRequest, "reading the body: %v", err)
+		return nil, false
 	}
 	f.bulk.mu.Lock()
 	f.bulk.executions[ex.id] = ex
 	f.bulk.order = append(f.bulk.order, ex.id)
 	f.bulk.mu.Unlock()
+	return ex, true
+}
 
-	ack := ackWire{IntegrationID: in.ID, ExecutionID: ex.id, CreatedAt: now.UTC().Format(time.RFC3339Nano)}
-	if !opp {
-		ack.DataFormat, ack.ColumnDelimiter = format, string(delim)
-	}
-	writeJSON(w, http.StatusOK, ack)
+func newAck(ex *bulkExecution) ackWire {
+	return ackWire{IntegrationID: ex.integrationID, ExecutionID: ex.id, CreatedAt: ex.created.UTC().Format(time.RFC3339Nano)}
 }
 
 // runLoad parses body and checks its rows into ex, then writes the valid

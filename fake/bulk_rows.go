@@ -57,8 +57,15 @@ func (f *Fake) fieldKinds(objectType string) map[string]FieldKind {
 	return out
 }
 
-// msgMissingKey is the error of a row without a value for the key field.
-const msgMissingKey = "Missing value of key field"
+// missingKey is the error of a row without a value for the key field: the
+// deployed service's words ("Missing value of key field"), followed by
+// the field's name, and its column when columns are named by position.
+func missingKey(in Integration, keyCol string) string {
+	if keyCol != in.KeyField {
+		return fmt.Sprintf("Missing value of key field %q (column %s)", in.KeyField, keyCol)
+	}
+	return fmt.Sprintf("Missing value of key field %q", in.KeyField)
+}
 
 // checkRecord validates rec for an integration: keyCol is the column that
 // holds the key (the integration's key field, or "1" without a header
@@ -75,7 +82,7 @@ func checkRecord(in Integration, kinds map[string]FieldKind, keyCol string, rec 
 		}
 	}
 	if key == "" {
-		return "", nil, msgMissingKey
+		return "", nil, missingKey(in, keyCol)
 	}
 	if build {
 		fields = make(map[string]any, len(rec.cols))

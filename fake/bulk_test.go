@@ -47,6 +47,19 @@ func newBulkEnv(t *testing.T, opts ...Option) *bulkEnv {
 // do sends a request and returns the status and the decoded JSON body.
 func (e *bulkEnv) do(method, path string, q url.Values, ctype string, body io.Reader) (int, map[string]any) {
 	e.t.Helper()
+	code, raw := e.raw(method, path, q, ctype, body)
+	var out map[string]any
+	if len(raw) > 0 {
+		if err := json.Unmarshal(raw, &out); err != nil {
+			e.t.Fatalf("%s %s: body %q is not JSON: %v", method, path, raw, err)
+		}
+	}
+	return code, out
+}
+
+// raw sends a request and returns the status and the body.
+func (e *bulkEnv) raw(method, path string, q url.Values, ctype string, body io.Reader) (int, []byte) {
+	e.t.Helper()
 	u := e.srv.URL + path
 	if len(q) > 0 {
 		u += "?" + q.Encode()
@@ -67,13 +80,7 @@ func (e *bulkEnv) do(method, path string, q url.Values, ctype string, body io.Re
 	}
 	defer resp.Body.Close()
 	raw, _ := io.ReadAll(resp.Body)
-	var out map[string]any
-	if len(raw) > 0 {
-		if err := json.Unmarshal(raw, &out); err != nil {
-			e.t.Fatalf("%s %s: body %q is not JSON: %v", method, path, raw, err)
-		}
-	}
-	return resp.StatusCode, out
+	return resp.StatusCode, raw
 }
 
 func (e *bulkEnv) load(q url.Values, ctype, body string) (int, map[string]any) {
@@ -143,7 +150,7 @@ func TestBulkExecutionLifecycle(t *testing.T) {
 		t.Fatalf("errors = %v", st["errors"])
 	}
 	first, second := errs[0].(map[string]any), errs[1].(map[string]any)
-	if first["id"] != "" || first["message"] != "Missing value of key field" {
+	if first["id"] != "" || first["message"] != `Missing value of key field "sales_details.crm_opportunity_id"` {
 		t.Errorf("first error = %v", first)
 	}
 	if row, _ := first["data_row"].(map[string]any); row["name"] != "No key" || row["amount"] != "5" {
@@ -419,7 +426,7 @@ func TestBulkMultipartXLSX(t *testing.T) {
 	part, _ := mw.CreateFormFile("file", "opps.xlsx")
 	part.Write(data)
 	mw.Close()
-	code, ack := e.do("POST", "/bulk/v1/bulkload", opps(), mw.FormDataContentType(), &body)
+	code, ack := e.do("POST", "/bulk/v1/bulkload", opps("data_format", "XLSX"), mw.FormDataContentType(), &body)
 	if code != 200 || ack["data_format"] != "XLSX" {
 		t.Fatalf("load: %d %v", code, ack)
 	}
@@ -548,4 +555,24 @@ func TestBulkSetFieldKind(t *testing.T) {
 		}
 	}
 	t.Error("ACC-1 was not stored")
+}
+
+// TestBulkMissingKeyNamesField: a row without a key value is refused with
+// the deployed service's words followed by the key field's name, and its
+// column when the columns are named by position.
+func TestBulkMissingKeyNamesField(t *testing.T) {
+	e := newBulkEnv(t, WithBulkDelay(0))
+	_, ack := e.load(url.Values{"integration_id": {DemoAccountIntegration}}, "text/csv", "id,name\nACC-9,Keyed on the wrong column\n")
+	_, st := e.status(DemoAccountIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	errs, _ := st["errors"].([]any)
+	if len(errs) != 1 || errs[0].(map[string]any)["message"] != `Missing value of key field "account_info.external_account_id"` {
+		t.Errorf("errors = %v", st["errors"])
+	}
+
+	_, ack = e.do("POST", "/bulk/v1/bulkload_opportunity", opps("has_header_row", "false"), "text/csv", strings.NewReader(",No key\n"))
+	_, st = e.status(DemoOpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	errs, _ = st["errors"].([]any)
+	if len(errs) != 1 || errs[0].(map[string]any)["message"] != `Missing value of key field "sales_details.crm_opportunity_id" (column 1)` {
+		t.Errorf("errors = %v", st["errors"])
+	}
 }

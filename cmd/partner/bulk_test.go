@@ -112,6 +112,42 @@ func TestBulkLoadXLSXOpportunities(t *testing.T) {
 	}
 }
 
+// TestBulkLoadXLSXPublishedRoutes: an XLSX file goes as an attachment to
+// the published operations, POST /bulk/v1/bulkload and
+// /bulk/v1/bulkload_opportunity, with its format in the query.
+func TestBulkLoadXLSXPublishedRoutes(t *testing.T) {
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "deals.xlsx")
+	f := excelize.NewFile()
+	sh := f.GetSheetName(0)
+	f.SetSheetRow(sh, "A1", &[]any{"sales_details.crm_opportunity_id", "name"})
+	f.SetSheetRow(sh, "A2", &[]any{"CRM-31", "Workbook deal"})
+	if err := f.SaveAs(in); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, extra := range [][]string{nil, {"--opportunities"}} {
+		args := append([]string{"bulk", "load", in, "--integration", fake.DemoOpportunityIntegration, "--wait"}, extra...)
+		if r := c.must(t, args...); !strings.Contains(r.stdout, "completed: 1 records") || strings.Contains(r.stdout, "1 failed") {
+			t.Fatalf("%v:\n%s", extra, r.stdout)
+		}
+	}
+	var got []string
+	for _, r := range srv.Requests() {
+		if r.Method == "POST" && strings.HasPrefix(r.Path, "/bulk/") {
+			got = append(got, r.Path+"?"+r.Query)
+		}
+	}
+	want := []string{
+		"/bulk/v1/bulkload?data_format=XLSX&integration_id=" + fake.DemoOpportunityIntegration,
+		"/bulk/v1/bulkload_opportunity?content_type=XLSX&has_header_row=true&integration_id=" + fake.DemoOpportunityIntegration,
+	}
+	if strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("loads %q, want %q", got, want)
+	}
+}
+
 func TestBulkLoadNotStarted(t *testing.T) {
 	srv := bulkServer(t)
 	c := newCLI(srv)
