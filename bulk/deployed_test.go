@@ -3,6 +3,7 @@ package bulk_test
 import (
 	"bytes"
 	"context"
+	"errors"
 	"strings"
 	"testing"
 
@@ -122,5 +123,37 @@ func TestAttachmentsAgainstFake(t *testing.T) {
 	}
 	if o := ks["R-5"]; o.Fields["2"] != "Positional" {
 		t.Errorf("R-5 = %+v", o)
+	}
+}
+
+// TestSignedUploadAgainstFake uploads to a fake whose URLs are signed for
+// PUT with text/csv: the default POST is refused with a 403 whose error
+// names the signature, the signed method and content type are taken, and
+// the load of the token processes the file.
+func TestSignedUploadAgainstFake(t *testing.T) {
+	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0), fake.WithSignedUploads("PUT", "text/csv"))
+	ctx := context.Background()
+	tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opps.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := "sales_details.crm_opportunity_id,name\nU-7,uploaded\n"
+	err = c.Bulk.Upload(ctx, tk, bulk.UploadParams{}, strings.NewReader(file))
+	var perr *partner.Error
+	if !errors.As(err, &perr) || perr.StatusCode != 403 || !strings.Contains(err.Error(), "signature covers the method (POST sent)") {
+		t.Fatalf("POST to a URL signed for PUT: %v", err)
+	}
+	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{Method: "PUT", ContentType: "text/csv"}, strings.NewReader(file)); err != nil {
+		t.Fatal(err)
+	}
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{}); err != nil || ex.SuccessCount != 1 {
+		t.Fatalf("execution %+v, %v", ex, err)
+	}
+	if o := keys(srv)["U-7"]; o.Fields["name"] != "uploaded" {
+		t.Errorf("U-7 = %+v", o)
 	}
 }

@@ -105,6 +105,36 @@ func ExampleService_LoadFile() {
 	// Output: completed 1
 }
 
+// Upload a file to a URL signed for PUT and a content type (here a fake
+// whose URLs are signed that way), then load it by its token.
+func ExampleService_Upload() {
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithBulkDelay(0), fake.WithSignedUploads("PUT", "text/csv"))
+	defer srv.Close()
+	c, err := partner.New(partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+
+	tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opportunities.csv")
+	if err != nil {
+		log.Fatal(err)
+	}
+	file := strings.NewReader("sales_details.crm_opportunity_id,name\nCRM-8,Signed\n")
+	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{Method: "PUT", ContentType: "text/csv"}, file); err != nil {
+		log.Fatal(err) // a 403 names the signature: method, content type, expiry
+	}
+	ex, err := c.Bulk.LoadAndWait(ctx, bulk.LoadParams{
+		IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken,
+	}, nil, bulk.WaitOptions{})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(ex.Status, ex.SuccessCount)
+	// Output: completed 1
+}
+
 // Load opportunities from a CSV without a header row: the columns are
 // named by position.
 func ExampleService_LoadOpportunities() {

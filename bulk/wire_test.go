@@ -2,6 +2,8 @@ package bulk_test
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -380,6 +382,8 @@ func TestValidation(t *testing.T) {
 			return err
 		}(),
 		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, bulk.UploadParams{}, body),
+		"upload method":    c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "https://storage.example.net/x"}, bulk.UploadParams{Method: "PATCH"}, body),
+		"upload type":      c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "https://storage.example.net/x"}, bulk.UploadParams{ContentType: "text/"}, body),
 		"no file name":     func() error { _, err := c.Bulk.UploadURL(ctx, "i", ""); return err }(),
 		"unknown file ext": func() error { _, err := c.Bulk.LoadFile(ctx, "i", "data.txt"); return err }(),
 	} {
@@ -389,6 +393,60 @@ func TestValidation(t *testing.T) {
 	}
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Errorf("%d requests sent for invalid calls", n)
+	}
+}
+
+// TestUploadWireSigned feeds the published ticket example, a cloud
+// storage URL signed with Expires, an access id and a Signature: Upload
+// sends the method and content type UploadParams choose (PUT here, the
+// query untouched, no credentials), and a 403 of the storage host names
+// the signature as the likely cause.
+func TestUploadWireSigned(t *testing.T) {
+	c, mt := mockClient(t)
+	mt.RegisterResponder("GET", base+"/bulk/v1/bulkload/int-1/upload_url", func(*http.Request) (*http.Response, error) {
+		return jsonResponse(`{
+  "upload_url": "https://storage.example.net/server/file_name.extension?Expires=12345567&AccessId=foobar&Signature=barfoo",
+  "upload_token": "eYgh4bLaH2qemcas9dTOKEN"
+}`), nil
+	})
+	ctx := context.Background()
+	tk, err := c.Bulk.UploadURL(ctx, "int-1", "file_name.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	mt.RegisterResponder("PUT", "https://storage.example.net/server/file_name.extension", func(req *http.Request) (*http.Response, error) {
+		b, _ := io.ReadAll(req.Body)
+		got = append(got, fmt.Sprintf("%s %s %s %q auth=%q", req.Method, req.URL.RawQuery, req.Header.Get("Content-Type"), b, req.Header.Get("Authorization")))
+		return httpmock.NewStringResponse(200, ""), nil
+	})
+	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{Method: "put", ContentType: "text/csv"}, strings.NewReader("a\n1\n")); err != nil {
+		t.Fatal(err)
+	}
+	want := `PUT Expires=12345567&AccessId=foobar&Signature=barfoo text/csv "a\n1\n" auth=""`
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("requests %q, want %q", got, want)
+	}
+
+	mt.RegisterResponder("POST", "https://storage.example.net/server/file_name.extension", func(req *http.Request) (*http.Response, error) {
+		if req.Header.Get("Content-Type") != "application/octet-stream" {
+			t.Errorf("Content-Type = %q", req.Header.Get("Content-Type"))
+		}
+		return httpmock.NewStringResponse(403, `<Error><Code>SignatureDoesNotMatch</Code></Error>`), nil
+	})
+	err = c.Bulk.Upload(ctx, tk, bulk.UploadParams{}, strings.NewReader("a\n1\n"))
+	var perr *partner.Error
+	if !errors.As(err, &perr) || perr.StatusCode != 403 {
+		t.Fatalf("err = %v", err)
+	}
+	msg := err.Error()
+	for _, w := range []string{"signature", "method (POST sent)", "content type (application/octet-stream sent)", "expiry", "UploadParams"} {
+		if !strings.Contains(msg, w) {
+			t.Errorf("error %q does not say %q", msg, w)
+		}
+	}
+	if strings.Count(msg, "partner: ") != 1 || strings.Contains(msg, "barfoo") {
+		t.Errorf("error %q: prefix once, no signature value", msg)
 	}
 }
 

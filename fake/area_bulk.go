@@ -55,11 +55,14 @@ type bulkStore struct {
 	defMaxErrors int
 	defSet       bool
 	misspell     bool
-	executions   map[string]*bulkExecution
-	order        []string               // execution ids, oldest first
-	uploads      map[string]*bulkUpload // by upload token
-	uploadURLs   map[string]*bulkUpload // by the id in the upload URL
-	kinds        map[string]map[string]FieldKind
+	// the method and content type upload URLs are signed for
+	// (WithSignedUploads)
+	upMethod, upType string
+	executions       map[string]*bulkExecution
+	order            []string               // execution ids, oldest first
+	uploads          map[string]*bulkUpload // by upload token
+	uploadURLs       map[string]*bulkUpload // by the id in the upload URL
+	kinds            map[string]map[string]FieldKind
 
 	idxMu   sync.Mutex
 	indexed map[[2]string]bool
@@ -145,7 +148,7 @@ func (f *Fake) registerBulk() {
 	f.handleLoad("POST /bulk/v1/bulkload_opportunity", ScopeBulk, f.bulkLoadOpportunity)
 	f.handle("GET /bulk/v1/status/{integration_id}", ScopeBulk, f.bulkStatus)
 	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", ScopeBulk, f.bulkUploadURL)
-	f.handleStorage("POST /upload/{id}", f.bulkUpload)
+	f.handleStorage("/upload/{id}", f.bulkUpload)
 }
 
 // seedBulkDemo adds the bulk part of the demo data set: none beyond the

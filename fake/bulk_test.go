@@ -576,3 +576,38 @@ func TestBulkMissingKeyNamesField(t *testing.T) {
 		t.Errorf("errors = %v", st["errors"])
 	}
 }
+
+// TestBulkSignedUploadMethod: the upload URL answers 403 to a request its
+// signature does not cover: another method than POST by default; with
+// WithSignedUploads, another method or content type than the signed ones.
+func TestBulkSignedUploadMethod(t *testing.T) {
+	for _, tc := range []struct {
+		name          string
+		opts          []Option
+		method, ctype string
+		want          int
+	}{
+		{"default POST", nil, "POST", "text/csv", 200},
+		{"default refuses PUT", nil, "PUT", "text/csv", 403},
+		{"signed PUT", []Option{WithSignedUploads("put", "text/csv")}, "PUT", "text/csv", 200},
+		{"signed PUT refuses POST", []Option{WithSignedUploads("PUT", "text/csv")}, "POST", "text/csv", 403},
+		{"signed type refuses another", []Option{WithSignedUploads("PUT", "text/csv")}, "PUT", "application/octet-stream", 403},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			e := newBulkEnv(t, tc.opts...)
+			_, tk := e.do("GET", "/bulk/v1/bulkload/"+DemoOpportunityIntegration+"/upload_url", url.Values{"file_name": {"a.csv"}}, "", nil)
+			u, _ := url.Parse(tk["upload_url"].(string))
+			code, body := e.do(tc.method, u.Path, nil, tc.ctype, strings.NewReader("sales_details.crm_opportunity_id\nS-1\n"))
+			if code != tc.want {
+				t.Fatalf("%s %s: %d %v, want %d", tc.method, tc.ctype, code, body, tc.want)
+			}
+			if code == 403 && !strings.Contains(body["message"].(string), "signature") {
+				t.Errorf("403 message %q does not name the signature", body["message"])
+			}
+			q := opps("file_token", tk["upload_token"].(string), "data_format", "CSV")
+			if code, ack := e.load(q, "", ""); (code == 200) != (tc.want == 200) {
+				t.Errorf("load of the token: %d %v", code, ack)
+			}
+		})
+	}
+}

@@ -1,11 +1,13 @@
 package fake
 
 // The signed upload URLs of the bulk area, hosted by the fake itself:
-// GET /bulk/v1/bulkload/{integration_id}/upload_url hands one out, POST
-// /upload/{id} receives the file, and a load's file_token takes it.
+// GET /bulk/v1/bulkload/{integration_id}/upload_url hands one out,
+// /upload/{id} receives the file (with POST unless WithSignedUploads says
+// otherwise), and a load's file_token takes it.
 
 import (
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -18,7 +20,7 @@ type ticketWire struct {
 }
 
 // bulkUploadURL serves GET /bulk/v1/bulkload/{integration_id}/upload_url:
-// a single-use URL on the fake itself (POST /upload/{id}) and the token
+// a single-use URL on the fake itself (/upload/{id}) and the token
 // that names the uploaded file in a later load; both expire after 15
 // minutes. The file name must end in .csv, .json or .xlsx.
 func (f *Fake) bulkUploadURL(w http.ResponseWriter, r *http.Request) {
@@ -50,10 +52,28 @@ func (f *Fake) bulkUploadURL(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ticketWire{UploadURL: strings.TrimSuffix(f.URL(), "/") + "/upload/" + up.urlID, UploadToken: up.token})
 }
 
-// bulkUpload serves POST /upload/{id}, the signed upload URL: no bearer
-// token; the body is the file, kept in memory (at most 256 MiB). An
-// unknown URL is a 404, an expired one a 403, a second upload a 409.
+// WithSignedUploads makes the fake's signed upload URLs take the file
+// only with method (POST when empty) and, when contentType is set, only
+// with that Content-Type: a request with another method or content type
+// is answered 403, as a cloud storage host answers a request that its
+// URL's signature does not cover. This is the fake's own option, for
+// testing a client's UploadParams; by default the URLs take POST with any
+// content type, as the interface says.
+func WithSignedUploads(method, contentType string) Option {
+	return func(f *Fake) { f.bulk.upMethod, f.bulk.upType = strings.ToUpper(method), contentType }
+}
+
+// bulkUpload serves /upload/{id}, the signed upload URL: no bearer token;
+// the body is the file, kept in memory (at most 256 MiB). An unknown URL
+// is a 404; a request the signature does not cover (a method other than
+// POST, or as WithSignedUploads says) or an expired URL a 403; a second
+// upload a 409.
 func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
+	method := f.bulk.upMethod
+	if method == "" {
+		method = http.MethodPost
+	}
+	ctype := f.bulk.upType
 	f.bulk.mu.Lock()
 	up, ok := f.bulk.uploadURLs[r.PathValue("id")]
 	var status int
@@ -61,6 +81,8 @@ func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
 	switch {
 	case !ok:
 		status, msg = http.StatusNotFound, "unknown upload URL"
+	case r.Method != method || ctype != "" && r.Header.Get("Content-Type") != ctype:
+		status, msg = http.StatusForbidden, fmt.Sprintf("the request does not match the URL's signature (%s %s), which is for %s", r.Method, r.Header.Get("Content-Type"), signedFor(method, ctype))
 	case !f.clock.Now().Before(up.expires):
 		status, msg = http.StatusForbidden, "upload URL expired"
 	case up.uploaded:
@@ -89,6 +111,13 @@ func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.WriteHeader(http.StatusOK)
+}
+
+func signedFor(method, ctype string) string {
+	if ctype == "" {
+		return method + " with any content type"
+	}
+	return method + " " + ctype
 }
 
 // sweepUploads forgets the uploads expired for more than a minute, with
