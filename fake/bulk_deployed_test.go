@@ -5,6 +5,7 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -132,4 +133,36 @@ func TestBulkAttachments(t *testing.T) {
 	if n := len(e.srv.BulkExecutions()); n != before {
 		t.Errorf("%d executions after requests to unknown routes, want %d", n, before)
 	}
+}
+
+// TestBulkAnswersCarryOnlyPublishedMembers: with the default options,
+// every member of the bulk answers is one the interface or the published
+// descriptions show (the acknowledgements, the status and its errors, the
+// upload ticket).
+func TestBulkAnswersCarryOnlyPublishedMembers(t *testing.T) {
+	e := newBulkEnv(t, WithBulkDelay(0))
+	check := func(what string, got map[string]any, allowed ...string) {
+		t.Helper()
+		for k := range got {
+			if !slices.Contains(allowed, k) {
+				t.Errorf("%s carries %q, which no published description shows", what, k)
+			}
+		}
+	}
+	_, ack := e.load(opps(), "text/csv", oppCSV)
+	check("load acknowledgement", ack, "integration_id", "execution_id", "created_at", "data_format", "column_delimiter")
+	_, oppAck := e.do("POST", "/bulk/v1/bulkload_opportunity", opps(), "text/csv", strings.NewReader(oppCSV))
+	check("opportunity acknowledgement", oppAck, "integration_id", "execution_id", "created_at")
+	_, st := e.status(DemoOpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	check("status", st, "integration_id", "execution_id", "status", "status_msg", "input_count", "success_count",
+		"error_count", "skip_count", "started_at", "completed_at", "max_errors", "include_errors", "errors")
+	errs, _ := st["errors"].([]any)
+	if len(errs) == 0 {
+		t.Fatalf("status without errors: %v", st)
+	}
+	for _, x := range errs {
+		check("status error", x.(map[string]any), "id", "message", "data_row")
+	}
+	_, tk := e.do("GET", "/bulk/v1/bulkload/"+DemoOpportunityIntegration+"/upload_url", url.Values{"file_name": {"a.csv"}}, "", nil)
+	check("upload ticket", tk, "upload_url", "upload_token")
 }

@@ -29,8 +29,8 @@
 // flat webhook deliveries, no OAuth scopes. WithEnvHeader and
 // WithPortalWord give it a deployment's own words, WithSubscriptionKey
 // puts an API gateway in front of it, so that a team runs its tests with
-// its production configuration. WithScopeChecks and WithDeliveryEnvelope
-// are the fake's own extensions, off by default.
+// its production configuration. WithScopeChecks, WithDeliveryEnvelope and
+// WithSignedUploads are the fake's own extensions, off by default.
 //
 // # Object types
 //
