@@ -450,6 +450,37 @@ func TestUploadWireSigned(t *testing.T) {
 	}
 }
 
+// TestUploadPutIsRepeated: a PUT upload replaces the stored file, so a
+// 503 is followed by a second attempt with the whole file; a POST upload
+// is not repeated once the storage host may have received it.
+func TestUploadPutIsRepeated(t *testing.T) {
+	c, mt := mockClient(t, partner.WithMaxRetries(1))
+	const signed = "https://storage.example.net/bucket/obj-2"
+	var bodies []string
+	answer := func(req *http.Request) (*http.Response, error) {
+		b, _ := io.ReadAll(req.Body)
+		bodies = append(bodies, req.Method+" "+string(b))
+		if len(bodies) == 1 {
+			return httpmock.NewStringResponse(503, ""), nil
+		}
+		return httpmock.NewStringResponse(200, ""), nil
+	}
+	mt.RegisterResponder("PUT", signed, answer)
+	mt.RegisterResponder("POST", signed, answer)
+	ctx := context.Background()
+	if err := c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: signed}, bulk.UploadParams{Method: "PUT"}, strings.NewReader("a\n1\n")); err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"PUT a\n1\n", "PUT a\n1\n"}; strings.Join(bodies, "|") != strings.Join(want, "|") {
+		t.Errorf("attempts %q, want %q", bodies, want)
+	}
+	bodies = nil
+	err := c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: signed}, bulk.UploadParams{}, strings.NewReader("a\n1\n"))
+	if !partner.IsOutcomeUnknown(err) || len(bodies) != 1 {
+		t.Errorf("POST: %d attempts, err %v", len(bodies), err)
+	}
+}
+
 // TestStatusWireMisspelledSuccessCount feeds the status example of the
 // deployed service's description, which spells the success count
 // succcess_count (three c's).
