@@ -15,9 +15,9 @@ import (
 )
 
 // exampleClient returns a client of a fake with the demo data whose
-// executions complete at once.
-func exampleClient() (*partner.Client, func()) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithBulkDelay(0))
+// executions complete at once, and opts.
+func exampleClient(opts ...fake.Option) (*partner.Client, func()) {
+	srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithBulkDelay(0)}, opts...)...)
 	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -108,13 +108,8 @@ func ExampleService_LoadFile() {
 // Upload a file to a URL signed for PUT and a content type (here a fake
 // whose URLs are signed that way), then load it by its token.
 func ExampleService_Upload() {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithBulkDelay(0), fake.WithSignedUploads("PUT", "text/csv"))
-	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
+	c, done := exampleClient(fake.WithSignedUploads("PUT", "text/csv"))
+	defer done()
 	ctx := context.Background()
 
 	tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opportunities.csv")

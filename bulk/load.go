@@ -34,25 +34,9 @@ type LoadParams struct {
 // query validates p and returns its query string. format overrides
 // p.Format when p.Format is empty.
 func (p LoadParams) query(format Format) (url.Values, Format, error) {
-	if p.IntegrationID == "" {
-		return nil, "", errors.New("partner: bulk: integration id is required")
-	}
-	f, err := p.Format.validate()
+	q, f, err := baseQuery(p.IntegrationID, p.Format, format, "data_format", p.ColumnDelimiter)
 	if err != nil {
 		return nil, "", err
-	}
-	if f == "" {
-		f = format
-	}
-	if err := checkDelimiter(p.ColumnDelimiter); err != nil {
-		return nil, "", err
-	}
-	q := url.Values{"integration_id": {p.IntegrationID}}
-	if f != "" {
-		q.Set("data_format", string(f))
-	}
-	if p.ColumnDelimiter != "" {
-		q.Set("column_delimiter", p.ColumnDelimiter)
 	}
 	if p.FileToken != "" {
 		q.Set("file_token", p.FileToken)
@@ -254,28 +238,37 @@ func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesPara
 // query validates p and returns its query string and format: content_type
 // is p.ContentType, or else format; has_header_row is always sent.
 func (p LoadOpportunitiesParams) query(format Format) (url.Values, Format, error) {
-	if p.IntegrationID == "" {
+	q, f, err := baseQuery(p.IntegrationID, p.ContentType, format, "content_type", p.ColumnDelimiter)
+	if err != nil {
+		return nil, "", err
+	}
+	q.Set("has_header_row", strconv.FormatBool(!p.NoHeaderRow))
+	return q, f, nil
+}
+
+// baseQuery validates and returns the query both load operations take
+// alike: integration_id, the format (set, or else fallback) in the
+// parameter param when there is one, and column_delimiter when set.
+func baseQuery(integrationID string, set, fallback Format, param, delim string) (url.Values, Format, error) {
+	if integrationID == "" {
 		return nil, "", errors.New("partner: bulk: integration id is required")
 	}
-	f, err := p.ContentType.validate()
+	f, err := set.validate()
 	if err != nil {
 		return nil, "", err
 	}
 	if f == "" {
-		f = format
+		f = fallback
 	}
-	if err := checkDelimiter(p.ColumnDelimiter); err != nil {
+	if err := checkDelimiter(delim); err != nil {
 		return nil, "", err
 	}
-	q := url.Values{
-		"integration_id": {p.IntegrationID},
-		"has_header_row": {strconv.FormatBool(!p.NoHeaderRow)},
-	}
+	q := url.Values{"integration_id": {integrationID}}
 	if f != "" {
-		q.Set("content_type", string(f))
+		q.Set(param, string(f))
 	}
-	if p.ColumnDelimiter != "" {
-		q.Set("column_delimiter", p.ColumnDelimiter)
+	if delim != "" {
+		q.Set("column_delimiter", delim)
 	}
 	return q, f, nil
 }

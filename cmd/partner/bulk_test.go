@@ -91,14 +91,7 @@ func TestBulkLoadXLSXOpportunities(t *testing.T) {
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "opps.xlsx")
-	f := excelize.NewFile()
-	sh := f.GetSheetName(0)
-	f.SetSheetRow(sh, "A1", &[]any{"sales_details.crm_opportunity_id", "name", "amount"})
-	f.SetSheetRow(sh, "A2", &[]any{"CRM-9", "Big deal", 5000})
-	if err := f.SaveAs(in); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeXLSX(t, in, []any{"sales_details.crm_opportunity_id", "name", "amount"}, []any{"CRM-9", "Big deal", 5000})
 	r := c.must(t, "bulk", "load", in, "--integration", fake.DemoOpportunityIntegration, "--opportunities", "--wait")
 	if !strings.Contains(r.stdout, "completed: 1 records, 1 succeeded, 0 failed") {
 		t.Fatalf("xlsx load:\n%s", r.stdout)
@@ -119,14 +112,7 @@ func TestBulkLoadXLSXPublishedRoutes(t *testing.T) {
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "deals.xlsx")
-	f := excelize.NewFile()
-	sh := f.GetSheetName(0)
-	f.SetSheetRow(sh, "A1", &[]any{"sales_details.crm_opportunity_id", "name"})
-	f.SetSheetRow(sh, "A2", &[]any{"CRM-31", "Workbook deal"})
-	if err := f.SaveAs(in); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
+	writeXLSX(t, in, []any{"sales_details.crm_opportunity_id", "name"}, []any{"CRM-31", "Workbook deal"})
 	for _, extra := range [][]string{nil, {"--opportunities"}} {
 		args := append([]string{"bulk", "load", in, "--integration", fake.DemoOpportunityIntegration, "--wait"}, extra...)
 		if r := c.must(t, args...); !strings.Contains(r.stdout, "completed: 1 records") || strings.Contains(r.stdout, "1 failed") {
@@ -145,6 +131,20 @@ func TestBulkLoadXLSXPublishedRoutes(t *testing.T) {
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("loads %q, want %q", got, want)
+	}
+}
+
+// writeXLSX writes rows to the first sheet of a new workbook at path.
+func writeXLSX(t *testing.T, path string, rows ...[]any) {
+	t.Helper()
+	f := excelize.NewFile()
+	defer f.Close()
+	for i, row := range rows {
+		cell, _ := excelize.CoordinatesToCellName(1, i+1)
+		f.SetSheetRow(f.GetSheetName(0), cell, &row)
+	}
+	if err := f.SaveAs(path); err != nil {
+		t.Fatal(err)
 	}
 }
 
