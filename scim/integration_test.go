@@ -27,8 +27,11 @@ func newFake(t *testing.T, opts ...fake.Option) (*fake.Server, *partner.Client) 
 	return srv, c
 }
 
+// TestLifecycle reads users back whole: the fake answers reads with every
+// stored member and meta's details only with WithSCIMFullResources (the
+// published reads show fewer).
 func TestLifecycle(t *testing.T) {
-	srv, c := newFake(t, fake.WithFullSCIMFilter())
+	srv, c := newFake(t, fake.WithFullSCIMFilter(), fake.WithSCIMFullResources())
 	ctx := context.Background()
 
 	created, err := c.SCIM.Create(ctx, &scim.User{
