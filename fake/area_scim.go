@@ -130,6 +130,7 @@ type scimStore struct {
 	zeroTotals bool // WithSCIMZeroTotals
 	// fullResources: WithSCIMFullResources.
 	fullResources bool
+	ignoreStart   bool // WithSCIMStartIndexIgnored
 	mu         sync.RWMutex
 	byID       map[string]*scimRecord
 	byName     map[string]string // lower-case userName -> id
@@ -345,6 +346,9 @@ func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	start = max(start, 1)
+	if f.scim.ignoreStart {
+		start = 1
+	}
 	count = min(max(count, 0), scimMaxCount)
 
 	resp := scimListResponse{Schemas: []string{scimSchemaList}, StartIndex: start, Resources: []json.RawMessage{}}
