@@ -54,8 +54,9 @@
 // ({"reportId", "reportVersion", "reportName", "charts": [{"id",
 // "version", "name", "chartType", "groupBy": {"colId", "name", "type"},
 // "valueField"}]}), the event schemas ({"schema": <JSON Schema>}, the
-// member the deployed service's connector reads), and error bodies
-// outside the token endpoint and SCIM ({"error", "message"}).
+// member the deployed service's connector reads), and error bodies: RFC
+// 7644's SCIM error ({"schemas", "status", "scimType", "detail"}) in the
+// SCIM area, {"error", "message"} outside it and the token endpoint.
 //
 // # Object types
 //
