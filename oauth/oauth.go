@@ -321,7 +321,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	r := &transport.Request{
 		Method:     http.MethodPost,
 		Path:       TokenPath,
-		Query:      s.t.EnvQuery(),
+		Query:      envQuery(s.t),
 		NoAuth:     true,
 		Idempotent: p.GrantType == GrantClientCredentials,
 	}
@@ -339,6 +339,15 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 		return nil, ErrStateMismatch
 	}
 	return &resp, nil
+}
+
+// envQuery is the environment query parameter of a token request, or nil
+// (an untyped nil, so that a request without one takes the plain path).
+func envQuery(t *transport.Client) any {
+	if q := t.EnvQuery(); q != nil {
+		return q
+	}
+	return nil
 }
 
 func formValues(req TokenParams) url.Values {
@@ -386,7 +395,7 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 	return s.t.Do(ctx, &transport.Request{
 		Method:     http.MethodDelete,
 		Path:       TokenPath,
-		Query:      s.t.EnvQuery(),
+		Query:      envQuery(s.t),
 		Token:      accessToken,
 		Idempotent: true,
 	}, nil)
