@@ -131,10 +131,10 @@ type scimStore struct {
 	// fullResources: WithSCIMFullResources.
 	fullResources bool
 	ignoreStart   bool // WithSCIMStartIndexIgnored
-	mu         sync.RWMutex
-	byID       map[string]*scimRecord
-	byName     map[string]string // lower-case userName -> id
-	order      []string          // ids in creation order
+	mu            sync.RWMutex
+	byID          map[string]*scimRecord
+	byName        map[string]string // lower-case userName -> id
+	order         []string          // ids in creation order
 }
 
 // scimFail is an answer in the SCIM error shape.
