@@ -239,7 +239,7 @@ func TestWithTokenSourceRefreshAfter401(t *testing.T) {
 }
 
 func TestHeaderOptions(t *testing.T) {
-	c, mt := mockClient(t, WithEnvironment("sbx"), WithUserAgent("myapp/2"), WithHeader("X-Gateway-Key", "gk"), WithMaxRetries(0))
+	c, mt := mockClient(t, WithEnvironment("sbx"), WithEnvironmentHeader("x-svc-env"), WithUserAgent("myapp/2"), WithHeader("X-Gateway-Key", "gk"), WithMaxRetries(0))
 	var te tokenEndpoint
 	var tokenHdr, callHdr http.Header
 	mt.RegisterResponder("POST", base+"/oauth/token", func(req *http.Request) (*http.Response, error) {
@@ -286,8 +286,8 @@ func TestWithEnvironmentOnFake(t *testing.T) {
 		t.Fatalf("requests %+v, want the token request and the invalidation", reqs)
 	}
 	for _, r := range reqs {
-		if r.Env != "sandbox-eu" || r.Status != 200 {
-			t.Errorf("%s %s: env %q status %d", r.Method, r.Path, r.Env, r.Status)
+		if r.Env != "sandbox-eu" || r.Status != 200 || r.Query != "x-svc-env=sandbox-eu" {
+			t.Errorf("%s %s: env %q, query %q, status %d", r.Method, r.Path, r.Env, r.Query, r.Status)
 		}
 	}
 	if _, err := c.OAuth.Token(ctx); !errors.Is(err, oauth.ErrClosed) {

@@ -20,8 +20,9 @@ import (
 
 // headerLog records one header of every request a mock transport sees.
 type headerLog struct {
-	mu   sync.Mutex
-	seen []string // "METHOD path name=value"
+	mu    sync.Mutex
+	seen  []string // "METHOD path name=value", then "?query" when query is set
+	query bool
 }
 
 func (l *headerLog) wrap(names []string, r httpmock.Responder) httpmock.Responder {
@@ -31,6 +32,9 @@ func (l *headerLog) wrap(names []string, r httpmock.Responder) httpmock.Responde
 		for _, n := range names {
 			line += fmt.Sprintf(" %s=%s", n, req.Header.Get(n))
 		}
+		if l.query {
+			line += " ?" + req.URL.RawQuery
+		}
 		l.seen = append(l.seen, line)
 		l.mu.Unlock()
 		return r(req)
@@ -39,11 +43,13 @@ func (l *headerLog) wrap(names []string, r httpmock.Responder) httpmock.Responde
 
 // TestEnvironmentHeaderName: WithEnvironmentHeader renames the header on
 // every request, the token calls (get, refresh, revoke) included, and the
-// interface's stand-in name is no longer sent.
+// interface's stand-in name is not sent. The token calls carry the
+// environment also as a query parameter of the header's name, as the
+// deployed service's connector sends it; other calls do not.
 func TestEnvironmentHeaderName(t *testing.T) {
-	c, mt := mockClient(t, WithEnvironment("sandbox-3"), WithEnvironmentHeader("x-acme-env"))
+	c, mt := mockClient(t, WithEnvironment("sandbox-3.example.com"), WithEnvironmentHeader("x-acme-env"))
 	var te tokenEndpoint
-	var log headerLog
+	log := headerLog{query: true}
 	names := []string{"x-acme-env", "x-svc-env"}
 	mt.RegisterResponder("POST", base+"/oauth/token", log.wrap(names, te.responder))
 	mt.RegisterResponder("DELETE", base+"/oauth/token", log.wrap(names, httpmock.NewStringResponder(200, "")))
@@ -62,13 +68,45 @@ func TestEnvironmentHeaderName(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := []string{
-		"POST /oauth/token x-acme-env=sandbox-3 x-svc-env=",
-		"GET /event/v1/subscriber x-acme-env=sandbox-3 x-svc-env=",
-		"POST /oauth/token x-acme-env=sandbox-3 x-svc-env=",
-		"DELETE /oauth/token x-acme-env=sandbox-3 x-svc-env=",
+		"POST /oauth/token x-acme-env=sandbox-3.example.com x-svc-env= ?x-acme-env=sandbox-3.example.com",
+		"GET /event/v1/subscriber x-acme-env=sandbox-3.example.com x-svc-env= ?",
+		"POST /oauth/token x-acme-env=sandbox-3.example.com x-svc-env= ?x-acme-env=sandbox-3.example.com",
+		"DELETE /oauth/token x-acme-env=sandbox-3.example.com x-svc-env= ?x-acme-env=sandbox-3.example.com",
 	}
 	if got := strings.Join(log.seen, "\n"); got != strings.Join(want, "\n") {
 		t.Fatalf("requests:\n%s\nwant:\n%s", got, strings.Join(want, "\n"))
+	}
+}
+
+// TestEnvironmentNeedsHeaderName: toward a host that is not a loopback
+// address, New refuses an environment without a header name, saying what
+// to set, since a deployment ignores the stand-in header and would write
+// to production; an environment that is not a host name is refused too.
+// Toward a loopback address (the fake) the stand-in is the default.
+func TestEnvironmentNeedsHeaderName(t *testing.T) {
+	creds := WithClientCredentials("id", "secret")
+	_, err := New(WithBaseURL("https://api.example.com"), creds, WithEnvironment("sandbox.example.com"))
+	if err == nil || !strings.HasPrefix(err.Error(), "partner: ") || !strings.Contains(err.Error(), "WithEnvironmentHeader") ||
+		!strings.Contains(err.Error(), "api.example.com") || !strings.Contains(err.Error(), "production") {
+		t.Fatalf("environment without a header name toward a deployment: %v", err)
+	}
+	for _, env := range []string{"https://sandbox.example.com", "sandbox.example.com/x", "sand box", "a\nb"} {
+		_, err := New(WithBaseURL("https://api.example.com"), creds, WithEnvironment(env), WithEnvironmentHeader("x-acme-env"))
+		if err == nil || !strings.Contains(err.Error(), "not a host name") {
+			t.Errorf("environment %q: %v", env, err)
+		}
+	}
+	for _, opts := range [][]Option{
+		{WithBaseURL("https://api.example.com"), WithEnvironment("sandbox.example.com"), WithEnvironmentHeader("x-acme-env")},
+		{WithBaseURL("https://api.example.com"), WithEnvironment("sandbox.example.com"), WithEnvironmentHeader("x-svc-env")},
+		{WithBaseURL("https://api.example.com")},
+		{WithBaseURL("http://127.0.0.1:8080"), WithEnvironment("sandbox.example.com")},
+		{WithBaseURL("http://localhost:8080"), WithEnvironment("sandbox")},
+		{WithBaseURL("http://[::1]:8080"), WithEnvironment("sandbox")},
+	} {
+		if _, err := New(append(opts, creds)...); err != nil {
+			t.Errorf("New: %v", err)
+		}
 	}
 }
 

@@ -168,6 +168,10 @@ func TestErrorPrefixOnceEverywhere(t *testing.T) {
 		"Events.Subscriber":  func() error { _, err := c.Events.Subscriber(ctx, "sub-missing"); return err },
 		"Events.Unsubscribe": func() error { return c.Events.Unsubscribe(ctx, "sub-missing") },
 		"Events.Schema":      func() error { _, err := c.Events.Schema(ctx, "no.such_kind"); return err },
+		"Events.IntegrationSchema": func() error {
+			_, err := c.Events.IntegrationSchema(ctx, "int-missing")
+			return err
+		},
 	}
 	for name, call := range calls {
 		err := call()

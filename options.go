@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"strings"
 	"time"
+	"unicode"
 
 	"golang.org/x/net/http/httpguts"
 	"golang.org/x/oauth2"
@@ -59,15 +60,26 @@ func WithScopes(scopes ...string) Option {
 // answer must echo it.
 func WithState(state string) Option { return func(s *settings) { s.state = state } }
 
-// WithEnvironment selects a sandbox environment: the value is sent in the
-// environment header (x-svc-env unless WithEnvironmentHeader names
-// another) of every request to the service, token requests included.
+// WithEnvironment selects a sandbox environment by its host name (such as
+// "sandbox.example.com", without scheme or path): the value is sent in
+// the environment header of every request to the service, and token
+// requests (getting, refreshing and invalidating a token) carry it also
+// as a query parameter of the header's name, as the deployed service's
+// descriptions do.
+//
+// A deployment reads the environment from a header named after its
+// operator, which the interface's stand-in x-svc-env is not: a header of
+// another name is ignored, and the request goes to the production
+// environment. So toward a host that is not a loopback address New
+// refuses WithEnvironment without WithEnvironmentHeader; toward a
+// loopback address (the fake) the header defaults to x-svc-env.
 func WithEnvironment(env string) Option { return func(s *settings) { s.env = env } }
 
-// WithEnvironmentHeader sets the name of the environment header that
-// WithEnvironment's value travels in. The interface's x-svc-env is a
-// neutral stand-in; a deployment names the header after its operator, and
-// that name goes here.
+// WithEnvironmentHeader sets the name of the environment header (and of
+// the token requests' query parameter) that WithEnvironment's value
+// travels in. The interface's x-svc-env is a neutral stand-in; a
+// deployment names the header after its operator, and that name goes
+// here.
 func WithEnvironmentHeader(name string) Option { return func(s *settings) { s.envHeader = name } }
 
 // WithSubscriptionKey sends an API gateway's subscription key with every
@@ -224,6 +236,9 @@ func (s *settings) build() (transport.Config, error) {
 			return cfg, fmt.Errorf("partner: %s cannot name Authorization", h.opt)
 		}
 	}
+	if err := s.checkEnvironment(u); err != nil {
+		return cfg, err
+	}
 	if s.subKey != "" && strings.ContainsAny(s.subKey, "\r\n") {
 		return cfg, errors.New("partner: WithSubscriptionKey: the key must not contain a line break")
 	}
@@ -250,4 +265,22 @@ func (s *settings) build() (transport.Config, error) {
 		Retry:                 s.retry,
 		AllowInsecureHTTP:     s.allowInsecure,
 	}, nil
+}
+
+// checkEnvironment refuses an environment that would silently miss: one
+// that is not a host name, or one sent toward a deployment (a host that is
+// not a loopback address) in the interface's stand-in header, which a
+// deployment does not read.
+func (s *settings) checkEnvironment(base *url.URL) error {
+	if s.env == "" {
+		return nil
+	}
+	if strings.ContainsAny(s.env, "/\\?#@ \t\r\n") || strings.ContainsFunc(s.env, unicode.IsControl) {
+		return fmt.Errorf("partner: WithEnvironment: %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", s.env)
+	}
+	if s.envHeader == "" && !transport.IsLoopback(base.Hostname()) {
+		return fmt.Errorf("partner: WithEnvironment needs WithEnvironmentHeader toward %s: a deployment reads the environment from a header named after its operator, not from the interface's stand-in %s, and would send the request to production; set WithEnvironmentHeader to the deployment's header name",
+			base.Hostname(), transport.EnvHeader)
+	}
+	return nil
 }

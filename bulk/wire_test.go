@@ -23,7 +23,7 @@ const base = mocktest.BaseURL
 // mockClient is mocktest.New with an environment, whose header the wire
 // tests check.
 func mockClient(t *testing.T, opts ...partner.Option) (*partner.Client, *httpmock.MockTransport) {
-	return mocktest.New(t, append([]partner.Option{partner.WithEnvironment("sandbox.example.com")}, opts...)...)
+	return mocktest.New(t, append([]partner.Option{partner.WithEnvironment("sandbox.example.com"), partner.WithEnvironmentHeader("x-svc-env")}, opts...)...)
 }
 
 func jsonResponse(body string) *http.Response {

@@ -2,6 +2,7 @@ package events_test
 
 import (
 	"context"
+	"encoding/json"
 	"net/http"
 	"reflect"
 	"strings"
@@ -62,31 +63,36 @@ func TestUnsubscribeEmpty200(t *testing.T) {
 	}
 }
 
-// TestIntegrationRead: GET /event/v1/metadata/integration/{integration_id}
-// answers the members of a list entry.
-func TestIntegrationRead(t *testing.T) {
+// TestIntegrationSchema: GET /event/v1/metadata/integration/{integration_id}
+// (GetObjectEventSchema) answers the integration's object event schema in
+// its "schema" member; the published example, {}, has none and is
+// returned whole.
+func TestIntegrationSchema(t *testing.T) {
 	c, mt := mocktest.New(t)
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration/int%2F1", mocktest.JSONResponder(t, "", 200,
-		`{"integration_id":"int/1","integration_type":"CRM","description":"Opportunities from the CRM","name":"CRM sync"}`))
+		`{"schema":{"type":"object","properties":{"stage":{"type":"string"}}}}`))
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration/published", mocktest.JSONResponder(t, "", 200, `{}`))
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/integration/nope", mocktest.JSONResponder(t, "", 404,
 		`{"error":"not_found","message":"integration \"nope\" is not defined"}`))
 	ctx := context.Background()
-	in, err := c.Events.Integration(ctx, "int/1")
-	want := &events.Integration{ID: "int/1", Type: "CRM", Name: "CRM sync", Description: "Opportunities from the CRM"}
-	if err != nil || !reflect.DeepEqual(in, want) {
-		t.Fatalf("integration = %+v, %v", in, err)
+	s, err := c.Events.IntegrationSchema(ctx, "int/1")
+	if err != nil || string(s) != `{"type":"object","properties":{"stage":{"type":"string"}}}` {
+		t.Fatalf("schema = %s, %v", s, err)
 	}
-	if _, err := c.Events.Integration(ctx, "nope"); !partner.IsNotFound(err) {
+	if s, err := c.Events.IntegrationSchema(ctx, "published"); err != nil || string(s) != `{}` {
+		t.Fatalf("published example: %s, %v", s, err)
+	}
+	if _, err := c.Events.IntegrationSchema(ctx, "nope"); !partner.IsNotFound(err) {
 		t.Fatalf("unknown: %v", err)
 	}
-	if _, err := c.Events.Integration(ctx, ""); err == nil {
-		t.Fatal("empty id accepted")
+	if _, err := c.Events.IntegrationSchema(ctx, ""); err == nil || !strings.HasPrefix(err.Error(), "partner: ") {
+		t.Fatalf("empty id: %v", err)
 	}
 }
 
 // TestDeployedShapesAgainstFake: against the fake's defaults, a
-// subscriber reads back without webhook_settings, an integration reads
-// alone, unsubscribing works on its 200, and a delivery arrives flat and
+// subscriber reads back without webhook_settings, an integration's
+// object event schema names the fields its deliveries carry, unsubscribing works on its 200, and a delivery arrives flat and
 // is handed over whole.
 func TestDeployedShapesAgainstFake(t *testing.T) {
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: 1}))
@@ -96,11 +102,18 @@ func TestDeployedShapesAgainstFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	in, err := c.Events.Integration(ctx, fake.DemoOpportunityIntegration)
-	if err != nil || in.ID != fake.DemoOpportunityIntegration || in.Type != "CRM" || in.Name == "" {
-		t.Fatalf("integration = %+v, %v", in, err)
+	raw, err := c.Events.IntegrationSchema(ctx, fake.DemoOpportunityIntegration)
+	if err != nil {
+		t.Fatal(err)
 	}
-	if _, err := c.Events.Integration(ctx, "nope"); !partner.IsNotFound(err) {
+	var sch struct {
+		Type       string                       `json:"type"`
+		Properties map[string]map[string]string `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &sch); err != nil || sch.Type != "object" || sch.Properties["stage"]["type"] != "string" {
+		t.Fatalf("integration schema %s: %v", raw, err)
+	}
+	if _, err := c.Events.IntegrationSchema(ctx, "nope"); !partner.IsNotFound(err) {
 		t.Fatalf("unknown integration: %v", err)
 	}
 

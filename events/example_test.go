@@ -189,6 +189,30 @@ func ExampleService_Schema() {
 	// Output: object string
 }
 
+func ExampleService_IntegrationSchema() {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
+	raw, err := c.Events.IntegrationSchema(context.Background(), fake.DemoOpportunityIntegration)
+	if err != nil {
+		log.Fatal(err)
+	}
+	var schema struct {
+		Properties map[string]struct {
+			Type string `json:"type"`
+		} `json:"properties"`
+	}
+	if err := json.Unmarshal(raw, &schema); err != nil {
+		log.Fatal(err)
+	}
+	// The fields the integration's object deliveries carry, as text.
+	fmt.Println(schema.Properties["stage"].Type, schema.Properties["amount"].Type)
+	// Output: string string
+}
+
 func ExampleService_Subscriber() {
 	srv := fake.NewServer()
 	defer srv.Close()

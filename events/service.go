@@ -229,20 +229,19 @@ func (s *Service) Integrations(ctx context.Context) iter.Seq2[Integration, error
 	})
 }
 
-// Integration reads one integration
-// (GET /event/v1/metadata/integration/{integration_id}, an operation the
-// deployed service offers beyond the interface text); the answer has the
-// members of a list entry. An unknown id gives a 404 error.
-func (s *Service) Integration(ctx context.Context, id string) (*Integration, error) {
-	if id == "" {
+// IntegrationSchema returns the JSON Schema of the object events of an
+// integration (GET /event/v1/metadata/integration/{integration_id},
+// operation GetObjectEventSchema of the deployed service): the fields the
+// deliveries of object events carry for that integration's objects. As
+// with Schema, the answer's "schema" member is returned when it has one
+// (the deployed service's connector reads it there, and the fake sends
+// it so), otherwise the answer untouched. An unknown integration gives a
+// 404 error.
+func (s *Service) IntegrationSchema(ctx context.Context, integrationID string) (json.RawMessage, error) {
+	if integrationID == "" {
 		return nil, errors.New("partner: events: integration id is required")
 	}
-	var out Integration
-	err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: transport.Pathf("/event/v1/metadata/integration/%s", id)}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return s.schema(ctx, transport.Pathf("/event/v1/metadata/integration/%s", integrationID))
 }
 
 // Kinds iterates over the event kinds the service offers, with their
@@ -263,13 +262,20 @@ func (s *Service) Kinds(ctx context.Context) iter.Seq2[KindInfo, error] {
 // shape for the answer: when it is an object with a "schema" member (as
 // the fake sends it) that member is returned, otherwise the answer
 // untouched. On the deployed service the schema depends on the kind and
-// the integration. An unknown kind gives a 404 error.
+// the integration; IntegrationSchema reads the schema of one
+// integration's object events. An unknown kind gives a 404 error.
 func (s *Service) Schema(ctx context.Context, kind Kind) (json.RawMessage, error) {
 	if kind == "" {
 		return nil, errors.New("partner: events: event kind is required")
 	}
+	return s.schema(ctx, transport.Pathf("/event/v1/metadata/event/%s", string(kind)))
+}
+
+// schema reads a schema answer at path: its "schema" member when it has
+// one, else the whole answer.
+func (s *Service) schema(ctx context.Context, path string) (json.RawMessage, error) {
 	var raw json.RawMessage
-	err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: transport.Pathf("/event/v1/metadata/event/%s", string(kind))}, &raw)
+	err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: path}, &raw)
 	if err != nil {
 		return nil, err
 	}

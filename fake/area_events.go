@@ -108,7 +108,7 @@ func (f *Fake) registerEvents() {
 	f.handle("GET /event/v1/subscriber/{id}", ScopeEvents, f.getSubscriber)
 	f.handle("DELETE /event/v1/subscriber/{id}", ScopeEvents, f.deleteSubscriber)
 	f.handle("GET /event/v1/metadata/integration", ScopeEvents, f.listEventIntegrations)
-	f.handle("GET /event/v1/metadata/integration/{integration_id}", ScopeEvents, f.getEventIntegration)
+	f.handle("GET /event/v1/metadata/integration/{integration_id}", ScopeEvents, f.getIntegrationSchema)
 	f.handle("GET /event/v1/metadata/event", ScopeEvents, f.listEventKinds)
 	f.handle("GET /event/v1/metadata/event/{event}", ScopeEvents, f.getEventSchema)
 }
@@ -354,17 +354,43 @@ func (f *Fake) listEventIntegrations(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{"integrations": out})
 }
 
-// getEventIntegration answers GET
-// /event/v1/metadata/integration/{integration_id} with the members of a
-// list entry; 404 for an unknown id.
-func (f *Fake) getEventIntegration(w http.ResponseWriter, r *http.Request) {
+// getIntegrationSchema answers GET
+// /event/v1/metadata/integration/{integration_id}, the schema of the
+// integration's object events: {"schema": {...}} (integrationSchema);
+// 404 for an unknown integration.
+func (f *Fake) getIntegrationSchema(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("integration_id")
 	in, ok := f.Integration(id)
 	if !ok {
 		writeError(w, http.StatusNotFound, "not_found", "integration %q is not defined", id)
 		return
 	}
-	writeJSON(w, http.StatusOK, evWireIntegration{IntegrationID: in.ID, IntegrationType: in.Type, Description: in.Description, Name: in.Name})
+	writeJSON(w, http.StatusOK, map[string]any{"schema": f.integrationSchema(in)})
+}
+
+// integrationSchema is the JSON Schema of the object events of in: the
+// object.all schema (eventSchema), titled after the integration, whose
+// properties name the fields the fake knows for in's ObjectType (its key
+// field, the fields SetBulkFieldKind declared and the audit field), each
+// as text, as deliveries carry them.
+func (f *Fake) integrationSchema(in Integration) map[string]any {
+	sch := eventSchema(EventObjectAll, f.deploy.envelope)
+	sch["title"] = in.ID
+	sch["description"] = "Object events of integration " + in.ID + " (" + in.ObjectType + " objects)."
+	props := sch["properties"].(map[string]any)
+	field := func(name, desc string) {
+		if _, ok := props[name]; !ok { // envelope members win, as in deliveries
+			props[name] = map[string]any{"type": "string", "description": desc}
+		}
+	}
+	for name, kind := range f.fieldKinds(in.ObjectType) {
+		field(name, "A "+string(kind)+" field of the object, as text.")
+	}
+	if in.KeyField != "" {
+		field(in.KeyField, "The key field bulk loads of the integration match objects on.")
+	}
+	field(f.AuditField(), "The integration status the audit operation writes.")
+	return sch
 }
 
 func (f *Fake) listEventKinds(w http.ResponseWriter, r *http.Request) {

@@ -23,8 +23,12 @@ import (
 //   - an id sent on POST and meta sent on POST or PUT are ignored (both
 //     are assigned by the service); a PUT body id differing from the path
 //     is 400 invalidValue; a PUT without "active" keeps the current value.
-//   - members of the user the fake does not model are stored and returned
-//     as sent, at the top level of the resource.
+//   - members of the user the fake does not model are stored, and the
+//     answers of POST and PUT return them as sent, at the top level of the
+//     resource.
+//   - reads (GET of a user, the listing) answer the members the published
+//     reads show: schemas, id, userName, active, meta.resourceType and the
+//     enterprise extension; WithSCIMFullResources adds the rest.
 //   - GET /api/scim/v2/Users lists users in creation order; startIndex
 //     below 1 counts as 1; count defaults to 50, is capped at 100, and a
 //     negative count counts as 0 (totalResults only).
@@ -89,10 +93,10 @@ type scimEmail struct {
 
 type scimMeta struct {
 	ResourceType string `json:"resourceType"`
-	Created      string `json:"created"`
-	LastModified string `json:"lastModified"`
-	Location     string `json:"location"`
-	Version      string `json:"version"`
+	Created      string `json:"created,omitempty"`
+	LastModified string `json:"lastModified,omitempty"`
+	Location     string `json:"location,omitempty"`
+	Version      string `json:"version,omitempty"`
 }
 
 type scimEnterprise struct {
@@ -105,7 +109,7 @@ type scimListResponse struct {
 	Schemas      []string          `json:"schemas"`
 	TotalResults int               `json:"totalResults"`
 	StartIndex   int               `json:"startIndex"`
-	ItemsPerPage int               `json:"itemsPerPage"`
+	ItemsPerPage *int              `json:"itemsPerPage,omitempty"` // WithSCIMFullResources
 	Resources    []json.RawMessage `json:"Resources"`
 }
 
@@ -124,10 +128,13 @@ func (r *scimRecord) active() bool { return r.user.Active == nil || *r.user.Acti
 type scimStore struct {
 	fullFilter bool // WithFullSCIMFilter
 	zeroTotals bool // WithSCIMZeroTotals
-	mu         sync.RWMutex
-	byID       map[string]*scimRecord
-	byName     map[string]string // lower-case userName -> id
-	order      []string          // ids in creation order
+	// fullResources: WithSCIMFullResources.
+	fullResources bool
+	ignoreStart   bool // WithSCIMStartIndexIgnored
+	mu            sync.RWMutex
+	byID          map[string]*scimRecord
+	byName        map[string]string // lower-case userName -> id
+	order         []string          // ids in creation order
 }
 
 // scimFail is an answer in the SCIM error shape.
@@ -274,7 +281,7 @@ func (f *Fake) scimCreate(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	w.Header().Set("Location", f.scimLocation(rec.user.ID))
-	writeSCIMJSON(w, http.StatusCreated, f.scimResource(rec))
+	writeSCIMJSON(w, http.StatusCreated, f.scimResource(rec, true))
 }
 
 func (f *Fake) scimGet(w http.ResponseWriter, r *http.Request) {
@@ -283,7 +290,7 @@ func (f *Fake) scimGet(w http.ResponseWriter, r *http.Request) {
 	rec, ok := f.scim.byID[id]
 	var out json.RawMessage
 	if ok {
-		out = f.scimResource(rec)
+		out = f.scimResource(rec, false)
 	}
 	f.scim.mu.RUnlock()
 	if !ok {
@@ -309,7 +316,7 @@ func (f *Fake) scimReplace(w http.ResponseWriter, r *http.Request) {
 		writeSCIMFail(w, err)
 		return
 	}
-	writeSCIMJSON(w, http.StatusOK, f.scimResource(rec))
+	writeSCIMJSON(w, http.StatusOK, f.scimResource(rec, true))
 }
 
 func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
@@ -339,6 +346,9 @@ func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	start = max(start, 1)
+	if f.scim.ignoreStart {
+		start = 1
+	}
 	count = min(max(count, 0), scimMaxCount)
 
 	resp := scimListResponse{Schemas: []string{scimSchemaList}, StartIndex: start, Resources: []json.RawMessage{}}
@@ -350,13 +360,19 @@ func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
 		}
 		resp.TotalResults++
 		if resp.TotalResults >= start && len(resp.Resources) < count {
-			resp.Resources = append(resp.Resources, f.scimResource(rec))
+			resp.Resources = append(resp.Resources, f.scimResource(rec, false))
 		}
 	}
 	f.scim.mu.RUnlock()
-	resp.ItemsPerPage = len(resp.Resources)
+	if f.scim.fullResources {
+		n := len(resp.Resources)
+		resp.ItemsPerPage = &n
+	}
 	if f.scim.zeroTotals {
-		resp.TotalResults, resp.StartIndex, resp.ItemsPerPage = 0, 0, 0
+		resp.TotalResults, resp.StartIndex = 0, 0
+		if resp.ItemsPerPage != nil {
+			*resp.ItemsPerPage = 0
+		}
 	}
 	writeSCIMJSON(w, http.StatusOK, resp)
 }
@@ -365,25 +381,34 @@ func (f *Fake) scimLocation(id string) string {
 	return f.URL() + scimUsersPath + "/" + id
 }
 
-// scimResource encodes a stored user as the service answers it.
-func (f *Fake) scimResource(rec *scimRecord) json.RawMessage {
+// scimResource encodes a stored user as the service answers it. The
+// answers of create and replace (echo) carry every member the user was
+// sent with; reads carry the members the published read answers show
+// (schemas, id, userName, active, meta.resourceType, the enterprise
+// extension), and the rest with WithSCIMFullResources, which also adds
+// meta's created, lastModified, location and version.
+func (f *Fake) scimResource(rec *scimRecord, echo bool) json.RawMessage {
 	u := rec.user
+	full := f.scim.fullResources
 	u.Schemas = []string{scimSchemaUser}
 	if u.Enterprise != nil {
 		u.Schemas = append(u.Schemas, scimSchemaEnterprise)
 	}
-	u.Meta = &scimMeta{
-		ResourceType: "User",
-		Created:      rec.created.UTC().Format(time.RFC3339),
-		LastModified: rec.modified.UTC().Format(time.RFC3339),
-		Location:     f.scimLocation(u.ID),
-		Version:      fmt.Sprintf(`W/"%d"`, rec.version),
+	u.Meta = &scimMeta{ResourceType: "User"}
+	if full {
+		u.Meta.Created = rec.created.UTC().Format(time.RFC3339)
+		u.Meta.LastModified = rec.modified.UTC().Format(time.RFC3339)
+		u.Meta.Location = f.scimLocation(u.ID)
+		u.Meta.Version = fmt.Sprintf(`W/"%d"`, rec.version)
+	}
+	if !echo && !full {
+		u.Name, u.DisplayName, u.Emails = nil, "", nil
 	}
 	b, err := json.Marshal(u)
 	if err != nil {
 		panic("fake: encoding a user: " + err.Error())
 	}
-	if len(rec.extra) == 0 {
+	if len(rec.extra) == 0 || (!echo && !full) {
 		return b
 	}
 	var all map[string]json.RawMessage
@@ -394,6 +419,16 @@ func (f *Fake) scimResource(rec *scimRecord) json.RawMessage {
 	b, _ = json.Marshal(all)
 	return b
 }
+
+// WithSCIMFullResources makes the SCIM reads (GET /api/scim/v2/Users/{id}
+// and the listing) answer every member a user was sent with (name,
+// displayName, emails and members the fake does not model), adds meta's
+// created, lastModified, location and version to every answer, and
+// itemsPerPage to list answers. These are RFC 7644's and the fake's own:
+// the deployed service's published reads show schemas, id, userName,
+// active, meta.resourceType and the enterprise extension only, which the
+// fake answers by default.
+func WithSCIMFullResources() Option { return func(f *Fake) { f.scim.fullResources = true } }
 
 func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now time.Time) (*scimRecord, error) {
 	s.mu.Lock()

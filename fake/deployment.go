@@ -37,6 +37,8 @@ type deployment struct {
 	envelope     bool
 	// misspellIntegration: WithMisspelledIntegrationID.
 	misspellIntegration bool
+	// viewStatusDetail: WithViewStatusDetail.
+	viewStatusDetail bool
 }
 
 func (d *deployment) defaults() {

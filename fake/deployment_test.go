@@ -201,24 +201,45 @@ func TestReferralEvent(t *testing.T) {
 	}
 }
 
-// TestEventIntegrationRead: GET /event/v1/metadata/integration/{id}
-// answers the members of a list entry; 404 for an unknown id.
-func TestEventIntegrationRead(t *testing.T) {
-	srv := NewServer(WithDemoData())
-	defer srv.Close()
-	c := newEvClient(t, srv)
-	var one map[string]any
-	if st := c.do("GET", "/event/v1/metadata/integration/"+DemoOpportunityIntegration, "", &one); st != 200 {
-		t.Fatalf("read: %d", st)
-	}
-	in, _ := srv.Integration(DemoOpportunityIntegration)
-	want := map[string]any{"integration_id": in.ID, "integration_type": in.Type, "description": in.Description, "name": in.Name}
-	if !evJSONEqual(one, want) {
-		t.Fatalf("read = %v, want %v", one, want)
-	}
-	var e map[string]string
-	if st := c.do("GET", "/event/v1/metadata/integration/nope", "", &e); st != 404 || !strings.Contains(e["message"], "nope") {
-		t.Fatalf("unknown: %d %v", st, e)
+// TestIntegrationSchema: GET /event/v1/metadata/integration/{id} answers
+// {"schema": ...}, the JSON Schema of the fields the integration's object
+// deliveries carry (every one a string), titled after the integration;
+// 404 for an unknown id. With WithDeliveryEnvelope it names the envelope
+// members too.
+func TestIntegrationSchema(t *testing.T) {
+	for _, envelope := range []bool{false, true} {
+		opts := []Option{WithDemoData()}
+		if envelope {
+			opts = append(opts, WithDeliveryEnvelope())
+		}
+		srv := NewServer(opts...)
+		t.Cleanup(srv.Close)
+		c := newEvClient(t, srv)
+		var one map[string]map[string]any
+		if st := c.do("GET", "/event/v1/metadata/integration/"+DemoOpportunityIntegration, "", &one); st != 200 {
+			t.Fatalf("read: %d", st)
+		}
+		if len(one) != 1 || one["schema"] == nil {
+			t.Fatalf("answer %v: want only a schema member", one)
+		}
+		sch := one["schema"]
+		props, _ := sch["properties"].(map[string]any)
+		if sch["type"] != "object" || sch["title"] != DemoOpportunityIntegration {
+			t.Fatalf("schema %v", sch)
+		}
+		for _, name := range []string{"amount", "stage", "close_date", "sales_details.crm_opportunity_id", "partner_portal.integration_status"} {
+			p, _ := props[name].(map[string]any)
+			if p["type"] != "string" {
+				t.Fatalf("envelope %v: property %s = %v in %v", envelope, name, props[name], props)
+			}
+		}
+		if _, ok := props["delivery_id"]; ok != envelope {
+			t.Fatalf("envelope %v: delivery_id listed %v", envelope, ok)
+		}
+		var e map[string]string
+		if st := c.do("GET", "/event/v1/metadata/integration/nope", "", &e); st != 404 || !strings.Contains(e["message"], "nope") {
+			t.Fatalf("unknown: %d %v", st, e)
+		}
 	}
 }
 

@@ -32,6 +32,32 @@
 // its production configuration. WithScopeChecks, WithDeliveryEnvelope and
 // WithSignedUploads are the fake's own extensions, off by default.
 //
+// # Answers: the published members, and the fake's own
+//
+// By default an answer carries only the members the interface or the
+// deployed service's published descriptions show, so that an SDK that
+// reads a member production does not send fails against the fake too.
+// Members beyond them are options, off by default, the fake's own:
+//
+//   - WithViewStatusDetail: viewId, reportId, version and createdAt beside
+//     viewStatus in the view status answer.
+//   - WithSCIMFullResources: name, displayName, emails and unmodelled
+//     members in SCIM reads (the answers of create and replace echo them
+//     always), meta's created, lastModified, location and version, and
+//     the listing's itemsPerPage.
+//   - WithDeliveryEnvelope: envelope members in webhook deliveries and in
+//     the event schemas.
+//
+// Where the service publishes a route but not its answer, the fake
+// answers a shape of its own, documented with the route: report metadata
+// and data schema, view metadata (reports_metadata.go), chart metadata
+// ({"reportId", "reportVersion", "reportName", "charts": [{"id",
+// "version", "name", "chartType", "groupBy": {"colId", "name", "type"},
+// "valueField"}]}), the event schemas ({"schema": <JSON Schema>}, the
+// member the deployed service's connector reads), and error bodies: RFC
+// 7644's SCIM error ({"schemas", "status", "scimType", "detail"}) in the
+// SCIM area, {"error", "message"} outside it and the token endpoint.
+//
 // # Object types
 //
 // Objects (audit status, external ids, bulk loads, object-backed reports,

@@ -145,8 +145,11 @@ type LoggedRequest struct {
 	Path     string
 	Query    string
 	ClientID string // the client whose token authorized it, if any
-	Env      string // the environment header (x-svc-env unless WithEnvHeader)
-	Status   int    // 0 when the connection was dropped
+	// Env is the environment the request names: its environment header
+	// (x-svc-env unless WithEnvHeader) or, on the token endpoint, the
+	// query parameter of that name when the header is absent.
+	Env    string
+	Status int // 0 when the connection was dropped
 	// Fault is the injected fault, if any: a status, "drop" or
 	// "drop-after"; "subscription-key" when the gateway check refused it;
 	// "too-large" when its headers, query or body were over the limits

@@ -55,6 +55,16 @@ func (f *Fake) handleStorage(pattern string, h http.HandlerFunc) {
 	f.mux.Handle(pattern, f.wrap("", false, false, MaxUploadBody, h))
 }
 
+// requestEnv is the environment r names: its environment header, or on
+// the token endpoint, the query parameter of the header's name that
+// token requests carry too.
+func (f *Fake) requestEnv(r *http.Request) string {
+	if v := r.Header.Get(f.deploy.envHeader); v != "" || r.URL.Path != "/oauth/token" {
+		return v
+	}
+	return r.URL.Query().Get(f.deploy.envHeader)
+}
+
 // wrap logs a request, bounds its size (limitRequest), applies the
 // gateway's subscription key check (gateway), injected faults and the
 // bearer token check (authorize).
@@ -65,7 +75,7 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 			Time:   f.clock.Now(),
 			Method: r.Method,
 			Path:   r.URL.Path,
-			Env:    r.Header.Get(f.deploy.envHeader),
+			Env:    f.requestEnv(r),
 		}
 		if len(r.URL.RawQuery) <= MaxQueryBytes {
 			entry.Query = maskQuery(r.URL.Query())

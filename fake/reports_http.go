@@ -237,8 +237,15 @@ func (f *Fake) handlePrepareExport(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, viewIDJSON{ViewID: viewID})
 }
 
-// viewJSON is the fake's answer about a view: the status route's shape,
-// and with RowCount the view metadata route's.
+// viewStatusJSON is the answer of the view status route: only viewStatus,
+// as the published example ({"viewStatus": "RUNNING"}) shows.
+type viewStatusJSON struct {
+	ViewStatus string `json:"viewStatus"`
+}
+
+// viewJSON is the fake's own answer about a view: the view metadata
+// route's shape (with RowCount), and the view status route's with
+// WithViewStatusDetail.
 type viewJSON struct {
 	ViewID     int64  `json:"viewId"`
 	ReportID   int64  `json:"reportId"`
@@ -248,12 +255,21 @@ type viewJSON struct {
 	RowCount   *int   `json:"rowCount,omitempty"`
 }
 
+// WithViewStatusDetail makes the view status route
+// (GET /report/v1/view/{viewId}/status) answer, beside viewStatus, the
+// fake's own members viewId, reportId, version and createdAt. The
+// deployed service publishes viewStatus alone, which the fake answers by
+// default; the view metadata route (GET /report/v1/view/{viewId}) always
+// carries them.
+func WithViewStatusDetail() Option { return func(f *Fake) { f.deploy.viewStatusDetail = true } }
+
 func (f *Fake) handleViewStatus(w http.ResponseWriter, r *http.Request) {
 	f.writeView(w, r, false)
 }
 
-// writeView answers a view's status, with its row count when withRows.
-func (f *Fake) writeView(w http.ResponseWriter, r *http.Request, withRows bool) {
+// writeView answers a view's status, or its metadata (with its row count)
+// when meta is set.
+func (f *Fake) writeView(w http.ResponseWriter, r *http.Request, meta bool) {
 	id, ok := pathID(w, r, "viewId")
 	if !ok {
 		return
@@ -262,11 +278,16 @@ func (f *Fake) writeView(w http.ResponseWriter, r *http.Request, withRows bool) 
 	if !ok {
 		return
 	}
+	status := v.status(f.clock.Now())
+	if !meta && !f.deploy.viewStatusDetail {
+		writeJSON(w, http.StatusOK, viewStatusJSON{ViewStatus: status})
+		return
+	}
 	out := viewJSON{
-		ViewID: v.id, ReportID: v.reportID, ViewStatus: v.status(f.clock.Now()),
+		ViewID: v.id, ReportID: v.reportID, ViewStatus: status,
 		Version: v.version, CreatedAt: v.created.UTC().Format(time.RFC3339),
 	}
-	if withRows {
+	if meta {
 		n := v.rows.len()
 		out.RowCount = &n
 	}

@@ -178,6 +178,31 @@ func TestViewSnapshotAndLifetime(t *testing.T) {
 	}
 }
 
+// TestViewStatusPublishedShape: the view status answer carries only
+// viewStatus, as the published example does; WithViewStatusDetail adds
+// the fake's own members.
+func TestViewStatusPublishedShape(t *testing.T) {
+	for _, detail := range []bool{false, true} {
+		var opts []Option
+		if detail {
+			opts = append(opts, WithViewStatusDetail())
+		}
+		f := New(opts...)
+		id := smallReport(f, 2)
+		_, body := call(t, f, "POST", fmt.Sprintf("/report/v1/view/%d/prepare_export", id), ``)
+		var v struct{ ViewID int64 }
+		json.Unmarshal([]byte(body), &v)
+		code, body := call(t, f, "GET", fmt.Sprintf("/report/v1/view/%d/status", v.ViewID), ``)
+		var got map[string]any
+		if code != 200 || json.Unmarshal([]byte(body), &got) != nil || got["viewStatus"] != ViewPending {
+			t.Fatalf("status: %d %s", code, body)
+		}
+		if want := map[bool]int{false: 1, true: 5}[detail]; len(got) != want || (detail && got["viewId"] != float64(v.ViewID)) {
+			t.Errorf("detail %v: status answer %s", detail, body)
+		}
+	}
+}
+
 func TestChartDataCounts(t *testing.T) {
 	f := New()
 	id := f.AddReport(Report{Name: "c", Columns: []Column{{ID: "k", Name: "Kind"}, {ID: "v", Name: "V", Type: ColumnNumber}},

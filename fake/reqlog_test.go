@@ -22,3 +22,42 @@ func TestRequestLoggedBeforeAnswer(t *testing.T) {
 		}
 	}
 }
+
+// TestTokenEnvironmentQuery: a token request may name the environment as
+// a query parameter of the environment header's name, as the deployed
+// service's connector sends it; the fake accepts it and logs it as the
+// request's environment, unmasked (it is not a secret). The header wins
+// when both are sent; other routes read only the header.
+func TestTokenEnvironmentQuery(t *testing.T) {
+	srv := NewServer(WithEnvHeader("x-acme-env"))
+	defer srv.Close()
+	post := func(query, header string) {
+		t.Helper()
+		req, _ := http.NewRequest("POST", srv.URL+"/oauth/token"+query, strings.NewReader(
+			`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`))
+		req.Header.Set("Content-Type", "application/json")
+		if header != "" {
+			req.Header.Set("x-acme-env", header)
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			t.Fatalf("token request %s: %d", query, resp.StatusCode)
+		}
+	}
+	post("?x-acme-env=sandbox.example.com", "")
+	post("?x-acme-env=from-query", "from-header")
+	resp, err := http.Get(srv.URL + "/event/v1/subscriber?x-acme-env=ignored")
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	reqs := srv.Requests()
+	if len(reqs) != 3 || reqs[0].Env != "sandbox.example.com" || reqs[0].Query != "x-acme-env=sandbox.example.com" ||
+		reqs[1].Env != "from-header" || reqs[2].Env != "" {
+		t.Fatalf("logged %+v", reqs)
+	}
+}

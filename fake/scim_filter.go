@@ -221,6 +221,13 @@ func WithFullSCIMFilter() Option { return func(f *Fake) { f.scim.fullFilter = tr
 // resources does not.
 func WithSCIMZeroTotals() Option { return func(f *Fake) { f.scim.zeroTotals = true } }
 
+// WithSCIMStartIndexIgnored makes the SCIM list operation ignore
+// startIndex and answer every request from the first matching user, as a
+// service whose published list example answers startIndex 0 may. A client
+// that pages by startIndex then sees the same page again; one that reads
+// on would never end. Off by default: the fake honours startIndex.
+func WithSCIMStartIndexIgnored() Option { return func(f *Fake) { f.scim.ignoreStart = true } }
+
 // isUserNameEq reports whether f is the one filter the deployed service
 // documents: userName eq "...".
 func isUserNameEq(f scimFilter) bool {

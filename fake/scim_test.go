@@ -4,7 +4,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -93,7 +95,7 @@ func TestSCIMCreateGetReplace(t *testing.T) {
 		t.Fatalf("create answered %s", body)
 	}
 	meta, _ := got["meta"].(map[string]any)
-	if meta["resourceType"] != "User" || meta["location"] != srv.URL+"/api/scim/v2/Users/"+id || h.Get("Location") != meta["location"] {
+	if len(meta) != 1 || meta["resourceType"] != "User" || h.Get("Location") != srv.URL+"/api/scim/v2/Users/"+id {
 		t.Errorf("meta = %v, Location = %q", meta, h.Get("Location"))
 	}
 	if ent, _ := got["urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"].(map[string]any); ent["department"] != "Engineering" {
@@ -106,6 +108,14 @@ func TestSCIMCreateGetReplace(t *testing.T) {
 	status, body, _ = scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users/"+id, "")
 	if status != http.StatusOK || !strings.Contains(string(body), `"userName":"ada@example.com"`) {
 		t.Fatalf("get: %d %s", status, body)
+	}
+	// A read answers the published members only.
+	var read map[string]any
+	json.Unmarshal(body, &read)
+	for _, m := range []string{"name", "displayName", "emails", "title"} {
+		if _, ok := read[m]; ok {
+			t.Errorf("get answered %s: %s", m, body)
+		}
 	}
 
 	// PUT without "active" keeps it; with false suspends; the id may be omitted.
@@ -130,6 +140,44 @@ func TestSCIMCreateGetReplace(t *testing.T) {
 		t.Fatalf("duplicate userName: %d %s", status, body)
 	}
 	scimTestError(t, body, http.StatusConflict, "uniqueness")
+}
+
+// TestSCIMPublishedShapes: reads and listings carry the members the
+// published answers show; WithSCIMFullResources adds every stored member,
+// meta's details and itemsPerPage.
+func TestSCIMPublishedShapes(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		var opts []Option
+		if full {
+			opts = append(opts, WithSCIMFullResources())
+		}
+		srv, tok := scimTestServer(t, opts...)
+		_, body, _ := scimTestCall(t, srv, tok, "POST", "/api/scim/v2/Users", scimTestAda)
+		var created struct{ ID string }
+		json.Unmarshal(body, &created)
+		published := []string{"schemas", "id", "userName", "active", "meta", scimSchemaEnterprise}
+		want := published
+		if full {
+			want = append(slices.Clone(published), "name", "displayName", "emails", "title")
+		}
+		_, body, _ = scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users/"+created.ID, "")
+		var got map[string]json.RawMessage
+		json.Unmarshal(body, &got)
+		if !slices.Equal(slices.Sorted(maps.Keys(got)), slices.Sorted(slices.Values(want))) {
+			t.Errorf("full %v: get answered %s", full, body)
+		}
+		var meta map[string]string
+		json.Unmarshal(got["meta"], &meta)
+		if (len(meta) == 1) == full || meta["resourceType"] != "User" {
+			t.Errorf("full %v: meta %v", full, meta)
+		}
+		_, body, _ = scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users", "")
+		var list map[string]json.RawMessage
+		json.Unmarshal(body, &list)
+		if _, ok := list["itemsPerPage"]; ok != full || list["Resources"] == nil || list["totalResults"] == nil || list["startIndex"] == nil {
+			t.Errorf("full %v: list answered %s", full, body)
+		}
+	}
 }
 
 func TestSCIMBadInput(t *testing.T) {
@@ -223,7 +271,7 @@ func TestSCIMScopes(t *testing.T) {
 }
 
 func TestSCIMListPaging(t *testing.T) {
-	srv, tok := scimTestServer(t, WithFullSCIMFilter())
+	srv, tok := scimTestServer(t, WithFullSCIMFilter(), WithSCIMFullResources())
 	for i := range 130 {
 		if _, err := srv.AddUser(User{UserName: fmt.Sprintf("u%03d@example.com", i), Suspended: i%10 == 0}); err != nil {
 			t.Fatal(err)
@@ -239,7 +287,7 @@ func TestSCIMListPaging(t *testing.T) {
 		if err := json.Unmarshal(body, &lr); err != nil {
 			t.Fatal(err)
 		}
-		if len(lr.Schemas) != 1 || lr.Schemas[0] != scimSchemaList || lr.ItemsPerPage != len(lr.Resources) {
+		if len(lr.Schemas) != 1 || lr.Schemas[0] != scimSchemaList || lr.ItemsPerPage == nil || *lr.ItemsPerPage != len(lr.Resources) {
 			t.Errorf("list %s: bad envelope %s", query, body)
 		}
 		return lr

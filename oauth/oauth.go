@@ -7,6 +7,11 @@
 // when it holds one and falls back to the client credentials grant when the
 // refresh fails. A failed early refresh leaves the cached token in use
 // until it expires.
+//
+// With an environment (partner.WithEnvironment), every token request
+// (getting, refreshing, invalidating) carries it twice, as the deployed
+// service's descriptions show: in the environment header and as a query
+// parameter of the same name.
 package oauth
 
 import (
@@ -316,6 +321,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	r := &transport.Request{
 		Method:     http.MethodPost,
 		Path:       TokenPath,
+		Query:      envQuery(s.t),
 		NoAuth:     true,
 		Idempotent: p.GrantType == GrantClientCredentials,
 	}
@@ -333,6 +339,15 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 		return nil, ErrStateMismatch
 	}
 	return &resp, nil
+}
+
+// envQuery is the environment query parameter of a token request, or nil
+// (an untyped nil, so that a request without one takes the plain path).
+func envQuery(t *transport.Client) any {
+	if q := t.EnvQuery(); q != nil {
+		return q
+	}
+	return nil
 }
 
 func formValues(req TokenParams) url.Values {
@@ -380,6 +395,7 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 	return s.t.Do(ctx, &transport.Request{
 		Method:     http.MethodDelete,
 		Path:       TokenPath,
+		Query:      envQuery(s.t),
 		Token:      accessToken,
 		Idempotent: true,
 	}, nil)

@@ -156,11 +156,12 @@ func (s *Service) metadata(ctx context.Context, path string) (*Metadata, error) 
 // deployed service does not document the answer's shape: it is kept whole
 // in Raw, and the typed fields are filled only from members of the
 // expected name and type (those the fake sends: viewId, reportId,
-// viewStatus, createdAt, rowCount), left zero otherwise.
+// viewStatus, createdAt, rowCount; and id), left zero otherwise.
 type ViewMetadata struct {
 	// Raw is the answer as the service sent it.
 	Raw json.RawMessage
-	// ID is the view's id (member viewId, a number).
+	// ID is the view's id: member viewId, else member id (a number), else
+	// the id that was asked about.
 	ID int64
 	// ReportID is the report the view was prepared from (reportId).
 	ReportID int64
@@ -179,13 +180,19 @@ func (s *Service) ViewMetadata(ctx context.Context, viewID int64) (*ViewMetadata
 	if err != nil {
 		return nil, err
 	}
-	v := &ViewMetadata{Raw: raw}
+	v := &ViewMetadata{Raw: raw, ID: viewID}
 	var members map[string]json.RawMessage
 	if json.Unmarshal(raw, &members) != nil {
-		return v, nil // not an object: only Raw
+		return v, nil // not an object: only Raw and the id asked about
 	}
 	get := func(name string, dst any) { _ = json.Unmarshal(members[name], dst) } // a mismatch leaves dst zero
-	get("viewId", &v.ID)
+	for _, name := range []string{"viewId", "id"} {
+		var id int64
+		if get(name, &id); id != 0 {
+			v.ID = id
+			break
+		}
+	}
 	get("reportId", &v.ReportID)
 	get("viewStatus", &v.Status)
 	get("createdAt", &v.CreatedAt)

@@ -107,8 +107,21 @@ func TestWireViewMetadata(t *testing.T) {
 	const other = `{"viewId": "v-1", "status": "DONE", "rowCount": 3}`
 	expect(t, mt, "GET", "/report/v1/view/5", ``, other)
 	v, err = c.Reports.ViewMetadata(ctx, 5)
-	if err != nil || v.ID != 0 || v.Status != "" || v.RowCount != 3 || string(v.Raw) != other {
+	if err != nil || v.ID != 5 || v.Status != "" || v.RowCount != 3 || string(v.Raw) != other {
 		t.Errorf("ViewMetadata of another shape = %+v, %v", v, err)
+	}
+	// The view's id may come as member id; viewId wins when both are there.
+	expect(t, mt, "GET", "/report/v1/view/6", ``, `{"id": 6, "viewStatus": "RUNNING"}`)
+	if v, err = c.Reports.ViewMetadata(ctx, 6); err != nil || v.ID != 6 || v.Status != reports.ViewRunning {
+		t.Errorf("ViewMetadata with id = %+v, %v", v, err)
+	}
+	expect(t, mt, "GET", "/report/v1/view/8", ``, `{"id": 80, "viewId": 8}`)
+	if v, err = c.Reports.ViewMetadata(ctx, 8); err != nil || v.ID != 8 {
+		t.Errorf("ViewMetadata with id and viewId = %+v, %v", v, err)
+	}
+	expect(t, mt, "GET", "/report/v1/view/9", ``, `{"id": 90}`)
+	if v, err = c.Reports.ViewMetadata(ctx, 9); err != nil || v.ID != 90 {
+		t.Errorf("ViewMetadata with only id = %+v, %v", v, err)
 	}
 }
 

@@ -57,20 +57,28 @@ func (s *Service) PrepareExport(ctx context.Context, reportID int64) (int64, err
 	return out.ViewID, nil
 }
 
-// ViewStatus is the answer of the view status operation.
+// ViewStatus is the state of a view, as the view status operation reads
+// it.
 type ViewStatus struct {
-	ViewID int64     `json:"viewId"`
+	// ViewID is the view that was asked about.
+	ViewID int64 `json:"viewId"`
+	// Status is the view's state (member viewStatus).
 	Status ViewState `json:"viewStatus"`
 }
 
 // ViewStatus reads the state of a view (GET /report/v1/view/{viewId}/status).
+// The answer carries only viewStatus (the published example is
+// {"viewStatus": "RUNNING"}): the result's ViewID is viewID, whatever the
+// body holds.
 func (s *Service) ViewStatus(ctx context.Context, viewID int64) (*ViewStatus, error) {
-	var out ViewStatus
+	var out struct {
+		Status ViewState `json:"viewStatus"`
+	}
 	err := s.t.Do(ctx, &transport.Request{Method: "GET", Path: transport.Pathf("/report/v1/view/%d/status", viewID)}, &out)
 	if err != nil {
 		return nil, err
 	}
-	return &out, nil
+	return &ViewStatus{ViewID: viewID, Status: out.Status}, nil
 }
 
 // WaitOptions tune WaitView, and the wait of Export and ExportCSV. The

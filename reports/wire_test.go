@@ -94,8 +94,15 @@ func TestWireViews(t *testing.T) {
 	if err != nil || viewID != 9000000001 {
 		t.Fatalf("PrepareExport = %d, %v", viewID, err)
 	}
-	expect(t, mt, "GET", "/report/v1/view/9000000001/status", ``, `{"viewId": 9000000001, "viewStatus": "ARCHIVING"}`)
+	// The published example carries only viewStatus; the view is the one
+	// asked about, whatever else the body holds.
+	expect(t, mt, "GET", "/report/v1/view/9000000001/status", ``, `{"viewStatus": "RUNNING"}`)
 	st, err := c.Reports.ViewStatus(ctx, viewID)
+	if err != nil || st.Status != reports.ViewRunning || st.ViewID != viewID {
+		t.Errorf("ViewStatus of the published example = %+v, %v", st, err)
+	}
+	expect(t, mt, "GET", "/report/v1/view/9000000001/status", ``, `{"viewId": 17, "viewStatus": "ARCHIVING"}`)
+	st, err = c.Reports.ViewStatus(ctx, viewID)
 	if err != nil || st.Status != "ARCHIVING" || st.ViewID != viewID {
 		t.Errorf("ViewStatus = %+v, %v", st, err)
 	}

@@ -99,12 +99,12 @@ func ExampleService_FindByUserName() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(u.ID, u.DisplayName)
+	fmt.Println(u.ID, u.UserName, u.IsActive())
 
 	_, err = c.SCIM.FindByUserName(context.Background(), "nobody@example.com")
 	fmt.Println(errors.Is(err, scim.ErrNotFound))
 	// Output:
-	// usr-demo-0002 Grace Hopper
+	// usr-demo-0002 grace.hopper@example.com true
 	// true
 }
 

@@ -27,8 +27,11 @@ func newFake(t *testing.T, opts ...fake.Option) (*fake.Server, *partner.Client) 
 	return srv, c
 }
 
+// TestLifecycle reads users back whole: the fake answers reads with every
+// stored member and meta's details only with WithSCIMFullResources (the
+// published reads show fewer).
 func TestLifecycle(t *testing.T) {
-	srv, c := newFake(t, fake.WithFullSCIMFilter())
+	srv, c := newFake(t, fake.WithFullSCIMFilter(), fake.WithSCIMFullResources())
 	ctx := context.Background()
 
 	created, err := c.SCIM.Create(ctx, &scim.User{
@@ -340,5 +343,28 @@ func TestListPagesOnResourcesAgainstTheFake(t *testing.T) {
 	u, err := c.SCIM.FindByUserName(context.Background(), "Z03@example.com")
 	if err != nil || u.UserName != "z03@example.com" {
 		t.Errorf("FindByUserName = %+v, %v", u, err)
+	}
+}
+
+// TestListEndsAgainstAFakeIgnoringStartIndex: against a fake that answers
+// every page from the first user, as a service ignoring startIndex does,
+// the listing yields each user once and ends with ErrPageRepeated, with
+// or without a page size.
+func TestListEndsAgainstAFakeIgnoringStartIndex(t *testing.T) {
+	for _, count := range []int{0, 4} {
+		srv, c := newFake(t, fake.WithSCIMStartIndexIgnored(), fake.WithSCIMZeroTotals())
+		for i := range 6 {
+			if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("r%02d@example.com", i)}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: count}))
+		want := map[int]int{0: 6, 4: 4}[count]
+		if !errors.Is(err, scim.ErrPageRepeated) || len(users) != want {
+			t.Errorf("count %d: %d users, %v; want %d and ErrPageRepeated", count, len(users), err, want)
+		}
+		if n := srv.CountRequests(http.MethodGet, "/api/scim/v2/Users"); n != 2 {
+			t.Errorf("count %d: %d list requests, want 2", count, n)
+		}
 	}
 }

@@ -57,24 +57,53 @@ type listResponse struct {
 // a filter the service refuses, the context's error, ...) is yielded and
 // ends the iteration.
 //
+// Each user is yielded once (by id, or userName when it has no id). A
+// page that brings no user not already seen ends the listing with an
+// error (ErrPageRepeated): a service that ignores startIndex answers the
+// same page again and again, and reading on would never end.
+//
 // The pages are separate requests: a user created or changed while the
-// listing runs may be missed or seen twice.
+// listing runs may be missed.
 func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error] {
 	if err := p.validate(); err != nil {
 		return func(yield func(User, error) bool) { yield(User{}, err) }
 	}
 	start := max(p.StartIndex, 1)
-	return paging.Seq(ctx, start, func(ctx context.Context, index int) (paging.Page[User, int], error) {
-		q := p
-		q.StartIndex = index
-		var lr listResponse
-		if err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: usersPath, Query: q}, &lr); err != nil {
-			return paging.Page[User, int]{}, err
-		}
-		next := index + len(lr.Resources)
-		return paging.Page[User, int]{Items: lr.Resources, Next: next, Last: lastPage(p.Count, next, lr)}, nil
-	})
+	return func(yield func(User, error) bool) {
+		seen := map[string]struct{}{}
+		paging.Seq(ctx, start, func(ctx context.Context, index int) (paging.Page[User, int], error) {
+			q := p
+			q.StartIndex = index
+			var lr listResponse
+			if err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: usersPath, Query: q}, &lr); err != nil {
+				return paging.Page[User, int]{}, err
+			}
+			next := index + len(lr.Resources)
+			fresh := lr.Resources[:0:0]
+			for _, u := range lr.Resources {
+				key := u.ID
+				if key == "" {
+					key = "userName:" + u.UserName
+				}
+				if _, ok := seen[key]; !ok {
+					seen[key] = struct{}{}
+					fresh = append(fresh, u)
+				}
+			}
+			if len(lr.Resources) > 0 && len(fresh) == 0 {
+				return paging.Page[User, int]{}, fmt.Errorf("%w: the page at startIndex %d holds only users listed before (the service seems to ignore startIndex)",
+					ErrPageRepeated, index)
+			}
+			return paging.Page[User, int]{Items: fresh, Next: next, Last: lastPage(p.Count, next, lr)}, nil
+		})(yield)
+	}
 }
+
+// ErrPageRepeated ends a listing (List) whose service answered a page of
+// users that were all listed before: a service that ignores startIndex
+// would otherwise be asked for the same page forever. Test for it with
+// errors.Is.
+var ErrPageRepeated = errors.New("partner: scim: listing stopped: a page brought no new user")
 
 // lastPage reports whether the page lr, after which the listing is at
 // index next, ends a listing that asked for count users per page.

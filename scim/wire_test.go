@@ -422,3 +422,60 @@ func TestListShortPageEnds(t *testing.T) {
 		})
 	}
 }
+
+// TestListRepeatedPageEnds feeds the published example again and again,
+// as a service that ignores startIndex answers: the listing yields its
+// user once and ends with ErrPageRepeated after the second request, with
+// or without a page size.
+func TestListRepeatedPageEnds(t *testing.T) {
+	for _, count := range []int{0, 1} {
+		c, mt := mocktest.New(t)
+		calls := 0
+		mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users", func(*http.Request) (*http.Response, error) {
+			calls++
+			if calls > 10 {
+				t.Fatalf("count %d: %d list calls: the listing does not end", count, calls)
+			}
+			return httpmock.NewStringResponse(200, deployedListExample), nil
+		})
+		var users []scim.User
+		var err error
+		for u, e := range c.SCIM.List(context.Background(), scim.ListParams{Count: count}) {
+			if e != nil {
+				err = e
+				break
+			}
+			users = append(users, u)
+		}
+		if len(users) != 1 || users[0].ID != "2819c223-7f76-453a-919d-413861904646" || calls != 2 {
+			t.Errorf("count %d: users %+v after %d calls; want the one user after 2", count, users, calls)
+		}
+		if !errors.Is(err, scim.ErrPageRepeated) || !strings.HasPrefix(err.Error(), "partner: scim: ") ||
+			!strings.Contains(err.Error(), "startIndex 2") || !strings.Contains(err.Error(), "ignore startIndex") {
+			t.Errorf("count %d: error %v", count, err)
+		}
+	}
+}
+
+// TestListSkipsUsersSeenBefore: a page that overlaps the one before
+// yields only its new users, and the listing goes on.
+func TestListSkipsUsersSeenBefore(t *testing.T) {
+	c, mt := mocktest.New(t)
+	mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users", func(req *http.Request) (*http.Response, error) {
+		switch req.URL.Query().Get("startIndex") {
+		case "1":
+			return httpmock.NewStringResponse(200, `{"totalResults":3,"startIndex":1,"Resources":[{"id":"a","userName":"a"},{"id":"b","userName":"b"}]}`), nil
+		case "3":
+			return httpmock.NewStringResponse(200, `{"totalResults":3,"startIndex":2,"Resources":[{"id":"b","userName":"b"},{"id":"c","userName":"c"}]}`), nil
+		}
+		return httpmock.NewStringResponse(200, `{"totalResults":3,"Resources":[]}`), nil
+	})
+	users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: 2}))
+	var ids []string
+	for _, u := range users {
+		ids = append(ids, u.ID)
+	}
+	if err != nil || strings.Join(ids, ",") != "a,b,c" {
+		t.Fatalf("users %v, %v; want a,b,c", ids, err)
+	}
+}

@@ -104,8 +104,8 @@ Secrets are never printed. Exit status: 0 success, 1 failure, 2 usage error.`,
 	pf.StringVar(&a.clientID, "client-id", "", "OAuth client id (PARTNER_CLIENT_ID)")
 	pf.StringVar(&a.clientSecret, "client-secret", "", "OAuth client secret (PARTNER_CLIENT_SECRET); prefer --client-secret-file")
 	pf.StringVar(&a.secretFile, "client-secret-file", "", "read the client secret from this `file`")
-	pf.StringVar(&a.env, "env", "", "environment sent in the environment header (PARTNER_ENV)")
-	pf.StringVar(&a.envHeader, "env-header", "", "name of the environment header, if the deployment uses another (PARTNER_ENV_HEADER)")
+	pf.StringVar(&a.env, "env", "", "host name of the environment, sent in the environment header (PARTNER_ENV); a deployment needs --env-header too")
+	pf.StringVar(&a.envHeader, "env-header", "", "name of the deployment's environment header, x-svc-env toward this machine only (PARTNER_ENV_HEADER)")
 	pf.StringVar(&a.subKey, "subscription-key", "", "gateway subscription key (PARTNER_SUBSCRIPTION_KEY)")
 	pf.StringVar(&a.subKeyHeader, "subscription-key-header", "", "name of the subscription key header (PARTNER_SUBSCRIPTION_KEY_HEADER)")
 	pf.StringSliceVar(&a.scopes, "scope", nil, "scopes to request for the token (repeatable)")
@@ -207,9 +207,13 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 		partner.WithClientCredentials(id, secret),
 		partner.WithUserAgent("partner-cli"),
 	}
-	if env, from := a.settingFrom(cmd, "env", a.env, "PARTNER_ENV"); env != "" {
+	env, envFrom := a.settingFrom(cmd, "env", a.env, "PARTNER_ENV")
+	if env != "" {
 		if strings.ContainsFunc(env, unicode.IsControl) {
-			return nil, usagef("%s must not contain control characters such as a line break", from)
+			return nil, usagef("%s must not contain control characters such as a line break", envFrom)
+		}
+		if strings.ContainsAny(env, "/\\?#@ \t") {
+			return nil, usagef("%s %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", envFrom, env)
 		}
 		opts = append(opts, partner.WithEnvironment(env))
 	}
@@ -218,6 +222,11 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 			return nil, err
 		}
 		opts = append(opts, partner.WithEnvironmentHeader(h))
+	} else if u, _ := url.Parse(base); env != "" && !isLoopbackHost(u.Hostname()) {
+		// A deployment ignores the stand-in header: the call would go to
+		// production.
+		return nil, usagef("%s needs --env-header (or PARTNER_ENV_HEADER) toward %s: the deployment reads the environment from a header named after its operator, not from the stand-in x-svc-env, and would act on production",
+			envFrom, u.Hostname())
 	}
 	if k, from := a.settingFrom(cmd, "subscription-key", a.subKey, "PARTNER_SUBSCRIPTION_KEY"); k != "" {
 		if strings.ContainsFunc(k, unicode.IsControl) {

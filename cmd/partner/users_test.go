@@ -48,8 +48,11 @@ func TestUsersListCreateSuspend(t *testing.T) {
 	}
 }
 
+// TestUsersImportIsSafeToRerun compares the import with users read back
+// whole, which the fake answers with WithSCIMFullResources (the published
+// reads show no displayName or emails).
 func TestUsersImportIsSafeToRerun(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithSCIMFullResources())
 	defer srv.Close()
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "people.csv")

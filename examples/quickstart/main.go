@@ -186,8 +186,15 @@ func checkDeploymentVars(getenv func(string) string) error {
 			return errors.New("PARTNER_ENV_HEADER must not be Authorization: the client sends its token there")
 		}
 	}
-	if strings.ContainsAny(getenv("PARTNER_ENV"), "\r\n") {
+	env := getenv("PARTNER_ENV")
+	if strings.ContainsAny(env, "\r\n") {
 		return errors.New("PARTNER_ENV must not contain a line break")
+	}
+	if strings.ContainsAny(env, "/\\?#@ \t") {
+		return fmt.Errorf("PARTNER_ENV %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", env)
+	}
+	if u, err := url.Parse(getenv("PARTNER_BASE_URL")); env != "" && getenv("PARTNER_ENV_HEADER") == "" && err == nil && u.Host != "" && !isLoopback(u.Hostname()) {
+		return fmt.Errorf("PARTNER_ENV needs PARTNER_ENV_HEADER toward %s: the deployment reads the environment from a header named after its operator, not from the stand-in x-svc-env, and would act on production", u.Hostname())
 	}
 	if strings.ContainsAny(getenv("PARTNER_SUBSCRIPTION_KEY"), "\r\n") {
 		return errors.New("PARTNER_SUBSCRIPTION_KEY must not contain a line break")

@@ -63,6 +63,10 @@ func TestQuickstartEnvProblems(t *testing.T) {
 			[]string{"PARTNER_ENV_HEADER must not be Authorization"}},
 		{map[string]string{"PARTNER_ENV": "sbx\r\nX-Evil: 1"},
 			[]string{"PARTNER_ENV must not contain a line break"}},
+		{map[string]string{"PARTNER_ENV": "https://sandbox.example.com"},
+			[]string{`PARTNER_ENV "https://sandbox.example.com" is not a host name`}},
+		{map[string]string{"PARTNER_ENV": "sandbox.example.com", "PARTNER_BASE_URL": "https://api.example.com", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s3cr3t"},
+			[]string{"PARTNER_ENV needs PARTNER_ENV_HEADER toward api.example.com"}},
 		{map[string]string{"PARTNER_SUBSCRIPTION_KEY": "s3cr3t\nX-Evil: 1"},
 			[]string{"PARTNER_SUBSCRIPTION_KEY must not contain a line break"}},
 	}

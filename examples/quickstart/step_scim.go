@@ -40,7 +40,7 @@ func scimStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	if got.Enterprise != nil {
 		dept = got.Enterprise.Department
 	}
-	fmt.Fprintf(w, "scim: read back %s (%s, department %q, active %t)\n", got.UserName, got.DisplayName, dept, got.IsActive())
+	fmt.Fprintf(w, "scim: read back %s (department %q, active %t)\n", got.UserName, dept, got.IsActive())
 
 	s, err := c.SCIM.Suspend(ctx, u.ID)
 	if err != nil {

@@ -117,6 +117,16 @@ func New(cfg Config) *Client {
 	return c
 }
 
+// EnvQuery is the environment as a query parameter named after the
+// environment header, which token requests carry beside the header as the
+// deployed service's descriptions show; nil when no environment is set.
+func (c *Client) EnvQuery() url.Values {
+	if c.cfg.Env == "" {
+		return nil
+	}
+	return url.Values{c.cfg.EnvHeader: {c.cfg.Env}}
+}
+
 // jsonValue is the value of the Accept and JSON Content-Type headers,
 // shared by every request: net/http never changes a header value, and
 // clones the header before a redirect.
