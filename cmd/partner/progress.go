@@ -32,11 +32,11 @@ const redrawEvery = 100 * time.Millisecond
 
 // newProgress returns a progress bar on stderr, or nil when stderr is not
 // a terminal.
-func (a *app) newProgress(label string, total int64, bytes bool) *progress {
-	if !a.isTerminal(a.stderr) {
+func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *progress {
+	if !a.isTerminal(w) {
 		return nil
 	}
-	return &progress{w: a.stderr, label: label, bytes: bytes, total: total, now: time.Now, start: time.Now()}
+	return &progress{w: w, label: label, bytes: bytes, total: total, now: time.Now, start: time.Now()}
 }
 
 // Set records that n units are done.

@@ -2,12 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/scim"
 )
 
 func (a *app) usersImportCmd() *cobra.Command {
@@ -62,4 +68,110 @@ failed users; it exits 1 when a row failed.`,
 			})
 		},
 	}
+}
+
+// Outcomes of importing one user.
+const (
+	importCreated   = "created"
+	importUpdated   = "updated"
+	importUnchanged = "unchanged"
+	importFailed    = "failed"
+)
+
+// importResult is what happened to one row of an import.
+type importResult struct {
+	Line     int // in the CSV file, the header being line 1
+	UserName string
+	ID       string
+	Outcome  string
+	Err      error
+}
+
+// importUsers reads users from CSV (a header row naming the columns
+// userName, displayName, givenName, familyName, email, department, active,
+// in any order and case; userName required) and creates each user whose
+// userName is unknown, updates one that differs, and leaves one that
+// matches alone, so that running it again changes nothing. It calls report
+// for every row. A row that fails does not stop the import.
+func importUsers(ctx context.Context, c *partner.Client, r io.Reader, report func(importResult)) error {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("reading the header row: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		key := strings.ToLower(strings.NewReplacer("_", "", " ", "", "-", "").Replace(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))))
+		switch key {
+		case "username", "displayname", "givenname", "familyname", "email", "department", "active":
+			col[key] = i
+		default:
+			return fmt.Errorf("unknown column %q (known: userName, displayName, givenName, familyName, email, department, active)", h)
+		}
+	}
+	if _, ok := col["username"]; !ok {
+		return errors.New("the header row has no userName column")
+	}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		get := func(k string) string {
+			if i, ok := col[k]; ok && i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		in := userFields{UserName: get("username"), DisplayName: get("displayname"), GivenName: get("givenname"),
+			FamilyName: get("familyname"), Email: get("email"), Department: get("department")}
+		res := importResult{Line: line, UserName: in.UserName}
+		if s := get("active"); s != "" {
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				res.Outcome, res.Err = importFailed, fmt.Errorf("active %q is not true or false", s)
+				report(res)
+				continue
+			}
+			in.Active = &b
+		}
+		if in.UserName == "" {
+			res.Outcome, res.Err = importFailed, errors.New("no userName")
+			report(res)
+			continue
+		}
+		res.ID, res.Outcome, res.Err = importUser(ctx, c, in)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		report(res)
+	}
+}
+
+func importUser(ctx context.Context, c *partner.Client, in userFields) (id, outcome string, err error) {
+	u, err := c.SCIM.FindByUserName(ctx, in.UserName)
+	if errors.Is(err, scim.ErrNotFound) {
+		nu := &scim.User{}
+		in.apply(nu)
+		created, err := c.SCIM.Create(ctx, nu)
+		if err != nil {
+			return "", importFailed, err
+		}
+		return created.ID, importCreated, nil
+	}
+	if err != nil {
+		return "", importFailed, err
+	}
+	in.UserName = "" // matched without regard to case: keep the stored spelling
+	if !in.apply(u) {
+		return u.ID, importUnchanged, nil
+	}
+	if _, err := c.SCIM.Update(ctx, u); err != nil {
+		return u.ID, importFailed, err
+	}
+	return u.ID, importUpdated, nil
 }
