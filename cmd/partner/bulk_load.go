@@ -35,11 +35,18 @@ terminal. With --wait it follows the execution, printing one line per state,
 and ends with the counts.
 
 With --errors-out (which implies --wait) the failed rows are written to FILE
-as CSV: id, message, then the row's columns (in the loaded CSV file's order).
+as CSV that loads again as it is: the rows' own columns (in the loaded CSV
+file's order), then the service's message in a column _error (more
+underscores when the data has such a column). When no row failed, no file is
+written. 'partner events integrations' lists the integrations to load.
+
+FILE and --errors-out are checked before anything is sent.
 
 Exit status: 0 once the load was accepted (with --wait: once the execution
 completed); 1 when it could not be started or followed, when it ended in a
-state other than completed, or, with --fail-on-errors, when rows failed.`,
+state other than completed, when every record failed, or, with
+--fail-on-errors, when any failed; 2 for a usage error (FILE a directory,
+for one).`,
 		Example: `  partner bulk load deals.csv --integration int-crm --wait
   partner bulk load deals.xlsx --integration int-crm --opportunities --wait --errors-out failed.csv --fail-on-errors`,
 		Args: exactArgs("FILE"),
@@ -63,6 +70,12 @@ state other than completed, or, with --fail-on-errors, when rows failed.`,
 			}
 			if fl.errorsOut != "" || fl.failOnErr {
 				fl.wait = true
+			}
+			if err := checkInputFile(args[0]); err != nil {
+				return err
+			}
+			if err := checkOutputPath("--errors-out", fl.errorsOut); err != nil {
+				return err
 			}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
 				return a.bulkLoad(ctx, cmd, c, args[0], format, fl)
@@ -115,14 +128,21 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 		if format == bulk.CSV {
 			order = csvHeader(path)
 		}
-		if err := writeRowErrors(fl.errorsOut, ex.Errors, order); err != nil {
-			return fmt.Errorf("--errors-out: %w", err)
+		switch {
+		case len(ex.Errors) == 0 && ex.ErrorCount == 0:
+			fmt.Fprintf(out, "no row failed: %s not written\n", fl.errorsOut)
+		case len(ex.Errors) == 0:
+			fmt.Fprintf(out, "the service returned none of the %d failed rows: %s not written\n", ex.ErrorCount, fl.errorsOut)
+		default:
+			if err := writeRowErrors(fl.errorsOut, ex.Errors, order); err != nil {
+				return fmt.Errorf("--errors-out: %w", err)
+			}
+			note := ""
+			if int64(len(ex.Errors)) < ex.ErrorCount {
+				note = fmt.Sprintf(" (the service returned %d of %d)", len(ex.Errors), ex.ErrorCount)
+			}
+			fmt.Fprintf(out, "failed rows written to %s%s\n", fl.errorsOut, note)
 		}
-		note := ""
-		if int64(len(ex.Errors)) < ex.ErrorCount {
-			note = fmt.Sprintf(" (the service returned %d of %d)", len(ex.Errors), ex.ErrorCount)
-		}
-		fmt.Fprintf(out, "failed rows written to %s%s\n", fl.errorsOut, note)
 	}
 	switch {
 	case ex.Status != bulk.Completed:
@@ -131,6 +151,8 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 			msg = ": " + ex.StatusMsg
 		}
 		return fmt.Errorf("execution %s ended %s%s", ex.ExecutionID, ex.Status, msg)
+	case ex.ErrorCount > 0 && ex.SuccessCount == 0 && ex.SkipCount == 0:
+		return fmt.Errorf("execution %s: no record succeeded: all %d failed", ex.ExecutionID, ex.ErrorCount)
 	case fl.failOnErr && ex.ErrorCount > 0:
 		return fmt.Errorf("execution %s: %d rows failed", ex.ExecutionID, ex.ErrorCount)
 	}
@@ -203,10 +225,12 @@ func csvHeader(path string) []string {
 	return h
 }
 
-// writeRowErrors writes failed rows as CSV: id, message, then the union of
-// the rows' columns, in the order of order (the loaded file's header, when
-// it has one) and then sorted (a row given only as text goes in a column
-// "row").
+// writeRowErrors writes failed rows as CSV that loads again as it is: the
+// rows' columns, in the order of order (the loaded file's header, when it
+// has one) and then sorted, then the service's message in a column _error
+// (prefixed with more underscores until no column of the data has that
+// name). A row the service gave only as text goes in a column _row, named
+// the same way.
 func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 	var cols []string
 	seen := map[string]bool{}
@@ -232,18 +256,25 @@ func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 		}
 		return strings.Compare(a, b)
 	})
+	unused := func(name string) string {
+		for seen[name] || slices.Contains(order, name) {
+			name = "_" + name
+		}
+		seen[name] = true
+		return name
+	}
+	header := append(slices.Clip(cols), unused("_error"))
+	if text {
+		header = append(header, unused("_row"))
+	}
 	f, err := os.Create(path)
 	if err != nil {
 		return err
 	}
 	w := csv.NewWriter(f)
-	header := append([]string{"id", "message"}, cols...)
-	if text {
-		header = append(header, "row")
-	}
 	w.Write(header)
 	for _, e := range errs {
-		rec := []string{e.ID, e.Message}
+		rec := make([]string, 0, len(header))
 		for _, k := range cols {
 			v, ok := e.Row[k]
 			if !ok {
@@ -252,6 +283,7 @@ func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 			}
 			rec = append(rec, cellText(v))
 		}
+		rec = append(rec, e.Message)
 		if text {
 			rec = append(rec, e.RowText)
 		}
