@@ -1,6 +1,7 @@
 package main
 
 import (
+	"archive/zip"
 	"bufio"
 	"context"
 	"encoding/csv"
@@ -12,6 +13,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
@@ -34,8 +36,10 @@ gives the header alone (CSV, XLSX), from the report's metadata.
 
 Without -o the rows go to stdout. With -o they are written to a temporary
 file beside FILE that is renamed to FILE once the export succeeded, so a
-failed export leaves no partial file under that name. A progress line
-(rows, rate) goes to stderr when stderr is a terminal.`,
+failed export leaves no partial file under that name; -o is checked before
+anything is sent. An XLSX workbook is not written to a terminal: give -o or
+redirect stdout. A progress bar (rows, rate, time left) goes to stderr when
+stderr is a terminal.`,
 		Example: `  partner reports export 104 -o deals.csv
   partner reports export 104 --format jsonl | head
   partner reports export 104 --format xlsx -o deals.xlsx`,
@@ -59,10 +63,20 @@ failed export leaves no partial file under that name. A progress line
 			default:
 				return usagef("--format must be csv, jsonl or xlsx, not %q", format)
 			}
+			if err := checkOutputPath("-o", out); err != nil {
+				return err
+			}
+			if format == formatXLSX && out == "" && a.isTerminal(cmd.OutOrStdout()) {
+				return usagef("an XLSX workbook is binary: give -o FILE or redirect stdout, not a terminal")
+			}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
 				n, err := a.export(ctx, cmd, c, id, format, out)
+				if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("report %d", id)) {
+					// The SDK's errors name the report; the others say which.
+					err = fmt.Errorf("export of report %d: %w", id, err)
+				}
 				if err != nil {
-					return fmt.Errorf("export of report %d failed: %w", id, err)
+					return err
 				}
 				if out != "" {
 					fmt.Fprintf(cmd.ErrOrStderr(), "exported %s rows of report %d to %s\n", groupDigits(n), id, out)
@@ -263,7 +277,73 @@ func exportXLSX(ctx context.Context, c *partner.Client, id int64, w io.Writer, o
 	if err := sw.Flush(); err != nil {
 		return n, err
 	}
-	return n, f.Write(w)
+	ref := "A1"
+	if len(cols) > 0 {
+		var err error
+		if ref, err = excelize.CoordinatesToCellName(len(cols), int(n)+1); err != nil {
+			return n, err
+		}
+		ref = "A1:" + ref
+	}
+	return n, writeWorkbook(f, ref, w)
+}
+
+// dimensionElem is the <dimension> element of a sheet's XML.
+var dimensionElem = regexp.MustCompile(`<dimension ref="[^"]*"\s*(/>|></dimension>)`)
+
+// writeWorkbook writes f to w, with the first sheet's used range
+// (<dimension ref>) set to ref. The stream writer writes the dimension
+// before the rows, as "A1", and streaming readers trust it: the workbook
+// goes through a temporary file, and the sheet's entry is copied with the
+// real range, the other entries as they are.
+func writeWorkbook(f *excelize.File, ref string, w io.Writer) error {
+	tmp, err := os.CreateTemp("", "partner-export-*.xlsx")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := f.Write(tmp); err != nil {
+		return err
+	}
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	zr, err := zip.NewReader(tmp, size)
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(w)
+	for _, e := range zr.File {
+		if e.Name != "xl/worksheets/sheet1.xml" {
+			if err := zw.Copy(e); err != nil {
+				return err
+			}
+			continue
+		}
+		dst, err := zw.CreateHeader(&zip.FileHeader{Name: e.Name, Method: zip.Deflate, Modified: e.Modified})
+		if err != nil {
+			return err
+		}
+		src, err := e.Open()
+		if err != nil {
+			return err
+		}
+		br := bufio.NewReaderSize(src, 32<<10)
+		head, _ := br.Peek(16 << 10) // the element comes before the rows, after the namespaces (some 5 kB)
+		if loc := dimensionElem.FindIndex(head); loc != nil {
+			dst.Write(head[:loc[0]])
+			fmt.Fprintf(dst, `<dimension ref="%s"/>`, ref)
+			br.Discard(loc[1])
+		}
+		_, err = io.Copy(dst, br)
+		src.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return zw.Close()
 }
 
 // metadataColumns returns the column names of a report from its metadata
