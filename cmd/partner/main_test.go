@@ -273,3 +273,17 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 		}
 	}
 }
+
+// TestInterruptExits130: a command that Ctrl-C (the cancelled context)
+// stops exits 130, as shells report a command ended by SIGINT.
+func TestInterruptExits130(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errw syncBuffer
+	if code := c.runCtx(ctx, t, &out, &errw, "reports", "list"); code != exitInterrupted || !strings.Contains(errw.String(), "partner: interrupted") {
+		t.Fatalf("exit %d, stderr %q", code, errw.String())
+	}
+}

@@ -21,6 +21,9 @@ const (
 	exitOK    = 0
 	exitFail  = 1
 	exitUsage = 2
+	// exitInterrupted is the shell's status for a command ended by
+	// SIGINT (128+2): Ctrl-C.
+	exitInterrupted = 130
 )
 
 // usageError is a mistake in the command line: exit status 2.
@@ -70,6 +73,11 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	// The SDK's errors start with its package name, which is also this
 	// command's: say it once, also where a command wrapped one.
 	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "partner: "), ": partner: ", ": ")
+	if ctx.Err() != nil {
+		// Ctrl-C (or SIGTERM) cancelled the work; the command cleaned up.
+		fmt.Fprintf(a.stderr, "partner: interrupted: %s\n", msg)
+		return exitInterrupted
+	}
 	fmt.Fprintf(a.stderr, "partner: %s\n", msg)
 	var ue usageError
 	if errors.As(err, &ue) {
@@ -89,7 +97,8 @@ deliveries of the Partner Integration Service.
 Connection settings come from flags, or else from the variables
 PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET, PARTNER_ENV,
 PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and PARTNER_SUBSCRIPTION_KEY_HEADER.
-Secrets are never printed. Exit status: 0 success, 1 failure, 2 usage error.`,
+Secrets are never printed. Exit status: 0 success, 1 failure, 2 usage error,
+130 interrupted (Ctrl-C).`,
 		Example: `  export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=me PARTNER_CLIENT_SECRET=...
   partner reports list
   partner reports export 104 --format csv -o deals.csv`,

@@ -28,7 +28,9 @@ Running the same file again changes nothing, so an interrupted import is
 safely re-run.
 
 It prints one line per row and the counts of created, updated, unchanged and
-failed users; it exits 1 when a row failed.`,
+failed users; it exits 1 when a row failed. When the file cannot be read to
+its end (a malformed line) or Ctrl-C stops it, the counts say the line it
+stopped after: the rows after it were not imported.`,
 		Example: `  printf 'userName,displayName,email\nada@example.com,Ada,ada@example.com\n' > people.csv
   partner users import people.csv`,
 		Args: exactArgs("FILE.csv"),
@@ -41,10 +43,11 @@ failed users; it exits 1 when a row failed.`,
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
 				out := cmd.OutOrStdout()
 				counts := map[string]int{}
-				rows := 0
+				rows, last := 0, 1
 				err := importUsers(ctx, c, f, func(r importResult) {
 					counts[r.Outcome]++
 					rows++
+					last = r.Line
 					switch {
 					case r.Err != nil && r.UserName == "":
 						fmt.Fprintf(out, "line %d: %s: %v\n", r.Line, r.Outcome, r.Err)
@@ -54,9 +57,13 @@ failed users; it exits 1 when a row failed.`,
 						fmt.Fprintf(out, "line %d: %s %s %s\n", r.Line, r.Outcome, r.UserName, r.ID)
 					}
 				})
-				if err == nil || rows > 0 { // not after a bad header row: nothing was read
-					fmt.Fprintf(out, "%d created, %d updated, %d unchanged, %d failed\n",
-						counts[importCreated], counts[importUpdated], counts[importUnchanged], counts[importFailed])
+				tally := fmt.Sprintf("%d created, %d updated, %d unchanged, %d failed",
+					counts[importCreated], counts[importUpdated], counts[importUnchanged], counts[importFailed])
+				switch {
+				case err == nil:
+					fmt.Fprintln(out, tally)
+				case rows > 0: // not after a bad header row: nothing was read
+					fmt.Fprintf(out, "stopped after line %d: %s; the rows after line %d were not imported\n", last, tally, last)
 				}
 				if err != nil {
 					return fmt.Errorf("import %s: %w", args[0], err)
