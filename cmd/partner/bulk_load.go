@@ -102,7 +102,7 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 	}
 	bar := a.newProgress(cmd.ErrOrStderr(), "upload "+filepath.Base(path), size, true)
 	ack, err := startLoad(ctx, c, spec, bar.Set)
-	bar.Done()
+	bar.Done(err)
 	if err != nil {
 		return fmt.Errorf("load of %s into integration %s: %w", path, fl.integration, err)
 	}

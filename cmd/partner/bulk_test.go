@@ -77,7 +77,7 @@ func TestBulkLoadNoWaitAndProgress(t *testing.T) {
 		t.Fatalf("without --wait: %q", r.stdout)
 	}
 	if size := len(`[{"account_info": {"external_account_id": "J-1"}, "name": "Json Corp"}]`); !strings.Contains(r.stderr, "100%") ||
-		!strings.Contains(r.stderr, "upload accounts.json") || !strings.Contains(r.stderr, " B/s") || size == 0 {
+		!strings.Contains(r.stderr, "upload accounts.json") || !strings.Contains(r.stderr, "71.0 b / 71.0 b") || size == 0 {
 		t.Fatalf("upload progress: %q", r.stderr)
 	}
 	exs := srv.BulkExecutions()

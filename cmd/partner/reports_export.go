@@ -92,9 +92,9 @@ stderr is a terminal.`,
 }
 
 // export runs the export to stdout, or to a temporary file renamed to out.
-func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client, id int64, format, out string) (int64, error) {
+func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client, id int64, format, out string) (n int64, err error) {
 	bar := a.newProgress(cmd.ErrOrStderr(), fmt.Sprintf("report %d", id), 0, false)
-	defer bar.Done()
+	defer func() { bar.Done(err) }()
 	if out == "" {
 		return exportReport(ctx, c, id, format, cmd.OutOrStdout(), bar)
 	}
@@ -120,7 +120,7 @@ func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client,
 			os.Remove(tmp.Name())
 		}
 	}()
-	n, err := exportReport(ctx, c, id, format, tmp, bar)
+	n, err = exportReport(ctx, c, id, format, tmp, bar)
 	if err != nil {
 		return n, err
 	}
