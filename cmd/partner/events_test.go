@@ -286,3 +286,39 @@ func TestTokenJSON(t *testing.T) {
 		t.Fatalf("token --json --show: %v %s", err, r.stdout)
 	}
 }
+
+// TestEventsListenAdminUpdate follows the README: partner events listen
+// --events object.update against partnerfake's handler receives the
+// change that the admin API's PATCH /_fake/objects/{id} makes.
+func TestEventsListenAdminUpdate(t *testing.T) {
+	admin := fake.NewAdmin(func() *fake.Fake {
+		return fake.New(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
+	})
+	ts := httptest.NewServer(admin)
+	admin.SetURL(ts.URL)
+	defer func() { ts.Close(); admin.Close() }()
+	c := &cli{env: map[string]string{"PARTNER_BASE_URL": ts.URL,
+		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update") }()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
+
+	req, _ := http.NewRequest(http.MethodPatch, ts.URL+"/_fake/objects/"+fake.DemoOpportunity2, strings.NewReader(`{"fields":{"stage":"won"}}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("PATCH: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	waitFor(t, func() bool { return strings.Contains(stdout.String(), "\n") }, &stderr)
+	var got map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &got); err != nil || got["stage"] != "won" {
+		t.Fatalf("delivery %q: %v", stdout.String(), err)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
