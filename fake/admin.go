@@ -197,7 +197,7 @@ func (a *Admin) routeTable() []adminRoute {
 		{"GET", p + "/faults", a.listFaults},
 		{"POST", p + "/faults", a.addFault},
 		{"DELETE", p + "/faults", done(func() { a.Fake().ClearFaults() })},
-		{"DELETE", p + "/faults/{id}", a.removeFault},
+		{"DELETE", p + "/faults/{id}", a.removeByID((*Fake).RemoveFault, "no fault %q in force")},
 		{"GET", p + "/clock", a.clock},
 		{"POST", p + "/clock/advance", a.advance},
 		{"GET", p + "/requests", a.requests},
@@ -209,7 +209,7 @@ func (a *Admin) routeTable() []adminRoute {
 			writeJSON(w, http.StatusOK, a.Fake().Integrations())
 		}},
 		{"PATCH", p + "/objects/{id}", a.updateObject},
-		{"DELETE", p + "/objects/{id}", a.deleteObject},
+		{"DELETE", p + "/objects/{id}", a.removeByID((*Fake).DeleteObject, "no object %q")},
 		{"POST", p + "/seed", a.seed},
 		{"POST", p + "/reset", done(a.Reset)},
 	}
@@ -304,13 +304,17 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
 }
 
-func (a *Admin) removeFault(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if !a.Fake().RemoveFault(id) {
-		writeError(w, http.StatusNotFound, "not_found", "no fault %q in force", id)
-		return
+// removeByID answers DELETE .../{id}: 204 when remove found the id, else
+// 404 with notFound (a format taking the id).
+func (a *Admin) removeByID(remove func(f *Fake, id string) bool, notFound string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if !remove(a.Fake(), id) {
+			writeError(w, http.StatusNotFound, "not_found", notFound, id)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 	}
-	w.WriteHeader(http.StatusNoContent)
 }
 
 func (a *Admin) clock(w http.ResponseWriter, r *http.Request) {
@@ -435,15 +439,6 @@ func (a *Admin) updateObject(w http.ResponseWriter, r *http.Request) {
 	}
 	id := r.PathValue("id")
 	if !a.Fake().UpdateObject(id, body.Fields) {
-		writeError(w, http.StatusNotFound, "not_found", "no object %q", id)
-		return
-	}
-	w.WriteHeader(http.StatusNoContent)
-}
-
-func (a *Admin) deleteObject(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if !a.Fake().DeleteObject(id) {
 		writeError(w, http.StatusNotFound, "not_found", "no object %q", id)
 		return
 	}
