@@ -227,7 +227,9 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 			"use WithClientCredentials", "give them with --client-id and --client-secret",
 			"use WithInsecureHTTP to allow it", "plain http is allowed to this machine only",
 			"base URL", baseFrom,
+			"WithEnvironment needs WithEnvironmentHeader", envFrom+" needs --env-header (or PARTNER_ENV_HEADER)",
 			"WithEnvironmentHeader:", envHeaderFrom, "WithEnvironmentHeader", envHeaderFrom,
+			"WithEnvironment:", envFrom, "WithEnvironment", envFrom,
 			"WithSubscriptionKeyHeader:", keyHeaderFrom, "WithSubscriptionKeyHeader", keyHeaderFrom,
 			"WithSubscriptionKey:", keyFrom+":",
 		).Replace(err.Error())
