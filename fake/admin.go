@@ -60,6 +60,16 @@ const AdminPrefix = "/_fake/"
 //	                                   deliveries in flight (Fake.WaitDeliveries)
 //	DELETE /_fake/deliveries           empty it (Fake.ResetDeliveries)
 //	POST   /_fake/tokens/expire        expire every access token (Fake.ExpireTokens)
+//	GET    /_fake/integrations         the integrations in the Seed format, with the
+//	                                   object type and bulk key field that the
+//	                                   service's own listing does not show
+//	                                   (Fake.Integrations)
+//	PATCH  /_fake/objects/{id}         {"fields": {"stage": "won"}}: set fields by
+//	                                   dotted name (Fake.UpdateObject); fires
+//	                                   object.update when a value changed; 404 for
+//	                                   an unknown object
+//	DELETE /_fake/objects/{id}         remove the object (Fake.DeleteObject); fires
+//	                                   object.delete; 404 for an unknown object
 //	POST   /_fake/seed                 add a data set in the Seed format (Fake.ApplySeed)
 //	POST   /_fake/reset                replace the fake with a fresh one from the
 //	                                   build function: state, faults and logs as at start
@@ -187,7 +197,7 @@ func (a *Admin) routeTable() []adminRoute {
 		{"GET", p + "/faults", a.listFaults},
 		{"POST", p + "/faults", a.addFault},
 		{"DELETE", p + "/faults", done(func() { a.Fake().ClearFaults() })},
-		{"DELETE", p + "/faults/{id}", a.removeFault},
+		{"DELETE", p + "/faults/{id}", a.removeByID((*Fake).RemoveFault, "no fault %q in force")},
 		{"GET", p + "/clock", a.clock},
 		{"POST", p + "/clock/advance", a.advance},
 		{"GET", p + "/requests", a.requests},
@@ -195,6 +205,11 @@ func (a *Admin) routeTable() []adminRoute {
 		{"GET", p + "/deliveries", a.deliveries},
 		{"DELETE", p + "/deliveries", done(func() { a.Fake().ResetDeliveries() })},
 		{"POST", p + "/tokens/expire", done(func() { a.Fake().ExpireTokens() })},
+		{"GET", p + "/integrations", func(w http.ResponseWriter, r *http.Request) {
+			writeJSON(w, http.StatusOK, a.Fake().Integrations())
+		}},
+		{"PATCH", p + "/objects/{id}", a.updateObject},
+		{"DELETE", p + "/objects/{id}", a.removeByID((*Fake).DeleteObject, "no object %q")},
 		{"POST", p + "/seed", a.seed},
 		{"POST", p + "/reset", done(a.Reset)},
 	}
@@ -289,13 +304,17 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
 }
 
-func (a *Admin) removeFault(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
-	if !a.Fake().RemoveFault(id) {
-		writeError(w, http.StatusNotFound, "not_found", "no fault %q in force", id)
-		return
+// removeByID answers DELETE .../{id}: 204 when remove found the id, else
+// 404 with notFound (a format taking the id).
+func (a *Admin) removeByID(remove func(f *Fake, id string) bool, notFound string) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		id := r.PathValue("id")
+		if !remove(a.Fake(), id) {
+			writeError(w, http.StatusNotFound, "not_found", notFound, id)
+			return
+		}
+		w.WriteHeader(http.StatusNoContent)
 	}
-	w.WriteHeader(http.StatusNoContent)
 }
 
 func (a *Admin) clock(w http.ResponseWriter, r *http.Request) {
@@ -404,6 +423,26 @@ func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
 			Delivered: d.Delivered, Final: d.Final, Dropped: d.Dropped, Payload: d.Payload})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *Admin) updateObject(w http.ResponseWriter, r *http.Request) {
+	var body struct {
+		Fields map[string]any `json:"fields"`
+	}
+	if err := readStrictJSON(r, &body); err != nil {
+		writeError(w, http.StatusBadRequest, "invalid_request", "%s", err.Error())
+		return
+	}
+	if len(body.Fields) == 0 {
+		writeError(w, http.StatusBadRequest, "invalid_request", `fields is required: {"fields": {"stage": "won"}}`)
+		return
+	}
+	id := r.PathValue("id")
+	if !a.Fake().UpdateObject(id, body.Fields) {
+		writeError(w, http.StatusNotFound, "not_found", "no object %q", id)
+		return
+	}
+	w.WriteHeader(http.StatusNoContent)
 }
 
 func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -394,4 +395,71 @@ func (b neverEnding) Read(p []byte) (int, error) {
 		p[i] = byte(b)
 	}
 	return len(p), nil
+}
+
+// TestAdminObjectsFireEvents: the admin API changes an existing object's
+// fields (object.update, and object.stage_change for the stage) and
+// removes one (object.delete), and lists the integrations with their
+// object type and key field.
+func TestAdminObjectsFireEvents(t *testing.T) {
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
+	defer hook.Close()
+	a, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+	tok := accessToken(t, base)
+	st, body := call(t, "POST", base+"/event/v1/subscriber",
+		`{"name":"t","event":["object.all"],"subscriber_type":"webhook","webhook_settings":{"callback_url":"`+hook.URL+`"}}`,
+		"Authorization", "Bearer "+tok)
+	if st/100 != 2 {
+		t.Fatalf("subscribe: %d %s", st, body)
+	}
+	if st, body := call(t, "PATCH", base+"/_fake/objects/"+fake.DemoOpportunity1, `{"fields":{"stage":"won","sales_details.partner":"P9"}}`); st != 204 {
+		t.Fatalf("PATCH: %d %s", st, body)
+	}
+	if o, _ := a.Fake().Object(fake.DemoOpportunity1); o.Fields["stage"] != "won" {
+		t.Fatalf("object after PATCH: %+v", o)
+	} else if v, _ := o.Field("sales_details.partner"); v != "P9" {
+		t.Fatalf("dotted field after PATCH: %+v", o)
+	}
+	if st, body := call(t, "DELETE", base+"/_fake/objects/"+fake.DemoOpportunity3, ""); st != 204 {
+		t.Fatalf("DELETE: %d %s", st, body)
+	}
+	_, body = call(t, "GET", base+"/_fake/deliveries?wait=5s", "")
+	var ds []struct {
+		Event    string `json:"event"`
+		ObjectID string `json:"object_id"`
+	}
+	if err := json.Unmarshal([]byte(body), &ds); err != nil {
+		t.Fatal(err, body)
+	}
+	var got []string
+	for _, d := range ds {
+		got = append(got, d.Event+" "+d.ObjectID)
+	}
+	slices.Sort(got)
+	want := []string{"object.delete " + fake.DemoOpportunity3, "object.stage_change " + fake.DemoOpportunity1, "object.update " + fake.DemoOpportunity1}
+	if !slices.Equal(got, want) {
+		t.Fatalf("events %q, want %q", got, want)
+	}
+
+	for _, tc := range []struct {
+		method, path, body string
+		status             int
+	}{
+		{"PATCH", "/_fake/objects/nope", `{"fields":{"stage":"x"}}`, 404},
+		{"PATCH", "/_fake/objects/" + fake.DemoOpportunity1, `{}`, 400},
+		{"PATCH", "/_fake/objects/" + fake.DemoOpportunity1, `{"field":{"stage":"x"}}`, 400},
+		{"DELETE", "/_fake/objects/" + fake.DemoOpportunity3, "", 404},
+	} {
+		if st, body := call(t, tc.method, base+tc.path, tc.body); st != tc.status || !strings.Contains(body, `"message"`) {
+			t.Errorf("%s %s %s: %d %s, want %d", tc.method, tc.path, tc.body, st, body, tc.status)
+		}
+	}
+
+	_, body = call(t, "GET", base+"/_fake/integrations", "")
+	var ins []fake.Integration
+	if err := json.Unmarshal([]byte(body), &ins); err != nil || len(ins) != 2 ||
+		ins[0] != (fake.Integration{ID: fake.DemoAccountIntegration, Type: "CRM", Name: "Demo CRM accounts",
+			Description: "Accounts synced from the demo CRM", ObjectType: "account", KeyField: "account_info.external_account_id"}) {
+		t.Fatalf("integrations: %v %s", err, body)
+	}
 }

@@ -59,53 +59,54 @@ type Person struct {
 // Column is a column of a report. Rows are JSON objects keyed by Name
 // (ID when Name is empty), in column order; filters name columns by ID.
 type Column struct {
-	ID   string
-	Name string
-	Type string // ColumnText, ColumnNumber, ...; "" is ColumnText
+	ID   string `json:"id"`
+	Name string `json:"name,omitempty"`
+	Type string `json:"type,omitempty"` // ColumnText, ColumnNumber, ...; "" is ColumnText
 }
 
 // Chart groups a report's rows by one column and counts each group. Its
 // results are objects {"<column name>": value, "count": n}, ordered by
 // value.
 type Chart struct {
-	ID      int64
-	Name    string
-	GroupBy string // column ID
+	ID      int64  `json:"id"`
+	Name    string `json:"name,omitempty"`
+	GroupBy string `json:"group_by"` // column ID
 }
 
 // Report is a report definition with its rows. The rows come from exactly
-// one of Rows, Generate or ObjectType.
+// one of Rows, Generate or ObjectType. The JSON names are those of the
+// Seed format; the members without one are for Go callers only.
 type Report struct {
-	ID          int64 // 0: assigned by AddReport
-	Name        string
-	Description string
-	Status      string // ReportDraft, ReportPublished; "" is ReportPublished
-	CreatedBy   *Person
-	ModifiedBy  *Person
-	CreatedAt   time.Time // zero: the fake's clock at AddReport
-	ModifiedAt  time.Time // zero: CreatedAt
-	Columns     []Column
-	Charts      []Chart
+	ID          int64     `json:"id,omitempty"` // 0: assigned by AddReport
+	Name        string    `json:"name"`
+	Description string    `json:"description,omitempty"`
+	Status      string    `json:"status,omitempty"` // ReportDraft, ReportPublished; "" is ReportPublished
+	CreatedBy   *Person   `json:"-"`
+	ModifiedBy  *Person   `json:"-"`
+	CreatedAt   time.Time `json:"-"` // zero: the fake's clock at AddReport
+	ModifiedAt  time.Time `json:"-"` // zero: CreatedAt
+	Columns     []Column  `json:"columns"`
+	Charts      []Chart   `json:"charts,omitempty"`
 
 	// Rows holds the values of each row in column order: string, bool,
 	// nil, any integer or float type, time.Time (written in RFC 3339),
 	// []string, or anything encoding/json can encode.
-	Rows [][]any
+	Rows [][]any `json:"rows,omitempty"`
 	// Generate, with RowCount, produces row i on demand instead of Rows.
 	// The rows are encoded once, the first time the report is read, so a
 	// generated report costs nothing until it is used. Generate must be a
 	// pure function of i.
-	Generate func(i int) []any
-	RowCount int
+	Generate func(i int) []any `json:"-"`
+	RowCount int               `json:"-"`
 	// ObjectType, when set, backs the report by the stored objects of
 	// that type (Fake.Objects): one row per object, ordered by object id,
 	// each column ID a dotted field name. The report's version moves when
 	// such an object is created, updated or deleted.
-	ObjectType string
+	ObjectType string `json:"object_type,omitempty"`
 
 	// FailViews makes every view of the report end FAILED instead of
 	// SUCCESS.
-	FailViews bool
+	FailViews bool `json:"fail_views,omitempty"`
 }
 
 type report struct {

@@ -158,7 +158,7 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 		if errors.Is(err, io.EOF) {
 			return badInputf("JSON body is empty")
 		}
-		return jsonError(err, dec, 0)
+		return jsonError(err, dec, "the opening bracket")
 	}
 	if d, ok := tok.(json.Delim); !ok || d != '[' {
 		return badInputf("malformed JSON at byte 0: the body must be an array of objects")
@@ -173,7 +173,7 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 			if errors.As(err, &typ) {
 				return badInputf("malformed JSON: record %d (byte %d) is not an object", n, start)
 			}
-			return jsonError(err, dec, n)
+			return jsonError(err, dec, fmt.Sprintf("record %d", n))
 		}
 		if obj == nil {
 			return badInputf("malformed JSON: record %d (byte %d) is not an object", n, start)
@@ -189,7 +189,7 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 		}
 	}
 	if _, err := dec.Token(); err != nil { // the closing bracket
-		return jsonError(err, dec, n)
+		return jsonError(err, dec, fmt.Sprintf("after record %d", n))
 	}
 	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
 		return badInputf("malformed JSON at byte %d: data after the array", dec.InputOffset())
@@ -197,13 +197,15 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 	return nil
 }
 
-func jsonError(err error, dec *json.Decoder, n int) error {
+// jsonError is a JSON body's syntax error or early end, saying where:
+// in a record, or where the array should go on.
+func jsonError(err error, dec *json.Decoder, where string) error {
 	var syn *json.SyntaxError
 	switch {
 	case errors.As(err, &syn):
-		return badInputf("malformed JSON at byte %d (record %d): %v", syn.Offset, n+1, err)
+		return badInputf("malformed JSON at byte %d (%s): %v", syn.Offset, where, err)
 	case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
-		return badInputf("malformed JSON at byte %d (record %d): unexpected end of body", dec.InputOffset(), n+1)
+		return badInputf("malformed JSON at byte %d (%s): unexpected end of body", dec.InputOffset(), where)
 	}
 	return err // the connection failed
 }

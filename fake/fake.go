@@ -77,6 +77,26 @@
 // name its field and bulk rows are not checked beyond their key, until
 // SetBulkFieldKind declares fields. A bulk load writes objects of its
 // integration's ObjectType, matched on its KeyField.
+//
+// # Events
+//
+// Every change to a stored object goes to the subscribers of its kind
+// (object.all takes all four):
+//
+//   - object.create: AddObject, a seed's object (WithSeed, ApplySeed,
+//     POST /_fake/seed; also when it replaces an object of the same id),
+//     a bulk row whose key matches no stored object.
+//   - object.update: UpdateObject, PATCH /_fake/objects/{id}, a bulk row
+//     that changes a stored object (a row with the values stored counts
+//     as skipped and fires nothing), an audit status or an external id
+//     written through PATCH /app/v1/object/{object_id}/audit or
+//     /external_id. Only a change of value fires: setting a
+//     field to the value it has fires nothing.
+//   - object.stage_change: with object.update, when the stage field is
+//     among the changes.
+//   - The referral event (Fake.ReferralEvent): with object.update, when
+//     the referral field (Fake.ReferralField) of an opportunity is set.
+//   - object.delete: DeleteObject, DELETE /_fake/objects/{id}.
 package fake
 
 import (
@@ -158,8 +178,22 @@ func WithTokenLifetime(d time.Duration) Option { return func(f *Fake) { f.lifeti
 // expiry and asynchronous work step by step.
 func WithClock(c Clock) Option { return func(f *Fake) { f.clock = c } }
 
-// WithDemoData seeds the demo data set: integrations, objects, users,
-// reports, the set cmd/partnerfake serves.
+// WithDemoData seeds the demo data set, the one cmd/partnerfake serves,
+// whose ids the Demo* constants name:
+//
+//   - integrations (id: object type, bulk key field):
+//     DemoOpportunityIntegration "int-demo-opportunities": opportunity,
+//     sales_details.crm_opportunity_id;
+//     DemoAccountIntegration "int-demo-accounts": account,
+//     account_info.external_account_id. A bulk row without a value in the
+//     key field fails.
+//   - objects: opportunities DemoOpportunity1 to 3, accounts DemoAccount1
+//     and 2;
+//   - users DemoUser1 to 3 (the third suspended), user attributes in
+//     DemoNamespace;
+//   - reports: DemoReportPipeline (backed by the opportunities),
+//     DemoReportPartners, DemoReportDraft and DemoReportLarge
+//     (DemoReportLargeRows rows, generated).
 func WithDemoData() Option { return func(f *Fake) { f.demo = true } }
 
 // New returns the fake as a bare http.Handler, for hosting it yourself.

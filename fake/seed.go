@@ -27,80 +27,20 @@ import (
 //	               "charts": [{"id": 1, "name": "By partner", "group_by": "0"}]}]
 //	}
 //
-// A report's rows hold the values in column order; "object_type" instead
-// of "rows" backs the report by the stored objects of that type (see
-// Report.ObjectType). Ids left out are generated (reports: the next free
-// id). Seeding adds to what is there: an object, integration or report with
-// an existing id is replaced, a user whose userName is taken is an error.
+// The members are the fake's own types (Integration, Object, User, Report)
+// under their JSON names; members for Go callers only (times, Generate)
+// have none. A report's rows hold the values in column order;
+// "object_type" instead of "rows" backs the report by the stored objects of
+// that type (see Report.ObjectType). Ids left out are generated (reports:
+// the next free id). Seeding adds to what is there: an object, integration
+// or report with an existing id is replaced (an object so replaced fires
+// object.create, see "Events" in the package documentation), a user whose
+// userName is taken is an error.
 type Seed struct {
-	Integrations []SeedIntegration `json:"integrations,omitempty"`
-	Objects      []SeedObject      `json:"objects,omitempty"`
-	Users        []SeedUser        `json:"users,omitempty"`
-	Reports      []SeedReport      `json:"reports,omitempty"`
-}
-
-// SeedIntegration is an Integration in the seed format.
-type SeedIntegration struct {
-	ID          string `json:"id,omitempty"`
-	Type        string `json:"type,omitempty"`
-	Name        string `json:"name,omitempty"`
-	Description string `json:"description,omitempty"`
-	ObjectType  string `json:"object_type,omitempty"`
-	KeyField    string `json:"key_field,omitempty"`
-}
-
-// SeedObject is an Object in the seed format.
-type SeedObject struct {
-	ID            string         `json:"id,omitempty"`
-	Type          string         `json:"type"`
-	IntegrationID string         `json:"integration_id,omitempty"`
-	Fields        map[string]any `json:"fields,omitempty"`
-}
-
-// SeedUser is a User in the seed format.
-type SeedUser struct {
-	ID          string      `json:"id,omitempty"`
-	UserName    string      `json:"user_name"`
-	DisplayName string      `json:"display_name,omitempty"`
-	GivenName   string      `json:"given_name,omitempty"`
-	FamilyName  string      `json:"family_name,omitempty"`
-	Emails      []SeedEmail `json:"emails,omitempty"`
-	Department  string      `json:"department,omitempty"`
-	Suspended   bool        `json:"suspended,omitempty"`
-}
-
-// SeedReport is a Report in the seed format.
-type SeedReport struct {
-	ID          int64        `json:"id,omitempty"`
-	Name        string       `json:"name"`
-	Description string       `json:"description,omitempty"`
-	Status      string       `json:"status,omitempty"`
-	Columns     []SeedColumn `json:"columns"`
-	Rows        [][]any      `json:"rows,omitempty"`
-	ObjectType  string       `json:"object_type,omitempty"`
-	Charts      []SeedChart  `json:"charts,omitempty"`
-	FailViews   bool         `json:"fail_views,omitempty"`
-}
-
-// SeedColumn is a report Column in the seed format.
-type SeedColumn struct {
-	ID   string `json:"id"`
-	Name string `json:"name,omitempty"`
-	Type string `json:"type,omitempty"`
-}
-
-// SeedChart is a report Chart in the seed format.
-type SeedChart struct {
-	ID      int64  `json:"id"`
-	Name    string `json:"name,omitempty"`
-	GroupBy string `json:"group_by"`
-}
-
-// SeedEmail is a UserEmail in the seed format.
-type SeedEmail struct {
-	Value   string `json:"value"`
-	Type    string `json:"type,omitempty"`
-	Primary bool   `json:"primary,omitempty"`
+	Integrations []Integration `json:"integrations,omitempty"`
+	Objects      []Object      `json:"objects,omitempty"`
+	Users        []User        `json:"users,omitempty"`
+	Reports      []Report      `json:"reports,omitempty"`
 }
 
 // ParseSeed reads a Seed from r. Unknown members are refused, numbers keep
@@ -133,25 +73,18 @@ func WithSeed(s *Seed) Option {
 // the seeding there with an error.
 func (f *Fake) ApplySeed(s *Seed) error {
 	reports := make([]Report, 0, len(s.Reports))
-	for _, sr := range s.Reports {
-		r := Report{ID: sr.ID, Name: sr.Name, Description: sr.Description, Status: sr.Status,
-			ObjectType: sr.ObjectType, FailViews: sr.FailViews}
-		if sr.Rows != nil {
-			r.Rows = make([][]any, len(sr.Rows))
-			for i, row := range sr.Rows {
-				r.Rows[i], _ = jsonValues(row).([]any)
+	for _, r := range s.Reports {
+		if r.Rows != nil {
+			rows := make([][]any, len(r.Rows))
+			for i, row := range r.Rows {
+				rows[i], _ = jsonValues(row).([]any)
 			}
+			r.Rows = rows
 		}
 		if r.Status != "" && r.Status != ReportDraft && r.Status != ReportPublished {
 			return fmt.Errorf("fake: seed: report %q: unknown status %q", r.Name, r.Status)
 		}
-		for _, c := range sr.Columns {
-			r.Columns = append(r.Columns, Column(c))
-		}
-		for _, c := range sr.Charts {
-			r.Charts = append(r.Charts, Chart(c))
-		}
-		if r.Rows == nil && r.ObjectType == "" {
+		if r.Rows == nil && r.ObjectType == "" && r.Generate == nil {
 			r.Rows = [][]any{}
 		}
 		if err := checkReport(r); err != nil {
@@ -165,23 +98,18 @@ func (f *Fake) ApplySeed(s *Seed) error {
 		}
 	}
 	for _, in := range s.Integrations {
-		f.AddIntegration(Integration(in))
+		f.AddIntegration(in)
 	}
 	for _, o := range s.Objects {
 		fields := map[string]any{}
 		for k, v := range o.Fields {
 			fields[k] = jsonValues(v)
 		}
-		f.AddObject(Object{ID: o.ID, Type: o.Type, IntegrationID: o.IntegrationID, Fields: fields})
+		o.Fields = fields
+		f.AddObject(o)
 	}
 	for _, u := range s.Users {
-		var emails []UserEmail
-		for _, e := range u.Emails {
-			emails = append(emails, UserEmail(e))
-		}
-		if _, err := f.AddUser(User{ID: u.ID, UserName: u.UserName, DisplayName: u.DisplayName,
-			GivenName: u.GivenName, FamilyName: u.FamilyName, Emails: emails,
-			Department: u.Department, Suspended: u.Suspended}); err != nil {
+		if _, err := f.AddUser(u); err != nil {
 			return fmt.Errorf("fake: seed: user %q: %w", u.UserName, err)
 		}
 	}

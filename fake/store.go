@@ -14,15 +14,15 @@ import (
 // account, ... Fields nest; a dotted name such as
 // "sales_details.crm_opportunity_id" addresses a nested member.
 type Object struct {
-	ID   string
-	Type string
+	ID   string `json:"id,omitempty"`
+	Type string `json:"type"`
 	// Fields holds the object's data as JSON values (string, float64,
 	// bool, nil, []any, map[string]any).
-	Fields map[string]any
+	Fields map[string]any `json:"fields,omitempty"`
 	// IntegrationID is the integration that loaded the object, if any.
-	IntegrationID string
-	Created       time.Time
-	Modified      time.Time
+	IntegrationID string    `json:"integration_id,omitempty"`
+	Created       time.Time `json:"-"`
+	Modified      time.Time `json:"-"`
 }
 
 // Field returns the value at a dotted field name.
@@ -266,16 +266,21 @@ func diffKeys(before, after map[string]any) []string {
 }
 
 // Integration is a configured integration of a partner system (a CRM
-// sync): bulk loads and event subscriptions name it.
+// sync): bulk loads and event subscriptions name it. The service's listing
+// (GET /event/v1/metadata/integration) shows ID, Type, Name and
+// Description; ObjectType and KeyField are the integration's
+// configuration, which the admin API lists (GET /_fake/integrations).
 type Integration struct {
-	ID          string
-	Type        string // integration_type, e.g. "CRM"
-	Name        string
-	Description string
+	ID          string `json:"id,omitempty"`
+	Type        string `json:"type,omitempty"` // integration_type, e.g. "CRM"
+	Name        string `json:"name,omitempty"`
+	Description string `json:"description,omitempty"`
 	// ObjectType is the type of the objects its bulk loads write.
-	ObjectType string
-	// KeyField is the dotted field name bulk rows are matched on.
-	KeyField string
+	ObjectType string `json:"object_type,omitempty"`
+	// KeyField is the dotted field name bulk rows are matched on: a row
+	// updates the stored object whose field has the row's value, or
+	// creates one.
+	KeyField string `json:"key_field,omitempty"`
 }
 
 type integrationStore struct {

@@ -50,11 +50,10 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := "id,message,account_info.external_account_id,name,employees"; strings.Join(recs[0], ",") != want {
-		t.Errorf("errors file header %q, want the loaded file's column order: %s", recs[0], want)
+	if want := "account_info.external_account_id,name,employees,_error"; strings.Join(recs[0], ",") != want {
+		t.Errorf("errors file header %q, want the loaded file's columns in order, then _error: %s", recs[0], want)
 	}
-	if len(recs) != 2 || recs[0][0] != "id" || recs[0][1] != "message" || !strings.Contains(strings.Join(recs[1], ","), "Hooli") ||
-		!strings.Contains(recs[1][1], "employees") {
+	if len(recs) != 2 || strings.Join(recs[1][:3], ",") != "X-2,Hooli,many" || !strings.Contains(recs[1][3], "employees") {
 		t.Fatalf("errors file: %q", recs)
 	}
 	if o := srv.Objects("account"); len(o) != 2+2 { // two demo accounts, two loaded
@@ -78,7 +77,7 @@ func TestBulkLoadNoWaitAndProgress(t *testing.T) {
 		t.Fatalf("without --wait: %q", r.stdout)
 	}
 	if size := len(`[{"account_info": {"external_account_id": "J-1"}, "name": "Json Corp"}]`); !strings.Contains(r.stderr, "100%") ||
-		!strings.Contains(r.stderr, "upload accounts.json") || !strings.Contains(r.stderr, " B/s") || size == 0 {
+		!strings.Contains(r.stderr, "upload accounts.json") || !strings.Contains(r.stderr, "71.0 b / 71.0 b") || size == 0 {
 		t.Fatalf("upload progress: %q", r.stderr)
 	}
 	exs := srv.BulkExecutions()
@@ -161,5 +160,97 @@ func TestBulkLoadNotStarted(t *testing.T) {
 	}
 	if _, err := os.Stat(in); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBulkLoadErrorsOutReloads: the failed-rows file loads again as it is
+// (once the bad value is fixed), its error column never takes the name of
+// a column of the data, and no file is written when no row failed.
+func TestBulkLoadErrorsOutReloads(t *testing.T) {
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "accounts.csv")
+	writeFile(t, in, "account_info.external_account_id,_error,employees\nE-1,a note,many\nE-2,,7\n")
+	errs := filepath.Join(dir, "failed.csv")
+	c.must(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--errors-out", errs)
+	got := readFile(t, errs)
+	recs, err := csv.NewReader(strings.NewReader(got)).ReadAll()
+	if err != nil || len(recs) != 2 || strings.Join(recs[0], ",") != "account_info.external_account_id,_error,employees,__error" ||
+		strings.Join(recs[1][:3], ",") != "E-1,a note,many" || !strings.Contains(recs[1][3], "employees") {
+		t.Fatalf("errors file: %v %q", err, recs)
+	}
+
+	writeFile(t, errs, strings.Replace(got, ",many,", ",12,", 1))
+	errs2 := filepath.Join(dir, "failed-again.csv")
+	r := c.must(t, "bulk", "load", errs, "--integration", fake.DemoAccountIntegration, "--errors-out", errs2)
+	if !strings.Contains(r.stdout, "completed: 1 records, 1 succeeded, 0 failed") ||
+		!strings.Contains(r.stdout, "no row failed: "+errs2+" not written") {
+		t.Fatalf("reloading the fixed errors file:\n%s", r.stdout)
+	}
+	if _, err := os.Stat(errs2); !os.IsNotExist(err) {
+		t.Fatalf("an errors file was written though no row failed: %v", err)
+	}
+	var loaded bool
+	for _, o := range srv.Objects("account") {
+		if v, _ := o.Field("account_info.external_account_id"); v == "E-1" {
+			loaded = o.Fields["employees"] == 12.0 || o.Fields["employees"] == "12"
+		}
+	}
+	if !loaded {
+		t.Fatal("the reloaded row is not stored with the fixed value")
+	}
+}
+
+// TestBulkLoadNoRecordSucceeded: a load where every record failed exits 1
+// even without --fail-on-errors.
+func TestBulkLoadNoRecordSucceeded(t *testing.T) {
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "wrong-key.csv")
+	writeFile(t, in, "id,name\n1,Initech\n2,Hooli\n")
+	r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+	if r.code != exitFail || !strings.Contains(r.stdout, "completed: 2 records, 0 succeeded, 2 failed") ||
+		!strings.Contains(r.stderr, "no record succeeded: all 2 failed") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestBulkLoadPathsCheckedFirst: a directory as FILE or --errors-out, or
+// --errors-out in a directory that does not exist, is a usage error before
+// any request.
+func TestBulkLoadPathsCheckedFirst(t *testing.T) {
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	dir := t.TempDir()
+	in := filepath.Join(dir, "a.csv")
+	writeFile(t, in, accountsCSV)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{dir}, dir + " is a directory"},
+		{[]string{in, "--errors-out", dir}, "--errors-out " + dir + " is a directory"},
+		{[]string{in, "--errors-out", filepath.Join(dir, "nope", "f.csv")}, "directory " + filepath.Join(dir, "nope") + " does not exist"},
+	} {
+		r := c.run(t, append([]string{"bulk", "load", "--integration", fake.DemoAccountIntegration}, tc.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+	if reqs := srv.Requests(); len(reqs) != 0 {
+		t.Fatalf("requests were sent: %+v", reqs)
+	}
+}
+
+// TestBulkLoadTruncatedJSON: the fake names where a truncated body ends.
+func TestBulkLoadTruncatedJSON(t *testing.T) {
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "cut.json")
+	writeFile(t, in, `[{"account_info": {"external_account_id": "T-1"}}, {"account_info": {"external_account_id": "T-2"}}`)
+	r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration)
+	if r.code != exitFail || !strings.Contains(r.stderr, "after record 2") || strings.Contains(r.stderr, "record 3") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -243,3 +243,82 @@ func TestToken(t *testing.T) {
 	}
 	resp.Body.Close()
 }
+
+// TestEventsIntegrations lists the integrations bulk loads and
+// subscriptions name.
+func TestEventsIntegrations(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	r := c.must(t, "events", "integrations")
+	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
+	if len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "ID TYPE NAME DESCRIPTION" ||
+		!strings.HasPrefix(lines[1], fake.DemoAccountIntegration+" ") || !strings.HasPrefix(lines[2], fake.DemoOpportunityIntegration+" ") {
+		t.Fatalf("integrations:\n%s", r.stdout)
+	}
+	r = c.must(t, "events", "integrations", "--json")
+	var list []map[string]string
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 2 || list[0]["integration_id"] != fake.DemoAccountIntegration {
+		t.Fatalf("json: %v %s", err, r.stdout)
+	}
+}
+
+func TestTokenJSON(t *testing.T) {
+	srv := fake.NewServer(fake.WithTokenLifetime(30 * time.Minute))
+	defer srv.Close()
+	c := newCLI(srv)
+	var info struct {
+		ExpiresAt   time.Time `json:"expires_at"`
+		ExpiresIn   int64     `json:"expires_in"`
+		Scopes      []string  `json:"scopes"`
+		ScopesFrom  string    `json:"scopes_from"`
+		AccessToken *string   `json:"access_token"`
+	}
+	r := c.must(t, "token", "--json")
+	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil || info.ExpiresIn < 1700 || info.ExpiresIn > 1800 ||
+		info.ExpiresAt.IsZero() || info.ScopesFrom != "client" || info.Scopes == nil || info.AccessToken != nil {
+		t.Fatalf("token --json: %v %s", err, r.stdout)
+	}
+	r = c.must(t, "token", "--json", "--show", "--scope", "reports")
+	info.AccessToken = nil
+	if err := json.Unmarshal([]byte(r.stdout), &info); err != nil || info.ScopesFrom != "requested" ||
+		len(info.Scopes) != 1 || info.Scopes[0] != "reports" || info.AccessToken == nil || *info.AccessToken == "" {
+		t.Fatalf("token --json --show: %v %s", err, r.stdout)
+	}
+}
+
+// TestEventsListenAdminUpdate follows the README: partner events listen
+// --events object.update against partnerfake's handler receives the
+// change that the admin API's PATCH /_fake/objects/{id} makes.
+func TestEventsListenAdminUpdate(t *testing.T) {
+	admin := fake.NewAdmin(func() *fake.Fake {
+		return fake.New(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
+	})
+	ts := httptest.NewServer(admin)
+	admin.SetURL(ts.URL)
+	defer func() { ts.Close(); admin.Close() }()
+	c := &cli{env: map[string]string{"PARTNER_BASE_URL": ts.URL,
+		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stdout, stderr syncBuffer
+	done := make(chan int, 1)
+	go func() { done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update") }()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
+
+	req, _ := http.NewRequest(http.MethodPatch, ts.URL+"/_fake/objects/"+fake.DemoOpportunity2, strings.NewReader(`{"fields":{"stage":"won"}}`))
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil || resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("PATCH: %v %v", err, resp)
+	}
+	resp.Body.Close()
+	waitFor(t, func() bool { return strings.Contains(stdout.String(), "\n") }, &stderr)
+	var got map[string]any
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &got); err != nil || got["stage"] != "won" {
+		t.Fatalf("delivery %q: %v", stdout.String(), err)
+	}
+	cancel()
+	if code := <-done; code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}

@@ -238,8 +238,8 @@ func TestReadmeCommandLine(t *testing.T) {
 }
 
 // TestSettingsErrorsNameTheFlagOrVariable: a bad setting is a usage error
-// naming the flag or variable the operator wrote, never an SDK option,
-// and never showing a secret.
+// (partner.New's check) naming the flag or variable the operator wrote,
+// never an SDK option, and never showing a secret.
 func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 	const key = "sk-never-shown-4711"
 	empty := t.TempDir() + "/empty"
@@ -251,15 +251,15 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 	}{
 		{[]string{"--env-header", "bad header"}, nil, `--env-header "bad header" is not a valid header name`},
 		{nil, map[string]string{"PARTNER_ENV_HEADER": "x:y"}, `PARTNER_ENV_HEADER "x:y" is not a valid header name`},
-		{[]string{"--env-header", "authorization"}, nil, "--env-header cannot be Authorization"},
+		{[]string{"--env-header", "authorization"}, nil, "--env-header cannot name Authorization"},
 		{[]string{"--subscription-key-header", "a b"}, nil, `--subscription-key-header "a b" is not a valid header name`},
-		{nil, map[string]string{"PARTNER_SUBSCRIPTION_KEY_HEADER": "Authorization"}, "PARTNER_SUBSCRIPTION_KEY_HEADER cannot be Authorization"},
-		{[]string{"--subscription-key", key + "\n"}, nil, "--subscription-key must not contain control characters"},
+		{nil, map[string]string{"PARTNER_SUBSCRIPTION_KEY_HEADER": "Authorization"}, "PARTNER_SUBSCRIPTION_KEY_HEADER cannot name Authorization"},
+		{[]string{"--subscription-key", key + "\n"}, nil, "--subscription-key: the key must not contain a line break"},
 		{[]string{"--env", "prod\r\nX: y"}, nil, "--env must not contain control characters"},
 		{[]string{"--env", "https://sandbox.example.com"}, nil, `--env "https://sandbox.example.com" is not a host name`},
 		{[]string{"--env", "sandbox.example.com", "--base-url", "https://api.example.com"}, nil, "--env needs --env-header (or PARTNER_ENV_HEADER) toward api.example.com"},
 		{nil, map[string]string{"PARTNER_ENV": "sandbox.example.com", "PARTNER_BASE_URL": "https://api.example.com"}, "PARTNER_ENV needs --env-header"},
-		{[]string{"--base-url", "ftp://example.com"}, nil, `--base-url "ftp://example.com" is not an http(s) URL`},
+		{[]string{"--base-url", "ftp://example.com"}, nil, `--base-url "ftp://example.com" must be an absolute http(s) URL`},
 		{nil, map[string]string{"PARTNER_BASE_URL": "http://api.example.com"}, `PARTNER_BASE_URL "http://api.example.com" is not HTTPS`},
 		{[]string{"--base-url", "https://me:" + key + "@api.example.com"}, nil, "--base-url must not carry credentials"},
 		{nil, map[string]string{"PARTNER_BASE_URL": "https://api.example.com/?subscription-key=" + key}, "PARTNER_BASE_URL must not have a query"},
@@ -274,5 +274,19 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 		if strings.Contains(r.stderr, "With") || strings.Contains(r.stderr, key) || strings.Contains(r.stderr, "partner: partner:") {
 			t.Errorf("%q %v: stderr %q names an SDK option, shows the key, or repeats partner:", tc.args, tc.env, r.stderr)
 		}
+	}
+}
+
+// TestInterruptExits130: a command that Ctrl-C (the cancelled context)
+// stops exits 130, as shells report a command ended by SIGINT.
+func TestInterruptExits130(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var out, errw syncBuffer
+	if code := c.runCtx(ctx, t, &out, &errw, "reports", "list"); code != exitInterrupted || !strings.Contains(errw.String(), "partner: interrupted") {
+		t.Fatalf("exit %d, stderr %q", code, errw.String())
 	}
 }

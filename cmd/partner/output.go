@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -64,4 +66,34 @@ func parseID(what, s string) (int64, error) {
 		return 0, usagef("%s %q is not a number", what, s)
 	}
 	return id, nil
+}
+
+// checkInputFile checks, before anything is sent, that path is a file
+// that can be read.
+func checkInputFile(path string) error {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return err
+	}
+	if fi.IsDir() {
+		return usagef("%s is a directory, not a file", path)
+	}
+	return nil
+}
+
+// checkOutputPath checks, before anything is sent, that a file can be
+// written at path (the value of flag): path is not a directory, and its
+// directory exists. An empty path passes.
+func checkOutputPath(flag, path string) error {
+	if path == "" {
+		return nil
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return usagef("%s %s is a directory: give a file name", flag, path)
+	}
+	dir := filepath.Dir(path)
+	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+		return usagef("%s %s: directory %s does not exist", flag, path, dir)
+	}
+	return nil
 }

@@ -4,137 +4,98 @@ import (
 	"fmt"
 	"io"
 	"strings"
-	"sync"
-	"time"
+	"sync/atomic"
+
+	"github.com/vbauerster/mpb/v8"
+	"github.com/vbauerster/mpb/v8/decor"
 )
 
-// progress draws a one-line progress bar on a terminal: a count with its
-// rate, and a bar with a percentage when the total is known. It redraws at
-// most every redrawEvery. A nil *progress draws nothing, so commands call
-// it unconditionally; newProgress returns nil when stderr is not a
-// terminal.
+// progress draws a progress bar on a terminal with mpb, which fits the
+// line to the terminal's width (read again as the window changes) and
+// computes the rate and the time left: the label, the count (a bar, a
+// percentage and the time left once the total is known), and the average
+// rate. A nil *progress draws nothing, so commands call it
+// unconditionally; newProgress returns nil when w is not a terminal.
 type progress struct {
-	w     io.Writer
-	label string
-	bytes bool  // count bytes (else rows)
-	total int64 // 0: unknown
-	now   func() time.Time
-
-	mu     sync.Mutex
-	start  time.Time
-	last   time.Time
-	n      int64
-	width  int // of the last line drawn, to blank it out
-	closed bool
+	p     *mpb.Progress
+	bar   *mpb.Bar
+	total atomic.Int64 // 0: unknown
 }
 
-const redrawEvery = 100 * time.Millisecond
-
-// newProgress returns a progress bar on stderr, or nil when stderr is not
-// a terminal.
-func (a *app) newProgress(label string, total int64, bytes bool) *progress {
-	if !a.isTerminal(a.stderr) {
+// newProgress returns a progress bar on w counting bytes or rows, with the
+// total when it is known (else 0), or nil when w is not a terminal.
+func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *progress {
+	if !a.isTerminal(w) {
 		return nil
 	}
-	return &progress{w: a.stderr, label: label, bytes: bytes, total: total, now: time.Now, start: time.Now()}
+	// isTerminal decided: refresh as on a terminal whatever w is.
+	pr := &progress{p: mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh())}
+	pr.total.Store(total)
+	known := func() bool { return pr.total.Load() > 0 }
+	amount := func(n int64) string { return groupDigits(n) + " rows" }
+	var speed decor.Decorator = decor.AverageSpeed(0, "%.0f rows/s")
+	if bytes {
+		amount = func(n int64) string { return fmt.Sprintf("% .1f", decor.SizeB1000(n)) }
+		speed = decor.AverageSpeed(decor.SizeB1000(0), "% .1f")
+	}
+	count := decor.Any(func(s decor.Statistics) string {
+		if !known() {
+			return amount(s.Current)
+		}
+		return amount(s.Current) + " / " + amount(s.Total)
+	})
+	pr.bar = pr.p.New(total, mpb.BarStyle(),
+		mpb.PrependDecorators(decor.Name(label+" ", decor.WCSyncSpaceR), count),
+		mpb.AppendDecorators(
+			decor.Any(func(s decor.Statistics) string {
+				if !known() {
+					return ""
+				}
+				return fmt.Sprintf("%3d%%", min(100, 100*s.Current/max(s.Total, 1)))
+			}, decor.WC{W: 5}),
+			decor.Name("  "), speed,
+			// The time left, once there is a total to reach.
+			decor.Meta(decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WC{W: 8}), ""), func(s string) string {
+				if !known() {
+					return ""
+				}
+				return s
+			}),
+		),
+	)
+	return pr
 }
 
 // Set records that n units are done.
 func (p *progress) Set(n int64) {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.n = n
-	if now := p.now(); now.Sub(p.last) >= redrawEvery {
-		p.last = now
-		p.draw()
+	if p != nil {
+		p.bar.SetCurrent(n)
 	}
 }
 
 // SetTotal sets the total once it is known, turning the count into a bar.
 func (p *progress) SetTotal(total int64) {
-	if p == nil {
-		return
+	if p != nil && total > 0 {
+		p.total.Store(total)
+		p.bar.SetTotal(total, false)
 	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	p.total = total
 }
 
 // enabled reports whether the bar draws at all.
 func (p *progress) enabled() bool { return p != nil }
 
-// Add records n more units.
-func (p *progress) Add(n int64) {
+// Done draws the final state and ends the line: complete after success,
+// left where it stopped after err.
+func (p *progress) Done(err error) {
 	if p == nil {
 		return
 	}
-	p.mu.Lock()
-	v := p.n + n
-	p.mu.Unlock()
-	p.Set(v)
-}
-
-// Done draws the final state and ends the line.
-func (p *progress) Done() {
-	if p == nil {
-		return
-	}
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	if p.closed {
-		return
-	}
-	p.closed = true
-	p.draw()
-	fmt.Fprintln(p.w)
-}
-
-func (p *progress) draw() {
-	elapsed := p.now().Sub(p.start).Seconds()
-	rate := 0.0
-	if elapsed > 0 {
-		rate = float64(p.n) / elapsed
-	}
-	var b strings.Builder
-	b.WriteString(p.label)
-	if p.total > 0 {
-		frac := min(float64(p.n)/float64(p.total), 1)
-		const width = 24
-		full := int(frac * width)
-		done := p.amount(float64(p.n))
-		if !p.bytes {
-			done = groupDigits(p.n)
-		}
-		fmt.Fprintf(&b, " [%s%s] %3.0f%% %s/%s", strings.Repeat("=", full), strings.Repeat(" ", width-full),
-			frac*100, done, p.amount(float64(p.total)))
+	if err != nil {
+		p.bar.Abort(false)
 	} else {
-		fmt.Fprintf(&b, " %s", p.amount(float64(p.n)))
+		p.bar.SetTotal(-1, true)
 	}
-	fmt.Fprintf(&b, "  %s/s", p.amount(rate))
-	line := b.String()
-	pad := max(p.width-len(line), 0)
-	p.width = len(line)
-	fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", pad))
-}
-
-// amount formats a count of bytes (1.2 MB) or rows (12,345 rows).
-func (p *progress) amount(v float64) string {
-	if !p.bytes {
-		return groupDigits(int64(v)) + " rows"
-	}
-	units := []string{"B", "kB", "MB", "GB", "TB"}
-	i := 0
-	for v >= 1000 && i < len(units)-1 {
-		v /= 1000
-		i++
-	}
-	if i == 0 {
-		return fmt.Sprintf("%.0f %s", v, units[i])
-	}
-	return fmt.Sprintf("%.1f %s", v, units[i])
+	p.p.Wait()
 }
 
 // groupDigits writes n with thousands separators: 1,234,567.

@@ -1,19 +1,27 @@
 package main
 
 import (
+	"archive/zip"
+	"bufio"
 	"context"
+	"encoding/csv"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
+	"github.com/xuri/excelize/v2"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/reports"
 )
 
 func (a *app) reportsExportCmd() *cobra.Command {
@@ -28,8 +36,10 @@ gives the header alone (CSV, XLSX), from the report's metadata.
 
 Without -o the rows go to stdout. With -o they are written to a temporary
 file beside FILE that is renamed to FILE once the export succeeded, so a
-failed export leaves no partial file under that name. A progress line
-(rows, rate) goes to stderr when stderr is a terminal.`,
+failed export leaves no partial file under that name; -o is checked before
+anything is sent. An XLSX workbook is not written to a terminal: give -o or
+redirect stdout. A progress bar (rows, rate, time left) goes to stderr when
+stderr is a terminal.`,
 		Example: `  partner reports export 104 -o deals.csv
   partner reports export 104 --format jsonl | head
   partner reports export 104 --format xlsx -o deals.xlsx`,
@@ -53,13 +63,23 @@ failed export leaves no partial file under that name. A progress line
 			default:
 				return usagef("--format must be csv, jsonl or xlsx, not %q", format)
 			}
+			if err := checkOutputPath("-o", out); err != nil {
+				return err
+			}
+			if format == formatXLSX && out == "" && a.isTerminal(cmd.OutOrStdout()) {
+				return usagef("an XLSX workbook is binary: give -o FILE or redirect stdout, not a terminal")
+			}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
-				n, err := a.export(ctx, c, id, format, out)
+				n, err := a.export(ctx, cmd, c, id, format, out)
+				if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("report %d", id)) {
+					// The SDK's errors name the report; the others say which.
+					err = fmt.Errorf("export of report %d: %w", id, err)
+				}
 				if err != nil {
-					return fmt.Errorf("export of report %d failed: %w", id, err)
+					return err
 				}
 				if out != "" {
-					fmt.Fprintf(a.stderr, "exported %s rows of report %d to %s\n", groupDigits(n), id, out)
+					fmt.Fprintf(cmd.ErrOrStderr(), "exported %s rows of report %d to %s\n", groupDigits(n), id, out)
 				}
 				return nil
 			})
@@ -72,11 +92,11 @@ failed export leaves no partial file under that name. A progress line
 }
 
 // export runs the export to stdout, or to a temporary file renamed to out.
-func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, out string) (int64, error) {
-	bar := a.newProgress(fmt.Sprintf("report %d", id), 0, false)
-	defer bar.Done()
+func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client, id int64, format, out string) (n int64, err error) {
+	bar := a.newProgress(cmd.ErrOrStderr(), fmt.Sprintf("report %d", id), 0, false)
+	defer func() { bar.Done(err) }()
 	if out == "" {
-		return exportReport(ctx, c, id, format, a.stdout, bar)
+		return exportReport(ctx, c, id, format, cmd.OutOrStdout(), bar)
 	}
 	tmp, err := createPartial(out)
 	if err != nil {
@@ -100,7 +120,7 @@ func (a *app) export(ctx context.Context, c *partner.Client, id int64, format, o
 			os.Remove(tmp.Name())
 		}
 	}()
-	n, err := exportReport(ctx, c, id, format, tmp, bar)
+	n, err = exportReport(ctx, c, id, format, tmp, bar)
 	if err != nil {
 		return n, err
 	}
@@ -130,5 +150,242 @@ func createPartial(out string) (*os.File, error) {
 		if !errors.Is(err, fs.ErrExist) {
 			return f, err
 		}
+	}
+}
+
+// Export formats.
+const (
+	formatCSV   = "csv"
+	formatJSONL = "jsonl"
+	formatXLSX  = "xlsx"
+)
+
+// exportProgress hears how an export goes: the row count of the view once
+// it is ready (when the service says), then the rows written so far.
+type exportProgress interface {
+	enabled() bool
+	SetTotal(rows int64)
+	Set(rows int64)
+}
+
+// exportReport writes every row of a report, read through a consistent
+// view, to w in format, columns in the report's order, and returns the
+// number of rows.
+func exportReport(ctx context.Context, c *partner.Client, id int64, format string, w io.Writer, progress exportProgress) (int64, error) {
+	opts := reports.ExportOptions{Progress: progress.Set}
+	if progress.enabled() {
+		// The view's metadata may tell how many rows are coming; only
+		// worth a request when a bar shows it.
+		opts.Wait.Progress = func(st *reports.ViewStatus) {
+			if st.Status != reports.ViewSuccess {
+				return
+			}
+			if md, err := c.Reports.ViewMetadata(ctx, st.ViewID); err == nil && md.RowCount > 0 {
+				progress.SetTotal(md.RowCount)
+			}
+		}
+	}
+	switch format {
+	case formatCSV:
+		n, err := c.Reports.ExportCSV(ctx, id, w, opts)
+		if err == nil && n == 0 {
+			// A report without rows has no row to take the header from:
+			// write the columns its metadata lists, if it lists them.
+			if cols := metadataColumns(ctx, c, id); cols != nil {
+				cw := csv.NewWriter(w)
+				cw.Write(cols)
+				cw.Flush()
+				err = cw.Error()
+			}
+		}
+		return n, err
+	case formatJSONL:
+		bw := bufio.NewWriter(w)
+		var n int64
+		for row, err := range c.Reports.Export(ctx, id, opts) {
+			if err != nil {
+				return n, err
+			}
+			b, err := json.Marshal(row)
+			if err != nil {
+				return n, err
+			}
+			bw.Write(b)
+			if err := bw.WriteByte('\n'); err != nil {
+				return n, err
+			}
+			n++
+		}
+		return n, bw.Flush()
+	case formatXLSX:
+		return exportXLSX(ctx, c, id, w, opts)
+	}
+	return 0, fmt.Errorf("unknown format %q", format)
+}
+
+// exportXLSX writes the rows to the first sheet of a workbook, a header
+// row first, streaming them into the sheet.
+func exportXLSX(ctx context.Context, c *partner.Client, id int64, w io.Writer, opts reports.ExportOptions) (int64, error) {
+	f := excelize.NewFile()
+	defer f.Close()
+	sheet := f.GetSheetName(0)
+	sw, err := f.NewStreamWriter(sheet)
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	var cols []string
+	for row, err := range c.Reports.Export(ctx, id, opts) {
+		if err != nil {
+			return n, err
+		}
+		if cols == nil {
+			cols = row.Columns()
+			header := make([]any, len(cols))
+			for i, name := range cols {
+				header[i] = name
+			}
+			if err := sw.SetRow("A1", header); err != nil {
+				return n, err
+			}
+		}
+		cells := make([]any, len(cols))
+		for i, name := range cols {
+			v, _ := row.Get(name)
+			cells[i] = cellValue(v)
+		}
+		cell, err := excelize.CoordinatesToCellName(1, int(n)+2)
+		if err != nil {
+			return n, err
+		}
+		if err := sw.SetRow(cell, cells); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if cols == nil {
+		if cols = metadataColumns(ctx, c, id); cols != nil {
+			header := make([]any, len(cols))
+			for i, name := range cols {
+				header[i] = name
+			}
+			if err := sw.SetRow("A1", header); err != nil {
+				return n, err
+			}
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		return n, err
+	}
+	ref := "A1"
+	if len(cols) > 0 {
+		var err error
+		if ref, err = excelize.CoordinatesToCellName(len(cols), int(n)+1); err != nil {
+			return n, err
+		}
+		ref = "A1:" + ref
+	}
+	return n, writeWorkbook(f, ref, w)
+}
+
+// dimensionElem is the <dimension> element of a sheet's XML.
+var dimensionElem = regexp.MustCompile(`<dimension ref="[^"]*"\s*(/>|></dimension>)`)
+
+// writeWorkbook writes f to w, with the first sheet's used range
+// (<dimension ref>) set to ref. The stream writer writes the dimension
+// before the rows, as "A1", and streaming readers trust it: the workbook
+// goes through a temporary file, and the sheet's entry is copied with the
+// real range, the other entries as they are.
+func writeWorkbook(f *excelize.File, ref string, w io.Writer) error {
+	tmp, err := os.CreateTemp("", "partner-export-*.xlsx")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	if err := f.Write(tmp); err != nil {
+		return err
+	}
+	size, err := tmp.Seek(0, io.SeekCurrent)
+	if err != nil {
+		return err
+	}
+	zr, err := zip.NewReader(tmp, size)
+	if err != nil {
+		return err
+	}
+	zw := zip.NewWriter(w)
+	for _, e := range zr.File {
+		if e.Name != "xl/worksheets/sheet1.xml" {
+			if err := zw.Copy(e); err != nil {
+				return err
+			}
+			continue
+		}
+		dst, err := zw.CreateHeader(&zip.FileHeader{Name: e.Name, Method: zip.Deflate, Modified: e.Modified})
+		if err != nil {
+			return err
+		}
+		src, err := e.Open()
+		if err != nil {
+			return err
+		}
+		br := bufio.NewReaderSize(src, 32<<10)
+		head, _ := br.Peek(16 << 10) // the element comes before the rows, after the namespaces (some 5 kB)
+		if loc := dimensionElem.FindIndex(head); loc != nil {
+			dst.Write(head[:loc[0]])
+			fmt.Fprintf(dst, `<dimension ref="%s"/>`, ref)
+			br.Discard(loc[1])
+		}
+		_, err = io.Copy(dst, br)
+		src.Close()
+		if err != nil {
+			return err
+		}
+	}
+	return zw.Close()
+}
+
+// metadataColumns returns the column names of a report from its metadata
+// (POST /report/v1/{id}/metadata), or nil when the answer does not list
+// them: the header of an export without rows.
+func metadataColumns(ctx context.Context, c *partner.Client, id int64) []string {
+	md, err := c.Reports.Metadata(ctx, id)
+	if err != nil {
+		return nil
+	}
+	cols, err := md.Columns()
+	if err != nil || len(cols) == 0 {
+		return nil
+	}
+	names := make([]string, len(cols))
+	for i, col := range cols {
+		names[i] = col.Name
+		if names[i] == "" {
+			names[i] = col.ID
+		}
+	}
+	return names
+}
+
+// cellValue turns a row value into a spreadsheet cell: numbers stay
+// numbers, nested values become their JSON text.
+func cellValue(v any) any {
+	switch x := v.(type) {
+	case nil:
+		return nil
+	case json.Number:
+		if i, err := x.Int64(); err == nil {
+			return i
+		}
+		if f, err := strconv.ParseFloat(string(x), 64); err == nil {
+			return f
+		}
+		return string(x)
+	case string, bool:
+		return x
+	default:
+		b, _ := json.Marshal(x)
+		return string(b)
 	}
 }

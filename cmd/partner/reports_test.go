@@ -1,10 +1,13 @@
 package main
 
 import (
+	"archive/zip"
 	"encoding/json"
+	"io"
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -133,7 +136,7 @@ func TestReportsExportFailure(t *testing.T) {
 	out := filepath.Join(dir, "deals.csv")
 	srv.InjectFault(fake.Fault{Method: http.MethodPost, Path: "/report/v1/view/*/data", Status: http.StatusNotFound, Message: "view gone"})
 	r := c.run(t, "reports", "export", "7", "-o", out)
-	if r.code != exitFail || !strings.Contains(r.stderr, "report 7") {
+	if r.code != exitFail || strings.Count(r.stderr, "report 7") != 1 {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	if entries, _ := os.ReadDir(dir); len(entries) != 0 {
@@ -145,13 +148,21 @@ func TestReportsExportFailure(t *testing.T) {
 	if got := readFile(t, out); got != "old" {
 		t.Fatalf("the failed export replaced the file: %q", got)
 	}
-	// A directory that is not there: the message names the file asked for.
-	missing := filepath.Join(dir, "no-such-dir", "deals.csv")
-	if r := c.run(t, "reports", "export", "7", "-o", missing); r.code != exitFail ||
-		!strings.Contains(r.stderr, "cannot write "+missing) || strings.Contains(r.stderr, ".partial") {
-		t.Fatalf("missing directory: exit %d, stderr %q", r.code, r.stderr)
+	// A file that cannot be created: the message names the file asked for.
+	if err := os.Chmod(dir, 0o500); err != nil {
+		t.Fatal(err)
 	}
-	if r := c.run(t, "reports", "export", "999"); r.code != exitFail || !strings.Contains(r.stderr, "report 999") ||
+	defer os.Chmod(dir, 0o700)
+	if f, err := os.Create(filepath.Join(dir, "probe")); err == nil { // root writes anyway
+		f.Close()
+		os.Remove(f.Name())
+	} else if r := c.run(t, "reports", "export", "7", "-o", filepath.Join(dir, "new.csv")); r.code != exitFail ||
+		!strings.Contains(r.stderr, "cannot write "+filepath.Join(dir, "new.csv")) || strings.Contains(r.stderr, ".partial") {
+		t.Fatalf("read-only directory: exit %d, stderr %q", r.code, r.stderr)
+	}
+	os.Chmod(dir, 0o700)
+	r = c.run(t, "reports", "export", "999")
+	if r.code != exitFail || strings.Contains(r.stderr, "export of report") || strings.Count(r.stderr, "exporting report 999") != 1 ||
 		strings.Count(r.stderr, "partner:") != 1 {
 		t.Fatalf("unknown report: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -163,7 +174,7 @@ func TestReportsExportProgressOnTerminal(t *testing.T) {
 	c.tty = true
 	r := c.must(t, "reports", "export", "7", "-o", filepath.Join(t.TempDir(), "x.csv"))
 	// The view's metadata gives the total, so the count becomes a bar.
-	if !strings.Contains(r.stderr, "100% 3/3 rows") || !strings.Contains(r.stderr, "rows/s") {
+	if !strings.Contains(r.stderr, "3 rows / 3 rows") || !strings.Contains(r.stderr, "100%") {
 		t.Fatalf("progress on a terminal: %q", r.stderr)
 	}
 }
@@ -202,5 +213,68 @@ func TestReportsExportEmptyReport(t *testing.T) {
 	}
 	if r := c.must(t, "reports", "export", "9", "--format", "jsonl"); r.stdout != "" {
 		t.Fatalf("jsonl of an empty report: %q", r.stdout)
+	}
+}
+
+// sheetDimension returns the <dimension> element of the first sheet of the
+// workbook at path, as streaming readers see it.
+func sheetDimension(t *testing.T, path string) string {
+	t.Helper()
+	zr, err := zip.OpenReader(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer zr.Close()
+	rc, err := zr.Open("xl/worksheets/sheet1.xml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rc.Close()
+	b, _ := io.ReadAll(rc)
+	return regexp.MustCompile(`<dimension[^>]*>`).FindString(string(b))
+}
+
+// TestReportsExportXLSXDimension: the workbook declares the range it
+// uses, header row included, so that streaming readers see every row.
+func TestReportsExportXLSXDimension(t *testing.T) {
+	srv, _ := reportServer(t)
+	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
+		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}}})
+	c := newCLI(srv)
+	dir := t.TempDir()
+	for id, want := range map[string]string{"7": `<dimension ref="A1:C4"/>`, "9": `<dimension ref="A1:B1"/>`} {
+		out := filepath.Join(dir, id+".xlsx")
+		c.must(t, "reports", "export", id, "-o", out)
+		if got := sheetDimension(t, out); got != want {
+			t.Errorf("report %s: %s, want %s", id, got, want)
+		}
+		f, err := excelize.OpenFile(out) // still a valid workbook
+		if err != nil {
+			t.Fatal(err)
+		}
+		f.Close()
+	}
+}
+
+// TestReportsExportRefusals: -o naming a directory fails before any
+// request, and a workbook is not written to a terminal.
+func TestReportsExportRefusals(t *testing.T) {
+	srv, _ := reportServer(t)
+	c := newCLI(srv)
+	dir := t.TempDir()
+	if r := c.run(t, "reports", "export", "7", "-o", dir); r.code != exitUsage || !strings.Contains(r.stderr, "-o "+dir+" is a directory") {
+		t.Fatalf("-o a directory: exit %d, stderr %q", r.code, r.stderr)
+	}
+	missing := filepath.Join(dir, "no-such-dir", "deals.csv")
+	if r := c.run(t, "reports", "export", "7", "-o", missing); r.code != exitUsage || !strings.Contains(r.stderr, "does not exist") {
+		t.Fatalf("-o in a missing directory: exit %d, stderr %q", r.code, r.stderr)
+	}
+	c.tty = true
+	if r := c.run(t, "reports", "export", "7", "--format", "xlsx"); r.code != exitUsage || r.stdout != "" ||
+		!strings.Contains(r.stderr, "give -o FILE or redirect stdout") {
+		t.Fatalf("xlsx to a terminal: exit %d, stdout %.40q, stderr %q", r.code, r.stdout, r.stderr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 0 {
+		t.Fatalf("requests were sent: %+v", reqs)
 	}
 }

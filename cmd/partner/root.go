@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -22,6 +21,9 @@ const (
 	exitOK    = 0
 	exitFail  = 1
 	exitUsage = 2
+	// exitInterrupted is the shell's status for a command ended by
+	// SIGINT (128+2): Ctrl-C.
+	exitInterrupted = 130
 )
 
 // usageError is a mistake in the command line: exit status 2.
@@ -71,6 +73,11 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	// The SDK's errors start with its package name, which is also this
 	// command's: say it once, also where a command wrapped one.
 	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "partner: "), ": partner: ", ": ")
+	if ctx.Err() != nil {
+		// Ctrl-C (or SIGTERM) cancelled the work; the command cleaned up.
+		fmt.Fprintf(a.stderr, "partner: interrupted: %s\n", msg)
+		return exitInterrupted
+	}
 	fmt.Fprintf(a.stderr, "partner: %s\n", msg)
 	var ue usageError
 	if errors.As(err, &ue) {
@@ -90,7 +97,8 @@ deliveries of the Partner Integration Service.
 Connection settings come from flags, or else from the variables
 PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET, PARTNER_ENV,
 PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and PARTNER_SUBSCRIPTION_KEY_HEADER.
-Secrets are never printed. Exit status: 0 success, 1 failure, 2 usage error.`,
+Secrets are never printed. Exit status: 0 success, 1 failure, 2 usage error,
+130 interrupted (Ctrl-C).`,
 		Example: `  export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=me PARTNER_CLIENT_SECRET=...
   partner reports list
   partner reports export 104 --format csv -o deals.csv`,
@@ -163,10 +171,10 @@ func (a *app) settingFrom(cmd *cobra.Command, flag, value, variable string) (v, 
 	return a.getenv(variable), variable
 }
 
-// client builds an SDK client from the settings. Its errors are usage
-// errors: nothing was sent yet. The settings are checked here, so that a
-// mistake is named by its flag or variable, and a secret never appears in
-// the message.
+// client builds an SDK client from the settings. partner.New checks them;
+// its errors become usage errors (nothing was sent yet) in the operator's
+// words: the flag or variable a value came from, never an SDK option, and
+// never a secret.
 func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 	base, baseFrom := a.settingFrom(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL")
 	id := a.setting(cmd, "client-id", a.clientID, "PARTNER_CLIENT_ID")
@@ -184,84 +192,50 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 			return nil, usagef("--client-secret-file: %s is empty", a.secretFile)
 		}
 	}
-	switch {
-	case base == "":
-		return nil, usagef("no base URL: set --base-url or PARTNER_BASE_URL")
-	case id == "" || secret == "":
-		return nil, usagef("no client credentials: set --client-id and --client-secret (or --client-secret-file), or PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET")
+	env, envFrom := a.settingFrom(cmd, "env", a.env, "PARTNER_ENV")
+	if strings.ContainsFunc(env, unicode.IsControl) {
+		// The SDK sends the environment as it is given.
+		return nil, usagef("%s must not contain control characters such as a line break", envFrom)
 	}
-	switch u, err := url.Parse(base); {
-	case err == nil && u.User != nil:
-		// Not quoted: it may hold a password.
-		return nil, usagef("%s must not carry credentials: give them with --client-id and --client-secret", baseFrom)
-	case err != nil || u.Host == "" || (u.Scheme != "http" && u.Scheme != "https"):
-		return nil, usagef("%s %q is not an http(s) URL such as https://api.example.com", baseFrom, base)
-	case u.RawQuery != "" || u.Fragment != "":
-		// Not quoted: a query may hold a key; the subscription key has its own setting.
-		return nil, usagef("%s must not have a query or fragment (a subscription key goes in --subscription-key)", baseFrom)
-	case u.Scheme == "http" && !isLoopbackHost(u.Hostname()):
-		return nil, usagef("%s %q is not HTTPS: the client secret and tokens would travel in clear (plain http is allowed to this machine only)", baseFrom, base)
-	}
+	envHeader, envHeaderFrom := a.settingFrom(cmd, "env-header", a.envHeader, "PARTNER_ENV_HEADER")
+	key, keyFrom := a.settingFrom(cmd, "subscription-key", a.subKey, "PARTNER_SUBSCRIPTION_KEY")
+	keyHeader, keyHeaderFrom := a.settingFrom(cmd, "subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER")
 	opts := []partner.Option{
 		partner.WithBaseURL(base),
 		partner.WithClientCredentials(id, secret),
 		partner.WithUserAgent("partner-cli"),
+		partner.WithScopes(a.scopes...),
 	}
-	env, envFrom := a.settingFrom(cmd, "env", a.env, "PARTNER_ENV")
-	if env != "" {
-		if strings.ContainsFunc(env, unicode.IsControl) {
-			return nil, usagef("%s must not contain control characters such as a line break", envFrom)
+	for _, o := range []struct {
+		value string
+		opt   func(string) partner.Option
+	}{
+		{env, partner.WithEnvironment}, {envHeader, partner.WithEnvironmentHeader},
+		{key, partner.WithSubscriptionKey}, {keyHeader, partner.WithSubscriptionKeyHeader},
+	} {
+		if o.value != "" {
+			opts = append(opts, o.opt(o.value))
 		}
-		if strings.ContainsAny(env, "/\\?#@ \t") {
-			return nil, usagef("%s %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", envFrom, env)
-		}
-		opts = append(opts, partner.WithEnvironment(env))
-	}
-	if h, from := a.settingFrom(cmd, "env-header", a.envHeader, "PARTNER_ENV_HEADER"); h != "" {
-		if err := checkHeaderName(from, h); err != nil {
-			return nil, err
-		}
-		opts = append(opts, partner.WithEnvironmentHeader(h))
-	} else if u, _ := url.Parse(base); env != "" && !isLoopbackHost(u.Hostname()) {
-		// A deployment ignores the stand-in header: the call would go to
-		// production.
-		return nil, usagef("%s needs --env-header (or PARTNER_ENV_HEADER) toward %s: the deployment reads the environment from a header named after its operator, not from the stand-in x-svc-env, and would act on production",
-			envFrom, u.Hostname())
-	}
-	if k, from := a.settingFrom(cmd, "subscription-key", a.subKey, "PARTNER_SUBSCRIPTION_KEY"); k != "" {
-		if strings.ContainsFunc(k, unicode.IsControl) {
-			return nil, usagef("%s must not contain control characters such as a line break", from)
-		}
-		opts = append(opts, partner.WithSubscriptionKey(k))
-	}
-	if h, from := a.settingFrom(cmd, "subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER"); h != "" {
-		if err := checkHeaderName(from, h); err != nil {
-			return nil, err
-		}
-		opts = append(opts, partner.WithSubscriptionKeyHeader(h))
-	}
-	if len(a.scopes) > 0 {
-		opts = append(opts, partner.WithScopes(a.scopes...))
 	}
 	c, err := partner.New(opts...)
 	if err != nil {
-		return nil, usageError{err}
+		// The SDK names its options; say it with the settings' names.
+		msg := strings.NewReplacer(
+			"no base URL: use WithBaseURL", "no base URL: set --base-url or PARTNER_BASE_URL",
+			"no client credentials: use WithClientCredentials or WithTokenSource",
+			"no client credentials: set --client-id and --client-secret (or --client-secret-file), or PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET",
+			"use WithClientCredentials", "give them with --client-id and --client-secret",
+			"use WithInsecureHTTP to allow it", "plain http is allowed to this machine only",
+			"base URL", baseFrom,
+			"WithEnvironment needs WithEnvironmentHeader", envFrom+" needs --env-header (or PARTNER_ENV_HEADER)",
+			"WithEnvironmentHeader:", envHeaderFrom, "WithEnvironmentHeader", envHeaderFrom,
+			"WithEnvironment:", envFrom, "WithEnvironment", envFrom,
+			"WithSubscriptionKeyHeader:", keyHeaderFrom, "WithSubscriptionKeyHeader", keyHeaderFrom,
+			"WithSubscriptionKey:", keyFrom+":",
+		).Replace(err.Error())
+		return nil, usageError{errors.New(msg)}
 	}
 	return c, nil
-}
-
-// checkHeaderName refuses a header name that HTTP does not allow (RFC 9110
-// token characters), or Authorization, which carries the token.
-func checkHeaderName(from, name string) error {
-	if strings.EqualFold(name, "Authorization") {
-		return usagef("%s cannot be Authorization: that header carries the access token", from)
-	}
-	for _, r := range name {
-		if r > 0x7e || r <= ' ' || strings.ContainsRune(`"(),/:;<=>?@[\]{}`, r) {
-			return usagef("%s %q is not a valid header name (letters, digits and -, such as x-svc-env)", from, name)
-		}
-	}
-	return nil
 }
 
 // withClient runs fn with a client and closes the client afterwards

@@ -10,7 +10,7 @@ import (
 )
 
 func (a *app) tokenCmd() *cobra.Command {
-	var show bool
+	var show, asJSON bool
 	cmd := &cobra.Command{
 		Use:   "token",
 		Short: "Fetch a fresh access token and print its expiry and scopes",
@@ -22,9 +22,13 @@ for, not what was granted (the service may grant fewer). Without --scope
 none is requested: the token has every scope of the client.
 
 The token itself is printed only with --show; without --show it is
-invalidated again before the command ends.`,
+invalidated again before the command ends. --json prints the same as one
+JSON object: expires_at, expires_in (seconds), scopes, scopes_from
+("service", "requested" or "client": every scope of the client), and
+access_token with --show.`,
 		Example: `  partner token
-  partner token --scope reports --show`,
+  partner token --scope reports --show
+  partner token --json | jq .expires_in`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := a.client(cmd)
@@ -37,17 +41,37 @@ invalidated again before the command ends.`,
 				return fmt.Errorf("token: %w", err)
 			}
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "expires: %s (in %s)\n", tok.Expiry.UTC().Format(time.RFC3339), time.Until(tok.Expiry).Round(time.Second))
+			info := tokenInfo{ExpiresAt: tok.Expiry.UTC(), ExpiresIn: int64(time.Until(tok.Expiry).Round(time.Second).Seconds()), Scopes: []string{}}
 			switch s, _ := tok.Extra("scope").(string); {
 			case s != "":
-				fmt.Fprintf(w, "scopes:  %s\n", s)
+				info.Scopes, info.ScopesFrom = strings.Fields(s), "service"
 			case len(a.scopes) > 0:
-				fmt.Fprintf(w, "scopes:  %s (requested)\n", strings.Join(a.scopes, " "))
+				info.Scopes, info.ScopesFrom = a.scopes, "requested"
 			default:
-				fmt.Fprintln(w, "scopes:  every scope of the client (none requested)")
+				info.ScopesFrom = "client"
 			}
 			if show {
-				fmt.Fprintf(w, "token:   %s\n", tok.AccessToken)
+				info.AccessToken = tok.AccessToken
+			}
+			if asJSON {
+				if err := writeJSON(w, info); err != nil {
+					return err
+				}
+			} else {
+				fmt.Fprintf(w, "expires: %s (in %s)\n", info.ExpiresAt.Format(time.RFC3339), time.Duration(info.ExpiresIn)*time.Second)
+				switch info.ScopesFrom {
+				case "service":
+					fmt.Fprintf(w, "scopes:  %s\n", strings.Join(info.Scopes, " "))
+				case "requested":
+					fmt.Fprintf(w, "scopes:  %s (requested)\n", strings.Join(info.Scopes, " "))
+				default:
+					fmt.Fprintln(w, "scopes:  every scope of the client (none requested)")
+				}
+				if show {
+					fmt.Fprintf(w, "token:   %s\n", tok.AccessToken)
+				}
+			}
+			if show {
 				return nil
 			}
 			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
@@ -56,5 +80,15 @@ invalidated again before the command ends.`,
 		},
 	}
 	cmd.Flags().BoolVar(&show, "show", false, "also print the access token (keep it secret)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
 	return cmd
+}
+
+// tokenInfo is what token prints with --json.
+type tokenInfo struct {
+	ExpiresAt   time.Time `json:"expires_at"`
+	ExpiresIn   int64     `json:"expires_in"`
+	Scopes      []string  `json:"scopes"`
+	ScopesFrom  string    `json:"scopes_from"`
+	AccessToken string    `json:"access_token,omitempty"`
 }

@@ -2,12 +2,18 @@ package main
 
 import (
 	"context"
+	"encoding/csv"
+	"errors"
 	"fmt"
+	"io"
 	"os"
+	"strconv"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/scim"
 )
 
 func (a *app) usersImportCmd() *cobra.Command {
@@ -22,7 +28,9 @@ Running the same file again changes nothing, so an interrupted import is
 safely re-run.
 
 It prints one line per row and the counts of created, updated, unchanged and
-failed users; it exits 1 when a row failed.`,
+failed users; it exits 1 when a row failed. When the file cannot be read to
+its end (a malformed line) or Ctrl-C stops it, the counts say the line it
+stopped after: the rows after it were not imported.`,
 		Example: `  printf 'userName,displayName,email\nada@example.com,Ada,ada@example.com\n' > people.csv
   partner users import people.csv`,
 		Args: exactArgs("FILE.csv"),
@@ -35,10 +43,11 @@ failed users; it exits 1 when a row failed.`,
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
 				out := cmd.OutOrStdout()
 				counts := map[string]int{}
-				rows := 0
+				rows, last := 0, 1
 				err := importUsers(ctx, c, f, func(r importResult) {
 					counts[r.Outcome]++
 					rows++
+					last = r.Line
 					switch {
 					case r.Err != nil && r.UserName == "":
 						fmt.Fprintf(out, "line %d: %s: %v\n", r.Line, r.Outcome, r.Err)
@@ -48,9 +57,13 @@ failed users; it exits 1 when a row failed.`,
 						fmt.Fprintf(out, "line %d: %s %s %s\n", r.Line, r.Outcome, r.UserName, r.ID)
 					}
 				})
-				if err == nil || rows > 0 { // not after a bad header row: nothing was read
-					fmt.Fprintf(out, "%d created, %d updated, %d unchanged, %d failed\n",
-						counts[importCreated], counts[importUpdated], counts[importUnchanged], counts[importFailed])
+				tally := fmt.Sprintf("%d created, %d updated, %d unchanged, %d failed",
+					counts[importCreated], counts[importUpdated], counts[importUnchanged], counts[importFailed])
+				switch {
+				case err == nil:
+					fmt.Fprintln(out, tally)
+				case rows > 0: // not after a bad header row: nothing was read
+					fmt.Fprintf(out, "stopped after line %d: %s; the rows after line %d were not imported\n", last, tally, last)
 				}
 				if err != nil {
 					return fmt.Errorf("import %s: %w", args[0], err)
@@ -62,4 +75,110 @@ failed users; it exits 1 when a row failed.`,
 			})
 		},
 	}
+}
+
+// Outcomes of importing one user.
+const (
+	importCreated   = "created"
+	importUpdated   = "updated"
+	importUnchanged = "unchanged"
+	importFailed    = "failed"
+)
+
+// importResult is what happened to one row of an import.
+type importResult struct {
+	Line     int // in the CSV file, the header being line 1
+	UserName string
+	ID       string
+	Outcome  string
+	Err      error
+}
+
+// importUsers reads users from CSV (a header row naming the columns
+// userName, displayName, givenName, familyName, email, department, active,
+// in any order and case; userName required) and creates each user whose
+// userName is unknown, updates one that differs, and leaves one that
+// matches alone, so that running it again changes nothing. It calls report
+// for every row. A row that fails does not stop the import.
+func importUsers(ctx context.Context, c *partner.Client, r io.Reader, report func(importResult)) error {
+	cr := csv.NewReader(r)
+	cr.FieldsPerRecord = -1
+	header, err := cr.Read()
+	if err != nil {
+		return fmt.Errorf("reading the header row: %w", err)
+	}
+	col := map[string]int{}
+	for i, h := range header {
+		key := strings.ToLower(strings.NewReplacer("_", "", " ", "", "-", "").Replace(strings.TrimSpace(strings.TrimPrefix(h, "\ufeff"))))
+		switch key {
+		case "username", "displayname", "givenname", "familyname", "email", "department", "active":
+			col[key] = i
+		default:
+			return fmt.Errorf("unknown column %q (known: userName, displayName, givenName, familyName, email, department, active)", h)
+		}
+	}
+	if _, ok := col["username"]; !ok {
+		return errors.New("the header row has no userName column")
+	}
+	for line := 2; ; line++ {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		get := func(k string) string {
+			if i, ok := col[k]; ok && i < len(rec) {
+				return strings.TrimSpace(rec[i])
+			}
+			return ""
+		}
+		in := userFields{UserName: get("username"), DisplayName: get("displayname"), GivenName: get("givenname"),
+			FamilyName: get("familyname"), Email: get("email"), Department: get("department")}
+		res := importResult{Line: line, UserName: in.UserName}
+		if s := get("active"); s != "" {
+			b, err := strconv.ParseBool(s)
+			if err != nil {
+				res.Outcome, res.Err = importFailed, fmt.Errorf("active %q is not true or false", s)
+				report(res)
+				continue
+			}
+			in.Active = &b
+		}
+		if in.UserName == "" {
+			res.Outcome, res.Err = importFailed, errors.New("no userName")
+			report(res)
+			continue
+		}
+		res.ID, res.Outcome, res.Err = importUser(ctx, c, in)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		report(res)
+	}
+}
+
+func importUser(ctx context.Context, c *partner.Client, in userFields) (id, outcome string, err error) {
+	u, err := c.SCIM.FindByUserName(ctx, in.UserName)
+	if errors.Is(err, scim.ErrNotFound) {
+		nu := &scim.User{}
+		in.apply(nu)
+		created, err := c.SCIM.Create(ctx, nu)
+		if err != nil {
+			return "", importFailed, err
+		}
+		return created.ID, importCreated, nil
+	}
+	if err != nil {
+		return "", importFailed, err
+	}
+	in.UserName = "" // matched without regard to case: keep the stored spelling
+	if !in.apply(u) {
+		return u.ID, importUnchanged, nil
+	}
+	if _, err := c.SCIM.Update(ctx, u); err != nil {
+		return u.ID, importFailed, err
+	}
+	return u.ID, importUpdated, nil
 }

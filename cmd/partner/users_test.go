@@ -98,3 +98,49 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 		t.Fatalf("bad header: exit %d, stdout %q, stderr %q", r.code, r.stdout, r.stderr)
 	}
 }
+
+// TestUsersSuspendByUserName: suspend takes a userName as well as an id,
+// and says so when neither matches.
+func TestUsersSuspendByUserName(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	r := c.must(t, "users", "suspend", strings.ToUpper(fake.DemoUserEmail2))
+	var id string
+	for _, u := range srv.Users() {
+		if u.UserName == fake.DemoUserEmail2 {
+			id = u.ID
+			if !u.Suspended {
+				t.Fatalf("%s not suspended", u.UserName)
+			}
+		}
+	}
+	if r.stdout != "suspended "+id+" "+fake.DemoUserEmail2+"\n" {
+		t.Fatalf("stdout %q", r.stdout)
+	}
+	if r := c.run(t, "users", "suspend", "kim@example.com"); r.code != exitFail ||
+		!strings.Contains(r.stderr, "suspend user kim@example.com: no user has that userName or id") {
+		t.Fatalf("unknown user: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestUsersImportStopped: an import that cannot read its file to the end
+// says after which line it stopped.
+func TestUsersImportStopped(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "people.csv")
+	writeFile(t, in, "userName,displayName\nzoe@example.com,Zoe\nyan@example.com,Yan\nbad@example.com,\"Bad\"x\nlast@example.com,Last\n")
+	r := c.run(t, "users", "import", in)
+	if r.code != exitFail ||
+		!strings.Contains(r.stdout, "stopped after line 3: 2 created, 0 updated, 0 unchanged, 0 failed; the rows after line 3 were not imported\n") ||
+		!strings.Contains(r.stderr, "line 4") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	for _, u := range srv.Users() {
+		if u.UserName == "last@example.com" {
+			t.Fatal("a row after the malformed line was imported")
+		}
+	}
+}

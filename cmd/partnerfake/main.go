@@ -3,8 +3,9 @@
 //
 //	go run ./cmd/partnerfake -addr 127.0.0.1:8080
 //
-// It prints its URL, the client credentials and the ids of the demo data,
-// and shuts down cleanly on SIGINT or SIGTERM. Exit status: 0 after a
+// It prints its URL, the client credentials, the ids of the demo data and
+// each integration's object type and bulk key field, and shuts down
+// cleanly on SIGINT or SIGTERM. Exit status: 0 after a
 // clean shutdown (or -h), 2 for a bad flag or argument, 1 when it could
 // not start (a bad -seed file, an address in use).
 //
@@ -53,6 +54,7 @@ import (
 	"os/signal"
 	"strings"
 	"syscall"
+	"text/tabwriter"
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
@@ -201,6 +203,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *demo {
 		printDemo(out)
 	}
+	printIntegrations(out, admin.Fake().Integrations())
 	fmt.Fprintf(out, "try: PARTNER_BASE_URL=%s PARTNER_CLIENT_ID=%s PARTNER_CLIENT_SECRET=... go run ./examples/quickstart\n", url, *id)
 
 	errc := make(chan error, 1)
@@ -242,7 +245,6 @@ func withLatency(h http.Handler, d time.Duration) http.Handler {
 }
 
 func printDemo(out io.Writer) {
-	fmt.Fprintf(out, "  integrations:  %s (opportunity), %s (account)\n", fake.DemoOpportunityIntegration, fake.DemoAccountIntegration)
 	fmt.Fprintf(out, "  opportunities: %s %s %s\n", fake.DemoOpportunity1, fake.DemoOpportunity2, fake.DemoOpportunity3)
 	fmt.Fprintf(out, "  accounts:      %s %s\n", fake.DemoAccount1, fake.DemoAccount2)
 	fmt.Fprintf(out, "  users:         %s (%s), %s (%s), %s (%s, suspended)\n",
@@ -250,4 +252,19 @@ func printDemo(out io.Writer) {
 	fmt.Fprintf(out, "  attributes:    namespace %d\n", fake.DemoNamespace)
 	fmt.Fprintf(out, "  reports:       %d (pipeline, object-backed), %d (partners), %d (draft), %d (%d rows)\n",
 		fake.DemoReportPipeline, fake.DemoReportPartners, fake.DemoReportDraft, fake.DemoReportLarge, fake.DemoReportLargeRows)
+}
+
+// printIntegrations lists the integrations with the object type their bulk
+// loads write and the key field rows are matched on, which the service's
+// own listing does not show.
+func printIntegrations(out io.Writer, ins []fake.Integration) {
+	if len(ins) == 0 {
+		return
+	}
+	fmt.Fprintln(out, "  integrations (bulk loads write the object type, matching rows on the key field):")
+	tw := tabwriter.NewWriter(out, 0, 4, 2, ' ', 0)
+	for _, in := range ins {
+		fmt.Fprintf(tw, "    %s\tobject type %s\tkey field %s\n", in.ID, in.ObjectType, in.KeyField)
+	}
+	tw.Flush()
 }

@@ -8,10 +8,13 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake"
 )
 
 // TestServeAndShutdown starts the server on a free port, gets a token from
@@ -36,6 +39,12 @@ func TestServeAndShutdown(t *testing.T) {
 	}
 	if strings.Contains(banner.String(), "csecret") || !strings.Contains(banner.String(), "client id:     cid") {
 		t.Errorf("banner shows a client secret given with -client-secret, or not the id:\n%s", banner.String())
+	}
+	// Each integration with what the service's listing does not show: the
+	// object type and the key field of its bulk loads.
+	if !regexp.MustCompile(fake.DemoAccountIntegration+` +object type account +key field account_info\.external_account_id\n`).MatchString(banner.String()) ||
+		!regexp.MustCompile(fake.DemoOpportunityIntegration+` +object type opportunity +key field sales_details\.crm_opportunity_id\n`).MatchString(banner.String()) {
+		t.Errorf("banner lacks the integrations' object types and key fields:\n%s", banner.String())
 	}
 	go io.Copy(io.Discard, pr)
 
