@@ -54,7 +54,7 @@ func keys(srv *fake.Server) map[string]fake.Object {
 	return out
 }
 
-func TestLoadAndWaitAgainstFake(t *testing.T) {
+func TestLoadThenWaitAgainstFake(t *testing.T) {
 	c, srv, clock := fakeClient(t, nil)
 	ctx := context.Background()
 	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
@@ -95,7 +95,7 @@ func TestLoadAndWaitAgainstFake(t *testing.T) {
 
 }
 
-func TestLoadAndWaitProgress(t *testing.T) {
+func TestLoadThenWaitProgress(t *testing.T) {
 	c, srv, clock := fakeClient(t, nil)
 	ctx := context.Background()
 	var mu sync.Mutex
