@@ -62,12 +62,11 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	return &e, nil
 }
 
-// WaitOptions tune WaitExecution. The zero value
-// reads the status at once, then after waits of about 60ms, 95ms, 140ms,
-// 210ms, each half as long again as the one before, up to one read every
-// 10s, and sends neither include_errors nor max_errors, so whether failed
-// records come back is the service's default, which differs between
-// deployments.
+// WaitOptions tune WaitExecution. The zero value reads the status at
+// once, then after waits of about 60ms, 95ms, 140ms, 210ms, each half as
+// long again as the one before, up to one read every 10s, and sends
+// neither include_errors nor max_errors, so whether failed records come
+// back is the service's default, which differs between deployments.
 type WaitOptions struct {
 	// Status is passed to every status read: set IncludeErrors to
 	// partner.Ptr(true) to get the failed records with the final status,
