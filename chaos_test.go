@@ -434,7 +434,7 @@ func (tw *tourWorker) round(ctx context.Context, r int) error {
 	}
 	if ack != nil {
 		if err := tw.again(ctx, "bulk wait", func() error {
-			ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{Interval: 10 * time.Millisecond})
+			ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{Interval: 10 * time.Millisecond})
 			if err == nil && ex.SuccessCount != 1 {
 				return fmt.Errorf("execution %+v, want 1 success", ex)
 			}

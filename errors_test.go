@@ -158,11 +158,11 @@ func TestErrorPrefixOnceEverywhere(t *testing.T) {
 		},
 		"Objects.ExternalIDs": func() error { _, err := c.Objects.ExternalIDs(ctx, "obj-missing"); return err },
 		"Bulk.WaitExecution": func() error {
-			_, err := c.Bulk.WaitExecution(ctx, fake.DemoOpportunityIntegration, "exe-missing", bulk.WaitOptions{})
+			_, err := c.Bulk.WaitExecution(ctx, &bulk.Ack{IntegrationID: fake.DemoOpportunityIntegration, ExecutionID: "exe-missing"}, bulk.WaitOptions{})
 			return err
 		},
-		"Bulk.LoadFileAndWait": func() error {
-			_, err := c.Bulk.LoadFileAndWait(ctx, fake.DemoOpportunityIntegration, "no-such-file.csv", bulk.WaitOptions{})
+		"Bulk.LoadFile": func() error {
+			_, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, "no-such-file.csv")
 			return err
 		},
 		"Events.Subscriber":  func() error { _, err := c.Events.Subscriber(ctx, "sub-missing"); return err },

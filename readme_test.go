@@ -390,7 +390,7 @@ func TestReadmeSnippetsCompile(t *testing.T) {
 func TestReadmeCheckerCatchesBrokenSnippets(t *testing.T) {
 	md := "# x\n\n```go\nif _, err := partner.New(partner.WithBaseURL(\"https://h\")); err != nil { return err }\n```\n\n" + // fine
 		"```\nnot go\n```\n\n" +
-		"```go\nexec, err := c.Bulk.LoadAndWait(ctx, bulk.LoadParams{}, nil, nil)\n```\n\n" + // nil is no WaitOptions
+		"```go\nexec, err := c.Bulk.WaitExecution(ctx, nil, nil)\n```\n\n" + // nil is no WaitOptions
 		"```go\nfor u := range c.SCIM.List(ctx, scim.ListParams{}) { ... }\n```\n\n" + // not Go
 		"```go\nfunc TestX(t *testing.T) {\n\tsrv := fake.NewServer()\n\tsrv.NoSuchMethod()\n}\n```\n\n" + // declarations
 		"```go\ntok, err := c.OAuth.Token(ctx)\n```\n\n" + // err never looked at

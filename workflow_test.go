@@ -132,8 +132,11 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 		"CRM-1,Umbrella rollout,proposal,12000\n" +
 		"CRM-2,Hooli migration,qualification,8000.5\n" +
 		"CRM-3,Broken amount,proposal,lots\n"
-	ex, err := e.c.Bulk.LoadAndWait(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration},
-		strings.NewReader(csv), e.bulkWait())
+	ack, err := e.c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(csv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := e.c.Bulk.WaitExecution(ctx, ack, e.bulkWait())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,8 +173,10 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 	}
 
 	// Loading the same rows again changes nothing: both are skipped.
-	ex, err = e.c.Bulk.LoadAndWait(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration},
-		strings.NewReader(csv), e.bulkWait())
+	if ack, err = e.c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(csv)); err != nil {
+		t.Fatal(err)
+	}
+	ex, err = e.c.Bulk.WaitExecution(ctx, ack, e.bulkWait())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,7 +366,7 @@ func TestWorkflowCancelBulkWait(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	polls := 0
-	ex, err := e.c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+	ex, err := e.c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
 		Interval: time.Hour, MaxInterval: time.Hour,
 		Progress: func(ex *bulk.Execution) {
 			polls++

@@ -37,10 +37,6 @@ func TestBodyFileProblemsNamed(t *testing.T) {
 			_, err := c.Bulk.LoadOpportunitiesAttachment(ctx, op, "opps.csv", r)
 			return err
 		},
-		"LoadAndWait": func(r io.Reader) error {
-			_, err := c.Bulk.LoadAndWait(ctx, p, r, bulk.WaitOptions{})
-			return err
-		},
 	}
 	calls["Upload"] = func(r io.Reader) error {
 		tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opps.csv")
@@ -114,7 +110,7 @@ func TestSkipCountOnRepeatedLoad(t *testing.T) {
 			t.Fatal(err)
 		}
 		clock.Advance(fake.DefaultBulkDelay)
-		ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+		ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -79,11 +79,11 @@ func TestAttachmentsAgainstFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	ack, err := c.Bulk.LoadAttachment(ctx, p, "b.json", strings.NewReader(`[{"sales_details":{"crm_opportunity_id":"R-2"},"name":"attached"}]`))
-	if err != nil || ack.DataFormat != bulk.JSON {
+	if err != nil || ack.Format != bulk.JSON {
 		t.Fatalf("json: %+v, %v", ack, err)
 	}
 	xlsx := xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name"}, {"R-3", "attached"}})
-	if ack, err := c.Bulk.LoadAttachment(ctx, p, "c.xlsx", bytes.NewReader(xlsx)); err != nil || ack.DataFormat != bulk.XLSX {
+	if ack, err := c.Bulk.LoadAttachment(ctx, p, "c.xlsx", bytes.NewReader(xlsx)); err != nil || ack.Format != bulk.XLSX {
 		t.Fatalf("xlsx: %+v, %v", ack, err)
 	}
 	p.Format = bulk.JSON
@@ -99,7 +99,7 @@ func TestAttachmentsAgainstFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil || ex.SuccessCount != 1 {
 		t.Fatalf("opportunity xlsx: %+v, %v", ex, err)
 	}
@@ -150,7 +150,7 @@ func TestSignedUploadAgainstFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{}); err != nil || ex.SuccessCount != 1 {
+	if ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{}); err != nil || ex.SuccessCount != 1 {
 		t.Fatalf("execution %+v, %v", ex, err)
 	}
 	if o := keys(srv)["U-7"]; o.Fields["name"] != "uploaded" {

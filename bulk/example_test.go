@@ -42,7 +42,7 @@ func ExampleService_Load() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
 		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
 		Progress: func(ex *bulk.Execution) { fmt.Println("status:", ex.Status) },
 	})
@@ -75,11 +75,11 @@ func ExampleService_LoadRows() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(ack.DataFormat, ex.Status, ex.SuccessCount)
+	fmt.Println(ack.Format, ex.Status, ex.SuccessCount)
 	// Output: JSON completed 2
 }
 
@@ -97,7 +97,11 @@ func ExampleService_LoadFile() {
 	path := filepath.Join(dir, "opportunities.csv")
 	os.WriteFile(path, []byte("sales_details.crm_opportunity_id,name\nCRM-7,Pilot\n"), 0o600)
 
-	ex, err := c.Bulk.LoadFileAndWait(ctx, fake.DemoOpportunityIntegration, path, bulk.WaitOptions{})
+	ack, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, path)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -120,9 +124,13 @@ func ExampleService_Upload() {
 	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{Method: "PUT", ContentType: "text/csv"}, file); err != nil {
 		log.Fatal(err) // a 403 names the signature: method, content type, expiry
 	}
-	ex, err := c.Bulk.LoadAndWait(ctx, bulk.LoadParams{
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{
 		IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken,
-	}, nil, bulk.WaitOptions{})
+	}, nil)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -144,7 +152,7 @@ func ExampleService_LoadOpportunities() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -152,20 +160,26 @@ func ExampleService_LoadOpportunities() {
 	// Output: 2 2
 }
 
-// Load opportunities and wait for their execution in one call. A wait
-// ends on a known terminal state or with the context; a failed
-// execution comes back as a *bulk.ExecutionError carrying its final
-// status.
-func ExampleService_LoadOpportunitiesAndWait() {
+// Wait for the execution of a load, whichever load it was: WaitExecution
+// takes its Ack. A wait ends on a known terminal state or with the
+// context; a failed execution comes back as a *bulk.ExecutionError
+// carrying its final status. An error of the load itself is not a wait's:
+// when it is marked partner.IsOutcomeUnknown, read the integration's data
+// before loading again.
+func ExampleService_WaitExecution() {
 	c, done := exampleClient()
 	defer done()
 	ctx := context.Background()
 
 	csv := strings.NewReader("sales_details.crm_opportunity_id,name,stage\n" +
 		"CRM-7,Expansion,won\n")
-	ex, err := c.Bulk.LoadOpportunitiesAndWait(ctx, bulk.LoadOpportunitiesParams{
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{
 		IntegrationID: fake.DemoOpportunityIntegration,
-	}, csv, bulk.WaitOptions{})
+	}, csv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	var failed *bulk.ExecutionError
 	switch {
 	case errors.As(err, &failed):
@@ -190,11 +204,11 @@ func ExampleService_LoadAttachment() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(ack.DataFormat, ex.SuccessCount)
+	fmt.Println(ack.Format, ex.SuccessCount)
 	// Output: JSON 1
 }
 
@@ -211,7 +225,7 @@ func ExampleService_LoadOpportunitiesAttachment() {
 	if err != nil {
 		log.Fatal(err)
 	}
-	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

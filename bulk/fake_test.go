@@ -54,7 +54,7 @@ func keys(srv *fake.Server) map[string]fake.Object {
 	return out
 }
 
-func TestLoadAndWaitAgainstFake(t *testing.T) {
+func TestLoadThenWaitAgainstFake(t *testing.T) {
 	c, srv, clock := fakeClient(t, nil)
 	ctx := context.Background()
 	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
@@ -62,7 +62,7 @@ func TestLoadAndWaitAgainstFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ack.DataFormat != bulk.CSV || ack.ColumnDelimiter != "," || !ack.CreatedAt.Equal(clock.Now()) {
+	if ack.Format != bulk.CSV || ack.ColumnDelimiter != "," || !ack.CreatedAt.Equal(clock.Now()) {
 		t.Errorf("ack = %+v", ack)
 	}
 	ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{})
@@ -71,7 +71,7 @@ func TestLoadAndWaitAgainstFake(t *testing.T) {
 	}
 	clock.Advance(fake.DefaultBulkDelay)
 	var seen []bulk.State
-	ex, err = c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+	ex, err = c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
 		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
 		Progress: func(e *bulk.Execution) { seen = append(seen, e.Status) },
 	})
@@ -95,12 +95,16 @@ func TestLoadAndWaitAgainstFake(t *testing.T) {
 
 }
 
-func TestLoadAndWaitProgress(t *testing.T) {
+func TestLoadThenWaitProgress(t *testing.T) {
 	c, srv, clock := fakeClient(t, nil)
 	ctx := context.Background()
 	var mu sync.Mutex
 	var seen []bulk.State
-	ex, err := c.Bulk.LoadAndWait(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV), bulk.WaitOptions{
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
 		Interval: time.Millisecond, MaxInterval: time.Millisecond,
 		Progress: func(e *bulk.Execution) {
 			mu.Lock()
@@ -122,12 +126,12 @@ func TestLoadAndWaitProgress(t *testing.T) {
 	}
 	// The same rows again are skipped.
 	clock.Advance(time.Hour)
-	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	ack, err = c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
 	clock.Advance(fake.DefaultBulkDelay)
-	ex, err = c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err = c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil || ex.SkipCount != 2 || ex.SuccessCount != 0 {
 		t.Errorf("reload = %+v, %v", ex, err)
 	}
@@ -168,7 +172,7 @@ func TestWaitCancelled(t *testing.T) {
 	polled := make(chan struct{}, 1)
 	done := make(chan error, 1)
 	go func() {
-		_, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{
+		_, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
 			Interval: time.Hour, // only the cancel can end the wait between two polls
 			Progress: func(*bulk.Execution) {
 				select {
@@ -267,7 +271,7 @@ func loadRowsAndWait(c *partner.Client, rows any) (*bulk.Execution, error) {
 	if err != nil {
 		return nil, err
 	}
-	return c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: partner.Ptr(true)}})
+	return c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: partner.Ptr(true)}})
 }
 
 // xlsxFile returns an XLSX file whose first sheet holds rows.
@@ -295,15 +299,15 @@ func TestLoadAttachmentAgainstFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
-	if err != nil || ack.DataFormat != bulk.XLSX || ex.SuccessCount != 1 || ex.ErrorCount != 1 || keys(srv)["X-1"].Fields["amount"] != 42.0 {
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
+	if err != nil || ack.Format != bulk.XLSX || ex.SuccessCount != 1 || ex.ErrorCount != 1 || keys(srv)["X-1"].Fields["amount"] != 42.0 {
 		t.Errorf("xlsx: ack %+v, execution %+v, %v", ack, ex, err)
 	}
 	// A plain reader (not seekable) is streamed once.
 	plain := io.MultiReader(strings.NewReader("sales_details.crm_opportunity_id;name\n"), strings.NewReader("A-1;attached\n"))
 	p.ColumnDelimiter = ";"
 	ack, err = c.Bulk.LoadAttachment(ctx, p, "opps.csv", plain)
-	if err != nil || ack.DataFormat != bulk.CSV || ack.ColumnDelimiter != ";" {
+	if err != nil || ack.Format != bulk.CSV || ack.ColumnDelimiter != ";" {
 		t.Fatalf("csv: %+v, %v", ack, err)
 	}
 	if keys(srv)["A-1"].Fields["name"] != "attached" {
@@ -332,7 +336,12 @@ func TestLoadFileAgainstFake(t *testing.T) {
 	c, srv, _ := fakeClient(t, func(rt http.RoundTripper) http.RoundTripper { rec.RoundTripper = rt; return rec }, fake.WithBulkDelay(0))
 	path := filepath.Join(t.TempDir(), "opps.json")
 	os.WriteFile(path, []byte(`[{"sales_details":{"crm_opportunity_id":"F-1"},"name":"From file"}]`), 0o600)
-	ex, err := c.Bulk.LoadFileAndWait(context.Background(), fake.DemoOpportunityIntegration, path, bulk.WaitOptions{})
+	ctx := context.Background()
+	ack, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -361,11 +370,11 @@ func TestLoadOpportunitiesAgainstFake(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ex, err := c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, bulk.WaitOptions{})
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{})
 	if err != nil || ex.SuccessCount != 2 || keys(srv)["O-2"].Fields["2"] != "Second" {
 		t.Errorf("execution %+v, %v", ex, err)
 	}
-	p = bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, ContentType: bulk.JSON}
+	p = bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.JSON}
 	if _, err := c.Bulk.LoadOpportunities(ctx, p, strings.NewReader(`[{"sales_details.crm_opportunity_id":"O-3"}]`)); err != nil {
 		t.Error(err)
 	}

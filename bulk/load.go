@@ -199,10 +199,10 @@ func (s *Service) attach(ctx context.Context, path string, q url.Values, fileNam
 type LoadOpportunitiesParams struct {
 	// IntegrationID names an integration of opportunities. Required.
 	IntegrationID string
-	// ContentType is CSV (when empty) or JSON (content_type);
+	// Format of the data (content_type): CSV (when empty) or JSON;
 	// LoadOpportunitiesAttachment also takes XLSX, and when it is empty
 	// goes by the file name's extension.
-	ContentType Format
+	Format Format
 	// ColumnDelimiter is the one-character CSV column delimiter: ","
 	// when empty.
 	ColumnDelimiter string
@@ -236,9 +236,9 @@ func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesPara
 }
 
 // query validates p and returns its query string and format: content_type
-// is p.ContentType, or else format; has_header_row is always sent.
+// is p.Format, or else format; has_header_row is always sent.
 func (p LoadOpportunitiesParams) query(format Format) (url.Values, Format, error) {
-	q, f, err := baseQuery(p.IntegrationID, p.ContentType, format, "content_type", p.ColumnDelimiter)
+	q, f, err := baseQuery(p.IntegrationID, p.Format, format, "content_type", p.ColumnDelimiter)
 	if err != nil {
 		return nil, "", err
 	}
@@ -277,7 +277,7 @@ func baseQuery(integrationID string, set, fallback Format, param, delim string) 
 // multipart/form-data in a part named "file"
 // (POST /bulk/v1/bulkload_opportunity): CSV, JSON or XLSX. The query
 // carries integration_id, has_header_row, column_delimiter when set, and
-// always content_type: p.ContentType, or else the format fileName's
+// always content_type: p.Format, or else the format fileName's
 // extension names (FormatOf); when neither says it,
 // LoadOpportunitiesAttachment sends nothing and returns an error. The file
 // is streamed and rewound for a repeat when r is an io.ReadSeeker, as for
@@ -295,7 +295,7 @@ func (s *Service) LoadOpportunitiesAttachment(ctx context.Context, p LoadOpportu
 		return nil, err
 	}
 	if f == "" {
-		return nil, unknownFormat(fileName, "LoadOpportunitiesParams.ContentType")
+		return nil, unknownFormat(fileName, "LoadOpportunitiesParams.Format")
 	}
 	return s.attach(ctx, "/bulk/v1/bulkload_opportunity", q, fileName, f, r)
 }

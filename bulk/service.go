@@ -3,12 +3,13 @@
 // signed uploads, and the status of the executions that process loads.
 //
 // A load is acknowledged at once with an execution id; the execution runs
-// in the background. WaitExecution polls its status until it completes
-// (LoadAndWait and its siblings do both):
+// in the background. Every load returns an Ack, and WaitExecution polls
+// the status of its execution until it completes; the two calls compose
+// for each of the loads:
 //
 //	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: id}, csvFile)
 //	...
-//	ex, err := c.Bulk.WaitExecution(ctx, id, ack.ExecutionID, bulk.WaitOptions{
+//	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
 //		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
 //		Progress: func(ex *bulk.Execution) { log.Println(ex.Status) },
 //	})

@@ -62,12 +62,11 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	return &e, nil
 }
 
-// WaitOptions tune WaitExecution and the XAndWait helpers. The zero value
-// reads the status at once, then after waits of about 60ms, 95ms, 140ms,
-// 210ms, each half as long again as the one before, up to one read every
-// 10s, and sends neither include_errors nor max_errors, so whether failed
-// records come back is the service's default, which differs between
-// deployments.
+// WaitOptions tune WaitExecution. The zero value reads the status at
+// once, then after waits of about 60ms, 95ms, 140ms, 210ms, each half as
+// long again as the one before, up to one read every 10s, and sends
+// neither include_errors nor max_errors, so whether failed records come
+// back is the service's default, which differs between deployments.
 type WaitOptions struct {
 	// Status is passed to every status read: set IncludeErrors to
 	// partner.Ptr(true) to get the failed records with the final status,
@@ -99,23 +98,31 @@ func (e *ExecutionError) Error() string {
 	return fmt.Sprintf("partner: bulk: execution %s %s: %s", e.Execution.ExecutionID, e.Execution.Status, e.Execution.StatusMsg)
 }
 
-// WaitExecution reads the status of an execution (Status: GET
-// /bulk/v1/status/{integration_id}) until it reaches a known terminal
-// state or ctx ends. An empty or unknown status is not terminal: the wait
-// goes on. A completed execution is returned with a nil error, unless it
-// failed (see ExecutionError).
+// WaitExecution reads the status of the execution of a load (Status:
+// GET /bulk/v1/status/{integration_id}) until it reaches a known terminal
+// state or ctx ends. ack is what the load returned; to wait on an
+// execution known only by its ids, pass
+// &Ack{IntegrationID: integrationID, ExecutionID: executionID}. An empty
+// or unknown status is not terminal: the wait goes on. A completed
+// execution is returned with a nil error, unless it failed (see
+// ExecutionError).
 //
 // Whatever the outcome, the first result is the last status read (nil
 // when none was), beside the error of a terminal failure
-// (*ExecutionError), of a status read, or of the context.
-func (s *Service) WaitExecution(ctx context.Context, integrationID, executionID string, opts WaitOptions) (*Execution, error) {
+// (*ExecutionError), of a status read, or of the context. A wait that
+// ends early sends nothing that changes data: call it again with the
+// same ack.
+func (s *Service) WaitExecution(ctx context.Context, ack *Ack, opts WaitOptions) (*Execution, error) {
+	if ack == nil {
+		return nil, errors.New("partner: bulk: an ack (the execution to wait on) is required")
+	}
 	po := poll.Options{Initial: opts.Interval, Max: opts.MaxInterval}
 	if po.Initial <= 0 {
 		po.Initial = time.Second
 	}
 	return poll.State(ctx, po,
 		func(ctx context.Context) (*Execution, error) {
-			return s.Status(ctx, integrationID, executionID, opts.Status)
+			return s.Status(ctx, ack.IntegrationID, ack.ExecutionID, opts.Status)
 		},
 		opts.Progress,
 		func(e *Execution) (bool, error) {
@@ -127,31 +134,6 @@ func (s *Service) WaitExecution(ctx context.Context, integrationID, executionID 
 			}
 			return true, nil
 		})
-}
-
-// wait waits for the execution of ack unless the load failed.
-func (s *Service) wait(ctx context.Context, ack *Ack, err error, opts WaitOptions) (*Execution, error) {
-	if err != nil {
-		return nil, err
-	}
-	return s.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, opts)
-}
-
-// LoadAndWait is Load followed by WaitExecution on its execution. When
-// the load's error is marked partner.IsOutcomeUnknown no wait was made:
-// read the integration's data before loading again (see Load).
-func (s *Service) LoadAndWait(ctx context.Context, p LoadParams, body io.Reader, opts WaitOptions) (*Execution, error) {
-	ack, err := s.Load(ctx, p, body)
-	return s.wait(ctx, ack, err, opts)
-}
-
-// LoadOpportunitiesAndWait is LoadOpportunities followed by
-// WaitExecution on its execution. When the load's error is marked
-// partner.IsOutcomeUnknown no wait was made: read the integration's data
-// before loading again (see LoadOpportunities).
-func (s *Service) LoadOpportunitiesAndWait(ctx context.Context, p LoadOpportunitiesParams, body io.Reader, opts WaitOptions) (*Execution, error) {
-	ack, err := s.LoadOpportunities(ctx, p, body)
-	return s.wait(ctx, ack, err, opts)
 }
 
 // UploadURL asks for a signed URL to upload a file to
@@ -187,6 +169,26 @@ type UploadParams struct {
 	ContentType string
 }
 
+// resolve validates p and returns the method and content type it
+// names, with their defaults.
+func (p UploadParams) resolve() (method, ctype string, err error) {
+	method = strings.ToUpper(p.Method)
+	switch method {
+	case "":
+		method = http.MethodPost
+	case http.MethodPost, http.MethodPut:
+	default:
+		return "", "", fmt.Errorf("partner: bulk: upload method must be POST or PUT, not %q", p.Method)
+	}
+	ctype = p.ContentType
+	if ctype == "" {
+		ctype = "application/octet-stream"
+	} else if _, _, err := mime.ParseMediaType(ctype); err != nil {
+		return "", "", fmt.Errorf("partner: bulk: upload content type %q: %w", ctype, err)
+	}
+	return method, ctype, nil
+}
+
 // Upload sends the file read from r to the ticket's signed URL, with
 // POST unless p says otherwise. No Authorization header or environment
 // header goes to that URL, which may be on another host. The file is
@@ -209,19 +211,9 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 	if r == nil {
 		return errors.New("partner: bulk: file reader is required")
 	}
-	method := strings.ToUpper(p.Method)
-	switch method {
-	case "":
-		method = http.MethodPost
-	case http.MethodPost, http.MethodPut:
-	default:
-		return fmt.Errorf("partner: bulk: upload method must be POST or PUT, not %q", p.Method)
-	}
-	ctype := p.ContentType
-	if ctype == "" {
-		ctype = "application/octet-stream"
-	} else if _, _, err := mime.ParseMediaType(ctype); err != nil {
-		return fmt.Errorf("partner: bulk: upload content type %q: %w", ctype, err)
+	method, ctype, err := p.resolve()
+	if err != nil {
+		return err
 	}
 	err = s.t.Do(ctx, &transport.Request{
 		Method: method, URL: t.UploadURL, Body: r, ContentType: ctype,
@@ -234,38 +226,53 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 	return err
 }
 
-// LoadFile loads the file at path through a signed upload: UploadURL,
-// Upload (with POST and application/octet-stream; call the three steps
-// yourself to upload otherwise), then Load with the upload token, which
-// triggers processing. The
-// format comes from the file's extension (.csv, .json or .xlsx). An error
-// marked partner.IsOutcomeUnknown comes from the upload or from the load;
-// as the load may have been received, read the integration's data before
+// LoadFileParams are the parameters of LoadFile: those of the load
+// (POST /bulk/v1/bulkload) and of the upload before it.
+type LoadFileParams struct {
+	// IntegrationID names the integration being loaded. Required.
+	IntegrationID string
+	// Format of the file (data_format): when empty, the one the file's
+	// extension names (FormatOf); when neither says it, LoadFile sends
+	// nothing and returns an error.
+	Format Format
+	// ColumnDelimiter is the one-character CSV column delimiter
+	// (column_delimiter): "," when empty.
+	ColumnDelimiter string
+	// Upload says how the file is sent to the signed URL: POST and
+	// application/octet-stream when zero.
+	Upload UploadParams
+}
+
+// LoadFile loads the file at path through a signed upload: UploadURL
+// (with the file's base name), Upload (as p.Upload says), then Load with
+// the upload token, which triggers processing. An error marked
+// partner.IsOutcomeUnknown comes from the upload or from the load; as the
+// load may have been received, read the integration's data before
 // calling LoadFile again.
-func (s *Service) LoadFile(ctx context.Context, integrationID, path string) (*Ack, error) {
-	format := FormatOf(path)
+func (s *Service) LoadFile(ctx context.Context, p LoadFileParams, path string) (*Ack, error) {
+	lp := LoadParams{IntegrationID: p.IntegrationID, Format: p.Format, ColumnDelimiter: p.ColumnDelimiter}
+	_, format, err := lp.query(FormatOf(path))
+	if err != nil {
+		return nil, err
+	}
 	if format == "" {
-		return nil, errors.New("partner: bulk: cannot tell the format of " + filepath.Base(path) + ": want a .csv, .json or .xlsx file")
+		return nil, unknownFormat(filepath.Base(path), "LoadFileParams.Format")
+	}
+	if _, _, err := p.Upload.resolve(); err != nil {
+		return nil, err
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, fmt.Errorf("partner: bulk: %w", err) // names the path
 	}
 	defer f.Close()
-	t, err := s.UploadURL(ctx, integrationID, filepath.Base(path))
+	t, err := s.UploadURL(ctx, p.IntegrationID, filepath.Base(path))
 	if err != nil {
 		return nil, err
 	}
-	if err := s.Upload(ctx, t, UploadParams{}, f); err != nil {
+	if err := s.Upload(ctx, t, p.Upload, f); err != nil {
 		return nil, err
 	}
-	return s.Load(ctx, LoadParams{IntegrationID: integrationID, Format: format, FileToken: t.UploadToken}, nil)
-}
-
-// LoadFileAndWait is LoadFile followed by WaitExecution on its execution.
-// An error marked partner.IsOutcomeUnknown is LoadFile's (no wait was
-// made): read the integration's data before loading again.
-func (s *Service) LoadFileAndWait(ctx context.Context, integrationID, path string, opts WaitOptions) (*Execution, error) {
-	ack, err := s.LoadFile(ctx, integrationID, path)
-	return s.wait(ctx, ack, err, opts)
+	lp.Format, lp.FileToken = format, t.UploadToken
+	return s.Load(ctx, lp, nil)
 }

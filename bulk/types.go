@@ -9,8 +9,9 @@ import (
 	"unicode/utf8"
 )
 
-// Format is the format of loaded data: the data_format (or, for
-// opportunities, content_type) query parameter. The service reads it
+// Format is the format of loaded data (the Format field of every load's
+// params): on the wire, the data_format query parameter, or content_type
+// for opportunities. The service reads it
 // case-insensitively.
 type Format string
 
@@ -69,13 +70,15 @@ func checkDelimiter(d string) error {
 	return nil
 }
 
-// Ack is the acknowledgement of a load: the execution that processes it.
-// Loads of opportunities leave DataFormat and ColumnDelimiter empty.
+// Ack is the acknowledgement of a load: the execution that processes it,
+// which WaitExecution waits on. Format and ColumnDelimiter echo the
+// load's data_format and column_delimiter; loads of opportunities leave
+// them empty.
 type Ack struct {
 	IntegrationID   string    `json:"integration_id"`
 	ExecutionID     string    `json:"execution_id"`
 	CreatedAt       time.Time `json:"created_at"`
-	DataFormat      Format    `json:"data_format,omitempty"`
+	Format          Format    `json:"data_format,omitempty"`
 	ColumnDelimiter string    `json:"column_delimiter,omitempty"`
 }
 

@@ -38,7 +38,7 @@ func TestWaitExecutionUnknownStatusIsNotTerminal(t *testing.T) {
 	var seen []string
 	opts := fastWait
 	opts.Progress = func(ex *bulk.Execution) { seen = append(seen, string(ex.Status)) }
-	ex, err := c.Bulk.WaitExecution(context.Background(), "int-1", "exe-1", opts)
+	ex, err := c.Bulk.WaitExecution(context.Background(), &bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-1"}, opts)
 	if err != nil || ex == nil || ex.Status != bulk.Completed || ex.ErrorCount != 1 {
 		t.Fatalf("WaitExecution = %+v, %v", ex, err)
 	}
@@ -55,7 +55,7 @@ func TestWaitExecutionFailure(t *testing.T) {
 	statusSequence(mt,
 		`{"integration_id":"int-1","execution_id":"exe-1","status":"running"}`,
 		`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","status_msg":"integration disabled"}`)
-	ex, err := c.Bulk.WaitExecution(context.Background(), "int-1", "exe-1", fastWait)
+	ex, err := c.Bulk.WaitExecution(context.Background(), &bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-1"}, fastWait)
 	var xerr *bulk.ExecutionError
 	if !errors.As(err, &xerr) || xerr.Execution.StatusMsg != "integration disabled" || ex != xerr.Execution {
 		t.Fatalf("WaitExecution = %+v, %v; want the final status and a *bulk.ExecutionError", ex, err)
@@ -73,27 +73,48 @@ func TestWaitExecutionContextEnds(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	opts := fastWait
 	opts.Progress = func(*bulk.Execution) { cancel() }
-	ex, err := c.Bulk.WaitExecution(ctx, "int-1", "exe-1", opts)
+	ex, err := c.Bulk.WaitExecution(ctx, &bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-1"}, opts)
 	if !errors.Is(err, context.Canceled) || ex == nil || ex.Status != bulk.Running || ex.InputCount != 3 {
 		t.Fatalf("WaitExecution = %+v, %v; want the running status and context.Canceled", ex, err)
 	}
 }
 
-// TestLoadOpportunitiesAndWait loads opportunities and waits for their
-// execution.
-func TestLoadOpportunitiesAndWait(t *testing.T) {
+// TestLoadOpportunitiesThenWaitExecution: the Ack of a load is what
+// WaitExecution takes; it reads the status of that execution of that
+// integration.
+func TestLoadOpportunitiesThenWaitExecution(t *testing.T) {
 	c, mt := mockClient(t)
 	mt.RegisterResponder("POST", base+"/bulk/v1/bulkload_opportunity", httpmock.NewStringResponder(200,
 		`{"integration_id":"int-1","execution_id":"exe-1","created_at":"2024-05-01T10:00:00Z"}`))
-	statusSequence(mt,
-		`{"integration_id":"int-1","execution_id":"exe-1","status":"running"}`,
-		`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","input_count":1,"success_count":1}`)
-	ex, err := c.Bulk.LoadOpportunitiesAndWait(context.Background(), bulk.LoadOpportunitiesParams{IntegrationID: "int-1"},
-		strings.NewReader("sales_details.crm_opportunity_id\nCRM-1\n"), fastWait)
-	if err != nil || ex.Status != bulk.Completed || ex.ExecutionID != "exe-1" || ex.SuccessCount != 1 {
-		t.Fatalf("LoadOpportunitiesAndWait = %+v, %v", ex, err)
+	var asked []string
+	mt.RegisterResponder("GET", base+"/bulk/v1/status/int-1", func(r *http.Request) (*http.Response, error) {
+		asked = append(asked, r.URL.RawQuery)
+		return jsonResponse(`{"integration_id":"int-1","execution_id":"exe-1","status":"` + []string{"running", "completed"}[min(len(asked)-1, 1)] + `","input_count":1,"success_count":1}`), nil
+	})
+	ctx := context.Background()
+	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-1"},
+		strings.NewReader("sales_details.crm_opportunity_id\nCRM-1\n"))
+	if err != nil {
+		t.Fatal(err)
 	}
-	if n := mt.GetCallCountInfo()["GET "+base+"/bulk/v1/status/int-1"]; n != 2 {
-		t.Errorf("%d status reads, want 2", n)
+	ex, err := c.Bulk.WaitExecution(ctx, ack, fastWait)
+	if err != nil || ex.Status != bulk.Completed || ex.ExecutionID != "exe-1" || ex.SuccessCount != 1 {
+		t.Fatalf("WaitExecution = %+v, %v", ex, err)
+	}
+	if strings.Join(asked, " ") != "execution_id=exe-1 execution_id=exe-1" {
+		t.Errorf("status reads asked %q, want execution_id=exe-1 twice", asked)
+	}
+}
+
+// TestWaitExecutionNeedsAnAck: a nil ack (the result of a load that
+// failed) is refused before anything is sent.
+func TestWaitExecutionNeedsAnAck(t *testing.T) {
+	c, mt := mockClient(t)
+	ex, err := c.Bulk.WaitExecution(context.Background(), nil, fastWait)
+	if ex != nil || err == nil || !strings.HasPrefix(err.Error(), "partner: bulk: ") || !strings.Contains(err.Error(), "ack") {
+		t.Fatalf("WaitExecution(nil) = %+v, %v; want an error naming the ack", ex, err)
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
 	}
 }

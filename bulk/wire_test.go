@@ -55,7 +55,7 @@ func TestLoadWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-42", CreatedAt: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), DataFormat: bulk.CSV, ColumnDelimiter: ";"}
+	want := bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-42", CreatedAt: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), Format: bulk.CSV, ColumnDelimiter: ";"}
 	if *ack != want {
 		t.Errorf("ack = %+v, want %+v", *ack, want)
 	}
@@ -152,7 +152,7 @@ func TestLoadOpportunitiesWire(t *testing.T) {
 	})
 	ctx := context.Background()
 	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp"}, strings.NewReader("a\n1\n"))
-	if err != nil || ack.ExecutionID != "exe-7" || ack.DataFormat != "" {
+	if err != nil || ack.ExecutionID != "exe-7" || ack.Format != "" {
 		t.Fatalf("ack = %+v, %v", ack, err)
 	}
 	if _, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true}, strings.NewReader("1\n")); err != nil {
@@ -253,10 +253,10 @@ func TestLoadOpportunitiesAttachmentWire(t *testing.T) {
 	})
 	ctx := context.Background()
 	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp"}, "opps.xlsx", strings.NewReader("PK-data"))
-	if err != nil || ack.ExecutionID != "exe-7" || ack.DataFormat != "" {
+	if err != nil || ack.ExecutionID != "exe-7" || ack.Format != "" {
 		t.Fatalf("ack %+v, %v", ack, err)
 	}
-	if _, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true, ContentType: "xlsx", ColumnDelimiter: ";"}, "opps.xlsx", strings.NewReader("PK-data")); err != nil {
+	if _, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-opp", NoHeaderRow: true, Format: "xlsx", ColumnDelimiter: ";"}, "opps.xlsx", strings.NewReader("PK-data")); err != nil {
 		t.Fatal(err)
 	}
 	want := []string{"content_type=XLSX&has_header_row=true&integration_id=int-opp", "column_delimiter=%3B&content_type=XLSX&has_header_row=false&integration_id=int-opp"}
@@ -290,8 +290,12 @@ func TestAttachmentWithoutFormat(t *testing.T) {
 		t.Errorf("LoadAttachment: %v", err)
 	}
 	_, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "int-1"}, "opps", strings.NewReader("a\n1\n"))
-	if err == nil || !strings.Contains(err.Error(), `"opps"`) || !strings.Contains(err.Error(), "LoadOpportunitiesParams.ContentType") {
+	if err == nil || !strings.Contains(err.Error(), `"opps"`) || !strings.Contains(err.Error(), "LoadOpportunitiesParams.Format") {
 		t.Errorf("LoadOpportunitiesAttachment: %v", err)
+	}
+	_, err = c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: "int-1"}, "export.txt")
+	if err == nil || !strings.Contains(err.Error(), `"export.txt"`) || !strings.Contains(err.Error(), "LoadFileParams.Format") {
+		t.Errorf("LoadFile: %v", err)
 	}
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Errorf("%d requests sent", n)
@@ -373,7 +377,7 @@ func TestValidation(t *testing.T) {
 			return err
 		}(),
 		"opp XLSX": func() error {
-			_, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "i", ContentType: bulk.XLSX}, body)
+			_, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: "i", Format: bulk.XLSX}, body)
 			return err
 		}(),
 		"no execution": func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusParams{}); return err }(),
@@ -381,11 +385,19 @@ func TestValidation(t *testing.T) {
 			_, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusParams{MaxErrors: partner.Ptr(-1)})
 			return err
 		}(),
-		"relative URL":     c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, bulk.UploadParams{}, body),
-		"upload method":    c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "https://storage.example.net/x"}, bulk.UploadParams{Method: "PATCH"}, body),
-		"upload type":      c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "https://storage.example.net/x"}, bulk.UploadParams{ContentType: "text/"}, body),
-		"no file name":     func() error { _, err := c.Bulk.UploadURL(ctx, "i", ""); return err }(),
-		"unknown file ext": func() error { _, err := c.Bulk.LoadFile(ctx, "i", "data.txt"); return err }(),
+		"relative URL":  c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, bulk.UploadParams{}, body),
+		"upload method": c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "https://storage.example.net/x"}, bulk.UploadParams{Method: "PATCH"}, body),
+		"upload type":   c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "https://storage.example.net/x"}, bulk.UploadParams{ContentType: "text/"}, body),
+		"no file name":  func() error { _, err := c.Bulk.UploadURL(ctx, "i", ""); return err }(),
+		"unknown file ext": func() error {
+			_, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: "i"}, "data.txt")
+			return err
+		}(),
+		"file upload method": func() error {
+			_, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: "i", Upload: bulk.UploadParams{Method: "PATCH"}}, "data.csv")
+			return err
+		}(),
+		"file no integration": func() error { _, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{}, "data.csv"); return err }(),
 	} {
 		if err == nil || !strings.HasPrefix(err.Error(), "partner: bulk: ") {
 			t.Errorf("%s: err = %v", name, err)

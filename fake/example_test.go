@@ -98,7 +98,11 @@ func ExampleFake_AddIntegration() {
 	c := client(srv)
 
 	csv := "account_info.external_account_id,name,employees\nA-1,Acme Ltd,40\nA-2,Globex,12\n"
-	ex, err := c.Bulk.LoadAndWait(context.Background(), bulk.LoadParams{IntegrationID: integ}, strings.NewReader(csv), bulk.WaitOptions{})
+	ack, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: integ}, strings.NewReader(csv))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ex, err := c.Bulk.WaitExecution(context.Background(), ack, bulk.WaitOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

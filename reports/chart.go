@@ -81,18 +81,24 @@ func (m *ChartMetadata) Charts() ([]ChartInfo, error) {
 	return out.Charts, nil
 }
 
+// ChartMetadataParams asks for chart metadata.
+type ChartMetadataParams struct {
+	// ChartIDs are the charts to describe; nil is sent as an empty list.
+	// The interface does not say what an empty list means; the fake
+	// describes every chart of the report.
+	ChartIDs []int64 `json:"chartIds"`
+}
+
 // ChartMetadata reads the real-time metadata of charts (POST
 // /report/v1/{reportId}/chart-metadata).
-func (s *Service) ChartMetadata(ctx context.Context, reportID int64, chartIDs []int64) (*ChartMetadata, error) {
-	if chartIDs == nil {
-		chartIDs = []int64{}
+func (s *Service) ChartMetadata(ctx context.Context, reportID int64, p ChartMetadataParams) (*ChartMetadata, error) {
+	if p.ChartIDs == nil {
+		p.ChartIDs = []int64{}
 	}
 	var raw json.RawMessage
 	err := s.t.Do(ctx, &transport.Request{
 		Method: "POST", Path: transport.Pathf("/report/v1/%d/chart-metadata", reportID),
-		JSON: struct {
-			ChartIDs []int64 `json:"chartIds"`
-		}{chartIDs}, Idempotent: true,
+		JSON: p, Idempotent: true,
 	}, &raw)
 	if err != nil {
 		return nil, err

@@ -148,6 +148,25 @@ func ExampleService_ChartData() {
 	// Deals by stage: won 2
 }
 
+// Read what is known of a report's charts: their ids, names and
+// versions (the whole answer stays in Raw).
+func ExampleService_ChartMetadata() {
+	srv, c, id := exampleClient()
+	defer srv.Close()
+	meta, err := c.Reports.ChartMetadata(context.Background(), id, reports.ChartMetadataParams{ChartIDs: []int64{1}})
+	if err != nil {
+		log.Fatal(err)
+	}
+	charts, err := meta.Charts()
+	if err != nil {
+		log.Fatal(err)
+	}
+	for _, ch := range charts {
+		fmt.Println(ch.ID, ch.Name)
+	}
+	// Output: 1 Deals by stage
+}
+
 func ExampleAnd() {
 	f := reports.And(
 		reports.Text("1").In("won", "open"),

@@ -147,7 +147,7 @@ func TestChartDataAndMetadata(t *testing.T) {
 		t.Errorf("unknown chart: %v", err)
 	}
 
-	meta, err := c.Reports.ChartMetadata(ctx, fake.DemoReportPartners, []int64{1, 2})
+	meta, err := c.Reports.ChartMetadata(ctx, fake.DemoReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{1, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +155,7 @@ func TestChartDataAndMetadata(t *testing.T) {
 	if err != nil || len(infos) != 2 || infos[0].ID != 1 || infos[1].Name != "Partners by tier" {
 		t.Errorf("metadata charts %+v, %v (raw %s)", infos, err, meta.Raw)
 	}
-	if _, err := c.Reports.ChartMetadata(ctx, fake.DemoReportPartners, []int64{42}); !partner.IsNotFound(err) {
+	if _, err := c.Reports.ChartMetadata(ctx, fake.DemoReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{42}}); !partner.IsNotFound(err) {
 		t.Errorf("unknown chart metadata: %v", err)
 	}
 }

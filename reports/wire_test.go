@@ -131,7 +131,7 @@ func TestWireCharts(t *testing.T) {
 	}
 	expect(t, mt, "POST", "/report/v1/42/chart-metadata", `{"chartIds":[1]}`,
 		`{"charts": [{"id": 1, "name": "By stage", "version": 3, "axis": {"x": "stage"}}], "layout": "grid"}`)
-	meta, err := c.Reports.ChartMetadata(ctx, 42, []int64{1})
+	meta, err := c.Reports.ChartMetadata(ctx, 42, reports.ChartMetadataParams{ChartIDs: []int64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,5 +141,20 @@ func TestWireCharts(t *testing.T) {
 	}
 	if !strings.Contains(string(meta.Raw), `"layout": "grid"`) {
 		t.Errorf("raw metadata lost: %s", meta.Raw)
+	}
+}
+
+// TestWireChartsEmptyParams: zero params ask for charts with an empty
+// list of ids, never a null one, for data and metadata alike.
+func TestWireChartsEmptyParams(t *testing.T) {
+	c, mt := mocktest.New(t)
+	ctx := context.Background()
+	expect(t, mt, "POST", "/report/v1/42/chart-data", `{"chartIds":[]}`, `{"reportVersion": 1, "charts": []}`)
+	if _, err := c.Reports.ChartData(ctx, 42, reports.ChartDataParams{}); err != nil {
+		t.Fatal(err)
+	}
+	expect(t, mt, "POST", "/report/v1/42/chart-metadata", `{"chartIds":[]}`, `{"charts": []}`)
+	if _, err := c.Reports.ChartMetadata(ctx, 42, reports.ChartMetadataParams{}); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -180,9 +180,9 @@ func startLoad(ctx context.Context, c *partner.Client, spec loadSpec, sent func(
 	name := filepath.Base(spec.path)
 	switch {
 	case spec.opportunities && spec.format == bulk.XLSX:
-		return c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: spec.integration, ContentType: spec.format}, name, body)
+		return c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: spec.integration, Format: spec.format}, name, body)
 	case spec.opportunities:
-		return c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: spec.integration, ContentType: spec.format}, body)
+		return c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: spec.integration, Format: spec.format}, body)
 	case spec.format == bulk.XLSX:
 		return c.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: spec.integration, Format: spec.format}, name, body)
 	default:
@@ -205,7 +205,7 @@ func followLoad(ctx context.Context, c *partner.Client, ack *bulk.Ack, maxErrors
 			onState(ex)
 		}
 	}
-	return c.Bulk.WaitExecution(ctx, ack.IntegrationID, ack.ExecutionID, opts)
+	return c.Bulk.WaitExecution(ctx, ack, opts)
 }
 
 // csvHeader returns the header row of a CSV file, or nil.

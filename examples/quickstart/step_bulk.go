@@ -36,7 +36,7 @@ func bulkStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	fmt.Fprintf(w, "bulk: loading opportunities into %s, execution %s (one row has no key on purpose, to show a refused record)\n",
 		ack.IntegrationID, ack.ExecutionID)
 	var last bulk.State
-	ex, err := c.Bulk.WaitExecution(ctx, integration, ack.ExecutionID, bulk.WaitOptions{
+	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
 		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(3)},
 		Interval: 500 * time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
