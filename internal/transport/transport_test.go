@@ -176,7 +176,7 @@ func TestErrorParsing(t *testing.T) {
 		{"empty", "", 404, "", "", "", "", "404 Not Found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.MaxRetries = 0 })
+			c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.NoRetries = true })
 			mt.RegisterResponder("GET", base+"/report/v1/x", httpmock.NewStringResponder(tc.status, tc.body))
 			err := c.Do(context.Background(), &Request{Method: "GET", Path: "/report/v1/x", Query: url.Values{"q": {"1"}}}, nil)
 			var e *Error
@@ -204,7 +204,7 @@ func TestErrorParsing(t *testing.T) {
 		}
 	})
 	t.Run("retry after", func(t *testing.T) {
-		c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.MaxRetries = 0 })
+		c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.NoRetries = true })
 		r := httpmock.NewStringResponse(429, "")
 		r.Header.Set("Retry-After", "17")
 		mt.RegisterResponder("GET", base+"/x", httpmock.ResponderFromResponse(r))
