@@ -98,20 +98,20 @@ var ErrOutcomeUnknown = errors.New("partner: outcome unknown: the service may ha
 // withDefaults fills the zero fields.
 func (p RetryPolicy) withDefaults() RetryPolicy {
 	d := DefaultRetryPolicy
-	p.MaxRetries = cmpOr(p.MaxRetries, d.MaxRetries)
-	p.MinWait = cmpOr(p.MinWait, d.MinWait)
-	p.MaxWait = max(cmpOr(p.MaxWait, d.MaxWait), p.MinWait)
-	p.MaxRetryAfter = cmpOr(p.MaxRetryAfter, d.MaxRetryAfter)
-	p.MaxRetryTime = cmpOr(p.MaxRetryTime, d.MaxRetryTime)
-	p.Budget.Capacity = cmpOr(p.Budget.Capacity, d.Budget.Capacity)
-	p.Budget.RetryCost = cmpOr(p.Budget.RetryCost, d.Budget.RetryCost)
-	p.Budget.TimeoutCost = max(cmpOr(p.Budget.TimeoutCost, d.Budget.TimeoutCost), p.Budget.RetryCost)
+	p.MaxRetries = orDefault(p.MaxRetries, d.MaxRetries)
+	p.MinWait = orDefault(p.MinWait, d.MinWait)
+	p.MaxWait = max(orDefault(p.MaxWait, d.MaxWait), p.MinWait)
+	p.MaxRetryAfter = orDefault(p.MaxRetryAfter, d.MaxRetryAfter)
+	p.MaxRetryTime = orDefault(p.MaxRetryTime, d.MaxRetryTime)
+	p.Budget.Capacity = orDefault(p.Budget.Capacity, d.Budget.Capacity)
+	p.Budget.RetryCost = orDefault(p.Budget.RetryCost, d.Budget.RetryCost)
+	p.Budget.TimeoutCost = max(orDefault(p.Budget.TimeoutCost, d.Budget.TimeoutCost), p.Budget.RetryCost)
 	return p
 }
 
-// cmpOr is cmp.Or for numbers that must be positive: v, or def when v is
-// zero or negative.
-func cmpOr[T int | time.Duration](v, def T) T {
+// orDefault returns v, or def when v is zero (or negative, which no
+// setting means).
+func orDefault[T int | time.Duration](v, def T) T {
 	if v <= 0 {
 		return def
 	}
