@@ -71,8 +71,6 @@ func New(opts ...Option) (*Client, error) {
 	}
 	c := &Client{}
 	tokenTransport := transport.New(cfg)
-	// Token requests and API calls share one connection pool.
-	cfg.HTTPClient = tokenTransport.HTTPClient()
 	c.OAuth = area.NewWith[oauth.Service](tokenTransport, area.OAuth{
 		ClientID:     s.clientID,
 		ClientSecret: s.clientSecret,
@@ -81,8 +79,9 @@ func New(opts ...Option) (*Client, error) {
 		FormEncoded:  s.formTokens,
 		External:     s.tokenSource,
 	})
-	cfg.Tokens = c.OAuth
-	c.t = tokenTransport.Share(cfg) // one retry budget for both
+	// Token requests and API calls share one connection pool and one
+	// retry budget.
+	c.t = tokenTransport.WithTokens(c.OAuth)
 	c.SCIM = area.New[scim.Service](c.t)
 	c.Users = area.New[users.Service](c.t)
 	c.Reports = area.New[reports.Service](c.t)

@@ -31,7 +31,6 @@ type settings struct {
 	subKeyHeader  string
 	httpClient    *http.Client
 	retry         transport.RetryPolicy
-	retrySet      bool
 	logger        *slog.Logger
 	uaSuffix      string
 	header        http.Header
@@ -110,7 +109,7 @@ func WithHTTPClient(c *http.Client) Option { return func(s *settings) { s.httpCl
 // WithMaxRetries sets how many times a failed request may be repeated
 // (default 4; 0 disables retries).
 func WithMaxRetries(n int) Option {
-	return func(s *settings) { s.retry.MaxRetries, s.retrySet = n, true }
+	return func(s *settings) { s.retry.MaxRetries, s.retry.NoRetries = n, n == 0 }
 }
 
 // WithRetryWait bounds the backoff between retries (defaults 250ms, 10s).
@@ -131,12 +130,7 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // not made and the call returns its last error. Zero or less removes the
 // cap (MaxRetries and the context still bound the call).
 func WithMaxRetryTime(d time.Duration) Option {
-	return func(s *settings) {
-		if d <= 0 {
-			d = -1
-		}
-		s.retry.MaxRetryTime = d
-	}
+	return func(s *settings) { s.retry.MaxRetryTime, s.retry.NoRetryTimeCap = d, d <= 0 }
 }
 
 // WithRetryBudget sizes the client-wide retry budget, a token bucket
@@ -148,9 +142,7 @@ func WithMaxRetryTime(d time.Duration) Option {
 // ErrRetryBudgetExhausted. The default capacity is 500 (about 100 retries
 // in a row while the service fails); 0 disables the budget.
 func WithRetryBudget(capacity int) Option {
-	return func(s *settings) {
-		s.retry.Budget = &transport.BudgetPolicy{Capacity: max(capacity, 0)}
-	}
+	return func(s *settings) { s.retry.Budget.Capacity, s.retry.NoBudget = capacity, capacity <= 0 }
 }
 
 // WithLogger logs requests, retries and token refreshes at debug level.
@@ -244,9 +236,6 @@ func (s *settings) build() (transport.Config, error) {
 	}
 	if s.retry.MaxRetries < 0 {
 		return cfg, errors.New("partner: WithMaxRetries needs a number >= 0")
-	}
-	if !s.retrySet {
-		s.retry.MaxRetries = -1 // default
 	}
 	ua := "partner-go/" + Version
 	if s.uaSuffix != "" {

@@ -333,33 +333,48 @@ func TestFaults(t *testing.T) {
 		}
 	})
 	t.Run("latency", func(t *testing.T) {
-		tf.InjectFault(Fault{Path: "/testonly/v1/ping", Times: 1, Latency: 30 * time.Millisecond})
-		start := time.Now()
-		if a := tf.do(t, "GET", "/testonly/v1/ping", "", "", auth...); a.status != 200 {
-			t.Fatalf("%d", a.status)
-		}
-		if d := time.Since(start); d < 30*time.Millisecond {
-			t.Fatalf("answered after %v, before the latency", d)
-		}
-		// A client that gives up stops the wait, and the handler never runs.
-		tf.InjectFault(Fault{Path: "/testonly/v1/ping", Times: 1, Latency: time.Hour})
+		// A latency that has passed lets the request go on.
 		before := tf.pings.Load()
+		tf.InjectFault(Fault{Path: "/testonly/v1/ping", Times: 1, Latency: time.Millisecond})
+		if a := tf.do(t, "GET", "/testonly/v1/ping", "", "", auth...); a.status != 200 || tf.pings.Load() != before+1 {
+			t.Fatalf("after the latency: %d, handler runs %d", a.status, tf.pings.Load()-before)
+		}
+		// While the latency lasts nothing is answered and the handler
+		// has not run; a client that gives up stops the wait, and the
+		// handler never runs.
+		tf.InjectFault(Fault{Path: "/testonly/v1/ping", Times: 1, Latency: time.Hour})
+		before = tf.pings.Load()
 		logged := tf.CountRequests("GET", "/testonly/v1/ping")
-		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		req, _ := http.NewRequestWithContext(ctx, "GET", tf.srv.URL+"/testonly/v1/ping", nil)
 		req.Header.Set(auth[0], auth[1])
-		if _, err := tf.srv.Client().Do(req); err == nil {
+		answered := make(chan error, 1)
+		go func() {
+			resp, err := tf.srv.Client().Do(req)
+			if err == nil {
+				resp.Body.Close()
+			}
+			answered <- err
+		}()
+		waitUntil(t, "the fake takes the fault", func() bool { return !tf.faultPending() })
+		select {
+		case err := <-answered:
+			t.Fatalf("request under a 1h latency answered: %v", err)
+		default:
+		}
+		if tf.pings.Load() != before {
+			t.Fatal("handler ran during the latency")
+		}
+		cancel()
+		if err := <-answered; err == nil {
 			t.Fatal("request under a 1h latency answered")
 		}
 		// The request is logged when the fake is done with it: wait for
 		// that, so that a handler run after the wait would be seen.
-		for deadline := time.Now().Add(10 * time.Second); tf.CountRequests("GET", "/testonly/v1/ping") == logged; {
-			if time.Now().After(deadline) {
-				t.Fatal("the abandoned request never finished at the fake")
-			}
-			time.Sleep(time.Millisecond)
-		}
+		waitUntil(t, "the abandoned request finishes at the fake", func() bool {
+			return tf.CountRequests("GET", "/testonly/v1/ping") > logged
+		})
 		if tf.pings.Load() != before {
 			t.Fatal("handler ran although the client gave up")
 		}
@@ -473,5 +488,16 @@ func TestRemoveFault(t *testing.T) {
 	}
 	if a := tf.do(t, "POST", "/testonly/v1/bump", "", "", auth...); a.status != 500 {
 		t.Fatalf("the other fault: %d, want 500", a.status)
+	}
+}
+
+// waitUntil waits for cond, which another goroutine makes true; the
+// deadline only ends a test that would otherwise hang.
+func waitUntil(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); !cond(); time.Sleep(time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: not within 30s", what)
+		}
 	}
 }

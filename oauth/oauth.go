@@ -22,7 +22,6 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
-	"sync"
 	"time"
 
 	"golang.org/x/oauth2"
@@ -106,21 +105,10 @@ func redacted(s string) string {
 // Reach it as the OAuth field of a partner.Client; it has no constructor
 // of its own.
 type Service struct {
-	t   *transport.Client // sends without Authorization
-	cfg area.OAuth
-	ext *external // the WithTokenSource source, if any
-
-	mu        sync.Mutex
-	tok       *oauth2.Token
-	refreshAt time.Time
-	flight    *flight
-	closed    bool
-}
-
-type flight struct {
-	done chan struct{}
-	tok  *oauth2.Token
-	err  error
+	t        *transport.Client // sends without Authorization
+	cfg      area.OAuth
+	cache    tokenCache
+	external bool // the tokens come from cfg.External
 }
 
 func init() { area.RegisterWith(newService) }
@@ -131,9 +119,12 @@ func newService(t *transport.Client, cfg area.OAuth) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
-	s := &Service{t: t, cfg: cfg}
-	if cfg.External != nil {
-		s.ext = newExternal(cfg.External, cfg.Now, s.warnKept)
+	s := &Service{t: t, cfg: cfg, external: cfg.External != nil}
+	s.cache = tokenCache{fetch: s.obtain, refreshAt: refreshAt, discard: s.discard, warn: s.warnKept, now: cfg.Now}
+	if s.external {
+		s.cache.fetch = func(context.Context, *oauth2.Token) (*oauth2.Token, error) { return cfg.External.Token() }
+		s.cache.refreshAt = externalRefreshAt
+		s.cache.discard = nil
 	}
 	return s
 }
@@ -155,101 +146,42 @@ func newService(t *transport.Client, cfg area.OAuth) *Service {
 // the cached token has not expired, the cached token is returned and the
 // failure logged.
 func (s *Service) Token(ctx context.Context) (*oauth2.Token, error) {
-	if s.ext != nil {
-		s.mu.Lock()
-		closed := s.closed
-		s.mu.Unlock()
-		if closed {
-			return nil, ErrClosed
-		}
-		return s.ext.Token(ctx)
-	}
-	for {
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			return nil, ErrClosed
-		}
-		now := s.cfg.Now()
-		held := s.tok
-		valid := held != nil && held.AccessToken != "" && now.Before(held.Expiry)
-		if valid && now.Before(s.refreshAt) {
-			s.mu.Unlock()
-			return held, nil
-		}
-		f := s.flight
-		if f != nil {
-			s.mu.Unlock()
-			if valid {
-				return held, nil // another caller refreshes it
-			}
-			select {
-			case <-ctx.Done():
-				return nil, ctx.Err()
-			case <-f.done:
-			}
-			if f.err == nil {
-				return f.tok, nil
-			}
-			// The leader's own context may have ended its fetch; a waiter
-			// whose context is alive tries again rather than inherit that.
-			if !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
-				return nil, f.err
-			}
-			continue
-		}
-		f = &flight{done: make(chan struct{})}
-		s.flight = f
-		s.mu.Unlock()
-		f.tok, f.err = s.obtain(ctx, held)
-		s.mu.Lock()
-		closed := s.closed
-		// The cached token is still the one this refresh started from
-		// (no 401 dropped it) and has not expired.
-		keep := f.err != nil && !closed && valid && s.tok == held && s.cfg.Now().Before(held.Expiry)
-		switch {
-		case f.err == nil && !closed:
-			s.store(f.tok)
-		case keep && ctx.Err() == nil:
-			now := s.cfg.Now()
-			s.refreshAt = now.Add(min(refreshRetry, held.Expiry.Sub(now)/2))
-		}
-		s.flight = nil
-		s.mu.Unlock()
-		if f.err == nil && closed {
-			// Close ran while the token was being fetched: nobody may
-			// use it, so it must not outlive the client on the server.
-			_ = s.Revoke(ctx, f.tok.AccessToken)
-			f.tok, f.err = nil, ErrClosed
-		}
-		close(f.done)
-		if keep {
-			s.warnKept(ctx, held.Expiry, f.err)
-			return held, nil
-		}
-		return f.tok, f.err
-	}
+	return s.cache.token(ctx)
 }
 
 // warnKept logs that a refresh failed and the cached token, valid until
 // expiry, is used meanwhile.
 func (s *Service) warnKept(ctx context.Context, expiry time.Time, err error) {
-	if s.t == nil || s.t.Logger() == nil {
+	if s.t == nil {
 		return
 	}
 	s.t.Logger().LogAttrs(ctx, slog.LevelWarn, "partner: early token refresh failed, using the cached token",
 		slog.Time("expiry", expiry), slog.String("error", err.Error()))
 }
 
-// refreshRetry spaces the attempts of an early refresh that failed.
-const refreshRetry = 30 * time.Second
+// refreshAt is the early refresh of the client's own tokens: when a
+// tenth of the lifetime (at most a minute) is left.
+func refreshAt(tok *oauth2.Token, now time.Time) time.Time {
+	return tok.Expiry.Add(-min(tok.Expiry.Sub(now)/10, time.Minute))
+}
 
-func (s *Service) store(tok *oauth2.Token) {
-	s.tok = tok
-	now := s.cfg.Now()
-	life := tok.Expiry.Sub(now)
-	// Refresh when a tenth of the lifetime (at most a minute) is left.
-	s.refreshAt = tok.Expiry.Add(-min(life/10, time.Minute))
+// expiryDelta is oauth2.Token.Valid's margin: a WithTokenSource token
+// that expires within it is fetched again.
+const expiryDelta = 10 * time.Second
+
+// externalRefreshAt is the early refresh of a WithTokenSource token:
+// oauth2.Token.Valid's margin before its expiry, never without one.
+func externalRefreshAt(tok *oauth2.Token, _ time.Time) time.Time {
+	if tok.Expiry.IsZero() {
+		return never
+	}
+	return tok.Expiry.Add(-expiryDelta)
+}
+
+// discard revokes a token fetched after Close, so that it does not
+// outlive the client on the server.
+func (s *Service) discard(ctx context.Context, tok *oauth2.Token) {
+	_ = s.Revoke(ctx, tok.AccessToken)
 }
 
 // obtain refreshes held when it carries a refresh token and falls back to
@@ -369,21 +301,7 @@ func formValues(req TokenParams) url.Values {
 // Invalidate drops tok from the cache when it is the cached token, so that
 // the next Token call fetches a new one. The client calls it by itself
 // when the service answers 401.
-func (s *Service) Invalidate(tok *oauth2.Token) {
-	if s.ext != nil {
-		s.ext.Invalidate(tok)
-		return
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if tok == nil || s.tok == nil || s.tok.AccessToken == tok.AccessToken {
-		// Keep the refresh token: it may still be good for a new access token.
-		if s.tok != nil {
-			s.tok = &oauth2.Token{RefreshToken: s.tok.RefreshToken}
-			s.refreshAt = time.Time{}
-		}
-	}
-}
+func (s *Service) Invalidate(tok *oauth2.Token) { s.cache.invalidate(tok) }
 
 // Revoke invalidates accessToken on the server (DELETE /oauth/token, the
 // token sent as the bearer token). A token that is unknown or already
@@ -406,20 +324,8 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 // The tokens of a WithTokenSource source are not revoked: they belong to
 // that source.
 func (s *Service) Close(ctx context.Context) error {
-	s.mu.Lock()
-	if s.closed {
-		s.mu.Unlock()
-		return nil
-	}
-	s.closed = true
-	if s.ext != nil {
-		s.mu.Unlock()
-		return nil
-	}
-	tok := s.tok
-	s.tok = nil
-	s.mu.Unlock()
-	if tok == nil || tok.AccessToken == "" {
+	tok, first := s.cache.close()
+	if !first || s.external || tok == nil || tok.AccessToken == "" {
 		return nil
 	}
 	if err := s.Revoke(ctx, tok.AccessToken); err != nil && !transport.HasStatus(err, http.StatusForbidden) {
@@ -437,117 +343,3 @@ func (s *Service) TokenSource(ctx context.Context) oauth2.TokenSource {
 type tokenSourceFunc func() (*oauth2.Token, error)
 
 func (f tokenSourceFunc) Token() (*oauth2.Token, error) { return f() }
-
-// newExternal adapts any oauth2.TokenSource to the SDK. It caches the
-// source's token until 10 seconds before it expires (oauth2.Token.Valid's
-// margin), asks the source one caller at a time (while one asks, the
-// others use the cached token if it has not expired, or wait, giving up
-// when their context ends), and after a 401 drops
-// the cached token and asks the source again. A source wrapped in
-// oauth2.ReuseTokenSource keeps returning its cached token and so cannot
-// be made to refresh after a 401.
-//
-// When the source fails while the cached token has not expired yet, the
-// caller gets the cached token, the failure is logged at warning level
-// (warn) and the source is asked again only after refreshRetry (or half
-// the time left, if less), as the Service does with its own grants.
-func newExternal(ts oauth2.TokenSource, now func() time.Time, warn func(ctx context.Context, expiry time.Time, err error)) *external {
-	return &external{ts: ts, now: now, warn: warn, sem: make(chan struct{}, 1)}
-}
-
-type external struct {
-	ts   oauth2.TokenSource
-	now  func() time.Time
-	warn func(ctx context.Context, expiry time.Time, err error)
-	sem  chan struct{} // held while the source is asked
-	mu   sync.Mutex
-	tok  *oauth2.Token
-	// retryAt: after a failed fetch, the still-valid tok is served
-	// without asking the source until then.
-	retryAt time.Time
-}
-
-// expiryDelta is oauth2.Token.Valid's margin: a token that expires
-// within it is fetched again.
-const expiryDelta = 10 * time.Second
-
-// cached returns the token to use without asking the source, or nil.
-func (e *external) cached() *oauth2.Token {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	tok := e.tok
-	if tok == nil || tok.AccessToken == "" {
-		return nil
-	}
-	now := e.now()
-	if tok.Expiry.IsZero() || now.Add(expiryDelta).Before(tok.Expiry) {
-		return tok
-	}
-	if now.Before(e.retryAt) && now.Before(tok.Expiry) {
-		return tok // the last fetch failed; it is not asked again yet
-	}
-	return nil
-}
-
-// unexpired returns the cached token if it has not expired yet, or nil.
-func (e *external) unexpired() *oauth2.Token {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if e.tok != nil && e.tok.AccessToken != "" && (e.tok.Expiry.IsZero() || e.now().Before(e.tok.Expiry)) {
-		return e.tok
-	}
-	return nil
-}
-
-func (e *external) Token(ctx context.Context) (*oauth2.Token, error) {
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
-	if tok := e.cached(); tok != nil {
-		return tok, nil
-	}
-	select {
-	case e.sem <- struct{}{}:
-	default:
-		if tok := e.unexpired(); tok != nil {
-			return tok, nil // another caller is asking the source
-		}
-		select {
-		case e.sem <- struct{}{}:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-	}
-	defer func() { <-e.sem }()
-	if tok := e.cached(); tok != nil { // fetched while this caller waited
-		return tok, nil
-	}
-	tok, err := e.ts.Token()
-	if err != nil {
-		e.mu.Lock()
-		held := e.tok
-		now := e.now()
-		keep := held != nil && held.AccessToken != "" && now.Before(held.Expiry)
-		if keep {
-			e.retryAt = now.Add(min(refreshRetry, held.Expiry.Sub(now)/2))
-		}
-		e.mu.Unlock()
-		if keep {
-			e.warn(ctx, held.Expiry, err)
-			return held, nil
-		}
-		return nil, err
-	}
-	e.mu.Lock()
-	e.tok, e.retryAt = tok, time.Time{}
-	e.mu.Unlock()
-	return tok, nil
-}
-
-func (e *external) Invalidate(tok *oauth2.Token) {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	if tok == nil || (e.tok != nil && e.tok.AccessToken == tok.AccessToken) {
-		e.tok, e.retryAt = nil, time.Time{}
-	}
-}

@@ -117,7 +117,7 @@ func (e *env) grants() []string {
 // service returns an OAuth service of the env's server that does not
 // retry; cfg defaults to the fake's client and the env's clock.
 func (e *env) service(cfg area.OAuth) *oauth.Service {
-	return e.serviceWith(transport.Config{Retry: transport.RetryPolicy{MaxRetries: 0}}, cfg)
+	return e.serviceWith(transport.Config{Retry: transport.RetryPolicy{NoRetries: true}}, cfg)
 }
 
 // serviceWith is service with the transport's retry policy and logger
@@ -425,7 +425,7 @@ func TestConcurrentTokenSingleRequest(t *testing.T) {
 func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 	e := newEnv(t)
 	var logs bytes.Buffer
-	s := e.serviceWith(transport.Config{Retry: transport.RetryPolicy{MaxRetries: 0},
+	s := e.serviceWith(transport.Config{Retry: transport.RetryPolicy{NoRetries: true},
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, area.OAuth{})
 	ctx := context.Background()
 	t1, err := s.Token(ctx)

@@ -10,7 +10,7 @@ import (
 // retries every POST, a backoff without jitter or Retry-After cap, an
 // error handler that drops the last response.
 func TestRetryableHTTPDefaultsReplaced(t *testing.T) {
-	c := New(Config{Retry: RetryPolicy{MaxRetries: -1}})
+	c := New(Config{})
 	if c.cfg.Retry.MaxRetries != DefaultRetryPolicy.MaxRetries || c.cfg.Retry.MaxRetryTime != DefaultRetryPolicy.MaxRetryTime {
 		t.Errorf("retry policy = %+v", c.cfg.Retry)
 	}

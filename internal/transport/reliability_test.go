@@ -162,7 +162,7 @@ func TestMaxRetryTime(t *testing.T) {
 		t.Fatalf("err = %v after %d calls, want the 503 after 1", err, calls(mt))
 	}
 	c, mt = newMockClient(t, func(cfg *Config) {
-		cfg.Retry.MaxRetries, cfg.Retry.MaxRetryAfter, cfg.Retry.MaxRetryTime = 1, time.Minute, -1
+		cfg.Retry.MaxRetries, cfg.Retry.MaxRetryAfter, cfg.Retry.NoRetryTimeCap = 1, time.Minute, true
 	})
 	var waits []time.Duration
 	c.testHookWait = func(d time.Duration) { waits = append(waits, d) }
@@ -178,7 +178,7 @@ func TestMaxRetryTime(t *testing.T) {
 func TestRetryBudget(t *testing.T) {
 	c, mt := newMockClient(t, func(cfg *Config) {
 		cfg.Retry.MaxRetries = 10
-		cfg.Retry.Budget = &BudgetPolicy{Capacity: 12, RetryCost: 5}
+		cfg.Retry.Budget = BudgetPolicy{Capacity: 12, RetryCost: 5}
 	})
 	mt.RegisterResponder("GET", base+"/down", sequence(503))
 	err := c.Do(context.Background(), &Request{Method: "GET", Path: "/down"}, nil)
@@ -208,7 +208,7 @@ func TestRetryBudget(t *testing.T) {
 
 	c, mt = newMockClient(t, func(cfg *Config) {
 		cfg.Retry.MaxRetries = 5
-		cfg.Retry.Budget = &BudgetPolicy{Capacity: 0}
+		cfg.Retry.NoBudget = true
 	})
 	mt.RegisterResponder("GET", base+"/down", sequence(503))
 	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/down"}, nil); errors.Is(err, ErrRetryBudgetExhausted) || calls(mt) != 6 {
@@ -286,7 +286,7 @@ func TestUserClientKept(t *testing.T) {
 	}}
 	u, _ := url.Parse(base)
 	c := New(Config{BaseURL: u, HTTPClient: hc, Retry: fastRetry})
-	if c.HTTPClient() != hc || c.hc.Timeout != 7*time.Second {
+	if c.HTTPClient() != hc || c.rc.HTTPClient.Timeout != 7*time.Second {
 		t.Fatal("the given client was replaced")
 	}
 	mt.RegisterResponder("GET", base+"/r", func(*http.Request) (*http.Response, error) {

@@ -65,7 +65,6 @@ func Pathf(format string, args ...any) string {
 	// here; anything else goes through fmt.
 	var b strings.Builder
 	b.Grow(len(format) + 40*len(args)) // room for a UUID each
-	var num [20]byte
 	next := 0
 	for i := 0; i < len(format); i++ {
 		c := format[i]
@@ -82,32 +81,41 @@ func Pathf(format string, args ...any) string {
 			return pathfSlow(format, args)
 		}
 		i++
-		a := args[next]
-		next++
-		switch v := a.(type) {
-		case string:
-			if format[i] != 's' && format[i] != 'v' {
-				return pathfSlow(format, args)
-			}
-			b.WriteString(escapeSegment(v))
-		case int64:
-			if format[i] != 'd' && format[i] != 'v' {
-				return pathfSlow(format, args)
-			}
-			b.Write(strconv.AppendInt(num[:0], v, 10))
-		case int:
-			if format[i] != 'd' && format[i] != 'v' {
-				return pathfSlow(format, args)
-			}
-			b.Write(strconv.AppendInt(num[:0], int64(v), 10))
-		default:
+		if !appendArg(&b, format[i], args[next]) {
 			return pathfSlow(format, args)
 		}
+		next++
 	}
 	if next != len(args) {
 		return pathfSlow(format, args)
 	}
 	return b.String()
+}
+
+// appendArg writes a with the verb %s or %v (a string, escaped) or %d
+// or %v (an integer), and reports whether it could.
+func appendArg(b *strings.Builder, verb byte, a any) bool {
+	var num [20]byte
+	switch v := a.(type) {
+	case string:
+		if verb != 's' && verb != 'v' {
+			return false
+		}
+		b.WriteString(escapeSegment(v))
+	case int64:
+		if verb != 'd' && verb != 'v' {
+			return false
+		}
+		b.Write(strconv.AppendInt(num[:0], v, 10))
+	case int:
+		if verb != 'd' && verb != 'v' {
+			return false
+		}
+		b.Write(strconv.AppendInt(num[:0], int64(v), 10))
+	default:
+		return false
+	}
+	return true
 }
 
 func pathfSlow(format string, args []any) string {

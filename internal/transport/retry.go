@@ -1,28 +1,37 @@
 package transport
 
-import (
-	"log/slog"
+// This file is the retry policy: what a RetryPolicy says, the client-wide
+// retry budget, and the hooks that go-retryablehttp calls around each
+// attempt of a call (CheckRetry, Backoff, RequestLogHook, PrepareRetry).
 
+import (
 	"context"
 	"crypto/x509"
 	"errors"
-	"github.com/hashicorp/go-retryablehttp"
+	"log/slog"
 	"math/rand/v2"
 	"net"
 	"net/http"
-	"net/http/httptrace"
 	"net/url"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
 )
 
 // RetryPolicy says how often and how patiently a request is repeated.
+//
+// A zero field means its default (DefaultRetryPolicy, DefaultBudget).
+// What a zero cannot say, "none", has its own switch: NoRetries,
+// NoRetryTimeCap, NoBudget.
 type RetryPolicy struct {
-	// MaxRetries is the number of retries after the first attempt.
-	// Zero disables retries; negative means the default (4).
+	// MaxRetries is the number of retries after the first attempt
+	// (default 4).
 	MaxRetries int
+	// NoRetries turns retries off: every request is sent once (and once
+	// more after a 401, with a new token).
+	NoRetries bool
 	// MinWait and MaxWait bound the exponential backoff between attempts
 	// (defaults 250ms and 10s). The step before retry n (from 0) is
 	// MinWait·2^n, capped at MaxWait; each wait is drawn uniformly between
@@ -34,12 +43,16 @@ type RetryPolicy struct {
 	// the call returns the answer, whose *Error carries the RetryAfter.
 	MaxRetryAfter time.Duration
 	// MaxRetryTime caps the time one call spends retrying, from its first
-	// attempt (default 60s): a retry whose wait would end past it is not
-	// made. Negative means no cap.
+	// attempt (default 60s): a retry whose wait could end past it is not
+	// made.
 	MaxRetryTime time.Duration
-	// Budget is the client-wide retry budget (see BudgetPolicy). Nil means
-	// the default budget; a Budget with Capacity 0 disables it.
-	Budget *BudgetPolicy
+	// NoRetryTimeCap removes the MaxRetryTime cap (MaxRetries and the
+	// context still bound a call).
+	NoRetryTimeCap bool
+	// Budget sizes the client-wide retry budget (see BudgetPolicy).
+	Budget BudgetPolicy
+	// NoBudget turns the retry budget off.
+	NoBudget bool
 }
 
 // BudgetPolicy sizes the client-wide retry budget, a token bucket in the
@@ -50,24 +63,24 @@ type RetryPolicy struct {
 // retry, the call fails at once with the error of its last attempt,
 // wrapped with ErrRetryBudgetExhausted. So while the service fails, the
 // retries of many goroutines stop after about Capacity/RetryCost of them,
-// instead of multiplying the load.
+// instead of multiplying the load. Zero fields mean the defaults
+// (DefaultBudget).
 type BudgetPolicy struct {
-	// Capacity is the size of the bucket (default 500); 0 disables the
-	// budget.
+	// Capacity is the size of the bucket (default 500).
 	Capacity int
 	// RetryCost and TimeoutCost are the tokens one retry takes (defaults
-	// 5 and 10).
+	// 5 and 10; TimeoutCost is at least RetryCost).
 	RetryCost, TimeoutCost int
 }
 
-// DefaultBudget is the retry budget of a client that sets none.
+// DefaultBudget holds the defaults of BudgetPolicy.
 var DefaultBudget = BudgetPolicy{Capacity: 500, RetryCost: 5, TimeoutCost: 10}
 
-// DefaultRetryPolicy fills the zero durations of a RetryPolicy and a
-// negative MaxRetries (a zero MaxRetries means no retries).
+// DefaultRetryPolicy holds the defaults of RetryPolicy's zero fields.
 var DefaultRetryPolicy = RetryPolicy{
 	MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 10 * time.Second,
 	MaxRetryAfter: 60 * time.Second, MaxRetryTime: 60 * time.Second,
+	Budget: DefaultBudget,
 }
 
 // ErrRetryBudgetExhausted is wrapped into the error of a call that was
@@ -82,26 +95,35 @@ var ErrRetryBudgetExhausted = errors.New("partner: retry budget exhausted: the s
 // Look the result up before doing the write again.
 var ErrOutcomeUnknown = errors.New("partner: outcome unknown: the service may have processed the request")
 
+// withDefaults fills the zero fields.
 func (p RetryPolicy) withDefaults() RetryPolicy {
-	if p.MaxRetries < 0 {
-		p.MaxRetries = DefaultRetryPolicy.MaxRetries
-	}
-	if p.MinWait <= 0 {
-		p.MinWait = DefaultRetryPolicy.MinWait
-	}
-	if p.MaxWait <= 0 {
-		p.MaxWait = DefaultRetryPolicy.MaxWait
-	}
-	if p.MaxWait < p.MinWait {
-		p.MaxWait = p.MinWait
-	}
-	if p.MaxRetryAfter <= 0 {
-		p.MaxRetryAfter = DefaultRetryPolicy.MaxRetryAfter
-	}
-	if p.MaxRetryTime == 0 {
-		p.MaxRetryTime = DefaultRetryPolicy.MaxRetryTime
-	}
+	d := DefaultRetryPolicy
+	p.MaxRetries = orDefault(p.MaxRetries, d.MaxRetries)
+	p.MinWait = orDefault(p.MinWait, d.MinWait)
+	p.MaxWait = max(orDefault(p.MaxWait, d.MaxWait), p.MinWait)
+	p.MaxRetryAfter = orDefault(p.MaxRetryAfter, d.MaxRetryAfter)
+	p.MaxRetryTime = orDefault(p.MaxRetryTime, d.MaxRetryTime)
+	p.Budget.Capacity = orDefault(p.Budget.Capacity, d.Budget.Capacity)
+	p.Budget.RetryCost = orDefault(p.Budget.RetryCost, d.Budget.RetryCost)
+	p.Budget.TimeoutCost = max(orDefault(p.Budget.TimeoutCost, d.Budget.TimeoutCost), p.Budget.RetryCost)
 	return p
+}
+
+// orDefault returns v, or def when v is zero (or negative, which no
+// setting means).
+func orDefault[T int | time.Duration](v, def T) T {
+	if v <= 0 {
+		return def
+	}
+	return v
+}
+
+// maxRetries is the number of retries a call may make for failures.
+func (p RetryPolicy) maxRetries() int {
+	if p.NoRetries {
+		return 0
+	}
+	return p.MaxRetries
 }
 
 // retryBudget is the token bucket of BudgetPolicy; nil is no budget.
@@ -111,35 +133,32 @@ type retryBudget struct {
 	tokens int
 }
 
-func newRetryBudget(p *BudgetPolicy) *retryBudget {
-	bp := DefaultBudget
-	if p != nil {
-		bp = *p
-	}
-	if bp.Capacity <= 0 {
+// newRetryBudget returns the budget of p (with its defaults), nil when
+// p.NoBudget.
+func newRetryBudget(p RetryPolicy) *retryBudget {
+	if p.NoBudget {
 		return nil
 	}
-	if bp.RetryCost <= 0 {
-		bp.RetryCost = DefaultBudget.RetryCost
-	}
-	if bp.TimeoutCost <= 0 {
-		bp.TimeoutCost = max(bp.RetryCost, DefaultBudget.TimeoutCost)
-	}
-	return &retryBudget{policy: bp, tokens: bp.Capacity}
+	return &retryBudget{policy: p.Budget, tokens: p.Budget.Capacity}
 }
 
-// take withdraws cost tokens, or reports that the bucket cannot pay.
-func (b *retryBudget) take(cost int) bool {
+// take withdraws the tokens of a retry after err, and returns them, or
+// reports that the bucket cannot pay.
+func (b *retryBudget) take(err error) (int, bool) {
 	if b == nil {
-		return true
+		return 0, true
+	}
+	cost := b.policy.RetryCost
+	if isTimeout(err) {
+		cost = b.policy.TimeoutCost
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	if b.tokens < cost {
-		return false
+		return 0, false
 	}
 	b.tokens -= cost
-	return true
+	return cost, true
 }
 
 // give returns n tokens, up to the capacity.
@@ -162,60 +181,6 @@ func (b *retryBudget) available() int {
 	return b.tokens
 }
 
-// attemptState is the retry state of one call, across all its attempts
-// (the retries of go-retryablehttp and the repeat after a 401). It travels
-// in the request context so that the retry policy, which only sees the
-// context, knows how the request may be repeated and what its attempts
-// did. Its fields other than wrote are used only by the goroutine running
-// the call.
-type attemptState struct {
-	// rc sends the request: one go-retryablehttp client per exchange
-	// (its Backoff sees no context), kept here to save an allocation.
-	rc         retryablehttp.Client
-	logger     *slog.Logger
-	idempotent bool
-	body       *body                // nil when the request has no body
-	observe    func(*http.Response) // Request.Observe
-	policy     RetryPolicy
-	budget     *retryBudget
-	start      time.Time
-
-	wrote atomic.Bool // the current attempt wrote its headers
-	// replayBlocked is set when a retry was called for but the body
-	// could not be sent again.
-	replayBlocked atomic.Bool
-	// ambiguous is set once an attempt may have been processed by the
-	// server without the client learning its result. Lost connections
-	// count only where writes are traced (withAttemptState): requests
-	// that are not repeated freely, and DELETEs.
-	ambiguous atomic.Bool
-
-	attempt         int           // the current attempt of this exchange, from 0
-	nextWait        time.Duration // the wait checkRetry chose for the next retry
-	cost            int           // tokens taken for the last retry, refunded on success
-	budgetExhausted bool
-	retryAfterLong  bool // the server asked for a wait beyond MaxRetryAfter
-	timeCapped      bool // MaxRetryTime ended the retries
-}
-
-type attemptKey struct{}
-
-func newAttemptState(idempotent bool, b *body, p RetryPolicy, budget *retryBudget) *attemptState {
-	return &attemptState{idempotent: idempotent, body: b, policy: p, budget: budget, start: time.Now()}
-}
-
-// withAttemptState puts st in ctx, with a trace that notes when an attempt
-// has written its headers if traceWrites.
-func withAttemptState(ctx context.Context, st *attemptState, traceWrites bool) context.Context {
-	ctx = context.WithValue(ctx, attemptKey{}, st)
-	if !traceWrites {
-		return ctx
-	}
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
-		WroteHeaders: func() { st.wrote.Store(true) },
-	})
-}
-
 // retryableStatus lists the answers worth repeating an idempotent request for.
 func retryableStatus(code int) bool {
 	switch code {
@@ -229,89 +194,141 @@ func retryableStatus(code int) bool {
 // checkRetry is the go-retryablehttp CheckRetry of every request. Reads and
 // idempotent writes are retried on network errors and retryable statuses.
 // Other writes are retried only when the server certainly did not process
-// them: a 429, or an attempt that failed before anything was written.
+// them: a 429, or an attempt that failed before anything was written. A
+// 401 on a request that carries the client's token drops that token and
+// repeats the request once (PrepareRetry signs it with a new token),
+// whatever its kind: the server refused it before processing it.
 //
-// A retry is also refused when the body cannot be sent again (the
-// transport then marks the error with ErrBodyNotReplayable), when the
-// server asks with Retry-After for a wait beyond MaxRetryAfter, when the
-// wait would end past MaxRetryTime, and when the retry budget cannot pay
-// for it (ErrRetryBudgetExhausted). checkRetry also notes whether the
-// attempt may have been processed by the server (ErrOutcomeUnknown) and
-// settles the budget of an attempt that ends the call well.
+// A retry is also refused when the body cannot be sent again (the call's
+// error then wraps ErrBodyNotReplayable), when the server asks with
+// Retry-After for a wait beyond MaxRetryAfter, when the wait could end
+// past MaxRetryTime, and when the retry budget cannot pay for it
+// (ErrRetryBudgetExhausted). A request that no Client.Send made is never
+// retried.
 func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	st, _ := ctx.Value(attemptKey{}).(*attemptState)
-	if st == nil {
-		st = newAttemptState(false, nil, DefaultRetryPolicy, nil)
+	st, ok := callOf(ctx)
+	if !ok {
+		return false, err
 	}
-	// The server may have processed an attempt that wrote its request
-	// and got no answer, or a 5xx.
-	if (err != nil && st.wrote.Load()) || (err == nil && resp.StatusCode >= 500) {
-		st.ambiguous.Store(true)
-	}
+	st.noteAttempt(resp, err)
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
 	}
-	if resp != nil && st.observe != nil {
-		st.observe(resp)
+	if err != nil && !isRetryableNetError(err) {
+		return false, err
 	}
-	var retry bool
-	if err != nil {
-		if !isRetryableNetError(err) {
-			return false, err
+	if !st.wantsRetry(resp, err) {
+		if resp != nil && resp.StatusCode < 500 {
+			st.settleBudget()
 		}
-		retry = st.idempotent || !st.wrote.Load()
-	} else {
-		retry = resp.StatusCode == http.StatusTooManyRequests ||
-			(st.idempotent && retryableStatus(resp.StatusCode))
-		if !retry && resp.StatusCode < 500 {
-			// A definite answer: the service is working. Refund the last
-			// retry, or reward a first attempt that needed none.
-			if st.cost > 0 {
-				st.budget.give(st.cost)
-				st.cost = 0
-			} else if st.attempt == 0 {
-				st.budget.give(1)
-			}
-		}
-	}
-	if !retry {
 		return false, err
 	}
 	if st.body != nil && !st.body.replayable() {
-		st.replayBlocked.Store(true)
+		st.replayBlocked = true
 		return false, err
 	}
-	if st.attempt >= st.policy.MaxRetries {
-		return false, err // retries used up: go-retryablehttp stops too
+	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+		st.replayed = true
+		st.c.logDebug(ctx, "partner: 401, refreshing token and repeating", st.method, st.path)
+		return true, nil
 	}
-	wait, fromServer := st.policy.wait(st.attempt, resp)
-	if fromServer && wait > st.policy.MaxRetryAfter {
-		st.retryAfterLong = true
-		return false, err
-	}
-	if st.policy.MaxRetryTime > 0 && time.Since(st.start)+wait > st.policy.MaxRetryTime {
-		st.timeCapped = true
-		return false, err
-	}
-	cost := 0
-	if st.budget != nil {
-		cost = st.budget.policy.RetryCost
-		if isTimeout(err) {
-			cost = st.budget.policy.TimeoutCost
-		}
-		if !st.budget.take(cost) {
-			st.budgetExhausted = true
-			return false, err
-		}
-	}
-	st.cost = cost
-	st.nextWait = wait
-	return true, nil
+	return st.affordRetry(resp, err), err
 }
 
-// backoff is the go-retryablehttp Backoff: the wait checkRetry chose.
-func (st *attemptState) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
-	return st.nextWait
+// wantsRetry reports whether the attempt's failure is worth repeating,
+// before the limits of the policy. A 401 drops the token it carried.
+func (st *call) wantsRetry(resp *http.Response, err error) bool {
+	switch {
+	case err != nil:
+		return st.idempotent || !st.wrote.Load()
+	case resp.StatusCode == http.StatusUnauthorized && st.auth:
+		// The token is bad whether or not the request is repeated.
+		st.c.cfg.Tokens.Invalidate(st.tok)
+		return !st.replayed
+	case resp.StatusCode == http.StatusTooManyRequests:
+		return true
+	}
+	return st.idempotent && retryableStatus(resp.StatusCode)
+}
+
+// settleBudget is called on a definite answer (the service is working):
+// it refunds the call's last retry, or rewards a first attempt that
+// needed none.
+func (st *call) settleBudget() {
+	switch {
+	case st.cost > 0:
+		st.c.budget.give(st.cost)
+		st.cost = 0
+	case st.attempt == 0:
+		st.c.budget.give(1)
+	}
+}
+
+// affordRetry applies the limits of the policy to a retry for a failure:
+// MaxRetries, MaxRetryAfter, MaxRetryTime and the budget.
+func (st *call) affordRetry(resp *http.Response, err error) bool {
+	p := &st.c.cfg.Retry
+	if st.retries >= p.maxRetries() {
+		return false
+	}
+	wait, fromServer := p.longestWait(st.attempt, resp)
+	if fromServer && wait > p.MaxRetryAfter {
+		st.stop = "Retry-After beyond the cap"
+		return false
+	}
+	if !p.NoRetryTimeCap && time.Since(st.start)+wait > p.MaxRetryTime {
+		st.stop = "the retry time cap"
+		return false
+	}
+	cost, ok := st.c.budget.take(err)
+	if !ok {
+		st.budgetExhausted = true
+		return false
+	}
+	st.cost = cost
+	st.retries++
+	return true
+}
+
+// backoff is the go-retryablehttp Backoff: no wait before the repeat
+// after a 401, otherwise the policy's wait before the retry that follows
+// attempt n (from 0).
+func (c *Client) backoff(_, _ time.Duration, n int, resp *http.Response) time.Duration {
+	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
+		return 0
+	}
+	d, _ := c.cfg.Retry.wait(n, resp)
+	if c.testHookWait != nil {
+		c.testHookWait(d)
+	}
+	return d
+}
+
+// beforeAttempt is the go-retryablehttp RequestLogHook, run before every
+// attempt.
+func beforeAttempt(_ retryablehttp.Logger, req *http.Request, attempt int) {
+	st, ok := callOf(req.Context())
+	if !ok {
+		return
+	}
+	st.wrote.Store(false)
+	st.attempt = attempt
+	if attempt > 0 {
+		st.c.logDebug(req.Context(), "partner: retrying request", st.method, st.path, slog.Int("attempt", attempt+1))
+	}
+}
+
+// prepareRetry is the go-retryablehttp PrepareRetry: a request that
+// carries the client's token is signed again with the current one (a new
+// one after a 401). go-retryablehttp shares the header map between
+// attempts, so the retry gets a copy.
+func prepareRetry(req *http.Request) error {
+	st, ok := callOf(req.Context())
+	if !ok || !st.auth {
+		return nil
+	}
+	req.Header = req.Header.Clone()
+	return st.sign(req.Context(), req.Header)
 }
 
 func isTimeout(err error) bool {
@@ -321,26 +338,29 @@ func isTimeout(err error) bool {
 
 func isRetryableNetError(err error) bool {
 	var uerr *url.Error
-	if errors.As(err, &uerr) {
-		var certErr *x509.UnknownAuthorityError
-		var hostErr x509.HostnameError
-		var invalid x509.CertificateInvalidError
-		switch {
-		case errors.As(uerr.Err, &certErr), errors.As(uerr.Err, &hostErr), errors.As(uerr.Err, &invalid):
-			return false
-		case errors.Is(uerr.Err, ErrBodyNotReplayable), errors.Is(uerr.Err, ErrInsecureRedirect):
-			return false
-		}
-		// Errors of the request itself, not of the network, repeat the
-		// same way every time.
-		msg := uerr.Err.Error()
-		if strings.Contains(msg, "stopped after") && strings.Contains(msg, "redirects") ||
-			strings.Contains(msg, "unsupported protocol scheme") ||
-			strings.Contains(msg, "invalid header") {
-			return false
-		}
+	if errors.As(err, &uerr) && !retryableURLError(uerr) {
+		return false
 	}
 	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+}
+
+// retryableURLError reports whether a failure of net/http's client is
+// one of the network, not of the request itself (which fails the same
+// way every time).
+func retryableURLError(uerr *url.Error) bool {
+	var certErr *x509.UnknownAuthorityError
+	var hostErr x509.HostnameError
+	var invalid x509.CertificateInvalidError
+	switch {
+	case errors.As(uerr.Err, &certErr), errors.As(uerr.Err, &hostErr), errors.As(uerr.Err, &invalid):
+		return false
+	case errors.Is(uerr.Err, ErrBodyNotReplayable), errors.Is(uerr.Err, ErrInsecureRedirect):
+		return false
+	}
+	msg := uerr.Err.Error()
+	return !(strings.Contains(msg, "stopped after") && strings.Contains(msg, "redirects") ||
+		strings.Contains(msg, "unsupported protocol scheme") ||
+		strings.Contains(msg, "invalid header"))
 }
 
 // wait returns the wait before retry number attempt+1 (attempt counts
@@ -348,14 +368,33 @@ func isRetryableNetError(err error) bool {
 // it sent one; otherwise a jittered exponential step, uniform between
 // MinWait/2 and MinWait·2^attempt capped at MaxWait.
 func (p RetryPolicy) wait(attempt int, resp *http.Response) (time.Duration, bool) {
-	if resp != nil {
-		if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-			return d, true
-		}
+	if d, ok := retryAfterOf(resp); ok {
+		return d, true
 	}
+	step := p.step(attempt)
+	return p.MinWait/2 + rand.N(step-p.MinWait/2+1), false
+}
+
+// longestWait is the longest wait that wait may return.
+func (p RetryPolicy) longestWait(attempt int, resp *http.Response) (time.Duration, bool) {
+	if d, ok := retryAfterOf(resp); ok {
+		return d, true
+	}
+	return p.step(attempt), false
+}
+
+// step is MinWait·2^attempt, capped at MaxWait.
+func (p RetryPolicy) step(attempt int) time.Duration {
 	step := p.MinWait << min(attempt, 30)
 	if step <= 0 || step > p.MaxWait {
 		step = p.MaxWait
 	}
-	return p.MinWait/2 + rand.N(step-p.MinWait/2+1), false
+	return step
+}
+
+func retryAfterOf(resp *http.Response) (time.Duration, bool) {
+	if resp == nil {
+		return 0, false
+	}
+	return parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
 }

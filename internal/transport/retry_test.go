@@ -226,7 +226,7 @@ func TestRetriesExhaustedKeepLastResponse(t *testing.T) {
 }
 
 func TestMaxRetriesZero(t *testing.T) {
-	c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.MaxRetries = 0 })
+	c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.NoRetries = true })
 	mt.RegisterResponder("GET", base+"/r", sequence(503, 200))
 	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/r"}, nil); !HasStatus(err, 503) || calls(mt) != 1 {
 		t.Fatalf("err=%v calls=%d, want 503 after 1 call", err, calls(mt))
@@ -295,7 +295,7 @@ func TestBackoffJitterBounds(t *testing.T) {
 }
 
 func TestRetryPolicyDefaults(t *testing.T) {
-	got := RetryPolicy{MaxRetries: -1}.withDefaults()
+	got := RetryPolicy{}.withDefaults()
 	if got != DefaultRetryPolicy {
 		t.Fatalf("defaults = %+v, want %+v", got, DefaultRetryPolicy)
 	}
@@ -346,7 +346,8 @@ func TestCancelledBeforeStart(t *testing.T) {
 }
 
 func TestCheckRetryUnitRules(t *testing.T) {
-	ctx := withAttemptState(context.Background(), newAttemptState(true, nil, fastRetry.withDefaults(), nil), true)
+	c, _ := newMockClient(t)
+	ctx := withCall(context.Background(), &call{c: c, idempotent: true, start: time.Now()}, true)
 	certErr := &url.Error{Op: "Get", URL: base, Err: fmt.Errorf("tls: %w", errors.New("x"))}
 	if ok, _ := checkRetry(ctx, nil, certErr); !ok {
 		t.Error("plain network error on a GET not retried")

@@ -66,13 +66,16 @@ type Config struct {
 
 // Client sends requests. It is safe for concurrent use.
 type Client struct {
-	cfg    Config
-	base   string   // cfg.BaseURL with a trailing slash, "" when none
-	ua     []string // the User-Agent header's value, shared by every request
-	auth   atomic.Pointer[authValue]
-	hc     *http.Client // cfg.HTTPClient as go-retryablehttp uses it (wrapClient)
-	budget *retryBudget // nil: no retry budget
-	// testHookWait, when set, is told each wait before a retry.
+	cfg  Config
+	base string   // cfg.BaseURL with a trailing slash, "" when none
+	ua   []string // the User-Agent header's value, shared by every request
+	auth atomic.Pointer[authValue]
+	// rc sends every request, with the retry policy in its hooks; a
+	// Client made by WithTokens shares it.
+	rc     *retryablehttp.Client
+	budget *retryBudget // nil: no retry budget; shared like rc
+	// testHookWait, when set on the Client New returned, is told each
+	// wait before a retry.
 	testHookWait func(time.Duration)
 }
 
@@ -100,10 +103,20 @@ func New(cfg Config) *Client {
 	if cfg.SubscriptionKeyHeader == "" {
 		cfg.SubscriptionKeyHeader = SubscriptionKeyHeader
 	}
-	c := &Client{
-		cfg:    cfg,
-		hc:     wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders()),
-		budget: newRetryBudget(cfg.Retry.Budget),
+	c := &Client{cfg: cfg, budget: newRetryBudget(cfg.Retry)}
+	c.rc = &retryablehttp.Client{
+		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders()),
+		Logger:       nil, // we log ourselves, without URLs' query strings or headers
+		RetryWaitMin: cfg.Retry.MinWait,
+		RetryWaitMax: cfg.Retry.MaxWait,
+		// checkRetry counts the retries for failures; the repeat after a
+		// 401 comes on top.
+		RetryMax:       cfg.Retry.maxRetries() + 1,
+		CheckRetry:     checkRetry,
+		Backoff:        c.backoff,
+		RequestLogHook: beforeAttempt,
+		PrepareRetry:   prepareRetry,
+		ErrorHandler:   dropResponse,
 	}
 	if cfg.BaseURL != nil {
 		c.base = cfg.BaseURL.String()
@@ -127,6 +140,26 @@ func (c *Client) EnvQuery() url.Values {
 	return url.Values{c.cfg.EnvHeader: {c.cfg.Env}}
 }
 
+// WithTokens returns a Client like c that authorizes its requests with
+// ts. Both send through one go-retryablehttp client: one connection pool,
+// one retry policy and one retry budget, so that token requests (sent by
+// c) and API calls draw on the same bucket.
+func (c *Client) WithTokens(ts TokenSource) *Client {
+	cfg := c.cfg
+	cfg.Tokens = ts
+	return &Client{cfg: cfg, base: c.base, ua: c.ua, rc: c.rc, budget: c.budget}
+}
+
+// dropResponse is the go-retryablehttp ErrorHandler: a call that ends in
+// an error returns no response.
+func dropResponse(resp *http.Response, err error, _ int) (*http.Response, error) {
+	if err != nil && resp != nil {
+		resp.Body.Close()
+		resp = nil
+	}
+	return resp, err
+}
+
 // jsonValue is the value of the Accept and JSON Content-Type headers,
 // shared by every request: net/http never changes a header value, and
 // clones the header before a redirect.
@@ -148,14 +181,6 @@ func (c *Client) authHeader(token string) []string {
 	return a.value
 }
 
-// Share returns a Client for cfg that shares c's retry budget, so that
-// token requests and API calls draw on one bucket.
-func (c *Client) Share(cfg Config) *Client {
-	n := New(cfg)
-	n.budget = c.budget
-	return n
-}
-
 // HTTPClient returns the underlying *http.Client.
 func (c *Client) HTTPClient() *http.Client { return c.cfg.HTTPClient }
 
@@ -171,40 +196,42 @@ func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 // ErrOutcomeUnknown when the service may have processed it (see
 // IsOutcomeUnknown), including a 2xx answer whose body could not be read.
 func (c *Client) Do(ctx context.Context, r *Request, out any) error {
-	resp, err := c.Send(ctx, r)
+	resp, st, err := c.send(ctx, r)
 	if err != nil {
 		return err
 	}
 	defer resp.Body.Close()
-	switch d := out.(type) {
-	case nil:
-		_, err = io.Copy(io.Discard, resp.Body)
-	case Decoder:
-		err = d(resp.Body)
-	default:
-		if resp.StatusCode == http.StatusNoContent {
-			return nil
-		}
-		if n := resp.ContentLength; n > 0 && n <= maxWholeBody {
-			err = decodeWhole(resp.Body, n, out)
-			break
-		}
-		err = json.NewDecoder(resp.Body).Decode(out)
-		if errors.Is(err, io.EOF) {
-			err = nil // an empty body decodes to the zero value
-		}
-		// Read what follows the value (a newline) so that the connection
-		// can be reused; a long tail is not worth reading.
-		io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
-	}
-	if err != nil {
-		if !c.repeatable(r) {
-			// The service did the write; only its answer is lost.
-			return With(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err), ErrOutcomeUnknown)
-		}
-		return fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err)
+	if err := decode(resp, out); err != nil {
+		// The service answered 2xx: it did the work, only the answer is lost.
+		st.ambiguous = true
+		return st.settle(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err))
 	}
 	return nil
+}
+
+// decode reads a 2xx answer into out (see Do).
+func decode(resp *http.Response, out any) error {
+	switch d := out.(type) {
+	case nil:
+		_, err := io.Copy(io.Discard, resp.Body)
+		return err
+	case Decoder:
+		return d(resp.Body)
+	}
+	if resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
+	if n := resp.ContentLength; n > 0 && n <= maxWholeBody {
+		return decodeWhole(resp.Body, n, out)
+	}
+	err := json.NewDecoder(resp.Body).Decode(out)
+	if errors.Is(err, io.EOF) {
+		err = nil // an empty body decodes to the zero value
+	}
+	// Read what follows the value (a newline) so that the connection can
+	// be reused; a long tail is not worth reading.
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	return err
 }
 
 // repeatable reports whether r may be repeated after the server may have
@@ -250,108 +277,73 @@ func decodeWhole(body io.Reader, n int64, out any) error {
 // (the first attempt removed the resource, its answer was lost) counts as
 // done: Send returns an empty 204 response.
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
+	resp, _, err := c.send(ctx, r)
+	return resp, err
+}
+
+// send makes one call: its attempts go through go-retryablehttp, whose
+// hooks (retry.go) follow the call's state; finish turns the last
+// attempt into the call's answer.
+func (c *Client) send(ctx context.Context, r *Request) (*http.Response, *call, error) {
 	u, us, err := c.url(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	var raw []byte
 	if r.JSON != nil {
 		if raw, err = json.Marshal(r.JSON); err != nil {
-			return nil, fmt.Errorf("partner: %s %s: encoding request: %w", r.Method, u.Path, err)
+			return nil, nil, fmt.Errorf("partner: %s %s: encoding request: %w", r.Method, u.Path, err)
 		}
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
-		return nil, Wrap(err, "%s %s", r.Method, u.Path)
+		return nil, nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
-	st := newAttemptState(c.repeatable(r), b, c.cfg.Retry, c.budget)
-	auth := c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
-	for try := 0; ; try++ {
-		var tok *oauth2.Token
-		if auth {
-			if tok, err = c.cfg.Tokens.Token(ctx); err != nil {
-				if st.ambiguous.Load() && !st.idempotent {
-					err = With(err, ErrOutcomeUnknown)
-				}
-				return nil, err
-			}
-		}
-		resp, err := c.send(ctx, r, u, us, st, tok)
-		if err != nil {
-			return nil, err
-		}
-		if resp.StatusCode >= 200 && resp.StatusCode < 300 {
-			return resp, nil
-		}
-		if resp.StatusCode == http.StatusNotFound && r.Method == http.MethodDelete && st.ambiguous.Load() {
-			io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-			resp.Body.Close()
-			c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: 404 after an attempt whose outcome was unknown: already deleted",
-				slog.String("method", r.Method), slog.String("path", u.Path))
-			return &http.Response{
-				Status: "204 No Content", StatusCode: http.StatusNoContent,
-				Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
-				Header: http.Header{}, Body: http.NoBody, Request: resp.Request,
-			}, nil
-		}
-		if resp.StatusCode == http.StatusUnauthorized && auth {
-			// The token is bad whether or not the request can be repeated.
-			c.cfg.Tokens.Invalidate(tok)
-			if try == 0 {
-				if !b.replayable() {
-					return nil, With(c.newError(ctx, resp, r, u, st), ErrBodyNotReplayable)
-				}
-				io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
-				resp.Body.Close()
-				c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: 401, refreshing token and repeating",
-					slog.String("method", r.Method), slog.String("path", u.Path))
-				continue
-			}
-		}
-		e := c.newError(ctx, resp, r, u, st)
-		switch {
-		case st.replayBlocked.Load():
-			return nil, With(e, ErrBodyNotReplayable)
-		case st.budgetExhausted:
-			return nil, With(e, ErrRetryBudgetExhausted)
-		}
-		return nil, e
+	st := &call{
+		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(),
+		auth: c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
 	}
-}
-
-// newError builds the *Error of a final answer outside 2xx.
-func (c *Client) newError(ctx context.Context, resp *http.Response, r *Request, u *url.URL, st *attemptState) *Error {
-	e := newError(resp, r.Method, u.Path)
-	e.OutcomeUnknown = !st.idempotent && st.ambiguous.Load()
-	if st.retryAfterLong {
-		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: Retry-After beyond the cap, not retrying",
-			slog.String("method", r.Method), slog.String("path", u.Path), slog.Duration("retry_after", e.RetryAfter))
-	}
-	return e
-}
-
-// send makes one exchange through go-retryablehttp.
-func (c *Client) send(ctx context.Context, r *Request, u *url.URL, us string, st *attemptState, tok *oauth2.Token) (*http.Response, error) {
 	// Whether an attempt wrote its request matters only to requests that
 	// are not repeated freely, and to a DELETE (a 404 after an attempt
 	// that may have been processed means done).
-	ctx = withAttemptState(ctx, st, !st.idempotent || r.Method == http.MethodDelete)
-	st.observe = r.Observe
+	ctx = withCall(ctx, st, !st.idempotent || r.Method == http.MethodDelete)
+	req, err := c.newRequest(ctx, r, u, us, b)
+	if err != nil {
+		return nil, nil, err
+	}
+	if st.auth {
+		if err := st.sign(ctx, req.Header); err != nil {
+			return nil, nil, err
+		}
+	}
+	resp, err := c.rc.Do(req)
+	resp, err = c.finish(ctx, r, u.Path, st, resp, err)
+	return resp, st, err
+}
+
+// newRequest builds the request of every attempt of r, without
+// Authorization for the client's token (call.sign adds it).
+func (c *Client) newRequest(ctx context.Context, r *Request, u *url.URL, us string, b *body) (*retryablehttp.Request, error) {
 	var rawBody any
 	switch {
-	case st.body != nil && st.body.mem != nil:
-		rawBody = st.body.mem
-	case st.body != nil:
-		rawBody = retryablehttp.ReaderFunc(st.body.attempt)
+	case b != nil && b.mem != nil:
+		rawBody = b.mem
+	case b != nil:
+		rawBody = retryablehttp.ReaderFunc(b.attempt)
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, rawBody)
 	if err != nil {
 		return nil, Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
 	}
-	if st.body != nil && st.body.size >= 0 {
-		req.ContentLength = st.body.size
+	if b != nil && b.size >= 0 {
+		req.ContentLength = b.size
 	}
-	h := req.Header
+	c.setHeaders(req.Header, r, u)
+	return req, nil
+}
+
+// setHeaders sets the headers of r on h.
+func (c *Client) setHeaders(h http.Header, r *Request, u *url.URL) {
 	// Fixed headers (a gateway's subscription key) and the environment go
 	// to the service only, not to an absolute URL on another host.
 	toService := r.URL == "" || (c.cfg.BaseURL != nil && strings.EqualFold(u.Host, c.cfg.BaseURL.Host))
@@ -379,39 +371,19 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, us string, st
 	case r.ContentType != "":
 		h.Set("Content-Type", r.ContentType)
 	}
-	if tok != nil {
-		h["Authorization"] = c.authHeader(tok.AccessToken)
-	} else if r.Token != "" {
+	if r.Token != "" {
 		h.Set("Authorization", "Bearer "+r.Token)
 	}
-	// One go-retryablehttp client per call: its Backoff sees no context,
-	// so it is bound here to the wait this call's checkRetry chose.
-	st.logger = c.cfg.Logger
-	st.rc = retryablehttp.Client{
-		HTTPClient:   c.hc,
-		Logger:       nil, // we log ourselves, without URLs' query strings or headers
-		RetryWaitMin: c.cfg.Retry.MinWait,
-		RetryWaitMax: c.cfg.Retry.MaxWait,
-		RetryMax:     c.cfg.Retry.MaxRetries,
-		CheckRetry:   checkRetry,
-		Backoff: func(mn, mx time.Duration, n int, resp *http.Response) time.Duration {
-			d := st.backoff(mn, mx, n, resp)
-			if c.testHookWait != nil {
-				c.testHookWait(d)
-			}
-			return d
-		},
-		ErrorHandler:   retryablehttp.PassthroughErrorHandler,
-		RequestLogHook: requestLogHook,
-	}
-	start := time.Now()
-	resp, err := st.rc.Do(req)
-	if err != nil {
-		if resp != nil {
-			// The pass-through error handler returns the last response
-			// with the error (a context cancelled as it arrived).
-			resp.Body.Close()
-		}
+}
+
+// finish turns the end of a call's attempts into its answer: the 2xx
+// response, or the error, marked by the call's state (call.settle).
+func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, resp *http.Response, err error) (*http.Response, error) {
+	switch {
+	case st.tokenErr != nil:
+		// The token of a repeat could not be had: the token's error.
+		return nil, st.settle(st.tokenErr)
+	case err != nil:
 		// The *url.Error layer repeats the full URL with its query
 		// string, which may carry a signature or token: drop it before
 		// the error is logged or returned.
@@ -419,33 +391,31 @@ func (c *Client) send(ctx context.Context, r *Request, u *url.URL, us string, st
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
-		if st.replayBlocked.Load() {
-			err = With(err, ErrBodyNotReplayable)
-		}
-		if st.budgetExhausted {
-			err = With(err, ErrRetryBudgetExhausted)
-		}
-		if !st.idempotent && st.ambiguous.Load() {
-			err = With(err, ErrOutcomeUnknown)
-		}
-		c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request failed",
-			slog.String("method", r.Method), slog.String("path", u.Path), slog.String("error", err.Error()))
-		return nil, Wrap(err, "%s %s", r.Method, u.Path)
+		err = st.settle(err)
+		c.logDebug(ctx, "partner: request failed", r.Method, path, slog.String("error", err.Error()))
+		return nil, Wrap(err, "%s %s", r.Method, path)
+	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		c.logDebug(ctx, "partner: request done", r.Method, path,
+			slog.Int("status", resp.StatusCode), slog.Duration("elapsed", time.Since(st.start)))
+		return resp, nil
+	case resp.StatusCode == http.StatusNotFound && r.Method == http.MethodDelete && st.ambiguous:
+		c.logDebug(ctx, "partner: 404 after an attempt whose outcome was unknown: already deleted", r.Method, path)
+		return alreadyDone(resp), nil
 	}
-	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, "partner: request done",
-		slog.String("method", r.Method), slog.String("path", u.Path),
-		slog.Int("status", resp.StatusCode), slog.Duration("elapsed", time.Since(start)))
-	return resp, nil
+	if st.stop != "" {
+		c.logDebug(ctx, "partner: not retrying: "+st.stop, r.Method, path, slog.Int("status", resp.StatusCode))
+	}
+	return nil, st.settle(newError(resp, r.Method, path))
 }
 
-// requestLogHook runs before every attempt of every request.
-func requestLogHook(_ retryablehttp.Logger, req *http.Request, attempt int) {
-	st := req.Context().Value(attemptKey{}).(*attemptState)
-	st.wrote.Store(false)
-	st.attempt = attempt
-	if attempt > 0 {
-		st.logger.LogAttrs(req.Context(), slog.LevelDebug, "partner: retrying request",
-			slog.String("method", req.Method), slog.String("path", req.URL.Path), slog.Int("attempt", attempt+1))
+// alreadyDone closes resp and returns an empty 204 in its place.
+func alreadyDone(resp *http.Response) *http.Response {
+	io.Copy(io.Discard, io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	return &http.Response{
+		Status: "204 No Content", StatusCode: http.StatusNoContent,
+		Proto: resp.Proto, ProtoMajor: resp.ProtoMajor, ProtoMinor: resp.ProtoMinor,
+		Header: http.Header{}, Body: http.NoBody, Request: resp.Request,
 	}
 }
 

@@ -160,7 +160,6 @@ func TestBodyStreamed(t *testing.T) {
 }
 
 func TestErrorParsing(t *testing.T) {
-	big := `{"error":"too_big","message":"` + strings.Repeat("x", 70<<10) + `"}`
 	for _, tc := range []struct {
 		name, body                  string
 		status                      int
@@ -176,7 +175,7 @@ func TestErrorParsing(t *testing.T) {
 		{"empty", "", 404, "", "", "", "", "404 Not Found"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.MaxRetries = 0 })
+			c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.NoRetries = true })
 			mt.RegisterResponder("GET", base+"/report/v1/x", httpmock.NewStringResponder(tc.status, tc.body))
 			err := c.Do(context.Background(), &Request{Method: "GET", Path: "/report/v1/x", Query: url.Values{"q": {"1"}}}, nil)
 			var e *Error
@@ -194,7 +193,12 @@ func TestErrorParsing(t *testing.T) {
 			}
 		})
 	}
-	t.Run("capped", func(t *testing.T) {
+}
+
+// TestErrorBodyCapped: an error keeps the first 64 KiB of the body.
+func TestErrorBodyCapped(t *testing.T) {
+	big := `{"error":"too_big","message":"` + strings.Repeat("x", 70<<10) + `"}`
+	{
 		c, mt := newMockClient(t)
 		mt.RegisterResponder("GET", base+"/x", httpmock.NewStringResponder(400, big))
 		err := c.Do(context.Background(), &Request{Method: "GET", Path: "/x"}, nil)
@@ -202,9 +206,13 @@ func TestErrorParsing(t *testing.T) {
 		if !errors.As(err, &e) || len(e.Body) != 64<<10 || !bytes.Equal(e.Body, []byte(big)[:64<<10]) {
 			t.Fatalf("body of %d bytes kept, want the first 64 KiB", len(e.Body))
 		}
-	})
-	t.Run("retry after", func(t *testing.T) {
-		c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.MaxRetries = 0 })
+	}
+}
+
+// TestErrorRetryAfter: an error carries the Retry-After of its answer.
+func TestErrorRetryAfter(t *testing.T) {
+	{
+		c, mt := newMockClient(t, func(cfg *Config) { cfg.Retry.NoRetries = true })
 		r := httpmock.NewStringResponse(429, "")
 		r.Header.Set("Retry-After", "17")
 		mt.RegisterResponder("GET", base+"/x", httpmock.ResponderFromResponse(r))
@@ -213,7 +221,7 @@ func TestErrorParsing(t *testing.T) {
 		if !errors.As(err, &e) || e.RetryAfter != 17*time.Second {
 			t.Fatalf("err = %#v, want RetryAfter 17s", err)
 		}
-	})
+	}
 }
 
 func TestHeaders(t *testing.T) {

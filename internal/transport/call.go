@@ -1,0 +1,121 @@
+package transport
+
+// This file is the state of one call across its attempts, and the one
+// place that turns what the attempts learnt into the call's error.
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptrace"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/oauth2"
+)
+
+// call is the state of one call of Client.Send across its attempts (the
+// retries and the repeat after a 401). It travels in the request's
+// context (withCall, callOf): go-retryablehttp's hooks see the request or
+// its context, not the call. Only wrote is touched by another goroutine
+// (net/http's write loop); the rest belongs to the goroutine running the
+// call.
+type call struct {
+	c            *Client
+	method, path string               // for the log
+	idempotent   bool                 // safe to repeat after the server may have processed it
+	auth         bool                 // the request carries the client's token
+	body         *body                // nil when the request has no body
+	observe      func(*http.Response) // Request.Observe
+	start        time.Time
+
+	wrote   atomic.Bool   // the current attempt wrote its headers
+	tok     *oauth2.Token // the token of the current attempt
+	attempt int           // the current attempt, from 0
+	retries int           // retries made for a failure (not the repeat after a 401)
+	// replayed is set once the request was repeated after a 401.
+	replayed bool
+	cost     int // tokens taken for the last retry, refunded on success
+
+	// What the attempts learnt, for the call's error (settle).
+	ambiguous       bool   // an attempt may have been processed without an answer
+	replayBlocked   bool   // a repeat was called for but the body cannot be sent again
+	budgetExhausted bool   // the retry budget refused a retry
+	tokenErr        error  // getting the token of a repeat failed
+	stop            string // why retries stopped before MaxRetries, for the log
+}
+
+type callKey struct{}
+
+// withCall puts st in ctx, with a trace that notes when an attempt has
+// written its headers if traceWrites.
+func withCall(ctx context.Context, st *call, traceWrites bool) context.Context {
+	ctx = context.WithValue(ctx, callKey{}, st)
+	if !traceWrites {
+		return ctx
+	}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
+		WroteHeaders: func() { st.wrote.Store(true) },
+	})
+}
+
+// callOf returns the call that ctx belongs to.
+func callOf(ctx context.Context) (*call, bool) {
+	st, ok := ctx.Value(callKey{}).(*call)
+	return st, ok && st != nil
+}
+
+// noteAttempt records what an attempt says about the call: whether the
+// server may have processed it without the client learning the result
+// (it wrote its request and got no answer, or a 5xx), and the response
+// for Request.Observe.
+func (st *call) noteAttempt(resp *http.Response, err error) {
+	if (err != nil && st.wrote.Load()) || (err == nil && resp.StatusCode >= 500) {
+		st.ambiguous = true
+	}
+	if resp != nil && st.observe != nil {
+		st.observe(resp)
+	}
+}
+
+// sign sets the Authorization header to the client's current token.
+func (st *call) sign(ctx context.Context, h http.Header) error {
+	tok, err := st.c.cfg.Tokens.Token(ctx)
+	if err != nil {
+		st.tokenErr = err
+		return err
+	}
+	st.tok = tok
+	h["Authorization"] = st.c.authHeader(tok.AccessToken)
+	return nil
+}
+
+// outcomeUnknown reports whether the service may have done the call's
+// write without the client learning the result.
+func (st *call) outcomeUnknown() bool { return !st.idempotent && st.ambiguous }
+
+// settle is the one place that marks a call's error with what its
+// attempts learnt: ErrBodyNotReplayable, ErrRetryBudgetExhausted and
+// ErrOutcomeUnknown (an *Error carries the last as OutcomeUnknown).
+func (st *call) settle(err error) error {
+	unknown := st.outcomeUnknown()
+	if e, ok := err.(*Error); ok {
+		e.OutcomeUnknown, unknown = unknown, false
+	}
+	if st.replayBlocked {
+		err = With(err, ErrBodyNotReplayable)
+	}
+	if st.budgetExhausted {
+		err = With(err, ErrRetryBudgetExhausted)
+	}
+	if unknown {
+		err = With(err, ErrOutcomeUnknown)
+	}
+	return err
+}
+
+// logDebug logs one event of a request at debug level.
+func (c *Client) logDebug(ctx context.Context, msg, method, path string, attrs ...slog.Attr) {
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, msg,
+		append([]slog.Attr{slog.String("method", method), slog.String("path", path)}, attrs...)...)
+}
