@@ -104,6 +104,7 @@ import (
 	"encoding/hex"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -132,6 +133,8 @@ const (
 type Fake struct {
 	clock    Clock
 	mux      *http.ServeMux
+	handler  http.Handler // mux inside the WithMiddleware wrappers
+	wrappers []func(http.Handler) http.Handler
 	demo     bool
 	seeds    []*Seed
 	lifetime time.Duration
@@ -196,6 +199,14 @@ func WithClock(c Clock) Option { return func(f *Fake) { f.clock = c } }
 //     (DemoReportLargeRows rows, generated).
 func WithDemoData() Option { return func(f *Fake) { f.demo = true } }
 
+// WithMiddleware wraps the fake's handler in mw: every request to the
+// service's routes passes through it, for a test's own checks or logging
+// (the module's own tests check each exchange against the service's
+// contract this way). Given several times, the first is outermost.
+func WithMiddleware(mw func(http.Handler) http.Handler) Option {
+	return func(f *Fake) { f.wrappers = append(f.wrappers, mw) }
+}
+
 // New returns the fake as a bare http.Handler, for hosting it yourself.
 func New(opts ...Option) *Fake {
 	f := &Fake{clock: realClock{}, lifetime: time.Hour, mux: http.NewServeMux(), stop: make(chan struct{})}
@@ -217,6 +228,10 @@ func New(opts ...Option) *Fake {
 	f.registerObjects()
 	f.registerBulk()
 	f.registerEvents()
+	f.handler = f.mux
+	for _, mw := range slices.Backward(f.wrappers) {
+		f.handler = mw(f.handler)
+	}
 	if f.demo {
 		f.seedDemo()
 	}
@@ -229,7 +244,7 @@ func New(opts ...Option) *Fake {
 }
 
 // ServeHTTP serves the interface.
-func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) { f.mux.ServeHTTP(w, r) }
+func (f *Fake) ServeHTTP(w http.ResponseWriter, r *http.Request) { f.handler.ServeHTTP(w, r) }
 
 // Now is the fake's current time.
 func (f *Fake) Now() time.Time { return f.clock.Now() }

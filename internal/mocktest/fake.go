@@ -5,14 +5,18 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/contract"
 )
 
 // FakeClient starts a fake.Server with opts, closed when the test ends,
 // and returns a client of it with the fake's default client credentials
 // and clientOpts, and the server.
+//
+// The fake is wrapped in ContractCheck: a request of the SDK or an
+// answer of the fake that breaks api/openapi.yaml fails the test.
 func FakeClient(t testing.TB, opts []fake.Option, clientOpts ...partner.Option) (*partner.Client, *fake.Server) {
 	t.Helper()
-	srv := fake.NewServer(opts...)
+	srv := fake.NewServer(append(opts, ContractCheck(t))...)
 	t.Cleanup(srv.Close)
 	c, err := partner.New(append([]partner.Option{
 		partner.WithBaseURL(srv.URL),
@@ -22,4 +26,22 @@ func FakeClient(t testing.TB, opts []fake.Option, clientOpts ...partner.Option) 
 		t.Fatal(err)
 	}
 	return c, srv
+}
+
+// ContractCheck is a fake option that checks every exchange against the
+// contract (contract.Checker.Middleware) and fails t on a violation,
+// unless contract.PendingCorrections lists it, which is only logged.
+func ContractCheck(t testing.TB) fake.Option {
+	t.Helper()
+	c, err := contract.Load()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fake.WithMiddleware(c.Middleware(func(v *contract.Violation) {
+		if why := contract.Pending(v.Key); why != "" {
+			t.Logf("%v (pending: %s)", v, why)
+			return
+		}
+		t.Errorf("%v", v)
+	}))
 }
