@@ -88,6 +88,10 @@ func New(doc []byte) (*Checker, error) {
 		MultiError:                        true,
 		AuthenticationFunc:                authenticate,
 	}
+	// The reason and where, without the schema's whole text.
+	c.opts.WithCustomSchemaErrorFunc(func(e *openapi3.SchemaError) string {
+		return fmt.Sprintf("%s (at /%s)", e.Reason, strings.Join(e.JSONPointer(), "/"))
+	})
 	return c, nil
 }
 

@@ -15,6 +15,8 @@ var PendingCorrections = map[string]string{
 	"GetObjectEventSchema": "correction 3: Events.Integration becomes the object event schema read; the fake answers {\"schema\": {...}}",
 	// Correction 4: view status carries only viewStatus.
 	"checkReportViewStatus": "correction 4: the fake's view status answers only viewStatus",
+	// Correction 7: a signed upload may be sent with PUT.
+	"fake-upload-put": "correction 7: the fake's stand-in storage takes PUT as a URL signed for it",
 }
 
 // Pending returns the correction under way for key, or "".
