@@ -44,20 +44,38 @@ type Checker struct {
 	opts      *openapi3filter.Options
 }
 
-var (
-	loadOnce sync.Once
-	loaded   *Checker
-	loadErr  error
+// Mode chooses what a Checker makes of the members that only an option
+// of the fake adds (schema properties marked x-fake-extension).
+type Mode int
+
+const (
+	// Lenient accepts them: for a fake built with any options.
+	Lenient Mode = iota
+	// Strict refuses them: for a fake built without options, whose
+	// answers carry only the members the sources show.
+	Strict
 )
 
-// Load returns the Checker of api/openapi.yaml, parsed and validated once.
-func Load() (*Checker, error) {
-	loadOnce.Do(func() { loaded, loadErr = New(api.OpenAPI) })
-	return loaded, loadErr
+var loads [2]struct {
+	once sync.Once
+	c    *Checker
+	err  error
+}
+
+// Load returns the Checker of api/openapi.yaml in mode m, parsed and
+// validated once.
+func Load(m ...Mode) (*Checker, error) {
+	mode := Lenient
+	if len(m) > 0 {
+		mode = m[0]
+	}
+	l := &loads[mode]
+	l.once.Do(func() { l.c, l.err = New(api.OpenAPI, mode) })
+	return l.c, l.err
 }
 
 // New parses and validates an OpenAPI 3 document.
-func New(doc []byte) (*Checker, error) {
+func New(doc []byte, mode Mode) (*Checker, error) {
 	l := openapi3.NewLoader()
 	d, err := l.LoadFromData(doc)
 	if err != nil {
@@ -65,6 +83,9 @@ func New(doc []byte) (*Checker, error) {
 	}
 	if err := d.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
+	}
+	if mode == Strict {
+		dropFakeMembers(d)
 	}
 	r, err := gorillamux.NewRouter(d)
 	if err != nil {
@@ -93,6 +114,46 @@ func New(doc []byte) (*Checker, error) {
 		return fmt.Sprintf("%s (at /%s)", e.Reason, strings.Join(e.JSONPointer(), "/"))
 	})
 	return c, nil
+}
+
+// dropFakeMembers removes the properties marked x-fake-extension from
+// every schema of d.
+func dropFakeMembers(d *openapi3.T) {
+	seen := map[*openapi3.Schema]bool{}
+	var walk func(r *openapi3.SchemaRef)
+	walk = func(r *openapi3.SchemaRef) {
+		if r == nil || r.Value == nil || seen[r.Value] {
+			return
+		}
+		s := r.Value
+		seen[s] = true
+		for name, p := range s.Properties {
+			if p.Value != nil && p.Value.Extensions["x-fake-extension"] == true {
+				delete(s.Properties, name)
+				continue
+			}
+			walk(p)
+		}
+		walk(s.Items)
+		walk(s.AdditionalProperties.Schema)
+		for _, rs := range [][]*openapi3.SchemaRef{s.AllOf, s.AnyOf, s.OneOf} {
+			for _, r := range rs {
+				walk(r)
+			}
+		}
+	}
+	for _, r := range d.Components.Schemas {
+		walk(r)
+	}
+	for _, item := range d.Paths.Map() {
+		for _, op := range item.Operations() {
+			for _, resp := range op.Responses.Map() {
+				for _, mt := range resp.Value.Content {
+					walk(mt.Schema)
+				}
+			}
+		}
+	}
 }
 
 // Doc is the parsed document.

@@ -15,9 +15,9 @@ const sdkAgent = "partner-go/test"
 
 // serve sends one request through the Middleware around a handler that
 // answers status, contentType and body, and returns the violations.
-func serve(t *testing.T, method, target, reqBody string, status int, contentType, body string) []*contract.Violation {
+func serve(t *testing.T, mode contract.Mode, method, target, reqBody string, status int, contentType, body string) []*contract.Violation {
 	t.Helper()
-	c, err := contract.Load()
+	c, err := contract.Load(mode)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -69,8 +69,10 @@ func TestContractCatchesInventions(t *testing.T) {
 		{"invented status", "PATCH", "/app/v1/object/o-1/audit", audit, 409, jsonCT, `{"error": "conflict"}`, "audit_object"},
 		{"invented success status", "PATCH", "/app/v1/object/o-1/audit", audit, 201, jsonCT, auditOK, "audit_object"},
 		{"published view status", "GET", "/report/v1/view/453/status", "", 200, jsonCT, `{"viewStatus": "RUNNING"}`, ""},
-		{"view status with more", "GET", "/report/v1/view/453/status", "", 200, jsonCT,
-			`{"viewStatus": "RUNNING", "viewId": 453}`, "checkReportViewStatus"},
+		{"view status with an invented member", "GET", "/report/v1/view/453/status", "", 200, jsonCT,
+			`{"viewStatus": "RUNNING", "progress": 50}`, "checkReportViewStatus"},
+		{"view status with a member of a fake option", "GET", "/report/v1/view/453/status", "", 200, jsonCT,
+			`{"viewStatus": "RUNNING", "viewId": 453}`, ""},
 		{"view status without it", "GET", "/report/v1/view/453/status", "", 200, jsonCT, `{"status": "RUNNING"}`, "checkReportViewStatus"},
 		{"invented route", "POST", "/bulk/v1/bulkload/file?integration_id=i", "", 200, jsonCT, `{}`, "POST /bulk/v1/bulkload/file"},
 		{"invented connector route", "POST", "/event/v1/subscriber/object_integration_event", "", 200, jsonCT, `{}`,
@@ -86,7 +88,7 @@ func TestContractCatchesInventions(t *testing.T) {
 			`{"field_name": "f", "status_code": "DONE", "message": "m"}`, 200, jsonCT, auditOK, "audit_object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := serve(t, tc.method, tc.target, tc.body, tc.status, tc.contentType, tc.answer)
+			got := serve(t, contract.Lenient, tc.method, tc.target, tc.body, tc.status, tc.contentType, tc.answer)
 			switch {
 			case tc.want == "" && len(got) > 0:
 				t.Errorf("violations %v, want none", got)
@@ -94,6 +96,27 @@ func TestContractCatchesInventions(t *testing.T) {
 				t.Errorf("violations %v, want one of %s", got, tc.want)
 			}
 		})
+	}
+}
+
+// TestStrictRefusesMembersOfFakeOptions: the strict check, for a fake
+// without options, refuses the members that only an option adds, and
+// accepts the published answer.
+func TestStrictRefusesMembersOfFakeOptions(t *testing.T) {
+	const target = "/report/v1/view/453/status"
+	if got := serve(t, contract.Strict, "GET", target, "", 200, "application/json", `{"viewStatus": "RUNNING"}`); len(got) > 0 {
+		t.Errorf("published answer: %v", got)
+	}
+	got := serve(t, contract.Strict, "GET", target, "", 200, "application/json", `{"viewStatus": "RUNNING", "viewId": 453}`)
+	if len(got) != 1 || got[0].Key != "checkReportViewStatus" || !strings.Contains(got[0].Error(), "viewId") {
+		t.Errorf("member of a fake option: %v", got)
+	}
+	users := `{"schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], "totalResults": 0, "startIndex": 1, "itemsPerPage": 0, "Resources": []}`
+	if got := serve(t, contract.Strict, "GET", "/api/scim/v2/Users", "", 200, "application/scim+json", users); len(got) != 1 {
+		t.Errorf("itemsPerPage: %v", got)
+	}
+	if got := serve(t, contract.Lenient, "GET", "/api/scim/v2/Users", "", 200, "application/scim+json", users); len(got) != 0 {
+		t.Errorf("itemsPerPage, lenient: %v", got)
 	}
 }
 
