@@ -182,6 +182,7 @@ type Violation struct {
 	Err  error
 }
 
+// Error says what broke, where: "contract: <key> <side>: <reason>".
 func (v *Violation) Error() string {
 	return fmt.Sprintf("contract: %s %s: %v", v.Key, v.Side, v.Err)
 }
