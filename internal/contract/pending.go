@@ -13,6 +13,12 @@ var PendingCorrections = map[string]string{
 	"POST /bulk/v1/bulkload_opportunity/file": "correction 1: LoadOpportunitiesAttachment posts multipart to /bulk/v1/bulkload_opportunity; the fake answers the connector-only path 404",
 	// Correction 3: the integration read is the object event schema.
 	"GetObjectEventSchema": "correction 3: Events.Integration becomes the object event schema read; the fake answers {\"schema\": {...}}",
+	// The fake answers only what the service publishes (SCIM reads carry
+	// RFC 7643's meta members; the SDK's update echoes what it read).
+	"createUser":   "the fake answers the published members: SCIM meta's created, lastModified, location, version only with a fake option",
+	"getUser":      "the fake answers the published members: SCIM meta's created, lastModified, location, version only with a fake option",
+	"updateUser":   "the fake answers the published members: SCIM meta's created, lastModified, location, version only with a fake option",
+	"searchViaGet": "the fake answers the published members: SCIM meta's members and itemsPerPage only with a fake option",
 	// Correction 4: view status carries only viewStatus.
 	"checkReportViewStatus": "correction 4: the fake's view status answers only viewStatus",
 	// Correction 7: a signed upload may be sent with PUT.

@@ -1,0 +1,213 @@
+package contract_test
+
+import (
+	"bytes"
+	"context"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/objects"
+	"github.com/partnerapi/partner-go/reports"
+	"github.com/partnerapi/partner-go/scim"
+	"github.com/partnerapi/partner-go/users"
+)
+
+// TestTourOfEveryOperationStrict calls every operation of the contract
+// once through the SDK against a fake built without options that add
+// members, under the strict check: the SDK's requests and the fake's
+// default answers must match the contract exactly, and every operation
+// of the service must have been exercised (the fake's own operations
+// need not: its upload URL is taken with POST here).
+func TestTourOfEveryOperationStrict(t *testing.T) {
+	c, err := contract.Load(contract.Strict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mu sync.Mutex
+	seen := map[string]bool{}
+	check := c.Middleware(func(v *contract.Violation) {
+		if why := contract.Pending(v.Key); why != "" {
+			t.Logf("%v (pending: %s)", v, why)
+			return
+		}
+		t.Errorf("%v", v)
+	})
+	record := func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r)
+			probe := r.Clone(context.Background())
+			probe.Body = http.NoBody
+			if x, _ := c.CheckRequest(probe, nil); x != nil {
+				mu.Lock()
+				seen[x.Operation()] = true
+				mu.Unlock()
+			}
+		})
+	}
+	clock := fake.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithBulkDelay(0),
+		fake.WithMiddleware(record), fake.WithMiddleware(check))
+	defer srv.Close()
+	cl, err := partner.New(partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	must := func(what string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Errorf("%s: %v", what, err)
+		}
+	}
+	first := func(what string, seq func(yield func(any, error) bool)) {
+		t.Helper()
+		for _, err := range seq {
+			must(what, err)
+			break
+		}
+	}
+
+	// OAuth: the first call gets the token; Close invalidates it.
+	// SCIM and users.
+	u, err := cl.SCIM.Create(ctx, &scim.User{UserName: "tour@example.com"})
+	must("scim create", err)
+	if u != nil {
+		_, err = cl.SCIM.Get(ctx, u.ID)
+		must("scim get", err)
+		_, err = cl.SCIM.Suspend(ctx, u.ID)
+		must("scim update", err)
+	}
+	first("scim list", adapt(cl.SCIM.List(ctx, scim.ListParams{Count: 2})))
+	_, err = cl.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: "tour@example.com", FilterValue: users.Attribute{Name: "region", Values: []string{"EU"}}})
+	if !partner.IsNotFound(err) {
+		must("check attribute", err)
+	}
+
+	// Reports.
+	first("report list", adapt(cl.Reports.List(ctx, reports.ListParams{})))
+	first("report data", adapt(cl.Reports.DataPages(ctx, fake.DemoReportPartners, reports.DataParams{PageSize: 5})))
+	_, err = cl.Reports.ChartData(ctx, fake.DemoReportPipeline, reports.ChartDataParams{ChartIDs: []int64{1}})
+	must("chart data", err)
+	_, err = cl.Reports.ChartMetadata(ctx, fake.DemoReportPipeline, []int64{1})
+	must("chart metadata", err)
+	_, err = cl.Reports.Metadata(ctx, fake.DemoReportPartners)
+	must("report metadata", err)
+	_, err = cl.Reports.DataSchema(ctx, fake.DemoReportPartners)
+	must("data schema", err)
+	view, err := cl.Reports.PrepareExport(ctx, fake.DemoReportPartners)
+	must("prepare export", err)
+	clock.Advance(time.Hour)
+	_, err = cl.Reports.ViewStatus(ctx, view)
+	must("view status", err)
+	_, err = cl.Reports.ViewMetadata(ctx, view)
+	must("view metadata", err)
+	first("view data", adapt(cl.Reports.ViewDataPages(ctx, view, reports.ViewDataParams{PageSize: 5})))
+
+	// Objects.
+	opp := srv.Objects("opportunity")[0].ID
+	_, err = cl.Objects.Audit(ctx, opp, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "tour"})
+	must("audit", err)
+	_, err = cl.Objects.ConnectExternalID(ctx, opp, objects.ConnectExternalIDParams{ExternalID: "CRM-TOUR"})
+	must("connect external id", err)
+	_, err = cl.Objects.ExternalIDs(ctx, opp)
+	must("external ids", err)
+
+	// Bulk.
+	const rows = "sales_details.crm_opportunity_id,name\nT-1,Tour\n"
+	ack, err := cl.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(rows))
+	must("load", err)
+	if ack != nil {
+		_, err = cl.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{IncludeErrors: partner.Ptr(true)})
+		must("status", err)
+	}
+	_, err = cl.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(rows))
+	must("load opportunities", err)
+	_, err = cl.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, "tour.csv", bytes.NewReader([]byte(rows)))
+	must("load attachment", err)
+	_, err = cl.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "tour.csv", bytes.NewReader([]byte(rows)))
+	must("load opportunities attachment", err)
+	file := filepath.Join(t.TempDir(), "tour.csv")
+	if err := os.WriteFile(file, []byte(rows), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, err = cl.Bulk.LoadFile(ctx, fake.DemoOpportunityIntegration, file) // upload_url, the upload, bulkload
+	must("load file", err)
+
+	// Events.
+	hook := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) {}))
+	defer hook.Close()
+	id, err := cl.Events.Subscribe(ctx, events.SubscribeParams{Name: "tour", Events: []events.Kind{events.KindObjectUpdate}, CallbackURL: hook.URL})
+	must("subscribe", err)
+	first("subscribers", adapt(cl.Events.Subscribers(ctx)))
+	_, err = cl.Events.Subscriber(ctx, id)
+	must("subscriber", err)
+	must("unsubscribe", cl.Events.Unsubscribe(ctx, id))
+	first("integrations", adapt(cl.Events.Integrations(ctx)))
+	first("kinds", adapt(cl.Events.Kinds(ctx)))
+	_, err = cl.Events.Schema(ctx, events.KindObjectUpdate)
+	must("event schema", err)
+	callByName(t, cl, c, "GetObjectEventSchema", ctx, fake.DemoOpportunityIntegration)
+
+	must("close", cl.Close(ctx))
+
+	for _, op := range operations(t) {
+		if !seen[op.id] && !op.fakeOnly && !skip(t, op.id, "not exercised") && !skip(t, op.method+" "+op.path, "not exercised") {
+			t.Errorf("the tour did not exercise %s (%s %s)", op.id, op.method, op.path)
+		}
+	}
+}
+
+// adapt turns an SDK iterator into one of any.
+func adapt[T any](seq func(yield func(T, error) bool)) func(yield func(any, error) bool) {
+	return func(yield func(any, error) bool) {
+		for v, err := range seq {
+			if !yield(v, err) {
+				return
+			}
+		}
+	}
+}
+
+// callByName calls the SDK method of operation opID (x-sdk-method) with
+// args, for a method whose name a correction under way changes.
+func callByName(t *testing.T, cl *partner.Client, c *contract.Checker, opID string, args ...any) {
+	t.Helper()
+	for _, item := range c.Doc().Paths.Map() {
+		for _, op := range item.Operations() {
+			if op.OperationID != opID {
+				continue
+			}
+			field, name, _ := strings.Cut(op.Extensions["x-sdk-method"].(string), ".")
+			m := reflect.ValueOf(cl).Elem().FieldByName(field).MethodByName(name)
+			if !m.IsValid() {
+				if !skip(t, opID, "no SDK method "+field+"."+name) {
+					t.Errorf("%s: no SDK method %s.%s", opID, field, name)
+				}
+				return
+			}
+			in := make([]reflect.Value, len(args))
+			for i, a := range args {
+				in[i] = reflect.ValueOf(a)
+			}
+			out := m.Call(in)
+			if err, _ := out[len(out)-1].Interface().(error); err != nil {
+				t.Errorf("%s: %v", opID, err)
+			}
+			return
+		}
+	}
+	t.Fatalf("no operation %s", opID)
+}
