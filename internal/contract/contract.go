@@ -287,10 +287,10 @@ func (c *Checker) Middleware(report func(*Violation)) func(http.Handler) http.Ha
 			case v != nil && rec.status/100 == 2:
 				report(v)
 			}
-			if rec.hijacked || rec.over || r.Context().Err() != nil {
+			if rec.hijacked || rec.body.over || r.Context().Err() != nil {
 				return
 			}
-			if v := x.CheckResponse(rec.status, rec.Header(), rec.body.Bytes()); v != nil {
+			if v := x.CheckResponse(rec.status, rec.Header(), rec.body.buf.Bytes()); v != nil {
 				report(v)
 			}
 		})
@@ -302,8 +302,7 @@ func (c *Checker) Middleware(report func(*Violation)) func(http.Handler) http.Ha
 type recorder struct {
 	http.ResponseWriter
 	status   int
-	body     bytes.Buffer
-	over     bool
+	body     capped
 	hijacked bool
 }
 
@@ -318,13 +317,7 @@ func (w *recorder) Write(p []byte) (int, error) {
 	if w.status == 0 {
 		w.status = http.StatusOK
 	}
-	if !w.over {
-		if w.body.Len()+len(p) > maxChecked {
-			w.over, w.body = true, bytes.Buffer{}
-		} else {
-			w.body.Write(p)
-		}
-	}
+	w.body.write(p)
 	return w.ResponseWriter.Write(p)
 }
 
@@ -340,23 +333,33 @@ func (w *recorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
 // Unwrap lets http.ResponseController reach the real writer.
 func (w *recorder) Unwrap() http.ResponseWriter { return w.ResponseWriter }
 
+// capped keeps the bytes written to it until they pass maxChecked, then
+// none (over).
+type capped struct {
+	buf  bytes.Buffer
+	over bool
+}
+
+func (c *capped) write(p []byte) {
+	switch {
+	case c.over:
+	case c.buf.Len()+len(p) > maxChecked:
+		c.over, c.buf = true, bytes.Buffer{}
+	default:
+		c.buf.Write(p)
+	}
+}
+
 // teeBody keeps a copy of what is read through it, up to maxChecked.
 type teeBody struct {
-	rc   io.ReadCloser
-	buf  bytes.Buffer
-	eof  bool
-	over bool
+	rc  io.ReadCloser
+	buf capped
+	eof bool
 }
 
 func (b *teeBody) Read(p []byte) (int, error) {
 	n, err := b.rc.Read(p)
-	if !b.over {
-		if b.buf.Len()+n > maxChecked {
-			b.over, b.buf = true, bytes.Buffer{}
-		} else {
-			b.buf.Write(p[:n])
-		}
-	}
+	b.buf.write(p[:n])
 	if err == io.EOF {
 		b.eof = true
 	}
@@ -368,8 +371,8 @@ func (b *teeBody) Close() error { return b.rc.Close() }
 // complete returns the whole body when it was read to its end and kept,
 // else nil.
 func (b *teeBody) complete() []byte {
-	if !b.eof || b.over {
+	if !b.eof || b.buf.over {
 		return nil
 	}
-	return b.buf.Bytes()
+	return b.buf.buf.Bytes()
 }

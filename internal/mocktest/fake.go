@@ -30,18 +30,13 @@ func FakeClient(t testing.TB, opts []fake.Option, clientOpts ...partner.Option) 
 
 // ContractCheck is a fake option that checks every exchange against the
 // contract (contract.Checker.Middleware) and fails t on a violation,
-// unless contract.PendingCorrections lists it, which is only logged.
+// unless contract.PendingCorrections lists it, which is only logged
+// (contract.Fail).
 func ContractCheck(t testing.TB) fake.Option {
 	t.Helper()
 	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}
-	return fake.WithMiddleware(c.Middleware(func(v *contract.Violation) {
-		if why := contract.Pending(v.Key); why != "" {
-			t.Logf("%v (pending: %s)", v, why)
-			return
-		}
-		t.Errorf("%v", v)
-	}))
+	return fake.WithMiddleware(c.Middleware(contract.Fail(t)))
 }
