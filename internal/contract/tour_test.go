@@ -95,7 +95,7 @@ func TestTourOfEveryOperationStrict(t *testing.T) {
 	first("report data", adapt(cl.Reports.DataPages(ctx, fake.DemoReportPartners, reports.DataParams{PageSize: 5})))
 	_, err = cl.Reports.ChartData(ctx, fake.DemoReportPipeline, reports.ChartDataParams{ChartIDs: []int64{1}})
 	must("chart data", err)
-	_, err = cl.Reports.ChartMetadata(ctx, fake.DemoReportPipeline, []int64{1})
+	_, err = cl.Reports.ChartMetadata(ctx, fake.DemoReportPipeline, reports.ChartMetadataParams{ChartIDs: []int64{1}})
 	must("chart metadata", err)
 	_, err = cl.Reports.Metadata(ctx, fake.DemoReportPartners)
 	must("report metadata", err)
@@ -137,7 +137,7 @@ func TestTourOfEveryOperationStrict(t *testing.T) {
 	if err := os.WriteFile(file, []byte(rows), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = cl.Bulk.LoadFile(ctx, fake.DemoOpportunityIntegration, file) // upload_url, the upload, bulkload
+	_, err = cl.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, file) // upload_url, the upload, bulkload
 	must("load file", err)
 
 	// Events.
