@@ -133,6 +133,7 @@ func TestSoak(t *testing.T) {
 
 	var next, errs, faults atomic.Int64
 	var firstErrs []string
+	errKinds := map[string]int{}
 	var mu sync.Mutex
 	checkpoints := []int64{}
 	for _, n := range []int64{10_000, 100_000, 1_000_000} {
@@ -164,6 +165,7 @@ func TestSoak(t *testing.T) {
 					if err := ops[i%int64(len(ops))](); err != nil {
 						errs.Add(1)
 						mu.Lock()
+						errKinds[soakErrKind(err)]++
 						if len(firstErrs) < 5 {
 							firstErrs = append(firstErrs, err.Error())
 						}
@@ -196,7 +198,7 @@ func TestSoak(t *testing.T) {
 	}
 	last := marks[len(marks)-1]
 	if len(firstErrs) > 0 {
-		t.Logf("first errors: %s", strings.Join(firstErrs, "; "))
+		t.Logf("errors by kind: %v; the first: %s", errKinds, strings.Join(firstErrs, "; "))
 	}
 	// Every call is a read or an idempotent write, each fault is one-shot
 	// and the retries are many: a fault reaching a caller is rare.
@@ -254,6 +256,18 @@ func soakOps(t *testing.T, ctx context.Context, c *partner.Client) []func() erro
 		func() error { return drain(c.Events.Integrations(ctx)) },
 		func() error { _, err := c.Events.Subscriber(ctx, sub); return err },
 		func() error { return drain(c.Events.Subscribers(ctx)) },
+	}
+}
+
+// soakErrKind sorts an error of a call for the soak's summary.
+func soakErrKind(err error) string {
+	switch msg := err.Error(); {
+	case strings.Contains(msg, "/oauth/token"):
+		return "token request"
+	case strings.Contains(msg, "unexpected EOF"):
+		return "answer cut short"
+	default:
+		return "other"
 	}
 }
 
