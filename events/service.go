@@ -85,6 +85,11 @@ type SubscribeParams struct {
 	// CallbackURL is the absolute http or https URL deliveries are POSTed
 	// to (required).
 	CallbackURL string
+	// Secret, when set, is added to CallbackURL as its last path segment
+	// ("https://hooks.example.com/partner/SECRET"): give the same secret
+	// to the receiving Handler's Secrets. Make it with NewSecret; errors
+	// never show it.
+	Secret Secret
 	// Filter restricts the subscription to objects whose fields match it;
 	// the zero Filter matches every object.
 	Filter Filter
@@ -112,7 +117,8 @@ type subscribeBody struct {
 // returns its id. The request is checked before it is sent; every problem
 // found is reported in one error. A plain http callback URL to a host
 // that is not a loopback address is refused unless the client allows
-// insecure HTTP (partner.WithInsecureHTTP).
+// insecure HTTP (partner.WithInsecureHTTP). With Secret set, the URL
+// registered ends in the secret (see SubscribeParams.Secret).
 //
 // Registration is not repeated after a failure that the service may have
 // processed, so that no duplicate subscriber is created. Such an error
@@ -158,8 +164,15 @@ func (r SubscribeParams) body(t *transport.Client) (*subscribeBody, error) {
 	if strings.TrimSpace(r.Name) == "" {
 		bad("name is required")
 	}
+	callback := r.CallbackURL
 	if err := checkCallbackURL(t, r.CallbackURL); err != nil {
 		bad("%v", err)
+	} else if r.Secret != "" {
+		if err := r.Secret.check(); err != nil {
+			bad("%v", err)
+		} else if callback, err = withSecret(r.CallbackURL, r.Secret); err != nil {
+			bad("callback URL: %v", err)
+		}
 	}
 	if err := r.Filter.Err(); err != nil {
 		bad("%v", err)
@@ -180,7 +193,7 @@ func (r SubscribeParams) body(t *transport.Client) (*subscribeBody, error) {
 		Filters:         r.Filter.String(),
 		IntegrationID:   r.IntegrationID,
 		ObjectIDs:       r.ObjectIDs,
-		WebhookSettings: WebhookSettings{CallbackURL: r.CallbackURL},
+		WebhookSettings: WebhookSettings{CallbackURL: callback},
 	}, nil
 }
 

@@ -118,27 +118,38 @@ func memberText(raw json.RawMessage) string {
 const DefaultMaxDeliveryBytes = 1 << 20
 
 // Handler is an http.Handler that receives webhook deliveries: mount it at
-// the path of a subscriber's callback URL.
+// the path of a subscriber's callback URL, or, with Secrets, at the
+// subtree below it ("/partner/" for "https://hooks.example.com/partner").
+//
+// With Secrets set, it first requires the last segment of the request's
+// path to be one of them (SecretSet.Allows: constant-time comparisons)
+// and answers 401 otherwise, before it looks at the method or reads the
+// body. Subscribe puts the secret there (SubscribeParams.Secret). The
+// secret shows in no answer and no log record: the path is logged with
+// its last segment, and any other of 16 or more URL-safe characters, as
+// "***".
 //
 // It accepts POST requests whose body is a JSON object of at most
 // MaxBodyBytes, decodes the delivery with ParseDelivery and calls Deliver
-// with the request's context. The Content-Type is not checked: the
+// with the request's context. It does nothing else per delivery: no
+// request of its own, no state kept. The Content-Type is not checked: the
 // deployed service does not document the one it sends, and a delivery
 // refused for its header would be lost, since a 4xx is not retried. It
 // answers
 //
 //   - 204 No Content when Deliver returns nil;
-//   - 400 Bad Request when the body is not a JSON object, 405 for a method
-//     other than POST, 413 for a body over the limit: the service has no
-//     reason to retry;
+//   - 400 Bad Request when the body is not a JSON object, 401
+//     Unauthorized without a secret of Secrets, 405 for a method other
+//     than POST (with Allow: POST), 413 for a body over the limit: the
+//     service has no reason to retry;
 //   - 500 Internal Server Error when Deliver returns an error, so that the
 //     service sends the delivery again later; or the Status of a
 //     *StatusError in that error's chain, with its Retry-After.
 //
 // Error answers carry a short plain-text reason; the error Deliver
 // returned is logged to Logger, never sent back. The interface shows no
-// signing of deliveries: protect the callback URL (an unguessable path,
-// network rules) if it is reachable from outside.
+// signing of deliveries: a receiver reachable from outside sets Secrets
+// (docs/reliability.md says what that protects against and what not).
 type Handler struct {
 	// Deliver handles one delivery. It may run concurrently for different
 	// deliveries.
@@ -148,10 +159,18 @@ type Handler struct {
 	// Logger, when set, receives a record for each refused or failed
 	// delivery (without its body).
 	Logger *slog.Logger
+	// Secrets, when set, are the subscriber secrets a delivery's path
+	// must end in; nil accepts any path. An empty set refuses every
+	// delivery.
+	Secrets *SecretSet
 }
 
 // ServeHTTP receives one delivery.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if h.Secrets != nil && !h.Secrets.Allows(r) {
+		h.fail(r, w, http.StatusUnauthorized, "unauthorized", nil)
+		return
+	}
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		h.fail(r, w, http.StatusMethodNotAllowed, "deliveries are POSTed", nil)
@@ -222,7 +241,11 @@ func (e *StatusError) Unwrap() error { return e.Err }
 
 func (h *Handler) fail(r *http.Request, w http.ResponseWriter, status int, reason string, err error) {
 	if h.Logger != nil {
-		attrs := []slog.Attr{slog.Int("status", status), slog.String("reason", reason), slog.String("path", r.URL.Path)}
+		path := r.URL.Path
+		if h.Secrets != nil {
+			path = maskSecretPath(path)
+		}
+		attrs := []slog.Attr{slog.Int("status", status), slog.String("reason", reason), slog.String("path", path)}
 		if err != nil {
 			attrs = append(attrs, slog.String("error", err.Error()))
 		}

@@ -90,6 +90,7 @@ type evSubscriber struct {
 	EventSubscriber
 	seq    int
 	filter *EventFilter // nil without filters
+	logURL string       // CallbackURL as the delivery log shows it
 	queue  []evJob
 	active bool // a worker is delivering its queue
 	gone   bool // unsubscribed: queued deliveries are dropped
@@ -280,6 +281,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 			Created:       f.clock.Now(),
 		},
 		filter: filter,
+		logURL: maskCallbackURL(req.WebhookSettings.CallbackURL),
 	}
 	f.events.mu.Lock()
 	f.events.seq++

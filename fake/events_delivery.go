@@ -4,11 +4,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"io"
 	"maps"
 	"net/http"
+	"net/url"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"time"
 )
@@ -102,7 +105,11 @@ type DeliveryAttempt struct {
 	SubscriberID string
 	Event        string
 	ObjectID     string
-	URL          string
+	// URL is the subscriber's callback URL with whatever may be secret
+	// shown as "***": a password, every query value, and each path
+	// segment of 16 or more letters, digits, '-' and '_' (where a
+	// receiver puts a secret token). Err shows the URL the same way.
+	URL string
 	// Attempt counts the attempts of this delivery, from 1; it is 0 for
 	// a delivery that was Dropped.
 	Attempt int
@@ -140,6 +147,7 @@ type evDeliveryState struct {
 
 type evJob struct {
 	id, event, objectID, url string
+	logURL                   string // url as the delivery log shows it (maskCallbackURL)
 	payload                  map[string]string
 	body                     []byte
 }
@@ -317,7 +325,7 @@ func (s *evSubscriber) wants(kind string, o Object) bool {
 }
 
 func (f *Fake) newDelivery(s *evSubscriber, kind string, c ObjectChange, fields map[string]string) evJob {
-	j := evJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL}
+	j := evJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL, logURL: s.logURL}
 	j.payload = maps.Clone(fields)
 	if !f.deploy.envelope {
 		j.body, _ = json.Marshal(j.payload) // a map of strings always encodes
@@ -422,7 +430,7 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 // attempt returns the log entry of attempt n of j.
 func (j evJob) attempt(s *evSubscriber, n int, at time.Time) DeliveryAttempt {
 	return DeliveryAttempt{
-		DeliveryID: j.id, SubscriberID: s.ID, Event: j.event, ObjectID: j.objectID, URL: j.url,
+		DeliveryID: j.id, SubscriberID: s.ID, Event: j.event, ObjectID: j.objectID, URL: j.logURL,
 		Attempt: n, Time: at, Payload: j.payload,
 	}
 }
@@ -458,6 +466,12 @@ func (f *Fake) postDelivery(j evJob) (int, time.Duration, error) {
 	req.Header.Set("User-Agent", "partner-fake-webhooks")
 	resp, err := f.events.client.Do(req)
 	if err != nil {
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			masked := *ue
+			masked.URL = j.logURL
+			err = &masked
+		}
 		return 0, 0, err
 	}
 	io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
@@ -493,4 +507,43 @@ func eventValueString(v any) (string, bool) {
 		return "", false
 	}
 	return string(b), true
+}
+
+// minSecretSegment is the length from which a callback URL's path
+// segment of letters, digits, '-' and '_' counts as a secret token.
+const minSecretSegment = 16
+
+// maskCallbackURL returns a callback URL as the delivery log shows it:
+// the userinfo's password, every query value and every path segment of
+// minSecretSegment or more letters, digits, '-' and '_' (where a receiver
+// puts a secret token) masked as "***". A URL that does not parse shows
+// as "***".
+func maskCallbackURL(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "***"
+	}
+	if _, ok := u.User.Password(); ok {
+		u.User = url.UserPassword(u.User.Username(), "***")
+	}
+	// Masked in the escaped path, where "*" stays as it is.
+	segs := strings.Split(u.EscapedPath(), "/")
+	for i, seg := range segs {
+		if len(seg) >= minSecretSegment && strings.Trim(seg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_") == "" {
+			segs[i] = "***"
+		}
+	}
+	u.RawPath = strings.Join(segs, "/")
+	if u.Path, err = url.PathUnescape(u.RawPath); err != nil {
+		return "***"
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			q[k] = []string{"***"}
+		}
+		u.RawQuery = q.Encode()
+	}
+	u.Fragment, u.RawFragment = "", ""
+	return u.String()
 }

@@ -1,0 +1,170 @@
+package events
+
+import (
+	"crypto/rand"
+	"crypto/subtle"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+)
+
+// Secret is a subscriber secret: a random token that Subscribe puts into
+// the callback URL as its last path segment and that a Handler with
+// Secrets requires, so that only a sender that knows the whole callback
+// URL (the service it was registered with) can deliver. The service
+// documents no signing of deliveries; the URL it was given is what it
+// echoes.
+//
+// A Secret prints as "[redacted]" with fmt (%v, %s, %+v, %#v), in slog
+// records and when marshalled (encoding/json, any encoder of
+// encoding.TextMarshaler): string(secret) is its value, for storing it.
+// It unmarshals from a plain JSON string.
+type Secret string
+
+// MinSecretLen is the shortest Secret Subscribe accepts: 22 characters
+// of the URL-safe alphabet carry 128 bits when they are random.
+const MinSecretLen = 22
+
+// NewSecret returns a fresh Secret: 26 characters of crypto/rand.Text,
+// 130 random bits, safe in a URL path as they are.
+func NewSecret() Secret { return Secret(rand.Text()) }
+
+// String returns "[redacted]", never the secret.
+func (Secret) String() string { return "[redacted]" }
+
+// GoString returns "[redacted]", never the secret.
+func (Secret) GoString() string { return "[redacted]" }
+
+// LogValue keeps the secret out of slog records.
+func (Secret) LogValue() slog.Value { return slog.StringValue("[redacted]") }
+
+// MarshalText returns "[redacted]", never the secret: a struct holding a
+// Secret that is logged as JSON does not show it.
+func (Secret) MarshalText() ([]byte, error) { return []byte("[redacted]"), nil }
+
+// check reports what is wrong with s as a path segment secret, without
+// showing s.
+func (s Secret) check() error {
+	if len(s) < MinSecretLen {
+		return fmt.Errorf("secret has %d characters, want at least %d (events.NewSecret makes one)", len(s), MinSecretLen)
+	}
+	for _, c := range []byte(s) {
+		if !secretChar(c) {
+			return fmt.Errorf("secret may hold only A-Z, a-z, 0-9, '-' and '_' (events.NewSecret makes one)")
+		}
+	}
+	return nil
+}
+
+func secretChar(c byte) bool {
+	return 'A' <= c && c <= 'Z' || 'a' <= c && c <= 'z' || '0' <= c && c <= '9' || c == '-' || c == '_'
+}
+
+// withSecret returns the callback URL raw with secret as its last path
+// segment: "https://hooks.example.com/partner" becomes
+// "https://hooks.example.com/partner/SECRET"; a query stays after it.
+func withSecret(raw string, secret Secret) (string, error) {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "", err
+	}
+	return u.JoinPath(string(secret)).String(), nil
+}
+
+// SecretSet is the set of subscriber secrets a Handler accepts. It is
+// safe for concurrent use: a receiver rotates its secret while it serves
+// (see the Handler example). The zero SecretSet holds none, and a Handler
+// with an empty set refuses every delivery.
+type SecretSet struct {
+	mu      sync.RWMutex
+	secrets [][]byte
+}
+
+// NewSecretSet returns a set holding secrets.
+func NewSecretSet(secrets ...Secret) *SecretSet {
+	s := &SecretSet{}
+	for _, sec := range secrets {
+		s.Add(sec)
+	}
+	return s
+}
+
+// Add makes the set accept secret. An empty secret is ignored.
+func (s *SecretSet) Add(secret Secret) {
+	if secret == "" {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, sec := range s.secrets {
+		if string(sec) == string(secret) {
+			return
+		}
+	}
+	s.secrets = append(s.secrets, []byte(secret))
+}
+
+// Remove makes the set refuse secret.
+func (s *SecretSet) Remove(secret Secret) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, sec := range s.secrets {
+		if string(sec) == string(secret) {
+			s.secrets = append(s.secrets[:i:i], s.secrets[i+1:]...)
+			return
+		}
+	}
+}
+
+// Len returns the number of secrets in the set.
+func (s *SecretSet) Len() int {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return len(s.secrets)
+}
+
+// String describes the set without its secrets.
+func (s *SecretSet) String() string { return fmt.Sprintf("events.SecretSet{secrets: %d}", s.Len()) }
+
+// GoString describes the set without its secrets.
+func (s *SecretSet) GoString() string { return s.String() }
+
+// LogValue keeps the secrets out of slog records.
+func (s *SecretSet) LogValue() slog.Value { return slog.StringValue(s.String()) }
+
+// Allows reports whether the last segment of r's URL path is one of the
+// set's secrets, for receivers that do not use Handler. Each secret is
+// compared in constant time, and all of them every time.
+func (s *SecretSet) Allows(r *http.Request) bool {
+	_, last := splitSecret(r.URL.Path)
+	candidate := []byte(last)
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	ok := 0
+	for _, sec := range s.secrets {
+		ok |= subtle.ConstantTimeCompare(sec, candidate)
+	}
+	return ok == 1
+}
+
+// maskSecretPath returns p as a log shows it when secrets are in use: its
+// last segment, and every other of 16 or more secret characters (a
+// secret in the wrong place), as "***".
+func maskSecretPath(p string) string {
+	segs := strings.Split(p, "/")
+	for i, seg := range segs {
+		if i == len(segs)-1 || len(seg) >= 16 && strings.IndexFunc(seg, func(r rune) bool { return r > 127 || !secretChar(byte(r)) }) < 0 {
+			segs[i] = "***"
+		}
+	}
+	return strings.Join(segs, "/")
+}
+
+// splitSecret splits a path before its last segment, where a secret goes.
+func splitSecret(p string) (dir, last string) {
+	i := strings.LastIndexByte(p, '/')
+	return p[:i+1], p[i+1:]
+}
