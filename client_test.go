@@ -43,6 +43,8 @@ func TestNewValidation(t *testing.T) {
 		{"http loopback v4", []Option{WithBaseURL("http://127.0.0.1:8080"), creds}, ""},
 		{"http loopback v6", []Option{WithBaseURL("http://[::1]:8080"), creds}, ""},
 		{"http localhost", []Option{WithBaseURL("http://localhost:8080"), creds}, ""},
+		{"http LOCALHOST", []Option{WithBaseURL("HTTP://LocalHost:8080"), creds}, ""},
+		{"http sub.localhost", []Option{WithBaseURL("http://api.localhost:8080"), creds}, "not HTTPS"},
 		{"userinfo", []Option{WithBaseURL("https://u:p@api.example.test"), creds}, "must not carry credentials"},
 		{"query", []Option{WithBaseURL(base + "?x=1"), creds}, "query or fragment"},
 		{"no credentials", []Option{WithBaseURL(base)}, "no client credentials"},

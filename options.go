@@ -40,7 +40,8 @@ type settings struct {
 }
 
 // WithBaseURL sets the service's base URL, e.g. "https://api.example.com".
-// It must be HTTPS unless the host is a loopback address or
+// It must be HTTPS unless the host is a loopback address ("localhost" in
+// any case, 127.0.0.0/8 or ::1; not names under .localhost) or
 // WithInsecureHTTP is given.
 func WithBaseURL(u string) Option { return func(s *settings) { s.baseURL = u } }
 
@@ -198,13 +199,13 @@ func (s *settings) build() (transport.Config, error) {
 		return cfg, fmt.Errorf("partner: bad base URL: %w", err)
 	}
 	switch {
-	case u.Host == "" || (u.Scheme != "https" && u.Scheme != "http"):
+	case !transport.IsHTTPURL(u):
 		return cfg, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", s.baseURL)
 	case u.User != nil:
 		return cfg, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
 	case u.RawQuery != "" || u.Fragment != "":
 		return cfg, errors.New("partner: base URL must not have a query or fragment")
-	case u.Scheme == "http" && !s.allowInsecure && !transport.IsLoopback(u.Hostname()):
+	case transport.PlainHTTPRefused(u, s.allowInsecure):
 		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", s.baseURL)
 	}
 	if s.tokenSource == nil && (s.clientID == "" || s.clientSecret == "") {

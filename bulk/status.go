@@ -205,7 +205,7 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 		return errors.New("partner: bulk: ticket has no upload URL")
 	}
 	u, err := url.Parse(t.UploadURL)
-	if err != nil || !u.IsAbs() || (u.Scheme != "https" && u.Scheme != "http") {
+	if err != nil || !transport.IsHTTPURL(u) {
 		return errors.New("partner: bulk: ticket's upload URL is not an absolute http(s) URL")
 	}
 	if r == nil {

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/partnerapi/partner-go/internal/quote"
 )
 
 // Filter is a subscription filter expression: comparisons of object
@@ -212,34 +214,12 @@ func writeValue[V Value](b *strings.Builder, v V) error {
 	return nil
 }
 
-// writeString writes s as a quoted filter string.
+// writeString writes s as a quoted filter string (quote.Write), refusing
+// a string that is not valid UTF-8.
 func writeString(b *strings.Builder, s string) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("string %q is not valid UTF-8", s)
 	}
-	const hex = "0123456789abcdef"
-	b.WriteByte('"')
-	for _, r := range s {
-		switch r {
-		case '"', '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case '\n':
-			b.WriteString(`\n`)
-		case '\r':
-			b.WriteString(`\r`)
-		case '\t':
-			b.WriteString(`\t`)
-		default:
-			if r < 0x20 || r == 0x7f {
-				b.WriteString(`\u00`)
-				b.WriteByte(hex[r>>4])
-				b.WriteByte(hex[r&0xf])
-			} else {
-				b.WriteRune(r)
-			}
-		}
-	}
-	b.WriteByte('"')
+	quote.Write(b, s)
 	return nil
 }

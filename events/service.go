@@ -205,10 +205,10 @@ func checkCallbackURL(t *transport.Client, raw string) error {
 	if err != nil {
 		return fmt.Errorf("callback URL: %w", err)
 	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if !transport.IsHTTPURL(u) {
 		return fmt.Errorf("callback URL %q is not an absolute http or https URL", raw)
 	}
-	if u.Scheme == "http" && !t.InsecureHTTPAllowed() && !transport.IsLoopback(u.Hostname()) {
+	if transport.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
 		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", raw)
 	}
 	return nil

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"slices"
 	"strconv"
@@ -23,9 +24,18 @@ import (
 //   - an id sent on POST and meta sent on POST or PUT are ignored (both
 //     are assigned by the service); a PUT body id differing from the path
 //     is 400 invalidValue; a PUT without "active" keeps the current value.
+//   - a PUT replaces the members the published PUT body lists (userName,
+//     active, the enterprise extension) and those it carries; members it
+//     does not carry (name, displayName, emails, which the interface
+//     marks "used on create", and members the fake does not model) keep
+//     their stored values, since the published reads do not return them
+//     and a read-modify-write (a suspension) could not send them back.
+//     With WithSCIMFullResources, whose reads return every member, a PUT
+//     replaces the whole user (RFC 7644 §3.5.1): what it leaves out is
+//     removed.
 //   - members of the user the fake does not model are stored, and the
-//     answers of POST and PUT return them as sent, at the top level of the
-//     resource.
+//     answers of POST and PUT return the members the request carried, as
+//     sent, at the top level of the resource.
 //   - reads (GET of a user, the listing) answer the members the published
 //     reads show: schemas, id, userName, active, meta.resourceType and the
 //     enterprise extension; WithSCIMFullResources adds the rest.
@@ -190,16 +200,25 @@ func writeSCIMJSON(w http.ResponseWriter, status int, v any) {
 	json.NewEncoder(w).Encode(v)
 }
 
+// scimBody is a decoded user body.
+type scimBody struct {
+	user  scimUser
+	extra map[string]json.RawMessage // members the fake does not model
+	// carried holds the lower-case names of the modelled members the
+	// body has, null ones included.
+	carried map[string]bool
+}
+
 // scimDecode reads and validates a user body.
-func scimDecode(w http.ResponseWriter, r *http.Request) (scimUser, map[string]json.RawMessage, bool) {
+func scimDecode(w http.ResponseWriter, r *http.Request) (scimBody, bool) {
 	var raw json.RawMessage
 	if !decodeJSON(w, r, &raw) {
-		return scimUser{}, nil, false
+		return scimBody{}, false
 	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
 		writeSCIMError(w, http.StatusBadRequest, "invalidSyntax", "body must be a JSON object (a SCIM user)")
-		return scimUser{}, nil, false
+		return scimBody{}, false
 	}
 	var u scimUser
 	if err := json.Unmarshal(raw, &u); err != nil {
@@ -209,21 +228,23 @@ func scimDecode(w http.ResponseWriter, r *http.Request) (scimUser, map[string]js
 			msg = fmt.Sprintf("%s must be %s, not %s", typ.Field, typ.Type, typ.Value)
 		}
 		writeSCIMError(w, http.StatusBadRequest, "invalidSyntax", "%s", msg)
-		return scimUser{}, nil, false
+		return scimBody{}, false
 	}
 	if err := validateSCIMUser(&u); err != nil {
 		writeSCIMFail(w, err)
-		return scimUser{}, nil, false
+		return scimBody{}, false
 	}
+	carried := map[string]bool{}
 	for k := range members {
 		if slices.ContainsFunc(scimUserMembers, func(n string) bool { return strings.EqualFold(n, k) }) {
+			carried[strings.ToLower(k)] = true
 			delete(members, k)
 		}
 	}
 	if len(members) == 0 {
 		members = nil
 	}
-	return u, members, true
+	return scimBody{user: u, extra: members, carried: carried}, true
 }
 
 func validateSCIMUser(u *scimUser) error {
@@ -270,12 +291,12 @@ func validateSCIMUser(u *scimUser) error {
 }
 
 func (f *Fake) scimCreate(w http.ResponseWriter, r *http.Request) {
-	u, extra, ok := scimDecode(w, r)
+	b, ok := scimDecode(w, r)
 	if !ok {
 		return
 	}
-	u.ID = ""
-	rec, err := f.scim.create(u, extra, f.clock.Now())
+	b.user.ID = ""
+	rec, err := f.scim.create(b.user, b.extra, f.clock.Now())
 	if err != nil {
 		writeSCIMFail(w, err)
 		return
@@ -302,21 +323,25 @@ func (f *Fake) scimGet(w http.ResponseWriter, r *http.Request) {
 
 func (f *Fake) scimReplace(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("id")
-	u, extra, ok := scimDecode(w, r)
+	b, ok := scimDecode(w, r)
 	if !ok {
 		return
 	}
-	if u.ID != "" && u.ID != id {
-		writeSCIMError(w, http.StatusBadRequest, "invalidValue", "id %q in the body differs from id %q in the path", u.ID, id)
+	if b.user.ID != "" && b.user.ID != id {
+		writeSCIMError(w, http.StatusBadRequest, "invalidValue", "id %q in the body differs from id %q in the path", b.user.ID, id)
 		return
 	}
-	u.ID = id
-	rec, err := f.scim.replace(u, extra, f.clock.Now())
+	b.user.ID = id
+	rec, err := f.scim.replace(b, f.clock.Now())
 	if err != nil {
 		writeSCIMFail(w, err)
 		return
 	}
-	writeSCIMJSON(w, http.StatusOK, f.scimResource(rec, true))
+	// The answer carries what the request carried, as create's does.
+	sent := *rec
+	sent.user, sent.extra = b.user, b.extra
+	sent.user.Active = rec.user.Active
+	writeSCIMJSON(w, http.StatusOK, f.scimResource(&sent, true))
 }
 
 func (f *Fake) scimList(w http.ResponseWriter, r *http.Request) {
@@ -382,8 +407,8 @@ func (f *Fake) scimLocation(id string) string {
 }
 
 // scimResource encodes a stored user as the service answers it. The
-// answers of create and replace (echo) carry every member the user was
-// sent with; reads carry the members the published read answers show
+// answers of create and replace (echo) carry every member the request
+// carried; reads carry the members the published read answers show
 // (schemas, id, userName, active, meta.resourceType, the enterprise
 // extension), and the rest with WithSCIMFullResources, which also adds
 // meta's created, lastModified, location and version.
@@ -424,10 +449,13 @@ func (f *Fake) scimResource(rec *scimRecord, echo bool) json.RawMessage {
 // and the listing) answer every member a user was sent with (name,
 // displayName, emails and members the fake does not model), adds meta's
 // created, lastModified, location and version to every answer, and
-// itemsPerPage to list answers. These are RFC 7644's and the fake's own:
-// the deployed service's published reads show schemas, id, userName,
+// itemsPerPage to list answers. With it a PUT replaces the whole user
+// (RFC 7644 §3.5.1): a member the body leaves out is removed, active
+// excepted, which keeps its value. These are RFC 7644's and the fake's
+// own: the deployed service's published reads show schemas, id, userName,
 // active, meta.resourceType and the enterprise extension only, which the
-// fake answers by default.
+// fake answers by default, and by default a PUT keeps the stored name,
+// displayName, emails and unmodelled members it does not carry.
 func WithSCIMFullResources() Option { return func(f *Fake) { f.scim.fullResources = true } }
 
 func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now time.Time) (*scimRecord, error) {
@@ -452,7 +480,11 @@ func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now tim
 	return rec, nil
 }
 
-func (s *scimStore) replace(u scimUser, extra map[string]json.RawMessage, now time.Time) (*scimRecord, error) {
+// replace stores the user b carries over the stored one with its id: the
+// whole user with fullResources, otherwise the members b carries and
+// the published ones (see the rules at the top of this file).
+func (s *scimStore) replace(b scimBody, now time.Time) (*scimRecord, error) {
+	u, extra := b.user, b.extra
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	old, ok := s.byID[u.ID]
@@ -463,6 +495,9 @@ func (s *scimStore) replace(u scimUser, extra map[string]json.RawMessage, now ti
 	if owner, taken := s.byName[key]; taken && owner != u.ID {
 		return nil, scimErrorf(http.StatusConflict, "uniqueness", "userName %q is already taken", u.UserName)
 	}
+	if !s.fullResources {
+		u, extra = keepUncarried(b, old)
+	}
 	if u.Active == nil {
 		u.Active = old.user.Active
 	}
@@ -471,6 +506,36 @@ func (s *scimStore) replace(u scimUser, extra map[string]json.RawMessage, now ti
 	s.byName[key] = u.ID
 	s.byID[u.ID] = rec
 	return rec, nil
+}
+
+// keepUncarried returns b's user and unmodelled members with the stored
+// values of old for the members b does not carry: name, displayName,
+// emails and unmodelled members.
+func keepUncarried(b scimBody, old *scimRecord) (scimUser, map[string]json.RawMessage) {
+	u := b.user
+	if !b.carried["name"] {
+		u.Name = old.user.Name
+	}
+	if !b.carried["displayname"] {
+		u.DisplayName = old.user.DisplayName
+	}
+	if !b.carried["emails"] {
+		u.Emails = old.user.Emails
+	}
+	extra := maps.Clone(b.extra)
+	for k, v := range old.extra {
+		sent := false
+		for n := range b.extra {
+			sent = sent || strings.EqualFold(n, k)
+		}
+		if !sent {
+			if extra == nil {
+				extra = map[string]json.RawMessage{}
+			}
+			extra[k] = v
+		}
+	}
+	return u, extra
 }
 
 // Demo users, fixed so that docs and examples can name them.

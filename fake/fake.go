@@ -42,9 +42,13 @@
 //   - WithViewStatusDetail: viewId, reportId, version and createdAt beside
 //     viewStatus in the view status answer.
 //   - WithSCIMFullResources: name, displayName, emails and unmodelled
-//     members in SCIM reads (the answers of create and replace echo them
-//     always), meta's created, lastModified, location and version, and
-//     the listing's itemsPerPage.
+//     members in SCIM reads (the answers of create and replace echo those
+//     the request carried), meta's created, lastModified, location and
+//     version, and the listing's itemsPerPage. With these reads a PUT
+//     replaces the whole user (RFC 7644); by default, as the reads do not
+//     return those members, a PUT keeps the stored ones it does not
+//     carry, so that a read-modify-write (scim.Service.Suspend) loses
+//     nothing.
 //   - WithDeliveryEnvelope: envelope members in webhook deliveries and in
 //     the event schemas.
 //

@@ -125,11 +125,11 @@ func TestSCIMCreateGetReplace(t *testing.T) {
 		t.Fatalf("put: %d %s", status, body)
 	}
 	u, _ := srv.User(id)
-	if !u.Suspended || u.UserName != "ada.l@example.com" || u.Department != "" || u.GivenName != "" {
-		t.Errorf("after PUT the user is %+v, want replaced and suspended", u)
+	if !u.Suspended || u.UserName != "ada.l@example.com" || u.Department != "" || u.GivenName != "Ada" {
+		t.Errorf("after PUT the user is %+v, want userName replaced, extension removed, name kept, suspended", u)
 	}
-	if strings.Contains(string(body), "Countess") {
-		t.Errorf("PUT is a full replace, but the unmodelled member survived: %s", body)
+	if strings.Contains(string(body), "Countess") || strings.Contains(string(body), "givenName") {
+		t.Errorf("PUT answered members it was not sent: %s", body)
 	}
 	// The old userName is free again; the new one is taken.
 	if status, body, _ := scimTestCall(t, srv, tok, "POST", "/api/scim/v2/Users", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"ADA@example.com"}`); status != http.StatusCreated {
@@ -142,25 +142,88 @@ func TestSCIMCreateGetReplace(t *testing.T) {
 	scimTestError(t, body, http.StatusConflict, "uniqueness")
 }
 
+// scimTestAdaServer starts a fake, with WithSCIMFullResources when full,
+// and creates scimTestAda in it.
+func scimTestAdaServer(t *testing.T, full bool) (srv *Server, tok, id string) {
+	t.Helper()
+	var opts []Option
+	if full {
+		opts = append(opts, WithSCIMFullResources())
+	}
+	srv, tok = scimTestServer(t, opts...)
+	status, body, _ := scimTestCall(t, srv, tok, "POST", "/api/scim/v2/Users", scimTestAda)
+	var created struct{ ID string }
+	if err := json.Unmarshal(body, &created); status != http.StatusCreated || err != nil || created.ID == "" {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	return srv, tok, created.ID
+}
+
+// TestSCIMReplaceKeepsWhatItDoesNotCarry: by default a PUT replaces the
+// published members and those it carries, and keeps the stored name,
+// displayName, emails and unmodelled members it does not carry (the
+// published reads do not return them); with WithSCIMFullResources it
+// replaces the whole user.
+func TestSCIMReplaceKeepsWhatItDoesNotCarry(t *testing.T) {
+	for _, full := range []bool{false, true} {
+		srv, tok, id := scimTestAdaServer(t, full)
+		path := "/api/scim/v2/Users/" + id
+
+		// What a read-modify-write of the published read sends back.
+		put := `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User","urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
+"id":"` + id + `","userName":"ada@example.com","active":false,"meta":{"resourceType":"User"},
+"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User":{"department":"Engineering"}}`
+		if status, body, _ := scimTestCall(t, srv, tok, "PUT", path, put); status != http.StatusOK {
+			t.Fatalf("full %v: put: %d %s", full, status, body)
+		}
+		u, _ := srv.User(id)
+		kept := u.GivenName == "Ada" && u.FamilyName == "Lovelace" && u.DisplayName == "Ada Lovelace" &&
+			len(u.Emails) == 1 && u.Emails[0].Value == "ada@example.com"
+		if kept == full || !u.Suspended || u.Department != "Engineering" {
+			t.Errorf("full %v: after a PUT of the published members the user is %+v", full, u)
+		}
+		if full {
+			continue
+		}
+		// The unmodelled member is kept too (no default read shows it).
+		srv.scim.mu.RLock()
+		title := string(srv.scim.byID[id].extra["title"])
+		srv.scim.mu.RUnlock()
+		if title != `"Countess"` {
+			t.Errorf("unmodelled member after the PUT: %s", title)
+		}
+
+		// Members the PUT carries are replaced, null and [] included.
+		put = `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"ada@example.com",
+"displayName":"Countess of Lovelace","name":null,"emails":[],"title":"Analyst"}`
+		if status, body, _ := scimTestCall(t, srv, tok, "PUT", path, put); status != http.StatusOK {
+			t.Fatalf("put: %d %s", status, body)
+		}
+		u, _ = srv.User(id)
+		if u.DisplayName != "Countess of Lovelace" || u.GivenName != "" || len(u.Emails) != 0 || u.Department != "" || !u.Suspended {
+			t.Errorf("after a PUT carrying name, displayName and emails the user is %+v", u)
+		}
+		srv.scim.mu.RLock()
+		title = string(srv.scim.byID[id].extra["title"])
+		srv.scim.mu.RUnlock()
+		if title != `"Analyst"` {
+			t.Errorf("unmodelled member after a PUT carrying it: %s", title)
+		}
+	}
+}
+
 // TestSCIMPublishedShapes: reads and listings carry the members the
 // published answers show; WithSCIMFullResources adds every stored member,
 // meta's details and itemsPerPage.
 func TestSCIMPublishedShapes(t *testing.T) {
 	for _, full := range []bool{false, true} {
-		var opts []Option
-		if full {
-			opts = append(opts, WithSCIMFullResources())
-		}
-		srv, tok := scimTestServer(t, opts...)
-		_, body, _ := scimTestCall(t, srv, tok, "POST", "/api/scim/v2/Users", scimTestAda)
-		var created struct{ ID string }
-		json.Unmarshal(body, &created)
+		srv, tok, id := scimTestAdaServer(t, full)
 		published := []string{"schemas", "id", "userName", "active", "meta", scimSchemaEnterprise}
 		want := published
 		if full {
 			want = append(slices.Clone(published), "name", "displayName", "emails", "title")
 		}
-		_, body, _ = scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users/"+created.ID, "")
+		_, body, _ := scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users/"+id, "")
 		var got map[string]json.RawMessage
 		json.Unmarshal(body, &got)
 		if !slices.Equal(slices.Sorted(maps.Keys(got)), slices.Sorted(slices.Values(want))) {

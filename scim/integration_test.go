@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -99,6 +100,48 @@ func TestLifecycle(t *testing.T) {
 	}
 	if _, err := c.SCIM.FindByUserName(ctx, "nobody@example.com"); !errors.Is(err, scim.ErrNotFound) {
 		t.Errorf("FindByUserName of nobody: %v", err)
+	}
+}
+
+// TestSuspendReactivateKeepMembersTheReadOmits: against the default fake,
+// whose reads show the published members only (no name, displayName or
+// emails), Suspend and Reactivate write back what they read and the
+// user keeps the members the read did not return.
+func TestSuspendReactivateKeepMembersTheReadOmits(t *testing.T) {
+	srv, c := newFake(t)
+	ctx := context.Background()
+	id, err := srv.AddUser(fake.User{
+		UserName: "ada@example.com", GivenName: "Ada", FamilyName: "Lovelace", DisplayName: "Ada Lovelace",
+		Emails:     []fake.UserEmail{{Value: "ada@example.com", Type: "work", Primary: true}, {Value: "ada@home.example", Type: "home"}},
+		Department: "Engineering",
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	read, err := c.SCIM.Get(ctx, id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if read.Name != nil || read.DisplayName != "" || read.Emails != nil {
+		t.Fatalf("the default fake's read carries members the published read does not: %+v", read)
+	}
+	want, _ := srv.User(id)
+	for _, step := range []struct {
+		name      string
+		call      func(context.Context, string) (*scim.User, error)
+		suspended bool
+	}{
+		{"Suspend", c.SCIM.Suspend, true},
+		{"Reactivate", c.SCIM.Reactivate, false},
+	} {
+		if _, err := step.call(ctx, id); err != nil {
+			t.Fatalf("%s: %v", step.name, err)
+		}
+		got, _ := srv.User(id)
+		if got.Suspended != step.suspended || got.GivenName != "Ada" || got.FamilyName != "Lovelace" ||
+			got.DisplayName != "Ada Lovelace" || !slices.Equal(got.Emails, want.Emails) || got.Department != "Engineering" {
+			t.Errorf("after %s the stored user is %+v, want %+v with suspended %v", step.name, got, want, step.suspended)
+		}
 	}
 }
 

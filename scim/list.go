@@ -7,9 +7,9 @@ import (
 	"iter"
 	"net/http"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/quote"
 	"github.com/partnerapi/partner-go/internal/transport"
 )
 
@@ -149,36 +149,13 @@ func (s *Service) FindByUserName(ctx context.Context, userName string) (*User, e
 
 // Quote returns s as a string value of a SCIM filter: a JSON string (RFC
 // 7644 §3.4.2.2), in double quotes with `"`, `\` and control characters
-// escaped, so that any value is compared as it is and cannot change the
+// (DEL included) escaped and bytes that are not valid UTF-8 replaced by
+// \ufffd, so that any value is compared as it is and cannot change the
 // expression around it.
 //
 //	filter := "emails.value eq " + scim.Quote(addr)
 func Quote(s string) string {
-	const hex = "0123456789abcdef"
 	var b strings.Builder
-	b.Grow(len(s) + 2)
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xf])
-		case r == utf8.RuneError:
-			b.WriteString(`\ufffd`)
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
+	quote.Write(&b, s)
 	return b.String()
 }

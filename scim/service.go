@@ -89,9 +89,15 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 }
 
 // Update replaces the user u.ID with u: PUT /api/scim/v2/Users/{user_id},
-// with the id both in the path and in the body. It is a full replace: an
-// attribute left out is removed, so update a user read with Get (whose
-// unmodelled members travel in Extra) rather than one built from scratch.
+// with the id both in the path and in the body. The members u carries
+// replace the stored ones and a member of the published PUT body left out
+// (the enterprise extension) is removed, so update a user read with Get
+// (whose unmodelled members travel in Extra) rather than one built from
+// scratch. The published reads return no name, displayName or emails
+// (the interface marks them "used on create"), so a user read with Get
+// carries none and Update does not send them; what a service does with
+// members a PUT leaves out is not published (RFC 7644 lets it clear or
+// keep them), and the fake keeps them unless fake.WithSCIMFullResources.
 // ID and UserName are required; Schemas are filled in as for Create.
 // Setting Active to false suspends the user. An unknown id is a 404.
 //
@@ -119,8 +125,10 @@ func (s *Service) Update(ctx context.Context, u *User) (*User, error) {
 // user (GET /api/scim/v2/Users/{user_id}) and writes it back with
 // "active": false (PUT on the same path). The user is written back exactly
 // as read apart from "active", including members this package does not
-// model, so nothing is lost. A user already suspended is returned without
-// a write.
+// model, so nothing the read returned is lost. Members the read does not
+// return (the published reads show no name, displayName or emails) are
+// not sent and are left to the service, as for Update. A user already
+// suspended is returned without a write.
 //
 // The read and the write are not atomic: a change made by someone else in
 // between is overwritten (the interface offers no conditional PUT).

@@ -249,6 +249,7 @@ func TestQuote(t *testing.T) {
 		"tab\tnl\n\x01": `"tab\tnl\n\u0001"`,
 		"é ü":           `"é ü"`,
 		"bad\xffutf8":   `"bad\ufffdutf8"`,
+		"del\x7f":       `"del\u007f"`,
 	} {
 		got := scim.Quote(in)
 		if got != want {

@@ -1,14 +1,11 @@
 package transport
 
-// The HTTP client under the pipeline: its default timeouts, its redirect
-// rules, and the plain-http rule for absolute URLs.
+// The HTTP client under the pipeline: its default timeouts and its
+// redirect rules.
 
 import (
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
-	"net/url"
 	"strings"
 	"time"
 )
@@ -20,29 +17,6 @@ const (
 	DefaultTLSHandshakeTimeout   = 10 * time.Second
 	DefaultResponseHeaderTimeout = 60 * time.Second
 )
-
-// InsecureHTTPAllowed reports whether plain http URLs to hosts other than
-// loopback addresses are allowed (Config.AllowInsecureHTTP).
-func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
-
-// CheckScheme refuses a plain http URL to a host that is not a loopback
-// address unless insecure HTTP was allowed. what names the URL in the
-// error ("upload URL").
-func (c *Client) CheckScheme(what string, u *url.URL) error {
-	if u.Scheme == "http" && !c.cfg.AllowInsecureHTTP && !IsLoopback(u.Hostname()) {
-		return fmt.Errorf("partner: %s to %s is plain http; refused unless insecure HTTP is allowed", what, u.Host)
-	}
-	return nil
-}
-
-// IsLoopback reports whether host is "localhost" or a loopback address.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
 
 // ErrInsecureRedirect is returned for a redirect from https to plain
 // http, which would send the request (and, on the same host, its

@@ -1,0 +1,43 @@
+// Package quote writes strings as JSON string literals for the filter
+// expressions the SDK builds: SCIM filters (scim.Quote) and event
+// subscription filters (events.Filter).
+package quote
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Write writes s to b in double quotes with `"` and `\` escaped by a
+// backslash, newline, carriage return and tab as \n, \r and \t, other
+// control characters and DEL as \u00XX, and each byte that is not part
+// of valid UTF-8 as \ufffd. The result is a JSON string (RFC 8259 §7)
+// whose value is s (with invalid bytes replaced), so that no value can
+// change the structure of the expression around it.
+func Write(b *strings.Builder, s string) {
+	const hex = "0123456789abcdef"
+	b.Grow(len(s) + 2)
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\r':
+			b.WriteString(`\r`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			b.WriteString(`\u00`)
+			b.WriteByte(hex[r>>4])
+			b.WriteByte(hex[r&0xf])
+		case r == utf8.RuneError:
+			b.WriteString(`\ufffd`)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+}

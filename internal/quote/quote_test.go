@@ -1,0 +1,34 @@
+package quote
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func TestWrite(t *testing.T) {
+	for in, want := range map[string]string{
+		``:                `""`,
+		`a@b.com`:         `"a@b.com"`,
+		`say "hi"`:        `"say \"hi\""`,
+		`back\slash`:      `"back\\slash"`,
+		"tab\tnl\n\r\x01": `"tab\tnl\n\r\u0001"`,
+		"del\x7f":         `"del\u007f"`,
+		"é ü \u2028":      "\"é ü \u2028\"",
+		"bad\xffutf8":     `"bad\ufffdutf8"`,
+		`") or (1 eq "1`:  `"\") or (1 eq \"1"`,
+	} {
+		var b strings.Builder
+		Write(&b, in)
+		got := b.String()
+		if got != want {
+			t.Errorf("Write(%q) = %s, want %s", in, got, want)
+		}
+		var back string
+		if err := json.Unmarshal([]byte(got), &back); err != nil {
+			t.Errorf("Write(%q) = %s is not a JSON string: %v", in, got, err)
+		} else if want := strings.ToValidUTF8(in, "\ufffd"); back != want {
+			t.Errorf("Write(%q) decodes to %q, want %q", in, back, want)
+		}
+	}
+}
