@@ -20,9 +20,9 @@ import (
 	"context"
 
 	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
@@ -53,7 +53,7 @@ type Client struct {
 	// Events manages webhook subscriptions (/event/v1).
 	Events *events.Service
 
-	t *transport.Client
+	t *core.Client
 }
 
 // New returns a Client configured by opts. It does no I/O: the first call
@@ -70,7 +70,7 @@ func New(opts ...Option) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{}
-	tokenTransport := transport.New(cfg)
+	tokenTransport := core.New(cfg)
 	c.OAuth = area.NewWith[oauth.Service](tokenTransport, area.OAuth{
 		ClientID:     s.clientID,
 		ClientSecret: s.clientSecret,

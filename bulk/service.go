@@ -66,17 +66,17 @@
 package bulk
 
 import (
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Service calls the /bulk/v1 operations. It is safe for concurrent use.
 // Reach it as the Bulk field of a partner.Client; it has no constructor
 // of its own.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
 func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+	area.Register(func(t *core.Client) *Service { return &Service{t: t} })
 }

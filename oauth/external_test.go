@@ -20,9 +20,9 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/oauth2"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 )
 
@@ -109,7 +109,7 @@ func TestExternalFailureKeepsToken(t *testing.T) {
 	fs := &flakySource{now: clk.Now, life: time.Minute}
 	var logs bytes.Buffer
 	u, _ := url.Parse("http://127.0.0.1:1")
-	tr := transport.New(transport.Config{BaseURL: u, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	tr := core.New(core.Config{BaseURL: u, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
 	src := area.NewWith[oauth.Service](tr, area.OAuth{External: fs, Now: clk.Now})
 	ctx := context.Background()
 	t1, err := src.Token(ctx)

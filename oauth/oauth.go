@@ -26,8 +26,8 @@ import (
 
 	"golang.org/x/oauth2"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Grant types of the token endpoint.
@@ -105,7 +105,7 @@ func redacted(s string) string {
 // Reach it as the OAuth field of a partner.Client; it has no constructor
 // of its own.
 type Service struct {
-	t        *transport.Client // sends without Authorization
+	t        *core.Client // sends without Authorization
 	cfg      area.OAuth
 	cache    tokenCache
 	external bool // the tokens come from cfg.External
@@ -115,7 +115,7 @@ func init() { area.RegisterWith(newService) }
 
 // newService returns a Service that requests tokens through t, which must
 // not itself authorize requests.
-func newService(t *transport.Client, cfg area.OAuth) *Service {
+func newService(t *core.Client, cfg area.OAuth) *Service {
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -250,7 +250,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	if p.GrantType == GrantRefreshToken && p.RefreshToken == "" {
 		return nil, errors.New("partner: refresh_token grant needs a refresh token")
 	}
-	r := &transport.Request{
+	r := &core.Request{
 		Method:     http.MethodPost,
 		Path:       TokenPath,
 		Query:      envQuery(s.t),
@@ -275,7 +275,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 
 // envQuery is the environment query parameter of a token request, or nil
 // (an untyped nil, so that a request without one takes the plain path).
-func envQuery(t *transport.Client) any {
+func envQuery(t *core.Client) any {
 	if q := t.EnvQuery(); q != nil {
 		return q
 	}
@@ -310,7 +310,7 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 	if accessToken == "" {
 		return errors.New("partner: no token to revoke")
 	}
-	return s.t.Do(ctx, &transport.Request{
+	return s.t.Do(ctx, &core.Request{
 		Method:     http.MethodDelete,
 		Path:       TokenPath,
 		Query:      envQuery(s.t),
@@ -328,7 +328,7 @@ func (s *Service) Close(ctx context.Context) error {
 	if !first || s.external || tok == nil || tok.AccessToken == "" {
 		return nil
 	}
-	if err := s.Revoke(ctx, tok.AccessToken); err != nil && !transport.HasStatus(err, http.StatusForbidden) {
+	if err := s.Revoke(ctx, tok.AccessToken); err != nil && !core.HasStatus(err, http.StatusForbidden) {
 		return err
 	}
 	return nil

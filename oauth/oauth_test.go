@@ -20,9 +20,9 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/oauth2"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 )
 
@@ -117,12 +117,12 @@ func (e *env) grants() []string {
 // service returns an OAuth service of the env's server that does not
 // retry; cfg defaults to the fake's client and the env's clock.
 func (e *env) service(cfg area.OAuth) *oauth.Service {
-	return e.serviceWith(transport.Config{Retry: transport.RetryPolicy{NoRetries: true}}, cfg)
+	return e.serviceWith(core.Config{Retry: core.RetryPolicy{NoRetries: true}}, cfg)
 }
 
 // serviceWith is service with the transport's retry policy and logger
 // from tc; its base URL and HTTP client are the env's server's.
-func (e *env) serviceWith(tc transport.Config, cfg area.OAuth) *oauth.Service {
+func (e *env) serviceWith(tc core.Config, cfg area.OAuth) *oauth.Service {
 	if cfg.ClientID == "" {
 		cfg.ClientID, cfg.ClientSecret = fake.DefaultClientID, fake.DefaultClientSecret
 	}
@@ -131,7 +131,7 @@ func (e *env) serviceWith(tc transport.Config, cfg area.OAuth) *oauth.Service {
 	}
 	tc.BaseURL, _ = url.Parse(e.srv.URL)
 	tc.HTTPClient = e.srv.Client()
-	return area.NewWith[oauth.Service](transport.New(tc), cfg)
+	return area.NewWith[oauth.Service](core.New(tc), cfg)
 }
 
 func TestClientCredentials(t *testing.T) {
@@ -194,7 +194,7 @@ func TestRefreshGrantAndRotation(t *testing.T) {
 	}
 	// Rotation: the old refresh token is spent.
 	_, err = s.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken})
-	var te *transport.Error
+	var te *core.Error
 	if !errors.As(err, &te) || te.StatusCode != 400 || te.Code != "invalid_grant" {
 		t.Fatalf("reusing a rotated refresh token: %v, want 400 invalid_grant", err)
 	}
@@ -242,7 +242,7 @@ func TestState(t *testing.T) {
 			io.WriteString(w, `{`+answer+`"access_token":"at","refresh_token":"rt","token_type":"Bearer","expires_in":3600}`)
 		}))
 		u, _ := url.Parse(bad.URL)
-		s := area.NewWith[oauth.Service](transport.New(transport.Config{BaseURL: u}), area.OAuth{ClientID: "c", ClientSecret: "s", State: "st-42"})
+		s := area.NewWith[oauth.Service](core.New(core.Config{BaseURL: u}), area.OAuth{ClientID: "c", ClientSecret: "s", State: "st-42"})
 		_, err := s.Token(context.Background())
 		bad.Close()
 		if !errors.Is(err, oauth.ErrStateMismatch) {
@@ -255,7 +255,7 @@ func TestOAuthErrorsTyped(t *testing.T) {
 	e := newEnv(t)
 	s := e.service(area.OAuth{ClientID: fake.DefaultClientID, ClientSecret: "wrong-secret-value"})
 	_, err := s.Token(context.Background())
-	var te *transport.Error
+	var te *core.Error
 	if !errors.As(err, &te) || te.StatusCode != 400 || te.Code != "invalid_client" || te.Message == "" {
 		t.Fatalf("err = %#v, want 400 invalid_client with a description", err)
 	}
@@ -307,11 +307,11 @@ func TestInvalidateAndRevoke(t *testing.T) {
 		t.Fatalf("Revoke: %v", err)
 	}
 	err = s.Revoke(ctx, t1.AccessToken)
-	var te *transport.Error
+	var te *core.Error
 	if !errors.As(err, &te) || te.StatusCode != http.StatusForbidden {
 		t.Fatalf("second Revoke: %v, want a 403 *Error", err)
 	}
-	if err := s.Revoke(ctx, "at_unknown"); !transport.HasStatus(err, 403) {
+	if err := s.Revoke(ctx, "at_unknown"); !core.HasStatus(err, 403) {
 		t.Fatalf("Revoke of an unknown token: %v, want 403", err)
 	}
 	if err := s.Revoke(ctx, ""); err == nil {
@@ -333,7 +333,7 @@ func TestClose(t *testing.T) {
 	if _, err := s.Token(ctx); !errors.Is(err, oauth.ErrClosed) {
 		t.Fatalf("Token after Close: %v, want ErrClosed", err)
 	}
-	if err := s.Revoke(ctx, tok.AccessToken); !transport.HasStatus(err, 403) {
+	if err := s.Revoke(ctx, tok.AccessToken); !core.HasStatus(err, 403) {
 		t.Fatalf("token still valid after Close: %v", err)
 	}
 	if n := e.fake.CountRequests("DELETE", "/oauth/token"); n != 2 {
@@ -425,7 +425,7 @@ func TestConcurrentTokenSingleRequest(t *testing.T) {
 func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 	e := newEnv(t)
 	var logs bytes.Buffer
-	s := e.serviceWith(transport.Config{Retry: transport.RetryPolicy{NoRetries: true},
+	s := e.serviceWith(core.Config{Retry: core.RetryPolicy{NoRetries: true},
 		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, area.OAuth{})
 	ctx := context.Background()
 	t1, err := s.Token(ctx)
@@ -461,7 +461,7 @@ func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 		t.Fatalf("Token after the spacing: %v, %d requests, want 5", err, e.fake.CountRequests("POST", "/oauth/token"))
 	}
 	e.clk.Advance(10 * time.Second) // expired
-	if _, err := s.Token(ctx); !transport.HasStatus(err, 503) {
+	if _, err := s.Token(ctx); !core.HasStatus(err, 503) {
 		t.Fatalf("Token once expired: %v, want the 503", err)
 	}
 	e.fake.ClearFaults()
@@ -476,8 +476,8 @@ func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 func TestRefreshFailureFallsBack(t *testing.T) {
 	for _, ft := range []fake.Fault{{Status: 500}, {DropAfter: true}} {
 		e := newEnv(t)
-		s := e.serviceWith(transport.Config{
-			Retry: transport.RetryPolicy{MaxRetries: 2, MinWait: time.Microsecond, MaxWait: time.Microsecond}}, area.OAuth{})
+		s := e.serviceWith(core.Config{
+			Retry: core.RetryPolicy{MaxRetries: 2, MinWait: time.Microsecond, MaxWait: time.Microsecond}}, area.OAuth{})
 		ctx := context.Background()
 		t1, err := s.Token(ctx)
 		if err != nil {

@@ -18,20 +18,20 @@ import (
 	"iter"
 	"time"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/area"
 	"github.com/partnerapi/partner-go/internal/paging"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Service calls the /report/v1 operations. It is safe for concurrent use.
 // Reach it as the Reports field of a partner.Client; it has no constructor
 // of its own.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
 func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+	area.Register(func(t *core.Client) *Service { return &Service{t: t} })
 }
 
 // Paging limits of the interface.
@@ -120,7 +120,7 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[Report, erro
 	}
 	return paging.Seq(ctx, p.StartPage, func(ctx context.Context, n int64) (paging.Page[Report, int64], error) {
 		var out reportList
-		err := s.t.Do(ctx, &transport.Request{
+		err := s.t.Do(ctx, &core.Request{
 			Method: "POST", Path: "/report/v1/list", Idempotent: true,
 			JSON: pageRequest{Page: page{Number: n, Size: size}},
 		}, &out)

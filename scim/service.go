@@ -25,8 +25,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // usersPath is the collection of user resources.
@@ -36,11 +36,11 @@ const usersPath = "/api/scim/v2/Users"
 // Reach it as the SCIM field of a partner.Client; it has no constructor
 // of its own.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
 func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+	area.Register(func(t *core.Client) *Service { return &Service{t: t} })
 }
 
 // Create provisions a user: POST /api/scim/v2/Users. The service answers
@@ -68,7 +68,7 @@ func (s *Service) Create(ctx context.Context, u *User) (*User, error) {
 		return nil, err
 	}
 	var out User
-	req := &transport.Request{Method: http.MethodPost, Path: usersPath, JSON: body}
+	req := &core.Request{Method: http.MethodPost, Path: usersPath, JSON: body}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}
@@ -82,7 +82,7 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 		return nil, errors.New("partner: scim: user id is required")
 	}
 	var out User
-	if err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: userPath(id)}, &out); err != nil {
+	if err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: userPath(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -108,7 +108,7 @@ func (s *Service) Update(ctx context.Context, u *User) (*User, error) {
 		return nil, err
 	}
 	var out User
-	req := &transport.Request{Method: http.MethodPut, Path: userPath(u.ID), JSON: body, Idempotent: true}
+	req := &core.Request{Method: http.MethodPut, Path: userPath(u.ID), JSON: body, Idempotent: true}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}
@@ -141,7 +141,7 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 	// Work on the raw members so that a user carrying attributes this
 	// package does not model (nested ones too) is written back whole.
 	var body json.RawMessage
-	if err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: userPath(id)}, &body); err != nil {
+	if err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: userPath(id)}, &body); err != nil {
 		return nil, err
 	}
 	var cur User
@@ -160,14 +160,14 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 		raw["id"], _ = json.Marshal(id)
 	}
 	var out User
-	req := &transport.Request{Method: http.MethodPut, Path: userPath(id), JSON: raw, Idempotent: true}
+	req := &core.Request{Method: http.MethodPut, Path: userPath(id), JSON: raw, Idempotent: true}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-func userPath(id string) string { return usersPath + "/" + transport.PathSegment(id) }
+func userPath(id string) string { return usersPath + "/" + core.PathSegment(id) }
 
 // prepare validates u and returns the body to send: a copy of u with its
 // schemas completed.

@@ -9,19 +9,19 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Service calls the /users/v1 operations. It is safe for concurrent use.
 // Reach it as the Users field of a partner.Client; it has no constructor
 // of its own.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
 func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
+	area.Register(func(t *core.Client) *Service { return &Service{t: t} })
 }
 
 // CheckAttributeParams is the body of an attribute check.
@@ -79,7 +79,7 @@ func (s *Service) CheckAttribute(ctx context.Context, p CheckAttributeParams) (*
 		p.FilterValue.Values = []string{}
 	}
 	var out CheckAttributeResult
-	req := &transport.Request{Method: http.MethodPost, Path: "/users/v1/check-attribute", JSON: p, Idempotent: true}
+	req := &core.Request{Method: http.MethodPost, Path: "/users/v1/check-attribute", JSON: p, Idempotent: true}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}

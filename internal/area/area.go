@@ -13,32 +13,32 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
-var ctors sync.Map // reflect.Type of T -> func(*transport.Client, A) *T
+var ctors sync.Map // reflect.Type of T -> func(*core.Client, A) *T
 
 // Register records how to build a *T on a transport. Call it from the
 // area package's init.
-func Register[T any](f func(*transport.Client) *T) {
-	RegisterWith(func(t *transport.Client, _ struct{}) *T { return f(t) })
+func Register[T any](f func(*core.Client) *T) {
+	RegisterWith(func(t *core.Client, _ struct{}) *T { return f(t) })
 }
 
 // RegisterWith is Register for a service built with settings of type A.
-func RegisterWith[T, A any](f func(*transport.Client, A) *T) {
+func RegisterWith[T, A any](f func(*core.Client, A) *T) {
 	ctors.Store(reflect.TypeFor[T](), f)
 }
 
 // New builds the *T registered with Register, sending through t.
-func New[T any](t *transport.Client) *T { return NewWith[T](t, struct{}{}) }
+func New[T any](t *core.Client) *T { return NewWith[T](t, struct{}{}) }
 
 // NewWith builds the *T registered with RegisterWith.
-func NewWith[T, A any](t *transport.Client, a A) *T {
+func NewWith[T, A any](t *core.Client, a A) *T {
 	f, ok := ctors.Load(reflect.TypeFor[T]())
 	if !ok {
 		panic(fmt.Sprintf("area: no constructor registered for %v", reflect.TypeFor[T]()))
 	}
-	build, ok := f.(func(*transport.Client, A) *T)
+	build, ok := f.(func(*core.Client, A) *T)
 	if !ok {
 		panic(fmt.Sprintf("area: constructor of %v does not take %v", reflect.TypeFor[T](), reflect.TypeFor[A]()))
 	}

@@ -4,15 +4,15 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
-type registered struct{ t *transport.Client }
+type registered struct{ t *core.Client }
 type unregistered struct{}
 
 func TestNew(t *testing.T) {
-	Register(func(tc *transport.Client) *registered { return &registered{t: tc} })
-	tc := transport.New(transport.Config{})
+	Register(func(tc *core.Client) *registered { return &registered{t: tc} })
+	tc := core.New(core.Config{})
 	if got := New[registered](tc); got == nil || got.t != tc {
 		t.Fatalf("New = %+v, want a service on the given transport", got)
 	}

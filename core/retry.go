@@ -1,4 +1,4 @@
-package transport
+package core
 
 // This file is the retry policy: what a RetryPolicy says, the client-wide
 // retry budget, and the hooks that go-retryablehttp calls around each

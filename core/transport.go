@@ -3,7 +3,7 @@
 // Authorization, environment and user agent headers), sends it through
 // go-retryablehttp with the retry rules of the operation, and decodes the
 // answer or returns an *Error.
-package transport
+package core
 
 import (
 	"bytes"

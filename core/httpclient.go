@@ -1,4 +1,4 @@
-package transport
+package core
 
 // The HTTP client under the pipeline: its default timeouts, its redirect
 // rules, and the plain-http rule for absolute URLs.
