@@ -26,22 +26,21 @@ import (
 	"strings"
 
 	"github.com/partnerapi/partner-go/core"
-	"github.com/partnerapi/partner-go/internal/area"
 )
 
 // usersPath is the collection of user resources.
 const usersPath = "/api/scim/v2/Users"
 
 // Service calls the /api/scim/v2/Users operations. It is safe for concurrent use.
-// Reach it as the SCIM field of a partner.Client; it has no constructor
-// of its own.
+// A partner.Client has one as its SCIM field; New builds one over any
+// core.Client.
 type Service struct {
 	t *core.Client
 }
 
-func init() {
-	area.Register(func(t *core.Client) *Service { return &Service{t: t} })
-}
+// New returns a Service that sends its requests through p, which
+// authorizes them (core.Config.Tokens).
+func New(p *core.Client) *Service { return &Service{t: p} }
 
 // Create provisions a user: POST /api/scim/v2/Users. The service answers
 // 201 with the user as stored, including its generated ID, which Create
