@@ -7,40 +7,7 @@ import (
 	"github.com/partnerapi/partner-go/core"
 )
 
-// Error is an answer of the service outside 2xx. Every call of the SDK
-// returns it (wrapped with context, so use errors.As, or the Is helpers
-// below) when the service answered with an error status. It never holds a
-// credential or a token. Its fields:
-//
-//   - StatusCode int: the HTTP status of the answer (400, 404, 503, ...).
-//   - Method, Path string: the request that failed ("POST",
-//     "/report/v1/list"), the path without its query string.
-//   - Code string: the server's short error code when it sent one: the
-//     OAuth `error` of the token endpoint (invalid_client, invalid_grant,
-//     ...), the `error` member of the generic error object (or its
-//     `code` when `error` is an object), or SCIM's scimType.
-//   - Message string: the server's human readable explanation (from
-//     `message`, `error_description`, `detail` or `error.message`).
-//   - URI string: the OAuth `error_uri`, when present.
-//   - SCIMType string: the `scimType` of a SCIM error (uniqueness,
-//     invalidValue, mutability, ...).
-//   - RetryAfter time.Duration: the wait the server asked for with a
-//     Retry-After header (seconds or an HTTP date), zero when absent.
-//   - Body []byte: the raw answer body, capped at 64 KiB.
-//   - OutcomeUnknown bool: set on the answer to a write that is not safe
-//     to repeat (a SCIM create, a bulk load, a subscription) when the
-//     service may have processed it: a 5xx, or an earlier attempt of the
-//     same call that was one. IsOutcomeUnknown reports it, and also for
-//     errors without an answer (a connection lost after the request was
-//     written).
-//
-// Its Error method reads "partner: METHOD PATH: STATUS TEXT: code:
-// message". For example:
-//
-//	var perr *partner.Error
-//	if errors.As(err, &perr) && perr.SCIMType == "uniqueness" {
-//		// the userName is taken
-//	}
+// Error is core.Error, an answer of the service outside 2xx: `go doc core.Error` shows its fields.
 type Error = core.Error
 
 // ErrBodyNotReplayable is returned when a request had to be repeated but
