@@ -119,7 +119,7 @@ func (e *env) service(cfg oauth.Options) *oauth.Service {
 	return e.serviceWith(core.Config{Retry: core.RetryPolicy{NoRetries: true}}, cfg)
 }
 
-// serviceWith is service with the transport's retry policy and logger
+// serviceWith is service with the pipeline's retry policy and logger
 // from tc; its base URL and HTTP client are the env's server's.
 func (e *env) serviceWith(tc core.Config, cfg oauth.Options) *oauth.Service {
 	if cfg.ClientID == "" {
