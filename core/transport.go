@@ -18,7 +18,9 @@
 // Writing an operation of a new service takes a Request and Do:
 //
 //	var u User
-//	err := p.Do(ctx, &core.Request{Method: "GET", Path: core.Pathf("/api/scim/v2/Users/%s", id), Idempotent: true}, &u)
+//	err := p.Do(ctx, &core.Request{Method: http.MethodGet, Path: core.Pathf("/api/scim/v2/Users/%s", id)}, &u)
+//
+// A GET is repeated freely; a write says whether it is (Idempotent).
 //
 // Errors of the SDK start with "partner: " once: Wrap and With add
 // context to an error without repeating it.
