@@ -20,9 +20,8 @@ import (
 	"context"
 
 	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
@@ -53,7 +52,7 @@ type Client struct {
 	// Events manages webhook subscriptions (/event/v1).
 	Events *events.Service
 
-	t *transport.Client
+	t *core.Client
 }
 
 // New returns a Client configured by opts. It does no I/O: the first call
@@ -69,25 +68,26 @@ func New(opts ...Option) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
+	// Token requests go through the pipeline without Authorization; the
+	// services' requests through the same pipeline authorized by the
+	// OAuth service: one connection pool and one retry budget.
+	tokens := core.New(cfg)
 	c := &Client{}
-	tokenTransport := transport.New(cfg)
-	c.OAuth = area.NewWith[oauth.Service](tokenTransport, area.OAuth{
+	c.OAuth = oauth.New(tokens, oauth.Options{
 		ClientID:     s.clientID,
 		ClientSecret: s.clientSecret,
 		Scopes:       s.scopes,
 		State:        s.state,
 		FormEncoded:  s.formTokens,
-		External:     s.tokenSource,
+		TokenSource:  s.tokenSource,
 	})
-	// Token requests and API calls share one connection pool and one
-	// retry budget.
-	c.t = tokenTransport.WithTokens(c.OAuth)
-	c.SCIM = area.New[scim.Service](c.t)
-	c.Users = area.New[users.Service](c.t)
-	c.Reports = area.New[reports.Service](c.t)
-	c.Objects = area.New[objects.Service](c.t)
-	c.Bulk = area.New[bulk.Service](c.t)
-	c.Events = area.New[events.Service](c.t)
+	c.t = tokens.WithTokens(c.OAuth)
+	c.SCIM = scim.New(c.t)
+	c.Users = users.New(c.t)
+	c.Reports = reports.New(c.t)
+	c.Objects = objects.New(c.t)
+	c.Bulk = bulk.New(c.t)
+	c.Events = events.New(c.t)
 	return c, nil
 }
 

@@ -20,8 +20,8 @@ import (
 	"github.com/jarcoal/httpmock"
 	"golang.org/x/oauth2"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 )
 
@@ -135,7 +135,7 @@ func TestUnauthorizedRefreshesAndRepeatsOnce(t *testing.T) {
 			}
 			return httpmock.NewStringResponse(200, `{}`), nil
 		})
-		if err := c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/report/v1/x"}, nil); err != nil {
+		if err := c.t.Do(ctx, &core.Request{Method: "GET", Path: "/report/v1/x"}, nil); err != nil {
 			t.Fatal(err)
 		}
 		if fmt.Sprint(auths) != "[Bearer access-tok-1 Bearer access-tok-2]" {
@@ -150,7 +150,7 @@ func TestUnauthorizedRefreshesAndRepeatsOnce(t *testing.T) {
 		var te tokenEndpoint
 		mt.RegisterResponder("POST", base+"/oauth/token", te.responder)
 		mt.RegisterResponder("POST", base+"/report/v1/x", httpmock.NewStringResponder(401, `{"error":"invalid_token","message":"no"}`))
-		err := c.t.Do(ctx, &transport.Request{Method: "POST", Path: "/report/v1/x", JSON: map[string]int{"a": 1}}, nil)
+		err := c.t.Do(ctx, &core.Request{Method: "POST", Path: "/report/v1/x", JSON: map[string]int{"a": 1}}, nil)
 		if !IsUnauthorized(err) {
 			t.Fatalf("err = %v, want 401", err)
 		}
@@ -167,13 +167,13 @@ func TestUnauthorizedRefreshesAndRepeatsOnce(t *testing.T) {
 			return httpmock.NewStringResponse(401, `{}`), nil
 		})
 		body := struct{ io.Reader }{strings.NewReader("a,b\n1,2\n")}
-		err := c.t.Do(ctx, &transport.Request{Method: "POST", Path: "/bulk/v1/bulkload", Body: body, ContentType: "text/csv"}, nil)
+		err := c.t.Do(ctx, &core.Request{Method: "POST", Path: "/bulk/v1/bulkload", Body: body, ContentType: "text/csv"}, nil)
 		if !errors.Is(err, ErrBodyNotReplayable) || !IsUnauthorized(err) {
 			t.Fatalf("err = %v, want a 401 marked ErrBodyNotReplayable", err)
 		}
 		// The bad token was still dropped: the next call fetches another.
 		mt.RegisterResponder("GET", base+"/x", httpmock.NewStringResponder(200, `{}`))
-		if err := c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/x"}, nil); err != nil || te.n != 2 {
+		if err := c.t.Do(ctx, &core.Request{Method: "GET", Path: "/x"}, nil); err != nil || te.n != 2 {
 			t.Fatalf("next call: %v after %d token requests, want 2", err, te.n)
 		}
 	})
@@ -187,7 +187,7 @@ func TestWithTokenSource(t *testing.T) {
 		return httpmock.NewStringResponse(200, `{}`), nil
 	})
 	ctx := context.Background()
-	if err := c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/x"}, nil); err != nil {
+	if err := c.t.Do(ctx, &core.Request{Method: "GET", Path: "/x"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if auth != "Bearer external-tok" || mt.GetCallCountInfo()["POST "+base+"/oauth/token"] != 0 {
@@ -206,7 +206,7 @@ func TestWithTokenSource(t *testing.T) {
 	if _, err := c.OAuth.Token(ctx); !errors.Is(err, oauth.ErrClosed) {
 		t.Fatalf("c.OAuth.Token after Close: %v, want oauth.ErrClosed", err)
 	}
-	if err := c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/x"}, nil); !errors.Is(err, oauth.ErrClosed) {
+	if err := c.t.Do(ctx, &core.Request{Method: "GET", Path: "/x"}, nil); !errors.Is(err, oauth.ErrClosed) {
 		t.Fatalf("call after Close: %v, want oauth.ErrClosed", err)
 	}
 }
@@ -231,7 +231,7 @@ func TestWithTokenSourceRefreshAfter401(t *testing.T) {
 	})
 	ctx := context.Background()
 	for range 3 {
-		if err := c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/x"}, nil); err != nil {
+		if err := c.t.Do(ctx, &core.Request{Method: "GET", Path: "/x"}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -252,7 +252,7 @@ func TestHeaderOptions(t *testing.T) {
 		callHdr = req.Header.Clone()
 		return httpmock.NewStringResponse(503, `{}`), nil
 	})
-	err := c.t.Do(context.Background(), &transport.Request{Method: "GET", Path: "/x"}, nil)
+	err := c.t.Do(context.Background(), &core.Request{Method: "GET", Path: "/x"}, nil)
 	if !IsServerError(err) || mt.GetCallCountInfo()["GET "+base+"/x"] != 1 {
 		t.Fatalf("WithMaxRetries(0): %v after %d calls", err, mt.GetCallCountInfo()["GET "+base+"/x"])
 	}
@@ -321,9 +321,9 @@ func TestSecretsNeverLeak(t *testing.T) {
 
 	ctx := context.Background()
 	var errs []error
-	errs = append(errs, c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/report/v1/x"}, nil))
-	errs = append(errs, c.t.Do(ctx, &transport.Request{Method: "POST", Path: "/report/v1/x", JSON: map[string]string{"a": "b"}}, nil))
-	errs = append(errs, c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/net"}, nil))
+	errs = append(errs, c.t.Do(ctx, &core.Request{Method: "GET", Path: "/report/v1/x"}, nil))
+	errs = append(errs, c.t.Do(ctx, &core.Request{Method: "POST", Path: "/report/v1/x", JSON: map[string]string{"a": "b"}}, nil))
+	errs = append(errs, c.t.Do(ctx, &core.Request{Method: "GET", Path: "/net"}, nil))
 	tok, _ := c.OAuth.Token(ctx)
 	errs = append(errs, c.OAuth.Revoke(ctx, tok.AccessToken))
 	_, err := c.OAuth.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"})
@@ -336,7 +336,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		r.Header.Set("Location", "http://api.example.test/plain?access_token=access-tok-9&sig=refresh-tok-9")
 		return r, nil
 	})
-	err = c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/redir"}, nil)
+	err = c.t.Do(ctx, &core.Request{Method: "GET", Path: "/redir"}, nil)
 	if !errors.Is(err, ErrInsecureRedirect) {
 		t.Fatalf("redirect to http: %v, want ErrInsecureRedirect", err)
 	}
@@ -364,7 +364,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 		}
 		return httpmock.NewStringResponse(503, `{"error":"busy","message":"later"}`), nil
 	})
-	err = c2.t.Do(ctx, &transport.Request{Method: "GET", Path: "/busy"}, nil)
+	err = c2.t.Do(ctx, &core.Request{Method: "GET", Path: "/busy"}, nil)
 	if !errors.Is(err, ErrRetryBudgetExhausted) || refreshes.Load() != 1 {
 		t.Fatalf("budget: %v after %d refreshes, want ErrRetryBudgetExhausted after one failed refresh", err, refreshes.Load())
 	}
@@ -451,7 +451,7 @@ func TestOneConnectionPool(t *testing.T) {
 	ctx := context.Background()
 	for range 3 {
 		var out struct{ OK bool }
-		if err := c.t.Do(ctx, &transport.Request{Method: "GET", Path: "/x"}, &out); err != nil || !out.OK {
+		if err := c.t.Do(ctx, &core.Request{Method: "GET", Path: "/x"}, &out); err != nil || !out.OK {
 			t.Fatal(err)
 		}
 	}

@@ -12,8 +12,8 @@ import (
 
 	"github.com/jarcoal/httpmock"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/objects"
 )
@@ -144,7 +144,7 @@ func TestSubscriptionKey(t *testing.T) {
 			if _, err := c.OAuth.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: "refresh-tok-1"}); err != nil {
 				t.Fatal(err)
 			}
-			if err := c.t.Do(ctx, &transport.Request{Method: "POST", URL: "https://storage.example.test/upload", Body: strings.NewReader("x")}, nil); err != nil {
+			if err := c.t.Do(ctx, &core.Request{Method: "POST", URL: "https://storage.example.test/upload", Body: strings.NewReader("x")}, nil); err != nil {
 				t.Fatal(err)
 			}
 			if err := c.Close(ctx); err != nil {
@@ -287,7 +287,7 @@ func TestDeploymentHeadersStayOnTheServiceHost(t *testing.T) {
 	mt.RegisterResponder("GET", base+"/near", redirect(base+"/y"))
 	mt.RegisterResponder("GET", base+"/y", log.wrap(names, httpmock.NewStringResponder(200, "{}")))
 	for _, p := range []string{"/away", "/near"} {
-		if err := c.t.Do(context.Background(), &transport.Request{Method: "GET", Path: p}, nil); err != nil {
+		if err := c.t.Do(context.Background(), &core.Request{Method: "GET", Path: p}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}

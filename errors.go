@@ -4,70 +4,37 @@ import (
 	"errors"
 	"net/http"
 
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
-// Error is an answer of the service outside 2xx. Every call of the SDK
-// returns it (wrapped with context, so use errors.As, or the Is helpers
-// below) when the service answered with an error status. It never holds a
-// credential or a token. Its fields:
-//
-//   - StatusCode int: the HTTP status of the answer (400, 404, 503, ...).
-//   - Method, Path string: the request that failed ("POST",
-//     "/report/v1/list"), the path without its query string.
-//   - Code string: the server's short error code when it sent one: the
-//     OAuth `error` of the token endpoint (invalid_client, invalid_grant,
-//     ...), the `error` member of the generic error object (or its
-//     `code` when `error` is an object), or SCIM's scimType.
-//   - Message string: the server's human readable explanation (from
-//     `message`, `error_description`, `detail` or `error.message`).
-//   - URI string: the OAuth `error_uri`, when present.
-//   - SCIMType string: the `scimType` of a SCIM error (uniqueness,
-//     invalidValue, mutability, ...).
-//   - RetryAfter time.Duration: the wait the server asked for with a
-//     Retry-After header (seconds or an HTTP date), zero when absent.
-//   - Body []byte: the raw answer body, capped at 64 KiB.
-//   - OutcomeUnknown bool: set on the answer to a write that is not safe
-//     to repeat (a SCIM create, a bulk load, a subscription) when the
-//     service may have processed it: a 5xx, or an earlier attempt of the
-//     same call that was one. IsOutcomeUnknown reports it, and also for
-//     errors without an answer (a connection lost after the request was
-//     written).
-//
-// Its Error method reads "partner: METHOD PATH: STATUS TEXT: code:
-// message". For example:
-//
-//	var perr *partner.Error
-//	if errors.As(err, &perr) && perr.SCIMType == "uniqueness" {
-//		// the userName is taken
-//	}
-type Error = transport.Error
+// Error is core.Error, an answer of the service outside 2xx: `go doc core.Error` shows its fields.
+type Error = core.Error
 
 // ErrBodyNotReplayable is returned when a request had to be repeated but
 // its body was a plain io.Reader already sent once.
-var ErrBodyNotReplayable = transport.ErrBodyNotReplayable
+var ErrBodyNotReplayable = core.ErrBodyNotReplayable
 
 // IsBadRequest reports whether err is a 400 answer.
-func IsBadRequest(err error) bool { return transport.HasStatus(err, http.StatusBadRequest) }
+func IsBadRequest(err error) bool { return core.HasStatus(err, http.StatusBadRequest) }
 
 // IsUnauthorized reports whether the service refused the client's
 // credentials or token: a 401 answer, or the token endpoint's 400 with
 // the OAuth code invalid_client (a wrong client id or secret),
 // invalid_grant or unauthorized_client.
-func IsUnauthorized(err error) bool { return transport.IsUnauthorized(err) }
+func IsUnauthorized(err error) bool { return core.IsUnauthorized(err) }
 
 // IsForbidden reports whether err is a 403 answer.
-func IsForbidden(err error) bool { return transport.HasStatus(err, http.StatusForbidden) }
+func IsForbidden(err error) bool { return core.HasStatus(err, http.StatusForbidden) }
 
 // IsNotFound reports whether err is a 404 answer, or a lookup of the SDK
 // that found nothing, such as scim.ErrNotFound from FindByUserName.
-func IsNotFound(err error) bool { return transport.IsNotFound(err) }
+func IsNotFound(err error) bool { return core.IsNotFound(err) }
 
 // IsConflict reports whether err is a 409 answer (a SCIM uniqueness error).
-func IsConflict(err error) bool { return transport.HasStatus(err, http.StatusConflict) }
+func IsConflict(err error) bool { return core.HasStatus(err, http.StatusConflict) }
 
 // IsRateLimited reports whether err is a 429 answer.
-func IsRateLimited(err error) bool { return transport.HasStatus(err, http.StatusTooManyRequests) }
+func IsRateLimited(err error) bool { return core.HasStatus(err, http.StatusTooManyRequests) }
 
 // IsServerError reports whether err is a 5xx answer.
 func IsServerError(err error) bool {
@@ -80,20 +47,20 @@ func IsServerError(err error) bool {
 // processed it: the request was sent but its answer was lost, was a 5xx,
 // or could not be read. Test it with IsOutcomeUnknown; what to do before
 // writing again is in the doc of each such call.
-var ErrOutcomeUnknown = transport.ErrOutcomeUnknown
+var ErrOutcomeUnknown = core.ErrOutcomeUnknown
 
 // IsOutcomeUnknown reports whether err is the error of a write that the
 // service may have processed (see ErrOutcomeUnknown). The same is in the
 // OutcomeUnknown field of an *Error. It is false for reads and idempotent
 // writes, which the client repeats by itself and the caller may simply
 // call again.
-func IsOutcomeUnknown(err error) bool { return transport.IsOutcomeUnknown(err) }
+func IsOutcomeUnknown(err error) bool { return core.IsOutcomeUnknown(err) }
 
 // ErrRetryBudgetExhausted is wrapped into the error of a call that was not
 // retried because the client-wide retry budget was empty (see
 // WithRetryBudget): the service has been failing for many calls at once.
-var ErrRetryBudgetExhausted = transport.ErrRetryBudgetExhausted
+var ErrRetryBudgetExhausted = core.ErrRetryBudgetExhausted
 
 // ErrInsecureRedirect is returned for a redirect from https to plain http,
 // which the client refuses.
-var ErrInsecureRedirect = transport.ErrInsecureRedirect
+var ErrInsecureRedirect = core.ErrInsecureRedirect

@@ -3,12 +3,6 @@ package partner_test
 import (
 	"context"
 	"errors"
-	"go/ast"
-	"go/doc"
-	"go/parser"
-	"go/token"
-	"reflect"
-	"regexp"
 	"strings"
 	"testing"
 
@@ -20,40 +14,6 @@ import (
 	"github.com/partnerapi/partner-go/scim"
 	"github.com/partnerapi/partner-go/users"
 )
-
-// TestErrorDocNamesEveryField: `go doc partner.Error` shows an alias, so
-// its doc comment must name every field users can read.
-func TestErrorDocNamesEveryField(t *testing.T) {
-	fset := token.NewFileSet()
-	f, err := parser.ParseFile(fset, "errors.go", nil, parser.ParseComments)
-	if err != nil {
-		t.Fatal(err)
-	}
-	p, err := doc.NewFromFiles(fset, []*ast.File{f}, "github.com/partnerapi/partner-go")
-	if err != nil {
-		t.Fatal(err)
-	}
-	var text string
-	for _, typ := range p.Types {
-		if typ.Name == "Error" {
-			text = typ.Doc
-		}
-	}
-	if text == "" {
-		t.Fatal("no doc comment on partner.Error")
-	}
-	rt := reflect.TypeFor[partner.Error]()
-	for i := range rt.NumField() {
-		fl := rt.Field(i)
-		if !fl.IsExported() {
-			continue
-		}
-		typ := strings.ReplaceAll(fl.Type.String(), "uint8", "byte")
-		if !regexp.MustCompile(`\b` + fl.Name + `\b[^\n]*` + regexp.QuoteMeta(typ)).MatchString(text) {
-			t.Errorf("partner.Error's doc comment does not list field %s %s (`go doc` shows only the alias line)", fl.Name, typ)
-		}
-	}
-}
 
 func fakeClient(t *testing.T, secret string) *partner.Client {
 	t.Helper()

@@ -13,7 +13,7 @@ import (
 	"golang.org/x/net/http/httpguts"
 	"golang.org/x/oauth2"
 
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // Option configures a Client built by New.
@@ -30,7 +30,7 @@ type settings struct {
 	subKey        string
 	subKeyHeader  string
 	httpClient    *http.Client
-	retry         transport.RetryPolicy
+	retry         core.RetryPolicy
 	logger        *slog.Logger
 	uaSuffix      string
 	header        http.Header
@@ -189,8 +189,8 @@ func WithInsecureHTTP() Option { return func(s *settings) { s.allowInsecure = tr
 // 6749 has it, instead of the JSON body the interface documents.
 func WithFormEncodedTokenRequests() Option { return func(s *settings) { s.formTokens = true } }
 
-func (s *settings) build() (transport.Config, error) {
-	var cfg transport.Config
+func (s *settings) build() (core.Config, error) {
+	var cfg core.Config
 	if s.baseURL == "" {
 		return cfg, errors.New("partner: no base URL: use WithBaseURL")
 	}
@@ -199,13 +199,13 @@ func (s *settings) build() (transport.Config, error) {
 		return cfg, fmt.Errorf("partner: bad base URL: %w", err)
 	}
 	switch {
-	case !transport.IsHTTPURL(u):
+	case !core.IsHTTPURL(u):
 		return cfg, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", s.baseURL)
 	case u.User != nil:
 		return cfg, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
 	case u.RawQuery != "" || u.Fragment != "":
 		return cfg, errors.New("partner: base URL must not have a query or fragment")
-	case transport.PlainHTTPRefused(u, s.allowInsecure):
+	case core.PlainHTTPRefused(u, s.allowInsecure):
 		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", s.baseURL)
 	}
 	if s.tokenSource == nil && (s.clientID == "" || s.clientSecret == "") {
@@ -242,7 +242,7 @@ func (s *settings) build() (transport.Config, error) {
 	if s.uaSuffix != "" {
 		ua += " " + s.uaSuffix
 	}
-	return transport.Config{
+	return core.Config{
 		BaseURL:               u,
 		HTTPClient:            s.httpClient,
 		Env:                   s.env,
@@ -268,9 +268,9 @@ func (s *settings) checkEnvironment(base *url.URL) error {
 	if strings.ContainsAny(s.env, "/\\?#@ \t\r\n") || strings.ContainsFunc(s.env, unicode.IsControl) {
 		return fmt.Errorf("partner: WithEnvironment: %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", s.env)
 	}
-	if s.envHeader == "" && !transport.IsLoopback(base.Hostname()) {
+	if s.envHeader == "" && !core.IsLoopback(base.Hostname()) {
 		return fmt.Errorf("partner: WithEnvironment needs WithEnvironmentHeader toward %s: a deployment reads the environment from a header named after its operator, not from the interface's stand-in %s, and would send the request to production; set WithEnvironmentHeader to the deployment's header name",
-			base.Hostname(), transport.EnvHeader)
+			base.Hostname(), core.EnvHeader)
 	}
 	return nil
 }

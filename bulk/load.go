@@ -13,7 +13,7 @@ import (
 	"strconv"
 	"sync"
 
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // LoadParams are the query parameters of POST /bulk/v1/bulkload.
@@ -62,14 +62,14 @@ func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack,
 	if body == nil && p.FileToken == "" {
 		return nil, errors.New("partner: bulk: a body or a file token is required")
 	}
-	req := &transport.Request{Method: "POST", Path: "/bulk/v1/bulkload", Query: q}
+	req := &core.Request{Method: "POST", Path: "/bulk/v1/bulkload", Query: q}
 	if body != nil {
 		req.Body, req.ContentType = body, f.mediaType()
 	}
 	return s.load(ctx, req)
 }
 
-func (s *Service) load(ctx context.Context, req *transport.Request) (*Ack, error) {
+func (s *Service) load(ctx context.Context, req *core.Request) (*Ack, error) {
 	var ack Ack
 	if err := s.t.Do(ctx, req, &ack); err != nil {
 		return nil, err
@@ -111,7 +111,7 @@ func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, e
 		wg.Go(func() { pw.CloseWithError(encodeRows(pw, v)) })
 		return pr, nil
 	}
-	return s.load(ctx, &transport.Request{
+	return s.load(ctx, &core.Request{
 		Method: "POST", Path: "/bulk/v1/bulkload", Query: q,
 		BodyFunc: open, ContentType: JSON.mediaType(),
 	})
@@ -172,7 +172,7 @@ func checkAttachment(fileName string, r io.Reader) error {
 	if r == nil {
 		return errors.New("partner: bulk: file reader is required")
 	}
-	if err := transport.CheckReader(r); err != nil {
+	if err := core.CheckReader(r); err != nil {
 		return fmt.Errorf("partner: bulk: %w", err)
 	}
 	return nil
@@ -188,7 +188,7 @@ func (s *Service) attach(ctx context.Context, path string, q url.Values, fileNam
 	if err != nil {
 		return nil, fmt.Errorf("partner: bulk: %w", err)
 	}
-	return s.load(ctx, &transport.Request{
+	return s.load(ctx, &core.Request{
 		Method: "POST", Path: path, Query: q,
 		Body: body, ContentType: "multipart/form-data; boundary=" + mb.boundary,
 	})
@@ -229,7 +229,7 @@ func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesPara
 	if f == XLSX {
 		return nil, errors.New("partner: bulk: opportunities are loaded from CSV or JSON, not XLSX: attach an XLSX file (LoadOpportunitiesAttachment)")
 	}
-	return s.load(ctx, &transport.Request{
+	return s.load(ctx, &core.Request{
 		Method: "POST", Path: "/bulk/v1/bulkload_opportunity", Query: q,
 		Body: body, ContentType: f.mediaType(),
 	})

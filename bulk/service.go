@@ -66,17 +66,16 @@
 package bulk
 
 import (
-	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // Service calls the /bulk/v1 operations. It is safe for concurrent use.
-// Reach it as the Bulk field of a partner.Client; it has no constructor
-// of its own.
+// A partner.Client has one as its Bulk field; New builds one over any
+// core.Client.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
-func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
-}
+// New returns a Service that sends its requests through p, which
+// authorizes them (core.Config.Tokens).
+func New(p *core.Client) *Service { return &Service{t: p} }

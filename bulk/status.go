@@ -13,8 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/poll"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // StatusParams choose what a status read returns (its query parameters).
@@ -53,8 +53,8 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	}
 	q := statusQuery{ExecutionID: executionID, StatusParams: p}
 	var e Execution
-	err := s.t.Do(ctx, &transport.Request{
-		Method: "GET", Path: transport.Pathf("/bulk/v1/status/%s", integrationID), Query: q,
+	err := s.t.Do(ctx, &core.Request{
+		Method: "GET", Path: core.Pathf("/bulk/v1/status/%s", integrationID), Query: q,
 	}, &e)
 	if err != nil {
 		return nil, err
@@ -147,8 +147,8 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 		return nil, errors.New("partner: bulk: file name is required")
 	}
 	var t Ticket
-	err := s.t.Do(ctx, &transport.Request{
-		Method: "GET", Path: transport.Pathf("/bulk/v1/bulkload/%s/upload_url", integrationID),
+	err := s.t.Do(ctx, &core.Request{
+		Method: "GET", Path: core.Pathf("/bulk/v1/bulkload/%s/upload_url", integrationID),
 		Query: url.Values{"file_name": {fileName}},
 	}, &t)
 	if err != nil {
@@ -205,7 +205,7 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 		return errors.New("partner: bulk: ticket has no upload URL")
 	}
 	u, err := url.Parse(t.UploadURL)
-	if err != nil || !transport.IsHTTPURL(u) {
+	if err != nil || !core.IsHTTPURL(u) {
 		return errors.New("partner: bulk: ticket's upload URL is not an absolute http(s) URL")
 	}
 	if r == nil {
@@ -215,12 +215,12 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 	if err != nil {
 		return err
 	}
-	err = s.t.Do(ctx, &transport.Request{
+	err = s.t.Do(ctx, &core.Request{
 		Method: method, URL: t.UploadURL, Body: r, ContentType: ctype,
 		Idempotent: method == http.MethodPut,
 	}, nil)
-	if transport.HasStatus(err, http.StatusForbidden) {
-		return transport.With(err, fmt.Errorf("the storage host refused the signed URL: its signature covers the method (%s sent), "+
+	if core.HasStatus(err, http.StatusForbidden) {
+		return core.With(err, fmt.Errorf("the storage host refused the signed URL: its signature covers the method (%s sent), "+
 			"the content type (%s sent) and an expiry; set UploadParams to what the URL was signed for, or get a new ticket", method, ctype))
 	}
 	return err

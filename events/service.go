@@ -30,21 +30,20 @@ import (
 	"net/url"
 	"strings"
 
-	"github.com/partnerapi/partner-go/internal/area"
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Service calls the /event/v1 operations. It is safe for concurrent use.
-// Reach it as the Events field of a partner.Client; it has no constructor
-// of its own.
+// A partner.Client has one as its Events field; New builds one over any
+// core.Client.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
-func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
-}
+// New returns a Service that sends its requests through p, which
+// authorizes them (core.Config.Tokens).
+func New(p *core.Client) *Service { return &Service{t: p} }
 
 // Subscribers iterates over the registered subscribers
 // (GET /event/v1/subscriber). The service answers in one page, so the
@@ -54,7 +53,7 @@ func (s *Service) Subscribers(ctx context.Context) iter.Seq2[Subscriber, error] 
 		var out struct {
 			Items []Subscriber `json:"items"`
 		}
-		err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: "/event/v1/subscriber"}, &out)
+		err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: "/event/v1/subscriber"}, &out)
 		return out.Items, err
 	})
 }
@@ -67,7 +66,7 @@ func (s *Service) Subscriber(ctx context.Context, id string) (*Subscriber, error
 		return nil, errors.New("partner: events: subscriber id is required")
 	}
 	var out Subscriber
-	err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: transport.Pathf("/event/v1/subscriber/%s", id)}, &out)
+	err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: core.Pathf("/event/v1/subscriber/%s", id)}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -133,7 +132,7 @@ func (s *Service) Subscribe(ctx context.Context, p SubscribeParams) (string, err
 	var out struct {
 		SubscriberID string `json:"subscriber_id"`
 	}
-	if err := s.t.Do(ctx, &transport.Request{Method: http.MethodPost, Path: "/event/v1/subscriber", JSON: body}, &out); err != nil {
+	if err := s.t.Do(ctx, &core.Request{Method: http.MethodPost, Path: "/event/v1/subscriber", JSON: body}, &out); err != nil {
 		return "", err
 	}
 	if out.SubscriberID == "" {
@@ -142,7 +141,7 @@ func (s *Service) Subscribe(ctx context.Context, p SubscribeParams) (string, err
 	return out.SubscriberID, nil
 }
 
-func (r SubscribeParams) body(t *transport.Client) (*subscribeBody, error) {
+func (r SubscribeParams) body(t *core.Client) (*subscribeBody, error) {
 	var problems []string
 	bad := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
 	typ := r.Type
@@ -197,7 +196,7 @@ func (r SubscribeParams) body(t *transport.Client) (*subscribeBody, error) {
 	}, nil
 }
 
-func checkCallbackURL(t *transport.Client, raw string) error {
+func checkCallbackURL(t *core.Client, raw string) error {
 	if raw == "" {
 		return errors.New("callback URL is required")
 	}
@@ -205,10 +204,10 @@ func checkCallbackURL(t *transport.Client, raw string) error {
 	if err != nil {
 		return fmt.Errorf("callback URL: %w", err)
 	}
-	if !transport.IsHTTPURL(u) {
+	if !core.IsHTTPURL(u) {
 		return fmt.Errorf("callback URL %q is not an absolute http or https URL", raw)
 	}
-	if transport.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
+	if core.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
 		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", raw)
 	}
 	return nil
@@ -225,8 +224,8 @@ func (s *Service) Unsubscribe(ctx context.Context, id string) error {
 	if id == "" {
 		return errors.New("partner: events: subscriber id is required")
 	}
-	return s.t.Do(ctx, &transport.Request{
-		Method: http.MethodDelete, Path: transport.Pathf("/event/v1/subscriber/%s", id), Idempotent: true,
+	return s.t.Do(ctx, &core.Request{
+		Method: http.MethodDelete, Path: core.Pathf("/event/v1/subscriber/%s", id), Idempotent: true,
 	}, nil)
 }
 
@@ -237,7 +236,7 @@ func (s *Service) Integrations(ctx context.Context) iter.Seq2[Integration, error
 		var out struct {
 			Integrations []Integration `json:"integrations"`
 		}
-		err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: "/event/v1/metadata/integration"}, &out)
+		err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: "/event/v1/metadata/integration"}, &out)
 		return out.Integrations, err
 	})
 }
@@ -254,7 +253,7 @@ func (s *Service) IntegrationSchema(ctx context.Context, integrationID string) (
 	if integrationID == "" {
 		return nil, errors.New("partner: events: integration id is required")
 	}
-	return s.schema(ctx, transport.Pathf("/event/v1/metadata/integration/%s", integrationID))
+	return s.schema(ctx, core.Pathf("/event/v1/metadata/integration/%s", integrationID))
 }
 
 // Kinds iterates over the event kinds the service offers, with their
@@ -264,7 +263,7 @@ func (s *Service) Kinds(ctx context.Context) iter.Seq2[KindInfo, error] {
 		var out struct {
 			Events []KindInfo `json:"events"`
 		}
-		err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: "/event/v1/metadata/event"}, &out)
+		err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: "/event/v1/metadata/event"}, &out)
 		return out.Events, err
 	})
 }
@@ -281,14 +280,14 @@ func (s *Service) Schema(ctx context.Context, kind Kind) (json.RawMessage, error
 	if kind == "" {
 		return nil, errors.New("partner: events: event kind is required")
 	}
-	return s.schema(ctx, transport.Pathf("/event/v1/metadata/event/%s", string(kind)))
+	return s.schema(ctx, core.Pathf("/event/v1/metadata/event/%s", string(kind)))
 }
 
 // schema reads a schema answer at path: its "schema" member when it has
 // one, else the whole answer.
 func (s *Service) schema(ctx context.Context, path string) (json.RawMessage, error) {
 	var raw json.RawMessage
-	err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: path}, &raw)
+	err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: path}, &raw)
 	if err != nil {
 		return nil, err
 	}

@@ -4,10 +4,37 @@ import (
 	"context"
 	"fmt"
 	"log"
+	"net/url"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/oauth"
 )
+
+// ExampleNew builds a token Service over a core.Client of its own, with
+// the scopes it asks for; p.WithTokens(s) would make it the token source
+// of other services.
+func ExampleNew() {
+	srv := fake.NewServer()
+	defer srv.Close()
+	base, err := url.Parse(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	p := core.New(core.Config{BaseURL: base})
+	s := oauth.New(p, oauth.Options{
+		ClientID:     fake.DefaultClientID,
+		ClientSecret: fake.DefaultClientSecret,
+		Scopes:       []string{fake.ScopeSCIM},
+	})
+	tok, err := s.Token(context.Background())
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(tok.TokenType, tok.Valid())
+	// Output: Bearer true
+}
 
 // ExampleService_Token gets the client's access token. It is cached: the
 // second call makes no request.

@@ -1,7 +1,7 @@
 package oauth_test
 
 // Tests of a service whose tokens come from an external oauth2.TokenSource
-// (area.OAuth.External, partner.WithTokenSource): caching, failures kept
+// (oauth.Options.TokenSource, partner.WithTokenSource): caching, failures kept
 // apart from a valid token, and waiters.
 
 import (
@@ -20,9 +20,8 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/oauth2"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 )
 
@@ -41,7 +40,7 @@ func (c *countingSource) Token() (*oauth2.Token, error) {
 
 func TestExternal(t *testing.T) {
 	cs := &countingSource{}
-	src := area.NewWith[oauth.Service](nil, area.OAuth{External: cs})
+	src := oauth.New(nil, oauth.Options{TokenSource: cs})
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for range 50 {
@@ -109,8 +108,8 @@ func TestExternalFailureKeepsToken(t *testing.T) {
 	fs := &flakySource{now: clk.Now, life: time.Minute}
 	var logs bytes.Buffer
 	u, _ := url.Parse("http://127.0.0.1:1")
-	tr := transport.New(transport.Config{BaseURL: u, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
-	src := area.NewWith[oauth.Service](tr, area.OAuth{External: fs, Now: clk.Now})
+	tr := core.New(core.Config{BaseURL: u, Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))})
+	src := oauth.NewWithClock(tr, oauth.Options{TokenSource: fs}, clk.Now)
 	ctx := context.Background()
 	t1, err := src.Token(ctx)
 	if err != nil || t1.AccessToken != "ext-1" {
@@ -186,7 +185,7 @@ func TestExternalOthersUseTokenWhileOneAsks(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	clk := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	gs := &gatedSource{now: clk.Now, entered: make(chan struct{}), release: make(chan struct{})}
-	src := area.NewWith[oauth.Service](nil, area.OAuth{External: gs, Now: clk.Now})
+	src := oauth.NewWithClock(nil, oauth.Options{TokenSource: gs}, clk.Now)
 	ctx := context.Background()
 	if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "gated-1" {
 		t.Fatalf("first Token: %v %v", tok, err)
@@ -236,7 +235,7 @@ func (b *blockingSource) Token() (*oauth2.Token, error) {
 func TestExternalWaiterCancelled(t *testing.T) {
 	defer goleak.VerifyNone(t)
 	bs := &blockingSource{entered: make(chan struct{}), release: make(chan struct{})}
-	src := area.NewWith[oauth.Service](nil, area.OAuth{External: bs})
+	src := oauth.New(nil, oauth.Options{TokenSource: bs})
 	first := make(chan error, 1)
 	go func() { _, err := src.Token(context.Background()); first <- err }()
 	<-bs.entered

@@ -26,8 +26,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // Grant types of the token endpoint.
@@ -102,27 +101,49 @@ func redacted(s string) string {
 // WithTokenSource serves that source through its Service: Token returns
 // the source's token and Close leaves it alone.
 //
-// Reach it as the OAuth field of a partner.Client; it has no constructor
-// of its own.
+// A partner.Client has one as its OAuth field; New builds one over any
+// core.Client, and core.Client.WithTokens makes it the token source of
+// the other services.
 type Service struct {
-	t        *transport.Client // sends without Authorization
-	cfg      area.OAuth
+	t        *core.Client // sends without Authorization
+	cfg      Options
+	now      func() time.Time
 	cache    tokenCache
-	external bool // the tokens come from cfg.External
+	external bool // the tokens come from cfg.TokenSource
 }
 
-func init() { area.RegisterWith(newService) }
+// Options says how a Service gets its tokens.
+type Options struct {
+	// ClientID and ClientSecret are the credentials of the client
+	// credentials grant.
+	ClientID     string
+	ClientSecret string
+	// Scopes are requested space-separated in `scope`.
+	Scopes []string
+	// State, when set, is sent with each token request and the answer's
+	// `state` must echo it.
+	State string
+	// FormEncoded posts token requests as application/x-www-form-urlencoded
+	// (RFC 6749) instead of the JSON body the interface documents.
+	FormEncoded bool
+	// TokenSource, when set, gives the tokens instead of the client
+	// credentials grant (partner.WithTokenSource): the Service caches
+	// them and Close leaves them alone.
+	TokenSource oauth2.TokenSource
+}
 
-// newService returns a Service that requests tokens through t, which must
-// not itself authorize requests.
-func newService(t *transport.Client, cfg area.OAuth) *Service {
-	if cfg.Now == nil {
-		cfg.Now = time.Now
-	}
-	s := &Service{t: t, cfg: cfg, external: cfg.External != nil}
-	s.cache = tokenCache{fetch: s.obtain, refreshAt: refreshAt, discard: s.discard, warn: s.warnKept, now: cfg.Now}
+// New returns a Service that requests tokens through p as opts says. p
+// must not itself authorize requests: the usual pipeline of the other
+// services is p.WithTokens(s). With opts.TokenSource set, p serves only
+// Revoke and may be nil.
+func New(p *core.Client, opts Options) *Service { return newService(p, opts, time.Now) }
+
+// newService is New with the clock used for token expiry.
+func newService(t *core.Client, cfg Options, now func() time.Time) *Service {
+	s := &Service{t: t, cfg: cfg, now: now, external: cfg.TokenSource != nil}
+	s.cache = tokenCache{fetch: s.obtain, refreshAt: refreshAt, discard: s.discard, warn: s.warnKept, now: now}
 	if s.external {
-		s.cache.fetch = func(context.Context, *oauth2.Token) (*oauth2.Token, error) { return cfg.External.Token() }
+		s.cache.fetch = func(context.Context, *oauth2.Token) (*oauth2.Token, error) { return cfg.TokenSource.Token() }
 		s.cache.refreshAt = externalRefreshAt
 		s.cache.discard = nil
 	}
@@ -225,9 +246,9 @@ func (s *Service) grant(ctx context.Context, req TokenParams) (*oauth2.Token, er
 		tok.TokenType = "Bearer"
 	}
 	if resp.ExpiresIn > 0 {
-		tok.Expiry = s.cfg.Now().Add(time.Duration(resp.ExpiresIn) * time.Second)
+		tok.Expiry = s.now().Add(time.Duration(resp.ExpiresIn) * time.Second)
 	} else {
-		tok.Expiry = s.cfg.Now().Add(time.Hour) // no lifetime given: assume an hour, a 401 corrects it
+		tok.Expiry = s.now().Add(time.Hour) // no lifetime given: assume an hour, a 401 corrects it
 	}
 	return tok, nil
 }
@@ -250,7 +271,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	if p.GrantType == GrantRefreshToken && p.RefreshToken == "" {
 		return nil, errors.New("partner: refresh_token grant needs a refresh token")
 	}
-	r := &transport.Request{
+	r := &core.Request{
 		Method:     http.MethodPost,
 		Path:       TokenPath,
 		Query:      envQuery(s.t),
@@ -275,7 +296,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 
 // envQuery is the environment query parameter of a token request, or nil
 // (an untyped nil, so that a request without one takes the plain path).
-func envQuery(t *transport.Client) any {
+func envQuery(t *core.Client) any {
 	if q := t.EnvQuery(); q != nil {
 		return q
 	}
@@ -310,7 +331,7 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 	if accessToken == "" {
 		return errors.New("partner: no token to revoke")
 	}
-	return s.t.Do(ctx, &transport.Request{
+	return s.t.Do(ctx, &core.Request{
 		Method:     http.MethodDelete,
 		Path:       TokenPath,
 		Query:      envQuery(s.t),
@@ -328,7 +349,7 @@ func (s *Service) Close(ctx context.Context) error {
 	if !first || s.external || tok == nil || tok.AccessToken == "" {
 		return nil
 	}
-	if err := s.Revoke(ctx, tok.AccessToken); err != nil && !transport.HasStatus(err, http.StatusForbidden) {
+	if err := s.Revoke(ctx, tok.AccessToken); err != nil && !core.HasStatus(err, http.StatusForbidden) {
 		return err
 	}
 	return nil

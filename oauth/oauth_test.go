@@ -20,9 +20,8 @@ import (
 	"go.uber.org/goleak"
 	"golang.org/x/oauth2"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
 	"github.com/partnerapi/partner-go/oauth"
 )
 
@@ -116,29 +115,26 @@ func (e *env) grants() []string {
 
 // service returns an OAuth service of the env's server that does not
 // retry; cfg defaults to the fake's client and the env's clock.
-func (e *env) service(cfg area.OAuth) *oauth.Service {
-	return e.serviceWith(transport.Config{Retry: transport.RetryPolicy{NoRetries: true}}, cfg)
+func (e *env) service(cfg oauth.Options) *oauth.Service {
+	return e.serviceWith(core.Config{Retry: core.RetryPolicy{NoRetries: true}}, cfg)
 }
 
-// serviceWith is service with the transport's retry policy and logger
+// serviceWith is service with the pipeline's retry policy and logger
 // from tc; its base URL and HTTP client are the env's server's.
-func (e *env) serviceWith(tc transport.Config, cfg area.OAuth) *oauth.Service {
+func (e *env) serviceWith(tc core.Config, cfg oauth.Options) *oauth.Service {
 	if cfg.ClientID == "" {
 		cfg.ClientID, cfg.ClientSecret = fake.DefaultClientID, fake.DefaultClientSecret
 	}
-	if cfg.Now == nil {
-		cfg.Now = e.clk.Now
-	}
 	tc.BaseURL, _ = url.Parse(e.srv.URL)
 	tc.HTTPClient = e.srv.Client()
-	return area.NewWith[oauth.Service](transport.New(tc), cfg)
+	return oauth.NewWithClock(core.New(tc), cfg, e.clk.Now)
 }
 
 func TestClientCredentials(t *testing.T) {
 	for _, form := range []bool{false, true} {
 		t.Run(fmt.Sprint("form=", form), func(t *testing.T) {
 			e := newEnv(t)
-			s := e.service(area.OAuth{FormEncoded: form, Scopes: []string{fake.ScopeReports, fake.ScopeSCIM}})
+			s := e.service(oauth.Options{FormEncoded: form, Scopes: []string{fake.ScopeReports, fake.ScopeSCIM}})
 			ctx := context.Background()
 			tok, err := s.Token(ctx)
 			if err != nil {
@@ -170,7 +166,7 @@ func TestClientCredentials(t *testing.T) {
 
 func TestRefreshGrantAndRotation(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(area.OAuth{})
+	s := e.service(oauth.Options{})
 	ctx := context.Background()
 	t1, err := s.Token(ctx)
 	if err != nil {
@@ -194,7 +190,7 @@ func TestRefreshGrantAndRotation(t *testing.T) {
 	}
 	// Rotation: the old refresh token is spent.
 	_, err = s.Request(ctx, oauth.TokenParams{GrantType: oauth.GrantRefreshToken, RefreshToken: t1.RefreshToken})
-	var te *transport.Error
+	var te *core.Error
 	if !errors.As(err, &te) || te.StatusCode != 400 || te.Code != "invalid_grant" {
 		t.Fatalf("reusing a rotated refresh token: %v, want 400 invalid_grant", err)
 	}
@@ -202,7 +198,7 @@ func TestRefreshGrantAndRotation(t *testing.T) {
 
 func TestFallbackToClientCredentials(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(area.OAuth{})
+	s := e.service(oauth.Options{})
 	ctx := context.Background()
 	t1, err := s.Token(ctx)
 	if err != nil {
@@ -228,7 +224,7 @@ func TestFallbackToClientCredentials(t *testing.T) {
 
 func TestState(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(area.OAuth{State: "st-42"})
+	s := e.service(oauth.Options{State: "st-42"})
 	if _, err := s.Token(context.Background()); err != nil {
 		t.Fatal(err)
 	}
@@ -242,7 +238,7 @@ func TestState(t *testing.T) {
 			io.WriteString(w, `{`+answer+`"access_token":"at","refresh_token":"rt","token_type":"Bearer","expires_in":3600}`)
 		}))
 		u, _ := url.Parse(bad.URL)
-		s := area.NewWith[oauth.Service](transport.New(transport.Config{BaseURL: u}), area.OAuth{ClientID: "c", ClientSecret: "s", State: "st-42"})
+		s := oauth.New(core.New(core.Config{BaseURL: u}), oauth.Options{ClientID: "c", ClientSecret: "s", State: "st-42"})
 		_, err := s.Token(context.Background())
 		bad.Close()
 		if !errors.Is(err, oauth.ErrStateMismatch) {
@@ -253,9 +249,9 @@ func TestState(t *testing.T) {
 
 func TestOAuthErrorsTyped(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(area.OAuth{ClientID: fake.DefaultClientID, ClientSecret: "wrong-secret-value"})
+	s := e.service(oauth.Options{ClientID: fake.DefaultClientID, ClientSecret: "wrong-secret-value"})
 	_, err := s.Token(context.Background())
-	var te *transport.Error
+	var te *core.Error
 	if !errors.As(err, &te) || te.StatusCode != 400 || te.Code != "invalid_client" || te.Message == "" {
 		t.Fatalf("err = %#v, want 400 invalid_client with a description", err)
 	}
@@ -265,14 +261,14 @@ func TestOAuthErrorsTyped(t *testing.T) {
 	// The interface defines no scopes: the fake checks them only when
 	// told to.
 	e = newEnv(t, fake.WithScopeChecks())
-	s = e.service(area.OAuth{Scopes: []string{"nope"}})
+	s = e.service(oauth.Options{Scopes: []string{"nope"}})
 	if _, err := s.Token(context.Background()); !errors.As(err, &te) || te.Code != "unauthorized_client" {
 		t.Fatalf("unknown scope: %v", err)
 	}
 }
 
 func TestRequestValidation(t *testing.T) {
-	s := newEnv(t).service(area.OAuth{})
+	s := newEnv(t).service(oauth.Options{})
 	ctx := context.Background()
 	for _, req := range []oauth.TokenParams{
 		{GrantType: "password"},
@@ -287,7 +283,7 @@ func TestRequestValidation(t *testing.T) {
 
 func TestInvalidateAndRevoke(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(area.OAuth{})
+	s := e.service(oauth.Options{})
 	ctx := context.Background()
 	t1, _ := s.Token(ctx)
 	s.Invalidate(&oauth2.Token{AccessToken: "not-the-cached-one"})
@@ -307,11 +303,11 @@ func TestInvalidateAndRevoke(t *testing.T) {
 		t.Fatalf("Revoke: %v", err)
 	}
 	err = s.Revoke(ctx, t1.AccessToken)
-	var te *transport.Error
+	var te *core.Error
 	if !errors.As(err, &te) || te.StatusCode != http.StatusForbidden {
 		t.Fatalf("second Revoke: %v, want a 403 *Error", err)
 	}
-	if err := s.Revoke(ctx, "at_unknown"); !transport.HasStatus(err, 403) {
+	if err := s.Revoke(ctx, "at_unknown"); !core.HasStatus(err, 403) {
 		t.Fatalf("Revoke of an unknown token: %v, want 403", err)
 	}
 	if err := s.Revoke(ctx, ""); err == nil {
@@ -321,7 +317,7 @@ func TestInvalidateAndRevoke(t *testing.T) {
 
 func TestClose(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(area.OAuth{})
+	s := e.service(oauth.Options{})
 	ctx := context.Background()
 	tok, _ := s.Token(ctx)
 	if err := s.Close(ctx); err != nil {
@@ -333,14 +329,14 @@ func TestClose(t *testing.T) {
 	if _, err := s.Token(ctx); !errors.Is(err, oauth.ErrClosed) {
 		t.Fatalf("Token after Close: %v, want ErrClosed", err)
 	}
-	if err := s.Revoke(ctx, tok.AccessToken); !transport.HasStatus(err, 403) {
+	if err := s.Revoke(ctx, tok.AccessToken); !core.HasStatus(err, 403) {
 		t.Fatalf("token still valid after Close: %v", err)
 	}
 	if n := e.fake.CountRequests("DELETE", "/oauth/token"); n != 2 {
 		t.Fatalf("%d DELETE requests, want 2 (Close once, the check once)", n)
 	}
 	// Closing a service that never fetched a token does no I/O.
-	s2 := e.service(area.OAuth{})
+	s2 := e.service(oauth.Options{})
 	if err := s2.Close(ctx); err != nil || e.fake.CountRequests("DELETE", "/oauth/token") != 2 {
 		t.Fatalf("Close without a token: %v", err)
 	}
@@ -351,7 +347,7 @@ func TestCloseDuringFetchRevokes(t *testing.T) {
 	e.received = make(chan struct{}, 1)
 	hold := make(chan struct{})
 	e.hold = hold
-	s := e.service(area.OAuth{})
+	s := e.service(oauth.Options{})
 	ctx := context.Background()
 	errc := make(chan error, 1)
 	go func() { _, err := s.Token(ctx); errc <- err }()
@@ -383,7 +379,7 @@ func TestConcurrentTokenSingleRequest(t *testing.T) {
 	e.received = make(chan struct{}, 1)
 	hold := make(chan struct{})
 	e.hold = hold
-	s := e.service(area.OAuth{})
+	s := e.service(oauth.Options{})
 	var wg sync.WaitGroup
 	toks := make([]string, 100)
 	errs := make([]error, 100)
@@ -425,8 +421,8 @@ func TestConcurrentTokenSingleRequest(t *testing.T) {
 func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 	e := newEnv(t)
 	var logs bytes.Buffer
-	s := e.serviceWith(transport.Config{Retry: transport.RetryPolicy{NoRetries: true},
-		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, area.OAuth{})
+	s := e.serviceWith(core.Config{Retry: core.RetryPolicy{NoRetries: true},
+		Logger: slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelWarn}))}, oauth.Options{})
 	ctx := context.Background()
 	t1, err := s.Token(ctx)
 	if err != nil {
@@ -461,7 +457,7 @@ func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 		t.Fatalf("Token after the spacing: %v, %d requests, want 5", err, e.fake.CountRequests("POST", "/oauth/token"))
 	}
 	e.clk.Advance(10 * time.Second) // expired
-	if _, err := s.Token(ctx); !transport.HasStatus(err, 503) {
+	if _, err := s.Token(ctx); !core.HasStatus(err, 503) {
 		t.Fatalf("Token once expired: %v, want the 503", err)
 	}
 	e.fake.ClearFaults()
@@ -476,8 +472,8 @@ func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 func TestRefreshFailureFallsBack(t *testing.T) {
 	for _, ft := range []fake.Fault{{Status: 500}, {DropAfter: true}} {
 		e := newEnv(t)
-		s := e.serviceWith(transport.Config{
-			Retry: transport.RetryPolicy{MaxRetries: 2, MinWait: time.Microsecond, MaxWait: time.Microsecond}}, area.OAuth{})
+		s := e.serviceWith(core.Config{
+			Retry: core.RetryPolicy{MaxRetries: 2, MinWait: time.Microsecond, MaxWait: time.Microsecond}}, oauth.Options{})
 		ctx := context.Background()
 		t1, err := s.Token(ctx)
 		if err != nil {
@@ -508,7 +504,7 @@ func TestWaiterCancelled(t *testing.T) {
 	e := newEnv(t)
 	e.received = make(chan struct{}, 4)
 	e.hold = make(chan struct{}) // never closed: the leader waits until it gives up
-	s := e.service(area.OAuth{})
+	s := e.service(oauth.Options{})
 
 	leaderCtx, cancelLeader := context.WithCancel(context.Background())
 	leader := make(chan error, 1)
@@ -563,7 +559,7 @@ func TestSecretsRedacted(t *testing.T) {
 
 func TestTokenSourceAdapter(t *testing.T) {
 	e := newEnv(t)
-	s := e.service(area.OAuth{})
+	s := e.service(oauth.Options{})
 	tok, err := s.TokenSource(context.Background()).Token()
 	if err != nil || tok.AccessToken == "" {
 		t.Fatalf("TokenSource: %v", err)

@@ -10,20 +10,19 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // Service calls the /app/v1/object operations. It is safe for concurrent use.
-// Reach it as the Objects field of a partner.Client; it has no constructor
-// of its own.
+// A partner.Client has one as its Objects field; New builds one over any
+// core.Client.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
-func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
-}
+// New returns a Service that sends its requests through p, which
+// authorizes them (core.Config.Tokens).
+func New(p *core.Client) *Service { return &Service{t: p} }
 
 // FieldName names the audit field an AuditParams writes.
 type FieldName string
@@ -111,9 +110,9 @@ func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*A
 		return nil, errors.New("partner: objects: audit message is required")
 	}
 	var out AuditResult
-	err := s.t.Do(ctx, &transport.Request{
+	err := s.t.Do(ctx, &core.Request{
 		Method:     http.MethodPatch,
-		Path:       transport.Pathf("/app/v1/object/%s/audit", objectID),
+		Path:       core.Pathf("/app/v1/object/%s/audit", objectID),
 		JSON:       p,
 		Idempotent: true,
 	}, &out)
@@ -155,9 +154,9 @@ func (s *Service) ConnectExternalID(ctx context.Context, objectID string, p Conn
 		return nil, fmt.Errorf("partner: objects: field_name %q is not a dotted field name such as %q", p.FieldName, DefaultAccountExternalIDField)
 	}
 	var out Link
-	err := s.t.Do(ctx, &transport.Request{
+	err := s.t.Do(ctx, &core.Request{
 		Method:     http.MethodPatch,
-		Path:       transport.Pathf("/app/v1/object/%s/external_id", objectID),
+		Path:       core.Pathf("/app/v1/object/%s/external_id", objectID),
 		JSON:       p,
 		Idempotent: true,
 	}, &out)
@@ -190,9 +189,9 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 		return nil, err
 	}
 	var out ExternalIDs
-	err := s.t.Do(ctx, &transport.Request{
+	err := s.t.Do(ctx, &core.Request{
 		Method: http.MethodGet,
-		Path:   transport.Pathf("/app/v1/object/%s/external_id", objectID),
+		Path:   core.Pathf("/app/v1/object/%s/external_id", objectID),
 	}, &out)
 	if err != nil {
 		return nil, err

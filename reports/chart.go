@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // ChartDataParams asks for chart data.
@@ -45,8 +45,8 @@ func (s *Service) ChartData(ctx context.Context, reportID int64, p ChartDataPara
 		p.ChartIDs = []int64{}
 	}
 	var out ChartData
-	err := s.t.Do(ctx, &transport.Request{
-		Method: "POST", Path: transport.Pathf("/report/v1/%d/chart-data", reportID),
+	err := s.t.Do(ctx, &core.Request{
+		Method: "POST", Path: core.Pathf("/report/v1/%d/chart-data", reportID),
 		JSON: p, Idempotent: true,
 	}, &out)
 	if err != nil {
@@ -96,8 +96,8 @@ func (s *Service) ChartMetadata(ctx context.Context, reportID int64, p ChartMeta
 		p.ChartIDs = []int64{}
 	}
 	var raw json.RawMessage
-	err := s.t.Do(ctx, &transport.Request{
-		Method: "POST", Path: transport.Pathf("/report/v1/%d/chart-metadata", reportID),
+	err := s.t.Do(ctx, &core.Request{
+		Method: "POST", Path: core.Pathf("/report/v1/%d/chart-metadata", reportID),
 		JSON: p, Idempotent: true,
 	}, &raw)
 	if err != nil {

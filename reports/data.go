@@ -8,8 +8,8 @@ import (
 	"net/http"
 	"sync"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Page is one page of report data (real-time or view data).
@@ -65,7 +65,7 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, p DataParams) i
 	if err != nil {
 		return failed[*Page](err)
 	}
-	path := transport.Pathf("/report/v1/%d/data", reportID)
+	path := core.Pathf("/report/v1/%d/data", reportID)
 	var warn sync.Once
 	return pages(ctx, p.StartPage, func(ctx context.Context, n int64) (*Page, error) {
 		pg, err := s.fetchPage(ctx, path, pageRequest{Page: page{Number: n, Size: size}, Filters: p.Filters}, pageHooks{})
@@ -100,7 +100,7 @@ func (s *Service) ViewDataPages(ctx context.Context, viewID int64, p ViewDataPar
 }
 
 func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, h pageHooks) (*Page, error) {
-	return s.fetchPage(ctx, transport.Pathf("/report/v1/view/%d/data", viewID), pageRequest{Page: page{Number: n, Size: size}}, h)
+	return s.fetchPage(ctx, core.Pathf("/report/v1/view/%d/data", viewID), pageRequest{Page: page{Number: n, Size: size}}, h)
 }
 
 // pages runs the core pager over whole data pages.
@@ -165,14 +165,14 @@ type pageHooks struct {
 	// body is read only once it returns (nil): until then the answer
 	// waits in the connection, not in memory.
 	gate func() error
-	// observe is transport.Request.Observe.
+	// observe is core.Request.Observe.
 	observe func(*http.Response)
 }
 
 // fetchPage posts a page request and decodes the data page.
 func (s *Service) fetchPage(ctx context.Context, path string, body pageRequest, h pageHooks) (*Page, error) {
 	// Send, not Do: the body's Content-Length sizes the decode buffer.
-	resp, err := s.t.Send(ctx, &transport.Request{Method: "POST", Path: path, JSON: body, Idempotent: true, Observe: h.observe})
+	resp, err := s.t.Send(ctx, &core.Request{Method: "POST", Path: path, JSON: body, Idempotent: true, Observe: h.observe})
 	if err != nil {
 		return nil, err
 	}

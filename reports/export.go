@@ -8,7 +8,7 @@ import (
 	"iter"
 	"slices"
 
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // Defaults of ExportOptions. The default cap of 16 page requests in
@@ -55,7 +55,7 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 			_, err = s.WaitView(ctx, viewID, opts.Wait)
 		}
 		if err != nil {
-			yield(Row{}, transport.Wrap(err, "reports: exporting report %d", reportID))
+			yield(Row{}, core.Wrap(err, "reports: exporting report %d", reportID))
 			return
 		}
 		for r, err := range s.ExportView(ctx, viewID, opts) {

@@ -7,7 +7,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // Tuning of the prefetcher behind ExportView.
@@ -355,7 +355,7 @@ func (p *prefetcher) observe(resp *http.Response) {
 		p.ssthresh = max(p.cwnd/2, 1)
 		p.cwnd = p.ssthresh
 	}
-	if d, ok := transport.RetryAfter(resp.Header); ok {
+	if d, ok := core.RetryAfter(resp.Header); ok {
 		if until := now.Add(min(d, maxPause)); until.After(p.pauseUntil) {
 			p.pauseUntil = until
 		}

@@ -18,21 +18,20 @@ import (
 	"iter"
 	"time"
 
-	"github.com/partnerapi/partner-go/internal/area"
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // Service calls the /report/v1 operations. It is safe for concurrent use.
-// Reach it as the Reports field of a partner.Client; it has no constructor
-// of its own.
+// A partner.Client has one as its Reports field; New builds one over any
+// core.Client.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
-func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
-}
+// New returns a Service that sends its requests through p, which
+// authorizes them (core.Config.Tokens).
+func New(p *core.Client) *Service { return &Service{t: p} }
 
 // Paging limits of the interface.
 const (
@@ -120,7 +119,7 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[Report, erro
 	}
 	return paging.Seq(ctx, p.StartPage, func(ctx context.Context, n int64) (paging.Page[Report, int64], error) {
 		var out reportList
-		err := s.t.Do(ctx, &transport.Request{
+		err := s.t.Do(ctx, &core.Request{
 			Method: "POST", Path: "/report/v1/list", Idempotent: true,
 			JSON: pageRequest{Page: page{Number: n, Size: size}},
 		}, &out)

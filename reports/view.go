@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/poll"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // ViewState is the state of a prepared view (viewStatus). A view moves
@@ -47,8 +47,8 @@ func (s *Service) PrepareExport(ctx context.Context, reportID int64) (int64, err
 	var out struct {
 		ViewID int64 `json:"viewId"`
 	}
-	err := s.t.Do(ctx, &transport.Request{
-		Method: "POST", Path: transport.Pathf("/report/v1/view/%d/prepare_export", reportID),
+	err := s.t.Do(ctx, &core.Request{
+		Method: "POST", Path: core.Pathf("/report/v1/view/%d/prepare_export", reportID),
 		JSON: struct{}{}, Idempotent: true,
 	}, &out)
 	if err != nil {
@@ -74,7 +74,7 @@ func (s *Service) ViewStatus(ctx context.Context, viewID int64) (*ViewStatus, er
 	var out struct {
 		Status ViewState `json:"viewStatus"`
 	}
-	err := s.t.Do(ctx, &transport.Request{Method: "GET", Path: transport.Pathf("/report/v1/view/%d/status", viewID)}, &out)
+	err := s.t.Do(ctx, &core.Request{Method: "GET", Path: core.Pathf("/report/v1/view/%d/status", viewID)}, &out)
 	if err != nil {
 		return nil, err
 	}

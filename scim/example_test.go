@@ -5,9 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"log"
+	"net/url"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/scim"
 )
 
@@ -22,6 +25,33 @@ func exampleClient() (*partner.Client, func()) {
 		log.Fatal(err)
 	}
 	return c, srv.Close
+}
+
+// ExampleNew builds the SCIM service alone, without a partner.Client:
+// a core.Client sends the token requests, and the same pipeline,
+// authorized by the oauth.Service, sends the SCIM calls.
+func ExampleNew() {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	base, err := url.Parse(srv.URL)
+	if err != nil {
+		log.Fatal(err)
+	}
+	tokens := core.New(core.Config{BaseURL: base, UserAgent: "my-provisioner/1.0"})
+	auth := oauth.New(tokens, oauth.Options{ClientID: fake.DefaultClientID, ClientSecret: fake.DefaultClientSecret})
+	users := scim.New(tokens.WithTokens(auth))
+
+	ctx := context.Background()
+	u, err := users.Get(ctx, fake.DemoUser1)
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(u.ID == fake.DemoUser1)
+	_, err = users.Get(ctx, "usr-missing")
+	fmt.Println(partner.IsNotFound(err))
+	// Output:
+	// true
+	// true
 }
 
 func ExampleService_Create() {

@@ -8,14 +8,14 @@ import (
 	"net/http"
 	"strings"
 
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/internal/quote"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 // ErrNotFound is returned by FindByUserName when no user has the userName.
 // partner.IsNotFound reports true for it, as for a 404 answer.
-var ErrNotFound = transport.NotFound("partner: scim: no user with that userName")
+var ErrNotFound = core.NotFound("partner: scim: no user with that userName")
 
 // ListParams selects the users List returns. The zero value lists every
 // user.
@@ -75,7 +75,7 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error]
 			q := p
 			q.StartIndex = index
 			var lr listResponse
-			if err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: usersPath, Query: q}, &lr); err != nil {
+			if err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: usersPath, Query: q}, &lr); err != nil {
 				return paging.Page[User, int]{}, err
 			}
 			next := index + len(lr.Resources)

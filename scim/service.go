@@ -25,23 +25,22 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // usersPath is the collection of user resources.
 const usersPath = "/api/scim/v2/Users"
 
 // Service calls the /api/scim/v2/Users operations. It is safe for concurrent use.
-// Reach it as the SCIM field of a partner.Client; it has no constructor
-// of its own.
+// A partner.Client has one as its SCIM field; New builds one over any
+// core.Client.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
-func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
-}
+// New returns a Service that sends its requests through p, which
+// authorizes them (core.Config.Tokens).
+func New(p *core.Client) *Service { return &Service{t: p} }
 
 // Create provisions a user: POST /api/scim/v2/Users. The service answers
 // 201 with the user as stored, including its generated ID, which Create
@@ -68,7 +67,7 @@ func (s *Service) Create(ctx context.Context, u *User) (*User, error) {
 		return nil, err
 	}
 	var out User
-	req := &transport.Request{Method: http.MethodPost, Path: usersPath, JSON: body}
+	req := &core.Request{Method: http.MethodPost, Path: usersPath, JSON: body}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}
@@ -82,7 +81,7 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 		return nil, errors.New("partner: scim: user id is required")
 	}
 	var out User
-	if err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: userPath(id)}, &out); err != nil {
+	if err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: userPath(id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -114,7 +113,7 @@ func (s *Service) Update(ctx context.Context, u *User) (*User, error) {
 		return nil, err
 	}
 	var out User
-	req := &transport.Request{Method: http.MethodPut, Path: userPath(u.ID), JSON: body, Idempotent: true}
+	req := &core.Request{Method: http.MethodPut, Path: userPath(u.ID), JSON: body, Idempotent: true}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}
@@ -149,7 +148,7 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 	// Work on the raw members so that a user carrying attributes this
 	// package does not model (nested ones too) is written back whole.
 	var body json.RawMessage
-	if err := s.t.Do(ctx, &transport.Request{Method: http.MethodGet, Path: userPath(id)}, &body); err != nil {
+	if err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: userPath(id)}, &body); err != nil {
 		return nil, err
 	}
 	var cur User
@@ -168,14 +167,14 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 		raw["id"], _ = json.Marshal(id)
 	}
 	var out User
-	req := &transport.Request{Method: http.MethodPut, Path: userPath(id), JSON: raw, Idempotent: true}
+	req := &core.Request{Method: http.MethodPut, Path: userPath(id), JSON: raw, Idempotent: true}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-func userPath(id string) string { return usersPath + "/" + transport.PathSegment(id) }
+func userPath(id string) string { return usersPath + "/" + core.PathSegment(id) }
 
 // prepare validates u and returns the body to send: a copy of u with its
 // schemas completed.

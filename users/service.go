@@ -9,20 +9,19 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/partnerapi/partner-go/internal/area"
-	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/core"
 )
 
 // Service calls the /users/v1 operations. It is safe for concurrent use.
-// Reach it as the Users field of a partner.Client; it has no constructor
-// of its own.
+// A partner.Client has one as its Users field; New builds one over any
+// core.Client.
 type Service struct {
-	t *transport.Client
+	t *core.Client
 }
 
-func init() {
-	area.Register(func(t *transport.Client) *Service { return &Service{t: t} })
-}
+// New returns a Service that sends its requests through p, which
+// authorizes them (core.Config.Tokens).
+func New(p *core.Client) *Service { return &Service{t: p} }
 
 // CheckAttributeParams is the body of an attribute check.
 type CheckAttributeParams struct {
@@ -79,7 +78,7 @@ func (s *Service) CheckAttribute(ctx context.Context, p CheckAttributeParams) (*
 		p.FilterValue.Values = []string{}
 	}
 	var out CheckAttributeResult
-	req := &transport.Request{Method: http.MethodPost, Path: "/users/v1/check-attribute", JSON: p, Idempotent: true}
+	req := &core.Request{Method: http.MethodPost, Path: "/users/v1/check-attribute", JSON: p, Idempotent: true}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}

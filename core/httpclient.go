@@ -1,4 +1,4 @@
-package transport
+package core
 
 // The HTTP client under the pipeline: its default timeouts and its
 // redirect rules.

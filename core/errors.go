@@ -1,4 +1,4 @@
-package transport
+package core
 
 import (
 	"encoding/json"
@@ -14,35 +14,49 @@ import (
 // maxErrorBody caps how much of an error response body is read and kept.
 const maxErrorBody = 64 << 10
 
-// Error is returned for every answer of the service outside 2xx. It says
-// which call failed (Method, Path), how (StatusCode) and what the server
-// said about it. It never contains credentials or tokens.
+// Error is an answer of the service outside 2xx. Every call of the SDK
+// returns it (wrapped with context, so use errors.As, or the partner.IsX
+// helpers) when the service answered with an error status. It says which
+// call failed (Method, Path), how (StatusCode) and what the server said
+// about it. It never holds a credential or a token.
+//
+// Its Error method reads "partner: METHOD PATH: STATUS TEXT: code:
+// message". For example:
+//
+//	var perr *partner.Error // the same type as *core.Error
+//	if errors.As(err, &perr) && perr.SCIMType == "uniqueness" {
+//		// the userName is taken
+//	}
 type Error struct {
-	// StatusCode is the HTTP status of the answer.
+	// StatusCode is the HTTP status of the answer (400, 404, 503, ...).
 	StatusCode int
-	// Method and Path name the request: "POST", "/report/v1/list".
-	// The path carries no query string.
+	// Method and Path name the request that failed: "POST",
+	// "/report/v1/list". The path carries no query string.
 	Method string
 	Path   string
 	// Code is the server's short error code when it sent one: the OAuth
-	// `error` member on the token endpoint (invalid_client, ...), the
-	// `error` member of the generic error object (or `error.code` when
-	// `error` is an object), SCIM's `scimType`.
+	// `error` of the token endpoint (invalid_client, invalid_grant, ...),
+	// the `error` member of the generic error object (or its `code` when
+	// `error` is an object), or SCIM's `scimType`.
 	Code string
-	// Message is the server's human readable explanation.
+	// Message is the server's human readable explanation (from
+	// `message`, `error_description`, `detail` or `error.message`).
 	Message string
-	// URI is the OAuth `error_uri` when present.
+	// URI is the OAuth `error_uri`, when present.
 	URI string
-	// SCIMType is the `scimType` of a SCIM error (uniqueness, invalidValue, ...).
+	// SCIMType is the `scimType` of a SCIM error (uniqueness,
+	// invalidValue, mutability, ...).
 	SCIMType string
-	// RetryAfter is the wait the server asked for with Retry-After, if any.
+	// RetryAfter is the wait the server asked for with a Retry-After
+	// header (seconds or an HTTP date), zero when absent.
 	RetryAfter time.Duration
-	// Body is the raw response body, capped at 64 KiB.
+	// Body is the raw answer body, capped at 64 KiB.
 	Body []byte
-	// OutcomeUnknown is set on the error of a write that is not safe to
-	// repeat when the service may have processed it: the answer is a 5xx,
-	// or an earlier attempt of the same call was. Look the result up
-	// before writing again. errors.Is(err, ErrOutcomeUnknown) matches it.
+	// OutcomeUnknown is set on the answer to a write that is not safe to
+	// repeat (a SCIM create, a bulk load, a subscription) when the
+	// service may have processed it: the answer is a 5xx, or an earlier
+	// attempt of the same call was. Look the result up before writing
+	// again. errors.Is(err, ErrOutcomeUnknown) matches it.
 	OutcomeUnknown bool
 }
 

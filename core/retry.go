@@ -1,4 +1,4 @@
-package transport
+package core
 
 // This file is the retry policy: what a RetryPolicy says, the client-wide
 // retry budget, and the hooks that go-retryablehttp calls around each
@@ -22,7 +22,7 @@ import (
 
 // RetryPolicy says how often and how patiently a request is repeated.
 //
-// A zero field means its default (DefaultRetryPolicy, DefaultBudget).
+// A zero field means the default its doc gives.
 // What a zero cannot say, "none", has its own switch: NoRetries,
 // NoRetryTimeCap, NoBudget.
 type RetryPolicy struct {
@@ -63,8 +63,8 @@ type RetryPolicy struct {
 // retry, the call fails at once with the error of its last attempt,
 // wrapped with ErrRetryBudgetExhausted. So while the service fails, the
 // retries of many goroutines stop after about Capacity/RetryCost of them,
-// instead of multiplying the load. Zero fields mean the defaults
-// (DefaultBudget).
+// instead of multiplying the load. A zero field means the default its
+// doc gives.
 type BudgetPolicy struct {
 	// Capacity is the size of the bucket (default 500).
 	Capacity int
@@ -73,14 +73,14 @@ type BudgetPolicy struct {
 	RetryCost, TimeoutCost int
 }
 
-// DefaultBudget holds the defaults of BudgetPolicy.
-var DefaultBudget = BudgetPolicy{Capacity: 500, RetryCost: 5, TimeoutCost: 10}
+// defaultBudget holds the defaults of BudgetPolicy's zero fields.
+var defaultBudget = BudgetPolicy{Capacity: 500, RetryCost: 5, TimeoutCost: 10}
 
-// DefaultRetryPolicy holds the defaults of RetryPolicy's zero fields.
-var DefaultRetryPolicy = RetryPolicy{
+// defaultRetryPolicy holds the defaults of RetryPolicy's zero fields.
+var defaultRetryPolicy = RetryPolicy{
 	MaxRetries: 4, MinWait: 250 * time.Millisecond, MaxWait: 10 * time.Second,
 	MaxRetryAfter: 60 * time.Second, MaxRetryTime: 60 * time.Second,
-	Budget: DefaultBudget,
+	Budget: defaultBudget,
 }
 
 // ErrRetryBudgetExhausted is wrapped into the error of a call that was
@@ -97,7 +97,7 @@ var ErrOutcomeUnknown = errors.New("partner: outcome unknown: the service may ha
 
 // withDefaults fills the zero fields.
 func (p RetryPolicy) withDefaults() RetryPolicy {
-	d := DefaultRetryPolicy
+	d := defaultRetryPolicy
 	p.MaxRetries = orDefault(p.MaxRetries, d.MaxRetries)
 	p.MinWait = orDefault(p.MinWait, d.MinWait)
 	p.MaxWait = max(orDefault(p.MaxWait, d.MaxWait), p.MinWait)

@@ -1,4 +1,4 @@
-package transport
+package core
 
 import (
 	"net/http"
@@ -11,10 +11,10 @@ import (
 // error handler that drops the last response.
 func TestRetryableHTTPDefaultsReplaced(t *testing.T) {
 	c := New(Config{})
-	if c.cfg.Retry.MaxRetries != DefaultRetryPolicy.MaxRetries || c.cfg.Retry.MaxRetryTime != DefaultRetryPolicy.MaxRetryTime {
+	if c.cfg.Retry.MaxRetries != defaultRetryPolicy.MaxRetries || c.cfg.Retry.MaxRetryTime != defaultRetryPolicy.MaxRetryTime {
 		t.Errorf("retry policy = %+v", c.cfg.Retry)
 	}
-	if c.budget == nil || c.budget.available() != DefaultBudget.Capacity {
+	if c.budget == nil || c.budget.available() != defaultBudget.Capacity {
 		t.Errorf("no default retry budget")
 	}
 	if c.HTTPClient() == nil || c.Logger() == nil {

@@ -1,4 +1,4 @@
-package transport
+package core
 
 // This file is the state of one call across its attempts, and the one
 // place that turns what the attempts learnt into the call's error.

@@ -1,9 +1,30 @@
-// Package transport is the one request pipeline of the SDK: it turns an
-// operation into an HTTP exchange (URL and query, body encoding,
-// Authorization, environment and user agent headers), sends it through
-// go-retryablehttp with the retry rules of the operation, and decodes the
-// answer or returns an *Error.
-package transport
+// Package core is the request pipeline every service of the SDK sends
+// through, and the error type its calls return. A service (scim.Service,
+// reports.Service, ...) is a thin layer over a *Client: it describes each
+// operation as a Request (method, path, query, body, whether it is safe
+// to repeat) and calls Client.Do, which builds the URL and headers
+// (Authorization, environment, user agent), sends through
+// go-retryablehttp under the RetryPolicy (retries, the retry budget, the
+// repeat with a new token after a 401), and decodes a 2xx answer or
+// returns an *Error.
+//
+// partner.New builds one Client for a partner.Client and every service
+// over it. A service can also be built alone over a Client made here:
+//
+//	tokens := core.New(core.Config{BaseURL: base})
+//	auth := oauth.New(tokens, oauth.Options{ClientID: id, ClientSecret: secret})
+//	svc := scim.New(tokens.WithTokens(auth))
+//
+// Writing an operation of a new service takes a Request and Do:
+//
+//	var u User
+//	err := p.Do(ctx, &core.Request{Method: http.MethodGet, Path: core.Pathf("/api/scim/v2/Users/%s", id)}, &u)
+//
+// A GET is repeated freely; a write says whether it is (Idempotent).
+//
+// Errors of the SDK start with "partner: " once: Wrap and With add
+// context to an error without repeating it.
+package core
 
 import (
 	"bytes"
@@ -35,18 +56,30 @@ const SubscriptionKeyHeader = "Ocp-Apim-Subscription-Key"
 
 // TokenSource gives the bearer token of a request. Invalidate drops tok
 // from any cache when it is still the cached token, so that the next
-// Token call fetches a new one; the transport calls it after a 401.
+// Token call fetches a new one; Client calls it after a 401.
 type TokenSource interface {
 	Token(ctx context.Context) (*oauth2.Token, error)
 	Invalidate(tok *oauth2.Token)
 }
 
-// Config holds what every request of a Client shares.
+// Config holds what every request of a Client shares. Only BaseURL is
+// needed; the zero value of every other field is a working default.
 type Config struct {
-	BaseURL    *url.URL
-	HTTPClient *http.Client // nil: a pooled client with sane timeouts
-	Tokens     TokenSource  // nil: requests carry no Authorization
-	Env        string       // value of the environment header, if any
+	// BaseURL is the service's base URL; a Request's Path is relative to
+	// it.
+	BaseURL *url.URL
+	// HTTPClient sends the requests (its Transport, Timeout, proxies).
+	// Nil means a pooled client with the Default timeouts. Its
+	// CheckRedirect and Jar are used after the Client's own redirect
+	// rules (see ErrInsecureRedirect).
+	HTTPClient *http.Client
+	// Tokens gives the bearer token of each request; nil sends no
+	// Authorization. WithTokens sets it on a Client that shares the
+	// pipeline.
+	Tokens TokenSource
+	// Env, when set, is sent in the environment header of every request
+	// to the service.
+	Env string
 	// EnvHeader names the environment header ("" means EnvHeader).
 	EnvHeader string
 	// SubscriptionKey is the API gateway's subscription key, a secret:
@@ -55,16 +88,24 @@ type Config struct {
 	// SubscriptionKeyHeader names its header ("" means
 	// SubscriptionKeyHeader).
 	SubscriptionKeyHeader string
-	UserAgent             string
-	Header                http.Header // fixed extra headers on every request
-	Logger                *slog.Logger
-	Retry                 RetryPolicy
+	// UserAgent is the User-Agent header of every request, when set.
+	UserAgent string
+	// Header holds fixed extra headers of every request to the service
+	// (not to an absolute URL on another host).
+	Header http.Header
+	// Logger logs requests and retries at debug level, never a secret;
+	// nil logs nothing.
+	Logger *slog.Logger
+	// Retry says how often and how patiently requests are repeated.
+	Retry RetryPolicy
 	// AllowInsecureHTTP allows plain http absolute URLs (signed upload
 	// URLs, webhook callbacks) to hosts that are not loopback addresses.
 	AllowInsecureHTTP bool
 }
 
-// Client sends requests. It is safe for concurrent use.
+// Client is the pipeline: it sends the Requests of every service over
+// one HTTP client, one retry policy and one retry budget. It is safe for
+// concurrent use.
 type Client struct {
 	cfg  Config
 	base string   // cfg.BaseURL with a trailing slash, "" when none
@@ -79,7 +120,7 @@ type Client struct {
 	testHookWait func(time.Duration)
 }
 
-// New returns a Client for cfg.
+// New returns a Client for cfg. It does no I/O.
 func New(cfg Config) *Client {
 	if cfg.HTTPClient == nil {
 		tr := http.DefaultTransport.(*http.Transport).Clone()

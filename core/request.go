@@ -1,4 +1,4 @@
-package transport
+package core
 
 // This file is the request side of the pipeline: what an operation asks
 // for (Request), how its path is built (Pathf, PathSegment), and how the

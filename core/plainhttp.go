@@ -1,4 +1,4 @@
-package transport
+package core
 
 // The plain-http rule, in one place: tokens and data travel over plain
 // http only to this machine, unless the client allows insecure HTTP

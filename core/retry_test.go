@@ -1,4 +1,4 @@
-package transport
+package core
 
 import (
 	"context"
@@ -296,8 +296,8 @@ func TestBackoffJitterBounds(t *testing.T) {
 
 func TestRetryPolicyDefaults(t *testing.T) {
 	got := RetryPolicy{}.withDefaults()
-	if got != DefaultRetryPolicy {
-		t.Fatalf("defaults = %+v, want %+v", got, DefaultRetryPolicy)
+	if got != defaultRetryPolicy {
+		t.Fatalf("defaults = %+v, want %+v", got, defaultRetryPolicy)
 	}
 	if got := (RetryPolicy{MinWait: time.Second, MaxWait: time.Millisecond}).withDefaults(); got.MaxWait != time.Second {
 		t.Fatalf("MaxWait below MinWait not raised: %+v", got)

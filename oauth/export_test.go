@@ -1,0 +1,13 @@
+package oauth
+
+import (
+	"time"
+
+	"github.com/partnerapi/partner-go/core"
+)
+
+// NewWithClock is New with the clock used for token expiry, for tests
+// that drive expiry with a manual clock.
+func NewWithClock(p *core.Client, opts Options, now func() time.Time) *Service {
+	return newService(p, opts, now)
+}
