@@ -15,6 +15,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
@@ -57,7 +58,7 @@ func TestErrorDocNamesEveryField(t *testing.T) {
 
 func fakeClient(t *testing.T, secret string) *partner.Client {
 	t.Helper()
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), mocktest.ContractCheck(t))
 	t.Cleanup(srv.Close)
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, secret))
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 // ExampleNew builds a client against the in-memory fake service, as a
 // test would. New does no I/O: the first call fetches the token.
 func ExampleNew() {
-	srv := fake.NewServer()
+	srv := fake.NewServer(contractCheck)
 	defer srv.Close()
 
 	c, err := partner.New(
@@ -66,7 +66,7 @@ func ExampleNew_validation() {
 // ExampleError tells apart the service's answers with the Is helpers and
 // reads the details from *partner.Error.
 func ExampleError() {
-	srv := fake.NewServer()
+	srv := fake.NewServer(contractCheck)
 	defer srv.Close()
 	c, err := partner.New(
 		partner.WithBaseURL(srv.URL),
@@ -98,7 +98,7 @@ func ExampleError() {
 // request). The error says the outcome is unknown, so the user is looked
 // up by userName before being created again.
 func ExampleIsOutcomeUnknown() {
-	srv := fake.NewServer(fake.WithFullSCIMFilter())
+	srv := fake.NewServer(fake.WithFullSCIMFilter(), contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
@@ -131,7 +131,7 @@ func ExampleIsOutcomeUnknown() {
 // share: while the service fails, the retries stop once it is spent and
 // calls fail at once with ErrRetryBudgetExhausted.
 func ExampleWithRetryBudget() {
-	srv := fake.NewServer()
+	srv := fake.NewServer(contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),

@@ -17,7 +17,7 @@ import (
 // exampleClient returns a client of a fake with the demo data whose
 // executions complete at once, and opts.
 func exampleClient(opts ...fake.Option) (*partner.Client, func()) {
-	srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithBulkDelay(0)}, opts...)...)
+	srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithBulkDelay(0), contractCheck}, opts...)...)
 	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {

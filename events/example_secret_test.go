@@ -16,7 +16,7 @@ import (
 // URL ends in a fresh secret, and the Handler refuses any delivery whose
 // path does not (401).
 func ExampleNewSecret() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -67,7 +67,7 @@ func ExampleNewSecret() {
 // new secret, a second subscriber is registered with it, then the old
 // subscriber is removed, and last its secret.
 func ExampleSecretSet_rotate() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {

@@ -32,7 +32,7 @@ func ExampleEq_hostile() {
 }
 
 func ExampleService_Kinds() {
-	srv := fake.NewServer()
+	srv := fake.NewServer(contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -55,7 +55,7 @@ func ExampleService_Kinds() {
 }
 
 func ExampleService_Subscribe() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -86,7 +86,7 @@ func ExampleService_Subscribe() {
 }
 
 func ExampleHandler() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -147,7 +147,7 @@ func ExampleParseDelivery() {
 }
 
 func ExampleService_Integrations() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -165,7 +165,7 @@ func ExampleService_Integrations() {
 }
 
 func ExampleService_Schema() {
-	srv := fake.NewServer()
+	srv := fake.NewServer(contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -190,7 +190,7 @@ func ExampleService_Schema() {
 }
 
 func ExampleService_IntegrationSchema() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {
@@ -214,7 +214,7 @@ func ExampleService_IntegrationSchema() {
 }
 
 func ExampleService_Subscriber() {
-	srv := fake.NewServer()
+	srv := fake.NewServer(contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {

@@ -12,7 +12,7 @@ import (
 // ExampleService_Token gets the client's access token. It is cached: the
 // second call makes no request.
 func ExampleService_Token() {
-	srv := fake.NewServer()
+	srv := fake.NewServer(contractCheck)
 	defer srv.Close()
 	c, err := partner.New(
 		partner.WithBaseURL(srv.URL),
@@ -37,7 +37,7 @@ func ExampleService_Token() {
 // ExampleService_Revoke invalidates a token; a second invalidation is
 // refused with 403.
 func ExampleService_Revoke() {
-	srv := fake.NewServer()
+	srv := fake.NewServer(contractCheck)
 	defer srv.Close()
 	c, err := partner.New(
 		partner.WithBaseURL(srv.URL),

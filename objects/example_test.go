@@ -11,7 +11,7 @@ import (
 )
 
 func Example() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), contractCheck)
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))

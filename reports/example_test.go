@@ -15,7 +15,7 @@ import (
 
 // exampleClient starts a fake with a small report and returns a client.
 func exampleClient() (*fake.Server, *partner.Client, int64) {
-	srv := fake.NewServer()
+	srv := fake.NewServer(contractCheck)
 	id := srv.AddReport(fake.Report{
 		Name: "Deals",
 		Columns: []fake.Column{

@@ -369,7 +369,7 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, how := range []string{"cancel", "break"} {
 		t.Run(how, func(t *testing.T) {
-			f := fake.New()
+			f := fake.New(mocktest.ContractCheck(t))
 			// Pages 0 to 2 answer; the pages after them hang, so only
 			// cancellation can end their requests.
 			ts := httptest.NewServer(hangFrom(f, 3))

@@ -13,7 +13,7 @@ import (
 
 // exampleClient returns a client of a fake service with its demo data.
 func exampleClient() (*partner.Client, func()) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), contractCheck)
 	c, err := partner.New(
 		partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),

@@ -316,7 +316,7 @@ func TestConcurrentCreates(t *testing.T) {
 // context's error and leaves no goroutine behind.
 func TestListCancel(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	srv := fake.NewServer()
+	srv := fake.NewServer(mocktest.ContractCheck(t))
 	defer srv.Close()
 	hc := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone()}
 	defer hc.CloseIdleConnections()

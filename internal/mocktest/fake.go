@@ -34,9 +34,5 @@ func FakeClient(t testing.TB, opts []fake.Option, clientOpts ...partner.Option) 
 // (contract.Fail).
 func ContractCheck(t testing.TB) fake.Option {
 	t.Helper()
-	c, err := contract.Load()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fake.WithMiddleware(c.Middleware(contract.Fail(t)))
+	return fake.WithMiddleware(contract.Check(t))
 }
