@@ -9,11 +9,12 @@ import (
 )
 
 // Check returns a Middleware for a fake that t talks to
-// (fake.WithMiddleware(contract.Check(t))): a violation fails t, or is
-// only logged when PendingCorrections lists it (Fail).
-func Check(t testing.TB) func(http.Handler) http.Handler {
+// (fake.WithMiddleware(contract.Check(t))), checking in mode m (Lenient
+// unless given): a violation fails t, or is only logged when
+// PendingCorrections lists it (Fail).
+func Check(t testing.TB, m ...Mode) func(http.Handler) http.Handler {
 	t.Helper()
-	c, err := Load()
+	c, err := Load(m...)
 	if err != nil {
 		t.Fatal(err)
 	}
