@@ -34,6 +34,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
@@ -103,7 +104,7 @@ func TestChaos(t *testing.T) {
 	const workers, rounds = 4, 3
 
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithFullSCIMFilter(),
-		fake.WithTokenLifetime(time.Second), fake.WithBulkDelay(20*time.Millisecond))
+		fake.WithTokenLifetime(time.Second), fake.WithBulkDelay(20*time.Millisecond), mocktest.ContractCheck(t))
 	defer srv.Close()
 	proxy := &chaosProxy{target: srv.URL, out: &http.Transport{MaxIdleConnsPerHost: 16}, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		expiryGrants: map[string]int{}}

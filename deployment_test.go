@@ -14,6 +14,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/contract"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/objects"
 )
@@ -201,7 +202,7 @@ func TestDeploymentOptionValidation(t *testing.T) {
 func TestDeploymentWordsOnFake(t *testing.T) {
 	const key = "gw-key-5d1e0b"
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithEnvHeader("x-acme-env"), fake.WithPortalWord("acme_portal"),
-		fake.WithSubscriptionKey(key))
+		fake.WithSubscriptionKey(key), fake.WithMiddleware(contract.Check(t)))
 	defer srv.Close()
 	newClient := func(opts ...Option) *Client {
 		c, err := New(append([]Option{WithBaseURL(srv.URL),

@@ -11,6 +11,8 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/scim"
 )
@@ -33,7 +35,7 @@ func reliabilityClient(t *testing.T, srv *fake.Server, opts ...partner.Option) *
 // a retried unsubscribe whose first attempt removed the subscriber
 // succeeds; prepare_export is retried like a read.
 func TestAmbiguousWrites(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithFullSCIMFilter())
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithFullSCIMFilter(), mocktest.ContractCheck(t))
 	defer srv.Close()
 	c := reliabilityClient(t, srv)
 	ctx := context.Background()
@@ -127,7 +129,7 @@ func TestAmbiguousWrites(t *testing.T) {
 // that is not a loopback address is refused before anything is sent,
 // unless the client allows insecure HTTP.
 func TestPlainHTTPCallbackRefused(t *testing.T) {
-	srv := fake.NewServer()
+	srv := fake.NewServer(mocktest.ContractCheck(t, contract.Strict))
 	defer srv.Close()
 	ctx := context.Background()
 	sub := events.SubscribeParams{Name: "s", Events: []events.Kind{events.KindObjectUpdate}, CallbackURL: "http://hooks.example.test/in"}
@@ -150,7 +152,7 @@ func TestPlainHTTPCallbackRefused(t *testing.T) {
 // client while the service fails; WithRetryBudget(0) removes the bound;
 // WithMaxRetryAfter ends the retries at once on a longer Retry-After.
 func TestRetryOptions(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), mocktest.ContractCheck(t))
 	defer srv.Close()
 	ctx := context.Background()
 	c := reliabilityClient(t, srv, partner.WithRetryBudget(20), partner.WithMaxRetries(10))

@@ -30,6 +30,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
 	"github.com/partnerapi/partner-go/users"
@@ -101,7 +102,7 @@ func TestSoak(t *testing.T) {
 	startGoroutines := runtime.NumGoroutine()
 
 	clock := fake.NewManualClock(time.Now())
-	f := fake.New(fake.WithDemoData(), fake.WithTokenLifetime(60*time.Second), fake.WithClock(clock),
+	f := fake.New(fake.WithDemoData(), fake.WithTokenLifetime(60*time.Second), fake.WithClock(clock), mocktest.ContractCheck(t),
 		fake.WithRequestLogSize(1000))
 	var requests, grants atomic.Int64
 	ts := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {

@@ -23,6 +23,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
@@ -39,7 +40,7 @@ type workflowEnv struct {
 func newWorkflowEnv(t *testing.T) *workflowEnv {
 	t.Helper()
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithFullSCIMFilter())
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithFullSCIMFilter(), mocktest.ContractCheck(t))
 	c, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {

@@ -155,7 +155,7 @@ func equalStates(a, b []bulk.State) bool {
 func TestWaitCancelled(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	clock := fake.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), mocktest.ContractCheck(t))
 	defer srv.Close()
 	rt := http.DefaultTransport.(*http.Transport).Clone()
 	defer rt.CloseIdleConnections()

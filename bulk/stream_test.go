@@ -19,6 +19,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // Bodies stream: the SDK never reads more than a small, fixed window of a
@@ -243,7 +244,7 @@ func (c *countingFile) Seek(offset int64, whence int) (int64, error) {
 // cannot send faster than the fake reads, so the bytes sent bound the
 // bytes the fake has read.
 func TestFakeParsesLoadsAsTheyStream(t *testing.T) {
-	f := fake.New(fake.WithDemoData(), fake.WithBulkDiscard())
+	f := fake.New(fake.WithDemoData(), fake.WithBulkDiscard(), mocktest.ContractCheck(t))
 	defer f.Close()
 	var sent atomic.Int64
 	srv := newStreamServer(&sent, f)

@@ -95,7 +95,7 @@ func TestIntegrationSchema(t *testing.T) {
 // object event schema names the fields its deliveries carry, unsubscribing works on its 200, and a delivery arrives flat and
 // is handed over whole.
 func TestDeployedShapesAgainstFake(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: 1}))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: 1}), mocktest.ContractCheck(t))
 	defer srv.Close()
 	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
 	if err != nil {

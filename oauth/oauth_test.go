@@ -22,6 +22,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/oauth"
 )
 
@@ -46,7 +47,7 @@ type env struct {
 func newEnv(t *testing.T, opts ...fake.Option) *env {
 	t.Helper()
 	e := &env{clk: fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))}
-	e.fake = fake.New(append([]fake.Option{fake.WithClock(e.clk)}, opts...)...)
+	e.fake = fake.New(append([]fake.Option{fake.WithClock(e.clk), mocktest.ContractCheck(t)}, opts...)...)
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == "POST" && r.URL.Path == "/oauth/token" {
 			e.record(r)

@@ -15,6 +15,8 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -85,7 +87,7 @@ func (c *pageCounter) counts(rows, pageSize int64) (pages, pagesPast, probes, pr
 
 func countingClient(t *testing.T) (*fake.Fake, *pageCounter, *partner.Client) {
 	t.Helper()
-	f := fake.New()
+	f := fake.New(mocktest.ContractCheck(t, contract.Strict))
 	t.Cleanup(f.Close)
 	pc := &pageCounter{h: f}
 	ts := httptest.NewServer(pc)

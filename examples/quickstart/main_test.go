@@ -6,6 +6,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // TestQuickstart runs the whole walk-through against the embedded fake.
@@ -33,6 +36,23 @@ func TestQuickstart(t *testing.T) {
 	const last = "quickstart: every step passed (auth, scim, users, objects, bulk, reports, events)\n"
 	if !strings.HasSuffix(out.String(), last) {
 		t.Errorf("output does not end with %q:\n%s", last, out.String())
+	}
+}
+
+// TestQuickstartOnServer runs the walk-through against a server named by
+// PARTNER_BASE_URL: a fake with the demo data that holds every exchange
+// to the service's contract (api/openapi.yaml).
+func TestQuickstartOnServer(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData(), mocktest.ContractCheck(t))
+	defer srv.Close()
+	env := map[string]string{"PARTNER_BASE_URL": srv.URL,
+		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}
+	var out bytes.Buffer
+	if err := run(t.Context(), &out, func(k string) string { return env[k] }); err != nil {
+		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
+	}
+	if strings.Contains(out.String(), "embedded fake") || !strings.HasSuffix(out.String(), "every step passed (auth, scim, users, objects, bulk, reports, events)\n") {
+		t.Errorf("output:\n%s", out.String())
 	}
 }
 

@@ -1,9 +1,10 @@
 // Package contract holds the SDK and the fake to the service's contract,
 // api/openapi.yaml: a Checker validates a request and its answer against
 // the document with kin-openapi's openapi3filter, and Middleware does so
-// for every exchange a handler serves. internal/mocktest's FakeClient
-// wraps the fake in Middleware (fake.WithMiddleware), so every
-// integration test of an area checks both sides. Only tests import this
+// for every exchange a handler serves. The SDK's tests that talk to a fake
+// wrap it in Middleware (fake.WithMiddleware; benchmarks aside): through
+// internal/mocktest's FakeClient and ContractCheck, or Check. Only tests
+// import this
 // package: a library user never builds kin-openapi.
 package contract
 
