@@ -18,7 +18,6 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/internal/transport"
 )
 
 type listenFlags struct {
@@ -86,7 +85,7 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 	callback := fl.public
 	if callback == "" {
 		base, _ := url.Parse(a.setting(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL"))
-		if base == nil || !transport.IsLoopback(base.Hostname()) {
+		if base == nil || !onThisMachine(base) {
 			ln.Close()
 			return usagef("--public-url is required: the service at %s cannot reach this machine's listener", base)
 		}
@@ -177,6 +176,19 @@ func reachable(addr net.Addr) string {
 		host = "127.0.0.1"
 	}
 	return net.JoinHostPort(host, port)
+}
+
+// onThisMachine reports whether the service at base runs on this
+// machine, by the SDK's own rule: partner.New accepts plain http to a
+// loopback host only ("localhost" in any case, loopback addresses).
+func onThisMachine(base *url.URL) bool {
+	c, err := partner.New(partner.WithBaseURL((&url.URL{Scheme: "http", Host: base.Host}).String()),
+		partner.WithClientCredentials("id", "secret"))
+	if err != nil {
+		return false
+	}
+	c.Close(context.Background())
+	return true
 }
 
 // received is one delivery as the listener got it, with the outcome of

@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -373,5 +374,19 @@ func TestEventsListenAdminUpdate(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestOnThisMachine: listen's default callback needs a service on this
+// machine, by the SDK's plain-http rule.
+func TestOnThisMachine(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"http://localhost:8080": true, "https://LOCALHOST:8443/api": true, "http://127.0.0.1:1": true, "http://[::1]:80": true,
+		"https://localhost.:8443": false, "http://api.localhost": false, "https://api.example.com": false,
+	} {
+		u, _ := url.Parse(raw)
+		if got := onThisMachine(u); got != want {
+			t.Errorf("onThisMachine(%s) = %v, want %v", raw, got, want)
+		}
 	}
 }
