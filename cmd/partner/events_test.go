@@ -209,13 +209,7 @@ func TestEventsListenForwardStatus(t *testing.T) {
 func TestEventsListenSecret(t *testing.T) {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
-	c := newCLI(srv)
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr syncBuffer
-	done := make(chan int, 1)
-	go func() { done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update") }()
-	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
+	stdout, stderr, stop := listening(t, newCLI(srv), "--events", "object.update")
 	subs := srv.Subscribers()
 	callback := subs[len(subs)-1].CallbackURL
 	dir, secret := callback[:strings.LastIndexByte(callback, '/')], callback[strings.LastIndexByte(callback, '/')+1:]
@@ -242,17 +236,29 @@ func TestEventsListenSecret(t *testing.T) {
 	if code := post(callback, `{"stage":"genuine"}`); code != http.StatusNoContent {
 		t.Fatalf("POST to the callback URL: %d, want 204", code)
 	}
-	waitFor(t, func() bool { return strings.Contains(stdout.String(), "\n") }, &stderr)
+	waitFor(t, func() bool { return strings.Contains(stdout.String(), "\n") }, stderr)
 	if got := strings.TrimSpace(stdout.String()); got != `{"stage":"genuine"}` {
 		t.Fatalf("printed %q, want only the genuine delivery", got)
 	}
-	cancel()
-	if code := <-done; code != 0 {
+	if code := stop(); code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 	if strings.Contains(stdout.String()+stderr.String(), secret) {
 		t.Fatalf("the secret was printed: stdout %q stderr %q", stdout.String(), stderr.String())
 	}
+}
+
+// listening runs partner events listen with args, and returns once it
+// listens; stop is Ctrl-C and returns the exit status.
+func listening(t *testing.T, c *cli, args ...string) (stdout, stderr *syncBuffer, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- c.runCtx(ctx, t, stdout, stderr, append([]string{"events", "listen"}, args...)...) }()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, stderr)
+	return stdout, stderr, func() int { cancel(); return <-done }
 }
 
 func TestEventsListenNeedsPublicURLForRemoteService(t *testing.T) {
