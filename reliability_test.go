@@ -14,6 +14,7 @@ import (
 	"github.com/partnerapi/partner-go/internal/contract"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
 )
 
@@ -184,5 +185,39 @@ func TestRetryOptions(t *testing.T) {
 	var perr *partner.Error
 	if !errors.As(err, &perr) || perr.StatusCode != 429 || perr.RetryAfter != 2*time.Minute || time.Since(start) > 30*time.Second {
 		t.Fatalf("Retry-After 120 over a 60s cap: %v, want the 429 at once", err)
+	}
+}
+
+// TestTruncatedAnswers: against the fake's Truncate fault (a 2xx cut off
+// mid-body), a read is repeated and succeeds, an export's data page too,
+// and a create is sent once and fails marked outcome unknown.
+func TestTruncatedAnswers(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := reliabilityClient(t, srv)
+	ctx := context.Background()
+	u, err := c.SCIM.Create(ctx, &scim.User{UserName: "cut.answer@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+
+	srv.InjectFault(fake.Fault{Method: "GET", Path: "/api/scim/v2/Users/*", Times: 1, Truncate: true})
+	before := srv.CountRequests("GET", "/api/scim/v2/Users/*")
+	if got, err := c.SCIM.Get(ctx, u.ID); err != nil || got.UserName != u.UserName || srv.CountRequests("GET", "/api/scim/v2/Users/*") != before+2 {
+		t.Fatalf("read cut once: %+v %v, want the user after 2 requests", got, err)
+	}
+
+	id := srv.AddReport(fake.Report{ID: 31, Name: "Cut", Columns: []fake.Column{{ID: "0", Name: "Zone"}}, Rows: [][]any{{"EMEA"}, {"APAC"}}})
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Times: 1, Truncate: true})
+	var csv strings.Builder
+	if n, err := c.Reports.ExportCSV(ctx, id, &csv, reports.ExportOptions{}); err != nil || n != 2 || csv.String() != "Zone\nEMEA\nAPAC\n" {
+		t.Fatalf("export with a page cut once: %d rows %q, %v", n, csv.String(), err)
+	}
+
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/api/scim/v2/Users", Times: 1, Truncate: true})
+	before = srv.CountRequests("POST", "/api/scim/v2/Users")
+	_, err = c.SCIM.Create(ctx, &scim.User{UserName: "cut.create@example.com"})
+	if !partner.IsOutcomeUnknown(err) || !strings.Contains(err.Error(), "reading response") || srv.CountRequests("POST", "/api/scim/v2/Users") != before+1 {
+		t.Fatalf("create cut: %v after %d requests, want outcome unknown after 1", err, srv.CountRequests("POST", "/api/scim/v2/Users")-before)
 	}
 }

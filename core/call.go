@@ -4,7 +4,10 @@ package core
 // place that turns what the attempts learnt into the call's error.
 
 import (
+	"bytes"
 	"context"
+	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
@@ -27,7 +30,10 @@ type call struct {
 	auth         bool                 // the request carries the client's token
 	body         *body                // nil when the request has no body
 	observe      func(*http.Response) // Request.Observe
-	start        time.Time
+	// decodes is set by Do when it decodes the answer: readAnswer then
+	// reads a body of unknown length too.
+	decodes bool
+	start   time.Time
 
 	wrote   atomic.Bool   // the current attempt wrote its headers
 	tok     *oauth2.Token // the token of the current attempt
@@ -77,6 +83,49 @@ func (st *call) noteAttempt(resp *http.Response, err error) {
 		st.observe(resp)
 	}
 }
+
+// readAnswer reads the body of a 2xx answer inside the retry loop
+// (checkRetry), so that an answer cut off mid-body is a failed attempt
+// rather than an error after the call: a body of known length up to
+// maxWholeBody, and, when Do decodes the answer, one of unknown length
+// (up to that size; a longer one streams on). The body read replaces
+// resp.Body. A failure marks the call ambiguous: the service answered
+// 2xx, so it did the work.
+func (st *call) readAnswer(resp *http.Response) error {
+	n := resp.ContentLength
+	if resp.StatusCode/100 != 2 || st.method == http.MethodHead || n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
+		return nil
+	}
+	var b []byte
+	var err error
+	if n > 0 {
+		b = make([]byte, n)
+		_, err = io.ReadFull(resp.Body, b)
+	} else {
+		b, err = io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
+	}
+	if err != nil {
+		st.ambiguous = true
+		st.wrote.Store(true) // it was answered: never "not sent"
+		return fmt.Errorf("reading response: %w", err)
+	}
+	if len(b) > maxWholeBody {
+		resp.Body = &wholeBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
+		return nil
+	}
+	resp.Body = &wholeBody{Reader: bytes.NewReader(b), b: b, rest: resp.Body}
+	return nil
+}
+
+// wholeBody is an answer's body as readAnswer read it: b, when it is the
+// whole body, and rest, the connection's body, closed with it.
+type wholeBody struct {
+	io.Reader
+	b    []byte
+	rest io.ReadCloser
+}
+
+func (w *wholeBody) Close() error { return w.rest.Close() }
 
 // sign sets the Authorization header to the client's current token.
 func (st *call) sign(ctx context.Context, h http.Header) error {

@@ -8,8 +8,10 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"net/url"
+	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"github.com/jarcoal/httpmock"
@@ -297,5 +299,71 @@ func TestUserClientKept(t *testing.T) {
 	err := c.Do(context.Background(), &Request{Method: "GET", Path: "/r"}, nil)
 	if asked != 1 || !HasStatus(err, 302) {
 		t.Fatalf("CheckRedirect asked %d times, err %v; want once and the 302 kept", asked, err)
+	}
+}
+
+// cutAnswer answers 200 with a JSON body, cut off half way with an
+// unexpected EOF for the first cut requests: Content-Length announces the
+// whole body, or none is sent (chunked) when sized is false.
+func cutAnswer(cut int, sized bool) httpmock.Responder {
+	const whole = `{"ok":true,"pad":"0123456789"}`
+	var n atomic.Int32
+	return func(req *http.Request) (*http.Response, error) {
+		if req.Body != nil {
+			io.Copy(io.Discard, req.Body)
+		}
+		resp := httpmock.NewStringResponse(200, whole)
+		resp.ContentLength = -1
+		if sized {
+			resp.ContentLength = int64(len(whole))
+		}
+		if int(n.Add(1)) <= cut {
+			resp.Body = io.NopCloser(io.MultiReader(strings.NewReader(whole[:len(whole)/2]), iotest.ErrReader(io.ErrUnexpectedEOF)))
+		}
+		return resp, nil
+	}
+}
+
+// TestTruncatedAnswer: a 2xx answer cut off mid-body is retried within
+// the call's retries for a request safe to repeat (Do and Send), and fails
+// a write that is not with an error marked outcome unknown, sent once.
+func TestTruncatedAnswer(t *testing.T) {
+	ctx := context.Background()
+	var out struct{ OK bool }
+	for _, sized := range []bool{true, false} {
+		c, mt := newMockClient(t)
+		mt.RegisterResponder("GET", base+"/r", cutAnswer(1, sized))
+		if err := c.Do(ctx, &Request{Method: "GET", Path: "/r"}, &out); err != nil || !out.OK || calls(mt) != 2 {
+			t.Errorf("read, sized %v: %v ok=%v after %d calls, want ok after 2", sized, err, out.OK, calls(mt))
+		}
+	}
+
+	c, mt := newMockClient(t)
+	mt.RegisterResponder("POST", base+"/page", cutAnswer(2, true))
+	resp, err := c.Send(ctx, &Request{Method: "POST", Path: "/page", JSON: map[string]int{"page": 1}, Idempotent: true})
+	if err != nil {
+		t.Fatalf("idempotent Send: %v", err)
+	}
+	b, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || !strings.HasSuffix(string(b), `"}`) || calls(mt) != 3 {
+		t.Fatalf("idempotent Send: %q %v after %d calls, want the whole body after 3", b, err, calls(mt))
+	}
+
+	c, mt = newMockClient(t)
+	mt.RegisterResponder("GET", base+"/r", cutAnswer(100, true))
+	err = c.Do(ctx, &Request{Method: "GET", Path: "/r"}, &out)
+	if err == nil || !strings.Contains(err.Error(), "partner: GET /r: reading response: unexpected EOF") || IsOutcomeUnknown(err) ||
+		calls(mt) != fastRetry.MaxRetries+1 {
+		t.Fatalf("read cut every time: %v after %d calls, want reading response after %d", err, calls(mt), fastRetry.MaxRetries+1)
+	}
+
+	for _, sized := range []bool{true, false} {
+		c, mt = newMockClient(t)
+		mt.RegisterResponder("POST", base+"/w", cutAnswer(1, sized))
+		err = c.Do(ctx, &Request{Method: "POST", Path: "/w", JSON: map[string]int{"a": 1}}, &out)
+		if err == nil || !IsOutcomeUnknown(err) || !strings.Contains(err.Error(), "reading response: unexpected EOF") || calls(mt) != 1 {
+			t.Errorf("write, sized %v: %v after %d calls, want outcome unknown after 1", sized, err, calls(mt))
+		}
 	}
 }

@@ -199,6 +199,10 @@ func retryableStatus(code int) bool {
 // repeats the request once (PrepareRetry signs it with a new token),
 // whatever its kind: the server refused it before processing it.
 //
+// A 2xx answer's body is read here (call.readAnswer), so that one cut
+// off mid-body is retried like a lost answer for a request safe to
+// repeat, and marks the outcome unknown for another.
+//
 // A retry is also refused when the body cannot be sent again (the call's
 // error then wraps ErrBodyNotReplayable), when the server asks with
 // Retry-After for a wait beyond MaxRetryAfter, when the wait could end
@@ -211,6 +215,12 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return false, err
 	}
 	st.noteAttempt(resp, err)
+	if err == nil {
+		if rerr := st.readAnswer(resp); rerr != nil {
+			// A 2xx cut off mid-body fails the attempt like a lost answer.
+			resp, err = nil, rerr
+		}
+	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
 	}

@@ -237,7 +237,8 @@ func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 // ErrOutcomeUnknown when the service may have processed it (see
 // IsOutcomeUnknown), including a 2xx answer whose body could not be read.
 func (c *Client) Do(ctx context.Context, r *Request, out any) error {
-	resp, st, err := c.send(ctx, r)
+	_, streams := out.(Decoder)
+	resp, st, err := c.send(ctx, r, !streams)
 	if err != nil {
 		return err
 	}
@@ -261,6 +262,9 @@ func decode(resp *http.Response, out any) error {
 	}
 	if resp.StatusCode == http.StatusNoContent {
 		return nil
+	}
+	if w, ok := resp.Body.(*wholeBody); ok && w.b != nil {
+		return decodeBytes(w.b, out)
 	}
 	if n := resp.ContentLength; n > 0 && n <= maxWholeBody {
 		return decodeWhole(resp.Body, n, out)
@@ -293,6 +297,11 @@ func decodeWhole(body io.Reader, n int64, out any) error {
 	if _, err := io.ReadFull(body, b); err != nil {
 		return err
 	}
+	return decodeBytes(b, out)
+}
+
+// decodeBytes decodes a whole body into out (see decodeWhole).
+func decodeBytes(b []byte, out any) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil // an empty body decodes to the zero value
 	}
@@ -318,14 +327,15 @@ func decodeWhole(body io.Reader, n int64, out any) error {
 // (the first attempt removed the resource, its answer was lost) counts as
 // done: Send returns an empty 204 response.
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
-	resp, _, err := c.send(ctx, r)
+	resp, _, err := c.send(ctx, r, false)
 	return resp, err
 }
 
 // send makes one call: its attempts go through go-retryablehttp, whose
 // hooks (retry.go) follow the call's state; finish turns the last
-// attempt into the call's answer.
-func (c *Client) send(ctx context.Context, r *Request) (*http.Response, *call, error) {
+// attempt into the call's answer. decodes says that Do decodes the
+// answer (call.decodes).
+func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Response, *call, error) {
 	u, us, err := c.url(r)
 	if err != nil {
 		return nil, nil, err
@@ -341,7 +351,7 @@ func (c *Client) send(ctx context.Context, r *Request) (*http.Response, *call, e
 		return nil, nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
 	st := &call{
-		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(),
+		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(), decodes: decodes,
 		auth: c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
 	}
 	// Whether an attempt wrote its request matters only to requests that

@@ -42,11 +42,16 @@ written. 'partner events integrations' lists the integrations to load.
 
 FILE and --errors-out are checked before anything is sent.
 
+A load is sent again only when the service certainly did not take it (a
+429, a connection refused): when its answer is lost (a dropped connection,
+a 5xx, an answer cut short), it is not repeated and the exit status is 3.
+
 Exit status: 0 once the load was accepted (with --wait: once the execution
 completed); 1 when it could not be started or followed, when it ended in a
 state other than completed, when every record failed, or, with
 --fail-on-errors, when any failed; 2 for a usage error (FILE a directory,
-for one).`,
+for one); 3 when the service may have started the load without saying so:
+read the integration's data before loading again.`,
 		Example: `  partner bulk load deals.csv --integration int-crm --wait
   partner bulk load deals.xlsx --integration int-crm --opportunities --wait --errors-out failed.csv --fail-on-errors`,
 		Args: exactArgs("FILE"),
@@ -103,6 +108,10 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 	bar := a.newProgress(cmd.ErrOrStderr(), "upload "+filepath.Base(path), size, true)
 	ack, err := startLoad(ctx, c, spec, bar.Set)
 	bar.Done(err)
+	if partner.IsOutcomeUnknown(err) {
+		return fmt.Errorf("load of %s into integration %s: the service may have started it, so it was not sent again; "+
+			"read the integration's data before loading again (rows that carry their ids load again safely): %w", path, fl.integration, err)
+	}
 	if err != nil {
 		return fmt.Errorf("load of %s into integration %s: %w", path, fl.integration, err)
 	}

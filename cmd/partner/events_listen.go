@@ -3,8 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -42,8 +40,12 @@ for any other answer. So the service retries, or gives up, as it would
 with the forward itself.
 
 --public-url is the callback URL the service calls (a tunnel or proxy to the
-listener); it defaults to the listener itself when the service runs on this
-machine. On Ctrl-C the subscriber is removed again.`,
+listener, which passes on the paths below it); it defaults to the listener
+itself when the service runs on this machine. The subscriber is registered
+with a fresh random secret as the last path segment of that URL, and the
+receiver answers 401 to a request without it, so only the service, which
+was given the URL, can deliver; the secret is never printed. On Ctrl-C the
+subscriber is removed again.`,
 		Example: `  partner events listen --events object.update,object.create
   partner events listen --events object.all --integration int-crm --forward http://localhost:3000/hook
   partner events listen --events object.update --listen :8088 --public-url https://hooks.example.com/partner`,
@@ -79,11 +81,11 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 	if err != nil {
 		return usagef("--listen: %w", err)
 	}
-	path := hookPath()
+	path := hookPath
 	callback := fl.public
 	if callback == "" {
 		base, _ := url.Parse(a.setting(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL"))
-		if base == nil || !isLoopbackHost(base.Hostname()) {
+		if base == nil || !onThisMachine(base) {
 			ln.Close()
 			return usagef("--public-url is required: the service at %s cannot reach this machine's listener", base)
 		}
@@ -99,8 +101,9 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 			path = "/"
 		}
 	}
+	secret := events.NewSecret()
 	deliveries := make(chan received)
-	rc := startReceiver(ln, path, fl.forward, deliveries)
+	rc := startReceiver(ln, path, secret, fl.forward, deliveries)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -116,13 +119,13 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 	for i, k := range fl.kinds {
 		kinds[i] = events.Kind(strings.TrimSpace(k))
 	}
-	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{Name: name, Events: kinds, CallbackURL: callback,
+	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{Name: name, Events: kinds, CallbackURL: callback, Secret: secret,
 		Filter: events.Raw(fl.filter), IntegrationID: fl.integration})
 	if err != nil {
 		return fmt.Errorf("subscribe: %w", err)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "listening on %s, subscriber %s receives %s at %s (Ctrl-C to stop)\n",
-		ln.Addr(), id, strings.Join(fl.kinds, ","), callback)
+	fmt.Fprintf(cmd.ErrOrStderr(), "listening on %s, subscriber %s receives %s at %s/<secret> (Ctrl-C to stop)\n",
+		ln.Addr(), id, strings.Join(fl.kinds, ","), strings.TrimSuffix(callback, "/"))
 
 	var printErr error
 loop:
@@ -175,12 +178,17 @@ func reachable(addr net.Addr) string {
 	return net.JoinHostPort(host, port)
 }
 
-func isLoopbackHost(h string) bool {
-	if h == "localhost" {
-		return true
+// onThisMachine reports whether the service at base runs on this
+// machine, by the SDK's own rule: partner.New accepts plain http to a
+// loopback host only ("localhost" in any case, loopback addresses).
+func onThisMachine(base *url.URL) bool {
+	c, err := partner.New(partner.WithBaseURL((&url.URL{Scheme: "http", Host: base.Host}).String()),
+		partner.WithClientCredentials("id", "secret"))
+	if err != nil {
+		return false
 	}
-	ip := net.ParseIP(h)
-	return ip != nil && ip.IsLoopback()
+	c.Close(context.Background())
+	return true
 }
 
 // received is one delivery as the listener got it, with the outcome of
@@ -204,11 +212,14 @@ type receiver struct {
 	done    chan struct{} // closed by stop
 }
 
-// startReceiver serves deliveries at path on ln until stop is called.
-func startReceiver(ln net.Listener, path, forward string, out chan<- received) *receiver {
+// startReceiver serves deliveries on ln at path followed by secret, as
+// Subscribe registered it, until stop is called. The handler takes the
+// subtree below path and refuses, with 401, any request whose last
+// segment is not the secret.
+func startReceiver(ln net.Listener, path string, secret events.Secret, forward string, out chan<- received) *receiver {
 	rc := &receiver{forward: forward, client: &http.Client{Timeout: 30 * time.Second}, out: out, done: make(chan struct{})}
 	mux := http.NewServeMux()
-	mux.Handle("POST "+path, &events.Handler{Deliver: rc.deliver})
+	mux.Handle(strings.TrimSuffix(path, "/")+"/", &events.Handler{Deliver: rc.deliver, Secrets: events.NewSecretSet(secret)})
 	rc.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	go rc.srv.Serve(ln)
 	return rc
@@ -269,10 +280,6 @@ func printDelivery(w io.Writer, d *events.Delivery) error {
 	return err
 }
 
-// hookPath returns an unguessable callback path: the interface shows no
-// signing of deliveries, so the path is what keeps strangers out.
-func hookPath() string {
-	b := make([]byte, 12)
-	rand.Read(b)
-	return "/hooks/" + hex.EncodeToString(b)
-}
+// hookPath is the path of the callback URL when listen makes it itself
+// (without --public-url); the subscriber's secret follows it.
+const hookPath = "/hooks/partner"

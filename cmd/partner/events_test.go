@@ -6,12 +6,14 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
+	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 )
 
@@ -102,7 +104,7 @@ func TestEventsListen(t *testing.T) {
 	subs := srv.Subscribers()
 	sub := subs[len(subs)-1]
 	if evs := strings.Join(sub.Events, ","); evs != "object.create,object.update" && evs != "object.update,object.create" || sub.IntegrationID != fake.DemoOpportunityIntegration ||
-		!strings.HasPrefix(sub.CallbackURL, "http://127.0.0.1:") || !strings.Contains(sub.CallbackURL, "/hooks/") {
+		!strings.HasPrefix(sub.CallbackURL, "http://127.0.0.1:") || !strings.Contains(sub.CallbackURL, "/hooks/partner/") {
 		t.Fatalf("subscriber: %+v", sub)
 	}
 
@@ -199,6 +201,64 @@ func TestEventsListenForwardStatus(t *testing.T) {
 			t.Errorf("exit %d", code)
 		}
 	}
+}
+
+// TestEventsListenSecret: listen registers its callback with a secret as
+// the last path segment, refuses with 401 a POST that does not carry it,
+// takes one that does, and prints the secret nowhere.
+func TestEventsListenSecret(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	stdout, stderr, stop := listening(t, newCLI(srv), "--events", "object.update")
+	subs := srv.Subscribers()
+	callback := subs[len(subs)-1].CallbackURL
+	dir, secret := callback[:strings.LastIndexByte(callback, '/')], callback[strings.LastIndexByte(callback, '/')+1:]
+	if !strings.HasSuffix(dir, "/hooks/partner") || len(secret) < events.MinSecretLen {
+		t.Fatalf("callback URL %q has no secret segment", callback)
+	}
+	if !strings.Contains(stderr.String(), dir+"/<secret>") {
+		t.Errorf("stderr does not show where deliveries go: %q", stderr.String())
+	}
+	post := func(u, body string) int {
+		t.Helper()
+		resp, err := http.Post(u, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	for _, u := range []string{dir + "/", dir + "/" + string(events.NewSecret()), dir + "/" + secret[1:], dir + "/" + secret + "x", dir + "/?s=" + secret} {
+		if code := post(u, `{"stage":"forged"}`); code != http.StatusUnauthorized {
+			t.Errorf("forged POST to %s: %d, want 401", u, code)
+		}
+	}
+	if code := post(callback, `{"stage":"genuine"}`); code != http.StatusNoContent {
+		t.Fatalf("POST to the callback URL: %d, want 204", code)
+	}
+	waitFor(t, func() bool { return strings.Contains(stdout.String(), "\n") }, stderr)
+	if got := strings.TrimSpace(stdout.String()); got != `{"stage":"genuine"}` {
+		t.Fatalf("printed %q, want only the genuine delivery", got)
+	}
+	if code := stop(); code != 0 {
+		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+	if strings.Contains(stdout.String()+stderr.String(), secret) {
+		t.Fatalf("the secret was printed: stdout %q stderr %q", stdout.String(), stderr.String())
+	}
+}
+
+// listening runs partner events listen with args, and returns once it
+// listens; stop is Ctrl-C and returns the exit status.
+func listening(t *testing.T, c *cli, args ...string) (stdout, stderr *syncBuffer, stop func() int) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	stdout, stderr = &syncBuffer{}, &syncBuffer{}
+	done := make(chan int, 1)
+	go func() { done <- c.runCtx(ctx, t, stdout, stderr, append([]string{"events", "listen"}, args...)...) }()
+	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, stderr)
+	return stdout, stderr, func() int { cancel(); return <-done }
 }
 
 func TestEventsListenNeedsPublicURLForRemoteService(t *testing.T) {
@@ -320,5 +380,19 @@ func TestEventsListenAdminUpdate(t *testing.T) {
 	cancel()
 	if code := <-done; code != 0 {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
+	}
+}
+
+// TestOnThisMachine: listen's default callback needs a service on this
+// machine, by the SDK's plain-http rule.
+func TestOnThisMachine(t *testing.T) {
+	for raw, want := range map[string]bool{
+		"http://localhost:8080": true, "https://LOCALHOST:8443/api": true, "http://127.0.0.1:1": true, "http://[::1]:80": true,
+		"https://localhost.:8443": false, "http://api.localhost": false, "https://api.example.com": false,
+	} {
+		u, _ := url.Parse(raw)
+		if got := onThisMachine(u); got != want {
+			t.Errorf("onThisMachine(%s) = %v, want %v", raw, got, want)
+		}
 	}
 }

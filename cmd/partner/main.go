@@ -18,7 +18,9 @@
 // PARTNER_SUBSCRIPTION_KEY_HEADER. Secrets are never printed.
 //
 // Every command has --help with an example. Exit status: 0 on success,
-// 1 when the work failed, 2 for a usage error, 130 when Ctrl-C ended it. `partner completion bash`
+// 1 when the work failed, 2 for a usage error, 3 when a write failed
+// after the service may have done it (look before doing it again), 130
+// when Ctrl-C ended it. `partner completion bash`
 // (zsh, fish, powershell) prints a shell completion script.
 package main
 

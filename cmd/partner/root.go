@@ -21,6 +21,9 @@ const (
 	exitOK    = 0
 	exitFail  = 1
 	exitUsage = 2
+	// exitUnknown is a failure after which the service may have done
+	// the work (partner.IsOutcomeUnknown): look before doing it again.
+	exitUnknown = 3
 	// exitInterrupted is the shell's status for a command ended by
 	// SIGINT (128+2): Ctrl-C.
 	exitInterrupted = 130
@@ -84,6 +87,9 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return exitUsage
 	}
+	if partner.IsOutcomeUnknown(err) {
+		return exitUnknown
+	}
 	return exitFail
 }
 
@@ -98,7 +104,8 @@ Connection settings come from flags, or else from the variables
 PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET, PARTNER_ENV,
 PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and PARTNER_SUBSCRIPTION_KEY_HEADER.
 Secrets are never printed. Exit status: 0 success, 1 failure, 2 usage error,
-130 interrupted (Ctrl-C).`,
+3 outcome unknown (a write failed after the service may have done it: look
+before doing it again), 130 interrupted (Ctrl-C).`,
 		Example: `  export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=me PARTNER_CLIENT_SECRET=...
   partner reports list
   partner reports export 104 --format csv -o deals.csv`,

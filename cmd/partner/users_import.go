@@ -23,9 +23,11 @@ func (a *app) usersImportCmd() *cobra.Command {
 		Long: `import reads a CSV file whose header row names the columns userName (required),
 displayName, givenName, familyName, email, department and active, in any
 order. Each user whose userName is unknown is created; a known one is updated
-when a non-empty cell differs from what is stored, and left alone otherwise.
-Running the same file again changes nothing, so an interrupted import is
-safely re-run.
+when a non-empty cell differs from what a read of the user returns, and left
+alone otherwise. The service's reads return active and department, not
+displayName, the name or emails: those are written along with a change, and
+emails only when a read returned them. Running the same file again changes
+nothing, so an interrupted import is safely re-run.
 
 It prints one line per row and the counts of created, updated, unchanged and
 failed users; it exits 1 when a row failed. When the file cannot be read to
@@ -174,7 +176,7 @@ func importUser(ctx context.Context, c *partner.Client, in userFields) (id, outc
 		return "", importFailed, err
 	}
 	in.UserName = "" // matched without regard to case: keep the stored spelling
-	if !in.apply(u) {
+	if !in.update(u) {
 		return u.ID, importUnchanged, nil
 	}
 	if _, err := c.SCIM.Update(ctx, u); err != nil {

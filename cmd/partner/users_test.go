@@ -144,3 +144,33 @@ func TestUsersImportStopped(t *testing.T) {
 		}
 	}
 }
+
+// TestUsersImportDefaultReads runs an import twice against the fake as it
+// answers by default (reads without displayName, name or emails): the
+// second run finds every user unchanged, and emails the reads did not
+// return are kept.
+func TestUsersImportDefaultReads(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "people.csv")
+	writeFile(t, in, "userName,displayName,givenName,familyName,email,department,active\n"+
+		"ann@example.com,Ann,Ann,Example,ann@example.com,Sales,true\n"+ // new
+		fake.DemoUserEmail1+",Countess of Lovelace,Ada,Lovelace,ada@other.example.com,Research,true\n"+ // a new department
+		fake.DemoUserEmail2+",Grace Hopper,,,grace@other.example.com,,\n") // nothing the reads show differs
+	r := c.must(t, "users", "import", in)
+	if !strings.Contains(r.stdout, "1 created, 1 updated, 1 unchanged, 0 failed") {
+		t.Fatalf("first import:\n%s", r.stdout)
+	}
+	u, _ := srv.User(fake.DemoUser1)
+	if u.Department != "Research" || u.DisplayName != "Countess of Lovelace" || len(u.Emails) != 1 || u.Emails[0].Value != fake.DemoUserEmail1 {
+		t.Fatalf("updated user: %+v, want the new department and display name, the stored emails kept", u)
+	}
+	if u, _ := srv.User(fake.DemoUser2); len(u.Emails) == 0 || u.Emails[0].Value != fake.DemoUserEmail2 {
+		t.Fatalf("unchanged user: %+v", u)
+	}
+	r = c.must(t, "users", "import", in)
+	if !strings.Contains(r.stdout, "0 created, 0 updated, 3 unchanged, 0 failed") {
+		t.Fatalf("second import:\n%s", r.stdout)
+	}
+}

@@ -132,3 +132,21 @@ func TestQuickstartDeploymentWords(t *testing.T) {
 		t.Errorf("the subscription key was printed:\n%s", out.String())
 	}
 }
+
+// TestQuickstartPlainHTTPRule: the example asks the SDK which plain http
+// base URLs it accepts, so it follows the SDK's rule: "localhost" in any
+// case and loopback addresses, nothing else.
+func TestQuickstartPlainHTTPRule(t *testing.T) {
+	for raw, ok := range map[string]bool{
+		"http://localhost:8080": true, "http://LocalHost:8080": true, "http://127.0.0.2:8080": true, "http://[::1]:8080": true,
+		"http://localhost.:8080": false, "http://api.localhost:8080": false, "http://api.example.com": false,
+	} {
+		if err := checkBaseURL(raw); (err == nil) != ok {
+			t.Errorf("checkBaseURL(%q) = %v, want accepted %v", raw, err, ok)
+		}
+	}
+	env := map[string]string{"PARTNER_ENV": "sandbox.example.com", "PARTNER_BASE_URL": "http://LOCALHOST:8080"}
+	if err := checkDeploymentVars(func(k string) string { return env[k] }); err != nil {
+		t.Errorf("PARTNER_ENV toward this machine without PARTNER_ENV_HEADER: %v", err)
+	}
+}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"net/http"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/partnerapi/partner-go/fake"
+)
+
+// exportWant is the CSV export of reportServer's report 7.
+const exportWant = "Zone,Amount,Account\nEMEA,1200,\"Acme, Inc.\"\nAPAC,30.5,Globex\nEMEA,7,\n"
+
+// TestReportsExportUnderFaults runs reports export -o against the fake
+// with faults on its data pages: a fault the retries get past gives the
+// whole file; one they do not exits 1 naming the failure and leaves no
+// file, no temporary file, and an earlier file as it was.
+func TestReportsExportUnderFaults(t *testing.T) {
+	const pages = "/report/v1/view/*/data"
+	for _, tc := range []struct {
+		name  string
+		fault fake.Fault
+		fails string // "" when the export succeeds; else what stderr says
+	}{
+		{"503 twice", fake.Fault{Status: http.StatusServiceUnavailable, Times: 2}, ""},
+		{"429 with Retry-After", fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: "1", Times: 1}, ""},
+		{"dropped after processing", fake.Fault{DropAfter: true, Times: 1}, ""},
+		{"answer cut short", fake.Fault{Truncate: true, Times: 2}, ""},
+		{"slow answer", fake.Fault{Dribble: time.Millisecond, Times: 1}, ""},
+		{"503 throughout", fake.Fault{Status: http.StatusServiceUnavailable}, "503"},
+		{"cut short throughout", fake.Fault{Truncate: true}, "reading response: unexpected EOF"},
+		{"dropped throughout", fake.Fault{Drop: true}, "EOF"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv, _ := reportServer(t)
+			c := newCLI(srv)
+			dir := t.TempDir()
+			out := filepath.Join(dir, "deals.csv")
+			writeFile(t, out, "earlier export\n")
+			ft := tc.fault
+			ft.Method, ft.Path = http.MethodPost, pages
+			srv.InjectFault(ft)
+			r := c.run(t, "reports", "export", "7", "-o", out)
+			entries, _ := os.ReadDir(dir)
+			if len(entries) != 1 {
+				t.Errorf("files in the directory: %v, want %s alone", entries, out)
+			}
+			if tc.fails == "" {
+				if r.code != exitOK || readFile(t, out) != exportWant {
+					t.Fatalf("exit %d, stderr %q, file %q", r.code, r.stderr, readFile(t, out))
+				}
+				return
+			}
+			t.Logf("stderr: %s", r.stderr)
+			if r.code != exitFail || !strings.Contains(r.stderr, "report 7") || !strings.Contains(r.stderr, tc.fails) {
+				t.Errorf("exit %d, stderr %q; want 1 and %q", r.code, r.stderr, tc.fails)
+			}
+			if got := readFile(t, out); got != "earlier export\n" {
+				t.Errorf("the failed export changed the file: %q", got)
+			}
+		})
+	}
+}
+
+// TestBulkLoadUnderFaults runs bulk load --wait against the fake with
+// faults on the load request: one the service certainly did not take (a
+// 429) is sent again; one after which it may have started the load (its
+// answer dropped, a 5xx, an answer cut short, a connection that closed
+// after the request went out) is sent once and exits 3 saying so. Faults
+// on the status reads that follow are retried.
+func TestBulkLoadUnderFaults(t *testing.T) {
+	const load = "/bulk/v1/bulkload"
+	for _, tc := range []struct {
+		name  string
+		fault fake.Fault
+		sent  int // load requests the fake saw
+	}{
+		{"429 with Retry-After", fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: "1", Times: 1}, 2},
+		{"slow answer", fake.Fault{Dribble: time.Millisecond, Times: 1}, 1},
+		{"dropped after processing", fake.Fault{DropAfter: true, Times: 1}, 1},
+		{"500", fake.Fault{Status: http.StatusInternalServerError, Times: 1}, 1},
+		{"answer cut short", fake.Fault{Truncate: true, Times: 1}, 1},
+		{"dropped unanswered", fake.Fault{Drop: true, Times: 1}, 1},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			srv := bulkServer(t)
+			c := newCLI(srv)
+			in := filepath.Join(t.TempDir(), "accounts.csv")
+			writeFile(t, in, accountsCSV)
+			ft := tc.fault
+			ft.Method, ft.Path = http.MethodPost, load
+			srv.InjectFault(ft)
+			srv.InjectFault(fake.Fault{Method: http.MethodGet, Path: "/bulk/v1/status/*", Status: http.StatusBadGateway, Times: 1})
+			r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+			if n := srv.CountRequests(http.MethodPost, load); n != tc.sent {
+				t.Errorf("the fake saw %d load requests, want %d", n, tc.sent)
+			}
+			if tc.sent == 2 || tc.fault.Dribble > 0 {
+				if r.code != exitOK || !strings.Contains(r.stdout, "completed: 3 records, 2 succeeded, 1 failed") {
+					t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+				}
+				return
+			}
+			t.Logf("stderr: %s", r.stderr)
+			if r.code != exitUnknown || !strings.Contains(r.stderr, "the service may have started it, so it was not sent again") ||
+				!strings.Contains(r.stderr, "before loading again") || strings.Contains(r.stdout, "started") {
+				t.Errorf("exit %d, stdout %q, stderr %q; want 3 and the outcome unknown", r.code, r.stdout, r.stderr)
+			}
+		})
+	}
+}
