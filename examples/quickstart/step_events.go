@@ -17,17 +17,21 @@ import (
 
 // eventsStep hosts a webhook receiver on 127.0.0.1, subscribes it to
 // updates of a demo opportunity, changes the opportunity's audit status,
-// prints the delivery it receives and unsubscribes. Against a real server
-// the callback URL must be reachable from that server.
+// prints the delivery it receives and unsubscribes. The callback URL ends
+// in a fresh subscriber secret, and the receiver refuses (401) any request
+// without it: only the service, which was given the URL, can deliver.
+// Against a real server the callback URL must be reachable from that
+// server.
 func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	const objectID = fake.DemoOpportunity1
 	got := make(chan *events.Delivery, 16)
+	secret := events.NewSecret()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return err
 	}
 	hs := &http.Server{
-		Handler: &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+		Handler: &events.Handler{Secrets: events.NewSecretSet(secret), Deliver: func(ctx context.Context, d *events.Delivery) error {
 			select {
 			case got <- d:
 				return nil
@@ -49,11 +53,12 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		Events:      []events.Kind{events.KindObjectUpdate},
 		ObjectIDs:   []string{objectID},
 		CallbackURL: "http://" + ln.Addr().String() + "/partner-events",
+		Secret:      secret, // appended to the callback URL's path
 	})
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "events: subscribed a webhook on %s to %s of %s\n", ln.Addr(), events.KindObjectUpdate, objectID)
+	fmt.Fprintf(w, "events: subscribed a webhook on %s (callback URL with a secret) to %s of %s\n", ln.Addr(), events.KindObjectUpdate, objectID)
 	// Unsubscribe even when ctx is done, so that no subscriber is left
 	// behind.
 	unsubscribe := func() error {
