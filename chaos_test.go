@@ -219,8 +219,8 @@ func TestChaos(t *testing.T) {
 	for _, v := range st.violations {
 		t.Error(v)
 	}
-	// A token request's failure never reaches a call (the first
-	// finding: refresh failures failed calls while the token was valid).
+	// A token request's failure never reaches a call: while the cached
+	// token is valid, a failed refresh leaves the call its cached token.
 	if n := st.tokenErrs.Load(); n != 0 {
 		t.Errorf("%d errors of POST /oauth/token reached a call", n)
 	}

@@ -21,7 +21,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -165,18 +164,15 @@ var (
 
 // snippetImporter reads export data that `go list -export` builds (from
 // the build cache when warm) for the snippet packages and their
-// dependencies, with the go command of the toolchain running this test.
+// dependencies, with the go command of the toolchain running this test:
+// go test puts that toolchain's bin directory first on the test's PATH.
 func snippetImporter(fset *token.FileSet) (types.Importer, error) {
 	exportsOnce.Do(func() {
-		goCmd := filepath.Join(runtime.GOROOT(), "bin", "go")
-		if _, err := os.Stat(goCmd); err != nil {
-			goCmd = "go"
-		}
 		args := []string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}
 		for _, p := range snippetPackages {
 			args = append(args, p)
 		}
-		cmd := exec.Command(goCmd, args...)
+		cmd := exec.Command("go", args...)
 		var stderr bytes.Buffer
 		cmd.Stderr = &stderr
 		out, err := cmd.Output()

@@ -16,10 +16,9 @@ import (
 
 // curlCall is one curl line of the README's "Fake server" section.
 type curlCall struct {
-	line         int
-	method, url  string
-	body         string
-	routePattern string // the admin route it calls, as the OpenAPI document names it
+	line        int
+	method, url string
+	body        string
 }
 
 // readmeCurls returns the curl lines of the README's "Fake server" section,
