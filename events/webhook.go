@@ -11,6 +11,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/trace"
 	"unicode/utf8"
 )
 
@@ -148,10 +150,16 @@ type Handler struct {
 	// Logger, when set, receives a record for each refused or failed
 	// delivery (without its body).
 	Logger *slog.Logger
+	// TracerProvider receives the span of each delivery
+	// ("partner.events.Handler", kind server, with the event kind); nil
+	// means the global provider.
+	TracerProvider trace.TracerProvider
 }
 
 // ServeHTTP receives one delivery.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, r, dt := h.traceDelivery(w, r)
+	defer dt.end()
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		h.fail(r, w, http.StatusMethodNotAllowed, "deliveries are POSTed", nil)
@@ -176,6 +184,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(r, w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "partner: events: "), nil)
 		return
 	}
+	dt.delivery(d)
 	if h.Deliver == nil {
 		h.fail(r, w, http.StatusInternalServerError, "delivery not handled", errors.New("events: Handler.Deliver is nil"))
 		return

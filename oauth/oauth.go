@@ -126,6 +126,7 @@ func newService(t *transport.Client, cfg area.OAuth) *Service {
 		s.cache.refreshAt = externalRefreshAt
 		s.cache.discard = nil
 	}
+	s.cache.fetch = tracedFetch(t, s.external, s.cache.fetch)
 	return s
 }
 
@@ -251,6 +252,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 		return nil, errors.New("partner: refresh_token grant needs a refresh token")
 	}
 	r := &transport.Request{
+		Op:         "oauth.Request",
 		Method:     http.MethodPost,
 		Path:       TokenPath,
 		Query:      envQuery(s.t),
@@ -311,6 +313,7 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 		return errors.New("partner: no token to revoke")
 	}
 	return s.t.Do(ctx, &transport.Request{
+		Op:         "oauth.Revoke",
 		Method:     http.MethodDelete,
 		Path:       TokenPath,
 		Query:      envQuery(s.t),
