@@ -19,8 +19,13 @@ const (
 
 // tracedFetch wraps a token cache's fetch in the span
 // "partner.oauth.Token" and counts it (and its failure) in the token
-// metrics. The span carries the kind of fetch, never a token.
+// metrics. The span carries the kind of fetch, never a token. Without a
+// transport (a Service made for an external source alone) fetch is
+// returned as it is.
 func tracedFetch(t *transport.Client, external bool, fetch func(context.Context, *oauth2.Token) (*oauth2.Token, error)) func(context.Context, *oauth2.Token) (*oauth2.Token, error) {
+	if t == nil {
+		return fetch
+	}
 	return func(ctx context.Context, held *oauth2.Token) (*oauth2.Token, error) {
 		kind := fetchClientCredentials
 		switch {
