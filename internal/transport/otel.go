@@ -127,6 +127,10 @@ func observeBudget(m metric.Meter, budget *retryBudget) {
 	runtime.AddCleanup(budget, func(r metric.Registration) { r.Unregister() }, reg)
 }
 
+// clientKind is the start option of the SDK's client spans, made once:
+// building it per call would allocate.
+var clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+
 // opName is the span name of r's operation.
 func opName(r *Request) string {
 	if r.Op == "" {
@@ -137,7 +141,7 @@ func opName(r *Request) string {
 
 // startOp starts the span of the operation r belongs to.
 func (t *telemetry) startOp(ctx context.Context, r *Request) (context.Context, trace.Span) {
-	ctx, span := t.tracer.Start(ctx, opName(r), trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := t.tracer.Start(ctx, opName(r), clientKind...)
 	if span.IsRecording() && r.Op != "" {
 		span.SetAttributes(attribute.String(AttrOperation, r.Op))
 	}
@@ -197,6 +201,7 @@ type callTel struct {
 	template  string // url.template, "" for an absolute URL without one
 	host      string // server.address
 	propagate bool   // the request goes to the service: inject the trace context
+	timed     bool   // the operation span records or the duration is measured
 	attempt   trace.Span
 	start     time.Time // of the current attempt
 	ended     time.Time // end of the previous attempt
@@ -211,8 +216,10 @@ func (st *call) initTel(ctx context.Context, r *Request, host string, toService 
 			tmpl = "/" + tmpl
 		}
 	}
-	st.tel = callTel{tel: st.c.tel, op: trace.SpanFromContext(ctx), opName: r.Op, method: r.Method,
-		template: tmpl, host: host, propagate: toService}
+	op := trace.SpanFromContext(ctx)
+	st.tel = callTel{tel: st.c.tel, op: op, opName: r.Op, method: r.Method,
+		template: tmpl, host: host, propagate: toService,
+		timed: op.IsRecording() || st.c.tel.duration.Enabled(ctx)}
 }
 
 // startAttempt starts the span of an attempt and injects the trace
@@ -223,10 +230,12 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 		return
 	}
 	ctx := req.Context()
-	ct.start = time.Now()
 	var wait time.Duration
-	if attempt > 0 && !ct.ended.IsZero() {
-		wait = ct.start.Sub(ct.ended)
+	if ct.timed {
+		ct.start = time.Now()
+		if attempt > 0 && !ct.ended.IsZero() {
+			wait = ct.start.Sub(ct.ended)
+		}
 	}
 	if attempt > 0 && ct.tel.retries.Enabled(ctx) {
 		ct.tel.retries.Add(ctx, 1, metric.WithAttributes(attribute.String(AttrOperation, ct.opName)))
@@ -236,13 +245,7 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 		if ct.template != "" {
 			name += " " + ct.template
 		}
-		attrs := []attribute.KeyValue{
-			attribute.String("http.request.method", ct.method),
-			attribute.String("server.address", ct.host),
-		}
-		if ct.template != "" {
-			attrs = append(attrs, attribute.String("url.template", ct.template))
-		}
+		attrs := ct.requestAttrs(make([]attribute.KeyValue, 0, 5))
 		if attempt > 0 {
 			attrs = append(attrs, attribute.Int("http.request.resend_count", attempt),
 				attribute.Float64(AttrRetryWait, wait.Seconds()))
@@ -257,11 +260,21 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 	}
 }
 
+// requestAttrs appends the attributes that describe the request: its
+// method, host and url.template.
+func (ct *callTel) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
+	attrs = append(attrs, attribute.String("http.request.method", ct.method), attribute.String("server.address", ct.host))
+	if ct.template != "" {
+		attrs = append(attrs, attribute.String("url.template", ct.template))
+	}
+	return attrs
+}
+
 // endAttempt ends the span of an attempt with its answer or error, and
 // records its duration.
 func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) {
 	ct := &st.tel
-	if ct.tel == nil {
+	if ct.tel == nil || !ct.timed {
 		return
 	}
 	ct.ended = time.Now()
@@ -277,14 +290,7 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 		errType = strconv.Itoa(status)
 	}
 	if ct.tel.duration.Enabled(ctx) {
-		attrs := []attribute.KeyValue{
-			attribute.String(AttrOperation, ct.opName),
-			attribute.String("http.request.method", ct.method),
-			attribute.String("server.address", ct.host),
-		}
-		if ct.template != "" {
-			attrs = append(attrs, attribute.String("url.template", ct.template))
-		}
+		attrs := ct.requestAttrs(append(make([]attribute.KeyValue, 0, 6), attribute.String(AttrOperation, ct.opName)))
 		if status != 0 {
 			attrs = append(attrs, attribute.Int("http.response.status_code", status))
 		}
@@ -311,7 +317,7 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 // (an export, a wait), named "partner." + op, kind client, with attrs.
 // End it with EndSpan.
 func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	ctx, span := c.tel.tracer.Start(ctx, "partner."+op, trace.WithSpanKind(trace.SpanKindClient))
+	ctx, span := c.tel.tracer.Start(ctx, "partner."+op, clientKind...)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String(AttrOperation, op))
 		span.SetAttributes(attrs...)
