@@ -11,9 +11,9 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"go.opentelemetry.io/otel/trace"
-	"unicode/utf8"
 )
 
 // Delivery is one event delivered to a webhook: a POST whose body is one
