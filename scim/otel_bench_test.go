@@ -2,8 +2,6 @@ package scim_test
 
 import (
 	"context"
-	"net/http"
-	"strings"
 	"testing"
 
 	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
@@ -19,15 +17,7 @@ import (
 // samples every span into a batch processor with an exporter that drops
 // them, and an SDK meter provider with a manual reader.
 func BenchmarkGetTraced(b *testing.B) {
-	user := []byte(strings.ReplaceAll(specUser, "\n", ""))
-	srv := mocktest.CannedServer(func(w http.ResponseWriter, r *http.Request) bool {
-		if !strings.HasPrefix(r.URL.Path, "/api/scim/v2/Users/") || r.Header.Get("Authorization") != "Bearer at-1" {
-			return false
-		}
-		w.Header().Set("Content-Type", "application/scim+json")
-		w.Write(user)
-		return true
-	})
+	srv := cannedUserServer()
 	defer srv.Close()
 	ctx := context.Background()
 	const id = "2819c223-7f76-453a-919d-413861904646"
