@@ -194,7 +194,7 @@ func TestTelemetryRead(t *testing.T) {
 	}
 	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
 	wantAttrs(t, att[0], "http.request.method", "GET", "url.template", "/api/scim/v2/Users/{id}",
-		"server.address", host, "http.response.status_code", "200", "http.request.resend_count", "", "error.type", "")
+		"server.address", host, "server.port", strings.Split(srv.URL, ":")[2], "http.response.status_code", "200", "http.request.resend_count", "", "error.type", "")
 	if att[0].Name() != "GET /api/scim/v2/Users/{id}" || att[0].SpanKind() != trace.SpanKindClient {
 		t.Errorf("attempt span %q kind %v, want \"GET /api/scim/v2/Users/{id}\", client", att[0].Name(), att[0].SpanKind())
 	}

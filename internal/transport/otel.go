@@ -13,6 +13,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"net/url"
 	"runtime"
 	"strconv"
 	"strings"
@@ -200,6 +201,7 @@ type callTel struct {
 	method    string
 	template  string // url.template, "" for an absolute URL without one
 	host      string // server.address
+	port      int    // server.port, 0 when the URL names none
 	propagate bool   // the request goes to the service: inject the trace context
 	timed     bool   // the operation span records or the duration is measured
 	attempt   trace.Span
@@ -208,7 +210,7 @@ type callTel struct {
 }
 
 // initTel fills the call's telemetry state for r sent to u.
-func (st *call) initTel(ctx context.Context, r *Request, host string, toService bool) {
+func (st *call) initTel(ctx context.Context, r *Request, u *url.URL, toService bool) {
 	tmpl := r.Template
 	if tmpl == "" && r.URL == "" {
 		tmpl, _, _ = strings.Cut(r.Path, "?")
@@ -218,8 +220,11 @@ func (st *call) initTel(ctx context.Context, r *Request, host string, toService 
 	}
 	op := trace.SpanFromContext(ctx)
 	st.tel = callTel{tel: st.c.tel, op: op, opName: r.Op, method: r.Method,
-		template: tmpl, host: host, propagate: toService,
+		template: tmpl, host: u.Hostname(), propagate: toService,
 		timed: op.IsRecording() || st.c.tel.duration.Enabled(ctx)}
+	if st.tel.timed {
+		st.tel.port, _ = strconv.Atoi(u.Port())
+	}
 }
 
 // startAttempt starts the span of an attempt and injects the trace
@@ -245,7 +250,7 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 		if ct.template != "" {
 			name += " " + ct.template
 		}
-		attrs := ct.requestAttrs(make([]attribute.KeyValue, 0, 5))
+		attrs := ct.requestAttrs(make([]attribute.KeyValue, 0, 6))
 		if attempt > 0 {
 			attrs = append(attrs, attribute.Int("http.request.resend_count", attempt),
 				attribute.Float64(AttrRetryWait, wait.Seconds()))
@@ -261,9 +266,12 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 }
 
 // requestAttrs appends the attributes that describe the request: its
-// method, host and url.template.
+// method, host, port and url.template.
 func (ct *callTel) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
 	attrs = append(attrs, attribute.String("http.request.method", ct.method), attribute.String("server.address", ct.host))
+	if ct.port != 0 {
+		attrs = append(attrs, attribute.Int("server.port", ct.port))
+	}
 	if ct.template != "" {
 		attrs = append(attrs, attribute.String("url.template", ct.template))
 	}
@@ -290,7 +298,7 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 		errType = strconv.Itoa(status)
 	}
 	if ct.tel.duration.Enabled(ctx) {
-		attrs := ct.requestAttrs(append(make([]attribute.KeyValue, 0, 6), attribute.String(AttrOperation, ct.opName)))
+		attrs := ct.requestAttrs(append(make([]attribute.KeyValue, 0, 7), attribute.String(AttrOperation, ct.opName)))
 		if status != 0 {
 			attrs = append(attrs, attribute.Int("http.response.status_code", status))
 		}

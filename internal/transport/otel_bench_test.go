@@ -21,7 +21,7 @@ func BenchmarkTelemetryHooks(b *testing.B) {
 	for b.Loop() {
 		ctx, span := c.tel.startOp(ctx, r)
 		st := &call{c: c}
-		st.initTel(ctx, r, "api.example.com", true)
+		st.initTel(ctx, r, req.URL, true)
 		st.startAttempt(req.WithContext(ctx), 0)
 		st.endAttempt(ctx, resp, nil)
 		endSpan(span, nil)

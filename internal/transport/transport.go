@@ -316,7 +316,7 @@ func (c *Client) send(ctx context.Context, r *Request) (*http.Response, *call, e
 		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(),
 		auth: c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
 	}
-	st.initTel(ctx, r, u.Hostname(), c.toService(r, u))
+	st.initTel(ctx, r, u, c.toService(r, u))
 	// Whether an attempt wrote its request matters only to requests that
 	// are not repeated freely, and to a DELETE (a 404 after an attempt
 	// that may have been processed means done).
