@@ -37,6 +37,7 @@ type settings struct {
 	tokenSource   oauth2.TokenSource
 	allowInsecure bool
 	formTokens    bool
+	telemetry     telemetrySettings
 }
 
 // WithBaseURL sets the service's base URL, e.g. "https://api.example.com".
@@ -254,6 +255,8 @@ func (s *settings) build() (core.Config, error) {
 		Logger:                s.logger,
 		Retry:                 s.retry,
 		AllowInsecureHTTP:     s.allowInsecure,
+		TracerProvider:        s.telemetry.tracerProvider,
+		MeterProvider:         s.telemetry.meterProvider,
 	}, nil
 }
 

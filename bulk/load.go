@@ -62,7 +62,7 @@ func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack,
 	if body == nil && p.FileToken == "" {
 		return nil, errors.New("partner: bulk: a body or a file token is required")
 	}
-	req := &core.Request{Method: "POST", Path: "/bulk/v1/bulkload", Query: q}
+	req := &core.Request{Op: "bulk.Load", Method: "POST", Path: "/bulk/v1/bulkload", Query: q}
 	if body != nil {
 		req.Body, req.ContentType = body, f.mediaType()
 	}
@@ -112,6 +112,7 @@ func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, e
 		return pr, nil
 	}
 	return s.load(ctx, &core.Request{
+		Op:     "bulk.LoadRows",
 		Method: "POST", Path: "/bulk/v1/bulkload", Query: q,
 		BodyFunc: open, ContentType: JSON.mediaType(),
 	})
@@ -156,7 +157,7 @@ func (s *Service) LoadAttachment(ctx context.Context, p LoadParams, fileName str
 	if f == "" {
 		return nil, unknownFormat(fileName, "LoadParams.Format")
 	}
-	return s.attach(ctx, "/bulk/v1/bulkload", q, fileName, f, r)
+	return s.attach(ctx, "bulk.LoadAttachment", "/bulk/v1/bulkload", q, fileName, f, r)
 }
 
 // unknownFormat is the error of an attachment whose format neither the
@@ -179,7 +180,7 @@ func checkAttachment(fileName string, r io.Reader) error {
 }
 
 // attach posts r as the part "file" of a multipart/form-data body.
-func (s *Service) attach(ctx context.Context, path string, q url.Values, fileName string, f Format, r io.Reader) (*Ack, error) {
+func (s *Service) attach(ctx context.Context, op, path string, q url.Values, fileName string, f Format, r io.Reader) (*Ack, error) {
 	mb, err := newMultipartBody(multipart.NewWriter(io.Discard).Boundary(), fileName, f)
 	if err != nil {
 		return nil, fmt.Errorf("partner: bulk: %w", err)
@@ -189,7 +190,7 @@ func (s *Service) attach(ctx context.Context, path string, q url.Values, fileNam
 		return nil, fmt.Errorf("partner: bulk: %w", err)
 	}
 	return s.load(ctx, &core.Request{
-		Method: "POST", Path: path, Query: q,
+		Op: op, Method: "POST", Path: path, Query: q,
 		Body: body, ContentType: "multipart/form-data; boundary=" + mb.boundary,
 	})
 }
@@ -230,6 +231,7 @@ func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesPara
 		return nil, errors.New("partner: bulk: opportunities are loaded from CSV or JSON, not XLSX: attach an XLSX file (LoadOpportunitiesAttachment)")
 	}
 	return s.load(ctx, &core.Request{
+		Op:     "bulk.LoadOpportunities",
 		Method: "POST", Path: "/bulk/v1/bulkload_opportunity", Query: q,
 		Body: body, ContentType: f.mediaType(),
 	})
@@ -297,5 +299,5 @@ func (s *Service) LoadOpportunitiesAttachment(ctx context.Context, p LoadOpportu
 	if f == "" {
 		return nil, unknownFormat(fileName, "LoadOpportunitiesParams.Format")
 	}
-	return s.attach(ctx, "/bulk/v1/bulkload_opportunity", q, fileName, f, r)
+	return s.attach(ctx, "bulk.LoadOpportunitiesAttachment", "/bulk/v1/bulkload_opportunity", q, fileName, f, r)
 }

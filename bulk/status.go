@@ -54,7 +54,9 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	q := statusQuery{ExecutionID: executionID, StatusParams: p}
 	var e Execution
 	err := s.t.Do(ctx, &core.Request{
-		Method: "GET", Path: core.Pathf("/bulk/v1/status/%s", integrationID), Query: q,
+		Op:     "bulk.Status",
+		Method: "GET", Path: core.Pathf("/bulk/v1/status/%s", integrationID),
+		Template: "/bulk/v1/status/{integrationId}", Query: q,
 	}, &e)
 	if err != nil {
 		return nil, err
@@ -120,9 +122,13 @@ func (s *Service) WaitExecution(ctx context.Context, ack *Ack, opts WaitOptions)
 	if po.Initial <= 0 {
 		po.Initial = time.Second
 	}
-	return poll.State(ctx, po,
+	ctx, span := s.startWait(ctx, ack)
+	var state State
+	e, err := poll.State(ctx, po,
 		func(ctx context.Context) (*Execution, error) {
-			return s.Status(ctx, ack.IntegrationID, ack.ExecutionID, opts.Status)
+			e, err := s.Status(ctx, ack.IntegrationID, ack.ExecutionID, opts.Status)
+			noteState(span, &state, e)
+			return e, err
 		},
 		opts.Progress,
 		func(e *Execution) (bool, error) {
@@ -134,6 +140,8 @@ func (s *Service) WaitExecution(ctx context.Context, ack *Ack, opts WaitOptions)
 			}
 			return true, nil
 		})
+	s.endWait(ctx, span, e, err)
+	return e, err
 }
 
 // UploadURL asks for a signed URL to upload a file to
@@ -148,8 +156,10 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 	}
 	var t Ticket
 	err := s.t.Do(ctx, &core.Request{
+		Op:     "bulk.UploadURL",
 		Method: "GET", Path: core.Pathf("/bulk/v1/bulkload/%s/upload_url", integrationID),
-		Query: url.Values{"file_name": {fileName}},
+		Template: "/bulk/v1/bulkload/{integrationId}/upload_url",
+		Query:    url.Values{"file_name": {fileName}},
 	}, &t)
 	if err != nil {
 		return nil, err
@@ -216,6 +226,7 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 		return err
 	}
 	err = s.t.Do(ctx, &core.Request{
+		Op:     "bulk.Upload",
 		Method: method, URL: t.UploadURL, Body: r, ContentType: ctype,
 		Idempotent: method == http.MethodPut,
 	}, nil)

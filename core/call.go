@@ -49,6 +49,8 @@ type call struct {
 	budgetExhausted bool   // the retry budget refused a retry
 	tokenErr        error  // getting the token of a repeat failed
 	stop            string // why retries stopped before MaxRetries, for the log
+
+	tel callTel // spans and metrics of the attempts (otel.go)
 }
 
 type callKey struct{}

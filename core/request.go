@@ -22,9 +22,16 @@ type Decoder func(r io.Reader) error
 
 // Request describes one operation.
 type Request struct {
+	// Op names the SDK operation ("reports.Export"): its span is
+	// "partner." + Op.
+	Op     string
 	Method string
 	// Path is relative to the base URL and already escaped (see Pathf).
 	Path string
+	// Template is the path with its variable segments named, the
+	// url.template of the request's spans and metrics
+	// ("/report/v1/{reportId}/data"); "" means Path without its query.
+	Template string
 	// URL, when set, is an absolute URL used instead of base URL and Path
 	// (signed upload URLs). Authorization is never sent to it.
 	URL string

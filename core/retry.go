@@ -214,6 +214,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	if !ok {
 		return false, err
 	}
+	st.endAttempt(ctx, resp, err)
 	st.noteAttempt(resp, err)
 	if err == nil {
 		if rerr := st.readAnswer(resp); rerr != nil {
@@ -323,6 +324,7 @@ func beforeAttempt(_ retryablehttp.Logger, req *http.Request, attempt int) {
 	}
 	st.wrote.Store(false)
 	st.attempt = attempt
+	st.startAttempt(req, attempt)
 	if attempt > 0 {
 		st.c.logDebug(req.Context(), "partner: retrying request", st.method, st.path, slog.Int("attempt", attempt+1))
 	}

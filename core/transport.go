@@ -42,6 +42,8 @@ import (
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/oauth2"
 )
 
@@ -101,6 +103,10 @@ type Config struct {
 	// AllowInsecureHTTP allows plain http absolute URLs (signed upload
 	// URLs, webhook callbacks) to hosts that are not loopback addresses.
 	AllowInsecureHTTP bool
+	// TracerProvider and MeterProvider receive the client's spans and
+	// metrics (otel.go); nil means the global providers, read by New.
+	TracerProvider trace.TracerProvider
+	MeterProvider  metric.MeterProvider
 }
 
 // Client is the pipeline: it sends the Requests of every service over
@@ -115,6 +121,7 @@ type Client struct {
 	// Client made by WithTokens shares it.
 	rc     *retryablehttp.Client
 	budget *retryBudget // nil: no retry budget; shared like rc
+	tel    *telemetry   // spans and metrics; shared like rc
 	// testHookWait, when set on the Client New returned, is told each
 	// wait before a retry.
 	testHookWait func(time.Duration)
@@ -137,6 +144,7 @@ func New(cfg Config) *Client {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
+	cfg.Logger = withTraceIDs(cfg.Logger)
 	cfg.Retry = cfg.Retry.withDefaults()
 	if cfg.EnvHeader == "" {
 		cfg.EnvHeader = EnvHeader
@@ -145,6 +153,7 @@ func New(cfg Config) *Client {
 		cfg.SubscriptionKeyHeader = SubscriptionKeyHeader
 	}
 	c := &Client{cfg: cfg, budget: newRetryBudget(cfg.Retry)}
+	c.tel = newTelemetry(&cfg, c.budget)
 	c.rc = &retryablehttp.Client{
 		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders()),
 		Logger:       nil, // we log ourselves, without URLs' query strings or headers
@@ -188,7 +197,7 @@ func (c *Client) EnvQuery() url.Values {
 func (c *Client) WithTokens(ts TokenSource) *Client {
 	cfg := c.cfg
 	cfg.Tokens = ts
-	return &Client{cfg: cfg, base: c.base, ua: c.ua, rc: c.rc, budget: c.budget}
+	return &Client{cfg: cfg, base: c.base, ua: c.ua, rc: c.rc, budget: c.budget, tel: c.tel}
 }
 
 // dropResponse is the go-retryablehttp ErrorHandler: a call that ends in
@@ -236,7 +245,9 @@ func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 // The error of a request that is not Idempotent is marked with
 // ErrOutcomeUnknown when the service may have processed it (see
 // IsOutcomeUnknown), including a 2xx answer whose body could not be read.
-func (c *Client) Do(ctx context.Context, r *Request, out any) error {
+func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
+	ctx, span := c.tel.startOp(ctx, r)
+	defer func() { endSpan(span, err) }()
 	_, streams := out.(Decoder)
 	resp, st, err := c.send(ctx, r, !streams)
 	if err != nil {
@@ -327,7 +338,9 @@ func decodeBytes(b []byte, out any) error {
 // (the first attempt removed the resource, its answer was lost) counts as
 // done: Send returns an empty 204 response.
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
+	ctx, span := c.tel.startOp(ctx, r)
 	resp, _, err := c.send(ctx, r, false)
+	endSpan(span, err)
 	return resp, err
 }
 
@@ -354,6 +367,7 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(), decodes: decodes,
 		auth: c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
 	}
+	st.initTel(ctx, r, u, c.toService(r, u))
 	// Whether an attempt wrote its request matters only to requests that
 	// are not repeated freely, and to a DELETE (a 404 after an attempt
 	// that may have been processed means done).
@@ -397,7 +411,7 @@ func (c *Client) newRequest(ctx context.Context, r *Request, u *url.URL, us stri
 func (c *Client) setHeaders(h http.Header, r *Request, u *url.URL) {
 	// Fixed headers (a gateway's subscription key) and the environment go
 	// to the service only, not to an absolute URL on another host.
-	toService := r.URL == "" || (c.cfg.BaseURL != nil && strings.EqualFold(u.Host, c.cfg.BaseURL.Host))
+	toService := c.toService(r, u)
 	if toService {
 		for k, vs := range c.cfg.Header {
 			h[k] = append([]string(nil), vs...)
@@ -425,6 +439,12 @@ func (c *Client) setHeaders(h http.Header, r *Request, u *url.URL) {
 	if r.Token != "" {
 		h.Set("Authorization", "Bearer "+r.Token)
 	}
+}
+
+// toService reports whether r, sent to u, goes to the service: a path,
+// or an absolute URL on the base URL's host.
+func (c *Client) toService(r *Request, u *url.URL) bool {
+	return r.URL == "" || (c.cfg.BaseURL != nil && strings.EqualFold(u.Host, c.cfg.BaseURL.Host))
 }
 
 // finish turns the end of a call's attempts into its answer: the 2xx

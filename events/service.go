@@ -53,7 +53,7 @@ func (s *Service) Subscribers(ctx context.Context) iter.Seq2[Subscriber, error] 
 		var out struct {
 			Items []Subscriber `json:"items"`
 		}
-		err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: "/event/v1/subscriber"}, &out)
+		err := s.t.Do(ctx, &core.Request{Op: "events.Subscribers", Method: http.MethodGet, Path: "/event/v1/subscriber"}, &out)
 		return out.Items, err
 	})
 }
@@ -66,7 +66,7 @@ func (s *Service) Subscriber(ctx context.Context, id string) (*Subscriber, error
 		return nil, errors.New("partner: events: subscriber id is required")
 	}
 	var out Subscriber
-	err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: core.Pathf("/event/v1/subscriber/%s", id)}, &out)
+	err := s.t.Do(ctx, &core.Request{Op: "events.Subscriber", Method: http.MethodGet, Path: core.Pathf("/event/v1/subscriber/%s", id), Template: "/event/v1/subscriber/{id}"}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -132,7 +132,7 @@ func (s *Service) Subscribe(ctx context.Context, p SubscribeParams) (string, err
 	var out struct {
 		SubscriberID string `json:"subscriber_id"`
 	}
-	if err := s.t.Do(ctx, &core.Request{Method: http.MethodPost, Path: "/event/v1/subscriber", JSON: body}, &out); err != nil {
+	if err := s.t.Do(ctx, &core.Request{Op: "events.Subscribe", Method: http.MethodPost, Path: "/event/v1/subscriber", JSON: body}, &out); err != nil {
 		return "", err
 	}
 	if out.SubscriberID == "" {
@@ -225,7 +225,8 @@ func (s *Service) Unsubscribe(ctx context.Context, id string) error {
 		return errors.New("partner: events: subscriber id is required")
 	}
 	return s.t.Do(ctx, &core.Request{
-		Method: http.MethodDelete, Path: core.Pathf("/event/v1/subscriber/%s", id), Idempotent: true,
+		Op:     "events.Unsubscribe",
+		Method: http.MethodDelete, Path: core.Pathf("/event/v1/subscriber/%s", id), Template: "/event/v1/subscriber/{id}", Idempotent: true,
 	}, nil)
 }
 
@@ -236,7 +237,7 @@ func (s *Service) Integrations(ctx context.Context) iter.Seq2[Integration, error
 		var out struct {
 			Integrations []Integration `json:"integrations"`
 		}
-		err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: "/event/v1/metadata/integration"}, &out)
+		err := s.t.Do(ctx, &core.Request{Op: "events.Integrations", Method: http.MethodGet, Path: "/event/v1/metadata/integration"}, &out)
 		return out.Integrations, err
 	})
 }
@@ -253,7 +254,7 @@ func (s *Service) IntegrationSchema(ctx context.Context, integrationID string) (
 	if integrationID == "" {
 		return nil, errors.New("partner: events: integration id is required")
 	}
-	return s.schema(ctx, core.Pathf("/event/v1/metadata/integration/%s", integrationID))
+	return s.schema(ctx, "events.IntegrationSchema", core.Pathf("/event/v1/metadata/integration/%s", integrationID), "/event/v1/metadata/integration/{integrationId}")
 }
 
 // Kinds iterates over the event kinds the service offers, with their
@@ -263,7 +264,7 @@ func (s *Service) Kinds(ctx context.Context) iter.Seq2[KindInfo, error] {
 		var out struct {
 			Events []KindInfo `json:"events"`
 		}
-		err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: "/event/v1/metadata/event"}, &out)
+		err := s.t.Do(ctx, &core.Request{Op: "events.Kinds", Method: http.MethodGet, Path: "/event/v1/metadata/event"}, &out)
 		return out.Events, err
 	})
 }
@@ -280,14 +281,14 @@ func (s *Service) Schema(ctx context.Context, kind Kind) (json.RawMessage, error
 	if kind == "" {
 		return nil, errors.New("partner: events: event kind is required")
 	}
-	return s.schema(ctx, core.Pathf("/event/v1/metadata/event/%s", string(kind)))
+	return s.schema(ctx, "events.Schema", core.Pathf("/event/v1/metadata/event/%s", string(kind)), "/event/v1/metadata/event/{event}")
 }
 
-// schema reads a schema answer at path: its "schema" member when it has
+// schema reads a schema answer at path (operation op, url.template tmpl): its "schema" member when it has
 // one, else the whole answer.
-func (s *Service) schema(ctx context.Context, path string) (json.RawMessage, error) {
+func (s *Service) schema(ctx context.Context, op, path, tmpl string) (json.RawMessage, error) {
 	var raw json.RawMessage
-	err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: path}, &raw)
+	err := s.t.Do(ctx, &core.Request{Op: op, Method: http.MethodGet, Path: path, Template: tmpl}, &raw)
 	if err != nil {
 		return nil, err
 	}

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"go.opentelemetry.io/otel/trace"
 )
 
 // Delivery is one event delivered to a webhook: a POST whose body is one
@@ -163,10 +165,16 @@ type Handler struct {
 	// must end in; nil accepts any path. An empty set refuses every
 	// delivery.
 	Secrets *SecretSet
+	// TracerProvider receives the span of each delivery
+	// ("partner.events.Handler", kind server, with the event kind); nil
+	// means the global provider.
+	TracerProvider trace.TracerProvider
 }
 
 // ServeHTTP receives one delivery.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	w, r, dt := h.traceDelivery(w, r)
+	defer dt.end()
 	if h.Secrets != nil && !h.Secrets.Allows(r) {
 		h.fail(r, w, http.StatusUnauthorized, "unauthorized", nil)
 		return
@@ -195,6 +203,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(r, w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "partner: events: "), nil)
 		return
 	}
+	dt.delivery(d)
 	if h.Deliver == nil {
 		h.fail(r, w, http.StatusInternalServerError, "delivery not handled", errors.New("events: Handler.Deliver is nil"))
 		return

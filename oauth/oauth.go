@@ -147,6 +147,7 @@ func newService(t *core.Client, cfg Options, now func() time.Time) *Service {
 		s.cache.refreshAt = externalRefreshAt
 		s.cache.discard = nil
 	}
+	s.cache.fetch = tracedFetch(t, s.external, s.cache.fetch)
 	return s
 }
 
@@ -272,6 +273,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 		return nil, errors.New("partner: refresh_token grant needs a refresh token")
 	}
 	r := &core.Request{
+		Op:         "oauth.Request",
 		Method:     http.MethodPost,
 		Path:       TokenPath,
 		Query:      envQuery(s.t),
@@ -332,6 +334,7 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 		return errors.New("partner: no token to revoke")
 	}
 	return s.t.Do(ctx, &core.Request{
+		Op:         "oauth.Revoke",
 		Method:     http.MethodDelete,
 		Path:       TokenPath,
 		Query:      envQuery(s.t),

@@ -111,8 +111,10 @@ func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*A
 	}
 	var out AuditResult
 	err := s.t.Do(ctx, &core.Request{
+		Op:         "objects.Audit",
 		Method:     http.MethodPatch,
 		Path:       core.Pathf("/app/v1/object/%s/audit", objectID),
+		Template:   "/app/v1/object/{objectId}/audit",
 		JSON:       p,
 		Idempotent: true,
 	}, &out)
@@ -155,8 +157,10 @@ func (s *Service) ConnectExternalID(ctx context.Context, objectID string, p Conn
 	}
 	var out Link
 	err := s.t.Do(ctx, &core.Request{
+		Op:         "objects.ConnectExternalID",
 		Method:     http.MethodPatch,
 		Path:       core.Pathf("/app/v1/object/%s/external_id", objectID),
+		Template:   "/app/v1/object/{objectId}/external_id",
 		JSON:       p,
 		Idempotent: true,
 	}, &out)
@@ -190,8 +194,10 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 	}
 	var out ExternalIDs
 	err := s.t.Do(ctx, &core.Request{
-		Method: http.MethodGet,
-		Path:   core.Pathf("/app/v1/object/%s/external_id", objectID),
+		Op:       "objects.ExternalIDs",
+		Method:   http.MethodGet,
+		Path:     core.Pathf("/app/v1/object/%s/external_id", objectID),
+		Template: "/app/v1/object/{objectId}/external_id",
 	}, &out)
 	if err != nil {
 		return nil, err

@@ -8,6 +8,8 @@ import (
 	"iter"
 	"slices"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/partnerapi/partner-go/core"
 )
 
@@ -50,15 +52,20 @@ type ExportOptions struct {
 // fails is yielded as a *ViewError, as WaitView returns it.
 func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
+		ctx, tr := startExportTrace(ctx, s.t, "reports.Export", attribute.Int64(attrReportID, reportID))
+		defer tr.end(ctx, nil)
 		viewID, err := s.PrepareExport(ctx, reportID)
 		if err == nil {
+			tr.span.SetAttributes(attribute.Int64(attrViewID, viewID))
 			_, err = s.WaitView(ctx, viewID, opts.Wait)
 		}
 		if err != nil {
+			tr.err = err
 			yield(Row{}, core.Wrap(err, "reports: exporting report %d", reportID))
 			return
 		}
 		for r, err := range s.ExportView(ctx, viewID, opts) {
+			tr.row(err)
 			if !yield(r, err) || err != nil {
 				return
 			}
@@ -98,11 +105,14 @@ func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptio
 		limit = DefaultExportConcurrency
 	}
 	return func(yield func(Row, error) bool) {
+		ctx, tr := startExportTrace(ctx, s.t, "reports.ExportView", attribute.Int64(attrViewID, viewID))
 		ahead := newPrefetcher(ctx, limit, size, func(ctx context.Context, number, size int64, h pageHooks) (*Page, error) {
 			return s.viewPage(ctx, viewID, number, size, h)
 		})
+		defer tr.end(ctx, ahead)
 		defer ahead.close()
-		for r, err := range rows(ctx, pages(ctx, 0, ahead.get), opts.Progress) {
+		for r, err := range rows(ctx, pages(ctx, 0, tr.page(ahead.get)), opts.Progress) {
+			tr.row(err)
 			if !yield(r, err) || err != nil {
 				return
 			}

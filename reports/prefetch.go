@@ -86,6 +86,7 @@ type prefetcher struct {
 	probes map[int64]context.CancelFunc
 
 	cwnd, ssthresh float64
+	peak           float64 // the largest cwnd so far (otel.go)
 	minLatency     time.Duration
 	lastCut        time.Time
 	pauseUntil     time.Time
@@ -339,6 +340,7 @@ func (p *prefetcher) sample(latency time.Duration, page bool) {
 		p.cwnd += 1 / p.cwnd
 	}
 	p.cwnd = min(p.cwnd, float64(p.limit))
+	p.peak = max(p.peak, p.cwnd)
 }
 
 // observe sees every answer of every attempt: a 429 or 503 halves the

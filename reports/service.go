@@ -120,6 +120,7 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[Report, erro
 	return paging.Seq(ctx, p.StartPage, func(ctx context.Context, n int64) (paging.Page[Report, int64], error) {
 		var out reportList
 		err := s.t.Do(ctx, &core.Request{
+			Op:     "reports.List",
 			Method: "POST", Path: "/report/v1/list", Idempotent: true,
 			JSON: pageRequest{Page: page{Number: n, Size: size}},
 		}, &out)

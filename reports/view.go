@@ -48,8 +48,10 @@ func (s *Service) PrepareExport(ctx context.Context, reportID int64) (int64, err
 		ViewID int64 `json:"viewId"`
 	}
 	err := s.t.Do(ctx, &core.Request{
+		Op:     "reports.PrepareExport",
 		Method: "POST", Path: core.Pathf("/report/v1/view/%d/prepare_export", reportID),
-		JSON: struct{}{}, Idempotent: true,
+		Template: "/report/v1/view/{reportId}/prepare_export",
+		JSON:     struct{}{}, Idempotent: true,
 	}, &out)
 	if err != nil {
 		return 0, err
@@ -74,7 +76,7 @@ func (s *Service) ViewStatus(ctx context.Context, viewID int64) (*ViewStatus, er
 	var out struct {
 		Status ViewState `json:"viewStatus"`
 	}
-	err := s.t.Do(ctx, &core.Request{Method: "GET", Path: core.Pathf("/report/v1/view/%d/status", viewID)}, &out)
+	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewStatus", Method: "GET", Path: core.Pathf("/report/v1/view/%d/status", viewID), Template: "/report/v1/view/{viewId}/status"}, &out)
 	if err != nil {
 		return nil, err
 	}

@@ -75,7 +75,7 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error]
 			q := p
 			q.StartIndex = index
 			var lr listResponse
-			if err := s.t.Do(ctx, &core.Request{Method: http.MethodGet, Path: usersPath, Query: q}, &lr); err != nil {
+			if err := s.t.Do(ctx, &core.Request{Op: "scim.List", Method: http.MethodGet, Path: usersPath, Query: q}, &lr); err != nil {
 				return paging.Page[User, int]{}, err
 			}
 			next := index + len(lr.Resources)

@@ -78,7 +78,7 @@ func (s *Service) CheckAttribute(ctx context.Context, p CheckAttributeParams) (*
 		p.FilterValue.Values = []string{}
 	}
 	var out CheckAttributeResult
-	req := &core.Request{Method: http.MethodPost, Path: "/users/v1/check-attribute", JSON: p, Idempotent: true}
+	req := &core.Request{Op: "users.CheckAttribute", Method: http.MethodPost, Path: "/users/v1/check-attribute", JSON: p, Idempotent: true}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}

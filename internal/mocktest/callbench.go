@@ -30,10 +30,11 @@ func CannedServer(answer func(w http.ResponseWriter, r *http.Request) bool) *htt
 }
 
 // LoopbackClient returns a client of srv over plain HTTP with client
-// credentials, as a per-call benchmark uses it.
-func LoopbackClient(tb testing.TB, srv *httptest.Server) *partner.Client {
+// credentials and opts, as a per-call benchmark uses it.
+func LoopbackClient(tb testing.TB, srv *httptest.Server, opts ...partner.Option) *partner.Client {
 	tb.Helper()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithInsecureHTTP(), partner.WithClientCredentials("id", "secret"))
+	c, err := partner.New(append([]partner.Option{partner.WithBaseURL(srv.URL), partner.WithInsecureHTTP(),
+		partner.WithClientCredentials("id", "secret")}, opts...)...)
 	if err != nil {
 		tb.Fatal(err)
 	}

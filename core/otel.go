@@ -1,0 +1,361 @@
+package core
+
+// This file is the client's OpenTelemetry instrumentation: a span per
+// operation (Do, Send) with a child span per HTTP attempt, the W3C trace
+// context on requests to the service, the metrics of the calls, and the
+// spans and counters the area packages add for their long operations. It
+// uses the OpenTelemetry API only: without an SDK behind the providers
+// every span is a no-op, and attributes are built only for a recording
+// span or an enabled instrument.
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+	"weak"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/metric"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
+)
+
+// ScopeName is the instrumentation scope of the SDK's tracer and meter.
+const ScopeName = "github.com/partnerapi/partner-go"
+
+// Names of the SDK's own span attributes and metrics. The HTTP ones
+// follow the OpenTelemetry semantic conventions.
+const (
+	// AttrOperation names the SDK operation ("reports.Export").
+	AttrOperation = "partner.operation"
+	// AttrOutcomeUnknown is set (true) on the span of a write that
+	// failed in a way that leaves the service possibly having processed
+	// it (IsOutcomeUnknown).
+	AttrOutcomeUnknown = "partner.outcome_unknown"
+	// AttrRetryWait is the wait before a retry, in seconds, on the span
+	// of the attempt it preceded and on the operation's retry event.
+	AttrRetryWait = "partner.retry.wait"
+	// EventRetry is the event an operation span gets before each retry.
+	EventRetry = "partner.retry"
+
+	MetricRequestDuration = "http.client.request.duration"
+	MetricRetries         = "partner.client.retries"
+	MetricTokenFetches    = "partner.client.token.fetches"
+	MetricTokenFailures   = "partner.client.token.failures"
+	MetricRetryBudget     = "partner.client.retry_budget.remaining"
+	MetricRowsExported    = "partner.reports.rows_exported"
+	MetricRecordsLoaded   = "partner.bulk.records_loaded"
+)
+
+// outcomeUnknownText is the status description of a span whose write may
+// have been processed.
+const outcomeUnknownText = "outcome unknown: the service may have processed the call"
+
+// telemetry holds a client's tracer, propagator and instruments; shared
+// by the Clients WithTokens makes.
+type telemetry struct {
+	tracer   trace.Tracer
+	prop     propagation.TextMapPropagator
+	duration metric.Float64Histogram
+	retries  metric.Int64Counter
+	fetches  metric.Int64Counter
+	failures metric.Int64Counter
+	rows     metric.Int64Counter
+	records  metric.Int64Counter
+}
+
+// newTelemetry builds the instruments of cfg's providers (the global ones
+// when nil), and the retry budget's gauge when there is a budget.
+func newTelemetry(cfg *Config, budget *retryBudget) *telemetry {
+	tp, mp := cfg.TracerProvider, cfg.MeterProvider
+	if tp == nil {
+		tp = otel.GetTracerProvider()
+	}
+	if mp == nil {
+		mp = otel.GetMeterProvider()
+	}
+	m := mp.Meter(ScopeName)
+	t := &telemetry{tracer: tp.Tracer(ScopeName), prop: otel.GetTextMapPropagator()}
+	// The API returns a working no-op instrument beside any error (a bad
+	// name or unit), which would be the SDK's own fault: ignored.
+	t.duration, _ = m.Float64Histogram(MetricRequestDuration, metric.WithUnit("s"),
+		metric.WithDescription("Duration of HTTP client requests (each attempt)."),
+		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10))
+	t.retries, _ = m.Int64Counter(MetricRetries, metric.WithUnit("{retry}"),
+		metric.WithDescription("Repeats of a request: retries for failures and the repeat after a 401."))
+	t.fetches, _ = m.Int64Counter(MetricTokenFetches, metric.WithUnit("{fetch}"),
+		metric.WithDescription("Access token fetches and refreshes."))
+	t.failures, _ = m.Int64Counter(MetricTokenFailures, metric.WithUnit("{fetch}"),
+		metric.WithDescription("Access token fetches and refreshes that failed."))
+	t.rows, _ = m.Int64Counter(MetricRowsExported, metric.WithUnit("{row}"),
+		metric.WithDescription("Report rows yielded by exports."))
+	t.records, _ = m.Int64Counter(MetricRecordsLoaded, metric.WithUnit("{record}"),
+		metric.WithDescription("Records a bulk execution created or updated, counted when a wait sees it complete."))
+	if budget != nil {
+		observeBudget(m, budget)
+	}
+	return t
+}
+
+// observeBudget registers the gauge of the budget's remaining tokens. The
+// callback holds the budget weakly and is unregistered once the budget
+// is collected, so that clients made and dropped do not pile up in a
+// long-lived meter.
+func observeBudget(m metric.Meter, budget *retryBudget) {
+	g, err := m.Int64ObservableGauge(MetricRetryBudget, metric.WithUnit("{token}"),
+		metric.WithDescription("Tokens left in the client's retry budget."))
+	if err != nil {
+		return
+	}
+	wb := weak.Make(budget)
+	reg, err := m.RegisterCallback(func(_ context.Context, o metric.Observer) error {
+		if b := wb.Value(); b != nil {
+			o.ObserveInt64(g, int64(b.available()))
+		}
+		return nil
+	}, g)
+	if err != nil {
+		return
+	}
+	runtime.AddCleanup(budget, func(r metric.Registration) { r.Unregister() }, reg)
+}
+
+// clientKind is the start option of the SDK's client spans, made once:
+// building it per call would allocate.
+var clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+
+// opName is the span name of r's operation.
+func opName(r *Request) string {
+	if r.Op == "" {
+		return "partner.request"
+	}
+	return "partner." + r.Op
+}
+
+// startOp starts the span of the operation r belongs to.
+func (t *telemetry) startOp(ctx context.Context, r *Request) (context.Context, trace.Span) {
+	ctx, span := t.tracer.Start(ctx, opName(r), clientKind...)
+	if span.IsRecording() && r.Op != "" {
+		span.SetAttributes(attribute.String(AttrOperation, r.Op))
+	}
+	return ctx, span
+}
+
+// endSpan ends span with err: the error status, and the outcome-unknown
+// attribute when the service may have processed the call.
+func endSpan(span trace.Span, err error) {
+	if err != nil && span.IsRecording() {
+		if errors.Is(err, ErrOutcomeUnknown) || isOutcomeUnknownError(err) {
+			span.SetAttributes(attribute.Bool(AttrOutcomeUnknown, true))
+			span.SetStatus(codes.Error, outcomeUnknownText)
+		} else {
+			span.SetStatus(codes.Error, errorType(err))
+		}
+		span.SetAttributes(attribute.String("error.type", errorType(err)))
+	}
+	span.End()
+}
+
+// isOutcomeUnknownError reports an *Error marked OutcomeUnknown.
+func isOutcomeUnknownError(err error) bool {
+	var e *Error
+	return errors.As(err, &e) && e.OutcomeUnknown
+}
+
+// errorType is the error.type of err: the status code of a service's
+// answer, a timeout or the end of the context by name, otherwise the Go
+// type of the innermost error. Never the error's text, which may quote a
+// URL.
+func errorType(err error) string {
+	var e *Error
+	switch {
+	case errors.As(err, &e):
+		return strconv.Itoa(e.StatusCode)
+	case errors.Is(err, context.Canceled):
+		return "canceled"
+	case errors.Is(err, context.DeadlineExceeded), isTimeout(err):
+		return "timeout"
+	}
+	for {
+		next := errors.Unwrap(err)
+		if next == nil {
+			return fmt.Sprintf("%T", err)
+		}
+		err = next
+	}
+}
+
+// callTel is the telemetry state of one call (a field of call).
+type callTel struct {
+	tel       *telemetry
+	op        trace.Span // the operation's span
+	opName    string
+	method    string
+	template  string // url.template, "" for an absolute URL without one
+	host      string // server.address
+	port      int    // server.port, 0 when the URL names none
+	propagate bool   // the request goes to the service: inject the trace context
+	timed     bool   // the operation span records or the duration is measured
+	attempt   trace.Span
+	start     time.Time // of the current attempt
+	ended     time.Time // end of the previous attempt
+}
+
+// initTel fills the call's telemetry state for r sent to u.
+func (st *call) initTel(ctx context.Context, r *Request, u *url.URL, toService bool) {
+	tmpl := r.Template
+	if tmpl == "" && r.URL == "" {
+		tmpl, _, _ = strings.Cut(r.Path, "?")
+		if !strings.HasPrefix(tmpl, "/") {
+			tmpl = "/" + tmpl
+		}
+	}
+	op := trace.SpanFromContext(ctx)
+	st.tel = callTel{tel: st.c.tel, op: op, opName: r.Op, method: r.Method,
+		template: tmpl, host: u.Hostname(), propagate: toService,
+		timed: op.IsRecording() || st.c.tel.duration.Enabled(ctx)}
+	if st.tel.timed {
+		st.tel.port, _ = strconv.Atoi(u.Port())
+	}
+}
+
+// startAttempt starts the span of an attempt and injects the trace
+// context into a request to the service.
+func (st *call) startAttempt(req *http.Request, attempt int) {
+	ct := &st.tel
+	if ct.tel == nil {
+		return
+	}
+	ctx := req.Context()
+	var wait time.Duration
+	if ct.timed {
+		ct.start = time.Now()
+		if attempt > 0 && !ct.ended.IsZero() {
+			wait = ct.start.Sub(ct.ended)
+		}
+	}
+	if attempt > 0 && ct.tel.retries.Enabled(ctx) {
+		ct.tel.retries.Add(ctx, 1, metric.WithAttributes(attribute.String(AttrOperation, ct.opName)))
+	}
+	if ct.op.IsRecording() {
+		name := ct.method
+		if ct.template != "" {
+			name += " " + ct.template
+		}
+		attrs := ct.requestAttrs(make([]attribute.KeyValue, 0, 6))
+		if attempt > 0 {
+			attrs = append(attrs, attribute.Int("http.request.resend_count", attempt),
+				attribute.Float64(AttrRetryWait, wait.Seconds()))
+			ct.op.AddEvent(EventRetry, trace.WithAttributes(attribute.Int("http.request.resend_count", attempt),
+				attribute.Float64(AttrRetryWait, wait.Seconds())))
+		}
+		ctx, ct.attempt = ct.tel.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
+			trace.WithAttributes(attrs...), trace.WithTimestamp(ct.start))
+	}
+	if ct.propagate {
+		ct.tel.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
+	}
+}
+
+// requestAttrs appends the attributes that describe the request: its
+// method, host, port and url.template.
+func (ct *callTel) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
+	attrs = append(attrs, attribute.String("http.request.method", ct.method), attribute.String("server.address", ct.host))
+	if ct.port != 0 {
+		attrs = append(attrs, attribute.Int("server.port", ct.port))
+	}
+	if ct.template != "" {
+		attrs = append(attrs, attribute.String("url.template", ct.template))
+	}
+	return attrs
+}
+
+// endAttempt ends the span of an attempt with its answer or error, and
+// records its duration.
+func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) {
+	ct := &st.tel
+	if ct.tel == nil || !ct.timed {
+		return
+	}
+	ct.ended = time.Now()
+	status := 0
+	if resp != nil {
+		status = resp.StatusCode
+	}
+	var errType string
+	switch {
+	case err != nil:
+		errType = errorType(err)
+	case status >= 400:
+		errType = strconv.Itoa(status)
+	}
+	if ct.tel.duration.Enabled(ctx) {
+		attrs := ct.requestAttrs(append(make([]attribute.KeyValue, 0, 7), attribute.String(AttrOperation, ct.opName)))
+		if status != 0 {
+			attrs = append(attrs, attribute.Int("http.response.status_code", status))
+		}
+		if errType != "" {
+			attrs = append(attrs, attribute.String("error.type", errType))
+		}
+		ct.tel.duration.Record(ctx, ct.ended.Sub(ct.start).Seconds(), metric.WithAttributes(attrs...))
+	}
+	if ct.attempt == nil {
+		return
+	}
+	if status != 0 {
+		ct.attempt.SetAttributes(attribute.Int("http.response.status_code", status))
+	}
+	if errType != "" {
+		ct.attempt.SetAttributes(attribute.String("error.type", errType))
+		ct.attempt.SetStatus(codes.Error, errType)
+	}
+	ct.attempt.End(trace.WithTimestamp(ct.ended))
+	ct.attempt = nil
+}
+
+// StartSpan starts the span of an operation made of several requests
+// (an export, a wait), named "partner." + op, kind client, with attrs.
+// End it with EndSpan.
+func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
+	ctx, span := c.tel.tracer.Start(ctx, "partner."+op, clientKind...)
+	if span.IsRecording() {
+		span.SetAttributes(attribute.String(AttrOperation, op))
+		span.SetAttributes(attrs...)
+	}
+	return ctx, span
+}
+
+// EndSpan ends a span StartSpan started, with err's status.
+func EndSpan(span trace.Span, err error) { endSpan(span, err) }
+
+// CountTokenFetch counts a token fetch of kind ("client_credentials",
+// "refresh", "external"), and its failure when err is not nil.
+func (c *Client) CountTokenFetch(ctx context.Context, kind string, err error) {
+	kindAttr := attribute.String("partner.token.kind", kind)
+	c.tel.fetches.Add(ctx, 1, metric.WithAttributes(kindAttr))
+	if err != nil {
+		c.tel.failures.Add(ctx, 1, metric.WithAttributes(kindAttr, attribute.String("error.type", errorType(err))))
+	}
+}
+
+// AddRowsExported counts n report rows an export yielded.
+func (c *Client) AddRowsExported(ctx context.Context, n int64) {
+	if n > 0 {
+		c.tel.rows.Add(ctx, n)
+	}
+}
+
+// AddRecordsLoaded counts n records a bulk execution created or updated.
+func (c *Client) AddRecordsLoaded(ctx context.Context, n int64) {
+	if n > 0 {
+		c.tel.records.Add(ctx, n)
+	}
+}

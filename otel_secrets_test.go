@@ -1,0 +1,290 @@
+package partner_test
+
+import (
+	"context"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
+	"go.opentelemetry.io/otel/trace"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/reports"
+	"github.com/partnerapi/partner-go/scim"
+	"github.com/partnerapi/partner-go/users"
+)
+
+// lockedBuffer collects log output written from several goroutines.
+type lockedBuffer = syncBuffer
+
+func debugLogger(b *lockedBuffer) *slog.Logger {
+	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
+}
+
+// setGlobalTracerProvider sets the global tracer provider and returns
+// what puts the previous one back.
+func setGlobalTracerProvider(tp trace.TracerProvider) func() {
+	prev := otel.GetTracerProvider()
+	otel.SetTracerProvider(tp)
+	return func() { otel.SetTracerProvider(prev) }
+}
+
+// setGlobalPropagator sets the global propagator until the test ends.
+func setGlobalPropagator(t *testing.T, p propagation.TextMapPropagator) {
+	prev := otel.GetTextMapPropagator()
+	otel.SetTextMapPropagator(p)
+	t.Cleanup(func() { otel.SetTextMapPropagator(prev) })
+}
+
+// headerLog records the traceparent header of every request by host.
+type headerLog struct {
+	mu   syncBuffer
+	rt   http.RoundTripper
+	seen map[string][]string
+}
+
+func (h *headerLog) RoundTrip(r *http.Request) (*http.Response, error) {
+	h.mu.mu.Lock()
+	h.seen[r.URL.Host+" "+r.URL.Path] = append(h.seen[r.URL.Host+" "+r.URL.Path], r.Header.Get("traceparent"))
+	h.mu.mu.Unlock()
+	return h.rt.RoundTrip(r)
+}
+
+// TestTelemetryQuickstartHoldsNoSecret runs a quickstart (a token, SCIM,
+// the attribute check, an export, a bulk load through a signed upload
+// URL and its wait, a subscription, a webhook delivery) behind a gateway
+// subscription key, and searches every span (names, attributes, events,
+// status) and every metric's attributes for the client secret, the
+// tokens, the subscription key and the upload URL's secret query and
+// token. It also checks that the W3C trace context goes to the service
+// and not to the upload URL on another host.
+func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
+	setGlobalPropagator(t, propagation.TraceContext{})
+	te := newTelemetry(t)
+	const subKey = "sub-key-5ecret-4242"
+	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithSubscriptionKey(subKey))
+	defer srv.Close()
+	// Signed upload URLs name another host than the client's base URL.
+	u, _ := url.Parse(srv.URL)
+	srv.SetURL("http://localhost:" + u.Port())
+	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
+	c, err := partner.New(append(te.opts(),
+		partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithSubscriptionKey(subKey),
+		partner.WithHTTPClient(&http.Client{Transport: hl}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	secrets := []string{fake.DefaultClientSecret, subKey}
+
+	tok, err := c.OAuth.Token(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets = append(secrets, tok.AccessToken)
+	if tok.RefreshToken != "" {
+		secrets = append(secrets, tok.RefreshToken)
+	}
+	user, err := c.SCIM.Create(ctx, &scim.User{UserName: "quick@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SCIM.Get(ctx, user.ID); err != nil {
+		t.Fatal(err)
+	}
+	srv.SetUserAttributes("quick@example.com", 1, "role", "admin")
+	if _, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: "quick@example.com", Namespace: 1,
+		FilterValue: users.Attribute{Name: "role", Values: []string{"admin"}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, err := range c.Reports.Export(ctx, fake.DemoReportPipeline, reports.ExportOptions{Wait: reports.WaitOptions{
+		Interval: time.Millisecond,
+		Progress: func(*reports.ViewStatus) { clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor) },
+	}}) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	ticket, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opps.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	secrets = append(secrets, ticket.UploadToken)
+	// A signed URL's signature travels in its query.
+	ticket.UploadURL += "?X-Signature=sig-5ecret-9f8e"
+	secrets = append(secrets, "sig-5ecret-9f8e")
+	csv := "sales_details.crm_opportunity_id,name,stage,amount\nCRM-9,Q,proposal,5\n"
+	if err := c.Bulk.Upload(ctx, ticket, bulk.UploadParams{}, strings.NewReader(csv)); err != nil {
+		t.Fatal(err)
+	}
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration, FileToken: ticket.UploadToken}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{Interval: time.Millisecond, Progress: func(e *bulk.Execution) {
+		if !e.Done() {
+			clock.Advance(fake.DefaultBulkDelay)
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	h := &events.Handler{TracerProvider: te.tp, Deliver: func(context.Context, *events.Delivery) error { return nil }}
+	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/hook",
+		strings.NewReader(`{"event":"object.update","delivery_id":"d-1","object_id":"o-1"}`)))
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// Every part of the SDK showed up.
+	for _, name := range []string{"partner.oauth.Token", "partner.oauth.Request", "partner.scim.Create", "partner.scim.Get",
+		"partner.reports.Export", "partner.bulk.Upload", "partner.bulk.Load", "partner.bulk.WaitExecution",
+		"partner.events.Handler", "partner.oauth.Revoke"} {
+		if len(te.spans(name)) == 0 {
+			t.Errorf("no span %q; spans: %q", name, te.names())
+		}
+	}
+	d := te.one(t, "partner.events.Handler")
+	if d.SpanKind() != trace.SpanKindServer {
+		t.Errorf("delivery span kind %v, want server", d.SpanKind())
+	}
+	wantAttrs(t, d, "partner.event.kind", "object.update", "http.response.status_code", "204")
+
+	var dump strings.Builder
+	for _, s := range te.sr.Ended() {
+		if !strings.HasPrefix(s.Name(), "partner.") && !strings.Contains(s.Name(), " ") && s.Name() != "PUT" && s.Name() != "POST" {
+			t.Errorf("span %q is neither an operation nor an HTTP attempt", s.Name())
+		}
+		if s.Name() == "partner.request" {
+			t.Errorf("a request without an operation name: %v", s.Attributes())
+		}
+		dump.WriteString(s.Name() + " " + s.Status().Description + "\n")
+		for _, kv := range s.Attributes() {
+			dump.WriteString(string(kv.Key) + "=" + kv.Value.Emit() + "\n")
+		}
+		for _, e := range s.Events() {
+			dump.WriteString(e.Name + "\n")
+			for _, kv := range e.Attributes {
+				dump.WriteString(string(kv.Key) + "=" + kv.Value.Emit() + "\n")
+			}
+		}
+	}
+	for _, m := range te.metrics(t) {
+		dump.WriteString(m.Name + "\n")
+		for _, set := range metricSets(m) {
+			for _, kv := range set.ToSlice() {
+				dump.WriteString(string(kv.Key) + "=" + kv.Value.Emit() + "\n")
+			}
+		}
+	}
+	for _, s := range secrets {
+		if s != "" && strings.Contains(dump.String(), s) {
+			t.Errorf("telemetry holds the secret %q", s)
+		}
+	}
+
+	// The trace context went to the service, not to the upload host.
+	for key, tps := range hl.seen {
+		toUpload := strings.HasPrefix(key, "localhost:")
+		for _, tp := range tps {
+			if toUpload && tp != "" {
+				t.Errorf("request to the upload URL %s carried traceparent %q", key, tp)
+			}
+			if !toUpload && tp == "" {
+				t.Errorf("request to the service %s carried no traceparent", key)
+			}
+		}
+	}
+	if len(hl.seen) < 5 {
+		t.Errorf("requests seen: %v", hl.seen)
+	}
+}
+
+// metricSets returns the attribute sets of m's points.
+func metricSets(m metricdata.Metrics) []attribute.Set {
+	var out []attribute.Set
+	switch d := m.Data.(type) {
+	case metricdata.Sum[int64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	case metricdata.Gauge[int64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	case metricdata.Histogram[float64]:
+		for _, p := range d.DataPoints {
+			out = append(out, p.Attributes)
+		}
+	}
+	return out
+}
+
+// TestTelemetryTraceContextMatchesAttempt: the traceparent a request to
+// the service carries names the attempt's span.
+func TestTelemetryTraceContextMatchesAttempt(t *testing.T) {
+	setGlobalPropagator(t, propagation.TraceContext{})
+	te := newTelemetry(t)
+	srv := fake.NewServer()
+	defer srv.Close()
+	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
+	c, err := partner.New(append(te.opts(), partner.WithBaseURL(srv.URL),
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithHTTPClient(&http.Client{Transport: hl}))...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := srv.AddUser(fake.User{UserName: "ada@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SCIM.Get(context.Background(), id); err != nil {
+		t.Fatal(err)
+	}
+	att := te.attempts(te.one(t, "partner.scim.Get"))
+	u, _ := url.Parse(srv.URL)
+	got := hl.seen[u.Host+" /api/scim/v2/Users/"+id]
+	want := "00-" + att[0].SpanContext().TraceID().String() + "-" + att[0].SpanContext().SpanID().String() + "-01"
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("traceparent %q, want %q (the attempt's span)", got, want)
+	}
+}
+
+// TestLibraryImportsOnlyOTelAPI: the SDK's packages (tests aside) depend
+// on the OpenTelemetry API, never on its SDK or an exporter.
+func TestLibraryImportsOnlyOTelAPI(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs go list")
+	}
+	out, err := exec.Command("go", "list", "-deps", "./...").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go list: %v\n%s", err, out)
+	}
+	api := false
+	for _, p := range strings.Fields(string(out)) {
+		switch {
+		case p == "go.opentelemetry.io/otel/trace":
+			api = true
+		case strings.HasPrefix(p, "go.opentelemetry.io/otel/sdk"), strings.HasPrefix(p, "go.opentelemetry.io/otel/exporters"),
+			strings.HasPrefix(p, "go.opentelemetry.io/contrib"):
+			t.Errorf("a package of the SDK depends on %s", p)
+		}
+	}
+	if !api {
+		t.Error("no package depends on go.opentelemetry.io/otel/trace: has the check gone stale?")
+	}
+}
