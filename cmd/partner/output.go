@@ -30,10 +30,12 @@ func (t *table) row(cells ...string) {
 
 func (t *table) flush() error { return t.tw.Flush() }
 
-// writeJSON writes v as indented JSON.
+// writeJSON writes v as indented JSON, with <, > and & as they are (the
+// output is for scripts, not HTML).
 func writeJSON(w io.Writer, v any) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
 	return enc.Encode(v)
 }
 

@@ -20,27 +20,31 @@ type userFields struct {
 	Active                                                          *bool
 }
 
-// apply sets the non-empty fields on u, a new user, and reports whether
-// u changed.
-func (in userFields) apply(u *scim.User) bool { return in.set(u, false) }
+// apply sets the non-empty fields on u, a new user.
+func (in userFields) apply(u *scim.User) { in.set(u, false) }
 
-// update sets the non-empty fields on u, a user as a read returned it, and
-// reports whether a member the read returned differs. The published reads
-// return the userName, active and the enterprise extension (department),
-// not displayName, name or emails: a member the read did not return
-// cannot be compared, so it is written along with a change but is no
-// change itself (the service keeps a member a PUT does not carry). Emails
-// are written only when the read returned them and they differ: a list
-// that was not read is never replaced.
-func (in userFields) update(u *scim.User) bool { return in.set(u, true) }
+// update sets the non-empty fields on u, a user as a read returned it. It
+// reports whether a member the read returned differs (differs) and
+// whether the fields set a member the read did not return (unread). The
+// published reads return the userName, active and the enterprise
+// extension (department), not displayName, name or emails: such a member
+// cannot be compared, so it is set and u is to be written whenever the
+// fields carry it (the service keeps a member a PUT does not carry, so
+// writing it is the only way to set it, and writing the same value again
+// is harmless). Emails the read returned are compared, and replaced only
+// when the primary one differs; when the read returned none, the fields'
+// email is set and counts as unread.
+func (in userFields) update(u *scim.User) (differs, unread bool) { return in.set(u, true) }
 
 // set is apply, or update when read.
-func (in userFields) set(u *scim.User, read bool) bool {
-	changed := false
+func (in userFields) set(u *scim.User, read bool) (differs, unread bool) {
 	set := func(dst *string, v string) {
-		if v != "" && *dst != v {
-			changed = changed || !read || *dst != "" // "" after a read: not returned
-			*dst = v
+		switch {
+		case v == "" || *dst == v:
+		case read && *dst == "": // not returned by the read
+			*dst, unread = v, true
+		default:
+			*dst, differs = v, true
 		}
 	}
 	set(&u.UserName, in.UserName)
@@ -52,7 +56,12 @@ func (in userFields) set(u *scim.User, read bool) bool {
 		set(&u.Name.GivenName, in.GivenName)
 		set(&u.Name.FamilyName, in.FamilyName)
 	}
-	if in.Email != "" && (!read || len(u.Emails) > 0) && !strings.EqualFold(u.PrimaryEmail(), in.Email) {
+	if in.Email != "" && !strings.EqualFold(u.PrimaryEmail(), in.Email) {
+		if read && len(u.Emails) == 0 { // not returned by the read
+			unread = true
+		} else {
+			differs = true
+		}
 		emails := []scim.Email{{Value: in.Email, Type: "work", Primary: true}}
 		for _, e := range u.Emails {
 			if !strings.EqualFold(e.Value, in.Email) {
@@ -60,17 +69,17 @@ func (in userFields) set(u *scim.User, read bool) bool {
 				emails = append(emails, e)
 			}
 		}
-		u.Emails, changed = emails, true
+		u.Emails = emails
 	}
 	if in.Department != "" && (u.Enterprise == nil || u.Enterprise.Department != in.Department) {
 		if u.Enterprise == nil {
 			u.Enterprise = &scim.EnterpriseUser{}
 		}
-		u.Enterprise.Department, changed = in.Department, true
+		u.Enterprise.Department, differs = in.Department, true
 	}
 	if in.Active != nil && u.IsActive() != *in.Active {
 		v := *in.Active
-		u.Active, changed = &v, true
+		u.Active, differs = &v, true
 	}
-	return changed
+	return differs, unread
 }

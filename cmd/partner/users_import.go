@@ -22,17 +22,25 @@ func (a *app) usersImportCmd() *cobra.Command {
 		Short: "Create or update users from a CSV file, by userName",
 		Long: `import reads a CSV file whose header row names the columns userName (required),
 displayName, givenName, familyName, email, department and active, in any
-order. Each user whose userName is unknown is created; a known one is updated
-when a non-empty cell differs from what a read of the user returns, and left
-alone otherwise. The service's reads return active and department, not
-displayName, the name or emails: those are written along with a change, and
-emails only when a read returned them. Running the same file again changes
-nothing, so an interrupted import is safely re-run.
+order. Each user whose userName is unknown is created; a known one is
+compared with a read of it and counted as:
 
-It prints one line per row and the counts of created, updated, unchanged and
-failed users; it exits 1 when a row failed. When the file cannot be read to
-its end (a malformed line) or Ctrl-C stops it, the counts say the line it
-stopped after: the rows after it were not imported.`,
+  updated    a member the read returns differs: the user is written (PUT);
+  written    the row sets a member the read does not return (the service's
+             reads return active and department, not displayName, the name
+             or emails): the user is written, since the import cannot tell
+             whether that member changed; a re-run writes the same values
+             again, which is safe;
+  unchanged  everything the row sets was read back equal: nothing is written.
+
+Emails the read returns are compared and replaced only when the primary one
+differs. Running the same file again creates and updates nothing, so an
+interrupted import is safely re-run.
+
+It prints one line per row and the counts of created, updated, written,
+unchanged and failed users; it exits 1 when a row failed. When the file
+cannot be read to its end (a malformed line) or Ctrl-C stops it, the counts
+say the line it stopped after: the rows after it were not imported.`,
 		Example: `  printf 'userName,displayName,email\nada@example.com,Ada,ada@example.com\n' > people.csv
   partner users import people.csv`,
 		Args: exactArgs("FILE.csv"),
@@ -59,8 +67,8 @@ stopped after: the rows after it were not imported.`,
 						fmt.Fprintf(out, "line %d: %s %s %s\n", r.Line, r.Outcome, r.UserName, r.ID)
 					}
 				})
-				tally := fmt.Sprintf("%d created, %d updated, %d unchanged, %d failed",
-					counts[importCreated], counts[importUpdated], counts[importUnchanged], counts[importFailed])
+				tally := fmt.Sprintf("%d created, %d updated, %d written, %d unchanged, %d failed",
+					counts[importCreated], counts[importUpdated], counts[importWritten], counts[importUnchanged], counts[importFailed])
 				switch {
 				case err == nil:
 					fmt.Fprintln(out, tally)
@@ -82,8 +90,9 @@ stopped after: the rows after it were not imported.`,
 // Outcomes of importing one user.
 const (
 	importCreated   = "created"
-	importUpdated   = "updated"
-	importUnchanged = "unchanged"
+	importUpdated   = "updated"   // a member the read returned differed
+	importWritten   = "written"   // the row set members the read did not return
+	importUnchanged = "unchanged" // everything the row set was read back equal
 	importFailed    = "failed"
 )
 
@@ -99,8 +108,9 @@ type importResult struct {
 // importUsers reads users from CSV (a header row naming the columns
 // userName, displayName, givenName, familyName, email, department, active,
 // in any order and case; userName required) and creates each user whose
-// userName is unknown, updates one that differs, and leaves one that
-// matches alone, so that running it again changes nothing. It calls report
+// userName is unknown, writes one that differs or whose row sets members
+// a read does not return (userFields.update), and leaves one that matches
+// alone, so that running it again creates and updates nothing. It calls report
 // for every row. A row that fails does not stop the import.
 func importUsers(ctx context.Context, c *partner.Client, r io.Reader, report func(importResult)) error {
 	cr := csv.NewReader(r)
@@ -176,11 +186,15 @@ func importUser(ctx context.Context, c *partner.Client, in userFields) (id, outc
 		return "", importFailed, err
 	}
 	in.UserName = "" // matched without regard to case: keep the stored spelling
-	if !in.update(u) {
+	differs, unread := in.update(u)
+	if !differs && !unread {
 		return u.ID, importUnchanged, nil
 	}
 	if _, err := c.SCIM.Update(ctx, u); err != nil {
 		return u.ID, importFailed, err
 	}
-	return u.ID, importUpdated, nil
+	if differs {
+		return u.ID, importUpdated, nil
+	}
+	return u.ID, importWritten, nil
 }

@@ -64,7 +64,7 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 		",Nobody,,,\n") // fails: no userName
 
 	r := c.run(t, "users", "import", in)
-	if r.code != exitFail || !strings.Contains(r.stdout, "1 created, 1 updated, 1 unchanged, 2 failed") ||
+	if r.code != exitFail || !strings.Contains(r.stdout, "1 created, 1 updated, 0 written, 1 unchanged, 2 failed") ||
 		!strings.Contains(r.stdout, "line 5: failed bob@example.com: active \"maybe\" is not true or false\n") ||
 		!strings.Contains(r.stdout, "line 6: failed: no userName\n") {
 		t.Fatalf("first import: exit %d\n%s%s", r.code, r.stdout, r.stderr)
@@ -83,10 +83,12 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 		t.Fatalf("created user: %+v", ann)
 	}
 
-	// Without the failing row, a second run changes nothing.
+	// Without the failing row, a second run reads everything back equal
+	// and writes nothing.
 	writeFile(t, in, strings.Join(strings.Split(readFile(t, in), "\n")[:4], "\n")+"\n")
+	puts := countRequests(srv, "PUT")
 	r = c.must(t, "users", "import", in)
-	if !strings.Contains(r.stdout, "0 created, 0 updated, 3 unchanged, 0 failed") {
+	if !strings.Contains(r.stdout, "0 created, 0 updated, 0 written, 3 unchanged, 0 failed") || countRequests(srv, "PUT") != puts {
 		t.Fatalf("second import:\n%s", r.stdout)
 	}
 	if r := c.run(t, "users", "import", filepath.Join(t.TempDir(), "none.csv")); r.code != exitFail {
@@ -134,7 +136,7 @@ func TestUsersImportStopped(t *testing.T) {
 	writeFile(t, in, "userName,displayName\nzoe@example.com,Zoe\nyan@example.com,Yan\nbad@example.com,\"Bad\"x\nlast@example.com,Last\n")
 	r := c.run(t, "users", "import", in)
 	if r.code != exitFail ||
-		!strings.Contains(r.stdout, "stopped after line 3: 2 created, 0 updated, 0 unchanged, 0 failed; the rows after line 3 were not imported\n") ||
+		!strings.Contains(r.stdout, "stopped after line 3: 2 created, 0 updated, 0 written, 0 unchanged, 0 failed; the rows after line 3 were not imported\n") ||
 		!strings.Contains(r.stderr, "line 4") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
@@ -146,9 +148,10 @@ func TestUsersImportStopped(t *testing.T) {
 }
 
 // TestUsersImportDefaultReads runs an import twice against the fake as it
-// answers by default (reads without displayName, name or emails): the
-// second run finds every user unchanged, and emails the reads did not
-// return are kept.
+// answers by default (reads without displayName, name or emails): a row
+// that sets such a member is written and counted "written", so a change of
+// the display name or email alone reaches the service; a row whose members
+// the reads return, read back equal, is "unchanged" and not written.
 func TestUsersImportDefaultReads(t *testing.T) {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
@@ -157,20 +160,42 @@ func TestUsersImportDefaultReads(t *testing.T) {
 	writeFile(t, in, "userName,displayName,givenName,familyName,email,department,active\n"+
 		"ann@example.com,Ann,Ann,Example,ann@example.com,Sales,true\n"+ // new
 		fake.DemoUserEmail1+",Countess of Lovelace,Ada,Lovelace,ada@other.example.com,Research,true\n"+ // a new department
-		fake.DemoUserEmail2+",Grace Hopper,,,grace@other.example.com,,\n") // nothing the reads show differs
+		fake.DemoUserEmail2+",Rear Admiral Hopper,,,,,\n"+ // the display name alone
+		fake.DemoUserEmail3+",,,,turing@other.example.com,,\n"+ // the email alone
+		"ann@example.com,,,,,Sales,true\n") // what the reads show, equal
 	r := c.must(t, "users", "import", in)
-	if !strings.Contains(r.stdout, "1 created, 1 updated, 1 unchanged, 0 failed") {
+	if !strings.Contains(r.stdout, "1 created, 1 updated, 2 written, 1 unchanged, 0 failed") ||
+		!strings.Contains(r.stdout, "line 4: written "+fake.DemoUserEmail2+" "+fake.DemoUser2+"\n") ||
+		!strings.Contains(r.stdout, "line 6: unchanged ann@example.com") {
 		t.Fatalf("first import:\n%s", r.stdout)
 	}
 	u, _ := srv.User(fake.DemoUser1)
-	if u.Department != "Research" || u.DisplayName != "Countess of Lovelace" || len(u.Emails) != 1 || u.Emails[0].Value != fake.DemoUserEmail1 {
-		t.Fatalf("updated user: %+v, want the new department and display name, the stored emails kept", u)
+	if u.Department != "Research" || u.DisplayName != "Countess of Lovelace" || len(u.Emails) == 0 || u.Emails[0].Value != "ada@other.example.com" {
+		t.Fatalf("updated user: %+v, want the new department, display name and email", u)
 	}
-	if u, _ := srv.User(fake.DemoUser2); len(u.Emails) == 0 || u.Emails[0].Value != fake.DemoUserEmail2 {
-		t.Fatalf("unchanged user: %+v", u)
+	if u, _ := srv.User(fake.DemoUser2); u.DisplayName != "Rear Admiral Hopper" || len(u.Emails) != 1 || u.Emails[0].Value != fake.DemoUserEmail2 {
+		t.Fatalf("user with a new display name: %+v, want it stored and the emails kept", u)
 	}
+	if u, _ := srv.User(fake.DemoUser3); len(u.Emails) == 0 || u.Emails[0].Value != "turing@other.example.com" || u.DisplayName != "Alan Turing" || !u.Suspended {
+		t.Fatalf("user with a new email: %+v, want it stored and the rest kept", u)
+	}
+	puts := countRequests(srv, "PUT")
 	r = c.must(t, "users", "import", in)
-	if !strings.Contains(r.stdout, "0 created, 0 updated, 3 unchanged, 0 failed") {
-		t.Fatalf("second import:\n%s", r.stdout)
+	if !strings.Contains(r.stdout, "0 created, 0 updated, 4 written, 1 unchanged, 0 failed") || countRequests(srv, "PUT") != puts+4 {
+		t.Fatalf("second import (%d PUTs):\n%s", countRequests(srv, "PUT")-puts, r.stdout)
 	}
+	if u, _ := srv.User(fake.DemoUser2); u.DisplayName != "Rear Admiral Hopper" {
+		t.Fatalf("rewritten user: %+v", u)
+	}
+}
+
+// countRequests counts the requests with method the fake has seen.
+func countRequests(srv *fake.Server, method string) int {
+	n := 0
+	for _, r := range srv.Requests() {
+		if r.Method == method {
+			n++
+		}
+	}
+	return n
 }
