@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/partnerapi/partner-go/internal/transport"
+	"github.com/partnerapi/partner-go/reports/internal/export"
 )
 
 // Defaults of ExportOptions. The default cap of 16 page requests in
@@ -97,12 +98,15 @@ func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptio
 	if limit == 0 {
 		limit = DefaultExportConcurrency
 	}
+	fetch := func(ctx context.Context, number, size int64, h export.Hooks) (export.Page[*Page], error) {
+		pg, err := s.viewPage(ctx, viewID, number, size, pageHooks{ready: h.Ready, throttled: h.Throttled})
+		if err != nil {
+			return export.Page[*Page]{}, err
+		}
+		return export.Page[*Page]{Value: pg, Rows: len(pg.Rows), End: pg.EndOfList}, nil
+	}
 	return func(yield func(Row, error) bool) {
-		ahead := newPrefetcher(ctx, limit, size, func(ctx context.Context, number, size int64, h pageHooks) (*Page, error) {
-			return s.viewPage(ctx, viewID, number, size, h)
-		})
-		defer ahead.close()
-		for r, err := range rows(ctx, pages(ctx, 0, ahead.get), opts.Progress) {
+		for r, err := range rows(ctx, export.Pages(ctx, size, limit, fetch), opts.Progress) {
 			if !yield(r, err) || err != nil {
 				return
 			}
