@@ -132,12 +132,15 @@ func (e *benchEnv) latency(d time.Duration) {
 	}
 }
 
-// requests reports the page requests counted at the server since the
-// last reset, per export: whole pages, those past the last page, and
-// one-row probes (all, and past the last row).
+// requests reports the view data requests counted at the server since
+// the last reset, per export: all of them (reqs/op) against the bound
+// pages + ceil(log2 pages) + 2 (bound/op), whole pages, those past the
+// last page, and one-row probes (all, and past the last row).
 func (e *benchEnv) requests(b *testing.B, rows int64, exports int) {
 	pages, past, probes, probesPast := e.pc.counts(rows, benchPageSize)
 	n := float64(exports)
+	b.ReportMetric(float64(e.pc.total())/n, "reqs/op")
+	b.ReportMetric(float64(requestBound(max(int(rows+benchPageSize-1)/benchPageSize, 1))), "bound/op")
 	b.ReportMetric(float64(pages)/n, "page-reqs/op")
 	b.ReportMetric(float64(past)/n, "pages-past-end/op")
 	b.ReportMetric(float64(probes)/n, "probes/op")
