@@ -41,9 +41,9 @@ type request struct {
 // first, then page 1. One probe at a time, probes gallop (the page twice
 // as far as the highest known to hold rows) until one finds nothing,
 // then bisect the pages left unknown, as far as the budget goes; pages
-// known to hold rows need no probe. Page
-// requests go up to speculative pages past the highest page known to
-// hold rows, within the window and the budget.
+// known to hold rows need no probe. Page requests go up to speculative
+// pages past the highest page known to hold rows, within the window and
+// the budget.
 type plan struct {
 	top    int64 // highest page that may be probed: its first row's number fits an int64
 	cap    int   // most page requests in flight
