@@ -177,7 +177,7 @@ func bound(P int64) int {
 // P + ceil(log2 P) + 2 requests, and its round trips stay within 1.35x
 // (+3) of those of an export that knew the length (the first answer,
 // then cap pages a round trip). What it loses is at the end of large
-// views: once the budget is spent, the last unknown pages come 3 a round
+// views: once the budget is spent, the last unknown pages come 2 a round
 // trip.
 func TestPlanRequestBoundAndRounds(t *testing.T) {
 	for pages := int64(0); pages <= 600; pages++ {
