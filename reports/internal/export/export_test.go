@@ -19,8 +19,8 @@ type simView struct {
 	mu                    sync.Mutex
 	pageReqs, pastEnd     int // page requests, and those past the last page
 	probeReqs             int
-	inflight, maxInflight int // requests open (awaiting an answer, at the gate or decoding)
-	awaiting              int // requests awaiting their answer
+	inflight, maxInflight int   // requests open (awaiting an answer, at the gate or decoding)
+	awaiting              int   // requests awaiting their answer
 	decoded, consumed     int64 // pages decoded so far, pages the reader is done with
 	atGate, maxHeld       int64
 }

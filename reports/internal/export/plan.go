@@ -117,14 +117,19 @@ func (p *plan) mayRequest(n int64, speculate bool) bool {
 }
 
 // probe returns the page to probe now, if any: none while a probe is
-// in flight, once the last page is known, or while the pages left
-// unknown are within speculative reach of the highest known to hold
-// rows. It gallops (the page twice as far as the highest known to hold
+// in flight, once the last page is known, while the pages left unknown
+// are within speculative reach of the highest known to hold rows, or
+// when the window never reaches further (a cap of 1). It gallops (the page twice as far as the highest known to hold
 // rows, cap at first) until a probe finds nothing, then bisects the
 // pages left unknown. It keeps one request of the budget for a page past
 // lo while none is requested.
 func (p *plan) probe() (int64, bool) {
 	if p.probing || p.last >= 0 || p.hi <= p.lo+speculative+1 {
+		return 0, false
+	}
+	if p.cap+decodedPages-1 <= speculative {
+		// The pages the window may request never reach further than
+		// speculative pages past one known to hold rows.
 		return 0, false
 	}
 	budget := extra(p.lo) - p.spent()
