@@ -94,6 +94,7 @@ func (p *plan) sends() []request {
 	return out
 }
 
+// page counts the next page as requested and returns its request.
 func (p *plan) page() request {
 	p.inflight++
 	p.next++
@@ -119,10 +120,11 @@ func (p *plan) mayRequest(n int64, speculate bool) bool {
 // probe returns the page to probe now, if any: none while a probe is
 // in flight, once the last page is known, while the pages left unknown
 // are within speculative reach of the highest known to hold rows, or
-// when the window never reaches further (a cap of 1). It gallops (the page twice as far as the highest known to hold
-// rows, cap at first) until a probe finds nothing, then bisects the
-// pages left unknown. It keeps one request of the budget for a page past
-// lo while none is requested.
+// when the window never reaches further (a cap of 1). It gallops (the
+// page twice as far as the highest known to hold rows, cap at first)
+// until a probe finds nothing, then bisects the pages left unknown. It
+// keeps one request of the budget for a page past lo while none is
+// requested.
 func (p *plan) probe() (int64, bool) {
 	if p.probing || p.last >= 0 || p.hi <= p.lo+speculative+1 {
 		return 0, false
