@@ -132,12 +132,15 @@ func (e *benchEnv) latency(d time.Duration) {
 	}
 }
 
-// requests reports the page requests counted at the server since the
-// last reset, per export: whole pages, those past the last page, and
-// one-row probes (all, and past the last row).
+// requests reports the view data requests counted at the server since
+// the last reset, per export: all of them (reqs/op) against the bound
+// pages + ceil(log2 pages) + 2 (bound/op), whole pages, those past the
+// last page, and one-row probes (all, and past the last row).
 func (e *benchEnv) requests(b *testing.B, rows int64, exports int) {
 	pages, past, probes, probesPast := e.pc.counts(rows, benchPageSize)
 	n := float64(exports)
+	b.ReportMetric(float64(e.pc.total())/n, "reqs/op")
+	b.ReportMetric(float64(requestBound(max(int(rows+benchPageSize-1)/benchPageSize, 1))), "bound/op")
 	b.ReportMetric(float64(pages)/n, "page-reqs/op")
 	b.ReportMetric(float64(past)/n, "pages-past-end/op")
 	b.ReportMetric(float64(probes)/n, "probes/op")
@@ -513,5 +516,37 @@ func fetchBodies(b *testing.B, e *benchEnv, viewID int64) [][]byte {
 		if end.EndOfList {
 			return bodies
 		}
+	}
+}
+
+// BenchmarkExportLatency reads views of 3 to 300 pages of 100 rows at
+// 100ms per page: pages this small cost next to nothing to encode and
+// decode, so that the figures show the export's round trips even on a
+// loaded machine. round-trips/op is the time of an export over 100ms;
+// floor-rt/op the round trips of an export that knew the view's length
+// and honoured the waste bound (see BenchmarkExportFloor): the first
+// answer, then 16 pages a round trip, 1 + ceil((pages-3)/16); reqs/op
+// all the view data requests, against bound/op.
+func BenchmarkExportLatency(b *testing.B) {
+	e := env(b)
+	ctx := context.Background()
+	const size = 100
+	for _, pages := range []int{3, 10, 30, 100, 300} {
+		rows := pages * size
+		_, viewID := e.report(b, rows)
+		b.Run(fmt.Sprintf("pages=%d", pages), func(b *testing.B) {
+			e.latency(100 * time.Millisecond)
+			defer e.latency(0)
+			e.pc.reset()
+			start := time.Now()
+			for b.Loop() {
+				drain(b, e.c.Reports.ExportView(ctx, viewID, reports.ExportOptions{PageSize: size}), rows)
+			}
+			per := time.Since(start) / time.Duration(b.N)
+			b.ReportMetric(per.Seconds()/0.1, "round-trips/op")
+			b.ReportMetric(float64(1+max(0, (pages-3+15)/16)), "floor-rt/op")
+			b.ReportMetric(float64(e.pc.total())/float64(b.N), "reqs/op")
+			b.ReportMetric(float64(requestBound(pages)), "bound/op")
+		})
 	}
 }

@@ -159,27 +159,40 @@ func rows(ctx context.Context, seq iter.Seq2[*Page, error], progress func(rows i
 	}
 }
 
-// pageHooks let an export watch and pace a page request.
+// pageHooks let an export pace a page request (export.Hooks).
 type pageHooks struct {
-	// gate, when set, is called once the answer's headers are in; the
+	// ready, when set, is called once the answer's headers are in; the
 	// body is read only once it returns (nil): until then the answer
 	// waits in the connection, not in memory.
-	gate func() error
-	// observe is core.Request.Observe.
-	observe func(*http.Response)
+	ready func() error
+	// throttled, when set, is called for every 429 or 503 answer,
+	// retried ones included.
+	throttled func()
+}
+
+// observe tells h.throttled of the 429 and 503 answers.
+func (h pageHooks) observe() func(*http.Response) {
+	if h.throttled == nil {
+		return nil
+	}
+	return func(resp *http.Response) {
+		if resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode == http.StatusServiceUnavailable {
+			h.throttled()
+		}
+	}
 }
 
 // fetchPage posts a page request to path (operation op, url.template
 // tmpl) and decodes the data page.
 func (s *Service) fetchPage(ctx context.Context, op, path, tmpl string, body pageRequest, h pageHooks) (*Page, error) {
 	// Send, not Do: the body's Content-Length sizes the decode buffer.
-	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: "POST", Path: path, Template: tmpl, JSON: body, Idempotent: true, Observe: h.observe})
+	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: "POST", Path: path, Template: tmpl, JSON: body, Idempotent: true, Observe: h.observe()})
 	if err != nil {
 		return nil, err
 	}
 	defer resp.Body.Close()
-	if h.gate != nil {
-		if err := h.gate(); err != nil {
+	if h.ready != nil {
+		if err := h.ready(); err != nil {
 			return nil, err
 		}
 	}

@@ -11,14 +11,15 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/reports/internal/export"
 )
 
 // Defaults of ExportOptions. The default cap of 16 page requests in
 // flight is what keeps 100ms pages coming as fast as one core decodes
-// them (about 8ms per 10,000-row page); against a service whose rate
-// limits are unknown it is only a ceiling: an export starts with 3, grows
-// only while the service answers as fast as before, halves on each 429 or
-// 503 and waits out Retry-After. Lower it for a service that should never
+// them (about 5-8ms per 10,000-row page); it is a ceiling: an export
+// sends 2 page requests and a probe before its first answer, and halves
+// the number in flight on a 429 or 503 (whose retry and Retry-After are
+// the client's retry policy). Lower it for a service that should never
 // see more than a few concurrent queries from one client.
 const (
 	DefaultExportPageSize    = MaxPageSize
@@ -32,12 +33,12 @@ type ExportOptions struct {
 	PageSize int64
 	// Concurrency caps the page requests awaiting their answers at once;
 	// 0 means DefaultExportConcurrency, 1 sends one request at a time.
-	// Below the cap the number adapts like a congestion window: it starts
-	// at 3, grows while page latency stays flat, halves on a 429 or 503,
-	// and a Retry-After pauses every request of the export. Whatever its
-	// value, at most 2 pages are held decoded at once: answers further
-	// ahead wait unread in their connections (at most 2 of them past the
-	// cap).
+	// A 429 or 503 answer halves the number in flight (once for the
+	// requests already sent), which then grows back by one for every
+	// that many pages answered; the retry itself, and its Retry-After,
+	// are the client's retry policy. Whatever its value, at most 2 pages
+	// are held decoded at once: answers further ahead wait unread in
+	// their connections (at most 2 of them past the cap).
 	Concurrency int
 	// Wait tunes the wait for the view.
 	Wait WaitOptions
@@ -53,7 +54,7 @@ type ExportOptions struct {
 func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		ctx, tr := startExportTrace(ctx, s.t, "reports.Export", attribute.Int64(attrReportID, reportID))
-		defer tr.end(ctx, nil)
+		defer tr.end(ctx, 0)
 		viewID, err := s.PrepareExport(ctx, reportID)
 		if err == nil {
 			tr.span.SetAttributes(attribute.Int64(attrViewID, viewID))
@@ -80,12 +81,14 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 // order.
 //
 // The interface gives no row count, so ExportView finds where the view
-// ends with one-row probes (the first row of a page far ahead, then
-// bisection) while it reads, and requests a whole page only when it knows
-// the page holds rows or is at most 2 pages past the last one it knows:
-// it sends at most 2 page requests past the last page, and cancels those
-// in flight once it knows the end. A page that does not say endOfList is
-// taken to have a next page.
+// ends with one-row probes (the first row of a page ahead: galloping,
+// then bisecting) while it reads, and requests a whole page only when it
+// knows the page holds rows or is at most 2 pages past the last one it
+// knows: it sends at most 2 page requests past the last page, and
+// cancels those in flight once it knows the end. A view of P pages costs
+// at most P + ceil(log2 P) + 2 requests, probes included (retries not
+// counted). A page that does not say endOfList is taken to have a next
+// page.
 //
 // Stopping the iteration or cancelling ctx cancels the requests in flight
 // and returns once their goroutines are gone.
@@ -104,14 +107,17 @@ func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptio
 	if limit == 0 {
 		limit = DefaultExportConcurrency
 	}
+	fetch := func(ctx context.Context, number, size int64, h export.Hooks) (export.Page[*Page], error) {
+		pg, err := s.viewPage(ctx, viewID, number, size, pageHooks{ready: h.Ready, throttled: h.Throttled})
+		if err != nil {
+			return export.Page[*Page]{}, err
+		}
+		return export.Page[*Page]{Value: pg, Rows: len(pg.Rows), End: pg.EndOfList}, nil
+	}
 	return func(yield func(Row, error) bool) {
 		ctx, tr := startExportTrace(ctx, s.t, "reports.ExportView", attribute.Int64(attrViewID, viewID))
-		ahead := newPrefetcher(ctx, limit, size, func(ctx context.Context, number, size int64, h pageHooks) (*Page, error) {
-			return s.viewPage(ctx, viewID, number, size, h)
-		})
-		defer tr.end(ctx, ahead)
-		defer ahead.close()
-		for r, err := range rows(ctx, pages(ctx, 0, tr.page(ahead.get)), opts.Progress) {
+		defer tr.end(ctx, limit)
+		for r, err := range rows(ctx, tr.count(export.Pages(ctx, size, limit, fetch)), opts.Progress) {
 			tr.row(err)
 			if !yield(r, err) || err != nil {
 				return

@@ -101,17 +101,18 @@ func countingClient(t *testing.T) (*fake.Fake, *pageCounter, *partner.Client) {
 	return f, pc, c
 }
 
-// TestExportWastesAtMostTwoPageRequests counts, at the server, the page
-// requests of whole exports: one per page, and at most 2 past the last
-// page, whatever the view's length and the cap on requests in flight.
-func TestExportWastesAtMostTwoPageRequests(t *testing.T) {
-	const pageSize = 100
-	for _, rows := range []int{0, 50, 100, 1000, 3650} {
+// TestExportRequestBound counts, at the server, the requests of whole
+// exports: one per page, at most 2 past the last page, and at most
+// P + ceil(log2 P) + 2 view data requests of any size for P pages,
+// probes included, whatever the view's length and the cap on requests
+// in flight.
+func TestExportRequestBound(t *testing.T) {
+	const pageSize = 10
+	for _, rows := range []int{0, 1, 9, 10, 11, 25, 30, 100, 155, 300, 640, 1000, 3650, 10001} {
 		for _, limit := range []int{0, 4} {
 			t.Run(fmt.Sprintf("%d rows, concurrency %d", rows, limit), func(t *testing.T) {
 				t.Parallel()
 				f, pc, c := countingClient(t)
-				f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Latency: 5 * time.Millisecond})
 				id := f.AddReport(fake.Report{Name: "r", Columns: numberCols, RowCount: rows,
 					Generate: func(i int) []any { return []any{i, fmt.Sprintf("row %d", i)} }})
 				got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: pageSize, Concurrency: limit}))
@@ -123,19 +124,37 @@ func TestExportWastesAtMostTwoPageRequests(t *testing.T) {
 				if pages-past != wantPages || past > 2 {
 					t.Errorf("%d page requests, %d of them past the last page; want %d and at most 2 past", pages, past, wantPages)
 				}
+				if all, bound := pc.total(), requestBound(wantPages); all > bound {
+					t.Errorf("%d view data requests (%d pages, %d probes), want at most %d", all, pages, probes, bound)
+				}
 				t.Logf("%d page requests (%d past the end), %d one-row probes (%d past the end)", pages, past, probes, probesPast)
 			})
 		}
 	}
 }
 
-// TestExportPausesForRetryAfter: a 429 with Retry-After: 1 on one page
-// request pauses the whole export: no page request reaches the server in
-// the second that follows (bar those already on their way), and the
-// export then completes.
-func TestExportPausesForRetryAfter(t *testing.T) {
+// requestBound is the most view data requests an export of pages pages
+// sends: pages + ceil(log2 pages) + 2.
+func requestBound(pages int) int {
+	log2 := 0
+	for 1<<log2 < pages {
+		log2++
+	}
+	return pages + log2 + 2
+}
+
+// total returns the view data requests served.
+func (c *pageCounter) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return len(c.reqs)
+}
+
+// TestExportRetriesThrottledPage: a 429 with Retry-After on one page
+// request is retried by the transport, and the export completes with
+// every row, sending that one request more than an export without it.
+func TestExportRetriesThrottledPage(t *testing.T) {
 	f, pc, c := countingClient(t)
-	f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Latency: 5 * time.Millisecond})
 	id := f.AddReport(fake.Report{Name: "r", Columns: numberCols, RowCount: 2000,
 		Generate: func(i int) []any { return []any{i, fmt.Sprintf("row %d", i)} }})
 	ctx := context.Background()
@@ -146,27 +165,28 @@ func TestExportPausesForRetryAfter(t *testing.T) {
 	if _, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); err != nil {
 		t.Fatal(err)
 	}
-	f.ClearFaults()
-	f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Times: 3, Latency: 5 * time.Millisecond})
-	f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Times: 1, Status: 429, RetryAfter: "1"})
+	f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Times: 1, Status: 429, RetryAfter: "0"})
 	got := collectN(t, c.Reports.ExportView(ctx, viewID, reports.ExportOptions{PageSize: 100}))
 	if len(got) != 2000 {
 		t.Fatalf("%d rows, want 2000", len(got))
 	}
+	for i, n := range got {
+		if n != i {
+			t.Fatalf("row %d is %d", i, n)
+		}
+	}
 	pc.mu.Lock()
-	defer pc.mu.Unlock()
-	var limited time.Time
+	limited := 0
 	for _, r := range pc.reqs {
 		if r.status == http.StatusTooManyRequests {
-			limited = r.at
+			limited++
 		}
 	}
-	if limited.IsZero() {
-		t.Fatal("no 429 was served")
+	pc.mu.Unlock()
+	if limited != 1 {
+		t.Fatalf("%d 429 answers served, want 1", limited)
 	}
-	for _, r := range pc.reqs {
-		if d := r.at.Sub(limited); d > 100*time.Millisecond && d < 900*time.Millisecond {
-			t.Errorf("page %d (size %d) requested %v after a 429 with Retry-After: 1", r.number, r.size, d)
-		}
+	if all, bound := pc.total(), requestBound(20)+1; all > bound {
+		t.Errorf("%d view data requests, want at most %d (the bound and the retry)", all, bound)
 	}
 }

@@ -2,6 +2,7 @@ package reports
 
 import (
 	"context"
+	"iter"
 
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
@@ -33,14 +34,17 @@ func startExportTrace(ctx context.Context, t *core.Client, op string, attrs ...a
 	return ctx, &exportTrace{t: t, span: span}
 }
 
-// page wraps a page getter to count the pages it returns.
-func (e *exportTrace) page(get func(context.Context, int64) (*Page, error)) func(context.Context, int64) (*Page, error) {
-	return func(ctx context.Context, n int64) (*Page, error) {
-		p, err := get(ctx, n)
-		if err == nil && p != nil {
-			e.pages++
+// count counts the pages of seq.
+func (e *exportTrace) count(seq iter.Seq2[*Page, error]) iter.Seq2[*Page, error] {
+	return func(yield func(*Page, error) bool) {
+		for p, err := range seq {
+			if err == nil && p != nil {
+				e.pages++
+			}
+			if !yield(p, err) {
+				return
+			}
 		}
-		return p, err
 	}
 }
 
@@ -54,24 +58,18 @@ func (e *exportTrace) row(err error) {
 }
 
 // end ends the span with the pages and rows, and, for the export that
-// reads the pages (p not nil), the peak window and the rows-exported
-// metric.
-func (e *exportTrace) end(ctx context.Context, p *prefetcher) {
+// reads the pages (window, its cap on page requests in flight, above 0),
+// the peak window and the rows-exported metric. The export starts at its
+// cap and only halves it on throttling, so the cap is its peak.
+func (e *exportTrace) end(ctx context.Context, window int) {
 	if e.span.IsRecording() {
 		e.span.SetAttributes(attribute.Int64(attrPages, e.pages), attribute.Int64(attrRows, e.rows))
-		if p != nil {
-			e.span.SetAttributes(attribute.Int(attrPeakWindow, p.peakWindow()))
+		if window > 0 {
+			e.span.SetAttributes(attribute.Int(attrPeakWindow, window))
 		}
 	}
-	if p != nil {
+	if window > 0 {
 		e.t.AddRowsExported(ctx, e.rows)
 	}
 	core.EndSpan(e.span, e.err)
-}
-
-// peakWindow is the largest congestion window the export reached.
-func (p *prefetcher) peakWindow() int {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return int(max(p.peak, p.cwnd))
 }

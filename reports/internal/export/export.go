@@ -1,0 +1,235 @@
+// Package export reads the pages of a view ahead of the reader that
+// yields them, without knowing how many pages the view has: a view's
+// data never changes, so pages can be requested several at a time and
+// still be yielded in order. Pages is its one entry point; plan decides
+// what to request, the runner here sends it and holds the answers.
+//
+// Retries and their back-off belong to the transport under Fetch; the
+// export only halves the number of page requests it keeps in flight
+// when told the service is throttling (Hooks.Throttled).
+package export
+
+import (
+	"context"
+	"iter"
+	"sync"
+)
+
+// Page is what a Fetch returns: the value yielded to the reader, and
+// what the plan learns from it.
+type Page[T any] struct {
+	Value T
+	Rows  int  // rows on the page
+	End   bool // the page says it is the last (endOfList)
+}
+
+// Hooks let the export pace a request.
+type Hooks struct {
+	// Ready, when set, is called once the answer's headers are in; the
+	// body is decoded only once it returns nil: until then the answer
+	// waits in its connection, not in memory.
+	Ready func() error
+	// Throttled is called when the service answers 429 or 503, retried
+	// answers included.
+	Throttled func()
+}
+
+// Fetch requests page number of size rows: a page of the view, or (size
+// 1) one row, for a probe.
+type Fetch[T any] func(ctx context.Context, number, size int64, h Hooks) (Page[T], error)
+
+// Pages yields pages 0, 1, 2, ... of size rows each, in order, until one
+// says End or holds no rows, with up to limit page requests in flight.
+// A probe of page n is the one-row request fetch(ctx, n*size, 1, h).
+// Stopping the iteration cancels the requests in flight and returns once
+// their goroutines are gone.
+func Pages[T any](ctx context.Context, size int64, limit int, fetch Fetch[T]) iter.Seq2[T, error] {
+	return func(yield func(T, error) bool) {
+		r := newRunner(ctx, size, limit, fetch)
+		defer r.close()
+		for n := int64(0); ; n++ {
+			pg, err := r.get(ctx, n)
+			if err != nil {
+				var zero T
+				yield(zero, err)
+				return
+			}
+			if !yield(pg.Value, nil) || pg.End || pg.Rows == 0 {
+				return
+			}
+		}
+	}
+}
+
+// runner sends what the plan asks for, one goroutine per request, and
+// holds each page's answer until the reader takes it.
+type runner[T any] struct {
+	ctx    context.Context
+	cancel context.CancelFunc
+	fetch  Fetch[T]
+	size   int64
+	wg     sync.WaitGroup
+
+	mu      sync.Mutex
+	plan    *plan
+	advance chan struct{} // closed when plan.cur moves
+	pending map[int64]*slot[T]
+	probes  map[int64]context.CancelFunc
+}
+
+type slot[T any] struct {
+	ch     chan fetched[T] // buffered: never blocks the fetching goroutine
+	cancel context.CancelFunc
+}
+
+type fetched[T any] struct {
+	page Page[T]
+	err  error
+}
+
+func newRunner[T any](ctx context.Context, size int64, limit int, fetch Fetch[T]) *runner[T] {
+	ctx, cancel := context.WithCancel(ctx)
+	return &runner[T]{ctx: ctx, cancel: cancel, fetch: fetch, size: size, plan: newPlan(limit, size),
+		advance: make(chan struct{}), pending: map[int64]*slot[T]{}, probes: map[int64]context.CancelFunc{}}
+}
+
+// get returns page n. Pages calls it for 0, 1, 2, ... in order.
+func (r *runner[T]) get(ctx context.Context, n int64) (Page[T], error) {
+	r.mu.Lock()
+	r.plan.cur = n
+	close(r.advance)
+	r.advance = make(chan struct{})
+	r.pump()
+	s := r.pending[n]
+	if s == nil {
+		// Cancelled as past the last page, yet asked for: the page
+		// before it did not say End.
+		r.plan.inflight++
+		s = r.send(n)
+	}
+	delete(r.pending, n)
+	r.mu.Unlock()
+	select {
+	case f := <-s.ch:
+		return f.page, f.err
+	case <-ctx.Done():
+		return Page[T]{}, ctx.Err()
+	}
+}
+
+// pump sends what the plan asks for. r.mu is held.
+func (r *runner[T]) pump() {
+	for _, req := range r.plan.sends() {
+		if req.probe {
+			r.probe(req.page)
+		} else {
+			r.send(req.page)
+		}
+	}
+}
+
+// hooks returns the hooks of a request sent after gen halvings of the
+// window, with ready (nil for a probe).
+func (r *runner[T]) hooks(ready func() error) Hooks {
+	gen := r.plan.cuts
+	return Hooks{Ready: ready, Throttled: func() {
+		r.mu.Lock()
+		r.plan.throttled(gen)
+		r.mu.Unlock()
+	}}
+}
+
+// send requests page n. r.mu is held.
+func (r *runner[T]) send(n int64) *slot[T] {
+	ctx, cancel := context.WithCancel(r.ctx)
+	s := &slot[T]{ch: make(chan fetched[T], 1), cancel: cancel}
+	r.pending[n] = s
+	answered := false // r.mu
+	done := func() {
+		if !answered {
+			answered = true
+			r.plan.headers()
+			r.pump()
+		}
+	}
+	h := r.hooks(func() error {
+		// The answer is in: the window may send the next request while
+		// this one waits to be read.
+		r.mu.Lock()
+		done()
+		r.mu.Unlock()
+		return r.gate(n)
+	})
+	r.wg.Go(func() {
+		defer cancel()
+		pg, err := r.fetch(ctx, n, r.size, h)
+		r.mu.Lock()
+		done()
+		if err == nil && r.plan.paged(n, pg.Rows, pg.End) {
+			r.found()
+		}
+		r.pump()
+		r.mu.Unlock()
+		s.ch <- fetched[T]{pg, err}
+	})
+	return s
+}
+
+// probe asks for the first row of page t. r.mu is held.
+func (r *runner[T]) probe(t int64) {
+	ctx, cancel := context.WithCancel(r.ctx)
+	r.probes[t] = cancel
+	h := r.hooks(nil)
+	r.wg.Go(func() {
+		defer cancel()
+		pg, err := r.fetch(ctx, t*r.size, 1, h)
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		delete(r.probes, t)
+		// A failed probe only leaves the end unknown a while longer;
+		// the page requests still find it.
+		if r.plan.probed(t, pg.Rows, pg.End, err == nil) {
+			r.found()
+		}
+		r.pump()
+	})
+}
+
+// found cancels the requests past the last page, now known. r.mu is
+// held.
+func (r *runner[T]) found() {
+	for m, s := range r.pending {
+		if m > r.plan.last {
+			s.cancel()
+			delete(r.pending, m)
+		}
+	}
+	for t, cancel := range r.probes {
+		cancel()
+		delete(r.probes, t)
+	}
+}
+
+// gate blocks the decoding of page m until m is less than decodedPages
+// ahead of the reader, or the export ends.
+func (r *runner[T]) gate(m int64) error {
+	for {
+		r.mu.Lock()
+		ok, ch := m < r.plan.cur+decodedPages, r.advance
+		r.mu.Unlock()
+		if ok {
+			return nil
+		}
+		select {
+		case <-ch:
+		case <-r.ctx.Done():
+			return r.ctx.Err()
+		}
+	}
+}
+
+// close cancels the requests in flight and waits for their goroutines.
+func (r *runner[T]) close() {
+	r.cancel()
+	r.wg.Wait()
+}

@@ -1,0 +1,259 @@
+package export
+
+import (
+	"context"
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+	"time"
+)
+
+// simView is a view of pages pages of size rows, served by a Fetch that
+// counts what it is asked for.
+type simView struct {
+	pages, size int64
+	latency     time.Duration
+	throttle    func(number, size int64) bool // when set and true, the answer calls Throttled first
+
+	mu                    sync.Mutex
+	pageReqs, pastEnd     int // page requests, and those past the last page
+	probeReqs             int
+	inflight, maxInflight int   // requests open (awaiting an answer, at the gate or decoding)
+	awaiting              int   // requests awaiting their answer
+	decoded, consumed     int64 // pages decoded so far, pages the reader is done with
+	atGate, maxHeld       int64
+}
+
+func (v *simView) fetch(ctx context.Context, number, size int64, h Hooks) (Page[int64], error) {
+	v.mu.Lock()
+	v.inflight++
+	v.awaiting++
+	v.maxInflight = max(v.maxInflight, v.inflight)
+	probe := size == 1
+	if probe {
+		v.probeReqs++
+	} else {
+		v.pageReqs++
+		if number >= max(v.pages, 1) {
+			v.pastEnd++
+		}
+	}
+	v.mu.Unlock()
+	defer func() {
+		v.mu.Lock()
+		v.inflight--
+		v.mu.Unlock()
+	}()
+	if v.throttle != nil && v.throttle(number, size) {
+		h.Throttled()
+	}
+	select {
+	case <-time.After(v.latency):
+	case <-ctx.Done():
+		v.mu.Lock()
+		v.awaiting--
+		v.mu.Unlock()
+		return Page[int64]{}, ctx.Err()
+	}
+	v.mu.Lock()
+	v.awaiting--
+	v.mu.Unlock()
+	if probe {
+		rows := v.pages * v.size
+		pg := Page[int64]{Value: number, End: number >= rows-1}
+		if number < rows {
+			pg.Rows = 1
+		}
+		return pg, nil
+	}
+	v.mu.Lock()
+	v.atGate++
+	v.mu.Unlock()
+	err := h.Ready()
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	v.atGate--
+	if err != nil {
+		return Page[int64]{}, err
+	}
+	pg := Page[int64]{Value: number, End: number >= v.pages-1}
+	if number < v.pages {
+		pg.Rows = int(v.size)
+	}
+	v.decoded++
+	v.maxHeld = max(v.maxHeld, v.decoded-v.consumed)
+	return pg, nil
+}
+
+// export reads every page through Pages and checks they come in order.
+// With settle, before it reads a page the reader waits until every page
+// request in flight is decoded or held at its gate, so that fetches run
+// ahead as far as the export lets them.
+func (v *simView) export(t *testing.T, limit int, settle bool) {
+	t.Helper()
+	var n int64
+	for pg, err := range Pages(context.Background(), v.size, limit, v.fetch) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pg != n {
+			t.Fatalf("got page %d, want %d", pg, n)
+		}
+		n++
+		for settle {
+			v.mu.Lock()
+			settled := v.atGate >= int64(v.inflight)
+			v.mu.Unlock()
+			if settled {
+				break
+			}
+			runtime.Gosched()
+		}
+		v.mu.Lock()
+		v.consumed++
+		v.mu.Unlock()
+	}
+	if want := max(v.pages, 1); n != want {
+		t.Errorf("read %d pages, want %d", n, want)
+	}
+}
+
+// TestPagesBoundsDecodedPages: however many pages a view has and
+// however many requests are in flight, an export holds at most
+// decodedPages pages decoded at once (the one being read and those ahead
+// of it). With pages of at most 10,000 rows this bounds an export's memory
+// whatever the report's size; BenchmarkExportHeap measures the heap
+// itself. Without the gate the test sees a whole window of decoded pages.
+func TestPagesBoundsDecodedPages(t *testing.T) {
+	for _, tc := range []struct {
+		pages int64
+		limit int
+	}{{10, 1}, {10, 16}, {200, 8}, {200, 64}, {1000, 16}} {
+		t.Run(fmt.Sprintf("%d pages, %d in flight", tc.pages, tc.limit), func(t *testing.T) {
+			v := &simView{pages: tc.pages, size: 100}
+			v.export(t, tc.limit, true)
+			if v.maxHeld > decodedPages {
+				t.Errorf("%d pages held decoded at once, want at most %d", v.maxHeld, decodedPages)
+			}
+			// At most limit requests await their answers, answers wait
+			// unread at their gate only within decodedPages of the
+			// reader, and one probe at a time.
+			if v.maxInflight > tc.limit+decodedPages+1 {
+				t.Errorf("%d requests open at once, cap %d (+%d at the gate, +1 probe)", v.maxInflight, tc.limit, decodedPages)
+			}
+		})
+	}
+}
+
+// TestPagesRequestBound: whatever the view's length and the cap on
+// requests in flight, an export of P pages sends one request per page,
+// at most 2 past the last page, and at most P + ceil(log2 P) + 2
+// requests in all, probes included.
+func TestPagesRequestBound(t *testing.T) {
+	for _, pages := range []int64{0, 1, 2, 3, 4, 5, 10, 16, 17, 30, 64, 100, 257, 1000} {
+		for _, limit := range []int{1, 4, 16, 64} {
+			t.Run(fmt.Sprintf("%d pages, cap %d", pages, limit), func(t *testing.T) {
+				v := &simView{pages: pages, size: 1000, latency: time.Millisecond}
+				v.export(t, limit, false)
+				P := max(pages, 1)
+				if v.pastEnd > speculative {
+					t.Errorf("%d page requests past the last page, want at most %d", v.pastEnd, speculative)
+				}
+				if got := v.pageReqs - v.pastEnd; got != int(P) {
+					t.Errorf("%d page requests before the end, want %d (one per page)", got, P)
+				}
+				if got, bound := v.pageReqs+v.probeReqs, bound(P); got > bound {
+					t.Errorf("%d requests (%d pages, %d probes), want at most %d", got, v.pageReqs, v.probeReqs, bound)
+				}
+			})
+		}
+	}
+}
+
+// bound is the most requests an export of P pages may send.
+func bound(P int64) int {
+	log2 := 0
+	for 1<<log2 < P {
+		log2++
+	}
+	return int(P) + log2 + 2
+}
+
+// TestPlanRequestBoundAndRounds drives the plan round by round (sim) for
+// every view of 0 to 600 pages, cap 16: it never sends more than
+// P + ceil(log2 P) + 2 requests, and its round trips stay within 1.35x
+// (+3) of those of an export that knew the length (the first answer,
+// then cap pages a round trip). What it loses is at the end of large
+// views: once the budget is spent, the last unknown pages come 2 a round
+// trip.
+func TestPlanRequestBoundAndRounds(t *testing.T) {
+	for pages := int64(0); pages <= 600; pages++ {
+		P := max(pages, 1)
+		reqs, rounds := sim(pages*100, 100, 16)
+		if reqs > bound(P) {
+			t.Errorf("%d pages: %d requests, want at most %d", pages, reqs, bound(P))
+		}
+		known := 1 + (P-2+15)/16
+		if pages <= 2 {
+			known = 1
+		}
+		if float64(rounds) > 1.35*float64(known)+3 {
+			t.Errorf("%d pages: %d round trips, want about %d", pages, rounds, known)
+		}
+	}
+}
+
+// TestPlanWindowHalvesOnThrottling: a 429 or 503 halves the page
+// requests allowed in flight, once for the requests sent before the
+// halving; the window grows back by one per window of pages answered.
+func TestPlanWindowHalvesOnThrottling(t *testing.T) {
+	p := newPlan(16, 100)
+	gen := p.cuts
+	p.throttled(gen)
+	if p.window != 8 {
+		t.Fatalf("window %d after a 429, want 8", p.window)
+	}
+	p.throttled(gen)
+	if p.window != 8 {
+		t.Fatalf("window %d after a second 429 to a request sent before the halving, want 8", p.window)
+	}
+	p.throttled(p.cuts)
+	if p.window != 4 {
+		t.Fatalf("window %d after a 429 to a request sent after the halving, want 4", p.window)
+	}
+	for n := range int64(4) {
+		p.paged(n, 100, false)
+	}
+	if p.window != 5 {
+		t.Fatalf("window %d after 4 pages answered, want 5", p.window)
+	}
+	for range 100 {
+		p.throttled(p.cuts)
+	}
+	if p.window != 1 {
+		t.Fatalf("window %d, want at least 1", p.window)
+	}
+}
+
+// TestPagesThrottledCutsRequestsInFlight: against a service that
+// throttles every page request, the export soon keeps a few requests
+// awaiting their answers (the window halves to 1 and grows back by one
+// per window of pages answered, plus one probe) instead of up to the cap
+// of 16.
+func TestPagesThrottledCutsRequestsInFlight(t *testing.T) {
+	v := &simView{pages: 100, size: 100, latency: time.Millisecond}
+	maxLate := 0
+	v.throttle = func(number, size int64) bool {
+		v.mu.Lock()
+		defer v.mu.Unlock()
+		if size > 1 && number >= 50 {
+			maxLate = max(maxLate, v.awaiting)
+		}
+		return size > 1
+	}
+	v.export(t, 16, false)
+	if maxLate > 6 {
+		t.Errorf("%d requests awaiting answers at once past page 50, want at most 6", maxLate)
+	}
+}
