@@ -133,7 +133,7 @@ func (s *Service) Subscribe(ctx context.Context, p SubscribeParams) (string, err
 		SubscriberID string `json:"subscriber_id"`
 	}
 	if err := s.t.Do(ctx, &core.Request{Op: "events.Subscribe", Method: http.MethodPost, Path: "/event/v1/subscriber", JSON: body}, &out); err != nil {
-		return "", err
+		return "", hideSecret(err, p.Secret)
 	}
 	if out.SubscriberID == "" {
 		return "", errors.New("partner: events: POST /event/v1/subscriber: the answer has no subscriber_id")
