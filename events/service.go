@@ -4,18 +4,22 @@
 // receives deliveries.
 //
 // Subscribe a callback URL to the kinds of event you want, optionally
-// restricted to an integration, to some objects, or by a Filter:
+// restricted to an integration, to some objects, or by a Filter, with a
+// subscriber secret that only the service will know:
 //
+//	secret := events.NewSecret()
 //	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 //		Name:        "crm sync",
 //		Events:      []events.Kind{events.KindObjectUpdate},
 //		Filter:      events.In("stage", "closed", "won", "lost"),
-//		CallbackURL: "https://hooks.example.com/partner",
+//		CallbackURL: "https://hooks.example.com/partner", // registered as .../partner/<secret>
+//		Secret:      secret,
 //	})
 //
-// and serve the callback with a Handler:
+// and serve the callback with a Handler that refuses, with 401, a request
+// without the secret:
 //
-//	http.Handle("/partner", &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+//	http.Handle("/partner/", &events.Handler{Secrets: events.NewSecretSet(secret), Deliver: func(ctx context.Context, d *events.Delivery) error {
 //		...
 //	}})
 package events
