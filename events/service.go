@@ -121,7 +121,8 @@ type subscribeBody struct {
 // found is reported in one error. A plain http callback URL to a host
 // that is not a loopback address is refused unless the client allows
 // insecure HTTP (partner.WithInsecureHTTP). With Secret set, the URL
-// registered ends in the secret (see SubscribeParams.Secret).
+// registered ends in the secret (see SubscribeParams.Secret), and an error
+// answer that quotes that URL is returned with the secret as "***".
 //
 // Registration is not repeated after a failure that the service may have
 // processed, so that no duplicate subscriber is created. Such an error

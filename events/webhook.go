@@ -127,9 +127,9 @@ const DefaultMaxDeliveryBytes = 1 << 20
 // path to be one of them (SecretSet.Allows: constant-time comparisons)
 // and answers 401 otherwise, before it looks at the method or reads the
 // body. Subscribe puts the secret there (SubscribeParams.Secret). The
-// secret shows in no answer and no log record: the path is logged with
-// its last segment, and any other holding 16 or more URL-safe characters
-// in a row, as "***".
+// secret shows in no answer, no log record and no span: the path is
+// logged with its last segment, and any other holding 16 or more URL-safe
+// characters in a row, as "***", and the span carries no path.
 //
 // It accepts POST requests whose body is a JSON object of at most
 // MaxBodyBytes, decodes the delivery with ParseDelivery and calls Deliver
