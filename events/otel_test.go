@@ -1,7 +1,11 @@
 package events_test
 
 import (
+	"bytes"
 	"context"
+	"errors"
+	"fmt"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -13,7 +17,11 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/jarcoal/httpmock"
+
+	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // TestHandlerSpan: a delivery is a server span with its event kind and
@@ -55,5 +63,72 @@ func TestHandlerSpan(t *testing.T) {
 	}
 	if inside.SpanID() != s.SpanContext().SpanID() {
 		t.Error("Deliver did not run inside the delivery's span")
+	}
+}
+
+// TestSubscriberSecretHidden: the subscriber secret, and the callback URL
+// that carries it, reach no span, no log record and no error, whether
+// Subscribe succeeds, fails at the service (which may quote the URL it
+// was given) or fails ambiguously, and whether the Handler serves a
+// delivery or refuses one that holds the secret in the wrong place.
+func TestSubscriberSecretHidden(t *testing.T) {
+	sr := tracetest.NewSpanRecorder()
+	tp := sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr))
+	var logs bytes.Buffer
+	logger := slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	c, mt := mocktest.New(t, partner.WithTracerProvider(tp), partner.WithLogger(logger))
+	secret := events.NewSecret()
+	callback := "https://hooks.example.com/partner/" + string(secret)
+	quoted := `{"code":"invalid_request","message":"webhook_settings.callback_url ` + callback + ` does not answer"}`
+	var errs []string
+	for _, answer := range []*http.Response{
+		httpmock.NewStringResponse(400, quoted),
+		httpmock.NewStringResponse(503, quoted),
+		httpmock.NewStringResponse(200, `{"subscriber_id":"sub-1"}`),
+	} {
+		mt.RegisterResponder(http.MethodPost, base+"/event/v1/subscriber", httpmock.ResponderFromResponse(answer))
+		_, err := c.Events.Subscribe(context.Background(), events.SubscribeParams{Name: "crm", Events: []events.Kind{events.KindObjectUpdate},
+			CallbackURL: "https://hooks.example.com/partner", Secret: secret})
+		if err != nil {
+			errs = append(errs, err.Error())
+			var pe *partner.Error
+			if !errors.As(err, &pe) || !strings.Contains(pe.Message, "/partner/*** does not answer") {
+				t.Errorf("error %v: the service's message is lost", err)
+			} else {
+				errs = append(errs, pe.Message, pe.Code, string(pe.Body))
+			}
+		}
+	}
+	if len(errs) != 8 || !strings.Contains(errs[4], "outcome unknown") {
+		t.Errorf("errors: %q, want a 400 and a 503 with outcome unknown", errs)
+	}
+
+	h := &events.Handler{TracerProvider: tp, Logger: logger, Secrets: events.NewSecretSet(secret),
+		Deliver: func(context.Context, *events.Delivery) error { return nil }}
+	for _, target := range []string{
+		"/partner/" + string(secret),
+		"/partner/" + string(secret) + "/",
+		"/partner/" + string(secret) + "!x/y",
+		"/partner/x." + string(secret) + "/y",
+		"/partner/%2F" + string(secret) + "%2Fz/y",
+	} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, target, strings.NewReader(`{"event":"object.update"}`)))
+		errs = append(errs, rec.Body.String())
+	}
+
+	var dump strings.Builder
+	for _, s := range sr.Ended() {
+		fmt.Fprintf(&dump, "%s %s %v\n", s.Name(), s.Status().Description, s.Attributes())
+		for _, e := range s.Events() {
+			fmt.Fprintf(&dump, "  %s %v\n", e.Name, e.Attributes)
+		}
+	}
+	if !strings.Contains(dump.String(), "partner.events.Subscribe") || !strings.Contains(dump.String(), "partner.events.Handler") {
+		t.Fatalf("spans:\n%s", dump.String())
+	}
+	all := dump.String() + logs.String() + strings.Join(errs, "\n")
+	if strings.Contains(all, string(secret)) || strings.Contains(all, callback) {
+		t.Errorf("the secret shows:\nspans:\n%s\nlogs:\n%s\nerrors and answers:\n%s", dump.String(), logs.String(), strings.Join(errs, "\n"))
 	}
 }

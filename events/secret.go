@@ -1,14 +1,18 @@
 package events
 
 import (
+	"bytes"
 	"crypto/rand"
 	"crypto/subtle"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
+
+	"github.com/partnerapi/partner-go/core"
 )
 
 // Secret is a subscriber secret: a random token that Subscribe puts into
@@ -151,16 +155,46 @@ func (s *SecretSet) Allows(r *http.Request) bool {
 }
 
 // maskSecretPath returns p as a log shows it when secrets are in use: its
-// last segment, and every other of 16 or more secret characters (a
-// secret in the wrong place), as "***".
+// last segment, and every other segment holding 16 or more secret
+// characters in a row (a secret in the wrong place, alone or among other
+// characters), as "***".
 func maskSecretPath(p string) string {
 	segs := strings.Split(p, "/")
 	for i, seg := range segs {
-		if i == len(segs)-1 || len(seg) >= 16 && strings.IndexFunc(seg, func(r rune) bool { return r > 127 || !secretChar(byte(r)) }) < 0 {
+		if i == len(segs)-1 || secretRun(seg, 16) {
 			segs[i] = "***"
 		}
 	}
 	return strings.Join(segs, "/")
+}
+
+// secretRun reports whether s holds n or more secret characters in a row.
+func secretRun(s string, n int) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if !secretChar(s[i]) {
+			run = 0
+		} else if run++; run >= n {
+			return true
+		}
+	}
+	return false
+}
+
+// hideSecret replaces secret with "***" in what a service's error answer
+// carries (message, code, body): a service may quote the callback URL it
+// refused. The SDK's errors build their text when it is asked for, so
+// err's text shows "***" in its place too. Other errors do not hold the
+// URL.
+func hideSecret(err error, secret Secret) error {
+	var e *core.Error
+	if secret == "" || !errors.As(err, &e) {
+		return err
+	}
+	hide := func(s string) string { return strings.ReplaceAll(s, string(secret), "***") }
+	e.Message, e.Code, e.URI, e.SCIMType = hide(e.Message), hide(e.Code), hide(e.URI), hide(e.SCIMType)
+	e.Body = bytes.ReplaceAll(e.Body, []byte(secret), []byte("***"))
+	return err
 }
 
 // splitSecret splits a path before its last segment, where a secret goes.

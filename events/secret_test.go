@@ -14,6 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/mocktest"
@@ -287,8 +290,8 @@ func TestSecretAgainstFake(t *testing.T) {
 // Handler with Secrets: it never panics, answers one of its documented
 // statuses, calls Deliver only for a POST to a path ending in its secret
 // whose body is a JSON object within the limit, with that body, and
-// shows the secret in neither the answer nor its log. The seed corpus is
-// in testdata/fuzz/FuzzHandler.
+// shows the secret in neither the answer, its log nor its span. The seed
+// corpus is in testdata/fuzz/FuzzHandler.
 func FuzzHandler(f *testing.F) {
 	secret := string(testSecret)
 	f.Add("POST", "/hook/"+secret, "Content-Type: application/json", []byte(`{"event":"object.update","object_id":"o1"}`))
@@ -306,11 +309,13 @@ func FuzzHandler(f *testing.F) {
 		}
 		var logs bytes.Buffer
 		var got *events.Delivery
+		sr := tracetest.NewSpanRecorder()
 		h := &events.Handler{
-			Deliver:      func(_ context.Context, d *events.Delivery) error { got = d; return nil },
-			Secrets:      events.NewSecretSet(testSecret),
-			MaxBodyBytes: 1 << 10,
-			Logger:       slog.New(slog.NewTextHandler(&logs, nil)),
+			Deliver:        func(_ context.Context, d *events.Delivery) error { got = d; return nil },
+			Secrets:        events.NewSecretSet(testSecret),
+			MaxBodyBytes:   1 << 10,
+			Logger:         slog.New(slog.NewTextHandler(&logs, nil)),
+			TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr)),
 		}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, req)
@@ -335,8 +340,12 @@ func FuzzHandler(f *testing.F) {
 		if rec.Code != 204 && got != nil {
 			t.Fatalf("%s %q: answered %d after delivering", method, target, rec.Code)
 		}
-		if strings.Contains(rec.Body.String(), secret) || strings.Contains(logs.String(), secret) {
-			t.Fatalf("%s %q: the secret shows:\n%s\n%s", method, target, rec.Body.String(), logs.String())
+		var spans strings.Builder
+		for _, s := range sr.Ended() {
+			fmt.Fprintf(&spans, "%s %s %v\n", s.Name(), s.Status().Description, s.Attributes())
+		}
+		if strings.Contains(rec.Body.String(), secret) || strings.Contains(logs.String(), secret) || strings.Contains(spans.String(), secret) {
+			t.Fatalf("%s %q: the secret shows:\n%s\n%s\n%s", method, target, rec.Body.String(), logs.String(), spans.String())
 		}
 	})
 }

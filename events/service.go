@@ -4,18 +4,22 @@
 // receives deliveries.
 //
 // Subscribe a callback URL to the kinds of event you want, optionally
-// restricted to an integration, to some objects, or by a Filter:
+// restricted to an integration, to some objects, or by a Filter, with a
+// subscriber secret that only the service will know:
 //
+//	secret := events.NewSecret()
 //	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 //		Name:        "crm sync",
 //		Events:      []events.Kind{events.KindObjectUpdate},
 //		Filter:      events.In("stage", "closed", "won", "lost"),
-//		CallbackURL: "https://hooks.example.com/partner",
+//		CallbackURL: "https://hooks.example.com/partner", // registered as .../partner/<secret>
+//		Secret:      secret,
 //	})
 //
-// and serve the callback with a Handler:
+// and serve the callback with a Handler that refuses, with 401, a request
+// without the secret:
 //
-//	http.Handle("/partner", &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+//	http.Handle("/partner/", &events.Handler{Secrets: events.NewSecretSet(secret), Deliver: func(ctx context.Context, d *events.Delivery) error {
 //		...
 //	}})
 package events
@@ -117,7 +121,8 @@ type subscribeBody struct {
 // found is reported in one error. A plain http callback URL to a host
 // that is not a loopback address is refused unless the client allows
 // insecure HTTP (partner.WithInsecureHTTP). With Secret set, the URL
-// registered ends in the secret (see SubscribeParams.Secret).
+// registered ends in the secret (see SubscribeParams.Secret), and an error
+// answer that quotes that URL is returned with the secret as "***".
 //
 // Registration is not repeated after a failure that the service may have
 // processed, so that no duplicate subscriber is created. Such an error
@@ -133,7 +138,7 @@ func (s *Service) Subscribe(ctx context.Context, p SubscribeParams) (string, err
 		SubscriberID string `json:"subscriber_id"`
 	}
 	if err := s.t.Do(ctx, &core.Request{Op: "events.Subscribe", Method: http.MethodPost, Path: "/event/v1/subscriber", JSON: body}, &out); err != nil {
-		return "", err
+		return "", hideSecret(err, p.Secret)
 	}
 	if out.SubscriberID == "" {
 		return "", errors.New("partner: events: POST /event/v1/subscriber: the answer has no subscriber_id")

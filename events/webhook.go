@@ -127,9 +127,9 @@ const DefaultMaxDeliveryBytes = 1 << 20
 // path to be one of them (SecretSet.Allows: constant-time comparisons)
 // and answers 401 otherwise, before it looks at the method or reads the
 // body. Subscribe puts the secret there (SubscribeParams.Secret). The
-// secret shows in no answer and no log record: the path is logged with
-// its last segment, and any other of 16 or more URL-safe characters, as
-// "***".
+// secret shows in no answer, no log record and no span: the path is
+// logged with its last segment, and any other holding 16 or more URL-safe
+// characters in a row, as "***", and the span carries no path.
 //
 // It accepts POST requests whose body is a JSON object of at most
 // MaxBodyBytes, decodes the delivery with ParseDelivery and calls Deliver
@@ -236,7 +236,6 @@ type StatusError struct {
 }
 
 // Error returns Err's text, or "delivery answered STATUS" without one.
-// Error returns Err's message, or the status when Err is nil.
 func (e *StatusError) Error() string {
 	if e.Err == nil {
 		return fmt.Sprintf("delivery answered %d", e.Status)
@@ -244,7 +243,6 @@ func (e *StatusError) Error() string {
 	return e.Err.Error()
 }
 
-// Unwrap returns Err.
 // Unwrap returns Err.
 func (e *StatusError) Unwrap() error { return e.Err }
 

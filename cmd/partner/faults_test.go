@@ -2,8 +2,10 @@ package main
 
 import (
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -110,5 +112,65 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 				t.Errorf("exit %d, stdout %q, stderr %q; want 3 and the outcome unknown", r.code, r.stdout, r.stderr)
 			}
 		})
+	}
+}
+
+// TestCLIFaultsThroughAdminAPI sets the faults as a user of partnerfake
+// does, through the admin API's POST /_fake/faults: an export whose data
+// pages are cut short every time exits 1 and leaves no file; one that
+// meets two 503s writes the whole file; a load whose answer is dropped
+// after the fake took it exits 3, saying so, and is sent once.
+func TestCLIFaultsThroughAdminAPI(t *testing.T) {
+	admin := fake.NewAdmin(func() *fake.Fake { return fake.New(fake.WithDemoData(), fake.WithBulkDelay(0)) })
+	ts := httptest.NewServer(admin)
+	admin.SetURL(ts.URL)
+	defer func() { ts.Close(); admin.Close() }()
+	c := &cli{base: ts.URL, env: map[string]string{"PARTNER_BASE_URL": ts.URL,
+		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}}
+	fault := func(body string) {
+		t.Helper()
+		resp, err := http.Post(ts.URL+fake.AdminPrefix+"faults", "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusCreated {
+			t.Fatalf("POST /_fake/faults %s: %s", body, resp.Status)
+		}
+	}
+	clearFaults := func() {
+		t.Helper()
+		req, _ := http.NewRequest(http.MethodDelete, ts.URL+fake.AdminPrefix+"faults", nil)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+	}
+	dir := t.TempDir()
+	out := filepath.Join(dir, "pipeline.csv")
+	report := strconv.FormatInt(fake.DemoReportPipeline, 10)
+
+	fault(`{"method":"post","path":"/report/v1/view/*/data","truncate":true}`)
+	r := c.run(t, "reports", "export", report, "-o", out)
+	if entries, _ := os.ReadDir(dir); r.code != exitFail || len(entries) != 0 || !strings.Contains(r.stderr, "unexpected EOF") {
+		t.Errorf("export cut short throughout: exit %d, stderr %q, files %v; want 1 and no file", r.code, r.stderr, entries)
+	}
+	clearFaults()
+	fault(`{"method":"POST","path":"/report/v1/view/*/data","status":503,"times":2}`)
+	r = c.run(t, "reports", "export", report, "-o", out)
+	if r.code != exitOK || strings.Count(readFile(t, out), "\n") < 2 {
+		t.Errorf("export after two 503s: exit %d, stderr %q", r.code, r.stderr)
+	}
+
+	in := filepath.Join(dir, "accounts.csv")
+	writeFile(t, in, accountsCSV)
+	fault(`{"method":"POST","path":"/bulk/v1/bulkload","drop_after":true,"times":1}`)
+	r = c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+	if n := admin.Fake().CountRequests(http.MethodPost, "/bulk/v1/bulkload"); n != 1 {
+		t.Errorf("the fake saw %d load requests, want 1", n)
+	}
+	if r.code != exitUnknown || !strings.Contains(r.stderr, "so it was not sent again") {
+		t.Errorf("load dropped after processing: exit %d, stderr %q; want 3 and the outcome unknown", r.code, r.stderr)
 	}
 }

@@ -129,6 +129,11 @@ func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client,
 			return n, err
 		}
 	}
+	// On disk before the rename, so that a crash of the machine right
+	// after it does not leave FILE empty or short.
+	if err := tmp.Sync(); err != nil {
+		return n, err
+	}
 	if err := tmp.Close(); err != nil {
 		return n, err
 	}
