@@ -327,8 +327,7 @@ func BenchmarkExport(b *testing.B) {
 //
 // It also reports export/floor-1rt, the ratio to the first and the
 // plain ceil(pages/16) × 100ms only (as if 16 pages could be requested
-// before anything is known of the view), for comparison with the
-// figures of the earlier definition.
+// before anything is known of the view).
 func BenchmarkExportFloor(b *testing.B) {
 	e := env(b)
 	ctx := context.Background()

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"testing"
 )
 
@@ -137,27 +136,19 @@ func (d *rowDecoder) row() (Row, error) {
 	if tok != json.Delim('{') {
 		return Row{}, errNotObject
 	}
-	shared := d.last
 	n := 0
-	if shared != nil {
-		n = len(shared.names)
+	if d.last != nil {
+		n = len(d.last.names)
 	}
 	vals := make([]any, 0, n)
-	var names []string // set once the keys leave shared's
-	matched := shared != nil
+	keys := newRowKeys(d.last, false)
 	for i := 0; d.dec.More(); i++ {
 		kt, err := d.dec.Token()
 		if err != nil {
 			return Row{}, err
 		}
 		key, _ := kt.(string)
-		if matched && (i >= len(shared.names) || shared.names[i] != key) {
-			matched = false
-			names = slices.Clone(shared.names[:i])
-		}
-		if !matched {
-			names = append(names, key)
-		}
+		keys.add(i, key)
 		v, err := d.value()
 		if err != nil {
 			return Row{}, err
@@ -167,17 +158,7 @@ func (d *rowDecoder) row() (Row, error) {
 	if _, err := d.dec.Token(); err != nil { // '}'
 		return Row{}, err
 	}
-	cols := shared
-	switch {
-	case matched && len(vals) == len(shared.names):
-	case matched:
-		cols = &columns{names: slices.Clone(shared.names[:len(vals)])}
-	default:
-		if names == nil {
-			names = []string{}
-		}
-		cols = &columns{names: names}
-	}
+	cols := keys.columns(len(vals))
 	d.last = cols
 	return Row{cols: cols, vals: vals}, nil
 }

@@ -36,6 +36,48 @@ type columns struct {
 	index map[string]int
 }
 
+// rowKeys gives a decoded row its columns as its keys come: while they
+// follow the previous row's (shared), the row shares that *columns; from
+// the first key that differs it gets names of its own. Both page decoders
+// use it (the scanner and the encoding/json baseline of its benchmark).
+type rowKeys struct {
+	shared  *columns
+	names   []string // set once the keys leave shared's
+	matched bool
+	clone   bool // copy a key of its own (it points into the page)
+}
+
+func newRowKeys(shared *columns, clone bool) rowKeys {
+	return rowKeys{shared: shared, matched: shared != nil, clone: clone}
+}
+
+// add notes key, the name of value number i of the row.
+func (k *rowKeys) add(i int, key string) {
+	if k.matched && (i >= len(k.shared.names) || k.shared.names[i] != key) {
+		k.matched = false
+		k.names = append([]string(nil), k.shared.names[:i]...)
+	}
+	if !k.matched {
+		if k.clone {
+			key = strings.Clone(key)
+		}
+		k.names = append(k.names, key)
+	}
+}
+
+// columns returns the columns of the row, which has n values.
+func (k *rowKeys) columns(n int) *columns {
+	switch {
+	case k.matched && n == len(k.shared.names):
+		return k.shared
+	case k.matched:
+		return &columns{names: append([]string(nil), k.shared.names[:n]...)}
+	case k.names == nil:
+		return &columns{names: []string{}}
+	}
+	return &columns{names: k.names}
+}
+
 func (c *columns) lookup(name string) (int, bool) {
 	if len(c.names) <= 8 {
 		i := slices.Index(c.names, name)

@@ -220,14 +220,12 @@ func (d *scanner) row() (Row, error) {
 	if err := d.consume('{'); err != nil {
 		return Row{}, err
 	}
-	shared := d.last
 	n := 4
-	if shared != nil {
-		n = len(shared.names)
+	if d.last != nil {
+		n = len(d.last.names)
 	}
 	vals := make([]any, 0, n)
-	var names []string // set once the keys leave shared's
-	matched := shared != nil
+	keys := newRowKeys(d.last, true) // keys point into the page: copy them
 	for first := true; ; first = false {
 		ok, err := d.more('}', first)
 		if err != nil {
@@ -240,31 +238,14 @@ func (d *scanner) row() (Row, error) {
 		if err != nil {
 			return Row{}, err
 		}
-		i := len(vals)
-		if matched && (i >= len(shared.names) || shared.names[i] != key) {
-			matched = false
-			names = append([]string(nil), shared.names[:i]...)
-		}
-		if !matched {
-			names = append(names, strings.Clone(key)) // do not pin the page
-		}
+		keys.add(len(vals), key)
 		v, err := d.value()
 		if err != nil {
 			return Row{}, err
 		}
 		vals = append(vals, v)
 	}
-	cols := shared
-	switch {
-	case matched && len(vals) == len(shared.names):
-	case matched:
-		cols = &columns{names: append([]string(nil), shared.names[:len(vals)]...)}
-	default:
-		if names == nil {
-			names = []string{}
-		}
-		cols = &columns{names: names}
-	}
+	cols := keys.columns(len(vals))
 	d.last = cols
 	return Row{cols: cols, vals: vals}, nil
 }

@@ -29,8 +29,6 @@ import (
 	"strings"
 	"time"
 
-	"golang.org/x/net/http/httpguts"
-
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/objects"
@@ -176,28 +174,28 @@ func checkBaseURL(raw string) error {
 // checkDeploymentVars says what is wrong with PARTNER_ENV_HEADER,
 // PARTNER_ENV or PARTNER_SUBSCRIPTION_KEY in the terms of the variables,
 // before partner.New would in the terms of its options (and before the
-// embedded fake starts). The key itself is never repeated.
+// embedded fake starts). partner.New decides (sdkAccepts); this only words
+// its refusal. The key itself is never repeated.
 func checkDeploymentVars(getenv func(string) string) error {
-	if h := getenv("PARTNER_ENV_HEADER"); h != "" {
-		if !httpguts.ValidHeaderFieldName(h) {
-			return fmt.Errorf("PARTNER_ENV_HEADER %q is not a header name: letters, digits and !#$%%&'*+-.^_`|~ only, such as x-svc-env", h)
-		}
+	const anyBase = "https://api.example.com"
+	if h := getenv("PARTNER_ENV_HEADER"); h != "" && !sdkAccepts(partner.WithBaseURL(anyBase), partner.WithEnvironmentHeader(h)) {
 		if strings.EqualFold(h, "Authorization") {
 			return errors.New("PARTNER_ENV_HEADER must not be Authorization: the client sends its token there")
 		}
+		return fmt.Errorf("PARTNER_ENV_HEADER %q is not a header name: letters, digits and !#$%%&'*+-.^_`|~ only, such as x-svc-env", h)
 	}
 	env := getenv("PARTNER_ENV")
-	if strings.ContainsAny(env, "\r\n") {
-		return errors.New("PARTNER_ENV must not contain a line break")
-	}
-	if strings.ContainsAny(env, "/\\?#@ \t") {
+	if env != "" && !sdkAccepts(partner.WithBaseURL(anyBase), partner.WithEnvironmentHeader("x-svc-env"), partner.WithEnvironment(env)) {
+		if strings.ContainsAny(env, "\r\n") {
+			return errors.New("PARTNER_ENV must not contain a line break")
+		}
 		return fmt.Errorf("PARTNER_ENV %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", env)
 	}
 	if u, err := url.Parse(getenv("PARTNER_BASE_URL")); env != "" && getenv("PARTNER_ENV_HEADER") == "" && err == nil && u.Host != "" &&
 		!sdkAccepts(partner.WithBaseURL(u.String()), partner.WithEnvironment(env)) {
 		return fmt.Errorf("PARTNER_ENV needs PARTNER_ENV_HEADER toward %s: the deployment reads the environment from a header named after its operator, not from the stand-in x-svc-env, and would act on production", u.Hostname())
 	}
-	if strings.ContainsAny(getenv("PARTNER_SUBSCRIPTION_KEY"), "\r\n") {
+	if key := getenv("PARTNER_SUBSCRIPTION_KEY"); key != "" && !sdkAccepts(partner.WithBaseURL(anyBase), partner.WithSubscriptionKey(key)) {
 		return errors.New("PARTNER_SUBSCRIPTION_KEY must not contain a line break")
 	}
 	return nil
