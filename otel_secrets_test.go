@@ -176,12 +176,12 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 		}
 		dump.WriteString(s.Name() + " " + s.Status().Description + "\n")
 		for _, kv := range s.Attributes() {
-			dump.WriteString(string(kv.Key) + "=" + kv.Value.Emit() + "\n")
+			dump.WriteString(string(kv.Key) + "=" + kv.Value.String() + "\n")
 		}
 		for _, e := range s.Events() {
 			dump.WriteString(e.Name + "\n")
 			for _, kv := range e.Attributes {
-				dump.WriteString(string(kv.Key) + "=" + kv.Value.Emit() + "\n")
+				dump.WriteString(string(kv.Key) + "=" + kv.Value.String() + "\n")
 			}
 		}
 	}
@@ -189,7 +189,7 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 		dump.WriteString(m.Name + "\n")
 		for _, set := range metricSets(m) {
 			for _, kv := range set.ToSlice() {
-				dump.WriteString(string(kv.Key) + "=" + kv.Value.Emit() + "\n")
+				dump.WriteString(string(kv.Key) + "=" + kv.Value.String() + "\n")
 			}
 		}
 	}

@@ -147,7 +147,7 @@ func hasAll(set attribute.Set, want []attribute.KeyValue) bool {
 func attr(s sdktrace.ReadOnlySpan, key string) string {
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
@@ -458,4 +458,4 @@ func TestTelemetryDefaultProvidersAreGlobal(t *testing.T) {
 	te.one(t, "partner.scim.Get")
 }
 
-func itoa(n int64) string { return attribute.Int64Value(n).Emit() }
+func itoa(n int64) string { return attribute.Int64Value(n).String() }

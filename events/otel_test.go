@@ -44,7 +44,7 @@ func TestHandlerSpan(t *testing.T) {
 	s := spans[0]
 	got := map[string]string{}
 	for _, kv := range s.Attributes() {
-		got[string(kv.Key)] = kv.Value.Emit()
+		got[string(kv.Key)] = kv.Value.String()
 	}
 	if s.Name() != "partner.events.Handler" || s.SpanKind() != trace.SpanKindServer ||
 		got["partner.event.kind"] != "object.create" || got["http.response.status_code"] != "503" || got["http.request.method"] != "POST" {

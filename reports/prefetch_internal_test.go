@@ -16,14 +16,13 @@ type simView struct {
 	pages, size int64
 	latency     time.Duration
 
-	mu                     sync.Mutex
-	pageReqs, pastEnd      int // page requests, and those past the last page
-	probeReqs, probesPast  int // one-row probes, and those past the last row
-	inflight, maxInflight  int
-	decoded, consumed      int64 // pages decoded so far, pages the consumer is done with
-	atGate, maxHeld        int64
-	answer                 func(n int64) *http.Response // when set, may answer a page with this first
-	observed, repeatedPage int
+	mu                    sync.Mutex
+	pageReqs, pastEnd     int // page requests, and those past the last page
+	probeReqs, probesPast int // one-row probes, and those past the last row
+	inflight, maxInflight int
+	decoded, consumed     int64 // pages decoded so far, pages the consumer is done with
+	atGate, maxHeld       int64
+	answer                func(n int64) *http.Response // when set, may answer a page with this first
 }
 
 func (v *simView) fetch(ctx context.Context, number, size int64, h pageHooks) (*Page, error) {
