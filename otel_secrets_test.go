@@ -21,6 +21,8 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
 	"github.com/partnerapi/partner-go/users"
@@ -75,7 +77,7 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	te := newTelemetry(t)
 	const subKey = "sub-key-5ecret-4242"
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithSubscriptionKey(subKey))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithSubscriptionKey(subKey), mocktest.ContractCheck(t))
 	defer srv.Close()
 	// Signed upload URLs name another host than the client's base URL.
 	u, _ := url.Parse(srv.URL)
@@ -239,7 +241,7 @@ func metricSets(m metricdata.Metrics) []attribute.Set {
 func TestTelemetryTraceContextMatchesAttempt(t *testing.T) {
 	setGlobalPropagator(t, propagation.TraceContext{})
 	te := newTelemetry(t)
-	srv := fake.NewServer()
+	srv := fake.NewServer(mocktest.ContractCheck(t, contract.Strict))
 	defer srv.Close()
 	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
 	c, err := partner.New(append(te.opts(), partner.WithBaseURL(srv.URL),

@@ -200,7 +200,7 @@ func TestRetryOptions(t *testing.T) {
 // mid-body), a read is repeated and succeeds, an export's data page too,
 // and a create is sent once and fails marked outcome unknown.
 func TestTruncatedAnswers(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := fake.NewServer(fake.WithDemoData(), mocktest.ContractCheck(t))
 	defer srv.Close()
 	c := reliabilityClient(t, srv)
 	ctx := context.Background()

@@ -352,9 +352,8 @@ func TestTruncatedAnswerRetried(t *testing.T) {
 }
 
 // TestTruncatedAnswerFails: a read cut off on every attempt fails after
-// its retries with the reading error, not marked outcome unknown; a write
-// that is not safe to repeat is sent once and its error is marked
-// outcome unknown.
+// its retries with the reading error, not marked outcome unknown
+// (TestTruncatedAnswerWrite has the write that is not safe to repeat).
 func TestTruncatedAnswerFails(t *testing.T) {
 	ctx := context.Background()
 	var out struct{ OK bool }
@@ -365,11 +364,18 @@ func TestTruncatedAnswerFails(t *testing.T) {
 		calls(mt) != fastRetry.MaxRetries+1 {
 		t.Fatalf("read cut every time: %v after %d calls, want reading response after %d", err, calls(mt), fastRetry.MaxRetries+1)
 	}
+}
 
+// TestTruncatedAnswerWrite: a 2xx answer cut off mid-body fails a write
+// that is not safe to repeat with an error marked outcome unknown, sent
+// once.
+func TestTruncatedAnswerWrite(t *testing.T) {
+	ctx := context.Background()
+	var out struct{ OK bool }
 	for _, sized := range []bool{true, false} {
-		c, mt = newMockClient(t)
+		c, mt := newMockClient(t)
 		mt.RegisterResponder("POST", base+"/w", cutAnswer(1, sized))
-		err = c.Do(ctx, &Request{Method: "POST", Path: "/w", JSON: map[string]int{"a": 1}}, &out)
+		err := c.Do(ctx, &Request{Method: "POST", Path: "/w", JSON: map[string]int{"a": 1}}, &out)
 		if err == nil || !IsOutcomeUnknown(err) || !strings.Contains(err.Error(), "reading response: unexpected EOF") || calls(mt) != 1 {
 			t.Errorf("write, sized %v: %v after %d calls, want outcome unknown after 1", sized, err, calls(mt))
 		}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -396,13 +397,26 @@ func TestListPagesOnResourcesAgainstTheFake(t *testing.T) {
 // or without a page size.
 func TestListEndsAgainstAFakeIgnoringStartIndex(t *testing.T) {
 	for _, count := range []int{0, 4} {
-		srv, c := newFake(t, fake.WithSCIMStartIndexIgnored(), fake.WithSCIMZeroTotals())
+		// A listing that does not end is stopped at its 10th request, so
+		// that it fails here rather than at the test's timeout.
+		ctx, stop := context.WithCancel(context.Background())
+		var calls atomic.Int32
+		cap10 := fake.WithMiddleware(func(next http.Handler) http.Handler {
+			return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				if r.URL.Path == "/api/scim/v2/Users" && calls.Add(1) >= 10 {
+					stop()
+				}
+				next.ServeHTTP(w, r)
+			})
+		})
+		srv, c := newFake(t, fake.WithSCIMStartIndexIgnored(), fake.WithSCIMZeroTotals(), cap10)
 		for i := range 6 {
 			if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("r%02d@example.com", i)}); err != nil {
 				t.Fatal(err)
 			}
 		}
-		users, err := paging.Collect(c.SCIM.List(context.Background(), scim.ListParams{Count: count}))
+		users, err := paging.Collect(c.SCIM.List(ctx, scim.ListParams{Count: count}))
+		stop()
 		want := map[int]int{0: 6, 4: 4}[count]
 		if !errors.Is(err, scim.ErrPageRepeated) || len(users) != want {
 			t.Errorf("count %d: %d users, %v; want %d and ErrPageRepeated", count, len(users), err, want)

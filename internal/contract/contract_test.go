@@ -118,6 +118,16 @@ func TestStrictRefusesMembersOfFakeOptions(t *testing.T) {
 	if got := serve(t, contract.Lenient, "GET", "/api/scim/v2/Users", "", 200, "application/scim+json", users); len(got) != 0 {
 		t.Errorf("itemsPerPage, lenient: %v", got)
 	}
+	// A read carries no name, displayName or emails (used on create).
+	read := `{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "id": "u1", "userName": "a@example.com", "active": true,
+		"displayName": "A", "meta": {"resourceType": "User"}}`
+	if got := serve(t, contract.Strict, "GET", "/api/scim/v2/Users/u1", "", 200, "application/scim+json", read); len(got) != 1 ||
+		got[0].Key != "getUser" || !strings.Contains(got[0].Error(), "displayName") {
+		t.Errorf("read with displayName: %v", got)
+	}
+	if got := serve(t, contract.Lenient, "GET", "/api/scim/v2/Users/u1", "", 200, "application/scim+json", read); len(got) != 0 {
+		t.Errorf("read with displayName, lenient: %v", got)
+	}
 }
 
 // TestTestRequestsToNoOperationPass: a test's own request (not the SDK's
