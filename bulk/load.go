@@ -20,8 +20,9 @@ import (
 type LoadParams struct {
 	// IntegrationID names the integration being loaded. Required.
 	IntegrationID string
-	// Format of the data (data_format). Load and LoadRows send CSV when
-	// it is empty; LoadAttachment goes by the file name's extension.
+	// Format of the data (data_format). When it is empty, Load leaves
+	// data_format out (the service reads CSV, its default) and sends the
+	// body as text/csv; LoadAttachment goes by the file name's extension.
 	Format Format
 	// ColumnDelimiter is the one-character CSV column delimiter
 	// (column_delimiter): "," when empty.
