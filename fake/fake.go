@@ -22,6 +22,17 @@
 // and SetUserAttributes. The examples show seeding, a fault, the manual
 // clock, the request log and webhook deliveries.
 //
+// # Three parts: the service, the admin API, the seed format
+//
+// The service is Fake (New, NewServer, the With* options, the Add* and
+// inspection methods), in fake.go and a file per area (area_<area>.go,
+// with its helpers in <area>_*.go). The admin HTTP API that drives a
+// fake from other languages is Admin (admin.go; its OpenAPI document
+// is admin_openapi.json), a layer over Fake's methods. The seed format,
+// for cmd/partnerfake -seed and POST /_fake/seed, is Seed (seed.go); it
+// uses the service's own Integration, Object, User and Report types, so a
+// seed file and a Go test describe data with the same types.
+//
 // # A deployment's words
 //
 // By default the fake speaks the interface's neutral words and behaves as

@@ -44,7 +44,10 @@ func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *p
 		}
 		return amount(s.Current) + " / " + amount(s.Total)
 	})
-	pr.bar = pr.p.New(total, mpb.BarStyle(),
+	// The bar starts without a total, so that mpb never completes it on
+	// its own (it would ignore every later SetTotal, and Done would wait
+	// for a count that may never come); Done completes it.
+	pr.bar = pr.p.New(0, mpb.BarStyle(),
 		mpb.PrependDecorators(decor.Name(label+" ", decor.WCSyncSpaceR), count),
 		mpb.AppendDecorators(
 			decor.Any(func(s decor.Statistics) string {
@@ -63,6 +66,7 @@ func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *p
 			}),
 		),
 	)
+	pr.SetTotal(total)
 	return pr
 }
 

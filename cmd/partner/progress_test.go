@@ -34,6 +34,16 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("rows count without a total: %q", out)
 	}
 
+	// A success before the count reached a known total (an upload the
+	// service answered before reading all of it) ends the bar too.
+	buf.Reset()
+	p = a.newProgress(&buf, "upload b.csv", 4_000_000, true)
+	p.Set(1_000_000)
+	p.Done(nil)
+	if out := buf.String(); !strings.Contains(out, "1.0 MB / 1.0 MB") || !strings.Contains(out, "100%") {
+		t.Errorf("bar ended below its total: %q", out)
+	}
+
 	off := (&app{isTerminal: func(io.Writer) bool { return false }}).newProgress(&buf, "x", 1, true)
 	if off != nil {
 		t.Fatal("a bar off a terminal")

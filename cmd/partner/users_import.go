@@ -45,6 +45,9 @@ say the line it stopped after: the rows after it were not imported.`,
   partner users import people.csv`,
 		Args: exactArgs("FILE.csv"),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := checkInputFile(args[0]); err != nil {
+				return err
+			}
 			f, err := os.Open(args[0])
 			if err != nil {
 				return err

@@ -147,6 +147,21 @@ func TestUsersImportStopped(t *testing.T) {
 	}
 }
 
+// TestUsersImportDirectory: a directory as FILE is a usage error before
+// any request, as for bulk load.
+func TestUsersImportDirectory(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	dir := t.TempDir()
+	if r := c.run(t, "users", "import", dir); r.code != exitUsage || !strings.Contains(r.stderr, dir+" is a directory") {
+		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	}
+	if reqs := srv.Requests(); len(reqs) != 0 {
+		t.Fatalf("requests were sent: %+v", reqs)
+	}
+}
+
 // TestUsersImportDefaultReads runs an import twice against the fake as it
 // answers by default (reads without displayName, name or emails): a row
 // that sets such a member is written and counted "written", so a change of
