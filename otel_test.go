@@ -193,10 +193,10 @@ func TestTelemetryRead(t *testing.T) {
 		t.Fatalf("%d attempt spans, want 1", len(att))
 	}
 	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
-	wantAttrs(t, att[0], "http.request.method", "GET", "url.template", "/api/scim/v2/Users/{id}",
+	wantAttrs(t, att[0], "http.request.method", "GET", "url.template", "/api/scim/v2/Users/{user_id}",
 		"server.address", host, "server.port", strings.Split(srv.URL, ":")[2], "http.response.status_code", "200", "http.request.resend_count", "", "error.type", "")
-	if att[0].Name() != "GET /api/scim/v2/Users/{id}" || att[0].SpanKind() != trace.SpanKindClient {
-		t.Errorf("attempt span %q kind %v, want \"GET /api/scim/v2/Users/{id}\", client", att[0].Name(), att[0].SpanKind())
+	if att[0].Name() != "GET /api/scim/v2/Users/{user_id}" || att[0].SpanKind() != trace.SpanKindClient {
+		t.Errorf("attempt span %q kind %v, want \"GET /api/scim/v2/Users/{user_id}\", client", att[0].Name(), att[0].SpanKind())
 	}
 	// The token was fetched in its own span, before the call.
 	tok := te.one(t, "partner.oauth.Token")
@@ -210,7 +210,7 @@ func TestTelemetryRead(t *testing.T) {
 	var n uint64
 	for _, p := range h.DataPoints {
 		if hasAll(p.Attributes, []attribute.KeyValue{attribute.String("partner.operation", "scim.Get"),
-			attribute.Int("http.response.status_code", 200), attribute.String("url.template", "/api/scim/v2/Users/{id}")}) {
+			attribute.Int("http.response.status_code", 200), attribute.String("url.template", "/api/scim/v2/Users/{user_id}")}) {
 			n += p.Count
 		}
 	}
@@ -304,7 +304,7 @@ func TestTelemetryTokenRefresh(t *testing.T) {
 	for _, k := range kids {
 		names = append(names, k.Name()+" "+attr(k, "http.response.status_code"))
 	}
-	want := []string{"GET /api/scim/v2/Users/{id} 401", "partner.oauth.Token ", "GET /api/scim/v2/Users/{id} 200"}
+	want := []string{"GET /api/scim/v2/Users/{user_id} 401", "partner.oauth.Token ", "GET /api/scim/v2/Users/{user_id} 200"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("children of the call %q, want %q", names, want)
 	}
@@ -359,7 +359,7 @@ func TestTelemetryExport(t *testing.T) {
 	}
 	pages := 0
 	for _, s := range te.children(ev) {
-		if s.Name() == "partner.reports.ViewPages" {
+		if s.Name() == "partner.reports.ViewDataPages" {
 			pages++
 		}
 	}

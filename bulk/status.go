@@ -56,7 +56,7 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.Status",
 		Method: "GET", Path: core.Pathf("/bulk/v1/status/%s", integrationID),
-		Template: "/bulk/v1/status/{integrationId}", Query: q,
+		Template: "/bulk/v1/status/{integration_id}", Query: q,
 	}, &e)
 	if err != nil {
 		return nil, err
@@ -158,7 +158,7 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.UploadURL",
 		Method: "GET", Path: core.Pathf("/bulk/v1/bulkload/%s/upload_url", integrationID),
-		Template: "/bulk/v1/bulkload/{integrationId}/upload_url",
+		Template: "/bulk/v1/bulkload/{integration_id}/upload_url",
 		Query:    url.Values{"file_name": {fileName}},
 	}, &t)
 	if err != nil {

@@ -175,7 +175,7 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 }
 
 // userTemplate is the url.template of userPath.
-const userTemplate = usersPath + "/{id}"
+const userTemplate = usersPath + "/{user_id}"
 
 func userPath(id string) string { return usersPath + "/" + core.PathSegment(id) }
 
