@@ -7,6 +7,7 @@ package partner_test
 import (
 	"context"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -318,9 +319,11 @@ func TestTelemetryTokenRefresh(t *testing.T) {
 	}
 }
 
-// TestTelemetryExport: an export's span carries its report and view; the
-// span that reads the view carries the pages, rows and peak window, and
-// the rows are counted.
+// TestTelemetryExport: an export's span and the span that reads its view
+// carry the report and view, the pages, the rows, the cap on page
+// requests in flight and the most that were in flight at once (the peak
+// window: page 0 and page 1 go out before the first answer), and the rows
+// are counted once.
 func TestTelemetryExport(t *testing.T) {
 	te := newTelemetry(t)
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
@@ -348,12 +351,15 @@ func TestTelemetryExport(t *testing.T) {
 	}
 	view := itoa(views[0])
 	exp := te.one(t, "partner.reports.Export")
-	wantAttrs(t, exp, "partner.report.id", itoa(id), "partner.report.view_id", view, "partner.export.rows", "25")
 	ev := te.one(t, "partner.reports.ExportView")
-	wantAttrs(t, ev, "partner.report.view_id", view, "partner.export.pages", "3", "partner.export.rows", "25")
-	if w := attr(ev, "partner.export.peak_window"); w == "" || w == "0" {
-		t.Errorf("peak window %q, want a positive number", w)
+	for _, s := range []sdktrace.ReadOnlySpan{exp, ev} {
+		wantAttrs(t, s, "partner.report.view_id", view, "partner.export.pages", "3", "partner.export.rows", "25",
+			"partner.export.concurrency", "16", "partner.export.throttled", "0")
+		if w, err := strconv.Atoi(attr(s, "partner.export.peak_window")); err != nil || w < 2 || w > 16 {
+			t.Errorf("span %q: peak window %q, want 2 to 16", s.Name(), attr(s, "partner.export.peak_window"))
+		}
 	}
+	wantAttrs(t, exp, "partner.report.id", itoa(id))
 	if ev.Parent().SpanID() != exp.SpanContext().SpanID() {
 		t.Error("the view's export is not a child of the export")
 	}
