@@ -64,11 +64,12 @@ func (h *headerLog) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestTelemetryQuickstartHoldsNoSecret runs a quickstart (a token, SCIM,
 // the attribute check, an export, a bulk load through a signed upload
-// URL and its wait, a subscription, a webhook delivery) behind a gateway
+// URL and its wait, a subscription whose callback URL holds a subscriber
+// secret (events.NewSecret), a webhook delivery to it) behind a gateway
 // subscription key, and searches every span (names, attributes, events,
 // status) and every metric's attributes for the client secret, the
-// tokens, the subscription key and the upload URL's secret query and
-// token. It also checks that the W3C trace context goes to the service
+// tokens, the subscription key, the subscriber secret and the upload
+// URL's secret query and token. It also checks that the W3C trace context goes to the service
 // and not to the upload URL on another host.
 func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	setGlobalPropagator(t, propagation.TraceContext{})
@@ -143,9 +144,34 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	h := &events.Handler{TracerProvider: te.tp, Deliver: func(context.Context, *events.Delivery) error { return nil }}
-	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/hook",
-		strings.NewReader(`{"event":"object.update","delivery_id":"d-1","object_id":"o-1"}`)))
+	// A subscription whose callback URL ends in a subscriber secret, and
+	// a delivery to that URL.
+	secret := events.NewSecret()
+	secrets = append(secrets, string(secret))
+	h := &events.Handler{TracerProvider: te.tp, Secrets: events.NewSecretSet(secret),
+		Deliver: func(context.Context, *events.Delivery) error { return nil }}
+	hook := httptest.NewServer(h)
+	defer hook.Close()
+	sub, err := c.Events.Subscribe(ctx, events.SubscribeParams{Name: "quick", Events: []events.Kind{events.KindObjectUpdate},
+		CallbackURL: hook.URL + "/hook?tenant=t-1", Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Events.Subscriber(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(hook.URL+"/hook/"+string(secret)+"?tenant=t-1", "application/json",
+		strings.NewReader(`{"event":"object.update","delivery_id":"d-1","object_id":"o-1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("delivery answered %d, want 204", resp.StatusCode)
+	}
+	if err := c.Events.Unsubscribe(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -153,6 +179,7 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	// Every part of the SDK showed up.
 	for _, name := range []string{"partner.oauth.Token", "partner.oauth.Request", "partner.scim.Create", "partner.scim.Get",
 		"partner.reports.Export", "partner.bulk.Upload", "partner.bulk.Load", "partner.bulk.WaitExecution",
+		"partner.events.Subscribe", "partner.events.Subscriber", "partner.events.Unsubscribe",
 		"partner.events.Handler", "partner.oauth.Revoke"} {
 		if len(te.spans(name)) == 0 {
 			t.Errorf("no span %q; spans: %q", name, te.names())
