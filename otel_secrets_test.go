@@ -13,9 +13,12 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
@@ -33,12 +36,16 @@ func debugLogger(b *lockedBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// setGlobalTracerProvider sets the global tracer provider and returns
-// what puts the previous one back.
-func setGlobalTracerProvider(tp trace.TracerProvider) func() {
-	prev := otel.GetTracerProvider()
+// setGlobalProviders sets the global tracer and meter providers until
+// the test ends, then no-op ones: the global providers delegate for good
+// to the first ones set, so the previous ones cannot be put back.
+func setGlobalProviders(t *testing.T, tp trace.TracerProvider, mp metric.MeterProvider) {
 	otel.SetTracerProvider(tp)
-	return func() { otel.SetTracerProvider(prev) }
+	otel.SetMeterProvider(mp)
+	t.Cleanup(func() {
+		otel.SetTracerProvider(tracenoop.NewTracerProvider())
+		otel.SetMeterProvider(metricnoop.NewMeterProvider())
+	})
 }
 
 // setGlobalPropagator sets the global propagator until the test ends.

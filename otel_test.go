@@ -448,11 +448,11 @@ func TestTelemetryLogsCarryTraceIDs(t *testing.T) {
 }
 
 // TestTelemetryDefaultProvidersAreGlobal: without the options a client
-// sends to the global providers, as they are when it is built.
+// sends its spans and metrics to the global providers, as they are when
+// it is built.
 func TestTelemetryDefaultProvidersAreGlobal(t *testing.T) {
 	te := newTelemetry(t)
-	restore := setGlobalTracerProvider(te.tp)
-	defer restore()
+	setGlobalProviders(t, te.tp, sdkmetric.NewMeterProvider(sdkmetric.WithReader(te.reader)))
 	c, srv := mocktest.FakeClient(t, nil)
 	id, err := srv.AddUser(fake.User{UserName: "ada@example.com"})
 	if err != nil {
@@ -462,6 +462,9 @@ func TestTelemetryDefaultProvidersAreGlobal(t *testing.T) {
 		t.Fatal(err)
 	}
 	te.one(t, "partner.scim.Get")
+	if _, ok := te.metrics(t)["http.client.request.duration"]; !ok {
+		t.Error("no http.client.request.duration in the global meter provider")
+	}
 }
 
 func itoa(n int64) string { return attribute.Int64Value(n).String() }
