@@ -6,6 +6,8 @@ package partner_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -360,6 +362,19 @@ func TestTelemetryExport(t *testing.T) {
 		}
 	}
 	wantAttrs(t, exp, "partner.report.id", itoa(id))
+	wait := te.one(t, "partner.reports.WaitView")
+	wantAttrs(t, wait, "partner.report.view_id", view, "partner.report.view_state", "SUCCESS")
+	var states []string
+	for _, e := range wait.Events() {
+		for _, kv := range e.Attributes {
+			if e.Name == "partner.report.view_state" && kv.Key == "partner.report.view_state" {
+				states = append(states, kv.Value.AsString())
+			}
+		}
+	}
+	if len(states) == 0 || states[len(states)-1] != "SUCCESS" || wait.Parent().SpanID() != exp.SpanContext().SpanID() {
+		t.Errorf("view wait: state events %q, parent %v; want them to end with SUCCESS, under the export", states, wait.Parent().SpanID())
+	}
 	if ev.Parent().SpanID() != exp.SpanContext().SpanID() {
 		t.Error("the view's export is not a child of the export")
 	}
@@ -375,6 +390,46 @@ func TestTelemetryExport(t *testing.T) {
 	if got := sum(t, te.metrics(t)["partner.reports.rows_exported"]); got != 25 {
 		t.Errorf("rows exported %d, want 25", got)
 	}
+}
+
+// TestTelemetryCompositeOperations: an SDK method made of several
+// requests has its own span, parent of theirs.
+func TestTelemetryCompositeOperations(t *testing.T) {
+	te := newTelemetry(t)
+	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData()}, te.opts()...)
+	id, err := srv.AddUser(fake.User{UserName: "ada@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.SCIM.Suspend(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SCIM.FindByUserName(ctx, "ada@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "opps.csv")
+	if err := os.WriteFile(file, []byte("sales_details.crm_opportunity_id,name\nCRM-1,A\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, file); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{
+		"partner.scim.Suspend":        {"partner.scim.Get", "partner.scim.Update"},
+		"partner.scim.FindByUserName": {"partner.scim.List"},
+		"partner.bulk.LoadFile":       {"partner.bulk.UploadURL", "partner.bulk.Upload", "partner.bulk.Load"},
+	} {
+		op := te.one(t, name)
+		var got []string
+		for _, k := range te.children(op) {
+			got = append(got, k.Name())
+		}
+		if !slices.Equal(got, want) || op.SpanKind() != trace.SpanKindClient {
+			t.Errorf("%s (kind %v): children %q, want %q", name, op.SpanKind(), got, want)
+		}
+	}
+	wantAttrs(t, te.one(t, "partner.bulk.LoadFile"), "partner.bulk.integration_id", fake.DemoOpportunityIntegration)
 }
 
 // TestTelemetryBulkWait: a wait's span carries the execution and an

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/poll"
 )
@@ -260,7 +262,13 @@ type LoadFileParams struct {
 // partner.IsOutcomeUnknown comes from the upload or from the load; as the
 // load may have been received, read the integration's data before
 // calling LoadFile again.
-func (s *Service) LoadFile(ctx context.Context, p LoadFileParams, path string) (*Ack, error) {
+func (s *Service) LoadFile(ctx context.Context, p LoadFileParams, path string) (ack *Ack, err error) {
+	ctx, span := s.t.StartSpan(ctx, "bulk.LoadFile", attribute.String(attrIntegrationID, p.IntegrationID))
+	defer func() { core.EndSpan(span, err) }()
+	return s.loadFile(ctx, p, path)
+}
+
+func (s *Service) loadFile(ctx context.Context, p LoadFileParams, path string) (*Ack, error) {
 	lp := LoadParams{IntegrationID: p.IntegrationID, Format: p.Format, ColumnDelimiter: p.ColumnDelimiter}
 	_, format, err := lp.query(FormatOf(path))
 	if err != nil {

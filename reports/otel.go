@@ -15,6 +15,8 @@ import (
 const (
 	attrReportID    = "partner.report.id"
 	attrViewID      = "partner.report.view_id"
+	attrViewState   = "partner.report.view_state"
+	eventViewState  = "partner.report.view_state"
 	attrPages       = "partner.export.pages"
 	attrRows        = "partner.export.rows"
 	attrPeakWindow  = "partner.export.peak_window"
@@ -85,4 +87,22 @@ func (e *exportTrace) end(ctx context.Context) {
 		}
 	}
 	core.EndSpan(e.span, e.err)
+}
+
+// noteViewState adds a status read to the span of WaitView: an event
+// with the state when it differs from the previous read's.
+func noteViewState(span trace.Span, prev *ViewState, v *ViewStatus) {
+	if v == nil || !span.IsRecording() || v.Status == *prev {
+		return
+	}
+	*prev = v.Status
+	span.AddEvent(eventViewState, trace.WithAttributes(attribute.String(attrViewState, string(v.Status))))
+}
+
+// endViewWait ends the span of WaitView with the last state read.
+func endViewWait(span trace.Span, v *ViewStatus, err error) {
+	if v != nil && span.IsRecording() {
+		span.SetAttributes(attribute.String(attrViewState, string(v.Status)))
+	}
+	core.EndSpan(span, err)
 }
