@@ -223,8 +223,8 @@ func TestTelemetryRead(t *testing.T) {
 	if got := sum(t, m["partner.client.token.fetches"]); got != 1 {
 		t.Errorf("token fetches %d, want 1", got)
 	}
-	if _, ok := m["partner.client.retry_budget.remaining"].Data.(metricdata.Gauge[int64]); !ok {
-		t.Errorf("retry budget gauge missing: %v", m["partner.client.retry_budget.remaining"])
+	if g, ok := m["partner.client.retry_budget.remaining"].Data.(metricdata.Gauge[int64]); !ok || len(g.DataPoints) != 1 || g.DataPoints[0].Value != 500 {
+		t.Errorf("retry budget gauge %v, want the full default budget, 500", m["partner.client.retry_budget.remaining"])
 	}
 }
 
@@ -318,6 +318,31 @@ func TestTelemetryTokenRefresh(t *testing.T) {
 	m := te.metrics(t)
 	if got, fails := sum(t, m["partner.client.token.fetches"]), m["partner.client.token.failures"]; got != 2 || fails.Data != nil && sum(t, fails) != 0 {
 		t.Errorf("token fetches %d (failures %v), want 2 and none failed", got, fails)
+	}
+}
+
+// TestTelemetryTokenFailure: a token fetch the service refuses ends its
+// span in error with the refusal's status as error.type, is counted in the
+// token failures by kind, and fails the call that needed it.
+func TestTelemetryTokenFailure(t *testing.T) {
+	te := newTelemetry(t)
+	c, _ := mocktest.FakeClient(t, nil, append(te.opts(), partner.WithClientCredentials(fake.DefaultClientID, "not-the-secret"))...)
+	if _, err := c.SCIM.Get(context.Background(), "u-1"); err == nil {
+		t.Fatal("a call with a refused token succeeded")
+	}
+	tok := te.one(t, "partner.oauth.Token")
+	if tok.Status().Code != codes.Error {
+		t.Errorf("token span status %v, want error", tok.Status())
+	}
+	wantAttrs(t, tok, "partner.token.kind", "client_credentials")
+	status := attr(tok, "error.type")
+	if status != "400" && status != "401" {
+		t.Errorf("token span error.type %q, want the refusal's status", status)
+	}
+	m := te.metrics(t)
+	kind := attribute.String("partner.token.kind", "client_credentials")
+	if f, n := sum(t, m["partner.client.token.failures"], kind, attribute.String("error.type", status)), sum(t, m["partner.client.token.fetches"], kind); f != 1 || n != 1 {
+		t.Errorf("token failures %d of %d fetches, want 1 of 1", f, n)
 	}
 }
 
