@@ -43,9 +43,8 @@ func TestTourOfEveryOperationStrict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	prevProp := otel.GetTextMapPropagator()
 	otel.SetTextMapPropagator(propagation.TraceContext{})
-	defer otel.SetTextMapPropagator(prevProp)
+	defer otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator())
 	spans := tracetest.NewSpanRecorder()
 	var mu sync.Mutex
 	seen := map[string]bool{}
@@ -57,14 +56,10 @@ func TestTourOfEveryOperationStrict(t *testing.T) {
 			probe := r.Clone(context.Background())
 			probe.Body = http.NoBody
 			if x, _ := c.CheckRequest(probe, nil); x != nil {
-				sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), propagation.HeaderCarrier(r.Header)))
+				id := attemptSpan(t, r, x.Operation())
 				mu.Lock()
 				seen[x.Operation()] = true
-				if !sc.IsValid() {
-					t.Errorf("%s %s (%s) carried no traceparent", r.Method, r.URL.Path, x.Operation())
-				} else {
-					sent[sc.SpanID()] = x
-				}
+				sent[id] = x
 				mu.Unlock()
 			}
 		})
@@ -183,6 +178,16 @@ func TestTourOfEveryOperationStrict(t *testing.T) {
 			t.Errorf("the tour did not exercise %s (%s %s)", op.id, op.method, op.path)
 		}
 	}
+}
+
+// attemptSpan is the span the traceparent of r (a request of operation
+// op) names: the attempt's. It fails t when r carries none.
+func attemptSpan(t *testing.T, r *http.Request, op string) trace.SpanID {
+	sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), propagation.HeaderCarrier(r.Header)))
+	if !sc.IsValid() {
+		t.Errorf("%s %s (%s) carried no traceparent", r.Method, r.URL.Path, op)
+	}
+	return sc.SpanID()
 }
 
 // sameOperation lists the SDK methods that send an operation besides its
