@@ -54,7 +54,7 @@ func ExampleWithTracerProvider() {
 	// POST /oauth/token
 	// partner.oauth.Request
 	// partner.oauth.Token
-	// GET /api/scim/v2/Users/{id}
+	// GET /api/scim/v2/Users/{user_id}
 	// partner.scim.Get
 	// http.client.request.duration s
 }

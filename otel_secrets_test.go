@@ -13,9 +13,12 @@ import (
 
 	"go.opentelemetry.io/otel"
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
+	metricnoop "go.opentelemetry.io/otel/metric/noop"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 	"go.opentelemetry.io/otel/trace"
+	tracenoop "go.opentelemetry.io/otel/trace/noop"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
@@ -35,12 +38,16 @@ func debugLogger(b *lockedBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
-// setGlobalTracerProvider sets the global tracer provider and returns
-// what puts the previous one back.
-func setGlobalTracerProvider(tp trace.TracerProvider) func() {
-	prev := otel.GetTracerProvider()
+// setGlobalProviders sets the global tracer and meter providers until
+// the test ends, then no-op ones: the global providers delegate for good
+// to the first ones set, so the previous ones cannot be put back.
+func setGlobalProviders(t *testing.T, tp trace.TracerProvider, mp metric.MeterProvider) {
 	otel.SetTracerProvider(tp)
-	return func() { otel.SetTracerProvider(prev) }
+	otel.SetMeterProvider(mp)
+	t.Cleanup(func() {
+		otel.SetTracerProvider(tracenoop.NewTracerProvider())
+		otel.SetMeterProvider(metricnoop.NewMeterProvider())
+	})
 }
 
 // setGlobalPropagator sets the global propagator until the test ends.
@@ -66,11 +73,12 @@ func (h *headerLog) RoundTrip(r *http.Request) (*http.Response, error) {
 
 // TestTelemetryQuickstartHoldsNoSecret runs a quickstart (a token, SCIM,
 // the attribute check, an export, a bulk load through a signed upload
-// URL and its wait, a subscription, a webhook delivery) behind a gateway
+// URL and its wait, a subscription whose callback URL holds a subscriber
+// secret (events.NewSecret), a webhook delivery to it) behind a gateway
 // subscription key, and searches every span (names, attributes, events,
 // status) and every metric's attributes for the client secret, the
-// tokens, the subscription key and the upload URL's secret query and
-// token. It also checks that the W3C trace context goes to the service
+// tokens, the subscription key, the subscriber secret and the upload
+// URL's secret query and token. It also checks that the W3C trace context goes to the service
 // and not to the upload URL on another host.
 func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	setGlobalPropagator(t, propagation.TraceContext{})
@@ -145,9 +153,34 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	}}); err != nil {
 		t.Fatal(err)
 	}
-	h := &events.Handler{TracerProvider: te.tp, Deliver: func(context.Context, *events.Delivery) error { return nil }}
-	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(http.MethodPost, "/hook",
-		strings.NewReader(`{"event":"object.update","delivery_id":"d-1","object_id":"o-1"}`)))
+	// A subscription whose callback URL ends in a subscriber secret, and
+	// a delivery to that URL.
+	secret := events.NewSecret()
+	secrets = append(secrets, string(secret))
+	h := &events.Handler{TracerProvider: te.tp, Secrets: events.NewSecretSet(secret),
+		Deliver: func(context.Context, *events.Delivery) error { return nil }}
+	hook := httptest.NewServer(h)
+	defer hook.Close()
+	sub, err := c.Events.Subscribe(ctx, events.SubscribeParams{Name: "quick", Events: []events.Kind{events.KindObjectUpdate},
+		CallbackURL: hook.URL + "/hook?tenant=t-1", Secret: secret})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Events.Subscriber(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Post(hook.URL+"/hook/"+string(secret)+"?tenant=t-1", "application/json",
+		strings.NewReader(`{"event":"object.update","delivery_id":"d-1","object_id":"o-1"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusNoContent {
+		t.Fatalf("delivery answered %d, want 204", resp.StatusCode)
+	}
+	if err := c.Events.Unsubscribe(ctx, sub); err != nil {
+		t.Fatal(err)
+	}
 	if err := c.Close(ctx); err != nil {
 		t.Fatal(err)
 	}
@@ -155,6 +188,7 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	// Every part of the SDK showed up.
 	for _, name := range []string{"partner.oauth.Token", "partner.oauth.Request", "partner.scim.Create", "partner.scim.Get",
 		"partner.reports.Export", "partner.bulk.Upload", "partner.bulk.Load", "partner.bulk.WaitExecution",
+		"partner.events.Subscribe", "partner.events.Subscriber", "partner.events.Unsubscribe",
 		"partner.events.Handler", "partner.oauth.Revoke"} {
 		if len(te.spans(name)) == 0 {
 			t.Errorf("no span %q; spans: %q", name, te.names())

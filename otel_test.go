@@ -6,7 +6,10 @@ package partner_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -193,10 +196,10 @@ func TestTelemetryRead(t *testing.T) {
 		t.Fatalf("%d attempt spans, want 1", len(att))
 	}
 	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
-	wantAttrs(t, att[0], "http.request.method", "GET", "url.template", "/api/scim/v2/Users/{id}",
+	wantAttrs(t, att[0], "http.request.method", "GET", "url.template", "/api/scim/v2/Users/{user_id}",
 		"server.address", host, "server.port", strings.Split(srv.URL, ":")[2], "http.response.status_code", "200", "http.request.resend_count", "", "error.type", "")
-	if att[0].Name() != "GET /api/scim/v2/Users/{id}" || att[0].SpanKind() != trace.SpanKindClient {
-		t.Errorf("attempt span %q kind %v, want \"GET /api/scim/v2/Users/{id}\", client", att[0].Name(), att[0].SpanKind())
+	if att[0].Name() != "GET /api/scim/v2/Users/{user_id}" || att[0].SpanKind() != trace.SpanKindClient {
+		t.Errorf("attempt span %q kind %v, want \"GET /api/scim/v2/Users/{user_id}\", client", att[0].Name(), att[0].SpanKind())
 	}
 	// The token was fetched in its own span, before the call.
 	tok := te.one(t, "partner.oauth.Token")
@@ -210,7 +213,7 @@ func TestTelemetryRead(t *testing.T) {
 	var n uint64
 	for _, p := range h.DataPoints {
 		if hasAll(p.Attributes, []attribute.KeyValue{attribute.String("partner.operation", "scim.Get"),
-			attribute.Int("http.response.status_code", 200), attribute.String("url.template", "/api/scim/v2/Users/{id}")}) {
+			attribute.Int("http.response.status_code", 200), attribute.String("url.template", "/api/scim/v2/Users/{user_id}")}) {
 			n += p.Count
 		}
 	}
@@ -220,8 +223,8 @@ func TestTelemetryRead(t *testing.T) {
 	if got := sum(t, m["partner.client.token.fetches"]); got != 1 {
 		t.Errorf("token fetches %d, want 1", got)
 	}
-	if _, ok := m["partner.client.retry_budget.remaining"].Data.(metricdata.Gauge[int64]); !ok {
-		t.Errorf("retry budget gauge missing: %v", m["partner.client.retry_budget.remaining"])
+	if g, ok := m["partner.client.retry_budget.remaining"].Data.(metricdata.Gauge[int64]); !ok || len(g.DataPoints) != 1 || g.DataPoints[0].Value != 500 {
+		t.Errorf("retry budget gauge %v, want the full default budget, 500", m["partner.client.retry_budget.remaining"])
 	}
 }
 
@@ -304,7 +307,7 @@ func TestTelemetryTokenRefresh(t *testing.T) {
 	for _, k := range kids {
 		names = append(names, k.Name()+" "+attr(k, "http.response.status_code"))
 	}
-	want := []string{"GET /api/scim/v2/Users/{id} 401", "partner.oauth.Token ", "GET /api/scim/v2/Users/{id} 200"}
+	want := []string{"GET /api/scim/v2/Users/{user_id} 401", "partner.oauth.Token ", "GET /api/scim/v2/Users/{user_id} 200"}
 	if !slices.Equal(names, want) {
 		t.Fatalf("children of the call %q, want %q", names, want)
 	}
@@ -318,9 +321,36 @@ func TestTelemetryTokenRefresh(t *testing.T) {
 	}
 }
 
-// TestTelemetryExport: an export's span carries its report and view; the
-// span that reads the view carries the pages, rows and peak window, and
-// the rows are counted.
+// TestTelemetryTokenFailure: a token fetch the service refuses ends its
+// span in error with the refusal's status as error.type, is counted in the
+// token failures by kind, and fails the call that needed it.
+func TestTelemetryTokenFailure(t *testing.T) {
+	te := newTelemetry(t)
+	c, _ := mocktest.FakeClient(t, nil, append(te.opts(), partner.WithClientCredentials(fake.DefaultClientID, "not-the-secret"))...)
+	if _, err := c.SCIM.Get(context.Background(), "u-1"); err == nil {
+		t.Fatal("a call with a refused token succeeded")
+	}
+	tok := te.one(t, "partner.oauth.Token")
+	if tok.Status().Code != codes.Error {
+		t.Errorf("token span status %v, want error", tok.Status())
+	}
+	wantAttrs(t, tok, "partner.token.kind", "client_credentials")
+	status := attr(tok, "error.type")
+	if status != "400" && status != "401" {
+		t.Errorf("token span error.type %q, want the refusal's status", status)
+	}
+	m := te.metrics(t)
+	kind := attribute.String("partner.token.kind", "client_credentials")
+	if f, n := sum(t, m["partner.client.token.failures"], kind, attribute.String("error.type", status)), sum(t, m["partner.client.token.fetches"], kind); f != 1 || n != 1 {
+		t.Errorf("token failures %d of %d fetches, want 1 of 1", f, n)
+	}
+}
+
+// TestTelemetryExport: an export's span and the span that reads its view
+// carry the report and view, the pages, the rows, the cap on page
+// requests in flight and the most that were in flight at once (the peak
+// window: page 0 and page 1 go out before the first answer), and the rows
+// are counted once.
 func TestTelemetryExport(t *testing.T) {
 	te := newTelemetry(t)
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
@@ -348,18 +378,34 @@ func TestTelemetryExport(t *testing.T) {
 	}
 	view := itoa(views[0])
 	exp := te.one(t, "partner.reports.Export")
-	wantAttrs(t, exp, "partner.report.id", itoa(id), "partner.report.view_id", view, "partner.export.rows", "25")
 	ev := te.one(t, "partner.reports.ExportView")
-	wantAttrs(t, ev, "partner.report.view_id", view, "partner.export.pages", "3", "partner.export.rows", "25")
-	if w := attr(ev, "partner.export.peak_window"); w == "" || w == "0" {
-		t.Errorf("peak window %q, want a positive number", w)
+	for _, s := range []sdktrace.ReadOnlySpan{exp, ev} {
+		wantAttrs(t, s, "partner.report.view_id", view, "partner.export.pages", "3", "partner.export.rows", "25",
+			"partner.export.concurrency", "16", "partner.export.throttled", "0")
+		if w, err := strconv.Atoi(attr(s, "partner.export.peak_window")); err != nil || w < 2 || w > 16 {
+			t.Errorf("span %q: peak window %q, want 2 to 16", s.Name(), attr(s, "partner.export.peak_window"))
+		}
+	}
+	wantAttrs(t, exp, "partner.report.id", itoa(id))
+	wait := te.one(t, "partner.reports.WaitView")
+	wantAttrs(t, wait, "partner.report.view_id", view, "partner.report.view_state", "SUCCESS")
+	var states []string
+	for _, e := range wait.Events() {
+		for _, kv := range e.Attributes {
+			if e.Name == "partner.report.view_state" && kv.Key == "partner.report.view_state" {
+				states = append(states, kv.Value.AsString())
+			}
+		}
+	}
+	if len(states) == 0 || states[len(states)-1] != "SUCCESS" || wait.Parent().SpanID() != exp.SpanContext().SpanID() {
+		t.Errorf("view wait: state events %q, parent %v; want them to end with SUCCESS, under the export", states, wait.Parent().SpanID())
 	}
 	if ev.Parent().SpanID() != exp.SpanContext().SpanID() {
 		t.Error("the view's export is not a child of the export")
 	}
 	pages := 0
 	for _, s := range te.children(ev) {
-		if s.Name() == "partner.reports.ViewPages" {
+		if s.Name() == "partner.reports.ViewDataPages" {
 			pages++
 		}
 	}
@@ -369,6 +415,46 @@ func TestTelemetryExport(t *testing.T) {
 	if got := sum(t, te.metrics(t)["partner.reports.rows_exported"]); got != 25 {
 		t.Errorf("rows exported %d, want 25", got)
 	}
+}
+
+// TestTelemetryCompositeOperations: an SDK method made of several
+// requests has its own span, parent of theirs.
+func TestTelemetryCompositeOperations(t *testing.T) {
+	te := newTelemetry(t)
+	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData()}, te.opts()...)
+	id, err := srv.AddUser(fake.User{UserName: "ada@example.com"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	if _, err := c.SCIM.Suspend(ctx, id); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.SCIM.FindByUserName(ctx, "ada@example.com"); err != nil {
+		t.Fatal(err)
+	}
+	file := filepath.Join(t.TempDir(), "opps.csv")
+	if err := os.WriteFile(file, []byte("sales_details.crm_opportunity_id,name\nCRM-1,A\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, file); err != nil {
+		t.Fatal(err)
+	}
+	for name, want := range map[string][]string{
+		"partner.scim.Suspend":        {"partner.scim.Get", "partner.scim.Update"},
+		"partner.scim.FindByUserName": {"partner.scim.List"},
+		"partner.bulk.LoadFile":       {"partner.bulk.UploadURL", "partner.bulk.Upload", "partner.bulk.Load"},
+	} {
+		op := te.one(t, name)
+		var got []string
+		for _, k := range te.children(op) {
+			got = append(got, k.Name())
+		}
+		if !slices.Equal(got, want) || op.SpanKind() != trace.SpanKindClient {
+			t.Errorf("%s (kind %v): children %q, want %q", name, op.SpanKind(), got, want)
+		}
+	}
+	wantAttrs(t, te.one(t, "partner.bulk.LoadFile"), "partner.bulk.integration_id", fake.DemoOpportunityIntegration)
 }
 
 // TestTelemetryBulkWait: a wait's span carries the execution and an
@@ -442,11 +528,11 @@ func TestTelemetryLogsCarryTraceIDs(t *testing.T) {
 }
 
 // TestTelemetryDefaultProvidersAreGlobal: without the options a client
-// sends to the global providers, as they are when it is built.
+// sends its spans and metrics to the global providers, as they are when
+// it is built.
 func TestTelemetryDefaultProvidersAreGlobal(t *testing.T) {
 	te := newTelemetry(t)
-	restore := setGlobalTracerProvider(te.tp)
-	defer restore()
+	setGlobalProviders(t, te.tp, sdkmetric.NewMeterProvider(sdkmetric.WithReader(te.reader)))
 	c, srv := mocktest.FakeClient(t, nil)
 	id, err := srv.AddUser(fake.User{UserName: "ada@example.com"})
 	if err != nil {
@@ -456,6 +542,9 @@ func TestTelemetryDefaultProvidersAreGlobal(t *testing.T) {
 		t.Fatal(err)
 	}
 	te.one(t, "partner.scim.Get")
+	if _, ok := te.metrics(t)["http.client.request.duration"]; !ok {
+		t.Error("no http.client.request.duration in the global meter provider")
+	}
 }
 
 func itoa(n int64) string { return attribute.Int64Value(n).String() }

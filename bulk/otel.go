@@ -36,12 +36,13 @@ func noteState(span trace.Span, prev *State, e *Execution) {
 }
 
 // endWait ends the wait's span with its last status and counts the
-// records of a completed execution in the records-loaded metric.
+// records of a completed execution (its success count, a failed one's
+// included) in the records-loaded metric.
 func (s *Service) endWait(ctx context.Context, span trace.Span, e *Execution, err error) {
 	if e != nil {
 		span.SetAttributes(attribute.String(attrState, string(e.Status)),
 			attribute.Int64("partner.bulk.error_count", e.ErrorCount))
-		if err == nil {
+		if e.Done() {
 			s.t.AddRecordsLoaded(ctx, e.SuccessCount)
 		}
 	}

@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/poll"
 )
@@ -56,7 +58,7 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.Status",
 		Method: "GET", Path: core.Pathf("/bulk/v1/status/%s", integrationID),
-		Template: "/bulk/v1/status/{integrationId}", Query: q,
+		Template: "/bulk/v1/status/{integration_id}", Query: q,
 	}, &e)
 	if err != nil {
 		return nil, err
@@ -158,7 +160,7 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.UploadURL",
 		Method: "GET", Path: core.Pathf("/bulk/v1/bulkload/%s/upload_url", integrationID),
-		Template: "/bulk/v1/bulkload/{integrationId}/upload_url",
+		Template: "/bulk/v1/bulkload/{integration_id}/upload_url",
 		Query:    url.Values{"file_name": {fileName}},
 	}, &t)
 	if err != nil {
@@ -260,7 +262,13 @@ type LoadFileParams struct {
 // partner.IsOutcomeUnknown comes from the upload or from the load; as the
 // load may have been received, read the integration's data before
 // calling LoadFile again.
-func (s *Service) LoadFile(ctx context.Context, p LoadFileParams, path string) (*Ack, error) {
+func (s *Service) LoadFile(ctx context.Context, p LoadFileParams, path string) (ack *Ack, err error) {
+	ctx, span := s.t.StartSpan(ctx, "bulk.LoadFile", attribute.String(attrIntegrationID, p.IntegrationID))
+	defer func() { core.EndSpan(span, err) }()
+	return s.loadFile(ctx, p, path)
+}
+
+func (s *Service) loadFile(ctx context.Context, p LoadFileParams, path string) (*Ack, error) {
 	lp := LoadParams{IntegrationID: p.IntegrationID, Format: p.Format, ColumnDelimiter: p.ColumnDelimiter}
 	_, format, err := lp.query(FormatOf(path))
 	if err != nil {

@@ -9,7 +9,10 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	sdkmetric "go.opentelemetry.io/otel/sdk/metric"
+	"go.opentelemetry.io/otel/sdk/metric/metricdata"
 
+	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 )
 
@@ -116,5 +119,38 @@ func TestWaitExecutionNeedsAnAck(t *testing.T) {
 	}
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Errorf("%d requests sent, want none", n)
+	}
+}
+
+// TestWaitExecutionCountsRecordsLoaded: a wait that sees an execution
+// complete counts its successes in partner.bulk.records_loaded, those of
+// an execution that completed with a status message (an ExecutionError)
+// too: they were loaded.
+func TestWaitExecutionCountsRecordsLoaded(t *testing.T) {
+	reader := sdkmetric.NewManualReader()
+	c, mt := mockClient(t, partner.WithMeterProvider(sdkmetric.NewMeterProvider(sdkmetric.WithReader(reader))))
+	statusSequence(mt,
+		`{"integration_id":"int-1","execution_id":"exe-1","status":"running"}`,
+		`{"integration_id":"int-1","execution_id":"exe-1","status":"completed","status_msg":"3 rows refused","input_count":10,"success_count":7,"error_count":3}`)
+	var xerr *bulk.ExecutionError
+	if _, err := c.Bulk.WaitExecution(context.Background(), &bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-1"}, fastWait); !errors.As(err, &xerr) {
+		t.Fatalf("err %v, want an ExecutionError", err)
+	}
+	var rm metricdata.ResourceMetrics
+	if err := reader.Collect(context.Background(), &rm); err != nil {
+		t.Fatal(err)
+	}
+	var got int64
+	for _, sm := range rm.ScopeMetrics {
+		for _, m := range sm.Metrics {
+			if s, ok := m.Data.(metricdata.Sum[int64]); ok && m.Name == "partner.bulk.records_loaded" {
+				for _, p := range s.DataPoints {
+					got += p.Value
+				}
+			}
+		}
+	}
+	if got != 7 {
+		t.Errorf("records loaded %d, want 7", got)
 	}
 }

@@ -8,6 +8,8 @@ import (
 	"net/http"
 	"strings"
 	"time"
+
+	"go.opentelemetry.io/otel/propagation"
 )
 
 // Default timeouts of the HTTP client New builds when Config.HTTPClient is
@@ -29,9 +31,10 @@ var ErrInsecureRedirect = errors.New("partner: refused a redirect from https to 
 //     connection pool every other request shares;
 //   - a redirect from https to http is refused;
 //   - a redirect to another host drops Authorization (net/http would keep
-//     it for a subdomain), and the headers meant for the service
-//     only (fixed headers, the environment, a gateway's subscription key).
-func wrapClient(hc *http.Client, serviceOnly []string) *http.Client {
+//     it for a subdomain), the headers meant for the service only (fixed
+//     headers, the environment, a gateway's subscription key) and those
+//     of prop, the trace context.
+func wrapClient(hc *http.Client, serviceOnly []string, prop propagation.TextMapPropagator) *http.Client {
 	cp := *hc
 	rt := cp.Transport
 	if rt == nil {
@@ -47,6 +50,9 @@ func wrapClient(hc *http.Client, serviceOnly []string) *http.Client {
 			if !strings.EqualFold(req.URL.Host, via[0].URL.Host) {
 				req.Header.Del("Authorization")
 				for _, k := range serviceOnly {
+					req.Header.Del(k)
+				}
+				for _, k := range prop.Fields() {
 					req.Header.Del(k)
 				}
 			}

@@ -15,6 +15,9 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	"go.opentelemetry.io/otel/trace"
 )
 
 // readSeeker hides every method but Read and Seek.
@@ -435,16 +438,21 @@ func TestFailedRequestKeepsIdleConnections(t *testing.T) {
 }
 
 // TestRedirectToOtherHostDropsFixedHeaders checks that a gateway key set
-// with the fixed headers does not follow a redirect to another host.
+// with the fixed headers, and the trace context, do not follow a
+// redirect to another host.
 func TestRedirectToOtherHostDropsFixedHeaders(t *testing.T) {
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	t.Cleanup(func() { otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator()) })
+	sc := trace.NewSpanContext(trace.SpanContextConfig{TraceID: trace.TraceID{1}, SpanID: trace.SpanID{2}, TraceFlags: trace.FlagsSampled})
+	ctx := trace.ContextWithRemoteSpanContext(context.Background(), sc)
 	var got http.Header
 	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got = r.Header.Clone()
 	}))
 	defer other.Close()
 	origin := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.Header.Get("X-Gateway-Key") != "k1" {
-			t.Errorf("origin did not get the gateway key")
+		if r.Header.Get("X-Gateway-Key") != "k1" || r.Header.Get("traceparent") == "" {
+			t.Errorf("origin did not get the gateway key and the trace context: %v", r.Header)
 		}
 		// 127.0.0.1 and localhost are different hosts to net/http.
 		http.Redirect(w, r, strings.Replace(other.URL, "127.0.0.1", "localhost", 1)+"/landing", http.StatusFound)
@@ -452,7 +460,7 @@ func TestRedirectToOtherHostDropsFixedHeaders(t *testing.T) {
 	defer origin.Close()
 	u, _ := url.Parse(origin.URL)
 	c := New(Config{BaseURL: u, Header: http.Header{"X-Gateway-Key": {"k1"}}, Env: "sandbox1"})
-	if err := c.Do(context.Background(), &Request{Method: http.MethodGet, Path: "/x"}, nil); err != nil {
+	if err := c.Do(ctx, &Request{Method: http.MethodGet, Path: "/x"}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if got == nil {
@@ -460,5 +468,8 @@ func TestRedirectToOtherHostDropsFixedHeaders(t *testing.T) {
 	}
 	if v := got.Get("X-Gateway-Key"); v != "" {
 		t.Errorf("gateway key followed the redirect: %q", v)
+	}
+	if v := got.Get("traceparent"); v != "" {
+		t.Errorf("trace context followed the redirect: %q", v)
 	}
 }

@@ -70,7 +70,7 @@ func (s *Service) Subscriber(ctx context.Context, id string) (*Subscriber, error
 		return nil, errors.New("partner: events: subscriber id is required")
 	}
 	var out Subscriber
-	err := s.t.Do(ctx, &core.Request{Op: "events.Subscriber", Method: http.MethodGet, Path: core.Pathf("/event/v1/subscriber/%s", id), Template: "/event/v1/subscriber/{id}"}, &out)
+	err := s.t.Do(ctx, &core.Request{Op: "events.Subscriber", Method: http.MethodGet, Path: core.Pathf("/event/v1/subscriber/%s", id), Template: "/event/v1/subscriber/{subscriber_id}"}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (s *Service) Unsubscribe(ctx context.Context, id string) error {
 	}
 	return s.t.Do(ctx, &core.Request{
 		Op:     "events.Unsubscribe",
-		Method: http.MethodDelete, Path: core.Pathf("/event/v1/subscriber/%s", id), Template: "/event/v1/subscriber/{id}", Idempotent: true,
+		Method: http.MethodDelete, Path: core.Pathf("/event/v1/subscriber/%s", id), Template: "/event/v1/subscriber/{subscriber_id}", Idempotent: true,
 	}, nil)
 }
 
@@ -259,7 +259,7 @@ func (s *Service) IntegrationSchema(ctx context.Context, integrationID string) (
 	if integrationID == "" {
 		return nil, errors.New("partner: events: integration id is required")
 	}
-	return s.schema(ctx, "events.IntegrationSchema", core.Pathf("/event/v1/metadata/integration/%s", integrationID), "/event/v1/metadata/integration/{integrationId}")
+	return s.schema(ctx, "events.IntegrationSchema", core.Pathf("/event/v1/metadata/integration/%s", integrationID), "/event/v1/metadata/integration/{integration_id}")
 }
 
 // Kinds iterates over the event kinds the service offers, with their

@@ -114,7 +114,7 @@ func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*A
 		Op:         "objects.Audit",
 		Method:     http.MethodPatch,
 		Path:       core.Pathf("/app/v1/object/%s/audit", objectID),
-		Template:   "/app/v1/object/{objectId}/audit",
+		Template:   "/app/v1/object/{object_id}/audit",
 		JSON:       p,
 		Idempotent: true,
 	}, &out)
@@ -160,7 +160,7 @@ func (s *Service) ConnectExternalID(ctx context.Context, objectID string, p Conn
 		Op:         "objects.ConnectExternalID",
 		Method:     http.MethodPatch,
 		Path:       core.Pathf("/app/v1/object/%s/external_id", objectID),
-		Template:   "/app/v1/object/{objectId}/external_id",
+		Template:   "/app/v1/object/{object_id}/external_id",
 		JSON:       p,
 		Idempotent: true,
 	}, &out)
@@ -197,7 +197,7 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 		Op:       "objects.ExternalIDs",
 		Method:   http.MethodGet,
 		Path:     core.Pathf("/app/v1/object/%s/external_id", objectID),
-		Template: "/app/v1/object/{objectId}/external_id",
+		Template: "/app/v1/object/{object_id}/external_id",
 	}, &out)
 	if err != nil {
 		return nil, err

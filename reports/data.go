@@ -100,7 +100,7 @@ func (s *Service) ViewDataPages(ctx context.Context, viewID int64, p ViewDataPar
 }
 
 func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, h pageHooks) (*Page, error) {
-	return s.fetchPage(ctx, "reports.ViewPages", core.Pathf("/report/v1/view/%d/data", viewID), "/report/v1/view/{viewId}/data", pageRequest{Page: page{Number: n, Size: size}}, h)
+	return s.fetchPage(ctx, "reports.ViewDataPages", core.Pathf("/report/v1/view/%d/data", viewID), "/report/v1/view/{viewId}/data", pageRequest{Page: page{Number: n, Size: size}}, h)
 }
 
 // pages runs the core pager over whole data pages.

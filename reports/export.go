@@ -54,7 +54,7 @@ type ExportOptions struct {
 func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
 		ctx, tr := startExportTrace(ctx, s.t, "reports.Export", attribute.Int64(attrReportID, reportID))
-		defer tr.end(ctx, 0)
+		defer tr.end(ctx)
 		viewID, err := s.PrepareExport(ctx, reportID)
 		if err == nil {
 			tr.span.SetAttributes(attribute.Int64(attrViewID, viewID))
@@ -65,7 +65,7 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 			yield(Row{}, core.Wrap(err, "reports: exporting report %d", reportID))
 			return
 		}
-		for r, err := range s.ExportView(ctx, viewID, opts) {
+		for r, err := range s.exportView(ctx, viewID, opts, tr) {
 			tr.row(err)
 			if !yield(r, err) || err != nil {
 				return
@@ -93,6 +93,12 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 // Stopping the iteration or cancelling ctx cancels the requests in flight
 // and returns once their goroutines are gone.
 func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptions) iter.Seq2[Row, error] {
+	return s.exportView(ctx, viewID, opts, nil)
+}
+
+// exportView is ExportView, whose span tells parent (Export's, when not
+// nil) the pages and the engine's facts as it ends.
+func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptions, parent *exportTrace) iter.Seq2[Row, error] {
 	if opts.PageSize == 0 {
 		opts.PageSize = DefaultExportPageSize
 	}
@@ -116,8 +122,9 @@ func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptio
 	}
 	return func(yield func(Row, error) bool) {
 		ctx, tr := startExportTrace(ctx, s.t, "reports.ExportView", attribute.Int64(attrViewID, viewID))
-		defer tr.end(ctx, limit)
-		for r, err := range rows(ctx, tr.count(export.Pages(ctx, size, limit, fetch)), opts.Progress) {
+		tr.limit, tr.parent, tr.reads = limit, parent, true
+		defer tr.end(ctx)
+		for r, err := range rows(ctx, tr.count(export.Pages(ctx, size, limit, fetch, &tr.stats)), opts.Progress) {
 			tr.row(err)
 			if !yield(r, err) || err != nil {
 				return

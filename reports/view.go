@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/poll"
 )
@@ -115,8 +117,14 @@ func (s *Service) WaitView(ctx context.Context, viewID int64, opts WaitOptions) 
 	if opts.MaxInterval <= 0 {
 		opts.MaxInterval = 5 * time.Second
 	}
-	return poll.State(ctx, poll.Options{Initial: opts.Interval, Max: opts.MaxInterval},
-		func(ctx context.Context) (*ViewStatus, error) { return s.ViewStatus(ctx, viewID) },
+	ctx, span := s.t.StartSpan(ctx, "reports.WaitView", attribute.Int64(attrViewID, viewID))
+	var state ViewState
+	v, err := poll.State(ctx, poll.Options{Initial: opts.Interval, Max: opts.MaxInterval},
+		func(ctx context.Context) (*ViewStatus, error) {
+			v, err := s.ViewStatus(ctx, viewID)
+			noteViewState(span, &state, v)
+			return v, err
+		},
 		opts.Progress,
 		func(v *ViewStatus) (bool, error) {
 			switch v.Status {
@@ -127,4 +135,6 @@ func (s *Service) WaitView(ctx context.Context, viewID int64, opts WaitOptions) 
 			}
 			return false, nil
 		})
+	endViewWait(span, v, err)
+	return v, err
 }

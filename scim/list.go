@@ -134,7 +134,9 @@ func (p ListParams) validate() error {
 // without regard to case by the service), listing with the filter
 // `userName eq "<userName>"` (GET /api/scim/v2/Users). It returns
 // ErrNotFound when there is none.
-func (s *Service) FindByUserName(ctx context.Context, userName string) (*User, error) {
+func (s *Service) FindByUserName(ctx context.Context, userName string) (u *User, err error) {
+	ctx, span := s.t.StartSpan(ctx, "scim.FindByUserName")
+	defer func() { core.EndSpan(span, err) }()
 	if strings.TrimSpace(userName) == "" {
 		return nil, errors.New("partner: scim: userName is required")
 	}

@@ -131,13 +131,17 @@ func (s *Service) Update(ctx context.Context, u *User) (*User, error) {
 //
 // The read and the write are not atomic: a change made by someone else in
 // between is overwritten (the interface offers no conditional PUT).
-func (s *Service) Suspend(ctx context.Context, id string) (*User, error) {
+func (s *Service) Suspend(ctx context.Context, id string) (u *User, err error) {
+	ctx, span := s.t.StartSpan(ctx, "scim.Suspend")
+	defer func() { core.EndSpan(span, err) }()
 	return s.setActive(ctx, id, false)
 }
 
 // Reactivate sets "active": true on the user with that id and returns it,
 // as Suspend does (GET, then PUT /api/scim/v2/Users/{user_id}).
-func (s *Service) Reactivate(ctx context.Context, id string) (*User, error) {
+func (s *Service) Reactivate(ctx context.Context, id string) (u *User, err error) {
+	ctx, span := s.t.StartSpan(ctx, "scim.Reactivate")
+	defer func() { core.EndSpan(span, err) }()
 	return s.setActive(ctx, id, true)
 }
 
@@ -175,7 +179,7 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 }
 
 // userTemplate is the url.template of userPath.
-const userTemplate = usersPath + "/{id}"
+const userTemplate = usersPath + "/{user_id}"
 
 func userPath(id string) string { return usersPath + "/" + core.PathSegment(id) }
 

@@ -225,6 +225,20 @@ func (c *Checker) CheckRequest(req *http.Request, body []byte) (*Exchange, *Viol
 // Operation is the operationId of the exchange.
 func (x *Exchange) Operation() string { return x.opID }
 
+// Method is the HTTP method of the exchange's request.
+func (x *Exchange) Method() string { return x.method }
+
+// Template is the path of the exchange's operation as the contract names
+// it ("/report/v1/{reportId}/data").
+func (x *Exchange) Template() string { return x.in.Route.Path }
+
+// SDKMethod is the SDK method the contract says sends the operation
+// (x-sdk-method, "Reports.DataPages"), "" when it names none.
+func (x *Exchange) SDKMethod() string {
+	s, _ := x.in.Route.Operation.Extensions["x-sdk-method"].(string)
+	return s
+}
+
 // CheckResponse validates an answer: its status must be one the
 // operation declares (or one of x-any-operation-statuses, whose body is
 // not checked), and its body must match the declared media type and

@@ -8,12 +8,19 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	partner "github.com/partnerapi/partner-go"
+	"go.opentelemetry.io/otel"
+	"go.opentelemetry.io/otel/propagation"
+	sdktrace "go.opentelemetry.io/otel/sdk/trace"
+	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
@@ -29,14 +36,19 @@ import (
 // members, under the strict check: the SDK's requests and the fake's
 // default answers must match the contract exactly, and every operation
 // of the service must have been exercised (the fake's own operations
-// need not: its upload URL is taken with POST here).
+// need not: its upload URL is taken with POST here). Every request's
+// attempt span is held to the contract too (checkTourSpans).
 func TestTourOfEveryOperationStrict(t *testing.T) {
 	c, err := contract.Load(contract.Strict)
 	if err != nil {
 		t.Fatal(err)
 	}
+	otel.SetTextMapPropagator(propagation.TraceContext{})
+	defer otel.SetTextMapPropagator(propagation.NewCompositeTextMapPropagator())
+	spans := tracetest.NewSpanRecorder()
 	var mu sync.Mutex
 	seen := map[string]bool{}
+	sent := map[trace.SpanID]*contract.Exchange{} // by the traceparent's span: the attempt
 	check := c.Middleware(contract.Fail(t))
 	record := func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -44,8 +56,10 @@ func TestTourOfEveryOperationStrict(t *testing.T) {
 			probe := r.Clone(context.Background())
 			probe.Body = http.NoBody
 			if x, _ := c.CheckRequest(probe, nil); x != nil {
+				id := attemptSpan(t, r, x.Operation())
 				mu.Lock()
 				seen[x.Operation()] = true
+				sent[id] = x
 				mu.Unlock()
 			}
 		})
@@ -55,7 +69,8 @@ func TestTourOfEveryOperationStrict(t *testing.T) {
 		fake.WithMiddleware(record), fake.WithMiddleware(check))
 	defer srv.Close()
 	cl, err := partner.New(partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,10 +172,79 @@ func TestTourOfEveryOperationStrict(t *testing.T) {
 
 	must("close", cl.Close(ctx))
 
+	checkTourSpans(t, spans.Ended(), sent)
 	for _, op := range operations(t) {
 		if !seen[op.id] && !op.fakeOnly && !skip(t, op.id, "not exercised") && !skip(t, op.method+" "+op.path, "not exercised") {
 			t.Errorf("the tour did not exercise %s (%s %s)", op.id, op.method, op.path)
 		}
+	}
+}
+
+// attemptSpan is the span the traceparent of r (a request of operation
+// op) names: the attempt's. It fails t when r carries none.
+func attemptSpan(t *testing.T, r *http.Request, op string) trace.SpanID {
+	sc := trace.SpanContextFromContext(propagation.TraceContext{}.Extract(context.Background(), propagation.HeaderCarrier(r.Header)))
+	if !sc.IsValid() {
+		t.Errorf("%s %s (%s) carried no traceparent", r.Method, r.URL.Path, op)
+	}
+	return sc.SpanID()
+}
+
+// sameOperation lists the SDK methods that send an operation besides its
+// x-sdk-method: each names the span of its requests.
+var sameOperation = map[string][]string{
+	"Bulk.Load":              {"LoadRows", "LoadAttachment"},
+	"Bulk.LoadOpportunities": {"LoadOpportunitiesAttachment"},
+}
+
+// checkTourSpans holds the attempt span of every request the tour sent
+// (sent, by the span its traceparent named) to the contract: its
+// url.template is the operation's path as api/openapi.yaml writes it, its
+// name is the method and that template, and its parent, the operation's
+// span, is named partner.<area>.<Method> after the SDK method that sends
+// the operation (x-sdk-method). A request to a URL the service handed out
+// (the fake's upload URL) has no url.template.
+func checkTourSpans(t *testing.T, ended []sdktrace.ReadOnlySpan, sent map[trace.SpanID]*contract.Exchange) {
+	t.Helper()
+	byID := map[trace.SpanID]sdktrace.ReadOnlySpan{}
+	for _, s := range ended {
+		byID[s.SpanContext().SpanID()] = s
+	}
+	for id, x := range sent {
+		att, ok := byID[id]
+		if !ok {
+			t.Errorf("%s: the traceparent names no attempt span", x.Operation())
+			continue
+		}
+		var tmpl string
+		for _, kv := range att.Attributes() {
+			if kv.Key == "url.template" {
+				tmpl = kv.Value.AsString()
+			}
+		}
+		absolute := strings.HasPrefix(x.Template(), "/upload/")
+		if tmpl != x.Template() && (!absolute || tmpl != "") {
+			t.Errorf("%s: url.template %q, want the contract's %q", x.Operation(), tmpl, x.Template())
+		}
+		if want := strings.TrimSuffix(x.Method()+" "+tmpl, " "); att.Name() != want {
+			t.Errorf("%s: attempt span %q, want %q", x.Operation(), att.Name(), want)
+		}
+		op, ok := byID[att.Parent().SpanID()]
+		area, method, _ := strings.Cut(x.SDKMethod(), ".")
+		names := []string{"partner." + strings.ToLower(area) + "." + method}
+		for _, m := range sameOperation[x.SDKMethod()] {
+			names = append(names, "partner."+strings.ToLower(area)+"."+m)
+		}
+		if !ok || !slices.Contains(names, op.Name()) {
+			got := "none"
+			if ok {
+				got = op.Name()
+			}
+			t.Errorf("%s: the attempt's operation span is %s, want one of %q", x.Operation(), got, names)
+		}
+	}
+	if len(sent) < 30 {
+		t.Errorf("only %d requests traced", len(sent))
 	}
 }
 

@@ -38,15 +38,30 @@ type Hooks struct {
 // 1) one row, for a probe.
 type Fetch[T any] func(ctx context.Context, number, size int64, h Hooks) (Page[T], error)
 
+// Stats are what an export did, for its telemetry.
+type Stats struct {
+	// PeakInFlight is the most page requests awaiting their answers at
+	// once (probes not counted): at most the limit.
+	PeakInFlight int
+	// Throttled is the number of times the window was halved.
+	Throttled int
+}
+
 // Pages yields pages 0, 1, 2, ... of size rows each, in order, until one
 // says End or holds no rows, with up to limit page requests in flight.
 // A probe of page n is the one-row request fetch(ctx, n*size, 1, h).
 // Stopping the iteration cancels the requests in flight and returns once
-// their goroutines are gone.
-func Pages[T any](ctx context.Context, size int64, limit int, fetch Fetch[T]) iter.Seq2[T, error] {
+// their goroutines are gone. When stats is not nil, it is filled when the
+// iteration ends.
+func Pages[T any](ctx context.Context, size int64, limit int, fetch Fetch[T], stats *Stats) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
 		r := newRunner(ctx, size, limit, fetch)
-		defer r.close()
+		defer func() {
+			r.close()
+			if stats != nil {
+				*stats = Stats{PeakInFlight: r.plan.peak, Throttled: r.plan.cuts}
+			}
+		}()
 		for n := int64(0); ; n++ {
 			pg, err := r.get(ctx, n)
 			if err != nil {
@@ -104,7 +119,7 @@ func (r *runner[T]) get(ctx context.Context, n int64) (Page[T], error) {
 	if s == nil {
 		// Cancelled as past the last page, yet asked for: the page
 		// before it did not say End.
-		r.plan.inflight++
+		r.plan.sent()
 		s = r.send(n)
 	}
 	delete(r.pending, n)

@@ -19,8 +19,10 @@ type simView struct {
 	mu                    sync.Mutex
 	pageReqs, pastEnd     int // page requests, and those past the last page
 	probeReqs             int
-	inflight, maxInflight int   // requests open (awaiting an answer, at the gate or decoding)
-	awaiting              int   // requests awaiting their answer
+	inflight, maxInflight int // requests open (awaiting an answer, at the gate or decoding)
+	awaiting              int // requests awaiting their answer
+	awaitingPages         int // page requests awaiting their answer
+	maxAwaitingPages      int
 	decoded, consumed     int64 // pages decoded so far, pages the reader is done with
 	atGate, maxHeld       int64
 }
@@ -35,6 +37,8 @@ func (v *simView) fetch(ctx context.Context, number, size int64, h Hooks) (Page[
 		v.probeReqs++
 	} else {
 		v.pageReqs++
+		v.awaitingPages++
+		v.maxAwaitingPages = max(v.maxAwaitingPages, v.awaitingPages)
 		if number >= max(v.pages, 1) {
 			v.pastEnd++
 		}
@@ -45,20 +49,24 @@ func (v *simView) fetch(ctx context.Context, number, size int64, h Hooks) (Page[
 		v.inflight--
 		v.mu.Unlock()
 	}()
+	answered := func() {
+		v.mu.Lock()
+		v.awaiting--
+		if !probe {
+			v.awaitingPages--
+		}
+		v.mu.Unlock()
+	}
 	if v.throttle != nil && v.throttle(number, size) {
 		h.Throttled()
 	}
 	select {
 	case <-time.After(v.latency):
 	case <-ctx.Done():
-		v.mu.Lock()
-		v.awaiting--
-		v.mu.Unlock()
+		answered()
 		return Page[int64]{}, ctx.Err()
 	}
-	v.mu.Lock()
-	v.awaiting--
-	v.mu.Unlock()
+	answered()
 	if probe {
 		rows := v.pages * v.size
 		pg := Page[int64]{Value: number, End: number >= rows-1}
@@ -90,10 +98,11 @@ func (v *simView) fetch(ctx context.Context, number, size int64, h Hooks) (Page[
 // With settle, before it reads a page the reader waits until every page
 // request in flight is decoded or held at its gate, so that fetches run
 // ahead as far as the export lets them.
-func (v *simView) export(t *testing.T, limit int, settle bool) {
+func (v *simView) export(t *testing.T, limit int, settle bool) Stats {
 	t.Helper()
 	var n int64
-	for pg, err := range Pages(context.Background(), v.size, limit, v.fetch) {
+	var stats Stats
+	for pg, err := range Pages(context.Background(), v.size, limit, v.fetch, &stats) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -117,6 +126,7 @@ func (v *simView) export(t *testing.T, limit int, settle bool) {
 	if want := max(v.pages, 1); n != want {
 		t.Errorf("read %d pages, want %d", n, want)
 	}
+	return stats
 }
 
 // TestPagesBoundsDecodedPages: however many pages a view has and
@@ -255,5 +265,31 @@ func TestPagesThrottledCutsRequestsInFlight(t *testing.T) {
 	v.export(t, 16, false)
 	if maxLate > 6 {
 		t.Errorf("%d requests awaiting answers at once past page 50, want at most 6", maxLate)
+	}
+}
+
+// TestPagesReportsPeakInFlight: the stats of an export give the most
+// page requests that awaited their answers at once: never past the cap,
+// at least what the service saw (the export counts a request from before
+// it is sent to its answer's headers), and at least 2 with a cap of 2 or
+// more (page 0 and page 1 go out before the first answer). A throttled
+// export reports its halvings.
+func TestPagesReportsPeakInFlight(t *testing.T) {
+	for _, limit := range []int{1, 2, 4, 16} {
+		t.Run(fmt.Sprintf("cap %d", limit), func(t *testing.T) {
+			v := &simView{pages: 40, size: 100, latency: time.Millisecond}
+			st := v.export(t, limit, true)
+			if st.PeakInFlight > limit || st.PeakInFlight < v.maxAwaitingPages || st.PeakInFlight < min(limit, 2) {
+				t.Errorf("peak %d, want at most the cap %d, at least the %d the service saw and at least %d",
+					st.PeakInFlight, limit, v.maxAwaitingPages, min(limit, 2))
+			}
+			if st.Throttled != 0 {
+				t.Errorf("%d halvings without throttling", st.Throttled)
+			}
+		})
+	}
+	v := &simView{pages: 20, size: 100, latency: time.Millisecond, throttle: func(_, size int64) bool { return size > 1 }}
+	if st := v.export(t, 16, false); st.Throttled == 0 {
+		t.Error("no halving reported against a service that throttles every page")
 	}
 }

@@ -54,6 +54,7 @@ type plan struct {
 	cur      int64 // page the reader waits for or reads
 	next     int64 // next page to request
 	inflight int   // page requests sent whose answer is not in
+	peak     int   // most page requests in flight at once so far
 
 	lo      int64 // highest page known to hold rows (page 0 counts)
 	hi      int64 // lowest page known to hold none (math.MaxInt64: unknown)
@@ -96,9 +97,15 @@ func (p *plan) sends() []request {
 
 // page counts the next page as requested and returns its request.
 func (p *plan) page() request {
-	p.inflight++
+	p.sent()
 	p.next++
 	return request{page: p.next - 1}
+}
+
+// sent counts a page request as in flight.
+func (p *plan) sent() {
+	p.inflight++
+	p.peak = max(p.peak, p.inflight)
 }
 
 // mayRequest reports whether page n may be requested now: within the
