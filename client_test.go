@@ -111,7 +111,7 @@ func TestNewDoesNoIO(t *testing.T) {
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Fatalf("New made %d requests", n)
 	}
-	srv := fake.NewServer(fake.WithMiddleware(contract.Check(t, contract.Strict)))
+	srv := fake.NewServer(fake.WithMiddleware(contract.Check(t)))
 	defer srv.Close()
 	if _, err := New(WithBaseURL(srv.URL), WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret)); err != nil {
 		t.Fatal(err)
@@ -268,7 +268,7 @@ func TestHeaderOptions(t *testing.T) {
 }
 
 func TestWithEnvironmentOnFake(t *testing.T) {
-	srv := fake.NewServer(fake.WithMiddleware(contract.Check(t, contract.Strict)))
+	srv := fake.NewServer(fake.WithMiddleware(contract.Check(t)))
 	defer srv.Close()
 	c, err := New(WithBaseURL(srv.URL), WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret), WithEnvironment("sandbox-eu"))
 	if err != nil {
@@ -375,7 +375,7 @@ func TestSecretsNeverLeak(t *testing.T) {
 	}
 
 	// A refused token request, against the fake this time.
-	srv := fake.NewServer(fake.WithMiddleware(contract.Check(t, contract.Strict)))
+	srv := fake.NewServer(fake.WithMiddleware(contract.Check(t)))
 	defer srv.Close()
 	bad, _ := New(WithBaseURL(srv.URL), WithClientCredentials(fake.DefaultClientID, secret), WithLogger(logger))
 	_, err = bad.OAuth.Token(ctx)

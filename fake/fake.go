@@ -63,6 +63,8 @@
 //   - WithDeliveryEnvelope: envelope members in webhook deliveries and in
 //     the event schemas.
 //
+// Fake.Extensions names the first two when they are on.
+//
 // Where the service publishes a route but not its answer, the fake
 // answers a shape of its own, documented with the route: report metadata
 // and data schema, view metadata (reports_metadata.go), chart metadata
@@ -256,6 +258,21 @@ func New(opts ...Option) *Fake {
 		}
 	}
 	return f
+}
+
+// Extensions names the options that are on which add members to the
+// answers of the service's operations ("WithSCIMFullResources",
+// "WithViewStatusDetail"), by the names api/openapi.yaml marks those
+// members with (x-fake-extension), for a contract check; none by default.
+func (f *Fake) Extensions() []string {
+	var on []string
+	if f.scim.fullResources {
+		on = append(on, "WithSCIMFullResources")
+	}
+	if f.deploy.viewStatusDetail {
+		on = append(on, "WithViewStatusDetail")
+	}
+	return on
 }
 
 // ServeHTTP serves the interface.

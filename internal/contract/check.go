@@ -6,12 +6,12 @@ import (
 )
 
 // Check returns a Middleware for a fake that t talks to
-// (fake.WithMiddleware(contract.Check(t))), checking in mode m (Lenient
-// unless given): a violation fails t, or is only logged when
+// (fake.WithMiddleware(contract.Check(t))), for a fake with the named
+// options on (Load): a violation fails t, or is only logged when
 // PendingCorrections lists it (Fail).
-func Check(t testing.TB, m ...Mode) func(http.Handler) http.Handler {
+func Check(t testing.TB, options ...string) func(http.Handler) http.Handler {
 	t.Helper()
-	c, err := Load(m...)
+	c, err := Load(options...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,6 +17,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -45,38 +46,44 @@ type Checker struct {
 	opts      *openapi3filter.Options
 }
 
-// Mode chooses what a Checker makes of the members that only an option
-// of the fake adds (schema properties marked x-fake-extension).
-type Mode int
+// extMark marks what the fake adds of its own: true for what it always
+// adds, an option's name for what only that option adds.
+const extMark = "x-fake-extension"
 
-const (
-	// Lenient accepts them: for a fake built with any options.
-	Lenient Mode = iota
-	// Strict refuses them: for a fake built without options, whose
-	// answers carry only the members the sources show.
-	Strict
+var (
+	loadsMu sync.Mutex
+	loads   = map[string]*loaded{}
 )
 
-var loads [2]struct {
+type loaded struct {
 	once sync.Once
 	c    *Checker
 	err  error
 }
 
-// Load returns the Checker of api/openapi.yaml in mode m, parsed and
-// validated once.
-func Load(m ...Mode) (*Checker, error) {
-	mode := Lenient
-	if len(m) > 0 {
-		mode = m[0]
+// Load returns the Checker of api/openapi.yaml for a fake with the named
+// options on (fake.Fake.Extensions), parsed and validated once per set of
+// names.
+func Load(options ...string) (*Checker, error) {
+	options = slices.Sorted(slices.Values(options))
+	key := strings.Join(options, ",")
+	loadsMu.Lock()
+	l := loads[key]
+	if l == nil {
+		l = &loaded{}
+		loads[key] = l
 	}
-	l := &loads[mode]
-	l.once.Do(func() { l.c, l.err = New(api.OpenAPI, mode) })
+	loadsMu.Unlock()
+	l.once.Do(func() { l.c, l.err = New(api.OpenAPI, options...) })
 	return l.c, l.err
 }
 
-// New parses and validates an OpenAPI 3 document.
-func New(doc []byte, mode Mode) (*Checker, error) {
+// New parses and validates an OpenAPI 3 document, for a fake with the
+// named options on: the members, operations and statuses marked
+// x-fake-extension with the name of another option are dropped, so that
+// an answer carrying them is a violation. Naming an option the document
+// marks nothing with is an error.
+func New(doc []byte, options ...string) (*Checker, error) {
 	l := openapi3.NewLoader()
 	d, err := l.LoadFromData(doc)
 	if err != nil {
@@ -85,8 +92,11 @@ func New(doc []byte, mode Mode) (*Checker, error) {
 	if err := d.Validate(context.Background()); err != nil {
 		return nil, fmt.Errorf("contract: %w", err)
 	}
-	if mode == Strict {
-		dropFakeMembers(d)
+	marked := dropOptionsOff(d, options)
+	for _, o := range options {
+		if !marked[o] {
+			return nil, fmt.Errorf("contract: no member, operation or status is marked %s: %s", extMark, o)
+		}
 	}
 	r, err := gorillamux.NewRouter(d)
 	if err != nil {
@@ -117,9 +127,18 @@ func New(doc []byte, mode Mode) (*Checker, error) {
 	return c, nil
 }
 
-// dropFakeMembers removes the properties marked x-fake-extension from
-// every schema of d.
-func dropFakeMembers(d *openapi3.T) {
+// dropOptionsOff removes from d the operations, responses and schema
+// properties marked with the name of an option that is not in on, and
+// returns the names of all the options d marks.
+func dropOptionsOff(d *openapi3.T, on []string) map[string]bool {
+	marked := map[string]bool{}
+	off := func(ext map[string]any) bool {
+		o, ok := ext[extMark].(string)
+		if ok {
+			marked[o] = true
+		}
+		return ok && !slices.Contains(on, o)
+	}
 	seen := map[*openapi3.Schema]bool{}
 	var walk func(r *openapi3.SchemaRef)
 	walk = func(r *openapi3.SchemaRef) {
@@ -129,7 +148,7 @@ func dropFakeMembers(d *openapi3.T) {
 		s := r.Value
 		seen[s] = true
 		for name, p := range s.Properties {
-			if p.Value != nil && p.Value.Extensions["x-fake-extension"] == true {
+			if p.Value != nil && off(p.Value.Extensions) {
 				delete(s.Properties, name)
 				continue
 			}
@@ -143,18 +162,29 @@ func dropFakeMembers(d *openapi3.T) {
 			}
 		}
 	}
-	for _, r := range d.Components.Schemas {
-		walk(r)
+	if d.Components != nil {
+		for _, r := range d.Components.Schemas {
+			walk(r)
+		}
 	}
 	for _, item := range d.Paths.Map() {
-		for _, op := range item.Operations() {
-			for _, resp := range op.Responses.Map() {
+		for method, op := range item.Operations() {
+			if off(op.Extensions) {
+				item.SetOperation(method, nil)
+				continue
+			}
+			for status, resp := range op.Responses.Map() {
+				if off(resp.Value.Extensions) {
+					op.Responses.Delete(status)
+					continue
+				}
 				for _, mt := range resp.Value.Content {
 					walk(mt.Schema)
 				}
 			}
 		}
 	}
+	return marked
 }
 
 // Doc is the parsed document.

@@ -13,11 +13,12 @@ import (
 // sdkAgent is a User-Agent of the SDK's form.
 const sdkAgent = "partner-go/test"
 
-// serve sends one request through the Middleware around a handler that
-// answers status, contentType and body, and returns the violations.
-func serve(t *testing.T, mode contract.Mode, method, target, reqBody string, status int, contentType, body string) []*contract.Violation {
+// serve sends one request through the Middleware, for a fake with
+// options on, around a handler that answers status, contentType and body,
+// and returns the violations.
+func serve(t *testing.T, options []string, method, target, reqBody string, status int, contentType, body string) []*contract.Violation {
 	t.Helper()
-	c, err := contract.Load(mode)
+	c, err := contract.Load(options...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -71,8 +72,6 @@ func TestContractCatchesInventions(t *testing.T) {
 		{"published view status", "GET", "/report/v1/view/453/status", "", 200, jsonCT, `{"viewStatus": "RUNNING"}`, ""},
 		{"view status with an invented member", "GET", "/report/v1/view/453/status", "", 200, jsonCT,
 			`{"viewStatus": "RUNNING", "progress": 50}`, "checkReportViewStatus"},
-		{"view status with a member of a fake option", "GET", "/report/v1/view/453/status", "", 200, jsonCT,
-			`{"viewStatus": "RUNNING", "viewId": 453}`, ""},
 		{"view status without it", "GET", "/report/v1/view/453/status", "", 200, jsonCT, `{"status": "RUNNING"}`, "checkReportViewStatus"},
 		{"invented route", "POST", "/bulk/v1/bulkload/file?integration_id=i", "", 200, jsonCT, `{}`, "POST /bulk/v1/bulkload/file"},
 		{"invented connector route", "POST", "/event/v1/subscriber/object_integration_event", "", 200, jsonCT, `{}`,
@@ -88,7 +87,7 @@ func TestContractCatchesInventions(t *testing.T) {
 			`{"field_name": "f", "status_code": "DONE", "message": "m"}`, 200, jsonCT, auditOK, "audit_object"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			got := serve(t, contract.Lenient, tc.method, tc.target, tc.body, tc.status, tc.contentType, tc.answer)
+			got := serve(t, nil, tc.method, tc.target, tc.body, tc.status, tc.contentType, tc.answer)
 			switch {
 			case tc.want == "" && len(got) > 0:
 				t.Errorf("violations %v, want none", got)
@@ -99,34 +98,103 @@ func TestContractCatchesInventions(t *testing.T) {
 	}
 }
 
-// TestStrictRefusesMembersOfFakeOptions: the strict check, for a fake
-// without options, refuses the members that only an option adds, and
-// accepts the published answer.
-func TestStrictRefusesMembersOfFakeOptions(t *testing.T) {
-	const target = "/report/v1/view/453/status"
-	if got := serve(t, contract.Strict, "GET", target, "", 200, "application/json", `{"viewStatus": "RUNNING"}`); len(got) > 0 {
-		t.Errorf("published answer: %v", got)
-	}
-	got := serve(t, contract.Strict, "GET", target, "", 200, "application/json", `{"viewStatus": "RUNNING", "viewId": 453}`)
-	if len(got) != 1 || got[0].Key != "checkReportViewStatus" || !strings.Contains(got[0].Error(), "viewId") {
-		t.Errorf("member of a fake option: %v", got)
-	}
+// TestMembersOfFakeOptions: a member that only an option of the fake adds
+// is accepted when the check is told that option is on, and refused
+// otherwise (another option on, or none); the published answer passes
+// either way.
+func TestMembersOfFakeOptions(t *testing.T) {
+	const (
+		view   = "/report/v1/view/453/status"
+		detail = "WithViewStatusDetail"
+		full   = "WithSCIMFullResources"
+		scimCT = "application/scim+json"
+	)
 	users := `{"schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], "totalResults": 0, "startIndex": 1, "itemsPerPage": 0, "Resources": []}`
-	if got := serve(t, contract.Strict, "GET", "/api/scim/v2/Users", "", 200, "application/scim+json", users); len(got) != 1 {
-		t.Errorf("itemsPerPage: %v", got)
-	}
-	if got := serve(t, contract.Lenient, "GET", "/api/scim/v2/Users", "", 200, "application/scim+json", users); len(got) != 0 {
-		t.Errorf("itemsPerPage, lenient: %v", got)
-	}
 	// A read carries no name, displayName or emails (used on create).
 	read := `{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "id": "u1", "userName": "a@example.com", "active": true,
 		"displayName": "A", "meta": {"resourceType": "User"}}`
-	if got := serve(t, contract.Strict, "GET", "/api/scim/v2/Users/u1", "", 200, "application/scim+json", read); len(got) != 1 ||
-		got[0].Key != "getUser" || !strings.Contains(got[0].Error(), "displayName") {
-		t.Errorf("read with displayName: %v", got)
+	for _, tc := range []struct {
+		name        string
+		options     []string
+		target, ct  string
+		answer      string
+		wantKey     string // the violation's key, "" for none
+		wantMention string
+	}{
+		{"published view status", nil, view, "application/json", `{"viewStatus": "RUNNING"}`, "", ""},
+		{"published view status, option on", []string{detail}, view, "application/json", `{"viewStatus": "RUNNING"}`, "", ""},
+		{"view detail, no option", nil, view, "application/json", `{"viewStatus": "RUNNING", "viewId": 453}`, "checkReportViewStatus", "viewId"},
+		{"view detail, another option", []string{full}, view, "application/json", `{"viewStatus": "RUNNING", "viewId": 453}`, "checkReportViewStatus", "viewId"},
+		{"view detail, its option", []string{detail}, view, "application/json", `{"viewStatus": "RUNNING", "viewId": 453}`, "", ""},
+		{"itemsPerPage, no option", nil, "/api/scim/v2/Users", scimCT, users, "searchViaGet", "itemsPerPage"},
+		{"itemsPerPage, its option", []string{detail, full}, "/api/scim/v2/Users", scimCT, users, "", ""},
+		{"read with displayName, another option", []string{detail}, "/api/scim/v2/Users/u1", scimCT, read, "getUser", "displayName"},
+		{"read with displayName, its option", []string{full}, "/api/scim/v2/Users/u1", scimCT, read, "", ""},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := serve(t, tc.options, "GET", tc.target, "", 200, tc.ct, tc.answer)
+			switch {
+			case tc.wantKey == "" && len(got) > 0:
+				t.Errorf("violations %v, want none", got)
+			case tc.wantKey != "" && (len(got) != 1 || got[0].Key != tc.wantKey || !strings.Contains(got[0].Error(), tc.wantMention)):
+				t.Errorf("violations %v, want one of %s naming %s", got, tc.wantKey, tc.wantMention)
+			}
+		})
 	}
-	if got := serve(t, contract.Lenient, "GET", "/api/scim/v2/Users/u1", "", 200, "application/scim+json", read); len(got) != 0 {
-		t.Errorf("read with displayName, lenient: %v", got)
+	if _, err := contract.Load("WithViewStatusDetial"); err == nil || !strings.Contains(err.Error(), "WithViewStatusDetial") {
+		t.Errorf("an option the contract does not mark: %v", err)
+	}
+}
+
+// TestRoutesAndStatusesOfFakeOptions: an operation or a status marked
+// with an option's name is in the contract only when that option is on.
+func TestRoutesAndStatusesOfFakeOptions(t *testing.T) {
+	const doc = `
+openapi: 3.0.3
+info: {title: t, version: "1"}
+paths:
+  /a:
+    get:
+      operationId: a
+      responses:
+        "200": {description: ok}
+        "409": {description: only with WithB, x-fake-extension: WithB}
+  /b:
+    get:
+      operationId: b
+      x-fake-extension: WithB
+      responses:
+        "200": {description: ok}
+`
+	exchange := func(options []string, target string, status int) error {
+		c, err := contract.New([]byte(doc), options...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		x, v := c.CheckRequest(httptest.NewRequest("GET", target, nil), nil)
+		if v != nil {
+			return v
+		}
+		if v := x.CheckResponse(status, http.Header{}, nil); v != nil {
+			return v
+		}
+		return nil
+	}
+	for _, tc := range []struct {
+		options []string
+		target  string
+		status  int
+		ok      bool
+	}{
+		{nil, "/a", 200, true},
+		{nil, "/a", 409, false},
+		{[]string{"WithB"}, "/a", 409, true},
+		{nil, "/b", 200, false},
+		{[]string{"WithB"}, "/b", 200, true},
+	} {
+		if err := exchange(tc.options, tc.target, tc.status); (err == nil) != tc.ok {
+			t.Errorf("options %v, GET %s answered %d: %v, want ok %v", tc.options, tc.target, tc.status, err, tc.ok)
+		}
 	}
 }
 

@@ -39,7 +39,7 @@ import (
 // need not: its upload URL is taken with POST here). Every request's
 // attempt span is held to the contract too (checkTourSpans).
 func TestTourOfEveryOperationStrict(t *testing.T) {
-	c, err := contract.Load(contract.Strict)
+	c, err := contract.Load()
 	if err != nil {
 		t.Fatal(err)
 	}

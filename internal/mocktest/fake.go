@@ -1,6 +1,7 @@
 package mocktest
 
 import (
+	"net/http"
 	"testing"
 
 	partner "github.com/partnerapi/partner-go"
@@ -13,16 +14,10 @@ import (
 // and clientOpts, and the server.
 //
 // The fake is wrapped in ContractCheck: a request of the SDK or an
-// answer of the fake that breaks api/openapi.yaml fails the test. A fake
-// built without opts is checked in contract.Strict mode: its answers
-// carry only the members the sources show.
+// answer of the fake that breaks api/openapi.yaml fails the test.
 func FakeClient(t testing.TB, opts []fake.Option, clientOpts ...partner.Option) (*partner.Client, *fake.Server) {
 	t.Helper()
-	mode := contract.Lenient
-	if len(opts) == 0 {
-		mode = contract.Strict
-	}
-	srv := fake.NewServer(append(opts, ContractCheck(t, mode))...)
+	srv := fake.NewServer(append(opts, ContractCheck(t))...)
 	t.Cleanup(srv.Close)
 	c, err := partner.New(append([]partner.Option{
 		partner.WithBaseURL(srv.URL),
@@ -35,11 +30,17 @@ func FakeClient(t testing.TB, opts []fake.Option, clientOpts ...partner.Option) 
 }
 
 // ContractCheck is a fake option that checks every exchange against the
-// contract (contract.Checker.Middleware) in mode m (contract.Lenient
-// unless given; contract.Strict for a fake built with no other option)
-// and fails t on a violation, unless contract.PendingCorrections lists
-// it, which is only logged (contract.Fail).
-func ContractCheck(t testing.TB, m ...contract.Mode) fake.Option {
+// contract (contract.Checker.Middleware) for the options that fake has on
+// (fake.Fake.Extensions: a member only another option adds is a
+// violation) and fails t on a violation, unless
+// contract.PendingCorrections lists it, which is only logged
+// (contract.Fail).
+func ContractCheck(t testing.TB) fake.Option {
 	t.Helper()
-	return fake.WithMiddleware(contract.Check(t, m...))
+	return func(f *fake.Fake) {
+		// The wrapper is built once all options are applied.
+		fake.WithMiddleware(func(next http.Handler) http.Handler {
+			return contract.Check(t, f.Extensions()...)(next)
+		})(f)
+	}
 }
