@@ -33,7 +33,7 @@ import (
 
 // TestTourOfEveryOperationStrict calls every operation of the contract
 // once through the SDK against a fake built without options that add
-// members, under the strict check: the SDK's requests and the fake's
+// members, under the check of a fake with none on: the SDK's requests and the fake's
 // default answers must match the contract exactly, and every operation
 // of the service must have been exercised (the fake's own operations
 // need not: its upload URL is taken with POST here). Every request's
