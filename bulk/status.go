@@ -142,6 +142,9 @@ func (s *Service) WaitExecution(ctx context.Context, ack *Ack, opts WaitOptions)
 			}
 			return true, nil
 		})
+	if e != nil {
+		err = poll.Unfinished(ctx, err, "bulk: execution %s still %s", ack.ExecutionID, poll.StateText(string(e.Status)))
+	}
 	s.endWait(ctx, span, e, err)
 	return e, err
 }

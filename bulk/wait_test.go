@@ -80,6 +80,10 @@ func TestWaitExecutionContextEnds(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || ex == nil || ex.Status != bulk.Running || ex.InputCount != 3 {
 		t.Fatalf("WaitExecution = %+v, %v; want the running status and context.Canceled", ex, err)
 	}
+	// The error says what was still awaited, not only that ctx ended.
+	if want := "partner: bulk: execution exe-1 still running: context canceled"; err.Error() != want {
+		t.Errorf("error reads %q, want %q", err, want)
+	}
 }
 
 // TestLoadOpportunitiesThenWaitExecution: the Ack of a load is what

@@ -26,8 +26,10 @@ import (
 //
 // Deliveries may come more than once. When a body carries a delivery id, a
 // receiver that must not act twice can skip the ids it has seen;
-// otherwise it must make its work idempotent (an upsert keyed by the
-// object's own id).
+// otherwise it must make its work idempotent: an upsert keyed by a field
+// that identifies the object, such as its external id. A flat body carries
+// the object's fields only, so the service's own object id is in it only
+// when one of those fields holds it.
 type Delivery struct {
 	// Event is the kind of the event (member "event"), when present.
 	Event Kind

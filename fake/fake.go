@@ -93,7 +93,11 @@
 // Other types work the same way, except that an external-id link must
 // name its field and bulk rows are not checked beyond their key, until
 // SetBulkFieldKind declares fields. A bulk load writes objects of its
-// integration's ObjectType, matched on its KeyField.
+// integration's ObjectType, matched on its KeyField. A row's columns (the
+// CSV header's names, a JSON row's member names) are the object's fields
+// by dotted name, the key field among them: a CSV for the demo
+// opportunities starts "sales_details.crm_opportunity_id,name,stage,amount".
+// An empty cell changes nothing.
 //
 // # Events
 //
@@ -195,7 +199,11 @@ func WithClient(id, secret string, scopes ...string) Option {
 func WithTokenLifetime(d time.Duration) Option { return func(f *Fake) { f.lifetime = d } }
 
 // WithClock makes the fake read time from c; pass a *ManualClock to drive
-// expiry and asynchronous work step by step.
+// expiry and asynchronous work step by step. On a ManualClock a bulk
+// execution (unless WithBulkDelay(0)) and a report view stay in their
+// first state until the clock is advanced: a wait on them (an SDK's
+// WaitExecution, WaitView or Export) made on the goroutine that would
+// advance it lasts until its context ends.
 func WithClock(c Clock) Option { return func(f *Fake) { f.clock = c } }
 
 // WithDemoData seeds the demo data set, the one cmd/partnerfake serves,

@@ -135,6 +135,9 @@ func (s *Service) WaitView(ctx context.Context, viewID int64, opts WaitOptions) 
 			}
 			return false, nil
 		})
+	if v != nil {
+		err = poll.Unfinished(ctx, err, "reports: view %d still %s", viewID, poll.StateText(string(v.Status)))
+	}
 	endViewWait(span, v, err)
 	return v, err
 }

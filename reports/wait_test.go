@@ -50,4 +50,8 @@ func TestWaitViewRule(t *testing.T) {
 	if !errors.Is(err, context.Canceled) || st == nil || st.Status != reports.ViewRunning {
 		t.Fatalf("WaitView after cancel = %+v, %v; want RUNNING and context.Canceled", st, err)
 	}
+	// The error says what was still awaited, not only that ctx ended.
+	if want := "partner: reports: view 7 still RUNNING: context canceled"; err.Error() != want {
+		t.Errorf("error reads %q, want %q", err, want)
+	}
 }

@@ -117,3 +117,26 @@ func TestScheduleStartsFast(t *testing.T) {
 		t.Fatalf("second wait %v, want 75ms (50ms × the default 1.5)", w)
 	}
 }
+
+// TestUnfinished: only the context's error is annotated, with the prefix
+// once; a read error while ctx is live, or an error of another ctx, is
+// returned as it is.
+func TestUnfinished(t *testing.T) {
+	live := context.Background()
+	boom := errors.New("partner: boom")
+	if got := Unfinished(live, boom, "bulk: execution %s still %s", "e1", "running"); got != boom {
+		t.Errorf("live ctx: %v, want the error as it is", got)
+	}
+	if got := Unfinished(live, nil, "x"); got != nil {
+		t.Errorf("nil error: %v", got)
+	}
+	ctx, cancel := context.WithCancel(live)
+	cancel()
+	if got := Unfinished(ctx, boom, "x"); got != boom {
+		t.Errorf("ended ctx, other error: %v, want it as it is", got)
+	}
+	got := Unfinished(ctx, ctx.Err(), "bulk: execution %s still %s", "e1", StateText(""))
+	if !errors.Is(got, context.Canceled) || got.Error() != "partner: bulk: execution e1 still without a status: context canceled" {
+		t.Errorf("ended ctx: %q", got)
+	}
+}

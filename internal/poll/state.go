@@ -1,6 +1,11 @@
 package poll
 
-import "context"
+import (
+	"context"
+	"errors"
+
+	"github.com/partnerapi/partner-go/core"
+)
 
 // State is the rule every Wait helper of the SDK follows. It reads a
 // resource's state with read, hands each state read to progress (when
@@ -25,4 +30,25 @@ func State[S any](ctx context.Context, opts Options, read func(context.Context) 
 		return settle(s)
 	})
 	return last, err
+}
+
+// Unfinished returns the error of a wait that ctx ended with the last state
+// read noted in it (format and args, as core.Wrap takes them), so that a
+// "context deadline exceeded" says what was still being waited for. Any
+// other error, and nil, is returned as it is; errors.Is still sees the
+// context's error.
+func Unfinished(ctx context.Context, err error, format string, args ...any) error {
+	if err == nil || ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
+		return err
+	}
+	return core.Wrap(err, format, args...)
+}
+
+// StateText is a state as Unfinished's message shows it: the state, or
+// "without a status" when the service sent none.
+func StateText(state string) string {
+	if state == "" {
+		return "without a status"
+	}
+	return state
 }
