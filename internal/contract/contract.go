@@ -131,60 +131,79 @@ func New(doc []byte, options ...string) (*Checker, error) {
 // properties marked with the name of an option that is not in on, and
 // returns the names of all the options d marks.
 func dropOptionsOff(d *openapi3.T, on []string) map[string]bool {
-	marked := map[string]bool{}
-	off := func(ext map[string]any) bool {
-		o, ok := ext[extMark].(string)
-		if ok {
-			marked[o] = true
-		}
-		return ok && !slices.Contains(on, o)
-	}
-	seen := map[*openapi3.Schema]bool{}
-	var walk func(r *openapi3.SchemaRef)
-	walk = func(r *openapi3.SchemaRef) {
-		if r == nil || r.Value == nil || seen[r.Value] {
-			return
-		}
-		s := r.Value
-		seen[s] = true
-		for name, p := range s.Properties {
-			if p.Value != nil && off(p.Value.Extensions) {
-				delete(s.Properties, name)
-				continue
-			}
-			walk(p)
-		}
-		walk(s.Items)
-		walk(s.AdditionalProperties.Schema)
-		for _, rs := range [][]*openapi3.SchemaRef{s.AllOf, s.AnyOf, s.OneOf} {
-			for _, r := range rs {
-				walk(r)
-			}
-		}
-	}
+	f := &optionFilter{on: on, marked: map[string]bool{}, seen: map[*openapi3.Schema]bool{}}
 	if d.Components != nil {
 		for _, r := range d.Components.Schemas {
-			walk(r)
+			f.schema(r)
 		}
 	}
 	for _, item := range d.Paths.Map() {
 		for method, op := range item.Operations() {
-			if off(op.Extensions) {
+			if f.off(op.Extensions) {
 				item.SetOperation(method, nil)
 				continue
 			}
-			for status, resp := range op.Responses.Map() {
-				if off(resp.Value.Extensions) {
-					op.Responses.Delete(status)
-					continue
-				}
-				for _, mt := range resp.Value.Content {
-					walk(mt.Schema)
-				}
-			}
+			f.responses(op.Responses)
 		}
 	}
-	return marked
+	return f.marked
+}
+
+// optionFilter is the walk of dropOptionsOff: the options that are on,
+// the options the document marks, and the schemas already walked (a
+// schema may be reached from several places).
+type optionFilter struct {
+	on     []string
+	marked map[string]bool
+	seen   map[*openapi3.Schema]bool
+}
+
+// off reports whether ext marks an option that is not on, and records
+// the option it marks.
+func (f *optionFilter) off(ext map[string]any) bool {
+	o, ok := ext[extMark].(string)
+	if ok {
+		f.marked[o] = true
+	}
+	return ok && !slices.Contains(f.on, o)
+}
+
+// responses drops the responses marked with an option that is off and
+// walks the schemas of the others.
+func (f *optionFilter) responses(rs *openapi3.Responses) {
+	for status, resp := range rs.Map() {
+		if f.off(resp.Value.Extensions) {
+			rs.Delete(status)
+			continue
+		}
+		for _, mt := range resp.Value.Content {
+			f.schema(mt.Schema)
+		}
+	}
+}
+
+// schema drops the properties marked with an option that is off, in r
+// and in every schema below it.
+func (f *optionFilter) schema(r *openapi3.SchemaRef) {
+	if r == nil || r.Value == nil || f.seen[r.Value] {
+		return
+	}
+	s := r.Value
+	f.seen[s] = true
+	for name, p := range s.Properties {
+		if p.Value != nil && f.off(p.Value.Extensions) {
+			delete(s.Properties, name)
+			continue
+		}
+		f.schema(p)
+	}
+	f.schema(s.Items)
+	f.schema(s.AdditionalProperties.Schema)
+	for _, rs := range [][]*openapi3.SchemaRef{s.AllOf, s.AnyOf, s.OneOf} {
+		for _, r := range rs {
+			f.schema(r)
+		}
+	}
 }
 
 // Doc is the parsed document.
