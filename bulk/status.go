@@ -57,8 +57,7 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	var e Execution
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.Status",
-		Method: "GET", Path: core.Pathf("/bulk/v1/status/%s", integrationID),
-		Template: "/bulk/v1/status/{integration_id}", Query: q,
+		Method: "GET", Route: core.PathOf("/bulk/v1/status/{integration_id}", integrationID), Query: q,
 	}, &e)
 	if err != nil {
 		return nil, err
@@ -162,9 +161,8 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 	var t Ticket
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.UploadURL",
-		Method: "GET", Path: core.Pathf("/bulk/v1/bulkload/%s/upload_url", integrationID),
-		Template: "/bulk/v1/bulkload/{integration_id}/upload_url",
-		Query:    url.Values{"file_name": {fileName}},
+		Method: "GET", Route: core.PathOf("/bulk/v1/bulkload/{integration_id}/upload_url", integrationID),
+		Query: url.Values{"file_name": {fileName}},
 	}, &t)
 	if err != nil {
 		return nil, err

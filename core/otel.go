@@ -211,7 +211,7 @@ type callTel struct {
 
 // initTel fills the call's telemetry state for r sent to u.
 func (st *call) initTel(ctx context.Context, r *Request, u *url.URL, toService bool) {
-	tmpl := r.Template
+	tmpl := r.Route.template
 	if tmpl == "" && r.URL == "" {
 		tmpl, _, _ = strings.Cut(r.Path, "?")
 		if !strings.HasPrefix(tmpl, "/") {

@@ -13,7 +13,7 @@ import (
 func BenchmarkTelemetryHooks(b *testing.B) {
 	base, _ := url.Parse("https://api.example.com")
 	c := New(Config{BaseURL: base})
-	r := &Request{Op: "scim.Get", Method: "GET", Path: "/api/scim/v2/Users/u-1", Template: "/api/scim/v2/Users/{user_id}"}
+	r := &Request{Op: "scim.Get", Method: "GET", Route: PathOf("/api/scim/v2/Users/{user_id}", "u-1")}
 	req, _ := http.NewRequest("GET", "https://api.example.com/api/scim/v2/Users/u-1", nil)
 	resp := &http.Response{StatusCode: 200}
 	ctx := context.Background()

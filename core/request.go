@@ -1,8 +1,9 @@
 package core
 
 // This file is the request side of the pipeline: what an operation asks
-// for (Request), how its path is built (Pathf, PathSegment), and how the
-// URL with its query is resolved against the base URL.
+// for (Request), how its path is built from a template and its values
+// (PathOf), and how the URL with its query is resolved against the base
+// URL.
 
 import (
 	"errors"
@@ -26,12 +27,13 @@ type Request struct {
 	// "partner." + Op.
 	Op     string
 	Method string
-	// Path is relative to the base URL and already escaped (see Pathf).
+	// Path is relative to the base URL, for a path without variable
+	// segments ("/report/v1/list"); without its query it is the
+	// url.template of the request's spans and metrics.
 	Path string
-	// Template is the path with its variable segments named, the
-	// url.template of the request's spans and metrics
-	// ("/report/v1/{reportId}/data"); "" means Path without its query.
-	Template string
+	// Route is the path of a request with variable segments, in place
+	// of Path: Route: core.PathOf("/report/v1/{reportId}/data", id).
+	Route Route
 	// URL, when set, is an absolute URL used instead of base URL and Path
 	// (signed upload URLs). Authorization is never sent to it.
 	URL string
@@ -63,83 +65,121 @@ type Request struct {
 	Observe func(*http.Response)
 }
 
-// Pathf formats a path, escaping every string argument (of any string
-// type, such as a named ID type) as one path segment: "/" and "?" inside
-// it are escaped, and the dot segments "." and ".." are escaped too so
-// that an identifier can never climb to another path.
-func Pathf(format string, args ...any) string {
-	// The usual verbs (%s of a string, %d of an integer) are written
-	// here; anything else goes through fmt.
-	var b strings.Builder
-	b.Grow(len(format) + 40*len(args)) // room for a UUID each
-	next := 0
-	for i := 0; i < len(format); i++ {
-		c := format[i]
-		if c != '%' {
-			b.WriteByte(c)
-			continue
-		}
-		if i+1 < len(format) && format[i+1] == '%' {
-			b.WriteByte('%')
-			i++
-			continue
-		}
-		if i+1 == len(format) || next == len(args) {
-			return pathfSlow(format, args)
-		}
-		i++
-		if !appendArg(&b, format[i], args[next]) {
-			return pathfSlow(format, args)
-		}
-		next++
-	}
-	if next != len(args) {
-		return pathfSlow(format, args)
-	}
-	return b.String()
+// Route is the path of a request with variable segments: its template,
+// which is the url.template of the request's spans and metrics, and the
+// escaped path built from the template and its values. Make one with
+// PathOf.
+type Route struct {
+	template, path string
+	err            error
 }
 
-// appendArg writes a with the verb %s or %v (a string, escaped) or %d
-// or %v (an integer), and reports whether it could.
-func appendArg(b *strings.Builder, verb byte, a any) bool {
+// PathOf builds the Route of template, each "{name}" placeholder in it
+// replaced in order by the matching value escaped as one path segment: a
+// string (of any string type, such as a named ID type) with "/" and "?"
+// inside it escaped, and the dot segments "." and ".." escaped too, so
+// that an identifier can never climb to another path; an integer in
+// decimal. A count of placeholders other than the count of values, or a
+// value of another type, is a programming error that Client.Do and
+// Client.Send return.
+func PathOf(template string, values ...any) Route {
+	rt := Route{template: template}
+	rt.path, rt.err = expand(template, values)
+	return rt
+}
+
+// Template is the path as the template writes it
+// ("/report/v1/{reportId}/data").
+func (rt Route) Template() string { return rt.template }
+
+// String is the escaped path ("/report/v1/42/data"), "" when the values
+// do not fit the template.
+func (rt Route) String() string { return rt.path }
+
+func expand(template string, values []any) (string, error) {
+	if len(values) == 0 && strings.IndexByte(template, '{') < 0 {
+		return template, nil
+	}
+	size := len(template)
+	for _, v := range values {
+		if str, ok := v.(string); ok {
+			size += len(str) // unless it needs escaping
+		} else {
+			size += 20 // an integer
+		}
+	}
+	var b strings.Builder
+	b.Grow(size)
+	p := template
+	next := 0
+	for {
+		i := strings.IndexByte(p, '{')
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(p[i:], '}')
+		if j < 0 {
+			return "", fmt.Errorf("partner: path %q: unclosed placeholder", template)
+		}
+		if next == len(values) {
+			return "", placeholderCount(template, len(values))
+		}
+		b.WriteString(p[:i])
+		if !appendValue(&b, values[next]) {
+			return "", fmt.Errorf("partner: path %q: %s: value of type %s, want a string or an integer",
+				template, p[i:i+j+1], reflect.TypeOf(values[next]))
+		}
+		next++
+		p = p[i+j+1:]
+	}
+	if next != len(values) {
+		return "", placeholderCount(template, len(values))
+	}
+	b.WriteString(p)
+	return b.String(), nil
+}
+
+func placeholderCount(template string, values int) error {
+	return fmt.Errorf("partner: path %q has %d placeholders, given %d values",
+		template, strings.Count(template, "{"), values)
+}
+
+// appendValue writes a as one escaped path segment (see PathOf) and
+// reports whether it could.
+func appendValue(b *strings.Builder, a any) bool {
 	var num [20]byte
 	switch v := a.(type) {
 	case string:
-		if verb != 's' && verb != 'v' {
-			return false
-		}
 		b.WriteString(escapeSegment(v))
 	case int64:
-		if verb != 'd' && verb != 'v' {
-			return false
-		}
 		b.Write(strconv.AppendInt(num[:0], v, 10))
 	case int:
-		if verb != 'd' && verb != 'v' {
-			return false
-		}
 		b.Write(strconv.AppendInt(num[:0], int64(v), 10))
 	default:
-		return false
+		switch rv := reflect.ValueOf(a); rv.Kind() {
+		case reflect.String:
+			b.WriteString(escapeSegment(rv.String()))
+		case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+			b.Write(strconv.AppendInt(num[:0], rv.Int(), 10))
+		case reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+			b.Write(strconv.AppendUint(num[:0], rv.Uint(), 10))
+		default:
+			return false
+		}
 	}
 	return true
 }
 
-func pathfSlow(format string, args []any) string {
-	esc := make([]any, len(args))
-	for i, a := range args {
-		if v := reflect.ValueOf(a); v.Kind() == reflect.String {
-			esc[i] = escapeSegment(v.String())
-		} else {
-			esc[i] = a
-		}
+// requestPath is the path of r: its Route's, or Path.
+func requestPath(r *Request) (string, error) {
+	if r.Route.template == "" {
+		return r.Path, nil
 	}
-	return fmt.Sprintf(format, esc...)
+	if r.Path != "" {
+		return "", fmt.Errorf("partner: request with both Path %q and Route %q", r.Path, r.Route.template)
+	}
+	return r.Route.path, r.Route.err
 }
-
-// PathSegment escapes s as one path segment, as Pathf escapes a string
-// argument.
-func PathSegment(s string) string { return escapeSegment(s) }
 
 func escapeSegment(s string) string {
 	switch s {
@@ -151,28 +191,25 @@ func escapeSegment(s string) string {
 	return url.PathEscape(s)
 }
 
-func (c *Client) pathOf(r *Request) string {
-	if r.URL != "" {
-		if u, err := url.Parse(r.URL); err == nil {
-			return u.Path
+func (c *Client) url(r *Request) (*url.URL, string, error) {
+	var path string
+	if r.URL == "" {
+		var err error
+		if path, err = requestPath(r); err != nil {
+			return nil, "", err
 		}
 	}
-	p, _, _ := strings.Cut(r.Path, "?")
-	return p
-}
-
-func (c *Client) url(r *Request) (*url.URL, string, error) {
-	if r.URL == "" && r.Query == nil && c.base != "" && plainPath(r.Path) {
+	if r.URL == "" && r.Query == nil && c.base != "" && plainPath(path) {
 		// The common case, without resolving a reference: the base URL
 		// and the path, parsed once.
-		us := c.base + strings.TrimPrefix(r.Path, "/")
+		us := c.base + strings.TrimPrefix(path, "/")
 		u, err := url.Parse(us)
 		if err != nil {
-			return nil, "", fmt.Errorf("partner: bad path %q: %w", r.Path, err)
+			return nil, "", fmt.Errorf("partner: bad path %q: %w", path, err)
 		}
 		return u, us, nil
 	}
-	u, err := c.resolve(r)
+	u, err := c.resolve(r, path)
 	if err != nil {
 		return nil, "", err
 	}
@@ -186,7 +223,9 @@ func plainPath(p string) bool {
 	return !strings.HasPrefix(p, ".") && !strings.Contains(p, "/.") && !strings.Contains(p, "//")
 }
 
-func (c *Client) resolve(r *Request) (*url.URL, error) {
+// resolve joins path (r.Path expanded) to the base URL, or parses r.URL,
+// and adds r.Query.
+func (c *Client) resolve(r *Request, path string) (*url.URL, error) {
 	var u *url.URL
 	if r.URL != "" {
 		var err error
@@ -200,9 +239,9 @@ func (c *Client) resolve(r *Request) (*url.URL, error) {
 		if c.cfg.BaseURL == nil {
 			return nil, errors.New("partner: no base URL configured")
 		}
-		rel, err := url.Parse(strings.TrimPrefix(r.Path, "/"))
+		rel, err := url.Parse(strings.TrimPrefix(path, "/"))
 		if err != nil {
-			return nil, fmt.Errorf("partner: bad path %q: %w", r.Path, err)
+			return nil, fmt.Errorf("partner: bad path %q: %w", path, err)
 		}
 		base := *c.cfg.BaseURL
 		if !strings.HasSuffix(base.Path, "/") {

@@ -15,10 +15,12 @@
 //	auth := oauth.New(tokens, oauth.Options{ClientID: id, ClientSecret: secret})
 //	svc := scim.New(tokens.WithTokens(auth))
 //
-// Writing an operation of a new service takes a Request and Do:
+// Writing an operation of a new service takes a Request and Do; a path
+// with variable segments is a Route, its template and values in one
+// statement (PathOf):
 //
 //	var u User
-//	err := p.Do(ctx, &core.Request{Method: http.MethodGet, Path: core.Pathf("/api/scim/v2/Users/%s", id)}, &u)
+//	err := p.Do(ctx, &core.Request{Method: http.MethodGet, Route: core.PathOf("/api/scim/v2/Users/{id}", id)}, &u)
 //
 // A GET is repeated freely; a write says whether it is (Idempotent).
 //
@@ -257,7 +259,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
 	if err := decode(resp, out); err != nil {
 		// The service answered 2xx: it did the work, only the answer is lost.
 		st.ambiguous = true
-		return st.settle(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, c.pathOf(r), err))
+		return st.settle(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, st.path, err))
 	}
 	return nil
 }

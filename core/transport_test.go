@@ -315,23 +315,25 @@ func TestQueryEncoding(t *testing.T) {
 
 type objectID string
 
-func TestPathf(t *testing.T) {
+func TestPathOf(t *testing.T) {
 	for _, tc := range []struct {
-		got, want string
+		path   string
+		values []any
+		want   string
 	}{
-		{Pathf("/app/v1/object/%s/audit", "o-1"), "/app/v1/object/o-1/audit"},
-		{Pathf("/app/v1/object/%s/audit", "a/b?c#d e"), "/app/v1/object/a%2Fb%3Fc%23d%20e/audit"},
-		{Pathf("/app/v1/object/%s/audit", objectID("x/y")), "/app/v1/object/x%2Fy/audit"},
-		{Pathf("/report/v1/%d/data", int64(42)), "/report/v1/42/data"},
-		{Pathf("/api/scim/v2/Users/%s", ".."), "/api/scim/v2/Users/%2E%2E"},
-		{Pathf("/api/scim/v2/Users/%s", "."), "/api/scim/v2/Users/%2E"},
-		{Pathf("/a/%s/%d/%v/%v", "x y", -7, "z", int64(8)), "/a/x%20y/-7/z/8"},
-		{Pathf("/a/100%%/%s", "b"), "/a/100%/b"},
-		{Pathf("/a/%03d/%s", 7, "b/c"), "/a/007/b%2Fc"},
-		{Pathf("/a/%s", 5), "/a/%!s(int=5)"},
+		{"/report/v1/list", nil, "/report/v1/list"},
+		{"/app/v1/object/{object_id}/audit", []any{"o-1"}, "/app/v1/object/o-1/audit"},
+		{"/app/v1/object/{object_id}/audit", []any{"a/b?c#d e"}, "/app/v1/object/a%2Fb%3Fc%23d%20e/audit"},
+		{"/app/v1/object/{object_id}/audit", []any{objectID("x/y")}, "/app/v1/object/x%2Fy/audit"},
+		{"/report/v1/{reportId}/data", []any{int64(42)}, "/report/v1/42/data"},
+		{"/api/scim/v2/Users/{user_id}", []any{".."}, "/api/scim/v2/Users/%2E%2E"},
+		{"/api/scim/v2/Users/{user_id}", []any{"."}, "/api/scim/v2/Users/%2E"},
+		{"/a/{w}/{x}/{y}/{z}", []any{"x y", -7, int32(9), uint8(200)}, "/a/x%20y/-7/9/200"},
+		{"/a/{id}", []any{"{b}"}, "/a/%7Bb%7D"},
 	} {
-		if tc.got != tc.want {
-			t.Errorf("Pathf = %q, want %q", tc.got, tc.want)
+		rt := PathOf(tc.path, tc.values...)
+		if rt.err != nil || rt.String() != tc.want || rt.Template() != tc.path {
+			t.Errorf("PathOf(%s, %v) = %q (template %q), %v; want %q", tc.path, tc.values, rt, rt.Template(), rt.err, tc.want)
 		}
 	}
 	// The escaped path reaches the wire as it is: no segment climbs.
@@ -342,7 +344,7 @@ func TestPathf(t *testing.T) {
 		return httpmock.NewStringResponse(200, "{}"), nil
 	})
 	for _, id := range []string{"..", "a/b", "ü"} {
-		if err := c.Do(context.Background(), &Request{Method: "GET", Path: Pathf("/api/scim/v2/Users/%s", id)}, nil); err != nil {
+		if err := c.Do(context.Background(), &Request{Method: "GET", Route: PathOf("/api/scim/v2/Users/{user_id}", id)}, nil); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -351,6 +353,42 @@ func TestPathf(t *testing.T) {
 		if paths[i] != want[i] {
 			t.Errorf("wire path %q, want %q", paths[i], want[i])
 		}
+	}
+}
+
+// A Route whose placeholders do not match its values is an error of Do
+// and Send, and nothing is sent.
+func TestPathOfMismatch(t *testing.T) {
+	c, mt := newMockClient(t)
+	mt.RegisterNoResponder(httpmock.NewStringResponder(200, "{}"))
+	for _, tc := range []struct {
+		path   string
+		values []any
+		want   string
+	}{
+		{"/app/v1/object/{object_id}/audit", nil, `partner: path "/app/v1/object/{object_id}/audit" has 1 placeholders, given 0 values`},
+		{"/report/v1/list", []any{"x"}, `partner: path "/report/v1/list" has 0 placeholders, given 1 values`},
+		{"/a/{x}/{y}", []any{"x"}, `partner: path "/a/{x}/{y}" has 2 placeholders, given 1 values`},
+		{"/a/{x", []any{"x"}, `partner: path "/a/{x": unclosed placeholder`},
+		{"/a/{x}", []any{1.5}, `partner: path "/a/{x}": {x}: value of type float64, want a string or an integer`},
+	} {
+		r := &Request{Method: "GET", Route: PathOf(tc.path, tc.values...)}
+		if err := c.Do(context.Background(), r, nil); err == nil || err.Error() != tc.want {
+			t.Errorf("Do %s with %v: %v, want %s", tc.path, tc.values, err, tc.want)
+		}
+		if resp, err := c.Send(context.Background(), r); err == nil || err.Error() != tc.want {
+			if resp != nil {
+				resp.Body.Close()
+			}
+			t.Errorf("Send %s with %v: %v, want %s", tc.path, tc.values, err, tc.want)
+		}
+	}
+	both := &Request{Method: "GET", Path: "/a/x", Route: PathOf("/a/{x}", "x")}
+	if err := c.Do(context.Background(), both, nil); err == nil || !strings.Contains(err.Error(), "both Path") {
+		t.Errorf("Do with both Path and Route: %v", err)
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
 	}
 }
 

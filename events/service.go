@@ -70,7 +70,7 @@ func (s *Service) Subscriber(ctx context.Context, id string) (*Subscriber, error
 		return nil, errors.New("partner: events: subscriber id is required")
 	}
 	var out Subscriber
-	err := s.t.Do(ctx, &core.Request{Op: "events.Subscriber", Method: http.MethodGet, Path: core.Pathf("/event/v1/subscriber/%s", id), Template: "/event/v1/subscriber/{subscriber_id}"}, &out)
+	err := s.t.Do(ctx, &core.Request{Op: "events.Subscriber", Method: http.MethodGet, Route: core.PathOf("/event/v1/subscriber/{subscriber_id}", id)}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -231,7 +231,7 @@ func (s *Service) Unsubscribe(ctx context.Context, id string) error {
 	}
 	return s.t.Do(ctx, &core.Request{
 		Op:     "events.Unsubscribe",
-		Method: http.MethodDelete, Path: core.Pathf("/event/v1/subscriber/%s", id), Template: "/event/v1/subscriber/{subscriber_id}", Idempotent: true,
+		Method: http.MethodDelete, Route: core.PathOf("/event/v1/subscriber/{subscriber_id}", id), Idempotent: true,
 	}, nil)
 }
 
@@ -259,7 +259,7 @@ func (s *Service) IntegrationSchema(ctx context.Context, integrationID string) (
 	if integrationID == "" {
 		return nil, errors.New("partner: events: integration id is required")
 	}
-	return s.schema(ctx, "events.IntegrationSchema", core.Pathf("/event/v1/metadata/integration/%s", integrationID), "/event/v1/metadata/integration/{integration_id}")
+	return s.schema(ctx, "events.IntegrationSchema", "/event/v1/metadata/integration/{integration_id}", integrationID)
 }
 
 // Kinds iterates over the event kinds the service offers, with their
@@ -286,14 +286,14 @@ func (s *Service) Schema(ctx context.Context, kind Kind) (json.RawMessage, error
 	if kind == "" {
 		return nil, errors.New("partner: events: event kind is required")
 	}
-	return s.schema(ctx, "events.Schema", core.Pathf("/event/v1/metadata/event/%s", string(kind)), "/event/v1/metadata/event/{event}")
+	return s.schema(ctx, "events.Schema", "/event/v1/metadata/event/{event}", string(kind))
 }
 
-// schema reads a schema answer at path (operation op, url.template tmpl): its "schema" member when it has
+// schema reads a schema answer at path filled with id (operation op): its "schema" member when it has
 // one, else the whole answer.
-func (s *Service) schema(ctx context.Context, op, path, tmpl string) (json.RawMessage, error) {
+func (s *Service) schema(ctx context.Context, op, path, id string) (json.RawMessage, error) {
 	var raw json.RawMessage
-	err := s.t.Do(ctx, &core.Request{Op: op, Method: http.MethodGet, Path: path, Template: tmpl}, &raw)
+	err := s.t.Do(ctx, &core.Request{Op: op, Method: http.MethodGet, Route: core.PathOf(path, id)}, &raw)
 	if err != nil {
 		return nil, err
 	}

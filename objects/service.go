@@ -113,8 +113,7 @@ func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*A
 	err := s.t.Do(ctx, &core.Request{
 		Op:         "objects.Audit",
 		Method:     http.MethodPatch,
-		Path:       core.Pathf("/app/v1/object/%s/audit", objectID),
-		Template:   "/app/v1/object/{object_id}/audit",
+		Route:      core.PathOf("/app/v1/object/{object_id}/audit", objectID),
 		JSON:       p,
 		Idempotent: true,
 	}, &out)
@@ -159,8 +158,7 @@ func (s *Service) ConnectExternalID(ctx context.Context, objectID string, p Conn
 	err := s.t.Do(ctx, &core.Request{
 		Op:         "objects.ConnectExternalID",
 		Method:     http.MethodPatch,
-		Path:       core.Pathf("/app/v1/object/%s/external_id", objectID),
-		Template:   "/app/v1/object/{object_id}/external_id",
+		Route:      core.PathOf("/app/v1/object/{object_id}/external_id", objectID),
 		JSON:       p,
 		Idempotent: true,
 	}, &out)
@@ -194,10 +192,9 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 	}
 	var out ExternalIDs
 	err := s.t.Do(ctx, &core.Request{
-		Op:       "objects.ExternalIDs",
-		Method:   http.MethodGet,
-		Path:     core.Pathf("/app/v1/object/%s/external_id", objectID),
-		Template: "/app/v1/object/{object_id}/external_id",
+		Op:     "objects.ExternalIDs",
+		Method: http.MethodGet,
+		Route:  core.PathOf("/app/v1/object/{object_id}/external_id", objectID),
 	}, &out)
 	if err != nil {
 		return nil, err

@@ -47,9 +47,8 @@ func (s *Service) ChartData(ctx context.Context, reportID int64, p ChartDataPara
 	var out ChartData
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "reports.ChartData",
-		Method: "POST", Path: core.Pathf("/report/v1/%d/chart-data", reportID),
-		Template: "/report/v1/{reportId}/chart-data",
-		JSON:     p, Idempotent: true,
+		Method: "POST", Route: core.PathOf("/report/v1/{reportId}/chart-data", reportID),
+		JSON: p, Idempotent: true,
 	}, &out)
 	if err != nil {
 		return nil, err
@@ -100,9 +99,8 @@ func (s *Service) ChartMetadata(ctx context.Context, reportID int64, p ChartMeta
 	var raw json.RawMessage
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "reports.ChartMetadata",
-		Method: "POST", Path: core.Pathf("/report/v1/%d/chart-metadata", reportID),
-		Template: "/report/v1/{reportId}/chart-metadata",
-		JSON:     p, Idempotent: true,
+		Method: "POST", Route: core.PathOf("/report/v1/{reportId}/chart-metadata", reportID),
+		JSON: p, Idempotent: true,
 	}, &raw)
 	if err != nil {
 		return nil, err

@@ -65,10 +65,9 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, p DataParams) i
 	if err != nil {
 		return failed[*Page](err)
 	}
-	path := core.Pathf("/report/v1/%d/data", reportID)
 	var warn sync.Once
 	return pages(ctx, p.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		pg, err := s.fetchPage(ctx, "reports.DataPages", path, "/report/v1/{reportId}/data", pageRequest{Page: page{Number: n, Size: size}, Filters: p.Filters}, pageHooks{})
+		pg, err := s.fetchPage(ctx, "reports.DataPages", "/report/v1/{reportId}/data", reportID, pageRequest{Page: page{Number: n, Size: size}, Filters: p.Filters}, pageHooks{})
 		if err == nil && n*size+int64(len(pg.Rows)) > RealTimeRowLimit {
 			warn.Do(func() {
 				s.t.Logger().LogAttrs(ctx, slog.LevelWarn,
@@ -100,7 +99,7 @@ func (s *Service) ViewDataPages(ctx context.Context, viewID int64, p ViewDataPar
 }
 
 func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, h pageHooks) (*Page, error) {
-	return s.fetchPage(ctx, "reports.ViewDataPages", core.Pathf("/report/v1/view/%d/data", viewID), "/report/v1/view/{viewId}/data", pageRequest{Page: page{Number: n, Size: size}}, h)
+	return s.fetchPage(ctx, "reports.ViewDataPages", "/report/v1/view/{viewId}/data", viewID, pageRequest{Page: page{Number: n, Size: size}}, h)
 }
 
 // pages runs the core pager over whole data pages.
@@ -182,11 +181,11 @@ func (h pageHooks) observe() func(*http.Response) {
 	}
 }
 
-// fetchPage posts a page request to path (operation op, url.template
-// tmpl) and decodes the data page.
-func (s *Service) fetchPage(ctx context.Context, op, path, tmpl string, body pageRequest, h pageHooks) (*Page, error) {
+// fetchPage posts a page request to path filled with id (operation op)
+// and decodes the data page.
+func (s *Service) fetchPage(ctx context.Context, op, path string, id int64, body pageRequest, h pageHooks) (*Page, error) {
 	// Send, not Do: the body's Content-Length sizes the decode buffer.
-	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: "POST", Path: path, Template: tmpl, JSON: body, Idempotent: true, Observe: h.observe()})
+	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: "POST", Route: core.PathOf(path, id), JSON: body, Idempotent: true, Observe: h.observe()})
 	if err != nil {
 		return nil, err
 	}

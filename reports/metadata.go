@@ -133,19 +133,19 @@ func (m *Metadata) ColumnID(name string) (string, error) {
 // Metadata reads a report's metadata (POST /report/v1/{reportId}/metadata).
 // The answer's shape is not documented; see Metadata.
 func (s *Service) Metadata(ctx context.Context, reportID int64) (*Metadata, error) {
-	return s.metadata(ctx, "reports.Metadata", core.Pathf("/report/v1/%d/metadata", reportID), "/report/v1/{reportId}/metadata")
+	return s.metadata(ctx, "reports.Metadata", "/report/v1/{reportId}/metadata", reportID)
 }
 
 // DataSchema reads the schema of a report's data
 // (POST /report/v1/{reportId}/data-schema). The answer's shape is not
 // documented; it is kept whole the same way as Metadata's.
 func (s *Service) DataSchema(ctx context.Context, reportID int64) (*Metadata, error) {
-	return s.metadata(ctx, "reports.DataSchema", core.Pathf("/report/v1/%d/data-schema", reportID), "/report/v1/{reportId}/data-schema")
+	return s.metadata(ctx, "reports.DataSchema", "/report/v1/{reportId}/data-schema", reportID)
 }
 
-func (s *Service) metadata(ctx context.Context, op, path, tmpl string) (*Metadata, error) {
+func (s *Service) metadata(ctx context.Context, op, path string, id int64) (*Metadata, error) {
 	var raw json.RawMessage
-	err := s.t.Do(ctx, &core.Request{Op: op, Method: "POST", Path: path, Template: tmpl, JSON: struct{}{}, Idempotent: true}, &raw)
+	err := s.t.Do(ctx, &core.Request{Op: op, Method: "POST", Route: core.PathOf(path, id), JSON: struct{}{}, Idempotent: true}, &raw)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +176,7 @@ type ViewMetadata struct {
 // ViewMetadata reads a view's metadata (GET /report/v1/view/{viewId}).
 func (s *Service) ViewMetadata(ctx context.Context, viewID int64) (*ViewMetadata, error) {
 	var raw json.RawMessage
-	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewMetadata", Method: "GET", Path: core.Pathf("/report/v1/view/%d", viewID), Template: "/report/v1/view/{viewId}"}, &raw)
+	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewMetadata", Method: "GET", Route: core.PathOf("/report/v1/view/{viewId}", viewID)}, &raw)
 	if err != nil {
 		return nil, err
 	}

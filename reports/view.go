@@ -51,9 +51,8 @@ func (s *Service) PrepareExport(ctx context.Context, reportID int64) (int64, err
 	}
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "reports.PrepareExport",
-		Method: "POST", Path: core.Pathf("/report/v1/view/%d/prepare_export", reportID),
-		Template: "/report/v1/view/{reportId}/prepare_export",
-		JSON:     struct{}{}, Idempotent: true,
+		Method: "POST", Route: core.PathOf("/report/v1/view/{reportId}/prepare_export", reportID),
+		JSON: struct{}{}, Idempotent: true,
 	}, &out)
 	if err != nil {
 		return 0, err
@@ -78,7 +77,7 @@ func (s *Service) ViewStatus(ctx context.Context, viewID int64) (*ViewStatus, er
 	var out struct {
 		Status ViewState `json:"viewStatus"`
 	}
-	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewStatus", Method: "GET", Path: core.Pathf("/report/v1/view/%d/status", viewID), Template: "/report/v1/view/{viewId}/status"}, &out)
+	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewStatus", Method: "GET", Route: core.PathOf("/report/v1/view/{viewId}/status", viewID)}, &out)
 	if err != nil {
 		return nil, err
 	}

@@ -81,7 +81,7 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 		return nil, errors.New("partner: scim: user id is required")
 	}
 	var out User
-	if err := s.t.Do(ctx, &core.Request{Op: "scim.Get", Method: http.MethodGet, Path: userPath(id), Template: userTemplate}, &out); err != nil {
+	if err := s.t.Do(ctx, &core.Request{Op: "scim.Get", Method: http.MethodGet, Route: core.PathOf(userPath, id)}, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
@@ -113,7 +113,7 @@ func (s *Service) Update(ctx context.Context, u *User) (*User, error) {
 		return nil, err
 	}
 	var out User
-	req := &core.Request{Op: "scim.Update", Method: http.MethodPut, Path: userPath(u.ID), Template: userTemplate, JSON: body, Idempotent: true}
+	req := &core.Request{Op: "scim.Update", Method: http.MethodPut, Route: core.PathOf(userPath, u.ID), JSON: body, Idempotent: true}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 	// Work on the raw members so that a user carrying attributes this
 	// package does not model (nested ones too) is written back whole.
 	var body json.RawMessage
-	if err := s.t.Do(ctx, &core.Request{Op: "scim.Get", Method: http.MethodGet, Path: userPath(id), Template: userTemplate}, &body); err != nil {
+	if err := s.t.Do(ctx, &core.Request{Op: "scim.Get", Method: http.MethodGet, Route: core.PathOf(userPath, id)}, &body); err != nil {
 		return nil, err
 	}
 	var cur User
@@ -171,17 +171,15 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 		raw["id"], _ = json.Marshal(id)
 	}
 	var out User
-	req := &core.Request{Op: "scim.Update", Method: http.MethodPut, Path: userPath(id), Template: userTemplate, JSON: raw, Idempotent: true}
+	req := &core.Request{Op: "scim.Update", Method: http.MethodPut, Route: core.PathOf(userPath, id), JSON: raw, Idempotent: true}
 	if err := s.t.Do(ctx, req, &out); err != nil {
 		return nil, err
 	}
 	return &out, nil
 }
 
-// userTemplate is the url.template of userPath.
-const userTemplate = usersPath + "/{user_id}"
-
-func userPath(id string) string { return usersPath + "/" + core.PathSegment(id) }
+// userPath is the path of one user.
+const userPath = usersPath + "/{user_id}"
 
 // prepare validates u and returns the body to send: a copy of u with its
 // schemas completed.
