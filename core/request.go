@@ -170,8 +170,15 @@ func appendValue(b *strings.Builder, a any) bool {
 	return true
 }
 
-// requestPath is the path of r: its Route's, or Path.
+// requestPath is the path of r: its Route's, or Path. A request with an
+// absolute URL has neither.
 func requestPath(r *Request) (string, error) {
+	if r.URL != "" {
+		if r.Path != "" || r.Route.template != "" {
+			return "", fmt.Errorf("partner: request with both URL and a path")
+		}
+		return "", nil
+	}
 	if r.Route.template == "" {
 		return r.Path, nil
 	}
@@ -192,12 +199,9 @@ func escapeSegment(s string) string {
 }
 
 func (c *Client) url(r *Request) (*url.URL, string, error) {
-	var path string
-	if r.URL == "" {
-		var err error
-		if path, err = requestPath(r); err != nil {
-			return nil, "", err
-		}
+	path, err := requestPath(r)
+	if err != nil {
+		return nil, "", err
 	}
 	if r.URL == "" && r.Query == nil && c.base != "" && plainPath(path) {
 		// The common case, without resolving a reference: the base URL

@@ -387,6 +387,10 @@ func TestPathOfMismatch(t *testing.T) {
 	if err := c.Do(context.Background(), both, nil); err == nil || !strings.Contains(err.Error(), "both Path") {
 		t.Errorf("Do with both Path and Route: %v", err)
 	}
+	withURL := &Request{Method: "GET", URL: base + "/elsewhere", Route: PathOf("/a/{x}", "x")}
+	if err := c.Do(context.Background(), withURL, nil); err == nil || !strings.Contains(err.Error(), "both URL and a path") {
+		t.Errorf("Do with both URL and Route: %v", err)
+	}
 	if n := mt.GetTotalCallCount(); n != 0 {
 		t.Errorf("%d requests sent, want none", n)
 	}
