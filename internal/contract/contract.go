@@ -240,10 +240,8 @@ func (v *Violation) Error() string {
 // Exchange is a request checked against the document, waiting for its
 // answer.
 type Exchange struct {
-	c      *Checker
-	in     *openapi3filter.RequestValidationInput
-	opID   string
-	method string
+	c  *Checker
+	in *openapi3filter.RequestValidationInput
 }
 
 // CheckRequest finds the operation of req and validates its parameters,
@@ -264,18 +262,18 @@ func (c *Checker) CheckRequest(req *http.Request, body []byte) (*Exchange, *Viol
 	opts := *c.opts
 	opts.ExcludeRequestBody = body == nil
 	in := &openapi3filter.RequestValidationInput{Request: probe, PathParams: params, Route: route, Options: &opts}
-	x := &Exchange{c: c, in: in, opID: route.Operation.OperationID, method: req.Method}
+	x := &Exchange{c: c, in: in}
 	if err := openapi3filter.ValidateRequest(context.Background(), in); err != nil {
-		return x, &Violation{Key: x.opID, Side: "request", Err: err}
+		return x, &Violation{Key: x.Operation(), Side: "request", Err: err}
 	}
 	return x, nil
 }
 
 // Operation is the operationId of the exchange.
-func (x *Exchange) Operation() string { return x.opID }
+func (x *Exchange) Operation() string { return x.in.Route.Operation.OperationID }
 
 // Method is the HTTP method of the exchange's request.
-func (x *Exchange) Method() string { return x.method }
+func (x *Exchange) Method() string { return x.in.Request.Method }
 
 // Template is the path of the exchange's operation as the contract names
 // it ("/report/v1/{reportId}/data").
@@ -305,7 +303,7 @@ func (x *Exchange) CheckResponse(status int, header http.Header, body []byte) *V
 		Options:                &opts,
 	})
 	if err != nil {
-		return &Violation{Key: x.opID, Side: "response", Err: fmt.Errorf("%d: %w", status, err)}
+		return &Violation{Key: x.Operation(), Side: "response", Err: fmt.Errorf("%d: %w", status, err)}
 	}
 	return nil
 }
