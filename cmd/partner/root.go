@@ -254,8 +254,15 @@ func (a *app) withClient(cmd *cobra.Command, fn func(ctx context.Context, c *par
 		return err
 	}
 	err = fn(cmd.Context(), c)
-	ctx, cancel := context.WithTimeout(context.WithoutCancel(cmd.Context()), 10*time.Second)
-	defer cancel()
-	c.Close(ctx)
+	closeClient(cmd.Context(), c)
 	return err
+}
+
+// closeClient closes c (invalidating its token) under a context of its
+// own, derived from ctx but not cancelled with it, so that Ctrl-C still
+// cleans up.
+func closeClient(ctx context.Context, c *partner.Client) error {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+	defer cancel()
+	return c.Close(ctx)
 }

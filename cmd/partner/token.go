@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"time"
@@ -74,9 +73,7 @@ access_token with --show.`,
 			if show {
 				return nil
 			}
-			cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-			defer cancel()
-			return c.Close(cctx)
+			return closeClient(ctx, c)
 		},
 	}
 	cmd.Flags().BoolVar(&show, "show", false, "also print the access token (keep it secret)")
