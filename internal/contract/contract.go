@@ -309,8 +309,8 @@ func (x *Exchange) CheckResponse(status int, header http.Header, body []byte) *V
 }
 
 // maxChecked caps the bodies the Middleware keeps to check: a larger
-// body is served as usual, its parameters and status checked but not its
-// content.
+// body is served as usual; of a larger request the parameters are still
+// checked, a larger answer is not checked at all.
 const maxChecked = 8 << 20
 
 // sdkAgent starts the User-Agent of every request the SDK sends.

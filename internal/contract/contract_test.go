@@ -219,3 +219,16 @@ func TestTestRequestsToNoOperationPass(t *testing.T) {
 		t.Errorf("SDK request: %v", got)
 	}
 }
+
+// TestBodiesPastTheCap: a body larger than the Middleware keeps is
+// served as usual; a request's parameters are still checked, and an
+// answer past the cap is not checked.
+func TestBodiesPastTheCap(t *testing.T) {
+	big := strings.Repeat("x", 9<<20)
+	if got := serve(t, nil, "POST", "/bulk/v1/bulkload", `"`+big+`"`, 200, "application/json", `{}`); len(got) != 1 || got[0].Key != "bulkload" {
+		t.Errorf("large load without integration_id, accepted: %v, want one violation of bulkload", got)
+	}
+	if got := serve(t, nil, "GET", "/event/v1/metadata/event", "", 200, "application/json", `{"events": [], "next": "`+big+`"}`); len(got) != 0 {
+		t.Errorf("large answer: %v, want it unchecked", got)
+	}
+}
