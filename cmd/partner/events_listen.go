@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/events"
 )
 
@@ -179,17 +180,9 @@ func reachable(addr net.Addr) string {
 }
 
 // onThisMachine reports whether the service at base runs on this
-// machine, by the SDK's own rule: partner.New accepts plain http to a
-// loopback host only ("localhost" in any case, loopback addresses).
-func onThisMachine(base *url.URL) bool {
-	c, err := partner.New(partner.WithBaseURL((&url.URL{Scheme: "http", Host: base.Host}).String()),
-		partner.WithClientCredentials("id", "secret"))
-	if err != nil {
-		return false
-	}
-	c.Close(context.Background())
-	return true
-}
+// machine, by the SDK's plain-http rule (core.IsLoopback): "localhost"
+// in any case, or a loopback address.
+func onThisMachine(base *url.URL) bool { return core.IsLoopback(base.Hostname()) }
 
 // received is one delivery as the listener got it, with the outcome of
 // forwarding it.
