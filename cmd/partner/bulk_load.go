@@ -243,7 +243,7 @@ func csvHeader(path string) []string {
 func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 	var cols []string
 	seen := map[string]bool{}
-	text := false
+	textRows := false
 	for _, e := range errs {
 		for k := range e.Row {
 			if !seen[k] {
@@ -251,7 +251,7 @@ func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 				cols = append(cols, k)
 			}
 		}
-		text = text || (e.Row == nil && e.RowText != "")
+		textRows = textRows || (e.Row == nil && e.RowText != "")
 	}
 	rank := func(c string) int {
 		if i := slices.Index(order, c); i >= 0 {
@@ -273,7 +273,7 @@ func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 		return name
 	}
 	header := append(slices.Clip(cols), unused("_error"))
-	if text {
+	if textRows {
 		header = append(header, unused("_row"))
 	}
 	f, err := os.Create(path)
@@ -290,24 +290,16 @@ func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 				rec = append(rec, "")
 				continue
 			}
-			rec = append(rec, cellText(v))
+			rec = append(rec, text(v))
 		}
 		rec = append(rec, e.Message)
-		if text {
+		if textRows {
 			rec = append(rec, e.RowText)
 		}
 		w.Write(rec)
 	}
 	w.Flush()
 	return errors.Join(w.Error(), f.Close())
-}
-
-// cellText is a value as a CSV cell: strings as they are, others as JSON.
-func cellText(v any) string {
-	if s, ok := v.(string); ok {
-		return s
-	}
-	return text(v)
 }
 
 // countingReader reports the bytes read from r. It is
