@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 
-	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 )
@@ -16,12 +15,8 @@ import (
 // URL ends in a fresh secret, and the Handler refuses any delivery whose
 // path does not (401).
 func ExampleNewSecret() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv, c := exampleClient(fake.WithDemoData())
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
 	ctx := context.Background()
 
 	secret := events.NewSecret()
@@ -67,12 +62,8 @@ func ExampleNewSecret() {
 // new secret, a second subscriber is registered with it, then the old
 // subscriber is removed, and last its secret.
 func ExampleSecretSet_rotate() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv, c := exampleClient(fake.WithDemoData())
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
 	ctx := context.Background()
 
 	oldSecret := events.NewSecret()

@@ -15,6 +15,18 @@ import (
 	"github.com/partnerapi/partner-go/fake"
 )
 
+// exampleClient starts a fake service with opts and returns it with a
+// client of it: an application calls partner.New with its own base URL
+// and credentials the same way.
+func exampleClient(opts ...fake.Option) (*fake.Server, *partner.Client) {
+	srv := fake.NewServer(opts...)
+	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	if err != nil {
+		log.Fatal(err)
+	}
+	return srv, c
+}
+
 func ExampleAnd() {
 	f := events.And(
 		events.In("stage", "closed", "won", "lost"),
@@ -32,12 +44,8 @@ func ExampleEq_hostile() {
 }
 
 func ExampleService_Kinds() {
-	srv := fake.NewServer()
+	srv, c := exampleClient()
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
 	for k, err := range c.Events.Kinds(context.Background()) {
 		if err != nil {
 			log.Fatal(err)
@@ -55,12 +63,8 @@ func ExampleService_Kinds() {
 }
 
 func ExampleService_Subscribe() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv, c := exampleClient(fake.WithDemoData())
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
 	ctx := context.Background()
 
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
@@ -86,12 +90,8 @@ func ExampleService_Subscribe() {
 }
 
 func ExampleHandler() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv, c := exampleClient(fake.WithDemoData())
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
 	ctx := context.Background()
 
 	// The receiver: an http.Handler at the callback URL.
@@ -147,12 +147,8 @@ func ExampleParseDelivery() {
 }
 
 func ExampleService_Integrations() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv, c := exampleClient(fake.WithDemoData())
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
 	for in, err := range c.Events.Integrations(context.Background()) {
 		if err != nil {
 			log.Fatal(err)
@@ -165,12 +161,8 @@ func ExampleService_Integrations() {
 }
 
 func ExampleService_Schema() {
-	srv := fake.NewServer()
+	srv, c := exampleClient()
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
 	raw, err := c.Events.Schema(context.Background(), events.KindObjectStageChange)
 	if err != nil {
 		log.Fatal(err)
@@ -190,12 +182,8 @@ func ExampleService_Schema() {
 }
 
 func ExampleService_IntegrationSchema() {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv, c := exampleClient(fake.WithDemoData())
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
 	raw, err := c.Events.IntegrationSchema(context.Background(), fake.DemoOpportunityIntegration)
 	if err != nil {
 		log.Fatal(err)
@@ -214,12 +202,8 @@ func ExampleService_IntegrationSchema() {
 }
 
 func ExampleService_Subscriber() {
-	srv := fake.NewServer()
+	srv, c := exampleClient()
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		log.Fatal(err)
-	}
 	ctx := context.Background()
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:        "everything",

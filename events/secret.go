@@ -143,8 +143,7 @@ func (s *SecretSet) LogValue() slog.Value { return slog.StringValue(s.String()) 
 // set's secrets, for receivers that do not use Handler. Each secret is
 // compared in constant time, and all of them every time.
 func (s *SecretSet) Allows(r *http.Request) bool {
-	_, last := splitSecret(r.URL.Path)
-	candidate := []byte(last)
+	candidate := []byte(lastSegment(r.URL.Path))
 	s.mu.RLock()
 	defer s.mu.RUnlock()
 	ok := 0
@@ -154,27 +153,32 @@ func (s *SecretSet) Allows(r *http.Request) bool {
 	return ok == 1
 }
 
+// secretRunLen is the run of secret characters from which maskSecretPath
+// hides a path segment that is not the last: a secret in the wrong place.
+const secretRunLen = 16
+
 // maskSecretPath returns p as a log shows it when secrets are in use: its
-// last segment, and every other segment holding 16 or more secret
-// characters in a row (a secret in the wrong place, alone or among other
-// characters), as "***".
+// last segment, and every other segment holding secretRunLen or more
+// secret characters in a row (a secret in the wrong place, alone or among
+// other characters), as "***".
 func maskSecretPath(p string) string {
 	segs := strings.Split(p, "/")
 	for i, seg := range segs {
-		if i == len(segs)-1 || secretRun(seg, 16) {
+		if i == len(segs)-1 || secretRun(seg) {
 			segs[i] = "***"
 		}
 	}
 	return strings.Join(segs, "/")
 }
 
-// secretRun reports whether s holds n or more secret characters in a row.
-func secretRun(s string, n int) bool {
+// secretRun reports whether s holds secretRunLen or more secret
+// characters in a row.
+func secretRun(s string) bool {
 	run := 0
 	for i := 0; i < len(s); i++ {
 		if !secretChar(s[i]) {
 			run = 0
-		} else if run++; run >= n {
+		} else if run++; run >= secretRunLen {
 			return true
 		}
 	}
@@ -197,8 +201,5 @@ func hideSecret(err error, secret Secret) error {
 	return err
 }
 
-// splitSecret splits a path before its last segment, where a secret goes.
-func splitSecret(p string) (dir, last string) {
-	i := strings.LastIndexByte(p, '/')
-	return p[:i+1], p[i+1:]
-}
+// lastSegment returns the last segment of a path, where a secret goes.
+func lastSegment(p string) string { return p[strings.LastIndexByte(p, '/')+1:] }

@@ -79,17 +79,7 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error]
 				return paging.Page[User, int]{}, err
 			}
 			next := index + len(lr.Resources)
-			fresh := lr.Resources[:0:0]
-			for _, u := range lr.Resources {
-				key := u.ID
-				if key == "" {
-					key = "userName:" + u.UserName
-				}
-				if _, ok := seen[key]; !ok {
-					seen[key] = struct{}{}
-					fresh = append(fresh, u)
-				}
-			}
+			fresh := unseen(seen, lr.Resources)
 			if len(lr.Resources) > 0 && len(fresh) == 0 {
 				return paging.Page[User, int]{}, fmt.Errorf("%w: the page at startIndex %d holds only users listed before (the service seems to ignore startIndex)",
 					ErrPageRepeated, index)
@@ -97,6 +87,23 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error]
 			return paging.Page[User, int]{Items: fresh, Next: next, Last: lastPage(p.Count, next, lr)}, nil
 		})(yield)
 	}
+}
+
+// unseen returns the users of page that are not in seen (by id, or
+// userName when a user has no id) and adds them to it.
+func unseen(seen map[string]struct{}, page []User) []User {
+	var fresh []User
+	for _, u := range page {
+		key := u.ID
+		if key == "" {
+			key = "userName:" + u.UserName
+		}
+		if _, ok := seen[key]; !ok {
+			seen[key] = struct{}{}
+			fresh = append(fresh, u)
+		}
+	}
+	return fresh
 }
 
 // ErrPageRepeated ends a listing (List) whose service answered a page of

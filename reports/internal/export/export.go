@@ -214,7 +214,7 @@ func (r *runner[T]) probe(t int64) {
 // held.
 func (r *runner[T]) found() {
 	for m, s := range r.pending {
-		if m > r.plan.last {
+		if m > r.plan.last() {
 			s.cancel()
 			delete(r.pending, m)
 		}

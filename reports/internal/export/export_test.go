@@ -293,3 +293,56 @@ func TestPagesReportsPeakInFlight(t *testing.T) {
 		t.Error("no halving reported against a service that throttles every page")
 	}
 }
+
+// TestPagesCancelsRequestsPastTheEnd: once a page says it is the last,
+// the requests sent for pages past it are cancelled before that page is
+// yielded, not left to run until the export ends.
+func TestPagesCancelsRequestsPastTheEnd(t *testing.T) {
+	const pages, size = 3, 10
+	var once sync.Once
+	sent3 := make(chan struct{})
+	var ctx3 context.Context // page 3's request, past the end; set before sent3 closes
+	fetch := func(ctx context.Context, number, size int64, h Hooks) (Page[int64], error) {
+		if size == 1 { // a probe
+			if number >= pages*size {
+				return Page[int64]{}, nil
+			}
+			return Page[int64]{Rows: 1, End: number == pages*size-1}, nil
+		}
+		if number >= pages {
+			if number == pages {
+				once.Do(func() { ctx3 = ctx; close(sent3) })
+			}
+			<-ctx.Done()
+			return Page[int64]{}, ctx.Err()
+		}
+		if number == pages-1 {
+			// The last page answers once page 3 is in flight.
+			select {
+			case <-sent3:
+			case <-ctx.Done():
+				return Page[int64]{}, ctx.Err()
+			}
+		}
+		if err := h.Ready(); err != nil {
+			return Page[int64]{}, err
+		}
+		return Page[int64]{Value: number, Rows: int(size), End: number == pages-1}, nil
+	}
+	var n int64
+	for pg, err := range Pages(context.Background(), size, 4, fetch, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		if pg != n {
+			t.Fatalf("got page %d, want %d", pg, n)
+		}
+		if pg == pages-1 && ctx3.Err() == nil {
+			t.Error("the request for page 3, past the last page, is still running when the last page is read")
+		}
+		n++
+	}
+	if n != pages {
+		t.Errorf("read %d pages, want %d", n, pages)
+	}
+}

@@ -58,18 +58,25 @@ type plan struct {
 
 	lo      int64 // highest page known to hold rows (page 0 counts)
 	hi      int64 // lowest page known to hold none (math.MaxInt64: unknown)
-	last    int64 // the last page, once known (-1: unknown)
 	probes  int   // probes sent
 	probing bool  // a probe is in flight
 }
 
 func newPlan(limit int, size int64) *plan {
-	return &plan{top: math.MaxInt64 / size, cap: limit, window: limit, hi: math.MaxInt64, last: -1}
+	return &plan{top: math.MaxInt64 / size, cap: limit, window: limit, hi: math.MaxInt64}
 }
 
 // extra is the number of requests beyond one per page that a view of at
 // least lo+1 pages allows: ceil(log2(lo+1)) + 2.
 func extra(lo int64) int { return bits.Len64(uint64(lo)) + 2 }
+
+// last returns the last page, once known (hi is lo+1), or -1.
+func (p *plan) last() int64 {
+	if p.hi <= p.lo+1 {
+		return p.lo
+	}
+	return -1
+}
 
 // spent is the requests that may yet turn out to be beyond one per page:
 // every probe, and the pages requested past lo.
@@ -116,8 +123,6 @@ func (p *plan) mayRequest(n int64, speculate bool) bool {
 	switch {
 	case p.inflight >= p.window || n >= p.cur+int64(p.cap)+decodedPages:
 		return false
-	case p.last >= 0:
-		return n <= p.last
 	case n <= p.lo:
 		return true
 	}
@@ -133,7 +138,7 @@ func (p *plan) mayRequest(n int64, speculate bool) bool {
 // keeps one request of the budget for a page past lo while none is
 // requested.
 func (p *plan) probe() (int64, bool) {
-	if p.probing || p.last >= 0 || p.hi <= p.lo+speculative+1 {
+	if p.probing || p.hi <= p.lo+speculative+1 {
 		return 0, false
 	}
 	if p.cap+decodedPages-1 <= speculative {
@@ -195,18 +200,12 @@ func (p *plan) probed(t int64, rows int, end, ok bool) bool {
 }
 
 // learn records that page lo holds rows and page hi none; it reports
-// whether that made the last page known.
+// whether that made the last page known, or moved it.
 func (p *plan) learn(lo, hi int64) bool {
+	before := p.last()
 	p.lo = max(p.lo, lo)
 	p.hi = min(p.hi, hi)
-	if p.hi > p.lo+1 {
-		return false
-	}
-	if p.last >= 0 && p.last <= p.lo {
-		return false
-	}
-	p.last = p.lo
-	return true
+	return p.last() > before
 }
 
 // throttled halves the window on a 429 or 503 to a request sent after
