@@ -84,20 +84,12 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	te := newTelemetry(t)
 	const subKey = "sub-key-5ecret-4242"
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithSubscriptionKey(subKey), mocktest.ContractCheck(t))
-	defer srv.Close()
+	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
+	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClock(clock), fake.WithSubscriptionKey(subKey)},
+		append(te.opts(), partner.WithSubscriptionKey(subKey), partner.WithHTTPClient(&http.Client{Transport: hl}))...)
 	// Signed upload URLs name another host than the client's base URL.
 	u, _ := url.Parse(srv.URL)
 	srv.SetURL("http://localhost:" + u.Port())
-	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
-	c, err := partner.New(append(te.opts(),
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
-		partner.WithSubscriptionKey(subKey),
-		partner.WithHTTPClient(&http.Client{Transport: hl}))...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	secrets := []string{fake.DefaultClientSecret, subKey}
 
@@ -274,15 +266,8 @@ func metricSets(m metricdata.Metrics) []attribute.Set {
 func TestTelemetryTraceContextMatchesAttempt(t *testing.T) {
 	setGlobalPropagator(t, propagation.TraceContext{})
 	te := newTelemetry(t)
-	srv := fake.NewServer(mocktest.ContractCheck(t))
-	defer srv.Close()
 	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
-	c, err := partner.New(append(te.opts(), partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
-		partner.WithHTTPClient(&http.Client{Transport: hl}))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srv := mocktest.FakeClient(t, nil, append(te.opts(), partner.WithHTTPClient(&http.Client{Transport: hl}))...)
 	id, err := srv.AddUser(fake.User{UserName: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)
