@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,10 +31,8 @@ import (
 	"github.com/partnerapi/partner-go/users"
 )
 
-// lockedBuffer collects log output written from several goroutines.
-type lockedBuffer = syncBuffer
-
-func debugLogger(b *lockedBuffer) *slog.Logger {
+// debugLogger logs at debug level into b.
+func debugLogger(b *syncBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
@@ -58,15 +57,15 @@ func setGlobalPropagator(t *testing.T, p propagation.TextMapPropagator) {
 
 // headerLog records the traceparent header of every request by host.
 type headerLog struct {
-	mu   syncBuffer
+	mu   sync.Mutex
 	rt   http.RoundTripper
 	seen map[string][]string
 }
 
 func (h *headerLog) RoundTrip(r *http.Request) (*http.Response, error) {
-	h.mu.mu.Lock()
+	h.mu.Lock()
 	h.seen[r.URL.Host+" "+r.URL.Path] = append(h.seen[r.URL.Host+" "+r.URL.Path], r.Header.Get("traceparent"))
-	h.mu.mu.Unlock()
+	h.mu.Unlock()
 	return h.rt.RoundTrip(r)
 }
 
