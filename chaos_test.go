@@ -16,7 +16,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"log/slog"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
@@ -118,7 +117,7 @@ func TestChaos(t *testing.T) {
 	// they expire; cx gets none, so it refreshes its 1-second tokens early
 	// through the faults. Both log at debug level into logs.
 	logs := &syncBuffer{}
-	logger := slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+	logger := debugLogger(logs)
 	opts := []partner.Option{partner.WithBaseURL(ps.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret), partner.WithLogger(logger),
 		partner.WithHTTPClient(hc), partner.WithMaxRetries(6), partner.WithRetryWait(time.Millisecond, 20*time.Millisecond)}

@@ -74,3 +74,48 @@ func missing(tok, dir string, names map[string]bool) bool {
 	}
 	return true
 }
+
+// citedTest matches a code span naming a test, benchmark, fuzz target or
+// example, perhaps after its package (`scim.ExampleNew`) or before a
+// sub-benchmark (`BenchmarkExport/latency=100ms`).
+var citedTest = regexp.MustCompile(`^(?:\w+\.)?((?:Test|Benchmark|Fuzz|Example)[A-Z_]\w*)(?:/.*)?$`)
+
+// TestDocsNameTestsThatExist: every test, benchmark, fuzz target or
+// example README.md, BENCHMARKS.md and docs/*.md cite as the proof of a
+// claim is declared in a _test.go file of the module.
+func TestDocsNameTestsThatExist(t *testing.T) {
+	declared := map[string]bool{}
+	decl := regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz|Example)\w*)\(`)
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(p, "_test.go") {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		for _, m := range decl.FindAllSubmatch(b, -1) {
+			declared[string(m[1])] = true
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	docs, _ := filepath.Glob("docs/*.md")
+	cited := 0
+	for _, doc := range append(docs, "README.md", "BENCHMARKS.md") {
+		b, err := os.ReadFile(doc)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, m := range backticked.FindAllStringSubmatch(string(b), -1) {
+			if c := citedTest.FindStringSubmatch(strings.TrimRight(m[1], ":,.")); c != nil {
+				cited++
+				if !declared[c[1]] {
+					t.Errorf("%s cites %s, which no _test.go declares", doc, c[1])
+				}
+			}
+		}
+	}
+	if cited == 0 {
+		t.Error("no doc cites a test: the pattern finds nothing")
+	}
+}

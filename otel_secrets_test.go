@@ -8,6 +8,7 @@ import (
 	"net/url"
 	"os/exec"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -30,10 +31,8 @@ import (
 	"github.com/partnerapi/partner-go/users"
 )
 
-// lockedBuffer collects log output written from several goroutines.
-type lockedBuffer = syncBuffer
-
-func debugLogger(b *lockedBuffer) *slog.Logger {
+// debugLogger logs at debug level into b.
+func debugLogger(b *syncBuffer) *slog.Logger {
 	return slog.New(slog.NewTextHandler(b, &slog.HandlerOptions{Level: slog.LevelDebug}))
 }
 
@@ -58,15 +57,15 @@ func setGlobalPropagator(t *testing.T, p propagation.TextMapPropagator) {
 
 // headerLog records the traceparent header of every request by host.
 type headerLog struct {
-	mu   syncBuffer
+	mu   sync.Mutex
 	rt   http.RoundTripper
 	seen map[string][]string
 }
 
 func (h *headerLog) RoundTrip(r *http.Request) (*http.Response, error) {
-	h.mu.mu.Lock()
+	h.mu.Lock()
 	h.seen[r.URL.Host+" "+r.URL.Path] = append(h.seen[r.URL.Host+" "+r.URL.Path], r.Header.Get("traceparent"))
-	h.mu.mu.Unlock()
+	h.mu.Unlock()
 	return h.rt.RoundTrip(r)
 }
 
@@ -84,20 +83,12 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	te := newTelemetry(t)
 	const subKey = "sub-key-5ecret-4242"
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithSubscriptionKey(subKey), mocktest.ContractCheck(t))
-	defer srv.Close()
+	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
+	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClock(clock), fake.WithSubscriptionKey(subKey)},
+		append(te.opts(), partner.WithSubscriptionKey(subKey), partner.WithHTTPClient(&http.Client{Transport: hl}))...)
 	// Signed upload URLs name another host than the client's base URL.
 	u, _ := url.Parse(srv.URL)
 	srv.SetURL("http://localhost:" + u.Port())
-	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
-	c, err := partner.New(append(te.opts(),
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
-		partner.WithSubscriptionKey(subKey),
-		partner.WithHTTPClient(&http.Client{Transport: hl}))...)
-	if err != nil {
-		t.Fatal(err)
-	}
 	ctx := context.Background()
 	secrets := []string{fake.DefaultClientSecret, subKey}
 
@@ -274,15 +265,8 @@ func metricSets(m metricdata.Metrics) []attribute.Set {
 func TestTelemetryTraceContextMatchesAttempt(t *testing.T) {
 	setGlobalPropagator(t, propagation.TraceContext{})
 	te := newTelemetry(t)
-	srv := fake.NewServer(mocktest.ContractCheck(t))
-	defer srv.Close()
 	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
-	c, err := partner.New(append(te.opts(), partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
-		partner.WithHTTPClient(&http.Client{Transport: hl}))...)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c, srv := mocktest.FakeClient(t, nil, append(te.opts(), partner.WithHTTPClient(&http.Client{Transport: hl}))...)
 	id, err := srv.AddUser(fake.User{UserName: "ada@example.com"})
 	if err != nil {
 		t.Fatal(err)

@@ -505,7 +505,7 @@ func TestTelemetryBulkWait(t *testing.T) {
 // carries the call's trace and span ids.
 func TestTelemetryLogsCarryTraceIDs(t *testing.T) {
 	te := newTelemetry(t)
-	var logs lockedBuffer
+	var logs syncBuffer
 	c, srv, id := fakeWithUser(t, te, partner.WithLogger(debugLogger(&logs)))
 	srv.InjectFault(fake.Fault{Method: "GET", Path: "/api/scim/v2/Users/*", Status: 503, Times: 1})
 	if _, err := c.SCIM.Get(context.Background(), id); err != nil {

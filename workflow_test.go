@@ -40,16 +40,8 @@ type workflowEnv struct {
 func newWorkflowEnv(t *testing.T) *workflowEnv {
 	t.Helper()
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithFullSCIMFilter(), mocktest.ContractCheck(t))
-	c, err := partner.New(partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		c.Close(context.Background())
-		srv.Close()
-	})
+	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClock(clock), fake.WithFullSCIMFilter()})
+	t.Cleanup(func() { c.Close(context.Background()) })
 	return &workflowEnv{srv: srv, clock: clock, c: c}
 }
 
