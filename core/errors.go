@@ -97,9 +97,7 @@ func newError(resp *http.Response, method, path string) *Error {
 		Path:       path,
 		Body:       body,
 	}
-	if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-		e.RetryAfter = d
-	}
+	e.RetryAfter, _ = retryAfterOf(resp)
 	e.parseBody(body)
 	return e
 }
@@ -270,10 +268,4 @@ func IsUnauthorized(err error) bool {
 		return false
 	}
 	return e.StatusCode == http.StatusUnauthorized || (e.StatusCode == http.StatusBadRequest && authCodes[e.Code])
-}
-
-// RetryAfter returns the wait a response's Retry-After header asks for
-// (seconds or an HTTP date), and whether it has a valid one.
-func RetryAfter(h http.Header) (time.Duration, bool) {
-	return parseRetryAfter(h.Get("Retry-After"), time.Now())
 }
