@@ -277,10 +277,8 @@ func decode(resp *http.Response, out any) error {
 		return nil
 	}
 	if w, ok := resp.Body.(*wholeBody); ok && w.b != nil {
+		// Read whole in the retry loop (call.readAnswer).
 		return decodeBytes(w.b, out)
-	}
-	if n := resp.ContentLength; n > 0 && n <= maxWholeBody {
-		return decodeWhole(resp.Body, n, out)
 	}
 	err := json.NewDecoder(resp.Body).Decode(out)
 	if errors.Is(err, io.EOF) {
@@ -298,22 +296,12 @@ func (c *Client) repeatable(r *Request) bool {
 	return r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead
 }
 
-// maxWholeBody is the largest answer Do reads whole before decoding it.
+// maxWholeBody is the largest answer call.readAnswer reads whole.
 const maxWholeBody = 4 << 20
 
-// decodeWhole reads a body of n bytes and decodes it into out: one
-// allocation for the body, and a type with its own UnmarshalJSON (a SCIM
-// user) gets the bytes at once instead of after a Decoder has scanned
-// them twice.
-func decodeWhole(body io.Reader, n int64, out any) error {
-	b := make([]byte, n)
-	if _, err := io.ReadFull(body, b); err != nil {
-		return err
-	}
-	return decodeBytes(b, out)
-}
-
-// decodeBytes decodes a whole body into out (see decodeWhole).
+// decodeBytes decodes a whole body into out: a type with its own
+// UnmarshalJSON (a SCIM user) gets the bytes at once instead of after a
+// Decoder has scanned them twice.
 func decodeBytes(b []byte, out any) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil // an empty body decodes to the zero value
