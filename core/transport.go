@@ -233,9 +233,6 @@ func (c *Client) authHeader(token string) []string {
 	return a.value
 }
 
-// HTTPClient returns the underlying *http.Client.
-func (c *Client) HTTPClient() *http.Client { return c.cfg.HTTPClient }
-
 // Logger returns the client's logger (never nil).
 func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 
