@@ -149,9 +149,10 @@ func (t *telemetry) startOp(ctx context.Context, r *Request) (context.Context, t
 	return ctx, span
 }
 
-// endSpan ends span with err: the error status, and the outcome-unknown
-// attribute when the service may have processed the call.
-func endSpan(span trace.Span, err error) {
+// EndSpan ends the span of an operation (StartSpan, Do, Send) with err:
+// the error status, and the outcome-unknown attribute when the service
+// may have processed the call.
+func EndSpan(span trace.Span, err error) {
 	if err != nil && span.IsRecording() {
 		if errors.Is(err, ErrOutcomeUnknown) || isOutcomeUnknownError(err) {
 			span.SetAttributes(attribute.Bool(AttrOutcomeUnknown, true))
@@ -330,9 +331,6 @@ func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.Ke
 	}
 	return ctx, span
 }
-
-// EndSpan ends a span StartSpan started, with err's status.
-func EndSpan(span trace.Span, err error) { endSpan(span, err) }
 
 // CountTokenFetch counts a token fetch of kind ("client_credentials",
 // "refresh", "external"), and its failure when err is not nil.

@@ -27,7 +27,7 @@ func BenchmarkTelemetryHooks(b *testing.B) {
 		st.initTel(ctx, r, req.URL, true)
 		st.startAttempt(req.WithContext(ctx), 0)
 		st.endAttempt(ctx, resp, nil)
-		endSpan(span, nil)
+		EndSpan(span, nil)
 	}
 }
 

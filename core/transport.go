@@ -246,7 +246,7 @@ func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 // IsOutcomeUnknown), including a 2xx answer whose body could not be read.
 func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
 	ctx, span := c.tel.startOp(ctx, r)
-	defer func() { endSpan(span, err) }()
+	defer func() { EndSpan(span, err) }()
 	_, streams := out.(Decoder)
 	resp, st, err := c.send(ctx, r, !streams)
 	if err != nil {
@@ -327,7 +327,7 @@ func decodeBytes(b []byte, out any) error {
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	ctx, span := c.tel.startOp(ctx, r)
 	resp, _, err := c.send(ctx, r, false)
-	endSpan(span, err)
+	EndSpan(span, err)
 	return resp, err
 }
 
