@@ -157,10 +157,8 @@ func New(cfg Config) *Client {
 	c := &Client{cfg: cfg, budget: newRetryBudget(cfg.Retry)}
 	c.tel = newTelemetry(&cfg, c.budget)
 	c.rc = &retryablehttp.Client{
-		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders(), c.tel.prop),
-		Logger:       nil, // we log ourselves, without URLs' query strings or headers
-		RetryWaitMin: cfg.Retry.MinWait,
-		RetryWaitMax: cfg.Retry.MaxWait,
+		HTTPClient: wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders(), c.tel.prop),
+		Logger:     nil, // we log ourselves, without URLs' query strings or headers
 		// checkRetry counts the retries for failures; the repeat after a
 		// 401 comes on top.
 		RetryMax:       cfg.Retry.maxRetries() + 1,
