@@ -132,21 +132,13 @@ func observeBudget(m metric.Meter, budget *retryBudget) {
 // building it per call would allocate.
 var clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 
-// opName is the span name of r's operation.
-func opName(r *Request) string {
+// startOp starts the span of the operation r belongs to (StartSpan),
+// "partner.request" when r names none.
+func (c *Client) startOp(ctx context.Context, r *Request) (context.Context, trace.Span) {
 	if r.Op == "" {
-		return "partner.request"
+		return c.tel.tracer.Start(ctx, "partner.request", clientKind...)
 	}
-	return "partner." + r.Op
-}
-
-// startOp starts the span of the operation r belongs to.
-func (t *telemetry) startOp(ctx context.Context, r *Request) (context.Context, trace.Span) {
-	ctx, span := t.tracer.Start(ctx, opName(r), clientKind...)
-	if span.IsRecording() && r.Op != "" {
-		span.SetAttributes(attribute.String(AttrOperation, r.Op))
-	}
-	return ctx, span
+	return c.StartSpan(ctx, r.Op)
 }
 
 // EndSpan ends the span of an operation (StartSpan, Do, Send) with err:

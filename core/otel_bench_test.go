@@ -22,7 +22,7 @@ func BenchmarkTelemetryHooks(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		ctx, span := c.tel.startOp(ctx, r)
+		ctx, span := c.startOp(ctx, r)
 		st := &call{c: c}
 		st.initTel(ctx, r, req.URL, true)
 		st.startAttempt(req.WithContext(ctx), 0)

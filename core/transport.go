@@ -243,7 +243,7 @@ func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 // ErrOutcomeUnknown when the service may have processed it (see
 // IsOutcomeUnknown), including a 2xx answer whose body could not be read.
 func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
-	ctx, span := c.tel.startOp(ctx, r)
+	ctx, span := c.startOp(ctx, r)
 	defer func() { EndSpan(span, err) }()
 	_, streams := out.(Decoder)
 	resp, st, err := c.send(ctx, r, !streams)
@@ -323,7 +323,7 @@ func decodeBytes(b []byte, out any) error {
 // (the first attempt removed the resource, its answer was lost) counts as
 // done: Send returns an empty 204 response.
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
-	ctx, span := c.tel.startOp(ctx, r)
+	ctx, span := c.startOp(ctx, r)
 	resp, _, err := c.send(ctx, r, false)
 	EndSpan(span, err)
 	return resp, err
