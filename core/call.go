@@ -165,8 +165,12 @@ func (st *call) settle(err error) error {
 	return err
 }
 
-// logDebug logs one event of a request at debug level.
+// logDebug logs one event of a request at debug level. It builds no
+// attribute when the logger does not log debug.
 func (c *Client) logDebug(ctx context.Context, msg, method, path string, attrs ...slog.Attr) {
+	if !c.cfg.Logger.Enabled(ctx, slog.LevelDebug) {
+		return
+	}
 	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, msg,
 		append([]slog.Attr{slog.String("method", method), slog.String("path", path)}, attrs...)...)
 }

@@ -17,10 +17,10 @@ func TestRetryableHTTPDefaultsReplaced(t *testing.T) {
 	if c.budget == nil || c.budget.available() != defaultBudget.Capacity {
 		t.Errorf("no default retry budget")
 	}
-	if c.HTTPClient() == nil || c.Logger() == nil {
+	if c.cfg.HTTPClient == nil || c.Logger() == nil {
 		t.Error("nil HTTP client or logger")
 	}
-	tr := c.HTTPClient().Transport.(*http.Transport)
+	tr := c.cfg.HTTPClient.Transport.(*http.Transport)
 	if tr.ResponseHeaderTimeout != DefaultResponseHeaderTimeout || tr.TLSHandshakeTimeout != DefaultTLSHandshakeTimeout || tr.DialContext == nil {
 		t.Errorf("default timeouts not set: header %v, TLS %v", tr.ResponseHeaderTimeout, tr.TLSHandshakeTimeout)
 	}

@@ -97,9 +97,7 @@ func newError(resp *http.Response, method, path string) *Error {
 		Path:       path,
 		Body:       body,
 	}
-	if d, ok := parseRetryAfter(resp.Header.Get("Retry-After"), time.Now()); ok {
-		e.RetryAfter = d
-	}
+	e.RetryAfter, _ = retryAfterOf(resp)
 	e.parseBody(body)
 	return e
 }
@@ -195,8 +193,8 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// Prefix starts the text of every error of the SDK, once.
-const Prefix = "partner: "
+// prefix starts the text of every error of the SDK, once.
+const prefix = "partner: "
 
 // Wrap adds context to err right after the SDK's prefix, so that the
 // prefix appears once: Wrap(err, "reports: exporting report %d", 9) reads
@@ -216,7 +214,7 @@ type wrapped struct {
 }
 
 func (w *wrapped) Error() string {
-	return Prefix + strings.TrimPrefix(w.msg, Prefix) + ": " + strings.TrimPrefix(w.err.Error(), Prefix)
+	return prefix + strings.TrimPrefix(w.msg, prefix) + ": " + strings.TrimPrefix(w.err.Error(), prefix)
 }
 
 func (w *wrapped) Unwrap() error { return w.err }
@@ -232,14 +230,14 @@ func With(err, extra error) error {
 type with struct{ err, extra error }
 
 func (w *with) Error() string {
-	return w.err.Error() + " (" + strings.TrimPrefix(w.extra.Error(), Prefix) + ")"
+	return w.err.Error() + " (" + strings.TrimPrefix(w.extra.Error(), prefix) + ")"
 }
 
 func (w *with) Unwrap() []error { return []error{w.err, w.extra} }
 
 // errNotFound is matched (errors.Is) by every not-found error of the SDK
 // that is not a 404 answer, such as scim.ErrNotFound.
-var errNotFound = errors.New(Prefix + "not found")
+var errNotFound = errors.New(prefix + "not found")
 
 // NotFound returns a sentinel error with the given text that IsNotFound
 // recognises, for "nothing matched" results that come with a 2xx answer.
@@ -270,10 +268,4 @@ func IsUnauthorized(err error) bool {
 		return false
 	}
 	return e.StatusCode == http.StatusUnauthorized || (e.StatusCode == http.StatusBadRequest && authCodes[e.Code])
-}
-
-// RetryAfter returns the wait a response's Retry-After header asks for
-// (seconds or an HTTP date), and whether it has a valid one.
-func RetryAfter(h http.Header) (time.Duration, bool) {
-	return parseRetryAfter(h.Get("Retry-After"), time.Now())
 }

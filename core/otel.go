@@ -132,26 +132,19 @@ func observeBudget(m metric.Meter, budget *retryBudget) {
 // building it per call would allocate.
 var clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
 
-// opName is the span name of r's operation.
-func opName(r *Request) string {
+// startOp starts the span of the operation r belongs to (StartSpan),
+// "partner.request" when r names none.
+func (c *Client) startOp(ctx context.Context, r *Request) (context.Context, trace.Span) {
 	if r.Op == "" {
-		return "partner.request"
+		return c.tel.tracer.Start(ctx, "partner.request", clientKind...)
 	}
-	return "partner." + r.Op
+	return c.StartSpan(ctx, r.Op)
 }
 
-// startOp starts the span of the operation r belongs to.
-func (t *telemetry) startOp(ctx context.Context, r *Request) (context.Context, trace.Span) {
-	ctx, span := t.tracer.Start(ctx, opName(r), clientKind...)
-	if span.IsRecording() && r.Op != "" {
-		span.SetAttributes(attribute.String(AttrOperation, r.Op))
-	}
-	return ctx, span
-}
-
-// endSpan ends span with err: the error status, and the outcome-unknown
-// attribute when the service may have processed the call.
-func endSpan(span trace.Span, err error) {
+// EndSpan ends the span of an operation (StartSpan, Do, Send) with err:
+// the error status, and the outcome-unknown attribute when the service
+// may have processed the call.
+func EndSpan(span trace.Span, err error) {
 	if err != nil && span.IsRecording() {
 		if errors.Is(err, ErrOutcomeUnknown) || isOutcomeUnknownError(err) {
 			span.SetAttributes(attribute.Bool(AttrOutcomeUnknown, true))
@@ -193,12 +186,11 @@ func errorType(err error) string {
 	}
 }
 
-// callTel is the telemetry state of one call (a field of call).
+// callTel is the telemetry state of one call (a field of call). Beside
+// propagate and timed, it is filled only when timed.
 type callTel struct {
-	tel       *telemetry
 	op        trace.Span // the operation's span
 	opName    string
-	method    string
 	template  string // url.template, "" for an absolute URL without one
 	host      string // server.address
 	port      int    // server.port, 0 when the URL names none
@@ -211,6 +203,12 @@ type callTel struct {
 
 // initTel fills the call's telemetry state for r sent to u.
 func (st *call) initTel(ctx context.Context, r *Request, u *url.URL, toService bool) {
+	op := trace.SpanFromContext(ctx)
+	st.tel = callTel{op: op, opName: r.Op, propagate: toService,
+		timed: op.IsRecording() || st.c.tel.duration.Enabled(ctx)}
+	if !st.tel.timed {
+		return // nothing records: no attribute is built
+	}
 	tmpl := r.Route.template
 	if tmpl == "" && r.URL == "" {
 		tmpl, _, _ = strings.Cut(r.Path, "?")
@@ -218,22 +216,14 @@ func (st *call) initTel(ctx context.Context, r *Request, u *url.URL, toService b
 			tmpl = "/" + tmpl
 		}
 	}
-	op := trace.SpanFromContext(ctx)
-	st.tel = callTel{tel: st.c.tel, op: op, opName: r.Op, method: r.Method,
-		template: tmpl, host: u.Hostname(), propagate: toService,
-		timed: op.IsRecording() || st.c.tel.duration.Enabled(ctx)}
-	if st.tel.timed {
-		st.tel.port, _ = strconv.Atoi(u.Port())
-	}
+	st.tel.template, st.tel.host = tmpl, u.Hostname()
+	st.tel.port, _ = strconv.Atoi(u.Port())
 }
 
 // startAttempt starts the span of an attempt and injects the trace
 // context into a request to the service.
 func (st *call) startAttempt(req *http.Request, attempt int) {
-	ct := &st.tel
-	if ct.tel == nil {
-		return
-	}
+	ct, tel := &st.tel, st.c.tel
 	ctx := req.Context()
 	var wait time.Duration
 	if ct.timed {
@@ -242,33 +232,34 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 			wait = ct.start.Sub(ct.ended)
 		}
 	}
-	if attempt > 0 && ct.tel.retries.Enabled(ctx) {
-		ct.tel.retries.Add(ctx, 1, metric.WithAttributes(attribute.String(AttrOperation, ct.opName)))
+	if attempt > 0 && tel.retries.Enabled(ctx) {
+		tel.retries.Add(ctx, 1, metric.WithAttributes(attribute.String(AttrOperation, ct.opName)))
 	}
 	if ct.op.IsRecording() {
-		name := ct.method
+		name := st.method
 		if ct.template != "" {
 			name += " " + ct.template
 		}
-		attrs := ct.requestAttrs(make([]attribute.KeyValue, 0, 6))
+		attrs := st.requestAttrs(make([]attribute.KeyValue, 0, 6))
 		if attempt > 0 {
 			attrs = append(attrs, attribute.Int("http.request.resend_count", attempt),
 				attribute.Float64(AttrRetryWait, wait.Seconds()))
 			ct.op.AddEvent(EventRetry, trace.WithAttributes(attribute.Int("http.request.resend_count", attempt),
 				attribute.Float64(AttrRetryWait, wait.Seconds())))
 		}
-		ctx, ct.attempt = ct.tel.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
+		ctx, ct.attempt = tel.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(attrs...), trace.WithTimestamp(ct.start))
 	}
 	if ct.propagate {
-		ct.tel.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
+		tel.prop.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	}
 }
 
 // requestAttrs appends the attributes that describe the request: its
 // method, host, port and url.template.
-func (ct *callTel) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
-	attrs = append(attrs, attribute.String("http.request.method", ct.method), attribute.String("server.address", ct.host))
+func (st *call) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
+	ct := &st.tel
+	attrs = append(attrs, attribute.String("http.request.method", st.method), attribute.String("server.address", ct.host))
 	if ct.port != 0 {
 		attrs = append(attrs, attribute.Int("server.port", ct.port))
 	}
@@ -282,7 +273,7 @@ func (ct *callTel) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue
 // records its duration.
 func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) {
 	ct := &st.tel
-	if ct.tel == nil || !ct.timed {
+	if !ct.timed {
 		return
 	}
 	ct.ended = time.Now()
@@ -297,15 +288,15 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 	case status >= 400:
 		errType = strconv.Itoa(status)
 	}
-	if ct.tel.duration.Enabled(ctx) {
-		attrs := ct.requestAttrs(append(make([]attribute.KeyValue, 0, 7), attribute.String(AttrOperation, ct.opName)))
+	if tel := st.c.tel; tel.duration.Enabled(ctx) {
+		attrs := st.requestAttrs(append(make([]attribute.KeyValue, 0, 7), attribute.String(AttrOperation, ct.opName)))
 		if status != 0 {
 			attrs = append(attrs, attribute.Int("http.response.status_code", status))
 		}
 		if errType != "" {
 			attrs = append(attrs, attribute.String("error.type", errType))
 		}
-		ct.tel.duration.Record(ctx, ct.ended.Sub(ct.start).Seconds(), metric.WithAttributes(attrs...))
+		tel.duration.Record(ctx, ct.ended.Sub(ct.start).Seconds(), metric.WithAttributes(attrs...))
 	}
 	if ct.attempt == nil {
 		return
@@ -332,9 +323,6 @@ func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.Ke
 	}
 	return ctx, span
 }
-
-// EndSpan ends a span StartSpan started, with err's status.
-func EndSpan(span trace.Span, err error) { endSpan(span, err) }
 
 // CountTokenFetch counts a token fetch of kind ("client_credentials",
 // "refresh", "external"), and its failure when err is not nil.

@@ -2,9 +2,12 @@ package core
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"net/http"
 	"net/url"
 	"testing"
+	"time"
 )
 
 // BenchmarkTelemetryHooks: what the telemetry adds to one call of one
@@ -19,11 +22,23 @@ func BenchmarkTelemetryHooks(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		ctx, span := c.tel.startOp(ctx, r)
+		ctx, span := c.startOp(ctx, r)
 		st := &call{c: c}
 		st.initTel(ctx, r, req.URL, true)
 		st.startAttempt(req.WithContext(ctx), 0)
 		st.endAttempt(ctx, resp, nil)
-		endSpan(span, nil)
+		EndSpan(span, nil)
+	}
+}
+
+// BenchmarkLogDebugOff: what a request's debug event costs when the
+// client's logger does not log debug: nothing is built (0 allocs).
+func BenchmarkLogDebugOff(b *testing.B) {
+	base, _ := url.Parse("https://api.example.com")
+	c := New(Config{BaseURL: base, Logger: slog.New(slog.NewTextHandler(io.Discard, nil))})
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		c.logDebug(ctx, "partner: request done", "GET", "/x", slog.Int("status", 200), slog.Duration("elapsed", time.Second))
 	}
 }

@@ -48,9 +48,9 @@ func PlainHTTPRefused(u *url.URL, allowInsecure bool) bool {
 // loopback addresses are allowed (Config.AllowInsecureHTTP).
 func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
 
-// CheckScheme refuses a URL the plain-http rule refuses
+// checkScheme refuses a URL the plain-http rule refuses
 // (PlainHTTPRefused). what names the URL in the error ("upload URL").
-func (c *Client) CheckScheme(what string, u *url.URL) error {
+func (c *Client) checkScheme(what string, u *url.URL) error {
 	if PlainHTTPRefused(u, c.cfg.AllowInsecureHTTP) {
 		return fmt.Errorf("partner: %s to %s is plain http; refused unless insecure HTTP is allowed", what, u.Host)
 	}

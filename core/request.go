@@ -236,7 +236,7 @@ func (c *Client) resolve(r *Request, path string) (*url.URL, error) {
 		if u, err = url.Parse(r.URL); err != nil {
 			return nil, fmt.Errorf("partner: bad URL: %w", err)
 		}
-		if err := c.CheckScheme("URL", u); err != nil {
+		if err := c.checkScheme("URL", u); err != nil {
 			return nil, err
 		}
 	} else {

@@ -303,7 +303,8 @@ func (st *call) affordRetry(resp *http.Response, err error) bool {
 
 // backoff is the go-retryablehttp Backoff: no wait before the repeat
 // after a 401, otherwise the policy's wait before the retry that follows
-// attempt n (from 0).
+// attempt n (from 0). go-retryablehttp's own bounds (RetryWaitMin and
+// RetryWaitMax, unset) play no part.
 func (c *Client) backoff(_, _ time.Duration, n int, resp *http.Response) time.Duration {
 	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
 		return 0

@@ -157,10 +157,8 @@ func New(cfg Config) *Client {
 	c := &Client{cfg: cfg, budget: newRetryBudget(cfg.Retry)}
 	c.tel = newTelemetry(&cfg, c.budget)
 	c.rc = &retryablehttp.Client{
-		HTTPClient:   wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders(), c.tel.prop),
-		Logger:       nil, // we log ourselves, without URLs' query strings or headers
-		RetryWaitMin: cfg.Retry.MinWait,
-		RetryWaitMax: cfg.Retry.MaxWait,
+		HTTPClient: wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders(), c.tel.prop),
+		Logger:     nil, // we log ourselves, without URLs' query strings or headers
 		// checkRetry counts the retries for failures; the repeat after a
 		// 401 comes on top.
 		RetryMax:       cfg.Retry.maxRetries() + 1,
@@ -233,9 +231,6 @@ func (c *Client) authHeader(token string) []string {
 	return a.value
 }
 
-// HTTPClient returns the underlying *http.Client.
-func (c *Client) HTTPClient() *http.Client { return c.cfg.HTTPClient }
-
 // Logger returns the client's logger (never nil).
 func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 
@@ -248,8 +243,8 @@ func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 // ErrOutcomeUnknown when the service may have processed it (see
 // IsOutcomeUnknown), including a 2xx answer whose body could not be read.
 func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
-	ctx, span := c.tel.startOp(ctx, r)
-	defer func() { endSpan(span, err) }()
+	ctx, span := c.startOp(ctx, r)
+	defer func() { EndSpan(span, err) }()
 	_, streams := out.(Decoder)
 	resp, st, err := c.send(ctx, r, !streams)
 	if err != nil {
@@ -277,10 +272,8 @@ func decode(resp *http.Response, out any) error {
 		return nil
 	}
 	if w, ok := resp.Body.(*wholeBody); ok && w.b != nil {
+		// Read whole in the retry loop (call.readAnswer).
 		return decodeBytes(w.b, out)
-	}
-	if n := resp.ContentLength; n > 0 && n <= maxWholeBody {
-		return decodeWhole(resp.Body, n, out)
 	}
 	err := json.NewDecoder(resp.Body).Decode(out)
 	if errors.Is(err, io.EOF) {
@@ -298,22 +291,12 @@ func (c *Client) repeatable(r *Request) bool {
 	return r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead
 }
 
-// maxWholeBody is the largest answer Do reads whole before decoding it.
+// maxWholeBody is the largest answer call.readAnswer reads whole.
 const maxWholeBody = 4 << 20
 
-// decodeWhole reads a body of n bytes and decodes it into out: one
-// allocation for the body, and a type with its own UnmarshalJSON (a SCIM
-// user) gets the bytes at once instead of after a Decoder has scanned
-// them twice.
-func decodeWhole(body io.Reader, n int64, out any) error {
-	b := make([]byte, n)
-	if _, err := io.ReadFull(body, b); err != nil {
-		return err
-	}
-	return decodeBytes(b, out)
-}
-
-// decodeBytes decodes a whole body into out (see decodeWhole).
+// decodeBytes decodes a whole body into out: a type with its own
+// UnmarshalJSON (a SCIM user) gets the bytes at once instead of after a
+// Decoder has scanned them twice.
 func decodeBytes(b []byte, out any) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil // an empty body decodes to the zero value
@@ -340,9 +323,9 @@ func decodeBytes(b []byte, out any) error {
 // (the first attempt removed the resource, its answer was lost) counts as
 // done: Send returns an empty 204 response.
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
-	ctx, span := c.tel.startOp(ctx, r)
+	ctx, span := c.startOp(ctx, r)
 	resp, _, err := c.send(ctx, r, false)
-	endSpan(span, err)
+	EndSpan(span, err)
 	return resp, err
 }
 
