@@ -14,7 +14,7 @@ var backticked = regexp.MustCompile("`([^`\\s]+)`")
 
 // TestDocsNameFilesThatExist: every file or directory a doc names in a
 // code span exists. A bare file name (`retry.go`) must exist in some
-// directory of the module; a path (`internal/poll`, `cmd/partner/`,
+// directory of the module; a path (`internal/poll`, `cmd/partnerctl/`,
 // `docs/reliability.md`) relative to the module root or to the doc's
 // own directory. Import paths of other modules (`net/http`,
 // `google/go-github`) are not paths of this module: a path counts when

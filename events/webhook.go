@@ -229,7 +229,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 // answer: Status (a 4xx or 5xx; others give 500) and, when set, the
 // Retry-After header. Whether the service sends the delivery again for a
 // given status is not documented by the interface; a 5xx is the safe way
-// to ask for it. A relay such as `partner events listen --forward` passes
+// to ask for it. A relay such as `partnerctl events listen --forward` passes
 // on its target's answer this way.
 type StatusError struct {
 	Status     int    // the answer's status: 400-599

@@ -248,7 +248,7 @@ func TestEventsListenSecret(t *testing.T) {
 	}
 }
 
-// listening runs partner events listen with args, and returns once it
+// listening runs partnerctl events listen with args, and returns once it
 // listens; stop is Ctrl-C and returns the exit status.
 func listening(t *testing.T, c *cli, args ...string) (stdout, stderr *syncBuffer, stop func() int) {
 	t.Helper()
@@ -347,7 +347,7 @@ func TestTokenJSON(t *testing.T) {
 	}
 }
 
-// TestEventsListenAdminUpdate follows the README: partner events listen
+// TestEventsListenAdminUpdate follows the README: partnerctl events listen
 // --events object.update against partnerfake's handler receives the
 // change that the admin API's PATCH /_fake/objects/{id} makes.
 func TestEventsListenAdminUpdate(t *testing.T) {

@@ -163,7 +163,7 @@ func TestReportsExportFailure(t *testing.T) {
 	os.Chmod(dir, 0o700)
 	r = c.run(t, "reports", "export", "999")
 	if r.code != exitFail || strings.Contains(r.stderr, "export of report") || strings.Count(r.stderr, "exporting report 999") != 1 ||
-		strings.Count(r.stderr, "partner:") != 1 {
+		strings.Count(r.stderr, "partnerctl:") != 1 {
 		t.Fatalf("unknown report: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -14,7 +14,7 @@ func (a *app) reportsChartsCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:     "charts REPORT_ID",
 		Short:   "Print the data of a report's charts as tables",
-		Example: `  partner reports charts 101`,
+		Example: `  partnerctl reports charts 101`,
 		Args:    exactArgs("REPORT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID("REPORT_ID", args[0])

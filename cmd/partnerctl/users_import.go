@@ -42,7 +42,7 @@ unchanged and failed users; it exits 1 when a row failed. When the file
 cannot be read to its end (a malformed line) or Ctrl-C stops it, the counts
 say the line it stopped after: the rows after it were not imported.`,
 		Example: `  printf 'userName,displayName,email\nada@example.com,Ada,ada@example.com\n' > people.csv
-  partner users import people.csv`,
+  partnerctl users import people.csv`,
 		Args: exactArgs("FILE.csv"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := checkInputFile(args[0]); err != nil {

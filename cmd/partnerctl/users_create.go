@@ -17,8 +17,8 @@ func (a *app) usersCreateCmd() *cobra.Command {
 		Short: "Create a user",
 		Long: `create provisions one user and prints its id. A create that fails after the
 service may have acted on it is not repeated: look the user up with
-'partner users list --filter' before trying again.`,
-		Example: `  partner users create --user-name ada@example.com --display-name "Ada Lovelace" --email ada@example.com`,
+'partnerctl users list --filter' before trying again.`,
+		Example: `  partnerctl users create --user-name ada@example.com --display-name "Ada Lovelace" --email ada@example.com`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if in.UserName == "" {

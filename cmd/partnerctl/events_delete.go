@@ -13,7 +13,7 @@ func (a *app) eventsDeleteCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "delete ID",
 		Short:   "Remove a subscriber",
-		Example: `  partner events delete sub_4f2a9c`,
+		Example: `  partnerctl events delete sub_4f2a9c`,
 		Args:    exactArgs("ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {

@@ -17,8 +17,8 @@ func (a *app) usersSuspendCmd() *cobra.Command {
 		Short: "Suspend a user (active: false), named by id or userName",
 		Long: `suspend sets a user's active attribute to false. The user is named by its
 userName (looked up first, without regard to case) or by its id.`,
-		Example: `  partner users suspend ada@example.com
-  partner users suspend usr-demo-0001`,
+		Example: `  partnerctl users suspend ada@example.com
+  partnerctl users suspend usr-demo-0001`,
 		Args: exactArgs("ID|USERNAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {

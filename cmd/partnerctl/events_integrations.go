@@ -16,7 +16,7 @@ func (a *app) eventsIntegrationsCmd() *cobra.Command {
 		Use:   "integrations",
 		Short: "List the integrations that bulk loads and subscriptions name",
 		Long: `integrations lists the configured integrations (GET /event/v1/metadata/integration):
-the ids that 'partner bulk load --integration' and 'partner events listen
+the ids that 'partnerctl bulk load --integration' and 'partnerctl events listen
 --integration' take, with their type, name and description.
 
 The service's listing does not say which object type an integration loads
@@ -24,8 +24,8 @@ or which field its bulk rows are matched on (the key field); that is part of
 the integration's configuration. The fake (partnerfake) prints both for each
 integration when it starts, and 'go doc github.com/partnerapi/partner-go/fake
 WithDemoData' lists those of its demo data.`,
-		Example: `  partner events integrations
-  partner events integrations --json | jq -r '.[].integration_id'`,
+		Example: `  partnerctl events integrations
+  partnerctl events integrations --json | jq -r '.[].integration_id'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {

@@ -40,9 +40,9 @@ failed export leaves no partial file under that name; -o is checked before
 anything is sent. An XLSX workbook is not written to a terminal: give -o or
 redirect stdout. A progress bar (rows, rate, time left) goes to stderr when
 stderr is a terminal.`,
-		Example: `  partner reports export 104 -o deals.csv
-  partner reports export 104 --format jsonl | head
-  partner reports export 104 --format xlsx -o deals.xlsx`,
+		Example: `  partnerctl reports export 104 -o deals.csv
+  partnerctl reports export 104 --format jsonl | head
+  partnerctl reports export 104 --format xlsx -o deals.xlsx`,
 		Args: exactArgs("REPORT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID("REPORT_ID", args[0])

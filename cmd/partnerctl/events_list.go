@@ -22,10 +22,10 @@ func (a *app) eventsListCmd() *cobra.Command {
 		Long: `list prints the registered subscribers. With --json it prints them as the
 service returns them, with the callback URL when the service returns one: a
 path segment of a callback URL that looks like a secret (16 or more letters,
-digits, '-' and '_', such as the subscriber secret partner events listen
+digits, '-' and '_', such as the subscriber secret partnerctl events listen
 puts last), a password and query values show as <secret> unless
 --show-secrets is given.`,
-		Example: `  partner events list`,
+		Example: `  partnerctl events list`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {

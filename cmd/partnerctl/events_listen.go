@@ -47,9 +47,9 @@ with a fresh random secret as the last path segment of that URL, and the
 receiver answers 401 to a request without it, so only the service, which
 was given the URL, can deliver; the secret is never printed. On Ctrl-C the
 subscriber is removed again.`,
-		Example: `  partner events listen --events object.update,object.create
-  partner events listen --events object.all --integration int-crm --forward http://localhost:3000/hook
-  partner events listen --events object.update --listen :8088 --public-url https://hooks.example.com/partner`,
+		Example: `  partnerctl events listen --events object.update,object.create
+  partnerctl events listen --events object.all --integration int-crm --forward http://localhost:3000/hook
+  partnerctl events listen --events object.update --listen :8088 --public-url https://hooks.example.com/partner`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(fl.kinds) == 0 {

@@ -38,7 +38,7 @@ With --errors-out (which implies --wait) the failed rows are written to FILE
 as CSV that loads again as it is: the rows' own columns (in the loaded CSV
 file's order), then the service's message in a column _error (more
 underscores when the data has such a column). When no row failed, no file is
-written. 'partner events integrations' lists the integrations to load.
+written. 'partnerctl events integrations' lists the integrations to load.
 
 FILE and --errors-out are checked before anything is sent.
 
@@ -52,8 +52,8 @@ state other than completed, when every record failed, or, with
 --fail-on-errors, when any failed; 2 for a usage error (FILE a directory,
 for one); 3 when the service may have started the load without saying so:
 read the integration's data before loading again.`,
-		Example: `  partner bulk load deals.csv --integration int-crm --wait
-  partner bulk load deals.xlsx --integration int-crm --opportunities --wait --errors-out failed.csv --fail-on-errors`,
+		Example: `  partnerctl bulk load deals.csv --integration int-crm --wait
+  partnerctl bulk load deals.xlsx --integration int-crm --opportunities --wait --errors-out failed.csv --fail-on-errors`,
 		Args: exactArgs("FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if fl.integration == "" {

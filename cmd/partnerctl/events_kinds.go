@@ -13,7 +13,7 @@ func (a *app) eventsKindsCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:     "kinds",
 		Short:   "List the event kinds the service offers",
-		Example: `  partner events kinds`,
+		Example: `  partnerctl events kinds`,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {

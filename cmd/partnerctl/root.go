@@ -73,15 +73,15 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	if err == nil {
 		return exitOK
 	}
-	// The SDK's errors start with its package name, which is also this
-	// command's: say it once, also where a command wrapped one.
+	// The SDK's errors start with its package name ("partner: "); this
+	// command names itself once, also where a command wrapped one.
 	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "partner: "), ": partner: ", ": ")
 	if ctx.Err() != nil {
 		// Ctrl-C (or SIGTERM) cancelled the work; the command cleaned up.
-		fmt.Fprintf(a.stderr, "partner: interrupted: %s\n", msg)
+		fmt.Fprintf(a.stderr, "partnerctl: interrupted: %s\n", msg)
 		return exitInterrupted
 	}
-	fmt.Fprintf(a.stderr, "partner: %s\n", msg)
+	fmt.Fprintf(a.stderr, "partnerctl: %s\n", msg)
 	var ue usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
@@ -95,9 +95,9 @@ func (a *app) execute(ctx context.Context, args []string) int {
 
 func (a *app) rootCmd() *cobra.Command {
 	root := &cobra.Command{
-		Use:   "partner",
+		Use:   "partnerctl",
 		Short: "Operate the Partner Integration Service from a terminal",
-		Long: `partner exports reports, loads files, provisions users and watches webhook
+		Long: `partnerctl exports reports, loads files, provisions users and watches webhook
 deliveries of the Partner Integration Service.
 
 Connection settings come from flags, or else from the variables
@@ -107,8 +107,8 @@ Secrets are never printed. Exit status: 0 success, 1 failure, 2 usage error,
 3 outcome unknown (a write failed after the service may have done it: look
 before doing it again), 130 interrupted (Ctrl-C).`,
 		Example: `  export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=me PARTNER_CLIENT_SECRET=...
-  partner reports list
-  partner reports export 104 --format csv -o deals.csv`,
+  partnerctl reports list
+  partnerctl reports export 104 --format csv -o deals.csv`,
 		SilenceUsage:  true,
 		SilenceErrors: true,
 		Args:          noArgs,

@@ -133,7 +133,7 @@ func TestHelpEverywhere(t *testing.T) {
 			}
 			walk(sub)
 		}
-		args := append(strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "partner")), "--help")
+		args := append(strings.Fields(strings.TrimPrefix(cmd.CommandPath(), "partnerctl")), "--help")
 		r := c.run(t, args...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
 			t.Errorf("partner %s: exit %d, stdout %q", strings.Join(args, " "), r.code, r.stdout)
@@ -224,7 +224,7 @@ func TestReadmeCommandLine(t *testing.T) {
 	for i := start + 1; i < len(lines) && !strings.HasPrefix(lines[i], "## "); i++ {
 		line, _, _ := strings.Cut(lines[i], "#")
 		args := strings.Fields(line)
-		if len(args) == 0 || args[0] != "partner" {
+		if len(args) == 0 || args[0] != "partnerctl" {
 			continue
 		}
 		n++
@@ -271,7 +271,7 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%q %v: exit %d, stderr %q; want 2 and %q", tc.args, tc.env, r.code, r.stderr, tc.want)
 		}
-		if strings.Contains(r.stderr, "With") || strings.Contains(r.stderr, key) || strings.Contains(r.stderr, "partner: partner:") {
+		if strings.Contains(r.stderr, "With") || strings.Contains(r.stderr, key) || strings.Contains(r.stderr, "partnerctl: partnerctl:") {
 			t.Errorf("%q %v: stderr %q names an SDK option, shows the key, or repeats partner:", tc.args, tc.env, r.stderr)
 		}
 	}
@@ -286,7 +286,7 @@ func TestInterruptExits130(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	var out, errw syncBuffer
-	if code := c.runCtx(ctx, t, &out, &errw, "reports", "list"); code != exitInterrupted || !strings.Contains(errw.String(), "partner: interrupted") {
+	if code := c.runCtx(ctx, t, &out, &errw, "reports", "list"); code != exitInterrupted || !strings.Contains(errw.String(), "partnerctl: interrupted") {
 		t.Fatalf("exit %d, stderr %q", code, errw.String())
 	}
 }

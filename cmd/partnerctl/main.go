@@ -2,13 +2,13 @@
 // Integration Service, built on the SDK (github.com/partnerapi/partner-go):
 // export reports, load files, provision users, watch webhook deliveries.
 //
-//	go install github.com/partnerapi/partner-go/cmd/partner@latest
+//	go install github.com/partnerapi/partner-go/cmd/partnerctl@latest
 //	export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=... PARTNER_CLIENT_SECRET=...
-//	partner reports list
-//	partner reports export 104 --format xlsx -o deals.xlsx
-//	partner bulk load deals.csv --integration int-crm --wait
-//	partner users import people.csv
-//	partner events listen --events object.update --forward http://localhost:3000/hook
+//	partnerctl reports list
+//	partnerctl reports export 104 --format xlsx -o deals.xlsx
+//	partnerctl bulk load deals.csv --integration int-crm --wait
+//	partnerctl users import people.csv
+//	partnerctl events listen --events object.update --forward http://localhost:3000/hook
 //
 // Configuration comes from the flags --base-url, --client-id,
 // --client-secret (or --client-secret-file), --env, --env-header,
@@ -20,7 +20,7 @@
 // Every command has --help with an example. Exit status: 0 on success,
 // 1 when the work failed, 2 for a usage error, 3 when a write failed
 // after the service may have done it (look before doing it again), 130
-// when Ctrl-C ended it. `partner completion bash`
+// when Ctrl-C ended it. `partnerctl completion bash`
 // (zsh, fish, powershell) prints a shell completion script.
 package main
 

@@ -25,9 +25,9 @@ invalidated again before the command ends. --json prints the same as one
 JSON object: expires_at, expires_in (seconds), scopes, scopes_from
 ("service", "requested" or "client": every scope of the client), and
 access_token with --show.`,
-		Example: `  partner token
-  partner token --scope reports --show
-  partner token --json | jq .expires_in`,
+		Example: `  partnerctl token
+  partnerctl token --scope reports --show
+  partnerctl token --json | jq .expires_in`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			c, err := a.client(cmd)

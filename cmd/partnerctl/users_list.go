@@ -17,8 +17,8 @@ func (a *app) usersListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List users",
-		Example: `  partner users list
-  partner users list --filter 'userName eq "ada@example.com"'`,
+		Example: `  partnerctl users list
+  partnerctl users list --filter 'userName eq "ada@example.com"'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {

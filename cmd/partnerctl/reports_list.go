@@ -16,8 +16,8 @@ func (a *app) reportsListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the exportable reports",
-		Example: `  partner reports list
-  partner reports list --json | jq '.[].id'`,
+		Example: `  partnerctl reports list
+  partnerctl reports list --json | jq '.[].id'`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {

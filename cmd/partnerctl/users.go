@@ -9,7 +9,7 @@ import (
 )
 
 func (a *app) usersCmd() *cobra.Command {
-	return group("users", "Provision users (SCIM)", "  partner users list\n  partner users import people.csv",
+	return group("users", "Provision users (SCIM)", "  partnerctl users list\n  partnerctl users import people.csv",
 		a.usersListCmd(), a.usersCreateCmd(), a.usersSuspendCmd(), a.usersImportCmd())
 }
 

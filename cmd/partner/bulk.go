@@ -1,7 +1,0 @@
-package main
-
-import "github.com/spf13/cobra"
-
-func (a *app) bulkCmd() *cobra.Command {
-	return group("bulk", "Load records in bulk", "  partner bulk load deals.csv --integration int-crm --wait", a.bulkLoadCmd())
-}

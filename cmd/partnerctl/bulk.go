@@ -1,0 +1,7 @@
+package main
+
+import "github.com/spf13/cobra"
+
+func (a *app) bulkCmd() *cobra.Command {
+	return group("bulk", "Load records in bulk", "  partnerctl bulk load deals.csv --integration int-crm --wait", a.bulkLoadCmd())
+}
