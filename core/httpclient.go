@@ -18,6 +18,16 @@ const (
 	DefaultDialTimeout           = 10 * time.Second
 	DefaultTLSHandshakeTimeout   = 10 * time.Second
 	DefaultResponseHeaderTimeout = 60 * time.Second
+	// DefaultIdleConnTimeout closes a pooled connection idle this long,
+	// below the idle timeouts of common load balancers and NAT gateways
+	// (60s and more), which drop a connection without telling either end.
+	DefaultIdleConnTimeout = 30 * time.Second
+	// DefaultHTTP2PingInterval and DefaultHTTP2PingTimeout are the
+	// health check of an HTTP/2 connection: a ping after that long
+	// without a frame, and the connection is closed when the ping gets
+	// no answer within the timeout.
+	DefaultHTTP2PingInterval = 15 * time.Second
+	DefaultHTTP2PingTimeout  = 10 * time.Second
 )
 
 // ErrInsecureRedirect is returned for a redirect from https to plain
@@ -55,6 +65,11 @@ func wrapClient(hc *http.Client, serviceOnly []string, prop propagation.TextMapP
 				for _, k := range prop.Fields() {
 					req.Header.Del(k)
 				}
+				if st, ok := callOf(req.Context()); ok && st.opts != nil {
+					for k := range st.opts.Header {
+						req.Header.Del(k)
+					}
+				}
 			}
 		}
 		if next != nil {
@@ -81,5 +96,5 @@ func (cfg *Config) serviceOnlyHeaders() []string {
 type roundTripperOnly struct{ rt http.RoundTripper }
 
 func (r roundTripperOnly) RoundTrip(req *http.Request) (*http.Response, error) {
-	return r.rt.RoundTrip(req)
+	return roundTrip(r.rt, req)
 }
