@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net/http"
 	"net/url"
 	"reflect"
 	"strconv"
@@ -63,7 +64,7 @@ func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack,
 	if body == nil && p.FileToken == "" {
 		return nil, errors.New("partner: bulk: a body or a file token is required")
 	}
-	req := &core.Request{Op: "bulk.Load", Method: "POST", Path: "/bulk/v1/bulkload", Query: q}
+	req := &core.Request{Op: "bulk.Load", Method: http.MethodPost, Path: "/bulk/v1/bulkload", Query: q}
 	if body != nil {
 		req.Body, req.ContentType = body, f.mediaType()
 	}
@@ -114,7 +115,7 @@ func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, e
 	}
 	return s.load(ctx, &core.Request{
 		Op:     "bulk.LoadRows",
-		Method: "POST", Path: "/bulk/v1/bulkload", Query: q,
+		Method: http.MethodPost, Path: "/bulk/v1/bulkload", Query: q,
 		BodyFunc: open, ContentType: JSON.mediaType(),
 	})
 }
@@ -191,7 +192,7 @@ func (s *Service) attach(ctx context.Context, op, path string, q url.Values, fil
 		return nil, fmt.Errorf("partner: bulk: %w", err)
 	}
 	return s.load(ctx, &core.Request{
-		Op: op, Method: "POST", Path: path, Query: q,
+		Op: op, Method: http.MethodPost, Path: path, Query: q,
 		Body: body, ContentType: "multipart/form-data; boundary=" + mb.boundary,
 	})
 }
@@ -233,7 +234,7 @@ func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesPara
 	}
 	return s.load(ctx, &core.Request{
 		Op:     "bulk.LoadOpportunities",
-		Method: "POST", Path: "/bulk/v1/bulkload_opportunity", Query: q,
+		Method: http.MethodPost, Path: "/bulk/v1/bulkload_opportunity", Query: q,
 		Body: body, ContentType: f.mediaType(),
 	})
 }

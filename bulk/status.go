@@ -57,7 +57,7 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	var e Execution
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.Status",
-		Method: "GET", Route: core.PathOf("/bulk/v1/status/{integration_id}", integrationID), Query: q,
+		Method: http.MethodGet, Route: core.PathOf("/bulk/v1/status/{integration_id}", integrationID), Query: q,
 	}, &e)
 	if err != nil {
 		return nil, err
@@ -161,7 +161,7 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 	var t Ticket
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.UploadURL",
-		Method: "GET", Route: core.PathOf("/bulk/v1/bulkload/{integration_id}/upload_url", integrationID),
+		Method: http.MethodGet, Route: core.PathOf("/bulk/v1/bulkload/{integration_id}/upload_url", integrationID),
 		Query: url.Values{"file_name": {fileName}},
 	}, &t)
 	if err != nil {

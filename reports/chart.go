@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	"github.com/partnerapi/partner-go/core"
 )
@@ -47,7 +48,7 @@ func (s *Service) ChartData(ctx context.Context, reportID int64, p ChartDataPara
 	var out ChartData
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "reports.ChartData",
-		Method: "POST", Route: core.PathOf("/report/v1/{reportId}/chart-data", reportID),
+		Method: http.MethodPost, Route: core.PathOf("/report/v1/{reportId}/chart-data", reportID),
 		JSON: p, Idempotent: true,
 	}, &out)
 	if err != nil {
@@ -99,7 +100,7 @@ func (s *Service) ChartMetadata(ctx context.Context, reportID int64, p ChartMeta
 	var raw json.RawMessage
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "reports.ChartMetadata",
-		Method: "POST", Route: core.PathOf("/report/v1/{reportId}/chart-metadata", reportID),
+		Method: http.MethodPost, Route: core.PathOf("/report/v1/{reportId}/chart-metadata", reportID),
 		JSON: p, Idempotent: true,
 	}, &raw)
 	if err != nil {

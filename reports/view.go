@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -51,7 +52,7 @@ func (s *Service) PrepareExport(ctx context.Context, reportID int64) (int64, err
 	}
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "reports.PrepareExport",
-		Method: "POST", Route: core.PathOf("/report/v1/view/{reportId}/prepare_export", reportID),
+		Method: http.MethodPost, Route: core.PathOf("/report/v1/view/{reportId}/prepare_export", reportID),
 		JSON: struct{}{}, Idempotent: true,
 	}, &out)
 	if err != nil {
@@ -77,7 +78,7 @@ func (s *Service) ViewStatus(ctx context.Context, viewID int64) (*ViewStatus, er
 	var out struct {
 		Status ViewState `json:"viewStatus"`
 	}
-	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewStatus", Method: "GET", Route: core.PathOf("/report/v1/view/{viewId}/status", viewID)}, &out)
+	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewStatus", Method: http.MethodGet, Route: core.PathOf("/report/v1/view/{viewId}/status", viewID)}, &out)
 	if err != nil {
 		return nil, err
 	}
