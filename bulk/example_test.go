@@ -60,7 +60,7 @@ func ExampleService_Load() {
 }
 
 // Load Go values as a JSON array, encoded as the request is sent.
-func ExampleService_LoadRows() {
+func ExampleLoadRows() {
 	c, done := exampleClient()
 	defer done()
 	ctx := context.Background()
@@ -71,7 +71,7 @@ func ExampleService_LoadRows() {
 		Employees  int    `json:"employees"`
 	}
 	rows := []account{{"ACC-1", "Initrode", 120}, {"ACC-2", "Umbrella", 4000}}
-	ack, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: fake.DemoAccountIntegration}, rows)
+	ack, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: fake.DemoAccountIntegration}, rows)
 	if err != nil {
 		log.Fatal(err)
 	}
