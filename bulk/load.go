@@ -71,11 +71,7 @@ func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack,
 }
 
 func (s *Service) load(ctx context.Context, req *core.Request) (*Ack, error) {
-	var ack Ack
-	if err := s.t.Do(ctx, req, &ack); err != nil {
-		return nil, err
-	}
-	return &ack, nil
+	return core.DoNew[Ack](ctx, s.t, req)
 }
 
 // LoadRows loads rows through s as a JSON array of objects (POST

@@ -370,7 +370,7 @@ func TestValidation(t *testing.T) {
 			_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", ColumnDelimiter: ";;"}, body)
 			return err
 		}(),
-		"no body":        func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i"}, nil); return err }(),
+		"no body": func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i"}, nil); return err }(),
 		"rows as CSV": func() error {
 			_, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: "i", Format: bulk.CSV}, []int{})
 			return err

@@ -532,3 +532,13 @@ func unwrapURLError(err error) error {
 	}
 	return err
 }
+
+// DoNew sends r and decodes a 2xx answer into a new T (as Do), which it
+// returns: the body of the operations that answer with one thing.
+func DoNew[T any](ctx context.Context, c *Client, r *Request) (*T, error) {
+	out := new(T)
+	if err := c.Do(ctx, r, out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}

@@ -69,12 +69,7 @@ func (s *Service) Subscriber(ctx context.Context, id string) (*Subscriber, error
 	if id == "" {
 		return nil, errors.New("partner: events: subscriber id is required")
 	}
-	var out Subscriber
-	err := s.t.Do(ctx, &core.Request{Op: "events.Subscriber", Method: http.MethodGet, Route: core.PathOf("/event/v1/subscriber/{subscriber_id}", id)}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return core.DoNew[Subscriber](ctx, s.t, &core.Request{Op: "events.Subscriber", Method: http.MethodGet, Route: core.PathOf("/event/v1/subscriber/{subscriber_id}", id)})
 }
 
 // SubscribeParams registers a webhook subscriber.

@@ -45,16 +45,11 @@ func (s *Service) ChartData(ctx context.Context, reportID int64, p ChartDataPara
 	if p.ChartIDs == nil {
 		p.ChartIDs = []int64{}
 	}
-	var out ChartData
-	err := s.t.Do(ctx, &core.Request{
+	return core.DoNew[ChartData](ctx, s.t, &core.Request{
 		Op:     "reports.ChartData",
 		Method: http.MethodPost, Route: core.PathOf("/report/v1/{reportId}/chart-data", reportID),
 		JSON: p, Idempotent: true,
-	}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	})
 }
 
 // ChartMetadata is the answer of the chart metadata operation, whose shape
