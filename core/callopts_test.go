@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptrace"
+	"reflect"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -209,23 +210,38 @@ func TestRequestID(t *testing.T) {
 	if err := c.Do(ctx, &Request{Method: "GET", Path: "/ok"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	if len(ids) != 2 || ids[0] != ids[1] || len(ids[0]) != 36 || info.RequestID != ids[0] ||
-		info.ServiceRequestID != "svc-"+ids[0] || info.Attempts != 2 || info.StatusCode != 200 ||
-		info.Header.Get("X-Svc-Request") == "" || info.Duration <= 0 {
-		t.Fatalf("ids %q, capture %+v", ids, info)
+	if len(ids) != 2 || ids[0] != ids[1] || len(ids[0]) != 36 {
+		t.Fatalf("ids %q, want one id on both attempts", ids)
+	}
+	want := ResponseInfo{StatusCode: 200, Attempts: 2, RequestID: ids[0], ServiceRequestID: "svc-" + ids[0]}
+	if got := info; got.Header.Get("X-Svc-Request") == "" || got.Duration <= 0 || !sameInfo(got, want) {
+		t.Fatalf("capture %+v, want %+v", info, want)
 	}
 	err := c.Do(ctx, &Request{Method: "GET", Path: "/missing"}, nil)
 	var e *Error
-	if !errors.As(err, &e) || e.RequestID != ids[2] || e.RequestID == ids[0] || e.ServiceRequestID != "svc-"+ids[2] {
+	if !errors.As(err, &e) || e.RequestID != ids[2] || e.ServiceRequestID != "svc-"+ids[2] {
 		t.Fatalf("err %#v, want RequestID %q", err, ids[2])
 	}
-	if info.StatusCode != 404 || info.Attempts != 1 || info.RequestID != ids[2] {
+	if ids[2] == ids[0] {
+		t.Errorf("two calls sent the same id %s", ids[0])
+	}
+	if !sameInfo(info, ResponseInfo{StatusCode: 404, Attempts: 1, RequestID: ids[2], ServiceRequestID: "svc-" + ids[2]}) {
 		t.Errorf("capture of the failed call: %+v", info)
 	}
 	if strings.Count(logs.String(), "request_id="+ids[0]) != 2 {
 		t.Errorf("log records without the request ids:\n%s", logs.String())
 	}
+}
 
+// sameInfo compares the status, attempts and ids of two captures.
+func sameInfo(a, b ResponseInfo) bool {
+	a.Header, a.Duration, b.Header, b.Duration = nil, 0, nil, 0
+	return reflect.DeepEqual(a, b)
+}
+
+// TestRequestIDHeaderName: the request id header's name is the client's
+// choice; NoRequestID sends none.
+func TestRequestIDHeaderName(t *testing.T) {
 	for _, tc := range []struct {
 		edit func(*Config)
 		name string
@@ -240,7 +256,10 @@ func TestRequestID(t *testing.T) {
 			return httpmock.NewStringResponse(404, "{}"), nil
 		})
 		err := c.Do(context.Background(), &Request{Method: "GET", Path: "/h"}, nil)
-		errors.As(err, &e)
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("err %v, want an *Error", err)
+		}
 		if tc.name == "" {
 			if h.Get("X-Request-Id") != "" || e.RequestID != "" {
 				t.Errorf("NoRequestID: header %q, error %q", h.Get("X-Request-Id"), e.RequestID)

@@ -368,22 +368,10 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 	if err != nil {
 		return nil, nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
-	st := &call{
-		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(), decodes: decodes,
-		auth: c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
+	st, err := c.newCall(ctx, r, u, b, decodes)
+	if err != nil {
+		return nil, nil, err
 	}
-	if _, nested := callOf(ctx); !nested {
-		// A call's options are not its token request's.
-		if st.opts = callOptionsOf(ctx); st.opts != nil {
-			if err := c.checkCallHeader(st.opts.Header); err != nil {
-				return nil, nil, err
-			}
-		}
-	}
-	if c.reqIDHeader != "" {
-		st.requestID = newRequestID()
-	}
-	st.initTel(ctx, r, u, c.toService(r, u))
 	// Whether an attempt wrote its request matters only to requests that
 	// are not repeated freely, and to a DELETE (a 404 after an attempt
 	// that may have been processed means done).
@@ -400,6 +388,28 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 	resp, err := c.rc.Do(req)
 	resp, err = c.finish(ctx, r, u.Path, st, resp, err)
 	return resp, st, err
+}
+
+// newCall returns the state of a call of r, sent to u with body b: its
+// options (those of ctx, unless it is a call made for another call, such
+// as its token request), its request id and its telemetry.
+func (c *Client) newCall(ctx context.Context, r *Request, u *url.URL, b *body, decodes bool) (*call, error) {
+	st := &call{
+		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(), decodes: decodes,
+		auth: c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
+	}
+	if _, nested := callOf(ctx); !nested {
+		if st.opts = callOptionsOf(ctx); st.opts != nil {
+			if err := c.checkCallHeader(st.opts.Header); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if c.reqIDHeader != "" {
+		st.requestID = newRequestID()
+	}
+	st.initTel(ctx, r, u, c.toService(r, u))
+	return st, nil
 }
 
 // newRequest builds the request of every attempt of r, without
