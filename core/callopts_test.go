@@ -307,3 +307,34 @@ func (f *fetchingTokens) Token(ctx context.Context) (*oauth2.Token, error) {
 }
 
 func (f *fetchingTokens) Invalidate(*oauth2.Token) {}
+
+// TestCallHeaderNotPastRedirect: a call's headers follow a redirect on
+// the service's host, not one to another host.
+func TestCallHeaderNotPastRedirect(t *testing.T) {
+	c, mt := newMockClient(t)
+	got := map[string]string{}
+	record := func(req *http.Request) (*http.Response, error) {
+		got[req.URL.Host+req.URL.Path] = req.Header.Get("X-Team")
+		return httpmock.NewStringResponse(200, "{}"), nil
+	}
+	redirect := func(to string) httpmock.Responder {
+		return func(*http.Request) (*http.Response, error) {
+			r := httpmock.NewStringResponse(307, "")
+			r.Header.Set("Location", to)
+			return r, nil
+		}
+	}
+	mt.RegisterResponder("GET", base+"/away", redirect("https://files.other.test/x"))
+	mt.RegisterResponder("GET", base+"/near", redirect(base+"/y"))
+	mt.RegisterResponder("GET", "https://files.other.test/x", record)
+	mt.RegisterResponder("GET", base+"/y", record)
+	ctx := WithCallOptions(context.Background(), CallOptions{Header: http.Header{"X-Team": {"a"}}})
+	for _, p := range []string{"/away", "/near"} {
+		if err := c.Do(ctx, &Request{Method: "GET", Path: p}, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if got["files.other.test/x"] != "" || got["api.example.test/y"] != "a" {
+		t.Errorf("X-Team after redirects: %q", got)
+	}
+}
