@@ -69,8 +69,9 @@ type ResponseInfo struct {
 	// Attempts counts the requests sent: the first, every retry, and the
 	// repeat after a 401.
 	Attempts int
-	// Duration is the time the call took, from its first attempt until
-	// its answer's headers (or its error).
+	// Duration is the time the call took, retries and their waits
+	// included, until its answer (read whole when the call decodes it)
+	// or its error.
 	Duration time.Duration
 	// RequestID is the id the SDK sent in its request id header, the
 	// same on every attempt; "" when that header is off.
