@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -175,7 +176,7 @@ type (
 	}
 	evSubscribeRequest struct {
 		SubscriberType  *string            `json:"subscriber_type"`
-		Event           []string           `json:"event"`
+		Event           evKinds            `json:"event"`
 		Name            string             `json:"name"`
 		Filters         string             `json:"filters"`
 		IntegrationID   string             `json:"integration_id"`
@@ -219,7 +220,7 @@ func (f *Fake) listSubscribers(w http.ResponseWriter, r *http.Request) {
 // checked, and all violations are reported in one 400 message.
 func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	var req evSubscribeRequest
-	if !decodeJSON(w, r, &req) {
+	if !f.decodeWrite(w, r, &req) {
 		return
 	}
 	var problems []string
@@ -456,4 +457,24 @@ func eventSchema(name string, envelope bool) map[string]any {
 		"required":             required,
 		"additionalProperties": str("A field of the object by dotted name, as text."),
 	}
+}
+
+// evKinds is the event member of a subscribe body: an array of kinds, as
+// the interface has it, or one kind as a string, as the connector sends it
+// (its Subscribe and referral subscribe bodies declare a string).
+type evKinds []string
+
+// UnmarshalJSON reads an array of strings or one string.
+func (k *evKinds) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*k = evKinds{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return &memberError{`member "event" must be an event kind (a string) or an array of event kinds`}
+	}
+	*k = many
+	return nil
 }
