@@ -107,8 +107,8 @@ func (f *Fake) registerEvents() {
 
 	f.handle("GET /event/v1/subscriber", ScopeEvents, f.listSubscribers)
 	f.handle("POST /event/v1/subscriber", ScopeEvents, f.createSubscriber)
-	f.handle("GET /event/v1/subscriber/{id}", ScopeEvents, f.getSubscriber)
-	f.handle("DELETE /event/v1/subscriber/{id}", ScopeEvents, f.deleteSubscriber)
+	f.handle("GET /event/v1/subscriber/{subscriber_id}", ScopeEvents, f.getSubscriber)
+	f.handle("DELETE /event/v1/subscriber/{subscriber_id}", ScopeEvents, f.deleteSubscriber)
 	f.handle("GET /event/v1/metadata/integration", ScopeEvents, f.listEventIntegrations)
 	f.handle("GET /event/v1/metadata/integration/{integration_id}", ScopeEvents, f.getIntegrationSchema)
 	f.handle("GET /event/v1/metadata/event", ScopeEvents, f.listEventKinds)
@@ -306,7 +306,7 @@ func evCheckCallbackURL(raw string) error {
 }
 
 func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("subscriber_id")
 	f.events.mu.Lock()
 	s, ok := f.events.subs[id]
 	var d evWireSubscriberDetail
@@ -340,7 +340,7 @@ func WithMisspelledIntegrationID() Option {
 // dropped, and an attempt in flight finishes but is not retried. It
 // answers 200 with an empty body, as the deployed service does.
 func (f *Fake) deleteSubscriber(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("subscriber_id")
 	if !f.removeSubscriber(id) {
 		writeError(w, http.StatusNotFound, "not_found", "subscriber %q not found", id)
 		return

@@ -173,8 +173,8 @@ func (f *Fake) registerSCIM() {
 	f.scim.byEmail = map[string]string{}
 	f.handle("POST "+scimUsersPath, ScopeSCIM, f.scimCreate)
 	f.handle("GET "+scimUsersPath, ScopeSCIM, f.scimList)
-	f.handle("GET "+scimUsersPath+"/{id}", ScopeSCIM, f.scimGet)
-	f.handle("PUT "+scimUsersPath+"/{id}", ScopeSCIM, f.scimReplace)
+	f.handle("GET "+scimUsersPath+"/{user_id}", ScopeSCIM, f.scimGet)
+	f.handle("PUT "+scimUsersPath+"/{user_id}", ScopeSCIM, f.scimReplace)
 	// Anything else under /api/scim/ answers in the SCIM error shape.
 	f.handle("/api/scim/", ScopeSCIM, f.scimNoRoute)
 }
@@ -313,7 +313,7 @@ func (f *Fake) scimCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Fake) scimGet(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("user_id")
 	f.scim.mu.RLock()
 	rec, ok := f.scim.byID[id]
 	var out json.RawMessage
@@ -329,7 +329,7 @@ func (f *Fake) scimGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Fake) scimReplace(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("user_id")
 	b, ok := scimDecode(w, r)
 	if !ok {
 		return
