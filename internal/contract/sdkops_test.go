@@ -55,7 +55,9 @@ type pkgScan struct {
 	consts map[string]ast.Expr // package-level constants
 }
 
-func scanPackage(t *testing.T, dir string) []sdkOp {
+// parsePackage parses the non-test Go files of dir and records its
+// package-level constants.
+func parsePackage(t *testing.T, dir string) *pkgScan {
 	t.Helper()
 	p := &pkgScan{t: t, fset: token.NewFileSet(), consts: map[string]ast.Expr{}}
 	entries, err := os.ReadDir(dir)
@@ -71,19 +73,31 @@ func scanPackage(t *testing.T, dir string) []sdkOp {
 			t.Fatal(err)
 		}
 		p.files = append(p.files, f)
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, n := range vs.Names {
-						if i < len(vs.Values) {
-							p.consts[n.Name] = vs.Values[i]
-						}
-					}
+		p.addConsts(f)
+	}
+	return p
+}
+
+func (p *pkgScan) addConsts(f *ast.File) {
+	for _, d := range f.Decls {
+		g, ok := d.(*ast.GenDecl)
+		if !ok || g.Tok != token.CONST {
+			continue
+		}
+		for _, spec := range g.Specs {
+			vs := spec.(*ast.ValueSpec)
+			for i, n := range vs.Names {
+				if i < len(vs.Values) {
+					p.consts[n.Name] = vs.Values[i]
 				}
 			}
 		}
 	}
+}
+
+func scanPackage(t *testing.T, dir string) []sdkOp {
+	t.Helper()
+	p := parsePackage(t, dir)
 	var out []sdkOp
 	for _, f := range p.files {
 		for _, d := range f.Decls {
@@ -131,100 +145,120 @@ func (p *pkgScan) request(fn *ast.FuncDecl, cl *ast.CompositeLit) []sdkOp {
 		}
 	}
 	pos := p.fset.Position(cl.Pos()).String()
-	var tmpl ast.Expr
-	switch {
-	case fields["Path"] != nil:
-		tmpl = fields["Path"]
-	case fields["Route"] != nil:
-		if call, ok := fields["Route"].(*ast.CallExpr); ok && len(call.Args) > 0 {
-			tmpl = call.Args[0]
-		}
+	tmpl := fields["Path"]
+	if call, ok := fields["Route"].(*ast.CallExpr); ok && len(call.Args) > 0 {
+		tmpl = call.Args[0]
 	}
 	// Each way to call fn gives the values of its parameters: one way
 	// when none of the three is a parameter.
 	var out []sdkOp
 	for _, args := range p.bindings(fn, fields["Op"], fields["Method"], tmpl) {
-		op := sdkOp{pos: pos}
-		var ok bool
-		if op.op, ok = p.value(fields["Op"], args); !ok {
-			p.t.Errorf("%s: cannot read the Op of this core.Request: write it as a string literal", pos)
-			continue
+		if op, err := p.read(fields, tmpl, args); err != nil {
+			p.t.Errorf("%s: %v", pos, err)
+		} else {
+			op.pos = pos
+			out = append(out, op)
 		}
-		if op.method, ok = p.value(fields["Method"], args); !ok && fields["URL"] != nil {
-			op.method = "" // chosen at run time, toward a URL the service handed out
-		} else if !ok {
-			p.t.Errorf("%s (%s): cannot read the Method of this core.Request", pos, op.op)
-			continue
-		}
-		if tmpl != nil {
-			if op.template, ok = p.value(tmpl, args); !ok {
-				p.t.Errorf("%s (%s): cannot read the path template of this core.Request", pos, op.op)
-				continue
-			}
-		} else if fields["URL"] == nil {
-			p.t.Errorf("%s (%s): a core.Request with neither Path, Route nor URL", pos, op.op)
-			continue
-		}
-		out = append(out, op)
 	}
 	return out
+}
+
+// read reads one request's values with fn's parameters bound to args.
+func (p *pkgScan) read(fields map[string]ast.Expr, tmpl ast.Expr, args map[string]ast.Expr) (sdkOp, error) {
+	var op sdkOp
+	var ok bool
+	if op.op, ok = p.value(fields["Op"], args); !ok {
+		return op, fmt.Errorf("cannot read the Op of this core.Request: write it as a string literal")
+	}
+	toURL := fields["URL"] != nil
+	if op.method, ok = p.value(fields["Method"], args); !ok && !toURL {
+		return op, fmt.Errorf("%s: cannot read the Method of this core.Request", op.op)
+	} // toward a URL the service handed out, the method may be chosen at run time
+	switch {
+	case tmpl != nil:
+		if op.template, ok = p.value(tmpl, args); !ok {
+			return op, fmt.Errorf("%s: cannot read the path template of this core.Request", op.op)
+		}
+	case !toURL:
+		return op, fmt.Errorf("%s: a core.Request with neither Path, Route nor URL", op.op)
+	}
+	return op, nil
 }
 
 // bindings returns, for each call of fn in the package, its parameters
 // bound to the arguments the call passes, when one of exprs is a
 // parameter of fn; else one empty binding.
 func (p *pkgScan) bindings(fn *ast.FuncDecl, exprs ...ast.Expr) []map[string]ast.Expr {
-	params := map[string]int{}
-	i := 0
-	for _, f := range fn.Type.Params.List {
-		for _, n := range f.Names {
-			params[n.Name] = i
-			i++
-		}
-		if len(f.Names) == 0 {
-			i++
-		}
-	}
-	uses := false
-	for _, e := range exprs {
-		if id, ok := e.(*ast.Ident); ok {
-			if _, ok := params[id.Name]; ok {
-				uses = true
-			}
-		}
-	}
-	if !uses {
+	params, n := paramIndex(fn)
+	if !slices.ContainsFunc(exprs, func(e ast.Expr) bool {
+		id, ok := e.(*ast.Ident)
+		_, param := params[ident(id, ok)]
+		return param
+	}) {
 		return []map[string]ast.Expr{{}}
 	}
 	var out []map[string]ast.Expr
-	for _, f := range p.files {
-		ast.Inspect(f, func(n ast.Node) bool {
-			call, ok := n.(*ast.CallExpr)
-			if !ok {
-				return true
-			}
-			name := ""
-			switch fun := call.Fun.(type) {
-			case *ast.Ident:
-				name = fun.Name
-			case *ast.SelectorExpr:
-				name = fun.Sel.Name
-			}
-			if name != fn.Name.Name || len(call.Args) != i {
-				return true
-			}
-			b := map[string]ast.Expr{}
-			for n, k := range params {
-				b[n] = call.Args[k]
-			}
-			out = append(out, b)
-			return true
-		})
+	for _, call := range p.callsOf(fn.Name.Name, n) {
+		b := map[string]ast.Expr{}
+		for name, k := range params {
+			b[name] = call.Args[k]
+		}
+		out = append(out, b)
 	}
 	if len(out) == 0 {
 		p.t.Errorf("%s: %s takes its request's values as parameters but is never called", p.fset.Position(fn.Pos()), fn.Name.Name)
 	}
 	return out
+}
+
+func ident(id *ast.Ident, ok bool) string {
+	if !ok {
+		return ""
+	}
+	return id.Name
+}
+
+// paramIndex maps fn's named parameters to their positions, and counts
+// them.
+func paramIndex(fn *ast.FuncDecl) (map[string]int, int) {
+	params := map[string]int{}
+	i := 0
+	for _, f := range fn.Type.Params.List {
+		if len(f.Names) == 0 {
+			i++
+		}
+		for _, n := range f.Names {
+			params[n.Name] = i
+			i++
+		}
+	}
+	return params, i
+}
+
+// callsOf returns the calls in the package of a function or method named
+// name with n arguments.
+func (p *pkgScan) callsOf(name string, n int) []*ast.CallExpr {
+	var out []*ast.CallExpr
+	for _, f := range p.files {
+		ast.Inspect(f, func(node ast.Node) bool {
+			call, ok := node.(*ast.CallExpr)
+			if ok && len(call.Args) == n && calleeName(call.Fun) == name {
+				out = append(out, call)
+			}
+			return true
+		})
+	}
+	return out
+}
+
+func calleeName(fun ast.Expr) string {
+	switch fun := fun.(type) {
+	case *ast.Ident:
+		return fun.Name
+	case *ast.SelectorExpr:
+		return fun.Sel.Name
+	}
+	return ""
 }
 
 // value reads e as a string: a literal, a package constant, http.MethodX,
@@ -346,46 +380,16 @@ func TestFakeRoutesAreTheContractsPaths(t *testing.T) {
 // handle helpers, read from its source.
 func fakePatterns(t *testing.T) map[string]bool {
 	t.Helper()
-	fset := token.NewFileSet()
-	dir := filepath.Join("..", "..", "fake")
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	p := parsePackage(t, filepath.Join("..", "..", "fake"))
 	out := map[string]bool{}
-	p := &pkgScan{t: t, fset: fset, consts: map[string]ast.Expr{}}
-	for _, e := range entries {
-		if !strings.HasSuffix(e.Name(), ".go") || strings.HasSuffix(e.Name(), "_test.go") {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, e.Name()), nil, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		p.files = append(p.files, f)
-		for _, d := range f.Decls {
-			if g, ok := d.(*ast.GenDecl); ok && g.Tok == token.CONST {
-				for _, spec := range g.Specs {
-					vs := spec.(*ast.ValueSpec)
-					for i, n := range vs.Names {
-						if i < len(vs.Values) {
-							p.consts[n.Name] = vs.Values[i]
-						}
-					}
-				}
-			}
-		}
-	}
 	for _, f := range p.files {
 		ast.Inspect(f, func(n ast.Node) bool {
 			call, ok := n.(*ast.CallExpr)
-			if !ok || len(call.Args) == 0 {
+			if !ok || len(call.Args) == 0 || !strings.HasPrefix(calleeName(call.Fun), "handle") {
 				return true
 			}
-			if sel, ok := call.Fun.(*ast.SelectorExpr); ok && strings.HasPrefix(sel.Sel.Name, "handle") {
-				if s, ok := p.value(call.Args[0], nil); ok && strings.HasPrefix(strings.TrimLeft(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ "), "/") {
-					out[s] = true
-				}
+			if s, ok := p.value(call.Args[0], nil); ok && strings.HasPrefix(strings.TrimLeft(s, "ABCDEFGHIJKLMNOPQRSTUVWXYZ "), "/") {
+				out[s] = true
 			}
 			return true
 		})
