@@ -126,9 +126,8 @@ const DefaultMaxDeliveryBytes = 1 << 20
 // subtree below it ("/partner/" for "https://hooks.example.com/partner").
 //
 // It first requires the last segment of the request's path to be one of
-// Secrets (SecretSet.Allows: constant-time comparisons)
-// and answers 401 otherwise, before it looks at the method or reads the
-// body. Subscribe puts the secret there (SubscribeParams.Secret). The
+// Secrets (SecretSet.Allows: constant-time comparisons) and answers 401
+// otherwise, before it looks at the method or reads the body. Subscribe puts the secret there (SubscribeParams.Secret). The
 // secret shows in no answer, no log record and no span: the path is
 // logged with its last segment, and any other holding 16 or more URL-safe
 // characters in a row, as "***", and the span carries no path.
@@ -136,7 +135,7 @@ const DefaultMaxDeliveryBytes = 1 << 20
 // It accepts POST requests whose body is a JSON object of at most
 // MaxBodyBytes, decodes the delivery with ParseDelivery and calls Deliver
 // with the request's context. It does nothing else per delivery: no
-// request of its own, no state kept. The Content-Type is not checked: the
+// request of its own, no state kept but Dedup's. The Content-Type is not checked: the
 // deployed service does not document the one it sends, and a delivery
 // refused for its header would be lost, since a 4xx is not retried. It
 // answers
