@@ -1,0 +1,33 @@
+package redact
+
+import (
+	"net/url"
+	"strings"
+	"testing"
+)
+
+func TestURL(t *testing.T) {
+	for raw, want := range map[string]string{
+		"https://admin:pw@host/x":     "https://admin:xxxxx@host/x",
+		"ftp://admin:pw@host":         "ftp://admin:xxxxx@host",
+		"https://host/x":              "https://host/x",
+		"https://admin:pw@host/%zz":   "https://xxxxx@host/%zz",
+		"https://admin:p@w@host:99/x": "https://admin:xxxxx@host:99/x",
+		"admin:pw@host":               "xxxxx@host",
+		"http://a:pw@h\x7f/":          "http://xxxxx@h\x7f/",
+	} {
+		if got := URL(raw); got != want {
+			t.Errorf("URL(%q) = %q, want %q", raw, got, want)
+		}
+		if strings.Contains(URL(raw), "pw") {
+			t.Errorf("URL(%q) keeps the password", raw)
+		}
+	}
+}
+
+func TestError(t *testing.T) {
+	_, err := url.Parse("https://admin:pw@host/%zz")
+	if err == nil || strings.Contains(Error(err).Error(), "pw") {
+		t.Fatalf("Error(%v) = %v", err, Error(err))
+	}
+}
