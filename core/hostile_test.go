@@ -52,43 +52,41 @@ func (r *received) handler(w http.ResponseWriter, req *http.Request) {
 	w.Write([]byte(`{"ok":true}`))
 }
 
-// TestCrossHostRedirectCarriesNoBody: a 307 or 308 answer to a request
-// with a body, pointing at another host, is refused before anything is
-// sent there; a redirect of a request that forbids any cross-host
-// redirect (a token request) is refused whatever its status; a 307 on the
-// same host still carries the body.
-func TestCrossHostRedirectCarriesNoBody(t *testing.T) {
-	other := newReceived()
+// redirectServers starts the service, which redirects /307, /308 and
+// /302 to the other host and /here to /same on itself, and the other
+// host; svcCalls counts the service's redirects.
+func redirectServers(t *testing.T) (svc *httptest.Server, other, same *received, svcCalls *atomic.Int32) {
+	other, same, svcCalls = newReceived(), newReceived(), new(atomic.Int32)
 	otherSrv := httptest.NewServer(http.HandlerFunc(other.handler))
-	defer otherSrv.Close()
-	same := newReceived()
-	var svcCalls atomic.Int32
-	svc := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+	t.Cleanup(otherSrv.Close)
+	codes := map[string]int{"/307": http.StatusTemporaryRedirect, "/308": http.StatusPermanentRedirect, "/302": http.StatusFound}
+	svc = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
 		if req.URL.Path == "/same" {
 			same.handler(w, req)
 			return
 		}
 		svcCalls.Add(1)
-		switch req.URL.Path {
-		case "/307":
-			http.Redirect(w, req, otherSrv.URL+"/x", http.StatusTemporaryRedirect)
-		case "/308":
-			http.Redirect(w, req, otherSrv.URL+"/x", http.StatusPermanentRedirect)
-		case "/302":
-			http.Redirect(w, req, otherSrv.URL+"/x", http.StatusFound)
-		case "/here":
+		if req.URL.Path == "/here" {
 			http.Redirect(w, req, "/same", http.StatusTemporaryRedirect)
+			return
 		}
+		http.Redirect(w, req, otherSrv.URL+"/x", codes[req.URL.Path])
 	}))
-	defer svc.Close()
-	c := loopbackClient(t, svc)
-	ctx := context.Background()
-	body := map[string]string{"client_secret": "CS-never-elsewhere"}
+	t.Cleanup(svc.Close)
+	return svc, other, same, svcCalls
+}
 
+// TestCrossHostRedirectCarriesNoBody: a 307 or 308 answer to a request
+// with a body, pointing at another host, is refused before anything is
+// sent there, and not retried.
+func TestCrossHostRedirectCarriesNoBody(t *testing.T) {
+	svc, other, _, svcCalls := redirectServers(t)
+	c := loopbackClient(t, svc)
+	body := map[string]string{"client_secret": "CS-never-elsewhere"}
 	for _, p := range []string{"/307", "/308"} {
 		for _, idempotent := range []bool{false, true} {
 			svcCalls.Store(0)
-			err := c.Do(ctx, &Request{Method: "POST", Path: p, JSON: body, Idempotent: idempotent}, nil)
+			err := c.Do(context.Background(), &Request{Method: "POST", Path: p, JSON: body, Idempotent: idempotent}, nil)
 			if !errors.Is(err, ErrCrossHostRedirect) || !strings.Contains(err.Error(), "would carry the request's body") {
 				t.Errorf("POST %s (idempotent %v): %v, want ErrCrossHostRedirect saying why", p, idempotent, err)
 			}
@@ -97,8 +95,19 @@ func TestCrossHostRedirectCarriesNoBody(t *testing.T) {
 			}
 		}
 	}
-	// A 302 turns the POST into a GET without body: followed, unless the
-	// request forbids any cross-host redirect.
+	if n := other.n.Load(); n != 0 {
+		t.Errorf("the other host got %d requests", n)
+	}
+}
+
+// TestNoCrossHostRedirect: a 302 turns a POST into a GET without body,
+// which is followed, unless the request forbids any cross-host redirect
+// (a token request); a 307 on the same host still carries the body.
+func TestNoCrossHostRedirect(t *testing.T) {
+	svc, other, same, _ := redirectServers(t)
+	c := loopbackClient(t, svc)
+	ctx := context.Background()
+	body := map[string]string{"client_secret": "CS-never-elsewhere"}
 	if err := c.Do(ctx, &Request{Method: "POST", Path: "/302", JSON: body}, nil); err != nil {
 		t.Errorf("POST /302: %v", err)
 	}
@@ -114,7 +123,6 @@ func TestCrossHostRedirectCarriesNoBody(t *testing.T) {
 	if n := other.n.Load(); n != 1 {
 		t.Errorf("the other host got %d requests, want only the bodiless one after the 302", n)
 	}
-
 	var out struct{ OK bool }
 	if err := c.Do(ctx, &Request{Method: "POST", Path: "/here", JSON: body, NoCrossHostRedirect: true}, &out); err != nil || !out.OK {
 		t.Fatalf("307 on the same host: %v %+v", err, out)
@@ -168,16 +176,9 @@ func TestAnswerCapped(t *testing.T) {
 		for _, method := range []string{"GET", "POST"} {
 			calls.Store(0)
 			written.Store(0)
-			var out struct{ ID string }
-			err := c.Do(context.Background(), &Request{Method: method, Path: p, MaxAnswerSize: limit}, &out)
-			if !errors.Is(err, ErrAnswerTooLarge) || !strings.Contains(err.Error(), "limit") {
-				t.Fatalf("%s %s: %v, want ErrAnswerTooLarge", method, p, err)
-			}
+			checkTooLarge(t, c, method, p, limit)
 			if n := calls.Load(); n != 1 {
 				t.Errorf("%s %s: %d attempts, want 1 (too large is not retried)", method, p, n)
-			}
-			if got, want := IsOutcomeUnknown(err), method == "POST"; got != want {
-				t.Errorf("%s %s: IsOutcomeUnknown = %v, want %v", method, p, got, want)
 			}
 			// The server gets ahead by what the connection buffers, far
 			// less than the 64 MiB it would send.
@@ -199,6 +200,20 @@ func TestAnswerCapped(t *testing.T) {
 	var out struct{ ID string }
 	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/fits", MaxAnswerSize: limit}, &out); err != nil || len(out.ID) != limit-10 {
 		t.Fatalf("an answer within the cap: %v (%d bytes)", err, len(out.ID))
+	}
+}
+
+// checkTooLarge calls method path with the cap limit and checks that it
+// fails with ErrAnswerTooLarge, its outcome unknown for a POST.
+func checkTooLarge(t *testing.T, c *Client, method, path string, limit int64) {
+	t.Helper()
+	var out struct{ ID string }
+	err := c.Do(context.Background(), &Request{Method: method, Path: path, MaxAnswerSize: limit}, &out)
+	if !errors.Is(err, ErrAnswerTooLarge) || !strings.Contains(err.Error(), "limit") {
+		t.Fatalf("%s %s: %v, want ErrAnswerTooLarge", method, path, err)
+	}
+	if got, want := IsOutcomeUnknown(err), method == "POST"; got != want {
+		t.Errorf("%s %s: IsOutcomeUnknown = %v, want %v", method, path, got, want)
 	}
 }
 
