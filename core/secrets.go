@@ -37,6 +37,9 @@ type secretSet struct {
 
 // add remembers vs (moving those it knows to the front).
 func (s *secretSet) add(vs ...string) {
+	if s == nil {
+		return
+	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, v := range vs {
@@ -67,7 +70,7 @@ func forms(v string) []string {
 
 // mask returns s with every secret replaced by [redacted].
 func (s *secretSet) mask(text string) string {
-	if text == "" {
+	if text == "" || s == nil {
 		return text
 	}
 	s.mu.RLock()
