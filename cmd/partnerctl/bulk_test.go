@@ -19,7 +19,7 @@ const accountsCSV = "account_info.external_account_id,name,employees\n" +
 
 func bulkServer(t *testing.T) *fake.Server {
 	t.Helper()
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithBulkDelay(0))
+	srv := newFake(t, fake.WithDemoData(), fake.WithBulkDelay(0))
 	t.Cleanup(srv.Close)
 	return srv
 }

@@ -15,10 +15,11 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 func TestEventsKindsListDelete(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	r := c.must(t, "events", "kinds")
@@ -72,7 +73,7 @@ func fakeToken(t *testing.T, srv *fake.Server) string {
 // TestEventsListen runs listen until "Ctrl-C": it subscribes, prints a
 // delivery as a JSON line, forwards it, and unsubscribes on the way out.
 func TestEventsListen(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
+	srv := newFake(t, fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
 	defer srv.Close()
 	var mu sync.Mutex
 	var forwarded []string
@@ -158,7 +159,7 @@ func TestEventsListen(t *testing.T) {
 // forward's own 4xx, so it gives up as it would with the forward itself,
 // and with 502 when the forward cannot be reached.
 func TestEventsListenForwardStatus(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, Attempts: 2}))
+	srv := newFake(t, fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, Attempts: 2}))
 	defer srv.Close()
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such record", http.StatusUnprocessableEntity)
@@ -207,7 +208,7 @@ func TestEventsListenForwardStatus(t *testing.T) {
 // the last path segment, refuses with 401 a POST that does not carry it,
 // takes one that does, and prints the secret nowhere.
 func TestEventsListenSecret(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	stdout, stderr, stop := listening(t, newCLI(srv), "--events", "object.update")
 	subs := srv.Subscribers()
@@ -280,7 +281,7 @@ func waitFor(t *testing.T, cond func() bool, stderr *syncBuffer) {
 }
 
 func TestToken(t *testing.T) {
-	srv := fake.NewServer(fake.WithTokenLifetime(30 * time.Minute))
+	srv := newFake(t, fake.WithTokenLifetime(30*time.Minute))
 	defer srv.Close()
 	c := newCLI(srv)
 	r := c.must(t, "token")
@@ -307,7 +308,7 @@ func TestToken(t *testing.T) {
 // TestEventsIntegrations lists the integrations bulk loads and
 // subscriptions name.
 func TestEventsIntegrations(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	r := c.must(t, "events", "integrations")
@@ -324,7 +325,7 @@ func TestEventsIntegrations(t *testing.T) {
 }
 
 func TestTokenJSON(t *testing.T) {
-	srv := fake.NewServer(fake.WithTokenLifetime(30 * time.Minute))
+	srv := newFake(t, fake.WithTokenLifetime(30*time.Minute))
 	defer srv.Close()
 	c := newCLI(srv)
 	var info struct {
@@ -352,7 +353,7 @@ func TestTokenJSON(t *testing.T) {
 // change that the admin API's PATCH /_fake/objects/{id} makes.
 func TestEventsListenAdminUpdate(t *testing.T) {
 	admin := fake.NewAdmin(func() *fake.Fake {
-		return fake.New(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
+		return fake.New(mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
 	})
 	ts := httptest.NewServer(admin)
 	admin.SetURL(ts.URL)
