@@ -26,6 +26,7 @@ import (
 
 func (a *app) reportsExportCmd() *cobra.Command {
 	var format, out string
+	var resume bool
 	cmd := &cobra.Command{
 		Use:   "export REPORT_ID",
 		Short: "Export every row of a report, read through a consistent view",
@@ -39,10 +40,18 @@ file beside FILE that is renamed to FILE once the export succeeded, so a
 failed export leaves no partial file under that name; -o is checked before
 anything is sent. An XLSX workbook is not written to a terminal: give -o or
 redirect stdout. A progress bar (rows, rate, time left) goes to stderr when
-stderr is a terminal.`,
+stderr is a terminal.
+
+An export of CSV or JSON lines to -o FILE that stops (Ctrl-C, a failed
+request) keeps the rows written so far in .FILE.partial and where it stands
+in .FILE.checkpoint, beside FILE, and says so: --resume goes on from there,
+reading the same view, and writes the rows not written yet. Once the export
+completes, .FILE.partial becomes FILE and the checkpoint is removed. A view
+lasts about a day; an export without --resume starts over.`,
 		Example: `  partnerctl reports export 104 -o deals.csv
   partnerctl reports export 104 --format jsonl | head
-  partnerctl reports export 104 --format xlsx -o deals.xlsx`,
+  partnerctl reports export 104 --format xlsx -o deals.xlsx
+  partnerctl reports export 104 -o deals.csv --resume`,
 		Args: exactArgs("REPORT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID("REPORT_ID", args[0])
@@ -50,27 +59,35 @@ stderr is a terminal.`,
 				return err
 			}
 			format = strings.ToLower(format)
+			fromExt := false
 			if format == "" && out != "" {
 				format = strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
 				if format == "json" || format == "ndjson" {
 					format = formatJSONL
 				}
+				fromExt = format != ""
 			}
 			switch format {
 			case "":
 				format = formatCSV
 			case formatCSV, formatJSONL, formatXLSX:
 			default:
+				if fromExt {
+					return usagef("-o %s: the extension %q is not csv, jsonl or xlsx: give --format", out, filepath.Ext(out))
+				}
 				return usagef("--format must be csv, jsonl or xlsx, not %q", format)
 			}
 			if err := checkOutputPath("-o", out); err != nil {
 				return err
 			}
+			if resume && (out == "" || !resumable(format)) {
+				return usagef("--resume goes on with an export of CSV or JSON lines to a file (-o FILE)")
+			}
 			if format == formatXLSX && out == "" && a.isTerminal(cmd.OutOrStdout()) {
 				return usagef("an XLSX workbook is binary: give -o FILE or redirect stdout, not a terminal")
 			}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
-				n, err := a.export(ctx, cmd, c, id, format, out)
+				n, err := a.export(ctx, cmd, c, id, format, out, resume)
 				if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("report %d", id)) {
 					// The SDK's errors name the report; the others say which.
 					err = fmt.Errorf("export of report %d: %w", id, err)
@@ -87,16 +104,20 @@ stderr is a terminal.`,
 	}
 	cmd.Flags().StringVar(&format, "format", "", "csv, jsonl or xlsx (default: from -o's extension, else csv)")
 	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `FILE` instead of stdout")
+	cmd.Flags().BoolVar(&resume, "resume", false, "go on with the stopped export to -o FILE")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{formatCSV, formatJSONL, formatXLSX}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
 // export runs the export to stdout, or to a temporary file renamed to out.
-func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client, id int64, format, out string) (n int64, err error) {
+func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client, id int64, format, out string, resume bool) (n int64, err error) {
 	bar := a.newProgress(cmd.ErrOrStderr(), fmt.Sprintf("report %d", id), 0, false)
 	defer func() { bar.Done(err) }()
 	if out == "" {
-		return exportReport(ctx, c, id, format, cmd.OutOrStdout(), bar)
+		return exportReport(ctx, c, id, format, cmd.OutOrStdout(), bar, reports.ExportOptions{})
+	}
+	if resumable(format) {
+		return exportResumable(ctx, c, id, format, out, resume, bar)
 	}
 	tmp, err := createPartial(out)
 	if err != nil {
@@ -120,28 +141,73 @@ func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client,
 			os.Remove(tmp.Name())
 		}
 	}()
-	n, err = exportReport(ctx, c, id, format, tmp, bar)
+	n, err = exportReport(ctx, c, id, format, tmp, bar, reports.ExportOptions{})
 	if err != nil {
 		return n, err
 	}
+	if err := commitFile(tmp, out, mode); err != nil {
+		return n, err
+	}
+	committed = true
+	return n, nil
+}
+
+// exportResumable runs an export of CSV or JSON lines to the partial file
+// of out (openExportFile), keeping its checkpoints; the partial file
+// becomes out once the export completes. An export that stops after some
+// rows keeps both files and says how to go on. n counts the rows a
+// resumed export wrote before too.
+func exportResumable(ctx context.Context, c *partner.Client, id int64, format, out string, resume bool, bar exportProgress) (int64, error) {
+	var mode os.FileMode
+	if fi, err := os.Stat(out); err == nil {
+		mode = fi.Mode().Perm()
+	}
+	ef, err := openExportFile(out, id, format, resume)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 0, err
+	}
+	if err != nil {
+		return 0, fmt.Errorf("cannot write %s: %w", out, err)
+	}
+	from := ef.from()
+	n, err := exportReport(ctx, c, id, format, ef, bar, reports.ExportOptions{From: from, Checkpoint: ef.save})
+	if from != nil {
+		n += from.Rows
+	}
+	if err != nil {
+		if !ef.saved {
+			ef.discard()
+			return n, err
+		}
+		ef.f.Close()
+		return n, fmt.Errorf("%w; %s kept in %s: go on with: %s", err, plural(ef.state.Checkpoint.Rows, "row"), ef.partial, resumeCommand(id, out))
+	}
+	if err := commitFile(ef.f, out, mode); err != nil {
+		ef.discard()
+		return n, err
+	}
+	os.Remove(ef.checkpoint)
+	return n, nil
+}
+
+// commitFile gives tmp the mode (when not 0), puts it on disk, closes it
+// and renames it to out.
+func commitFile(tmp *os.File, out string, mode os.FileMode) error {
 	if mode != 0 {
 		if err := tmp.Chmod(mode); err != nil {
-			return n, err
+			return err
 		}
 	}
 	// On disk before the rename, so that a crash of the machine right
 	// after it does not leave FILE empty or short.
 	if err := tmp.Sync(); err != nil {
-		return n, err
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return n, err
+		return err
 	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return n, err
-	}
-	committed = true
-	return n, nil
+	return os.Rename(tmp.Name(), out)
 }
 
 // createPartial creates an empty temporary file beside out, named
@@ -175,9 +241,10 @@ type exportProgress interface {
 
 // exportReport writes every row of a report, read through a consistent
 // view, to w in format, columns in the report's order, and returns the
-// number of rows.
-func exportReport(ctx context.Context, c *partner.Client, id int64, format string, w io.Writer, progress exportProgress) (int64, error) {
-	opts := reports.ExportOptions{Progress: progress.Set}
+// number of rows written. opts may hold the checkpoint to go on from and
+// the function told each new one, once the rows before it are written.
+func exportReport(ctx context.Context, c *partner.Client, id int64, format string, w io.Writer, progress exportProgress, opts reports.ExportOptions) (int64, error) {
+	opts.Progress = progress.Set
 	if progress.enabled() {
 		// The view's metadata may tell how many rows are coming; only
 		// worth a request when a bar shows it.
@@ -193,7 +260,7 @@ func exportReport(ctx context.Context, c *partner.Client, id int64, format strin
 	switch format {
 	case formatCSV:
 		n, err := c.Reports.ExportCSV(ctx, id, w, opts)
-		if err == nil && n == 0 {
+		if err == nil && n == 0 && opts.From == nil {
 			// A report without rows has no row to take the header from:
 			// write the columns its metadata lists, if it lists them.
 			if cols := metadataColumns(ctx, c, id); cols != nil {
@@ -206,6 +273,13 @@ func exportReport(ctx context.Context, c *partner.Client, id int64, format strin
 		return n, err
 	case formatJSONL:
 		bw := bufio.NewWriter(w)
+		if tell := opts.Checkpoint; tell != nil {
+			opts.Checkpoint = func(cp reports.Checkpoint) {
+				if bw.Flush() == nil {
+					tell(cp)
+				}
+			}
+		}
 		var n int64
 		for row, err := range c.Reports.Export(ctx, id, opts) {
 			if err != nil {
