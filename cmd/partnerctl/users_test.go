@@ -214,3 +214,31 @@ func countRequests(srv *fake.Server, method string) int {
 	}
 	return n
 }
+
+// TestUsersListColumns: users list shows the columns the service's
+// listing returns (no display name or e-mail, blank for every user);
+// --columns asks for more, and names an unknown one.
+func TestUsersListColumns(t *testing.T) {
+	srv := newFake(t, fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	r := c.must(t, "users", "list")
+	if header := strings.Fields(strings.SplitN(r.stdout, "\n", 2)[0]); strings.Join(header, " ") != "ID USERNAME ACTIVE" {
+		t.Fatalf("default columns %q", header)
+	}
+	full := newFake(t, fake.WithDemoData(), fake.WithSCIMFullResources())
+	defer full.Close()
+	r = newCLI(full).must(t, "users", "list", "--columns", "username,email")
+	var line string
+	for l := range strings.Lines(r.stdout) {
+		if strings.HasPrefix(l, fake.DemoUserEmail2+" ") {
+			line = l
+		}
+	}
+	if !strings.HasPrefix(r.stdout, "USERNAME") || !strings.Contains(r.stdout, "EMAIL\n") || strings.Count(line, fake.DemoUserEmail2) != 2 {
+		t.Fatalf("--columns username,email:\n%s", r.stdout)
+	}
+	if r := c.run(t, "users", "list", "--columns", "id,phone"); r.code != exitUsage || !strings.Contains(r.stderr, `unknown column "phone"`) {
+		t.Fatalf("unknown column: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
