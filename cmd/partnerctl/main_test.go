@@ -261,6 +261,8 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 		{[]string{"--env", "sandbox.example.com", "--base-url", "https://api.example.com"}, nil, "--env needs --env-header (or PARTNER_ENV_HEADER) toward api.example.com"},
 		{nil, map[string]string{"PARTNER_ENV": "sandbox.example.com", "PARTNER_BASE_URL": "https://api.example.com"}, "PARTNER_ENV needs --env-header"},
 		{[]string{"--base-url", "ftp://example.com"}, nil, `--base-url "ftp://example.com" must be an absolute http(s) URL`},
+		{[]string{"--base-url", "api.example.com"}, nil, `--base-url "api.example.com" has no scheme: add http:// or https://`},
+		{nil, map[string]string{"PARTNER_BASE_URL": "localhost:8080"}, `PARTNER_BASE_URL "localhost:8080" has no scheme: add http:// or https://`},
 		{nil, map[string]string{"PARTNER_BASE_URL": "http://api.example.com"}, `PARTNER_BASE_URL "http://api.example.com" is not HTTPS`},
 		{[]string{"--base-url", "https://me:" + key + "@api.example.com"}, nil, "--base-url must not carry credentials"},
 		{nil, map[string]string{"PARTNER_BASE_URL": "https://api.example.com/?subscription-key=" + key}, "PARTNER_BASE_URL must not have a query"},

@@ -46,6 +46,8 @@ type app struct {
 	// isTerminal says whether w is a terminal; progress goes to stderr
 	// only when it is.
 	isTerminal func(w io.Writer) bool
+	// now is the clock of progress rates; nil means time.Now.
+	now func() time.Time
 
 	baseURL, clientID, clientSecret, secretFile string
 	env, envHeader, subKey, subKeyHeader        string
@@ -198,6 +200,9 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 		if secret == "" {
 			return nil, usagef("--client-secret-file: %s is empty", a.secretFile)
 		}
+	}
+	if base != "" && !strings.Contains(base, "://") {
+		return nil, usagef("%s %q has no scheme: add http:// or https://", baseFrom, base)
 	}
 	env, envFrom := a.settingFrom(cmd, "env", a.env, "PARTNER_ENV")
 	if strings.ContainsFunc(env, unicode.IsControl) {
