@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +20,7 @@ import (
 type bulkLoadFlags struct {
 	integration, format, errorsOut string
 	opportunities, wait, failOnErr bool
+	force                          bool
 	maxErrors                      int
 }
 
@@ -38,11 +38,16 @@ With --errors-out (which implies --wait) the failed rows are written to FILE
 as CSV that loads again as it is: the rows' own columns (in the loaded CSV
 file's order), then the service's message in a column _error (more
 underscores when the data has such a column). When no row failed, no file is
-written. Without --errors-out the first few failed rows are printed (key,
-message, row). A CSV file whose last column is such an _error column (and a
-_row column after it) is loaded without them: they hold the reasons, not
-data, and the load says that it dropped them. 'partnerctl events
-integrations' lists the integrations to load.
+written. The file is written as -o of reports export is: never through a
+symbolic link, and an existing FILE is replaced only with --force. The
+service's messages in _error (and _row) get a single quote before a
+leading =, +, -, @, tab or carriage return, so that a spreadsheet does not
+run them as formulas; the rows' own columns are written as they are, so
+that they load again unchanged. Without --errors-out the first few failed
+rows are printed (key, message, row). A CSV file whose last column is such
+an _error column (and a _row column after it) is loaded without them: they
+hold the reasons, not data, and the load says that it dropped them.
+'partnerctl events integrations' lists the integrations to load.
 
 A wait that ends early (Ctrl-C, a failed status read) leaves the execution
 running and prints the 'partnerctl bulk status' command that goes on
@@ -87,7 +92,7 @@ read the integration's data before loading again.`,
 			if err := checkInputFile(args[0]); err != nil {
 				return err
 			}
-			if err := checkOutputPath("--errors-out", fl.errorsOut); err != nil {
+			if err := checkOutputPath("--errors-out", fl.errorsOut, fl.force); err != nil {
 				return err
 			}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
@@ -101,6 +106,7 @@ read the integration's data before loading again.`,
 	f.BoolVar(&fl.opportunities, "opportunities", false, "load opportunities (POST /bulk/v1/bulkload_opportunity)")
 	f.BoolVar(&fl.wait, "wait", false, "follow the execution until it completes")
 	f.StringVar(&fl.errorsOut, "errors-out", "", "write the failed rows as CSV to `FILE` (implies --wait)")
+	f.BoolVar(&fl.force, "force", false, "replace the --errors-out file when it exists")
 	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 1 when rows failed (implies --wait)")
 	f.IntVar(&fl.maxErrors, "max-errors", 1000, "failed rows to fetch for --errors-out")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
@@ -118,7 +124,7 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 		if len(dropped) > 0 {
 			defer os.Remove(sent)
 			spec.path = sent
-			fmt.Fprintf(out, "column %s not sent: --errors-out wrote the service's reasons there\n", strings.Join(dropped, " and "))
+			printf(out, "column %s not sent: --errors-out wrote the service's reasons there\n", strings.Join(dropped, " and "))
 		}
 	}
 	size := int64(0)
@@ -135,11 +141,11 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 	if err != nil {
 		return fmt.Errorf("load of %s into integration %s: %w", path, fl.integration, err)
 	}
-	fmt.Fprintf(out, "execution %s started (integration %s)\n", ack.ExecutionID, ack.IntegrationID)
+	printf(out, "execution %s started (integration %s)\n", ack.ExecutionID, ack.IntegrationID)
 	if !fl.wait {
 		return nil
 	}
-	ff := followFlags{wait: true, errorsOut: fl.errorsOut, maxErrors: fl.maxErrors, failOnErr: fl.failOnErr}
+	ff := followFlags{wait: true, errorsOut: fl.errorsOut, force: fl.force, maxErrors: fl.maxErrors, failOnErr: fl.failOnErr}
 	if format == bulk.CSV {
 		ff.order = csvHeader(path)
 	}
@@ -214,7 +220,7 @@ func csvHeader(path string) []string {
 // (prefixed with more underscores until no column of the data has that
 // name). A row the service gave only as text goes in a column _row, named
 // the same way.
-func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
+func writeRowErrors(path string, force bool, errs []bulk.RowError, order []string) error {
 	var cols []string
 	seen := map[string]bool{}
 	textRows := false
@@ -250,10 +256,11 @@ func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 	if textRows {
 		header = append(header, unused("_row"))
 	}
-	f, err := os.Create(path)
+	f, err := createOutput("--errors-out", path, force)
 	if err != nil {
 		return err
 	}
+	defer f.abort()
 	w := csv.NewWriter(f)
 	w.Write(header)
 	for _, e := range errs {
@@ -266,14 +273,20 @@ func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 			}
 			rec = append(rec, text(v))
 		}
-		rec = append(rec, e.Message)
+		rec = append(rec, csvCell(e.Message, false))
 		if textRows {
-			rec = append(rec, e.RowText)
+			rec = append(rec, csvCell(e.RowText, false))
 		}
 		w.Write(rec)
 	}
 	w.Flush()
-	return errors.Join(w.Error(), f.Close())
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("--errors-out: %w", err)
+	}
+	if err := f.commit(); err != nil {
+		return fmt.Errorf("--errors-out: %w", err)
+	}
+	return nil
 }
 
 // countingReader reports the bytes read from r. It is

@@ -25,7 +25,7 @@ const reasonsShown = 3
 // bulkStatusFlags are the flags of bulk status.
 type bulkStatusFlags struct {
 	integration, errorsOut string
-	wait, failOnErr        bool
+	wait, failOnErr, force bool
 	maxErrors              int
 }
 
@@ -58,10 +58,10 @@ usage error; 130 when Ctrl-C ended the wait (the execution goes on).`,
 			if fl.maxErrors < 0 {
 				return usagef("--max-errors must not be negative")
 			}
-			if err := checkOutputPath("--errors-out", fl.errorsOut); err != nil {
+			if err := checkOutputPath("--errors-out", fl.errorsOut, fl.force); err != nil {
 				return err
 			}
-			ff := followFlags{wait: fl.wait || fl.errorsOut != "" || fl.failOnErr, errorsOut: fl.errorsOut,
+			ff := followFlags{wait: fl.wait || fl.errorsOut != "" || fl.failOnErr, errorsOut: fl.errorsOut, force: fl.force,
 				maxErrors: fl.maxErrors, failOnErr: fl.failOnErr}
 			ack := &bulk.Ack{IntegrationID: fl.integration, ExecutionID: args[0]}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
@@ -73,6 +73,7 @@ usage error; 130 when Ctrl-C ended the wait (the execution goes on).`,
 	f.StringVar(&fl.integration, "integration", "", "integration `ID` the load went to (required)")
 	f.BoolVar(&fl.wait, "wait", false, "follow the execution until it completes")
 	f.StringVar(&fl.errorsOut, "errors-out", "", "write the failed rows as CSV to `FILE` (implies --wait)")
+	f.BoolVar(&fl.force, "force", false, "replace the --errors-out file when it exists")
 	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 1 when rows failed (implies --wait)")
 	f.IntVar(&fl.maxErrors, "max-errors", 1000, "failed rows to fetch for --errors-out")
 	return cmd
@@ -82,6 +83,7 @@ usage error; 130 when Ctrl-C ended the wait (the execution goes on).`,
 type followFlags struct {
 	wait      bool   // until it completes; else one status read
 	errorsOut string // file for the failed rows, or ""
+	force     bool   // errorsOut may replace a file
 	maxErrors int    // failed rows to fetch for errorsOut
 	failOnErr bool   // any failed row is a failure
 	order     []string
@@ -104,6 +106,9 @@ func (fl followFlags) goOn(ack *bulk.Ack) string {
 	if fl.errorsOut != "" {
 		args = append(args, "--errors-out", shellQuote(fl.errorsOut))
 	}
+	if fl.force {
+		args = append(args, "--force")
+	}
 	if fl.failOnErr {
 		args = append(args, "--fail-on-errors")
 	}
@@ -114,7 +119,7 @@ func (fl followFlags) goOn(ack *bulk.Ack) string {
 // its states and counts, writes or prints its failed rows, and returns
 // the failure the exit status reports.
 func followExecution(ctx context.Context, out io.Writer, c *partner.Client, ack *bulk.Ack, fl followFlags) error {
-	onState := func(ex *bulk.Execution) { fmt.Fprintf(out, "execution %s: %s\n", ex.ExecutionID, ex.Status) }
+	onState := func(ex *bulk.Execution) { printf(out, "execution %s: %s\n", ex.ExecutionID, ex.Status) }
 	var ex *bulk.Execution
 	var err error
 	if fl.wait {
@@ -131,11 +136,11 @@ func followExecution(ctx context.Context, out io.Writer, c *partner.Client, ack 
 	case err != nil:
 		return fmt.Errorf("reading execution %s: %w", ack.ExecutionID, err)
 	case !ex.Done():
-		fmt.Fprintf(out, "%s records so far, %s succeeded, %s failed, %s skipped; follow it with: %s\n",
+		printf(out, "%s records so far, %s succeeded, %s failed, %s skipped; follow it with: %s\n",
 			groupDigits(ex.InputCount), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount), fl.goOn(ack))
 		return nil
 	}
-	fmt.Fprintf(out, "%s: %s, %s succeeded, %s failed, %s skipped\n", ex.Status,
+	printf(out, "%s: %s, %s succeeded, %s failed, %s skipped\n", ex.Status,
 		plural(ex.InputCount, "record"), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount))
 	if fl.errorsOut != "" {
 		if err := writeFailedRows(out, ex, fl); err != nil {
@@ -160,18 +165,18 @@ func followExecution(ctx context.Context, out io.Writer, c *partner.Client, ack 
 func writeFailedRows(out io.Writer, ex *bulk.Execution, fl followFlags) error {
 	switch {
 	case len(ex.Errors) == 0 && ex.ErrorCount == 0:
-		fmt.Fprintf(out, "no row failed: %s not written\n", fl.errorsOut)
+		printf(out, "no row failed: %s not written\n", fl.errorsOut)
 	case len(ex.Errors) == 0:
-		fmt.Fprintf(out, "the service returned none of the %d failed rows: %s not written\n", ex.ErrorCount, fl.errorsOut)
+		printf(out, "the service returned none of the %d failed rows: %s not written\n", ex.ErrorCount, fl.errorsOut)
 	default:
-		if err := writeRowErrors(fl.errorsOut, ex.Errors, fl.order); err != nil {
-			return fmt.Errorf("--errors-out: %w", err)
+		if err := writeRowErrors(fl.errorsOut, fl.force, ex.Errors, fl.order); err != nil {
+			return err
 		}
 		note := ""
 		if int64(len(ex.Errors)) < ex.ErrorCount {
 			note = fmt.Sprintf(" (the service returned %d of %d)", len(ex.Errors), ex.ErrorCount)
 		}
-		fmt.Fprintf(out, "failed rows written to %s%s\n", fl.errorsOut, note)
+		printf(out, "failed rows written to %s%s\n", fl.errorsOut, note)
 	}
 	return nil
 }
@@ -184,18 +189,18 @@ func printReasons(out io.Writer, ex *bulk.Execution) {
 	}
 	errs := ex.Errors[:min(len(ex.Errors), reasonsShown)]
 	if len(errs) == 0 {
-		fmt.Fprintf(out, "the service gave no reason; --errors-out FILE asks for the failed rows\n")
+		printf(out, "the service gave no reason; --errors-out FILE asks for the failed rows\n")
 		return
 	}
-	fmt.Fprintf(out, "failed rows, %d of %d shown (--errors-out FILE writes them all as CSV):\n", len(errs), ex.ErrorCount)
+	printf(out, "failed rows, %d of %d shown (--errors-out FILE writes them all as CSV):\n", len(errs), ex.ErrorCount)
 	for _, e := range errs {
 		key := e.ID
 		if key == "" {
 			key = "(none)"
 		}
-		fmt.Fprintf(out, "  key %s: %s\n", key, e.Message)
+		printf(out, "  key %s: %s\n", key, e.Message)
 		if row := rowText(e); row != "" {
-			fmt.Fprintf(out, "    row: %s\n", row)
+			printf(out, "    row: %s\n", row)
 		}
 	}
 }

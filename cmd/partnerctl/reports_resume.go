@@ -60,11 +60,14 @@ func openExportFile(out string, id int64, format string, resume bool) (*exportFi
 	partial, checkpoint := resumeFiles(out)
 	e := &exportFile{partial: partial, checkpoint: checkpoint, state: exportState{ReportID: id, Format: format}}
 	if !resume {
-		f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o666)
+		// A stopped export's files go: created anew, exclusively, never
+		// through a symbolic link.
+		os.Remove(partial)
+		os.Remove(checkpoint)
+		f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err != nil {
 			return nil, err
 		}
-		os.Remove(checkpoint)
 		e.f = f
 		return e, nil
 	}
@@ -83,6 +86,9 @@ func openExportFile(out string, id int64, format string, resume bool) (*exportFi
 		return nil, usagef("--resume: the export kept for %s is of report %d, not %d", out, e.state.ReportID, id)
 	case e.state.Format != format:
 		return nil, usagef("--resume: the export kept for %s is %s, not %s", out, e.state.Format, format)
+	}
+	if fi, err := os.Lstat(partial); err != nil || !fi.Mode().IsRegular() {
+		return nil, fmt.Errorf("--resume: %s is not the partial file of a stopped export: export without --resume", partial)
 	}
 	f, err := os.OpenFile(partial, os.O_WRONLY, 0)
 	if err != nil {
