@@ -166,7 +166,9 @@ func (s *Service) ConnectExternalID(ctx context.Context, objectID string, p Conn
 // ExternalIDs is the answer of Service.ExternalIDs.
 type ExternalIDs struct {
 	ObjectID string `json:"object_id"`
-	Links    []Link `json:"external_ids"`
+	// Links are the object's external ids, each with ObjectID set (the
+	// service names the object once, outside them).
+	Links []Link `json:"external_ids"`
 }
 
 // Get returns the external id held in field, if any.
@@ -185,11 +187,23 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 	if err := checkID(objectID); err != nil {
 		return nil, err
 	}
-	return core.DoNew[ExternalIDs](ctx, s.t, &core.Request{
+	out, err := core.DoNew[ExternalIDs](ctx, s.t, &core.Request{
 		Op:     "objects.ExternalIDs",
 		Method: http.MethodGet,
 		Route:  core.PathOf("/app/v1/object/{object_id}/external_id", objectID),
 	})
+	if err != nil {
+		return nil, err
+	}
+	if out.ObjectID == "" {
+		out.ObjectID = objectID
+	}
+	for i := range out.Links {
+		if out.Links[i].ObjectID == "" {
+			out.Links[i].ObjectID = out.ObjectID
+		}
+	}
+	return out, nil
 }
 
 // fieldNameRE matches a dotted field name: non-empty names without
