@@ -2,7 +2,6 @@ package fake
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -12,8 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/xuri/excelize/v2"
 )
 
 // Bulk input formats (data_format, case-insensitive on the wire).
@@ -22,11 +19,6 @@ const (
 	formatJSON = "JSON"
 	formatXLSX = "XLSX"
 )
-
-// maxXLSXBody caps an XLSX body: a zip archive keeps its directory at the
-// end, so unlike CSV and JSON it cannot be read as a stream and is held in
-// memory while it is parsed.
-const maxXLSXBody = 64 << 20
 
 // badInput is a parse or validation failure of a load; it becomes a 400
 // whose message says where the input is wrong.
@@ -208,64 +200,4 @@ func jsonError(err error, dec *json.Decoder, where string) error {
 		return badInputf("malformed JSON at byte %d (%s): unexpected end of body", dec.InputOffset(), where)
 	}
 	return err // the connection failed
-}
-
-func parseXLSX(body io.Reader, header bool, emit func(record) error) error {
-	data, err := io.ReadAll(io.LimitReader(body, maxXLSXBody+1))
-	if err != nil {
-		return err
-	}
-	if len(data) > maxXLSXBody {
-		return &badInput{status: 413, msg: fmt.Sprintf("XLSX file larger than %d bytes", maxXLSXBody)}
-	}
-	x, err := excelize.OpenReader(bytes.NewReader(data))
-	if err != nil {
-		return badInputf("malformed XLSX file: %v", err)
-	}
-	defer x.Close()
-	sheets := x.GetSheetList()
-	if len(sheets) == 0 {
-		return badInputf("malformed XLSX file: no sheet")
-	}
-	rows, err := x.Rows(sheets[0])
-	if err != nil {
-		return badInputf("malformed XLSX file: sheet %q: %v", sheets[0], err)
-	}
-	defer rows.Close()
-	var cols []string
-	for n := 1; rows.Next(); n++ {
-		cells, err := rows.Columns()
-		if err != nil {
-			return badInputf("malformed XLSX file: sheet %q, row %d: %v", sheets[0], n, err)
-		}
-		if cols == nil {
-			if header {
-				if cols, err = headerColumns(cells, fmt.Sprintf("sheet %q, row %d", sheets[0], n)); err != nil {
-					return err
-				}
-				continue
-			}
-			cols = positionalColumns(len(cells))
-		}
-		if len(cells) == 0 {
-			continue // an empty row
-		}
-		if len(cells) > len(cols) {
-			return badInputf("malformed XLSX file: sheet %q, row %d has %d cells, the first row has %d", sheets[0], n, len(cells), len(cols))
-		}
-		vals := make([]any, len(cells))
-		for i, s := range cells {
-			vals[i] = s
-		}
-		if err := emit(record{cols: cols[:len(cells)], vals: vals}); err != nil {
-			return err
-		}
-	}
-	if err := rows.Error(); err != nil {
-		return badInputf("malformed XLSX file: sheet %q: %v", sheets[0], err)
-	}
-	if cols == nil {
-		return badInputf("XLSX file is empty: sheet %q has no rows", sheets[0])
-	}
-	return nil
 }
