@@ -72,18 +72,66 @@ func parseRows(body io.Reader, format string, delim rune, header bool, emit func
 	return badInputf("unsupported data_format %q", format)
 }
 
+// Limits of a CSV load, the fake's own: the CSV reader holds a whole
+// record in memory, so one endless line must not be read to its end.
+const (
+	// maxCSVRecord caps the bytes of one CSV record (a line, or several
+	// when a quoted field holds line breaks).
+	maxCSVRecord = 1 << 20
+	// maxCSVFields caps the fields of one CSV record, as many as a
+	// worksheet has columns.
+	maxCSVFields = maxXLSXColumn
+)
+
+// csvBuffer is the read-ahead of the CSV reader.
+const csvBuffer = 64 << 10
+
+// recordLimiter reads a CSV body and fails once the reader has taken
+// more than maxCSVRecord bytes (plus its read-ahead) past the end of the
+// last whole record.
+type recordLimiter struct {
+	r       io.Reader
+	read    int64 // bytes read so far
+	max     int64 // bytes that may be read before the next record ends
+	tripped bool
+}
+
+func (l *recordLimiter) Read(p []byte) (int, error) {
+	if l.read >= l.max {
+		l.tripped = true
+		return 0, errRecordTooLong
+	}
+	if int64(len(p)) > l.max-l.read {
+		p = p[:l.max-l.read]
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	return n, err
+}
+
+var errRecordTooLong = errors.New("CSV record too long")
+
 func parseCSV(body io.Reader, delim rune, header bool, emit func(record) error) error {
-	cr := csv.NewReader(bufio.NewReaderSize(body, 64<<10))
+	lim := &recordLimiter{r: body, max: maxCSVRecord + csvBuffer}
+	cr := csv.NewReader(bufio.NewReaderSize(lim, csvBuffer))
 	cr.Comma = delim
 	cr.ReuseRecord = true
 	var cols []string
-	for first := true; ; first = false {
+	for n := 1; ; n++ {
+		first := n == 1
 		fields, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			if first {
 				return badInputf("CSV body is empty")
 			}
 			return nil
+		}
+		if lim.tripped {
+			return badInputf("malformed CSV: record %d is longer than %d bytes (the fake's limit)", n, maxCSVRecord)
+		}
+		lim.max = cr.InputOffset() + maxCSVRecord + csvBuffer
+		if len(fields) > maxCSVFields { // fields come with a wrong count too
+			return badInputf("malformed CSV: record %d has more than %d fields (the fake's limit)", n, maxCSVFields)
 		}
 		if err != nil {
 			var pe *csv.ParseError

@@ -33,11 +33,17 @@ const (
 	// spreadsheet application.
 	maxXLSXColumn = 1 << 14
 	// maxXLSXCells caps the cells of the rows read, empty cells before a
-	// row's last value included, and the entries of the shared strings.
-	maxXLSXCells = 2 << 20
+	// row's last value included.
+	maxXLSXCells = 1 << 20
+	// maxXLSXSharedStrings caps the entries of the shared strings table
+	// (1,048,576, a string for each row of a worksheet).
+	maxXLSXSharedStrings = 1 << 20
 	// maxXLSXCellText caps the characters of one cell (32,767, as in a
 	// spreadsheet application).
 	maxXLSXCellText = 32767
+	// maxXLSXText caps the bytes of the values of the cells read, a shared
+	// string counted at each cell that uses it.
+	maxXLSXText = maxXLSXUnzipped
 )
 
 // parseXLSX reads the first sheet of an XLSX workbook (Office Open XML
@@ -60,6 +66,16 @@ func parseXLSX(body io.Reader, header bool, emit func(record) error) error {
 	sheet, err := wb.firstSheet()
 	if err != nil {
 		return xlsxError(err, "")
+	}
+	// The parts read next must fit in what is left, as they declare.
+	declared := uint64(0)
+	for _, name := range []string{wb.sharedP, sheet.part} {
+		if f := wb.file(name); f != nil {
+			declared += min(f.UncompressedSize64, maxXLSXUnzipped+1)
+		}
+	}
+	if declared > uint64(wb.left) {
+		return tooLarge()
 	}
 	if err := wb.loadSharedStrings(); err != nil {
 		return xlsxError(err, "")
@@ -263,7 +279,7 @@ func (wb *workbook) loadSharedStrings() error {
 		var text strings.Builder
 		in, inT, phonetic := false, false, 0
 		for {
-			tok, err := dec.Token()
+			tok, err := dec.RawToken()
 			if errors.Is(err, io.EOF) {
 				return nil
 			}
@@ -274,8 +290,8 @@ func (wb *workbook) loadSharedStrings() error {
 			case xml.StartElement:
 				switch t.Name.Local {
 				case "si":
-					if len(wb.shared) == maxXLSXCells {
-						return badInputf("XLSX file has more than %d shared strings (the fake's limit)", maxXLSXCells)
+					if len(wb.shared) == maxXLSXSharedStrings {
+						return badInputf("XLSX file has more than %d shared strings (the fake's limit)", maxXLSXSharedStrings)
 					}
 					in = true
 					text.Reset()
@@ -313,7 +329,7 @@ func cellTooLong(where string) error {
 // eachStart calls fn for each start element of dec.
 func eachStart(dec *xml.Decoder, fn func(xml.StartElement) error) error {
 	for {
-		tok, err := dec.Token()
+		tok, err := dec.RawToken()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -351,6 +367,7 @@ type sheetReader struct {
 	lastCol int
 	cell    cellState
 	held    int // cells read so far, for maxXLSXCells
+	text    int // bytes of the values read so far, for maxXLSXText
 }
 
 // cellState is the c element being read.
@@ -363,7 +380,7 @@ type cellState struct {
 
 func (s *sheetReader) read(dec *xml.Decoder) error {
 	for {
-		tok, err := dec.Token()
+		tok, err := dec.RawToken()
 		if errors.Is(err, io.EOF) {
 			return nil
 		}
@@ -466,7 +483,11 @@ func (s *sheetReader) endCell() error {
 	if s.held+s.cell.col-len(s.cells) > maxXLSXCells {
 		return badInputf("XLSX file: sheet %q has more than %d cells (the fake's limit)", s.sheet, maxXLSXCells)
 	}
+	if s.text+len(v) > maxXLSXText {
+		return badInputf("XLSX file: the cells of sheet %q hold more than %d bytes of text (the fake's limit)", s.sheet, maxXLSXText)
+	}
 	s.held += s.cell.col - len(s.cells)
+	s.text += len(v)
 	for len(s.cells) < s.cell.col-1 {
 		s.cells = append(s.cells, "")
 	}
