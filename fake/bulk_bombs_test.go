@@ -186,6 +186,30 @@ func TestXLSXCraftedWorkbook(t *testing.T) {
 	}
 }
 
+// TestXLSXMalformed checks that a workbook the reader cannot follow is
+// refused with 400 and a message saying where.
+func TestXLSXMalformed(t *testing.T) {
+	e := newBulkEnv(t, WithBulkDelay(0))
+	for _, tc := range []struct {
+		name string
+		data []byte
+		want string
+	}{
+		{"no package relationships", workbookZip(t, part{name: "xl/workbook.xml", text: "<workbook/>"}), "no part _rels/.rels"},
+		{"no sheet", workbookZip(t, bookParts()[0], part{name: "xl/workbook.xml", text: "<workbook/>"}), "no sheet"},
+		{"shared string out of range", craftedXLSX(t, sheetText(header+`<row><c t="s"><v>7</v></c></row>`), sharedText("a")), `no shared string "7"`},
+		{"rows out of order", craftedXLSX(t, sheetText(header+`<row r="1"><c><v>1</v></c></row>`), sharedText()), `bad row number "1"`},
+		{"cells out of order", craftedXLSX(t, sheetText(header+`<row><c r="B2"><v>1</v></c><c r="A2"><v>1</v></c></row>`), sharedText()), `bad cell reference "A2"`},
+		{"not XML", craftedXLSX(t, sheetText("<row><c><v>1</v></row"), sharedText()), "malformed XLSX file"},
+		{"empty sheet", craftedXLSX(t, sheetText(""), sharedText()), `sheet "Data" has no rows`},
+	} {
+		code, ack := e.do("POST", "/bulk/v1/bulkload", opps("data_format", "XLSX"), "", bytes.NewReader(tc.data))
+		if msg, _ := ack["message"].(string); code != 400 || !strings.Contains(msg, tc.want) {
+			t.Errorf("%s: %d %v, want 400 saying %q", tc.name, code, ack, tc.want)
+		}
+	}
+}
+
 func TestXLSXBombDecompressedSize(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0))
 	row := `<row><c t="inlineStr"><is><t>B-1</t></is></c><c><v>1</v></c></row>`

@@ -465,8 +465,16 @@ func (s *sheetReader) endCell() error {
 	v := s.cell.text.String()
 	switch s.cell.typ {
 	case "b":
-		v = map[string]string{"1": "TRUE", "0": "FALSE"}[strings.TrimSpace(v)]
+		switch strings.TrimSpace(v) {
+		case "1":
+			v = "TRUE"
+		case "0":
+			v = "FALSE"
+		}
 	case "s":
+		if v == "" {
+			break // a cell with a style and no value
+		}
 		i, err := strconv.Atoi(strings.TrimSpace(v))
 		if err != nil || i < 0 || i >= len(s.wb.shared) {
 			return fmt.Errorf("row %d, column %d: no shared string %q", s.row, s.cell.col, v)
