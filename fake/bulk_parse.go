@@ -191,8 +191,41 @@ func positionalColumns(n int) []string {
 	return cols
 }
 
+// endReader notes where the last byte that can start a value was read,
+// and whether the body has ended: a JSON body that ends after a record
+// (and perhaps a comma) ends "after record n" whatever the decoder makes
+// of it (Go 1.27's Decoder reports More and then a syntax error there).
+type endReader struct {
+	r           io.Reader
+	read        int64
+	significant int64 // offset of the last byte read that is not space or comma; -1 if none
+	ended       bool
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	for i := n - 1; i >= 0; i-- {
+		if c := p[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ',' {
+			e.significant = e.read + int64(i)
+			break
+		}
+	}
+	e.read += int64(n)
+	if errors.Is(err, io.EOF) {
+		e.ended = true
+	}
+	return n, err
+}
+
+// endedBefore reports whether the body ended with nothing but space and
+// commas from offset on.
+func (e *endReader) endedBefore(offset int64) bool {
+	return e.ended && e.significant < offset
+}
+
 func parseJSON(body io.Reader, emit func(record) error) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(body, 64<<10))
+	end := &endReader{r: body, significant: -1}
+	dec := json.NewDecoder(bufio.NewReaderSize(end, 64<<10))
 	tok, err := dec.Token()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -209,6 +242,9 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 		start := dec.InputOffset()
 		var obj map[string]any
 		if err := dec.Decode(&obj); err != nil {
+			if end.endedBefore(start) {
+				return badInputf("malformed JSON at byte %d (after record %d): unexpected end of body", start, n-1)
+			}
 			var typ *json.UnmarshalTypeError
 			if errors.As(err, &typ) {
 				return badInputf("malformed JSON: record %d (byte %d) is not an object", n, start)
