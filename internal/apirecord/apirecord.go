@@ -19,6 +19,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -44,7 +45,7 @@ func Public(path string) bool {
 // Compute returns the sorted API lines of the module's public packages,
 // running go list in dir (a folder of the module).
 func Compute(dir string) ([]string, error) {
-	cmd := exec.Command("go", "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Name}}", Module+"/...")
+	cmd := exec.Command(goCommand(), "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Name}}", Module+"/...")
 	cmd.Dir = dir
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -82,6 +83,23 @@ func Compute(dir string) ([]string, error) {
 	}
 	slices.Sort(lines)
 	return slices.Compact(lines), nil
+}
+
+// goCommand is the go command of the toolchain running the test when the
+// go command said which (GOROOT is set when it switched toolchains), so
+// that the export data is in the format of the importer built with it.
+func goCommand() string {
+	if root := os.Getenv("GOROOT"); root != "" {
+		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
+			return p
+		}
+	}
+	return "go"
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
 }
 
 // PackageLines returns the API lines of pkg's exported names.
