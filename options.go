@@ -57,8 +57,12 @@ func WithScopes(scopes ...string) Option {
 	return func(s *settings) { s.scopes = append([]string(nil), scopes...) }
 }
 
-// WithState sets the OAuth `state` sent with each token request; the
-// answer must echo it.
+// WithState sets the OAuth `state` sent with each token request. It
+// protects against taking a token answer meant for another request (a
+// misrouting proxy, a shared cache): an answer whose `state` differs is
+// refused with oauth.ErrStateMismatch. An answer without `state` is
+// accepted, since the deployed service's published token answer has none
+// (RFC 6749 defines no `state` on the token endpoint).
 func WithState(state string) Option { return func(s *settings) { s.state = state } }
 
 // WithEnvironment selects a sandbox environment by its host name (such as

@@ -30,8 +30,12 @@ func heapAllocs() uint64 {
 // 400 and a message containing want, allocating at most maxAlloc bytes.
 func refusedWithin(t *testing.T, e *bulkEnv, format string, body []byte, want string, maxAlloc uint64) {
 	t.Helper()
+	q, ctype, r := opps("data_format", format), "text/csv", io.Reader(bytes.NewReader(body))
+	if format == "XLSX" {
+		ctype, r = attach(body)
+	}
 	before := heapAllocs()
-	code, ack := e.do("POST", "/bulk/v1/bulkload", opps("data_format", format), "application/octet-stream", bytes.NewReader(body))
+	code, ack := e.do("POST", "/bulk/v1/bulkload", q, ctype, r)
 	allocated := heapAllocs() - before
 	if msg, _ := ack["message"].(string); code != 400 || !strings.Contains(msg, want) {
 		t.Errorf("load: %d %v, want 400 saying %q", code, ack, want)
@@ -41,17 +45,32 @@ func refusedWithin(t *testing.T, e *bulkEnv, format string, body []byte, want st
 	}
 }
 
-// loadHeaderless sends an XLSX workbook whose first row is data, as a file
-// to the opportunity load.
-func loadHeaderless(t *testing.T, e *bulkEnv, data []byte) (int, map[string]any) {
-	t.Helper()
+// attach makes a multipart/form-data body with data as the part "file",
+// as the service takes a workbook, and returns its content type.
+func attach(data []byte) (string, io.Reader) {
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	fw, _ := mw.CreateFormFile("file", "opps.xlsx")
 	fw.Write(data)
 	mw.Close()
+	return mw.FormDataContentType(), &body
+}
+
+// loadXLSX sends a workbook as a file to the load of the demo
+// opportunities.
+func loadXLSX(t *testing.T, e *bulkEnv, data []byte) (int, map[string]any) {
+	t.Helper()
+	ctype, body := attach(data)
+	return e.do("POST", "/bulk/v1/bulkload", opps("data_format", "XLSX"), ctype, body)
+}
+
+// loadHeaderless sends an XLSX workbook whose first row is data, as a file
+// to the opportunity load.
+func loadHeaderless(t *testing.T, e *bulkEnv, data []byte) (int, map[string]any) {
+	t.Helper()
+	ctype, body := attach(data)
 	q := opps("has_header_row", "false", "content_type", "XLSX")
-	return e.do("POST", "/bulk/v1/bulkload_opportunity", q, mw.FormDataContentType(), &body)
+	return e.do("POST", "/bulk/v1/bulkload_opportunity", q, ctype, body)
 }
 
 // part is one file of a crafted workbook. gen, when set, writes the
@@ -171,7 +190,7 @@ func TestXLSXCraftedWorkbook(t *testing.T) {
 			`<row r="5"><c r="A5" t="inlineStr"><is><t>K-2</t></is></c><c r="B5" t="b"><v>1</v></c><c r="C5"/></row>`),
 		part{text: xmlHead + `<sst xmlns="` + nsMain + `"><si><t>K-1</t></si>` +
 			`<si><r><t>Rich </t></r><r><t>name</t></r><rPh><t>hint</t></rPh></si></sst>`})
-	code, ack := e.do("POST", "/bulk/v1/bulkload", opps("data_format", "XLSX"), "application/octet-stream", bytes.NewReader(data))
+	code, ack := loadXLSX(t, e, data)
 	if code != 200 {
 		t.Fatalf("load: %d %v", code, ack)
 	}
@@ -203,7 +222,7 @@ func TestXLSXMalformed(t *testing.T) {
 		{"not XML", craftedXLSX(t, sheetText("<row><c><v>1</v></row"), sharedText()), "malformed XLSX file"},
 		{"empty sheet", craftedXLSX(t, sheetText(""), sharedText()), `sheet "Data" has no rows`},
 	} {
-		code, ack := e.do("POST", "/bulk/v1/bulkload", opps("data_format", "XLSX"), "", bytes.NewReader(tc.data))
+		code, ack := loadXLSX(t, e, tc.data)
 		if msg, _ := ack["message"].(string); code != 400 || !strings.Contains(msg, tc.want) {
 			t.Errorf("%s: %d %v, want 400 saying %q", tc.name, code, ack, tc.want)
 		}
@@ -252,9 +271,10 @@ func TestXLSXBombCells(t *testing.T) {
 	for r := 1; r <= rows; r++ {
 		fmt.Fprintf(&b, `<row r="%d"><c r="XFD%[1]d"><v>%[1]d</v></c></row>`, r)
 	}
-	data := craftedXLSX(t, sheetText(b.String()), sharedText())
+	ctype, body := attach(craftedXLSX(t, sheetText(b.String()), sharedText()))
+	q := opps("has_header_row", "false", "content_type", "XLSX")
 	before := heapAllocs()
-	code, ack := loadHeaderless(t, e, data)
+	code, ack := e.do("POST", "/bulk/v1/bulkload_opportunity", q, ctype, body)
 	allocated := heapAllocs() - before
 	if msg, _ := ack["message"].(string); code != 400 || !strings.Contains(msg, "more than 1048576 cells") {
 		t.Errorf("load: %d %v", code, ack)

@@ -41,8 +41,9 @@ const TokenPath = "/oauth/token"
 // ErrClosed is returned by Token after Close.
 var ErrClosed = errors.New("partner: client is closed")
 
-// ErrStateMismatch is returned when the token endpoint's answer does not
-// echo the `state` that was sent.
+// ErrStateMismatch is returned when the token endpoint's answer carries a
+// `state` other than the one that was sent. An answer without `state` is
+// accepted: the published token answer has none.
 var ErrStateMismatch = errors.New("partner: token response state does not match the state sent")
 
 // TokenParams is the body of POST /oauth/token.
@@ -120,8 +121,11 @@ type Options struct {
 	ClientSecret string
 	// Scopes are requested space-separated in `scope`.
 	Scopes []string
-	// State, when set, is sent with each token request and the answer's
-	// `state` must echo it.
+	// State, when set, is sent with each token request. An answer that
+	// carries a different `state` is refused with ErrStateMismatch (a
+	// token answer meant for another request, as a misrouting proxy or
+	// a shared cache could hand back); an answer without `state`, as the
+	// deployed service publishes it, is accepted.
 	State string
 	// FormEncoded posts token requests as application/x-www-form-urlencoded
 	// (RFC 6749) instead of the JSON body the interface documents.
@@ -290,7 +294,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	if err := s.t.Do(ctx, r, &resp); err != nil {
 		return nil, err
 	}
-	if p.State != "" && resp.State != p.State {
+	if p.State != "" && resp.State != "" && resp.State != p.State {
 		return nil, ErrStateMismatch
 	}
 	return &resp, nil
