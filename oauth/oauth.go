@@ -145,6 +145,9 @@ func New(p *core.Client, opts Options) *Service { return newService(p, opts, tim
 // newService is New with the clock used for token expiry.
 func newService(t *core.Client, cfg Options, now func() time.Time) *Service {
 	s := &Service{t: t, cfg: cfg, now: now, external: cfg.TokenSource != nil}
+	if t != nil {
+		t.MaskSecrets(cfg.ClientSecret)
+	}
 	s.cache = tokenCache{fetch: s.obtain, refreshAt: refreshAt, discard: s.discard, warn: s.warnKept, now: now}
 	if s.external {
 		s.cache.fetch = func(context.Context, *oauth2.Token) (*oauth2.Token, error) { return cfg.TokenSource.Token() }
@@ -276,13 +279,18 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	if p.GrantType == GrantRefreshToken && p.RefreshToken == "" {
 		return nil, errors.New("partner: refresh_token grant needs a refresh token")
 	}
+	// What a server echoes of the secrets is masked (core.Client.MaskSecrets);
+	// the answer is small, and no other host may give it.
+	s.t.MaskSecrets(p.ClientSecret, p.RefreshToken)
 	r := &core.Request{
-		Op:         "oauth.Request",
-		Method:     http.MethodPost,
-		Path:       TokenPath,
-		Query:      envQuery(s.t),
-		NoAuth:     true,
-		Idempotent: p.GrantType == GrantClientCredentials,
+		Op:                  "oauth.Request",
+		Method:              http.MethodPost,
+		Path:                TokenPath,
+		Query:               envQuery(s.t),
+		NoAuth:              true,
+		Idempotent:          p.GrantType == GrantClientCredentials,
+		MaxAnswerSize:       core.MaxTokenAnswerSize,
+		NoCrossHostRedirect: true,
 	}
 	if s.cfg.FormEncoded {
 		r.Body = strings.NewReader(formValues(p).Encode())
@@ -294,6 +302,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	if err := s.t.Do(ctx, r, &resp); err != nil {
 		return nil, err
 	}
+	s.t.MaskSecrets(resp.AccessToken, resp.RefreshToken)
 	if p.State != "" && resp.State != "" && resp.State != p.State {
 		return nil, ErrStateMismatch
 	}
@@ -344,6 +353,8 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 		Query:      envQuery(s.t),
 		Token:      accessToken,
 		Idempotent: true,
+		// The token endpoint follows no redirect to another host.
+		NoCrossHostRedirect: true,
 	}, nil)
 }
 
