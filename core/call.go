@@ -25,11 +25,12 @@ import (
 // call.
 type call struct {
 	c            *Client
-	method, path string               // for the log
-	idempotent   bool                 // safe to repeat after the server may have processed it
-	auth         bool                 // the request carries the client's token
-	body         *body                // nil when the request has no body
-	observe      func(*http.Response) // Request.Observe
+	method, path string                     // for the log
+	idempotent   bool                       // safe to repeat after the server may have processed it
+	auth         bool                       // the request carries the client's token
+	body         *body                      // nil when the request has no body
+	observe      func(*http.Response)       // Request.Observe
+	read         func(*http.Response) error // Request.Read
 	// decodes is set by Do when it decodes the answer: readAnswer then
 	// reads a body of unknown length too.
 	decodes bool
@@ -88,18 +89,27 @@ func (st *call) noteAttempt(resp *http.Response, err error) {
 
 // readAnswer reads the body of a 2xx answer inside the retry loop
 // (checkRetry), so that an answer cut off mid-body is a failed attempt
-// rather than an error after the call: a body of known length up to
-// maxWholeBody, and, when Do decodes the answer, one of unknown length
-// (up to that size; a longer one streams on). The body read replaces
-// resp.Body. A failure marks the call ambiguous: the service answered
-// 2xx, so it did the work.
-func (st *call) readAnswer(resp *http.Response) error {
+// (cut) rather than an error after the call. Request.Read reads it when
+// set; otherwise the body read replaces resp.Body: a body of known
+// length up to maxWholeBody, and, when Do decodes the answer, one of
+// unknown length (up to that size; a longer one streams on). A body cut
+// off marks the call ambiguous: the service answered 2xx, so it did the
+// work. An error of Request.Read's own (not cut) ends the call.
+//
+// Every 2xx body passes here once, before anything reads it: the one
+// place to bound what an answer may hold.
+func (st *call) readAnswer(resp *http.Response) (cut bool, err error) {
+	if resp.StatusCode/100 != 2 || st.method == http.MethodHead {
+		return false, nil
+	}
+	if st.read != nil {
+		return st.readWith(resp)
+	}
 	n := resp.ContentLength
-	if resp.StatusCode/100 != 2 || st.method == http.MethodHead || n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
-		return nil
+	if n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
+		return false, nil
 	}
 	var b []byte
-	var err error
 	if n > 0 {
 		b = make([]byte, n)
 		_, err = io.ReadFull(resp.Body, b)
@@ -107,16 +117,53 @@ func (st *call) readAnswer(resp *http.Response) error {
 		b, err = io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
 	}
 	if err != nil {
-		st.ambiguous = true
-		st.wrote.Store(true) // it was answered: never "not sent"
-		return fmt.Errorf("reading response: %w", err)
+		return true, st.cutOff(err)
 	}
 	if len(b) > maxWholeBody {
 		resp.Body = &wholeBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
-		return nil
+		return false, nil
 	}
 	resp.Body = &wholeBody{Reader: bytes.NewReader(b), b: b, rest: resp.Body}
-	return nil
+	return false, nil
+}
+
+// readWith has Request.Read read the answer, and closes its body.
+func (st *call) readWith(resp *http.Response) (bool, error) {
+	body := &answerBody{ReadCloser: resp.Body}
+	resp.Body = body
+	err := st.read(resp)
+	body.Close()
+	resp.Body = http.NoBody
+	switch {
+	case err == nil:
+		return false, nil
+	case body.err != nil:
+		return true, st.cutOff(err)
+	}
+	return false, err
+}
+
+// cutOff marks the call as answered by an answer whose body could not be
+// read whole (err).
+func (st *call) cutOff(err error) error {
+	st.ambiguous = true
+	st.wrote.Store(true) // it was answered: never "not sent"
+	return fmt.Errorf("reading response: %w", err)
+}
+
+// answerBody is a body that Request.Read reads: it keeps the error of a
+// failed read (an answer cut off), which tells it from Read's own.
+type answerBody struct {
+	io.ReadCloser
+	err error
+}
+
+func (b *answerBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
 }
 
 // wholeBody is an answer's body as readAnswer read it: b, when it is the

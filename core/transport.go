@@ -349,7 +349,7 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 		return nil, nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
 	st := &call{
-		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(), decodes: decodes,
+		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, read: r.Read, start: time.Now(), decodes: decodes,
 		auth: c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
 	}
 	st.initTel(ctx, r, u, c.toService(r, u))

@@ -23,10 +23,11 @@ import (
 // encoding/json.
 //
 // The page body is read whole, into one buffer of its Content-Length: a
-// page holds at most 10,000 rows, and ExportView bounds the pages held at
-// once.
+// page holds at most 10,000 rows, and ExportView bounds the bytes held
+// at once.
 
-// maxPageBody caps the size hint taken from Content-Length.
+// maxPageBody caps the size of a page: a longer body is refused, not
+// read whole.
 const maxPageBody = 256 << 20
 
 // decodePage reads a report data page: {"version", "endOfList",
@@ -34,12 +35,18 @@ const maxPageBody = 256 << 20
 // size, when known (Content-Length), sizes the one buffer the body is
 // read into; the page's strings are substrings of it.
 func decodePage(r io.Reader, size int64, p *Page) error {
+	if size > maxPageBody {
+		return fmt.Errorf("page of %d bytes is over the %d bytes a page may hold", size, maxPageBody)
+	}
 	var sb strings.Builder
-	if size > 0 && size <= maxPageBody {
+	if size > 0 {
 		sb.Grow(int(size))
 	}
-	if _, err := io.Copy(&sb, r); err != nil {
+	if _, err := io.Copy(&sb, io.LimitReader(r, maxPageBody+1)); err != nil {
 		return err
+	}
+	if sb.Len() > maxPageBody {
+		return fmt.Errorf("page is over the %d bytes a page may hold", maxPageBody)
 	}
 	d := &scanner{s: sb.String()}
 	if err := d.page(p); err != nil {
