@@ -6,6 +6,7 @@ package core
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -34,7 +35,12 @@ type call struct {
 	// decodes is set by Do when it decodes the answer: readAnswer then
 	// reads a body of unknown length too.
 	decodes bool
-	start   time.Time
+	// maxAnswer caps the 2xx answer's body (Request.MaxAnswerSize).
+	maxAnswer int64
+	// sameHost refuses any redirect to another host
+	// (Request.NoCrossHostRedirect).
+	sameHost bool
+	start    time.Time
 
 	wrote   atomic.Bool   // the current attempt wrote its headers
 	tok     *oauth2.Token // the token of the current attempt
@@ -92,20 +98,26 @@ func (st *call) noteAttempt(resp *http.Response, err error) {
 // (cut) rather than an error after the call. Request.Read reads it when
 // set; otherwise the body read replaces resp.Body: a body of known
 // length up to maxWholeBody, and, when Do decodes the answer, one of
-// unknown length (up to that size; a longer one streams on). A body cut
-// off marks the call ambiguous: the service answered 2xx, so it did the
+// unknown length (up to that size; a longer one streams on). A failure
+// marks the call ambiguous: the service answered 2xx, so it did the
 // work. An error of Request.Read's own (not cut) ends the call.
 //
-// Every 2xx body passes here once, before anything reads it: the one
-// place to bound what an answer may hold.
+// It is also the one place that caps a 2xx answer (call.maxAnswer),
+// whoever reads it: a body declared longer fails at once, and the body
+// fails with ErrAnswerTooLarge past the cap, counting the bytes read
+// after net/http's transparent gzip.
 func (st *call) readAnswer(resp *http.Response) (cut bool, err error) {
 	if resp.StatusCode/100 != 2 || st.method == http.MethodHead {
 		return false, nil
 	}
+	n := resp.ContentLength
+	if n > st.maxAnswer {
+		return true, st.answerLost(tooLarge(st.maxAnswer))
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: st.maxAnswer, limit: st.maxAnswer}
 	if st.read != nil {
 		return st.readWith(resp)
 	}
-	n := resp.ContentLength
 	if n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
 		return false, nil
 	}
@@ -117,7 +129,7 @@ func (st *call) readAnswer(resp *http.Response) (cut bool, err error) {
 		b, err = io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
 	}
 	if err != nil {
-		return true, st.cutOff(err)
+		return true, st.answerLost(err)
 	}
 	if len(b) > maxWholeBody {
 		resp.Body = &wholeBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
@@ -138,17 +150,9 @@ func (st *call) readWith(resp *http.Response) (bool, error) {
 	case err == nil:
 		return false, nil
 	case body.err != nil:
-		return true, st.cutOff(err)
+		return true, st.answerLost(err)
 	}
 	return false, err
-}
-
-// cutOff marks the call as answered by an answer whose body could not be
-// read whole (err).
-func (st *call) cutOff(err error) error {
-	st.ambiguous = true
-	st.wrote.Store(true) // it was answered: never "not sent"
-	return fmt.Errorf("reading response: %w", err)
 }
 
 // answerBody is a body that Request.Read reads: it keeps the error of a
@@ -162,6 +166,61 @@ func (b *answerBody) Read(p []byte) (int, error) {
 	n, err := b.ReadCloser.Read(p)
 	if err != nil && err != io.EOF {
 		b.err = err
+	}
+	return n, err
+}
+
+// answerLost marks the call ambiguous after a 2xx answer whose body could
+// not be read, and returns the error of the attempt.
+func (st *call) answerLost(err error) error {
+	st.ambiguous = true
+	st.wrote.Store(true) // it was answered: never "not sent"
+	return fmt.Errorf("reading response: %w", err)
+}
+
+// ErrAnswerTooLarge is returned when an answer's body is longer than the
+// limit for its kind (DefaultMaxAnswerSize, MaxTokenAnswerSize, a
+// Request's MaxAnswerSize), counted after decompression. It is not
+// retried; a write that is not safe to repeat is marked with
+// ErrOutcomeUnknown, since the service answered 2xx.
+var ErrAnswerTooLarge = errors.New("partner: answer too large")
+
+// Limits of a 2xx answer's body, counted after decompression
+// (Request.MaxAnswerSize).
+const (
+	// DefaultMaxAnswerSize caps the answer of a request that sets no
+	// MaxAnswerSize: 8 MiB.
+	DefaultMaxAnswerSize = 8 << 20
+	// MaxTokenAnswerSize caps the answer of a token request: 64 KiB.
+	MaxTokenAnswerSize = 64 << 10
+	// MaxPageAnswerSize caps a page of report data (an export's page):
+	// 256 MiB.
+	MaxPageAnswerSize = 256 << 20
+)
+
+func tooLarge(limit int64) error {
+	return fmt.Errorf("%w: more than %d bytes, the limit for this kind of answer", ErrAnswerTooLarge, limit)
+}
+
+// cappedBody is an answer's body that fails with ErrAnswerTooLarge once
+// more than left bytes would be read.
+type cappedBody struct {
+	io.ReadCloser
+	left  int64
+	limit int64
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, tooLarge(c.limit)
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.ReadCloser.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n + int(c.left), tooLarge(c.limit)
 	}
 	return n, err
 }

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"net/http"
@@ -106,8 +107,8 @@ func (f *Fake) registerEvents() {
 
 	f.handle("GET /event/v1/subscriber", ScopeEvents, f.listSubscribers)
 	f.handle("POST /event/v1/subscriber", ScopeEvents, f.createSubscriber)
-	f.handle("GET /event/v1/subscriber/{id}", ScopeEvents, f.getSubscriber)
-	f.handle("DELETE /event/v1/subscriber/{id}", ScopeEvents, f.deleteSubscriber)
+	f.handle("GET /event/v1/subscriber/{subscriber_id}", ScopeEvents, f.getSubscriber)
+	f.handle("DELETE /event/v1/subscriber/{subscriber_id}", ScopeEvents, f.deleteSubscriber)
 	f.handle("GET /event/v1/metadata/integration", ScopeEvents, f.listEventIntegrations)
 	f.handle("GET /event/v1/metadata/integration/{integration_id}", ScopeEvents, f.getIntegrationSchema)
 	f.handle("GET /event/v1/metadata/event", ScopeEvents, f.listEventKinds)
@@ -175,7 +176,7 @@ type (
 	}
 	evSubscribeRequest struct {
 		SubscriberType  *string            `json:"subscriber_type"`
-		Event           []string           `json:"event"`
+		Event           evKinds            `json:"event"`
 		Name            string             `json:"name"`
 		Filters         string             `json:"filters"`
 		IntegrationID   string             `json:"integration_id"`
@@ -219,7 +220,7 @@ func (f *Fake) listSubscribers(w http.ResponseWriter, r *http.Request) {
 // checked, and all violations are reported in one 400 message.
 func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	var req evSubscribeRequest
-	if !decodeJSON(w, r, &req) {
+	if !f.decodeWrite(w, r, &req) {
 		return
 	}
 	var problems []string
@@ -305,7 +306,7 @@ func evCheckCallbackURL(raw string) error {
 }
 
 func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("subscriber_id")
 	f.events.mu.Lock()
 	s, ok := f.events.subs[id]
 	var d evWireSubscriberDetail
@@ -339,7 +340,7 @@ func WithMisspelledIntegrationID() Option {
 // dropped, and an attempt in flight finishes but is not retried. It
 // answers 200 with an empty body, as the deployed service does.
 func (f *Fake) deleteSubscriber(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("subscriber_id")
 	if !f.removeSubscriber(id) {
 		writeError(w, http.StatusNotFound, "not_found", "subscriber %q not found", id)
 		return
@@ -456,4 +457,24 @@ func eventSchema(name string, envelope bool) map[string]any {
 		"required":             required,
 		"additionalProperties": str("A field of the object by dotted name, as text."),
 	}
+}
+
+// evKinds is the event member of a subscribe body: an array of kinds, as
+// the interface has it, or one kind as a string, as the connector sends it
+// (its Subscribe and referral subscribe bodies declare a string).
+type evKinds []string
+
+// UnmarshalJSON reads an array of strings or one string.
+func (k *evKinds) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*k = evKinds{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return &memberError{`member "event" must be an event kind (a string) or an array of event kinds`}
+	}
+	*k = many
+	return nil
 }

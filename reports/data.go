@@ -197,7 +197,8 @@ func (s *Service) fetchPage(ctx context.Context, op, path string, id int64, body
 		p = &Page{Number: body.Page.Number}
 		return decodePage(resp.Body, resp.ContentLength, p)
 	}
-	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: "POST", Route: core.PathOf(path, id), JSON: body, Idempotent: true, Observe: h.observe(), Read: read})
+	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: "POST", Route: core.PathOf(path, id), JSON: body, Idempotent: true, Observe: h.observe(),
+		MaxAnswerSize: core.MaxPageAnswerSize, Read: read})
 	if err != nil {
 		return nil, err
 	}

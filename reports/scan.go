@@ -26,8 +26,8 @@ import (
 // page holds at most 10,000 rows, and ExportView bounds the bytes held
 // at once.
 
-// maxPageBody caps the size of a page: a longer body is refused, not
-// read whole.
+// maxPageBody caps the size hint taken from Content-Length (the answer
+// itself is capped by core.MaxPageAnswerSize).
 const maxPageBody = 256 << 20
 
 // decodePage reads a report data page: {"version", "endOfList",
@@ -35,18 +35,12 @@ const maxPageBody = 256 << 20
 // size, when known (Content-Length), sizes the one buffer the body is
 // read into; the page's strings are substrings of it.
 func decodePage(r io.Reader, size int64, p *Page) error {
-	if size > maxPageBody {
-		return fmt.Errorf("page of %d bytes is over the %d bytes a page may hold", size, maxPageBody)
-	}
 	var sb strings.Builder
-	if size > 0 {
+	if size > 0 && size <= maxPageBody {
 		sb.Grow(int(size))
 	}
-	if _, err := io.Copy(&sb, io.LimitReader(r, maxPageBody+1)); err != nil {
+	if _, err := io.Copy(&sb, r); err != nil {
 		return err
-	}
-	if sb.Len() > maxPageBody {
-		return fmt.Errorf("page is over the %d bytes a page may hold", maxPageBody)
 	}
 	d := &scanner{s: sb.String()}
 	if err := d.page(p); err != nil {
