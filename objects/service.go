@@ -176,7 +176,9 @@ func (s *Service) ConnectExternalID(ctx context.Context, objectID string, p Conn
 // ExternalIDs is the answer of Service.ExternalIDs.
 type ExternalIDs struct {
 	ObjectID string `json:"object_id"`
-	Links    []Link `json:"external_ids"`
+	// Links are the object's external ids, each with ObjectID set (the
+	// service names the object once, outside them).
+	Links []Link `json:"external_ids"`
 }
 
 // Get returns the external id held in field, if any.
@@ -203,6 +205,14 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 	}, &out)
 	if err != nil {
 		return nil, err
+	}
+	if out.ObjectID == "" {
+		out.ObjectID = objectID
+	}
+	for i := range out.Links {
+		if out.Links[i].ObjectID == "" {
+			out.Links[i].ObjectID = out.ObjectID
+		}
 	}
 	return &out, nil
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // exportWant is the CSV export of reportServer's report 7.
@@ -126,7 +127,9 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 // after the fake took it exits 3, saying so, and is sent once.
 func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	t.Parallel()
-	admin := fake.NewAdmin(func() *fake.Fake { return fake.New(fake.WithDemoData(), fake.WithBulkDelay(0)) })
+	admin := fake.NewAdmin(func() *fake.Fake {
+		return fake.New(mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithBulkDelay(0))
+	})
 	ts := httptest.NewServer(admin)
 	admin.SetURL(ts.URL)
 	defer func() { ts.Close(); admin.Close() }()
