@@ -2,6 +2,7 @@ package fake
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -172,10 +173,18 @@ func writeRows(w http.ResponseWriter, version int64, last bool, rs rowSet, lo, h
 	w.Write(b)
 }
 
-// filterRows returns the indexes of the rows of rs that pass p.
-func filterRows(rs rowSet, cols []Column, p predicate) ([]int, error) {
+// rowCheckEvery is how many rows the row loops go through between checks
+// of the request's context, so that a client that leaves stops the work.
+const rowCheckEvery = 256
+
+// filterRows returns the indexes of the rows of rs that pass p. It stops
+// with ctx's error when ctx ends.
+func filterRows(ctx context.Context, rs rowSet, cols []Column, p predicate) ([]int, error) {
 	idx := []int{}
 	for i := range rs.len() {
+		if i%rowCheckEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		vals, err := rs.values(i, cols)
 		if err != nil {
 			return nil, err
@@ -208,7 +217,10 @@ func (f *Fake) handleReportData(w http.ResponseWriter, r *http.Request) {
 	n := rs.len()
 	if pred != nil {
 		var err error
-		if idx, err = filterRows(rs, def.Columns, pred); err != nil {
+		if idx, err = filterRows(r.Context(), rs, def.Columns, pred); err != nil {
+			if r.Context().Err() != nil {
+				return // the client left; nobody reads an answer
+			}
 			writeError(w, http.StatusInternalServerError, "internal", "reading rows: %v", err)
 			return
 		}
