@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Fault makes the fake misbehave on matching requests.
@@ -139,6 +140,8 @@ func (s *faultStore) take(method, p string) *Fault {
 
 // LoggedRequest is one request as the fake saw it. It holds no secrets:
 // no headers, no bodies, and query values that could be secret are masked.
+// Method, Path, Query and Env are clipped (32, 512, 512 and 128 bytes,
+// ending in "…" when clipped), so that the log's memory has a ceiling.
 type LoggedRequest struct {
 	Time     time.Time
 	Method   string
@@ -155,6 +158,35 @@ type LoggedRequest struct {
 	// "too-large" when its headers, query or body were over the limits
 	// (MaxHeaderBytes, MaxQueryBytes, MaxJSONBody and siblings).
 	Fault string
+}
+
+// Bounds of the strings of a LoggedRequest, in bytes: what a client sends
+// is clipped to them (clip), so that each entry, and with the ring's size
+// the whole log, has a fixed ceiling (about 1.5 KiB an entry) whatever
+// unauthenticated clients send.
+const (
+	maxLoggedMethod = 32
+	maxLoggedPath   = 512
+	maxLoggedQuery  = 512
+	maxLoggedEnv    = 128
+)
+
+// clipMark ends a string that clip shortened.
+const clipMark = "…"
+
+// clip returns s when it has at most max bytes, and otherwise its longest
+// prefix of whole UTF-8 characters that leaves room for clipMark, followed
+// by clipMark. The result never shares the memory of s, so that an entry
+// does not keep a request's buffers alive.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return strings.Clone(s)
+	}
+	n := max - len(clipMark)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + clipMark
 }
 
 // DefaultRequestLogSize is how many requests the log keeps unless

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // TestReportFilterSizeBounded: a report data request whose filter holds
@@ -77,5 +78,36 @@ func TestReportRowLoopStopsWhenClientLeaves(t *testing.T) {
 	}
 	if calls > rowCheckEvery {
 		t.Errorf("filterRows read %d rows after the client left at row 10, want at most %d", calls, rowCheckEvery)
+	}
+}
+
+// TestRequestLogEntriesBounded: requests with 60 KB paths, queries and
+// environment headers (within the fake's size limits), sent without credentials, leave entries of bounded
+// size in the request log, so the log's memory has a ceiling.
+func TestRequestLogEntriesBounded(t *testing.T) {
+	tf := newTestFake(t)
+	long := strings.Repeat("é", 30<<10) // 60 KB, two bytes a character
+	const n = 50
+	for i := range n {
+		tf.do(t, "GET", fmt.Sprintf("/api/scim/v2/Users/%d%s", i, long)+"?q="+strings.Repeat("a", 12<<10), "", "",
+			"x-svc-env", strings.Repeat("e", 40<<10))
+	}
+	reqs := tf.Requests()
+	if len(reqs) != n {
+		t.Fatalf("logged %d requests, want %d", len(reqs), n)
+	}
+	total := 0
+	for i, r := range reqs {
+		total += len(r.Method) + len(r.Path) + len(r.Query) + len(r.Env)
+		if len(r.Path) > maxLoggedPath || len(r.Query) > maxLoggedQuery || len(r.Env) > maxLoggedEnv {
+			t.Fatalf("entry %d: path %d, query %d, env %d bytes, want at most %d, %d, %d",
+				i, len(r.Path), len(r.Query), len(r.Env), maxLoggedPath, maxLoggedQuery, maxLoggedEnv)
+		}
+		if want := fmt.Sprintf("/api/scim/v2/Users/%dé", i); !strings.HasPrefix(r.Path, want) || !strings.HasSuffix(r.Path, clipMark) || !utf8.ValidString(r.Path) {
+			t.Fatalf("entry %d: path %.40q…, want a valid UTF-8 prefix %q ending in %q", i, r.Path, want, clipMark)
+		}
+	}
+	if ceiling := n * (maxLoggedMethod + maxLoggedPath + maxLoggedQuery + maxLoggedEnv); total > ceiling {
+		t.Errorf("log holds %d bytes of strings for %d requests, want at most %d", total, n, ceiling)
 	}
 }

@@ -73,12 +73,12 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 		rec := &statusRecorder{ResponseWriter: w}
 		entry := LoggedRequest{
 			Time:   f.clock.Now(),
-			Method: r.Method,
-			Path:   r.URL.Path,
-			Env:    f.requestEnv(r),
+			Method: clip(r.Method, maxLoggedMethod),
+			Path:   clip(r.URL.Path, maxLoggedPath),
+			Env:    clip(f.requestEnv(r), maxLoggedEnv),
 		}
 		if len(r.URL.RawQuery) <= MaxQueryBytes {
-			entry.Query = maskQuery(r.URL.Query())
+			entry.Query = clip(maskQuery(r.URL.Query()), maxLoggedQuery)
 		}
 		logged := false
 		logNow := func() {
