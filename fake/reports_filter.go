@@ -111,10 +111,10 @@ func compileFilter(g *filterGroup, cols []Column, now time.Time) (predicate, err
 
 // Bounds of a report filter (see the package comment above).
 const (
-	maxFilterValues     = 500
-	maxFilterValueBytes = 32 << 10
-	maxFilterNodes      = 100
-	maxReportFilterDepth      = 8
+	maxFilterValues      = 500
+	maxFilterValueBytes  = 32 << 10
+	maxFilterNodes       = 100
+	maxReportFilterDepth = 8
 )
 
 // filterSize counts what a filter holds, failing as soon as it passes a bound.
