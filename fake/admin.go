@@ -7,8 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"sync"
@@ -83,7 +85,10 @@ const AdminPrefix = "/_fake/"
 //
 // The admin API can read every request and create state, so by default it
 // answers only requests from a loopback address (403 otherwise); see
-// AdminAllowRemote.
+// AdminAllowRemote. So that a web page or a webhook delivery cannot drive
+// it, it also refuses (403) a Host that is not a loopback address unless
+// AdminAllowRemote, an Origin other than its own, and the fake's own
+// deliveries, and (415) a body without Content-Type application/json.
 type Admin struct {
 	build       func() *Fake
 	allowRemote bool
@@ -160,7 +165,64 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if !limitRequest(rec, r, limit) {
 		return
 	}
+	if status, code, msg := a.refuseBrowserOrDelivery(r); status != 0 {
+		writeError(w, status, code, "%s", msg)
+		return
+	}
 	a.mux.ServeHTTP(rec, r)
+}
+
+// refuseBrowserOrDelivery returns the status and message that refuse r
+// when a web page or a webhook delivery could have sent it, and 0 when r
+// may go on:
+//
+//   - the Host must name a loopback address (localhost or a loopback IP),
+//     so that a page on a name that resolves to 127.0.0.1 (DNS rebinding)
+//     cannot drive it; AdminAllowRemote lifts this check;
+//   - an Origin header, which browsers send, must be the admin API's own
+//     origin (the same host and port as Host), so that a page on another
+//     origin cannot post to it (CSRF);
+//   - a request with a body or a Content-Type must be JSON
+//     (application/json), which a page cannot send cross-origin without
+//     the browser asking first;
+//   - a request the fake's own webhook deliveries sent (their User-Agent)
+//     is refused, so that a subscriber's callback never reaches an admin
+//     route whatever address it went through.
+func (a *Admin) refuseBrowserOrDelivery(r *http.Request) (status int, code, msg string) {
+	if r.Header.Get("User-Agent") == deliveryUserAgent {
+		return http.StatusForbidden, "forbidden", "the admin API does not answer webhook deliveries"
+	}
+	if !a.allowRemote && !loopbackHost(r.Host) {
+		return http.StatusForbidden, "forbidden", fmt.Sprintf("the admin API answers only requests whose Host is a loopback address (localhost, 127.0.0.1, [::1]), not %.100q", r.Host)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.EqualFold(u.Host, r.Host) {
+			return http.StatusForbidden, "forbidden", fmt.Sprintf("the admin API answers no request from another origin (Origin %.100q)", o)
+		}
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" && r.ContentLength == 0 {
+		return 0, "", ""
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, "unsupported_media_type", fmt.Sprintf("an admin request with a body must have Content-Type application/json, not %.100q", ct)
+	}
+	return 0, "", ""
+}
+
+// loopbackHost reports whether a Host header names a loopback address:
+// localhost (or a name under .localhost) or a loopback IP, with any port.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func loopback(remoteAddr string) bool {

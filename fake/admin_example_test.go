@@ -26,6 +26,9 @@ func ExampleNewAdmin() {
 		if err != nil {
 			log.Fatal(err)
 		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			log.Fatal(err)

@@ -19,6 +19,7 @@ type curlCall struct {
 	line        int
 	method, url string
 	body        string
+	contentType string // what curl sends with the body
 }
 
 // readmeCurls returns the curl lines of the README's "Fake server" section,
@@ -49,9 +50,13 @@ func readmeCurls(t *testing.T, base, dir string) []curlCall {
 			case w == "-X" && j+1 < len(words):
 				j++
 				c.method = words[j]
-			case w == "-d" && j+1 < len(words):
+			case (w == "-d" || w == "--json") && j+1 < len(words):
 				j++
 				c.body = words[j]
+				c.contentType = "application/x-www-form-urlencoded" // what curl -d sends
+				if w == "--json" {
+					c.contentType = "application/json"
+				}
 				if name, ok := strings.CutPrefix(c.body, "@"); ok {
 					b, err := os.ReadFile(filepath.Join(dir, name))
 					if err != nil {
@@ -135,7 +140,11 @@ func TestReadmeFakeServerCurls(t *testing.T) {
 			t.Errorf("README.md:%d: %s is not an admin URL", c.line, c.url)
 			continue
 		}
-		st, body := call(t, c.method, c.url, c.body)
+		var hdr []string
+		if c.contentType != "" {
+			hdr = []string{"Content-Type", c.contentType}
+		}
+		st, body := call(t, c.method, c.url, c.body, hdr...)
 		if st/100 != 2 {
 			t.Errorf("README.md:%d: %s %s: %d %s", c.line, c.method, c.url, st, body)
 		}

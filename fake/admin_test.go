@@ -38,6 +38,10 @@ func call(t *testing.T, method, url, body string, header ...string) (int, string
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1] // the client sends req.Host, not a Host header
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"net/http"
@@ -242,7 +243,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	case req.WebhookSettings == nil || req.WebhookSettings.CallbackURL == "":
 		bad("webhook_settings.callback_url is required")
 	default:
-		if err := evCheckCallbackURL(req.WebhookSettings.CallbackURL); err != nil {
+		if err := f.evCheckCallbackURL(r.Context(), req.WebhookSettings.CallbackURL); err != nil {
 			bad("webhook_settings.callback_url %v", err)
 		}
 	}
@@ -291,7 +292,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"subscriber_id": s.ID})
 }
 
-func evCheckCallbackURL(raw string) error {
+func (f *Fake) evCheckCallbackURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
@@ -301,7 +302,7 @@ func evCheckCallbackURL(raw string) error {
 	case u.Host == "":
 		return fmt.Errorf("%q has no host", raw)
 	}
-	return nil
+	return f.checkSelfCallback(ctx, u)
 }
 
 func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {

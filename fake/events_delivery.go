@@ -5,8 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -170,8 +172,11 @@ func (f *Fake) initDeliveries() {
 	if p.MaxQueue <= 0 {
 		p.MaxQueue = DefaultDeliveryPolicy.MaxQueue
 	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // the address checked is the one connected to
+	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: f.dialControl}).DialContext
 	d.client = &http.Client{
-		Transport: http.DefaultTransport.(*http.Transport).Clone(),
+		Transport: tr,
 		Timeout:   p.Timeout,
 		// A redirect is an answer like any other non-2xx: not followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -401,7 +406,7 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 
 		f.events.mu.Lock()
 		abandoned := s.gone || f.events.ctx.Err() != nil
-		retry := !a.Delivered && !abandoned && attempt < p.Attempts && retryableDelivery(status)
+		retry := !a.Delivered && !abandoned && attempt < p.Attempts && retryableDelivery(status) && !errors.Is(err, errSelfCallback)
 		a.Final = a.Delivered || (!retry && !abandoned)
 		f.logDeliveryLocked(a)
 		f.events.mu.Unlock()
@@ -462,8 +467,11 @@ func (f *Fake) postDelivery(j evJob) (int, time.Duration, error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	if adminPath(req.URL.Path) {
+		return 0, 0, fmt.Errorf("%s: %w", j.logURL, errSelfCallback)
+	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "partner-fake-webhooks")
+	req.Header.Set("User-Agent", deliveryUserAgent)
 	resp, err := f.events.client.Do(req)
 	if err != nil {
 		var ue *url.Error

@@ -367,6 +367,7 @@ func TestEventsListenAdminUpdate(t *testing.T) {
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
 
 	req, _ := http.NewRequest(http.MethodPatch, ts.URL+"/_fake/objects/"+fake.DemoOpportunity2, strings.NewReader(`{"fields":{"stage":"won"}}`))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("PATCH: %v %v", err, resp)
