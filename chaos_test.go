@@ -353,7 +353,7 @@ func (tw *tourWorker) round(ctx context.Context, r int) error {
 	if err := tw.again(ctx, "SCIM suspend", func() error { _, err := c.SCIM.Suspend(ctx, id); return err }); err != nil {
 		return err
 	}
-	if u, ok := srv.User(id); !ok || !u.Suspended {
+	if u, ok := srv.User(id); !ok || u.IsActive() {
 		return fmt.Errorf("user %s not suspended in the fake", id)
 	}
 

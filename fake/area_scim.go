@@ -63,12 +63,16 @@ type User struct {
 	FamilyName  string      `json:"family_name,omitempty"`
 	Emails      []UserEmail `json:"emails,omitempty"`
 	Department  string      `json:"department,omitempty"` // enterprise extension
-	// Suspended is the negation of the SCIM "active" attribute, so that
-	// the zero User is active.
-	Suspended bool      `json:"suspended,omitempty"`
-	Created   time.Time `json:"-"`
-	Modified  time.Time `json:"-"`
+	// Active is the SCIM "active" attribute, as on scim.User: false means
+	// suspended. When seeding, nil means active; the users the fake returns
+	// always have it set. Read it with IsActive.
+	Active   *bool     `json:"active,omitempty"`
+	Created  time.Time `json:"-"`
+	Modified time.Time `json:"-"`
 }
+
+// IsActive reports whether the user is active: Active is nil or true.
+func (u User) IsActive() bool { return u.Active == nil || *u.Active }
 
 // UserEmail is one e-mail address of a User.
 type UserEmail struct {
@@ -556,7 +560,7 @@ func (f *Fake) seedSCIMDemo() {
 		{ID: DemoUser2, UserName: DemoUserEmail2, GivenName: "Grace", FamilyName: "Hopper", DisplayName: "Grace Hopper",
 			Emails: []UserEmail{{Value: DemoUserEmail2, Type: "work", Primary: true}}, Department: "Sales"},
 		{ID: DemoUser3, UserName: DemoUserEmail3, GivenName: "Alan", FamilyName: "Turing", DisplayName: "Alan Turing",
-			Emails: []UserEmail{{Value: DemoUserEmail3, Type: "work", Primary: true}}, Department: "Research", Suspended: true},
+			Emails: []UserEmail{{Value: DemoUserEmail3, Type: "work", Primary: true}}, Department: "Research", Active: boolPtr(false)},
 	} {
 		if _, err := f.AddUser(u); err != nil {
 			panic(err)

@@ -19,7 +19,7 @@ import (
 //	  "users": [{"user_name": "ada@example.com", "display_name": "Ada",
 //	             "given_name": "Ada", "family_name": "Lovelace",
 //	             "emails": [{"value": "ada@example.com", "type": "work", "primary": true}],
-//	             "department": "R&D", "suspended": false}],
+//	             "department": "R&D", "active": true}],
 //	  "reports": [{"id": 7, "name": "Pipeline", "status": "PUBLISHED",
 //	               "columns": [{"id": "0", "name": "Partner", "type": "TEXT"},
 //	                           {"id": "1", "name": "Amount", "type": "NUMBER"}],

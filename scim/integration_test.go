@@ -74,7 +74,7 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored, _ := srv.User(created.ID)
-	if suspended.IsActive() || !stored.Suspended || stored.Department != "Research" || stored.GivenName != "Ada" {
+	if suspended.IsActive() || stored.IsActive() || stored.Department != "Research" || stored.GivenName != "Ada" {
 		t.Errorf("after Suspend: returned %+v, stored %+v", suspended, stored)
 	}
 
@@ -96,7 +96,7 @@ func TestLifecycle(t *testing.T) {
 	if _, err := c.SCIM.Reactivate(ctx, created.ID); err != nil {
 		t.Fatal(err)
 	}
-	if u, _ := srv.User(created.ID); u.Suspended {
+	if u, _ := srv.User(created.ID); !u.IsActive() {
 		t.Error("Reactivate left the user suspended")
 	}
 	if _, err := c.SCIM.FindByUserName(ctx, "nobody@example.com"); !errors.Is(err, scim.ErrNotFound) {
@@ -139,7 +139,7 @@ func TestSuspendReactivateKeepMembersTheReadOmits(t *testing.T) {
 			t.Fatalf("%s: %v", step.name, err)
 		}
 		got, _ := srv.User(id)
-		if got.Suspended != step.suspended || got.GivenName != "Ada" || got.FamilyName != "Lovelace" ||
+		if got.IsActive() == step.suspended || got.GivenName != "Ada" || got.FamilyName != "Lovelace" ||
 			got.DisplayName != "Ada Lovelace" || !slices.Equal(got.Emails, want.Emails) || got.Department != "Engineering" {
 			t.Errorf("after %s the stored user is %+v, want %+v with suspended %v", step.name, got, want, step.suspended)
 		}
@@ -353,7 +353,7 @@ func TestListCancel(t *testing.T) {
 func TestListFilterAgainstTheFake(t *testing.T) {
 	srv, c := newFake(t)
 	ctx := context.Background()
-	if _, err := srv.AddUser(fake.User{UserName: "ada@example.com", Suspended: true}); err != nil {
+	if _, err := srv.AddUser(fake.User{UserName: "ada@example.com", Active: partner.Ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	users, err := paging.Collect(c.SCIM.List(ctx, scim.ListParams{Filter: "userName eq " + scim.Quote("ADA@example.com")}))

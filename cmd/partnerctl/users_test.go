@@ -32,7 +32,7 @@ func TestUsersListCreateSuspend(t *testing.T) {
 		t.Fatalf("create: %q", r.stdout)
 	}
 	u, ok := srv.User(fields[1])
-	if !ok || u.UserName != "new@example.com" || u.DisplayName != "New Person" || len(u.Emails) != 1 || u.Suspended {
+	if !ok || u.UserName != "new@example.com" || u.DisplayName != "New Person" || len(u.Emails) != 1 || !u.IsActive() {
 		t.Fatalf("created user: %+v", u)
 	}
 	if r := c.run(t, "users", "create", "--user-name", "NEW@example.com"); r.code != exitFail || !strings.Contains(r.stderr, "NEW@example.com") {
@@ -40,7 +40,7 @@ func TestUsersListCreateSuspend(t *testing.T) {
 	}
 
 	c.must(t, "users", "suspend", fields[1])
-	if u, _ := srv.User(fields[1]); !u.Suspended {
+	if u, _ := srv.User(fields[1]); u.IsActive() {
 		t.Fatal("user not suspended")
 	}
 	if r := c.run(t, "users", "suspend", "usr-nobody"); r.code != exitFail {
@@ -112,7 +112,7 @@ func TestUsersSuspendByUserName(t *testing.T) {
 	for _, u := range srv.Users() {
 		if u.UserName == fake.DemoUserEmail2 {
 			id = u.ID
-			if !u.Suspended {
+			if u.IsActive() {
 				t.Fatalf("%s not suspended", u.UserName)
 			}
 		}
@@ -191,7 +191,7 @@ func TestUsersImportDefaultReads(t *testing.T) {
 	if u, _ := srv.User(fake.DemoUser2); u.DisplayName != "Rear Admiral Hopper" || len(u.Emails) != 1 || u.Emails[0].Value != fake.DemoUserEmail2 {
 		t.Fatalf("user with a new display name: %+v, want it stored and the emails kept", u)
 	}
-	if u, _ := srv.User(fake.DemoUser3); len(u.Emails) == 0 || u.Emails[0].Value != "turing@other.example.com" || u.DisplayName != "Alan Turing" || !u.Suspended {
+	if u, _ := srv.User(fake.DemoUser3); len(u.Emails) == 0 || u.Emails[0].Value != "turing@other.example.com" || u.DisplayName != "Alan Turing" || u.IsActive() {
 		t.Fatalf("user with a new email: %+v, want it stored and the rest kept", u)
 	}
 	puts := countRequests(srv, "PUT")
