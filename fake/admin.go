@@ -66,6 +66,9 @@ const AdminPrefix = "/_fake/"
 //	                                   object type and bulk key field that the
 //	                                   service's own listing does not show
 //	                                   (Fake.Integrations)
+//	GET    /_fake/objects/{id}         the object in the Seed format: {"id", "type",
+//	                                   "fields", "integration_id"} (Fake.Object);
+//	                                   404 for an unknown object
 //	PATCH  /_fake/objects/{id}         {"fields": {"stage": "won"}}: set fields by
 //	                                   dotted name (Fake.UpdateObject); fires
 //	                                   object.update when a value changed; 404 for
@@ -270,6 +273,7 @@ func (a *Admin) routeTable() []adminRoute {
 		{"GET", p + "/integrations", func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, a.Fake().Integrations())
 		}},
+		{"GET", p + "/objects/{id}", a.getObject},
 		{"PATCH", p + "/objects/{id}", a.updateObject},
 		{"DELETE", p + "/objects/{id}", a.removeByID((*Fake).DeleteObject, "no object %q")},
 		{"POST", p + "/seed", a.seed},
@@ -485,6 +489,16 @@ func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
 			Delivered: d.Delivered, Final: d.Final, Dropped: d.Dropped, Payload: d.Payload})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *Admin) getObject(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	o, ok := a.Fake().Object(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "no object %q", id)
+		return
+	}
+	writeJSON(w, http.StatusOK, o)
 }
 
 func (a *Admin) updateObject(w http.ResponseWriter, r *http.Request) {

@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -424,6 +425,16 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 	} else if v, _ := o.Field("sales_details.partner"); v != "P9" {
 		t.Fatalf("dotted field after PATCH: %+v", o)
 	}
+	// The admin API reads the object back as the fake holds it.
+	st, body = call(t, "GET", base+"/_fake/objects/"+fake.DemoOpportunity1, "")
+	var got0 fake.Object
+	if err := json.Unmarshal([]byte(body), &got0); st != 200 || err != nil {
+		t.Fatalf("GET object: %d %s %v", st, body, err)
+	}
+	if want, _ := a.Fake().Object(fake.DemoOpportunity1); got0.ID != want.ID || got0.Type != want.Type ||
+		got0.IntegrationID != want.IntegrationID || got0.Fields["stage"] != "won" || fmt.Sprint(got0.Fields) != fmt.Sprint(want.Fields) {
+		t.Fatalf("GET object: %+v, want %+v", got0, want)
+	}
 	if st, body := call(t, "DELETE", base+"/_fake/objects/"+fake.DemoOpportunity3, ""); st != 204 {
 		t.Fatalf("DELETE: %d %s", st, body)
 	}
@@ -453,6 +464,7 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 		{"PATCH", "/_fake/objects/" + fake.DemoOpportunity1, `{}`, 400},
 		{"PATCH", "/_fake/objects/" + fake.DemoOpportunity1, `{"field":{"stage":"x"}}`, 400},
 		{"DELETE", "/_fake/objects/" + fake.DemoOpportunity3, "", 404},
+		{"GET", "/_fake/objects/" + fake.DemoOpportunity3, "", 404},
 	} {
 		if st, body := call(t, tc.method, base+tc.path, tc.body); st != tc.status || !strings.Contains(body, `"message"`) {
 			t.Errorf("%s %s %s: %d %s, want %d", tc.method, tc.path, tc.body, st, body, tc.status)
