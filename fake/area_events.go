@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"fmt"
+	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"maps"
 	"net/http"
 	"net/url"
@@ -90,8 +91,8 @@ type eventsStore struct {
 type evSubscriber struct {
 	EventSubscriber
 	seq    int
-	filter *EventFilter // nil without filters
-	logURL string       // CallbackURL as the delivery log shows it
+	filter *eventfilter.Filter // nil without filters
+	logURL string              // CallbackURL as the delivery log shows it
 	queue  []evJob
 	active bool // a worker is delivering its queue
 	gone   bool // unsubscribed: queued deliveries are dropped
@@ -247,10 +248,10 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 			bad("webhook_settings.callback_url %v", err)
 		}
 	}
-	var filter *EventFilter
+	var filter *eventfilter.Filter
 	if strings.TrimSpace(req.Filters) != "" {
 		var err error
-		if filter, err = ParseEventFilter(req.Filters); err != nil {
+		if filter, err = eventfilter.Parse(req.Filters); err != nil {
 			bad("filters: %v", strings.TrimPrefix(err.Error(), "filter: "))
 		}
 	}

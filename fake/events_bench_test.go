@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"context"
+	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"io"
 	"math"
 	"net/http"
@@ -20,7 +21,7 @@ var evBenchFields = map[string]any{
 // BenchmarkEventFilterMatch evaluates the interface's example filter on an
 // object, as every delivery decision does.
 func BenchmarkEventFilterMatch(b *testing.B) {
-	f, err := ParseEventFilter(`(stage in ["closed", "won", "lost"]) AND (sales_details.partner = "P1")`)
+	f, err := eventfilter.Parse(`(stage in ["closed", "won", "lost"]) AND (sales_details.partner = "P1")`)
 	if err != nil {
 		b.Fatal(err)
 	}

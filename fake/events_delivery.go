@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"io"
 	"maps"
 	"net"
@@ -304,7 +305,7 @@ func (f *Fake) eventsObjectChanged(c ObjectChange) {
 			if fields == nil {
 				fields = map[string]string{}
 				for k, v := range flatten(c.Object.Fields) {
-					fields[k], _ = eventValueString(v)
+					fields[k], _ = eventfilter.Text(v)
 				}
 			}
 			f.enqueueDeliveryLocked(s, f.newDelivery(s, kind, c, fields))
@@ -489,32 +490,6 @@ func (f *Fake) postDelivery(j evJob) (int, time.Duration, error) {
 		retryAfter = time.Duration(secs) * time.Second
 	}
 	return resp.StatusCode, retryAfter, nil
-}
-
-// eventValueString renders a field value as the text a delivery carries:
-// strings as they are, numbers in plain decimal, booleans as true/false,
-// lists as JSON. It returns false for null.
-func eventValueString(v any) (string, bool) {
-	switch t := v.(type) {
-	case nil:
-		return "", false
-	case string:
-		return t, true
-	case bool:
-		return strconv.FormatBool(t), true
-	case float64:
-		return strconv.FormatFloat(t, 'f', -1, 64), true
-	case float32:
-		return strconv.FormatFloat(float64(t), 'f', -1, 32), true
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		b, _ := json.Marshal(t)
-		return string(b), true
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", false
-	}
-	return string(b), true
 }
 
 // minSecretSegment is the length from which a callback URL's path

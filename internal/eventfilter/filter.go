@@ -1,6 +1,11 @@
-package fake
+// Package eventfilter parses and evaluates the filter expressions of event
+// subscriptions as the fake does. The fake uses it at registration and for
+// every delivery decision; the events package's tests check the SDK's
+// filter builder against it.
+package eventfilter
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -8,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// EventFilter is a parsed subscription filter expression. The filter
+// Filter is a parsed subscription filter expression. The filter
 // language of event subscriptions, as the fake parses it (at most 16 KiB,
 // parentheses nested at most 32 deep):
 //
@@ -37,7 +42,7 @@ import (
 //   - values that cannot be compared are unequal, and unordered;
 //   - "!=" is exactly the negation of "=", and "in" is "=" with any
 //     member of the list.
-type EventFilter struct {
+type Filter struct {
 	root evNode
 }
 
@@ -47,9 +52,9 @@ const (
 	evMaxFilterDepth = 32
 )
 
-// ParseEventFilter parses a subscription filter expression as the fake's
+// Parse parses a subscription filter expression as the fake's
 // registration does. Tests can use it to check what a filter matches.
-func ParseEventFilter(expr string) (*EventFilter, error) {
+func Parse(expr string) (*Filter, error) {
 	if len(expr) > evMaxFilterLen {
 		return nil, fmt.Errorf("filter is longer than %d bytes", evMaxFilterLen)
 	}
@@ -65,17 +70,17 @@ func ParseEventFilter(expr string) (*EventFilter, error) {
 	if p.tok.kind != evTokEOF {
 		return nil, p.errorf("expected AND or the end of the filter, found %s", p.tok)
 	}
-	return &EventFilter{root: root}, nil
+	return &Filter{root: root}, nil
 }
 
 // Match reports whether an object with these fields satisfies the filter.
 // Fields nest as in Object.Fields; dotted names reach nested members.
-func (f *EventFilter) Match(fields map[string]any) bool { return f.root.match(fields) }
+func (f *Filter) Match(fields map[string]any) bool { return f.root.match(fields) }
 
 // String returns the filter in canonical form: comparisons as
 // `field op value`, each operand of AND in parentheses, strings quoted as
 // described above, numbers as written.
-func (f *EventFilter) String() string {
+func (f *Filter) String() string {
 	var b strings.Builder
 	f.root.write(&b)
 	return b.String()
@@ -160,7 +165,7 @@ func (n evCmpNode) write(b *strings.Builder) {
 }
 
 func (n evCmpNode) match(fields map[string]any) bool {
-	got, ok := getPath(fields, n.field)
+	got, ok := lookup(fields, n.field)
 	if !ok || got == nil {
 		return n.op == "!="
 	}
@@ -200,7 +205,7 @@ func (n evCmpNode) match(fields map[string]any) bool {
 func evCompare(field any, v evValue) (int, bool) {
 	switch v.kind {
 	case evString:
-		s, ok := eventValueString(field)
+		s, ok := Text(field)
 		if !ok {
 			return 0, false
 		}
@@ -342,4 +347,47 @@ func evScanNumber(s string) int {
 		}
 	}
 	return i
+}
+
+// lookup reads a dotted name from nested maps: a member named with the
+// dots wins, then the first segment's object is searched for the rest.
+func lookup(m map[string]any, name string) (any, bool) {
+	if v, ok := m[name]; ok {
+		return v, true
+	}
+	head, rest, found := strings.Cut(name, ".")
+	if !found {
+		return nil, false
+	}
+	sub, ok := m[head].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	return lookup(sub, rest)
+}
+
+// Text renders a field value as the text a delivery carries:
+// strings as they are, numbers in plain decimal, booleans as true/false,
+// lists as JSON. It returns false for null.
+func Text(v any) (string, bool) {
+	switch t := v.(type) {
+	case nil:
+		return "", false
+	case string:
+		return t, true
+	case bool:
+		return strconv.FormatBool(t), true
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64), true
+	case float32:
+		return strconv.FormatFloat(float64(t), 'f', -1, 32), true
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		b, _ := json.Marshal(t)
+		return string(b), true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
 }
