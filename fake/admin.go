@@ -82,7 +82,7 @@ const AdminPrefix = "/_fake/"
 // Answers: 200 with JSON for reads, 201 with the new fault's id, 204 for
 // other writes, 400 for a malformed body, 404 for an unknown admin route
 // or method. The admin routes have the size limits of the service's routes
-// (431, 414, 413): MaxJSONBody for their bodies, MaxSeedBody for a seed.
+// (431, 414, 413): maxJSONBody for their bodies, maxSeedBody for a seed.
 // Errors carry
 // {"error": "<code>", "message": "..."} like the fake's service routes.
 //
@@ -160,9 +160,9 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "forbidden", "the admin API answers loopback clients only")
 		return
 	}
-	limit := int64(MaxJSONBody)
+	limit := int64(maxJSONBody)
 	if r.URL.Path == AdminPrefix+"seed" {
-		limit = MaxSeedBody
+		limit = maxSeedBody
 	}
 	rec := &statusRecorder{ResponseWriter: w}
 	if !limitRequest(rec, r, limit) {
@@ -522,7 +522,7 @@ func (a *Admin) updateObject(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
-	s, err := ParseSeed(r.Body) // capped at MaxSeedBody by ServeHTTP
+	s, err := ParseSeed(r.Body) // capped at maxSeedBody by ServeHTTP
 	if err == nil {
 		err = a.Fake().ApplySeed(s)
 	}
@@ -536,7 +536,7 @@ func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
 // readStrictJSON reads an admin body, refusing unknown members so that a
 // misspelt one is an error rather than silently ignored.
 func readStrictJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body) // capped at MaxJSONBody by ServeHTTP
+	dec := json.NewDecoder(r.Body) // capped at maxJSONBody by ServeHTTP
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {

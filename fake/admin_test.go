@@ -350,7 +350,7 @@ func TestAdminBodyFaults(t *testing.T) {
 func TestAdminSizeLimits(t *testing.T) {
 	_, base := adminServer(t, func() *fake.Fake { return fake.New() })
 	// Chunked (no Content-Length): the cap is found while reading.
-	req, _ := http.NewRequest("POST", base+"/_fake/faults", io.MultiReader(strings.NewReader(`{"message":"`), strings.NewReader(strings.Repeat("x", fake.MaxJSONBody)), strings.NewReader(`"}`)))
+	req, _ := http.NewRequest("POST", base+"/_fake/faults", io.MultiReader(strings.NewReader(`{"message":"`), strings.NewReader(strings.Repeat("x", 4<<20)), strings.NewReader(`"}`)))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -363,11 +363,11 @@ func TestAdminSizeLimits(t *testing.T) {
 	}
 	// A seed past MaxJSONBody is read (and refused as a seed, 400), one
 	// declared past MaxSeedBody is not.
-	if st, body := call(t, "POST", base+"/_fake/seed", `{"pad":"`+strings.Repeat("x", fake.MaxJSONBody)+`"}`); st != 400 {
+	if st, body := call(t, "POST", base+"/_fake/seed", `{"pad":"`+strings.Repeat("x", 4<<20)+`"}`); st != 400 {
 		t.Fatalf("seed past MaxJSONBody: %d %.200s", st, body)
 	}
-	req, _ = http.NewRequest("POST", base+"/_fake/seed", io.LimitReader(neverEnding('x'), fake.MaxSeedBody+1))
-	req.ContentLength = fake.MaxSeedBody + 1
+	req, _ = http.NewRequest("POST", base+"/_fake/seed", io.LimitReader(neverEnding('x'), (64<<20)+1))
+	req.ContentLength = (64 << 20) + 1
 	if resp, err := http.DefaultClient.Do(req); err != nil {
 		t.Fatal(err)
 	} else {
@@ -376,12 +376,12 @@ func TestAdminSizeLimits(t *testing.T) {
 			t.Fatalf("seed past MaxSeedBody: %d", resp.StatusCode)
 		}
 	}
-	if st, _ := call(t, "GET", base+"/_fake/requests?path="+strings.Repeat("x", fake.MaxQueryBytes), ""); st != 414 {
+	if st, _ := call(t, "GET", base+"/_fake/requests?path="+strings.Repeat("x", 16<<10), ""); st != 414 {
 		t.Fatalf("long admin query: %d, want 414", st)
 	}
 	var hdr []string
 	for i := range 4 {
-		hdr = append(hdr, "X-Pad-"+string(rune('a'+i)), strings.Repeat("x", fake.MaxHeaderBytes/4))
+		hdr = append(hdr, "X-Pad-"+string(rune('a'+i)), strings.Repeat("x", (64<<10)/4))
 	}
 	if st, _ := call(t, "GET", base+"/_fake/health", "", hdr...); st != 431 {
 		t.Fatalf("large admin headers: %d, want 431", st)

@@ -35,9 +35,9 @@ const (
 	maxUploadSize = 256 << 20
 	// maxKeptErrors caps the row errors an execution remembers.
 	maxKeptErrors = 1000
-	// DefaultMaxErrors is the max_errors of the status operation when the
+	// defaultMaxErrors is the max_errors of the status operation when the
 	// request leaves it out (see WithBulkStatusDefaults).
-	DefaultMaxErrors = 10
+	defaultMaxErrors = 10
 	// maxDrain is how much of a refused body is read before answering, so
 	// that the client sees the 400 instead of a reset connection.
 	maxDrain = 32 << 20
@@ -62,7 +62,7 @@ type bulkStore struct {
 	order            []string               // execution ids, oldest first
 	uploads          map[string]*bulkUpload // by upload token
 	uploadURLs       map[string]*bulkUpload // by the id in the upload URL
-	kinds            map[string]map[string]FieldKind
+	kinds            map[string]map[string]fieldKind
 
 	idxMu   sync.Mutex
 	indexed map[[2]string]bool
@@ -107,7 +107,7 @@ func WithBulkDiscard() Option { return func(f *Fake) { f.bulk.discard = true } }
 
 // WithBulkStatusDefaults sets what the status operation does when a
 // request leaves include_errors or max_errors out. The fake's defaults are
-// false and DefaultMaxErrors (10); the deployed service's published
+// false and defaultMaxErrors (10); the deployed service's published
 // descriptions disagree (false or true, 10 or 5), so a team can run its
 // tests against either.
 func WithBulkStatusDefaults(includeErrors bool, maxErrors int) Option {
@@ -128,14 +128,14 @@ func (f *Fake) registerBulk() {
 		b.delay = DefaultBulkDelay
 	}
 	if !b.defSet {
-		b.defMaxErrors = DefaultMaxErrors
+		b.defMaxErrors = defaultMaxErrors
 	}
 	b.executions = map[string]*bulkExecution{}
 	b.uploads = map[string]*bulkUpload{}
 	b.uploadURLs = map[string]*bulkUpload{}
-	b.kinds = map[string]map[string]FieldKind{}
+	b.kinds = map[string]map[string]fieldKind{}
 	for typ, fields := range defaultFieldKinds {
-		b.kinds[typ] = map[string]FieldKind{}
+		b.kinds[typ] = map[string]fieldKind{}
 		for k, v := range fields {
 			b.kinds[typ][k] = v
 		}
@@ -144,10 +144,10 @@ func (f *Fake) registerBulk() {
 	b.index = map[keyIndexEntry]string{}
 	f.onObjectChange(f.observeObjects)
 
-	f.handleLoad("POST /bulk/v1/bulkload", ScopeBulk, f.bulkLoadData)
-	f.handleLoad("POST /bulk/v1/bulkload_opportunity", ScopeBulk, f.bulkLoadOpportunity)
-	f.handle("GET /bulk/v1/status/{integration_id}", ScopeBulk, f.bulkStatus)
-	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", ScopeBulk, f.bulkUploadURL)
+	f.handleLoad("POST /bulk/v1/bulkload", scopeBulk, f.bulkLoadData)
+	f.handleLoad("POST /bulk/v1/bulkload_opportunity", scopeBulk, f.bulkLoadOpportunity)
+	f.handle("GET /bulk/v1/status/{integration_id}", scopeBulk, f.bulkStatus)
+	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", scopeBulk, f.bulkUploadURL)
 	f.handleStorage("/upload/{id}", f.bulkUpload)
 }
 

@@ -20,30 +20,30 @@ import (
 // Event kinds the fake knows. It sends the object.* kinds when objects
 // change; it lists report.submit and accepts subscriptions to it, but
 // never sends it. Beside these it knows the referral kind of its portal
-// word (Fake.ReferralEvent; EventPartnerPortalReferralSubmit by default).
+// word (Fake.ReferralEvent; eventPartnerPortalReferralSubmit by default).
 const (
-	EventObjectAll         = "object.all"
-	EventObjectCreate      = "object.create"
-	EventObjectUpdate      = "object.update"
-	EventObjectDelete      = "object.delete"
-	EventObjectStageChange = "object.stage_change"
-	EventReportSubmit      = "report.submit"
-	// EventPartnerPortalReferralSubmit is the referral kind with the
+	eventObjectAll         = "object.all"
+	eventObjectCreate      = "object.create"
+	eventObjectUpdate      = "object.update"
+	eventObjectDelete      = "object.delete"
+	eventObjectStageChange = "object.stage_change"
+	eventReportSubmit      = "report.submit"
+	// eventPartnerPortalReferralSubmit is the referral kind with the
 	// interface's word: an opportunity was submitted to the partner
 	// portal as a referral. A deployment spells it with its own portal
 	// word (see WithPortalWord).
-	EventPartnerPortalReferralSubmit = "object.partner_portal_referral_submit"
+	eventPartnerPortalReferralSubmit = "object.partner_portal_referral_submit"
 )
 
 type evKind struct{ name, description string }
 
 var eventKinds = []evKind{
-	{EventObjectAll, "Every change of an object: created, updated, stage changed, deleted."},
-	{EventObjectCreate, "An object was created."},
-	{EventObjectUpdate, "Fields of an object changed, including its audit status and external IDs."},
-	{EventObjectDelete, "An object was deleted."},
-	{EventObjectStageChange, "The stage field of an object changed."},
-	{EventReportSubmit, "A report was submitted."},
+	{eventObjectAll, "Every change of an object: created, updated, stage changed, deleted."},
+	{eventObjectCreate, "An object was created."},
+	{eventObjectUpdate, "Fields of an object changed, including its audit status and external IDs."},
+	{eventObjectDelete, "An object was deleted."},
+	{eventObjectStageChange, "The stage field of an object changed."},
+	{eventReportSubmit, "A report was submitted."},
 }
 
 // eventKinds returns the kinds the fake offers: the fixed ones and the
@@ -106,14 +106,14 @@ func (f *Fake) registerEvents() {
 	f.onObjectChange(f.eventsObjectChanged)
 	f.closers = append(f.closers, f.stopDeliveries)
 
-	f.handle("GET /event/v1/subscriber", ScopeEvents, f.listSubscribers)
-	f.handle("POST /event/v1/subscriber", ScopeEvents, f.createSubscriber)
-	f.handle("GET /event/v1/subscriber/{id}", ScopeEvents, f.getSubscriber)
-	f.handle("DELETE /event/v1/subscriber/{id}", ScopeEvents, f.deleteSubscriber)
-	f.handle("GET /event/v1/metadata/integration", ScopeEvents, f.listEventIntegrations)
-	f.handle("GET /event/v1/metadata/integration/{integration_id}", ScopeEvents, f.getIntegrationSchema)
-	f.handle("GET /event/v1/metadata/event", ScopeEvents, f.listEventKinds)
-	f.handle("GET /event/v1/metadata/event/{event}", ScopeEvents, f.getEventSchema)
+	f.handle("GET /event/v1/subscriber", scopeEvents, f.listSubscribers)
+	f.handle("POST /event/v1/subscriber", scopeEvents, f.createSubscriber)
+	f.handle("GET /event/v1/subscriber/{id}", scopeEvents, f.getSubscriber)
+	f.handle("DELETE /event/v1/subscriber/{id}", scopeEvents, f.deleteSubscriber)
+	f.handle("GET /event/v1/metadata/integration", scopeEvents, f.listEventIntegrations)
+	f.handle("GET /event/v1/metadata/integration/{integration_id}", scopeEvents, f.getIntegrationSchema)
+	f.handle("GET /event/v1/metadata/event", scopeEvents, f.listEventKinds)
+	f.handle("GET /event/v1/metadata/event/{event}", scopeEvents, f.getEventSchema)
 }
 
 // seedEventsDemo adds the events part of the demo data set. The demo
@@ -378,7 +378,7 @@ func (f *Fake) getIntegrationSchema(w http.ResponseWriter, r *http.Request) {
 // field, the fields SetBulkFieldKind declared and the audit field), each
 // as text, as deliveries carry them.
 func (f *Fake) integrationSchema(in Integration) map[string]any {
-	sch := eventSchema(EventObjectAll, f.deploy.envelope)
+	sch := eventSchema(eventObjectAll, f.deploy.envelope)
 	sch["title"] = in.ID
 	sch["description"] = "Object events of integration " + in.ID + " (" + in.ObjectType + " objects)."
 	props := sch["properties"].(map[string]any)
@@ -445,8 +445,8 @@ func eventSchema(name string, envelope bool) map[string]any {
 		props["integration_id"] = str("The integration of the object, when it has one.")
 		required = append(required, "object_id")
 	}
-	if name == EventObjectAll {
-		props["event"].(map[string]any)["enum"] = []string{EventObjectCreate, EventObjectUpdate, EventObjectDelete, EventObjectStageChange}
+	if name == eventObjectAll {
+		props["event"].(map[string]any)["enum"] = []string{eventObjectCreate, eventObjectUpdate, eventObjectDelete, eventObjectStageChange}
 	} else {
 		props["event"].(map[string]any)["const"] = name
 	}

@@ -50,9 +50,9 @@ func (f *Fake) Audits(objectID string) []AuditEntry {
 func (f *Fake) registerObjects() {
 	f.objectsArea.audits = map[string][]AuditEntry{}
 	f.objectsArea.extFields = map[string]map[string]bool{}
-	f.handle("PATCH /app/v1/object/{object_id}/audit", ScopeObjects, f.patchAudit)
-	f.handle("PATCH /app/v1/object/{object_id}/external_id", ScopeObjects, f.patchExternalID)
-	f.handle("GET /app/v1/object/{object_id}/external_id", ScopeObjects, f.getExternalIDs)
+	f.handle("PATCH /app/v1/object/{object_id}/audit", scopeObjects, f.patchAudit)
+	f.handle("PATCH /app/v1/object/{object_id}/external_id", scopeObjects, f.patchExternalID)
+	f.handle("GET /app/v1/object/{object_id}/external_id", scopeObjects, f.getExternalIDs)
 }
 
 func (f *Fake) seedObjectsDemo() {}

@@ -168,12 +168,12 @@ func scimErrorf(status int, scimType, format string, args ...any) *scimFail {
 func (f *Fake) registerSCIM() {
 	f.scim.byID = map[string]*scimRecord{}
 	f.scim.byName = map[string]string{}
-	f.handle("POST "+scimUsersPath, ScopeSCIM, f.scimCreate)
-	f.handle("GET "+scimUsersPath, ScopeSCIM, f.scimList)
-	f.handle("GET "+scimUsersPath+"/{id}", ScopeSCIM, f.scimGet)
-	f.handle("PUT "+scimUsersPath+"/{id}", ScopeSCIM, f.scimReplace)
+	f.handle("POST "+scimUsersPath, scopeSCIM, f.scimCreate)
+	f.handle("GET "+scimUsersPath, scopeSCIM, f.scimList)
+	f.handle("GET "+scimUsersPath+"/{id}", scopeSCIM, f.scimGet)
+	f.handle("PUT "+scimUsersPath+"/{id}", scopeSCIM, f.scimReplace)
 	// Anything else under /api/scim/ answers in the SCIM error shape.
-	f.handle("/api/scim/", ScopeSCIM, f.scimNoRoute)
+	f.handle("/api/scim/", scopeSCIM, f.scimNoRoute)
 }
 
 func (f *Fake) scimNoRoute(w http.ResponseWriter, r *http.Request) {

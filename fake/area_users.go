@@ -76,7 +76,7 @@ type checkAttributeResponse struct {
 
 // registerUsers registers the routes of the users area.
 func (f *Fake) registerUsers() {
-	f.handle("POST /users/v1/check-attribute", ScopeUsers, f.checkAttribute)
+	f.handle("POST /users/v1/check-attribute", scopeUsers, f.checkAttribute)
 }
 
 func (f *Fake) checkAttribute(w http.ResponseWriter, r *http.Request) {

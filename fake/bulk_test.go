@@ -523,8 +523,8 @@ func FuzzBulkParse(f *testing.F) {
 // rows of a load like the built-in ones, and named in the error.
 func TestBulkSetFieldKind(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0))
-	e.srv.SetBulkFieldKind("account", "account_info.founded", FieldDate)
-	e.srv.SetBulkFieldKind("account", "account_info.listed", FieldBool)
+	e.srv.SetBulkFieldKind("account", "account_info.founded", "date")
+	e.srv.SetBulkFieldKind("account", "account_info.listed", "bool")
 	csv := "account_info.external_account_id,name,account_info.founded,account_info.listed\n" +
 		"ACC-1,Good,1999-05-01,true\n" +
 		"ACC-2,Bad date,last spring,false\n" +

@@ -13,18 +13,18 @@ import (
 
 // Defaults of the deployment words: the interface's neutral stand-ins.
 const (
-	// DefaultEnvHeader is the environment header's name in the interface.
-	DefaultEnvHeader = "x-svc-env"
-	// DefaultPortalWord is the interface's stand-in for the operator's
+	// defaultEnvHeader is the environment header's name in the interface.
+	defaultEnvHeader = "x-svc-env"
+	// defaultPortalWord is the interface's stand-in for the operator's
 	// portal word, as in partner_portal.integration_status.
-	DefaultPortalWord = "partner_portal"
-	// DefaultSubscriptionKeyHeader is the header an API gateway reads the
-	// subscription key from; the query parameter SubscriptionKeyParam is
+	defaultPortalWord = "partner_portal"
+	// defaultSubscriptionKeyHeader is the header an API gateway reads the
+	// subscription key from; the query parameter subscriptionKeyParam is
 	// accepted too.
-	DefaultSubscriptionKeyHeader = "Ocp-Apim-Subscription-Key"
-	// SubscriptionKeyParam is the query parameter that may carry the
+	defaultSubscriptionKeyHeader = "Ocp-Apim-Subscription-Key"
+	// subscriptionKeyParam is the query parameter that may carry the
 	// subscription key instead of the header.
-	SubscriptionKeyParam = "subscription-key"
+	subscriptionKeyParam = "subscription-key"
 )
 
 // deployment holds the words and gateway settings of a Fake.
@@ -43,23 +43,23 @@ type deployment struct {
 
 func (d *deployment) defaults() {
 	if d.envHeader == "" {
-		d.envHeader = DefaultEnvHeader
+		d.envHeader = defaultEnvHeader
 	}
 	if d.portal == "" {
-		d.portal = DefaultPortalWord
+		d.portal = defaultPortalWord
 	}
 	if d.subKeyHeader == "" {
-		d.subKeyHeader = DefaultSubscriptionKeyHeader
+		d.subKeyHeader = defaultSubscriptionKeyHeader
 	}
 }
 
 // WithEnvHeader names the header that selects the environment (default
-// DefaultEnvHeader, the interface's stand-in). The request log records
+// defaultEnvHeader, the interface's stand-in). The request log records
 // its value as LoggedRequest.Env.
 func WithEnvHeader(name string) Option { return func(f *Fake) { f.deploy.envHeader = name } }
 
 // WithPortalWord sets the word a deployment uses where the interface says
-// partner_portal (DefaultPortalWord). It names the audit field
+// partner_portal (defaultPortalWord). It names the audit field
 // (<word>.integration_status), the referral id field (<word>.referral_id)
 // and the referral event kind (object.<word>_referral_submit). The fake
 // accepts the configured words and refuses others, as a deployment
@@ -69,8 +69,8 @@ func WithPortalWord(word string) Option { return func(f *Fake) { f.deploy.portal
 
 // WithSubscriptionKey makes the fake require an API gateway subscription
 // key on every route (the signed upload URLs excepted, which are not
-// behind the gateway), in the header DefaultSubscriptionKeyHeader (see
-// WithSubscriptionKeyHeader) or the query parameter SubscriptionKeyParam.
+// behind the gateway), in the header defaultSubscriptionKeyHeader (see
+// WithSubscriptionKeyHeader) or the query parameter subscriptionKeyParam.
 // A request without it, or with another key, gets 401 before any other
 // check. Off by default. The key never appears in the request log.
 func WithSubscriptionKey(key string) Option { return func(f *Fake) { f.deploy.subKey = key } }
@@ -80,8 +80,8 @@ func WithSubscriptionKeyHeader(name string) Option {
 	return func(f *Fake) { f.deploy.subKeyHeader = name }
 }
 
-// WithScopeChecks turns on the fake's own per-area OAuth scopes (ScopeSCIM,
-// ScopeReports, ...): a client registered with scopes (WithClient) may use
+// WithScopeChecks turns on the fake's own per-area OAuth scopes, one per
+// area: "scim", "users", "reports", "objects", "bulk" and "events". A client registered with scopes (WithClient) may use
 // only those areas, a token request's scope narrows its token to the
 // scopes named and must name only allowed ones, and a call outside the
 // token's scopes gets 403. The interface defines no scopes, so by default
@@ -117,7 +117,7 @@ func (f *Fake) gatewayRefuses(w http.ResponseWriter, r *http.Request) bool {
 	}
 	got := r.Header.Get(f.deploy.subKeyHeader)
 	if got == "" {
-		got = r.URL.Query().Get(SubscriptionKeyParam)
+		got = r.URL.Query().Get(subscriptionKeyParam)
 	}
 	msg := ""
 	switch {

@@ -67,7 +67,7 @@ func TestSubscriptionKeyHeaderName(t *testing.T) {
 // registered with scopes and a token asking for any scope may use every
 // area unless WithScopeChecks is given.
 func TestNoScopesByDefault(t *testing.T) {
-	tf := newTestFake(t, WithClient("narrow", "s", ScopeReports))
+	tf := newTestFake(t, WithClient("narrow", "s", scopeReports))
 	a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"client_credentials","client_id":"narrow","client_secret":"s","scope":"anything at-all"}`)
 	if a.status != 200 {
 		t.Fatalf("token with unknown scopes: %d %s", a.status, a.raw)
@@ -77,7 +77,7 @@ func TestNoScopesByDefault(t *testing.T) {
 		t.Fatalf("scim route with a reports-only client: %d %s", a.status, a.raw)
 	}
 
-	tf = newTestFake(t, WithClient("narrow", "s", ScopeReports), WithScopeChecks())
+	tf = newTestFake(t, WithClient("narrow", "s", scopeReports), WithScopeChecks())
 	a = tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"client_credentials","client_id":"narrow","client_secret":"s"}`)
 	tok, _ = a.body["access_token"].(string)
 	if a := tf.do(t, "POST", "/testonly/v1/bump", "", "", "Authorization", "Bearer "+tok); a.status != 403 {
@@ -97,7 +97,7 @@ func TestPortalWord(t *testing.T) {
 	}
 	d := New()
 	defer d.Close()
-	if d.AuditField() != "partner_portal.integration_status" || d.ReferralEvent() != EventPartnerPortalReferralSubmit ||
+	if d.AuditField() != "partner_portal.integration_status" || d.ReferralEvent() != eventPartnerPortalReferralSubmit ||
 		d.EnvHeader() != "x-svc-env" {
 		t.Fatalf("default words: %s %s %s", d.AuditField(), d.ReferralEvent(), d.EnvHeader())
 	}
@@ -185,7 +185,7 @@ func TestReferralEvent(t *testing.T) {
 	c.subscribe(evSubscribeBody(rc.URL+"/ref", []string{"object.acme_referral_submit"}, ""))
 	c.subscribe(evSubscribeBody(rc.URL+"/all", []string{"object.all"}, ""))
 	var refusal map[string]any
-	if st := c.do("POST", "/event/v1/subscriber", evSubscribeBody(rc.URL+"/x", []string{EventPartnerPortalReferralSubmit}, ""), &refusal); st != 400 ||
+	if st := c.do("POST", "/event/v1/subscriber", evSubscribeBody(rc.URL+"/x", []string{eventPartnerPortalReferralSubmit}, ""), &refusal); st != 400 ||
 		!strings.Contains(fmt.Sprint(refusal), "the fake's referral kind is object.acme_referral_submit") || !strings.Contains(fmt.Sprint(refusal), "WithPortalWord") {
 		t.Fatalf("subscribing to the stand-in kind on a renamed fake: %d %v, want 400 naming the fake's kind", st, refusal)
 	}

@@ -63,7 +63,7 @@ func BenchmarkDeliveries(b *testing.B) {
 	defer f.Close()
 	f.AddObject(Object{ID: "o", Fields: evBenchFields})
 	f.events.mu.Lock()
-	f.events.subs["s"] = &evSubscriber{EventSubscriber: EventSubscriber{ID: "s", Events: []string{EventObjectUpdate}, CallbackURL: rc.URL}}
+	f.events.subs["s"] = &evSubscriber{EventSubscriber: EventSubscriber{ID: "s", Events: []string{eventObjectUpdate}, CallbackURL: rc.URL}}
 	f.events.mu.Unlock()
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -20,7 +20,7 @@ import (
 )
 
 // DeliveryPolicy says how the fake sends webhook deliveries; zero fields
-// take the defaults (DefaultDeliveryPolicy).
+// take the defaults (defaultDeliveryPolicy).
 //
 // When an object changes, the fake works out which events happened
 // (object.create; object.update, plus object.stage_change when the
@@ -77,8 +77,8 @@ type DeliveryPolicy struct {
 	MaxQueue int
 }
 
-// DefaultDeliveryPolicy is used for the zero fields of a DeliveryPolicy.
-var DefaultDeliveryPolicy = DeliveryPolicy{
+// defaultDeliveryPolicy is used for the zero fields of a DeliveryPolicy.
+var defaultDeliveryPolicy = DeliveryPolicy{
 	Attempts: 5, Backoff: time.Second, MaxBackoff: 30 * time.Second, Timeout: 10 * time.Second, MaxQueue: 1000,
 }
 
@@ -159,19 +159,19 @@ func (f *Fake) initDeliveries() {
 	d := &f.events.evDeliveryState
 	p := &d.policy
 	if p.Attempts <= 0 {
-		p.Attempts = DefaultDeliveryPolicy.Attempts
+		p.Attempts = defaultDeliveryPolicy.Attempts
 	}
 	if p.Backoff <= 0 {
-		p.Backoff = DefaultDeliveryPolicy.Backoff
+		p.Backoff = defaultDeliveryPolicy.Backoff
 	}
 	if p.MaxBackoff <= 0 {
-		p.MaxBackoff = max(DefaultDeliveryPolicy.MaxBackoff, p.Backoff)
+		p.MaxBackoff = max(defaultDeliveryPolicy.MaxBackoff, p.Backoff)
 	}
 	if p.Timeout <= 0 {
-		p.Timeout = DefaultDeliveryPolicy.Timeout
+		p.Timeout = defaultDeliveryPolicy.Timeout
 	}
 	if p.MaxQueue <= 0 {
-		p.MaxQueue = DefaultDeliveryPolicy.MaxQueue
+		p.MaxQueue = defaultDeliveryPolicy.MaxQueue
 	}
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil // the address checked is the one connected to
@@ -271,23 +271,23 @@ func (f *Fake) ResetDeliveries() {
 }
 
 // eventsObjectChanged is the object store observer that queues deliveries.
-func (f *Fake) eventsObjectChanged(c ObjectChange) {
+func (f *Fake) eventsObjectChanged(c objectChange) {
 	var kinds []string
 	switch c.Kind {
-	case ChangeCreate:
-		kinds = []string{EventObjectCreate}
-	case ChangeUpdate:
-		kinds = []string{EventObjectUpdate}
+	case changeCreate:
+		kinds = []string{eventObjectCreate}
+	case changeUpdate:
+		kinds = []string{eventObjectUpdate}
 		if slices.Contains(c.Changed, "stage") {
-			kinds = append(kinds, EventObjectStageChange)
+			kinds = append(kinds, eventObjectStageChange)
 		}
 		if rf := f.ReferralField(); c.Object.Type == "opportunity" && slices.Contains(c.Changed, rf) {
 			if v, ok := c.Object.Field(rf); ok && v != nil && v != "" {
 				kinds = append(kinds, f.ReferralEvent())
 			}
 		}
-	case ChangeDelete:
-		kinds = []string{EventObjectDelete}
+	case changeDelete:
+		kinds = []string{eventObjectDelete}
 	default:
 		return
 	}
@@ -314,11 +314,11 @@ func (f *Fake) eventsObjectChanged(c ObjectChange) {
 }
 
 // objectAllKinds are the kinds an object.all subscriber gets.
-var objectAllKinds = []string{EventObjectCreate, EventObjectUpdate, EventObjectDelete, EventObjectStageChange}
+var objectAllKinds = []string{eventObjectCreate, eventObjectUpdate, eventObjectDelete, eventObjectStageChange}
 
 // wants reports whether s subscribes to an event of kind about o.
 func (s *evSubscriber) wants(kind string, o Object) bool {
-	if !slices.Contains(s.Events, kind) && !(slices.Contains(s.Events, EventObjectAll) && slices.Contains(objectAllKinds, kind)) {
+	if !slices.Contains(s.Events, kind) && !(slices.Contains(s.Events, eventObjectAll) && slices.Contains(objectAllKinds, kind)) {
 		return false
 	}
 	if s.IntegrationID != "" && s.IntegrationID != o.IntegrationID {
@@ -330,7 +330,7 @@ func (s *evSubscriber) wants(kind string, o Object) bool {
 	return s.filter == nil || s.filter.Match(o.Fields)
 }
 
-func (f *Fake) newDelivery(s *evSubscriber, kind string, c ObjectChange, fields map[string]string) evJob {
+func (f *Fake) newDelivery(s *evSubscriber, kind string, c objectChange, fields map[string]string) evJob {
 	j := evJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL, logURL: s.logURL}
 	j.payload = maps.Clone(fields)
 	if !f.deploy.envelope {

@@ -181,7 +181,7 @@ func TestEventsSubscribeValidation(t *testing.T) {
 }
 
 func TestEventsScope(t *testing.T) {
-	srv := NewServer(WithClient("reports-only", "s3cret", ScopeReports), WithScopeChecks())
+	srv := NewServer(WithClient("reports-only", "s3cret", scopeReports), WithScopeChecks())
 	defer srv.Close()
 	c := &evClient{t: t, srv: srv}
 	var tok struct {

@@ -62,7 +62,7 @@ func ExampleFake_AddReport() {
 		Name: "Regions",
 		Columns: []fake.Column{
 			{ID: "region", Name: "Region"},
-			{ID: "deals", Name: "Deals", Type: fake.ColumnNumber},
+			{ID: "deals", Name: "Deals", Type: "NUMBER"},
 		},
 		Rows: [][]any{{"north", 3}, {"south", 5}},
 	})

@@ -141,12 +141,12 @@ const (
 // default the fake checks no scopes). A client registered without scopes
 // may use every area.
 const (
-	ScopeSCIM    = "scim"
-	ScopeUsers   = "users"
-	ScopeReports = "reports"
-	ScopeObjects = "objects"
-	ScopeBulk    = "bulk"
-	ScopeEvents  = "events"
+	scopeSCIM    = "scim"
+	scopeUsers   = "users"
+	scopeReports = "reports"
+	scopeObjects = "objects"
+	scopeBulk    = "bulk"
+	scopeEvents  = "events"
 )
 
 // Fake is the service as an http.Handler. Its methods seed and inspect
@@ -188,8 +188,8 @@ type Fake struct {
 type Option func(*Fake)
 
 // WithClient registers an OAuth client. Without scopes it may use every
-// area; with scopes and WithScopeChecks, only the areas named (ScopeSCIM,
-// ...); without WithScopeChecks the scopes are ignored. Without any
+// area; with scopes and WithScopeChecks, only the areas named ("scim",
+// "reports", ...: see WithScopeChecks); without WithScopeChecks the scopes are ignored. Without any
 // WithClient option the fake registers DefaultClientID/DefaultClientSecret.
 func WithClient(id, secret string, scopes ...string) Option {
 	return func(f *Fake) { f.auth.register(id, secret, scopes) }
@@ -326,7 +326,7 @@ type Server struct {
 func NewServer(opts ...Option) *Server {
 	f := New(opts...)
 	ts := httptest.NewUnstartedServer(f)
-	ts.Config.MaxHeaderBytes = MaxHeaderBytes
+	ts.Config.MaxHeaderBytes = maxHeaderBytes
 	ts.Start()
 	f.SetURL(ts.URL)
 	return &Server{Fake: f, URL: ts.URL, ts: ts}

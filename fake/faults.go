@@ -156,7 +156,7 @@ type LoggedRequest struct {
 	// Fault is the injected fault, if any: a status, "drop" or
 	// "drop-after"; "subscription-key" when the gateway check refused it;
 	// "too-large" when its headers, query or body were over the limits
-	// (MaxHeaderBytes, MaxQueryBytes, MaxJSONBody and siblings).
+	// (maxHeaderBytes, maxQueryBytes, maxJSONBody and siblings).
 	Fault string
 }
 
@@ -189,12 +189,12 @@ func clip(s string, max int) string {
 	return s[:n] + clipMark
 }
 
-// DefaultRequestLogSize is how many requests the log keeps unless
+// defaultRequestLogSize is how many requests the log keeps unless
 // WithRequestLogSize says otherwise.
-const DefaultRequestLogSize = 100_000
+const defaultRequestLogSize = 100_000
 
 // WithRequestLogSize keeps the last n requests in the request log
-// (default DefaultRequestLogSize): the log is a ring, so that a fake
+// (default defaultRequestLogSize): the log is a ring, so that a fake
 // serving millions of requests holds flat memory. Older entries are
 // dropped (RequestsDropped counts them). n < 1 means the default.
 func WithRequestLogSize(n int) Option { return func(f *Fake) { f.reqlog.size = n } }
@@ -210,7 +210,7 @@ type requestLog struct {
 
 func (l *requestLog) capacity() int {
 	if l.size < 1 {
-		return DefaultRequestLogSize
+		return defaultRequestLogSize
 	}
 	return l.size
 }
@@ -275,7 +275,7 @@ func (f *Fake) ResetRequests() {
 	f.reqlog.entries, f.reqlog.next, f.reqlog.dropped = nil, 0, 0
 }
 
-var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, SubscriptionKeyParam: true}
+var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, subscriptionKeyParam: true}
 
 // maskQuery encodes q with the values of secretParams masked, whatever
 // the case of their names: a client that spells a secret parameter

@@ -76,9 +76,9 @@ const (
 )
 
 var filterKinds = map[string]filterKind{
-	ColumnText: kindText, ColumnTextRepeated: kindRepeated, ColumnTextPGArray: kindRepeated,
-	ColumnBoolean: kindBool, ColumnNumber: kindNumber, ColumnDecimal: kindNumber, ColumnCurrency: kindNumber,
-	ColumnDate: kindDate, ColumnDateTime: kindDateTime, ColumnDateOffset: kindOffset, ColumnDateTimeOffset: kindOffset,
+	columnText: kindText, columnTextRepeated: kindRepeated, columnTextPGArray: kindRepeated,
+	columnBoolean: kindBool, columnNumber: kindNumber, columnDecimal: kindNumber, columnCurrency: kindNumber,
+	columnDate: kindDate, columnDateTime: kindDateTime, columnDateOffset: kindOffset, columnDateTimeOffset: kindOffset,
 }
 
 func knownColumnType(t string) bool { _, ok := filterKinds[t]; return ok }

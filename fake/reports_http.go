@@ -19,13 +19,13 @@ const maxPageSize = 10000
 
 // registerReports registers the routes of the reports area.
 func (f *Fake) registerReports() {
-	f.handle("POST /report/v1/list", ScopeReports, f.handleReportList)
-	f.handle("POST /report/v1/{reportId}/data", ScopeReports, f.handleReportData)
-	f.handle("POST /report/v1/view/{reportId}/prepare_export", ScopeReports, f.handlePrepareExport)
-	f.handle("GET /report/v1/view/{viewId}/status", ScopeReports, f.handleViewStatus)
-	f.handle("POST /report/v1/view/{viewId}/data", ScopeReports, f.handleViewData)
-	f.handle("POST /report/v1/{reportId}/chart-data", ScopeReports, f.handleChartData)
-	f.handle("POST /report/v1/{reportId}/chart-metadata", ScopeReports, f.handleChartMetadata)
+	f.handle("POST /report/v1/list", scopeReports, f.handleReportList)
+	f.handle("POST /report/v1/{reportId}/data", scopeReports, f.handleReportData)
+	f.handle("POST /report/v1/view/{reportId}/prepare_export", scopeReports, f.handlePrepareExport)
+	f.handle("GET /report/v1/view/{viewId}/status", scopeReports, f.handleViewStatus)
+	f.handle("POST /report/v1/view/{viewId}/data", scopeReports, f.handleViewData)
+	f.handle("POST /report/v1/{reportId}/chart-data", scopeReports, f.handleChartData)
+	f.handle("POST /report/v1/{reportId}/chart-metadata", scopeReports, f.handleChartMetadata)
 	f.registerReportMetadata()
 }
 
@@ -328,12 +328,12 @@ func (f *Fake) handleViewData(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch st := v.status(f.clock.Now()); st {
-	case ViewSuccess:
-	case ViewDeleted:
-		writeError(w, http.StatusNotFound, "not_found", "view %d was deleted (views live %s)", id, ViewLifetime)
+	case viewSuccess:
+	case viewDeleted:
+		writeError(w, http.StatusNotFound, "not_found", "view %d was deleted (views live %s)", id, viewLifetime)
 		return
 	default:
-		writeError(w, http.StatusBadRequest, "view_not_ready", "view %d is %s, its data can be read once it is %s", id, st, ViewSuccess)
+		writeError(w, http.StatusBadRequest, "view_not_ready", "view %d is %s, its data can be read once it is %s", id, st, viewSuccess)
 		return
 	}
 	lo, hi, last := pageBounds(number, size, v.rows.len())

@@ -302,7 +302,7 @@ func TestSCIMBadInput(t *testing.T) {
 }
 
 func TestSCIMScopes(t *testing.T) {
-	srv := NewServer(WithClient("scim-only", "s1", ScopeSCIM), WithClient("users-only", "s2", ScopeUsers), WithScopeChecks())
+	srv := NewServer(WithClient("scim-only", "s1", scopeSCIM), WithClient("users-only", "s2", scopeUsers), WithScopeChecks())
 	defer srv.Close()
 	scimTok := scimTestToken(t, srv, "scim-only", "s1")
 	usersTok := scimTestToken(t, srv, "users-only", "s2")

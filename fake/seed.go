@@ -81,7 +81,7 @@ func (f *Fake) ApplySeed(s *Seed) error {
 			}
 			r.Rows = rows
 		}
-		if r.Status != "" && r.Status != ReportDraft && r.Status != ReportPublished {
+		if r.Status != "" && r.Status != reportDraft && r.Status != reportPublished {
 			return fmt.Errorf("fake: seed: report %q: unknown status %q", r.Name, r.Status)
 		}
 		if r.Rows == nil && r.ObjectType == "" && r.Generate == nil {

@@ -28,16 +28,16 @@ type Object struct {
 // Field returns the value at a dotted field name.
 func (o Object) Field(name string) (any, bool) { return getPath(o.Fields, name) }
 
-// Change kinds of ObjectChange.
+// Change kinds of objectChange.
 const (
-	ChangeCreate = "create"
-	ChangeUpdate = "update"
-	ChangeDelete = "delete"
+	changeCreate = "create"
+	changeUpdate = "update"
+	changeDelete = "delete"
 )
 
-// ObjectChange tells the observers of the object store what happened.
-type ObjectChange struct {
-	Kind   string // ChangeCreate, ChangeUpdate, ChangeDelete
+// objectChange tells the observers of the object store what happened.
+type objectChange struct {
+	Kind   string // changeCreate, changeUpdate, changeDelete
 	Object Object // the object after the change (before it, for a delete)
 	// Before holds the fields before an update (nil for a create).
 	Before map[string]any
@@ -49,20 +49,20 @@ type ObjectChange struct {
 type objectStore struct {
 	mu        sync.RWMutex
 	objects   map[string]*Object
-	observers []func(ObjectChange)
+	observers []func(objectChange)
 }
 
 func (s *objectStore) init() { s.objects = map[string]*Object{} }
 
 // onObjectChange registers fn to be called, in order and outside any lock,
 // after each change of an object.
-func (f *Fake) onObjectChange(fn func(ObjectChange)) {
+func (f *Fake) onObjectChange(fn func(objectChange)) {
 	f.objects.mu.Lock()
 	defer f.objects.mu.Unlock()
 	f.objects.observers = append(f.objects.observers, fn)
 }
 
-func (f *Fake) notify(c ObjectChange) {
+func (f *Fake) notify(c objectChange) {
 	f.objects.mu.RLock()
 	obs := slices.Clone(f.objects.observers)
 	f.objects.mu.RUnlock()
@@ -86,7 +86,7 @@ func (f *Fake) AddObject(o Object) string {
 	f.objects.mu.Lock()
 	f.objects.objects[o.ID] = &o
 	f.objects.mu.Unlock()
-	f.notify(ObjectChange{Kind: ChangeCreate, Object: o.clone(), Changed: flatKeys(o.Fields), At: now})
+	f.notify(objectChange{Kind: changeCreate, Object: o.clone(), Changed: flatKeys(o.Fields), At: now})
 	return o.ID
 }
 
@@ -147,7 +147,7 @@ func (f *Fake) updateObject(id string, edit func(o *Object)) (Object, bool) {
 	after := o.clone()
 	f.objects.mu.Unlock()
 	if len(changed) > 0 {
-		f.notify(ObjectChange{Kind: ChangeUpdate, Object: after.clone(), Before: before, Changed: changed, At: now})
+		f.notify(objectChange{Kind: changeUpdate, Object: after.clone(), Before: before, Changed: changed, At: now})
 	}
 	return after, true
 }
@@ -159,7 +159,7 @@ func (f *Fake) DeleteObject(id string) bool {
 	delete(f.objects.objects, id)
 	f.objects.mu.Unlock()
 	if ok {
-		f.notify(ObjectChange{Kind: ChangeDelete, Object: o.clone(), At: f.clock.Now()})
+		f.notify(objectChange{Kind: changeDelete, Object: o.clone(), At: f.clock.Now()})
 	}
 	return ok
 }

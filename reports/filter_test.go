@@ -17,14 +17,14 @@ var now = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 // filterReport has one column of every filter type.
 func filterReport(srv *fake.Server) int64 {
 	return srv.AddReport(fake.Report{Name: "filters", Columns: []fake.Column{
-		{ID: "name", Name: "Name", Type: fake.ColumnText},
-		{ID: "tags", Name: "Tags", Type: fake.ColumnTextRepeated},
-		{ID: "pg", Name: "PG", Type: fake.ColumnTextPGArray},
-		{ID: "ok", Name: "OK", Type: fake.ColumnBoolean},
-		{ID: "n", Name: "N", Type: fake.ColumnNumber},
-		{ID: "amount", Name: "Amount", Type: fake.ColumnCurrency},
-		{ID: "day", Name: "Day", Type: fake.ColumnDate},
-		{ID: "at", Name: "At", Type: fake.ColumnDateTime},
+		{ID: "name", Name: "Name", Type: "TEXT"},
+		{ID: "tags", Name: "Tags", Type: "TEXT_REPEATED"},
+		{ID: "pg", Name: "PG", Type: "TEXT_PG_ARRAY"},
+		{ID: "ok", Name: "OK", Type: "BOOLEAN"},
+		{ID: "n", Name: "N", Type: "NUMBER"},
+		{ID: "amount", Name: "Amount", Type: "CURRENCY"},
+		{ID: "day", Name: "Day", Type: "DATE"},
+		{ID: "at", Name: "At", Type: "DATE_TIME"},
 	}, Rows: [][]any{
 		{"alpha", []string{"x", "y"}, "{red,green}", true, 1, 10.5, "2026-03-01", "2026-03-09T08:00:00Z"},
 		{"beta", []string{}, "{}", false, 2, 20, "2026-02-01", "2026-01-01T00:00:00Z"},

@@ -173,7 +173,7 @@ func TestListPagesThroughTheFake(t *testing.T) {
 }
 
 func TestErrorsFromTheFake(t *testing.T) {
-	srv, c := newFake(t, fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret), fake.WithClient("users-only", "s", fake.ScopeUsers), fake.WithScopeChecks())
+	srv, c := newFake(t, fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret), fake.WithClient("users-only", "s", "users"), fake.WithScopeChecks())
 	ctx := context.Background()
 	u, err := c.SCIM.Create(ctx, &scim.User{UserName: "dup@example.com"})
 	if err != nil {

@@ -22,7 +22,7 @@ func TestEventsKindsListDelete(t *testing.T) {
 	defer srv.Close()
 	c := newCLI(srv)
 	r := c.must(t, "events", "kinds")
-	for _, k := range []string{fake.EventObjectUpdate, fake.EventObjectAll} {
+	for _, k := range []string{"object.update", "object.all"} {
 		if !strings.Contains(r.stdout, k) {
 			t.Errorf("kinds lack %s:\n%s", k, r.stdout)
 		}

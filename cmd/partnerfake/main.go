@@ -109,10 +109,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	manual := fs.Bool("manual-clock", false, "run on a manual clock that only POST /_fake/clock/advance moves")
 	bulkDelay := fs.Duration("bulk-delay", fake.DefaultBulkDelay, "how long a bulk execution stays running")
 	adminRemote := fs.Bool("admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
-	logSize := fs.Int("request-log", fake.DefaultRequestLogSize, "how many of the last requests the request log keeps")
+	logSize := fs.Int("request-log", 100_000, "how many of the last requests the request log keeps")
 	fullSCIM := fs.Bool("full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
-	envHeader := fs.String("env-header", fake.DefaultEnvHeader, "name of the environment header (a deployment's own word)")
-	portal := fs.String("portal-word", fake.DefaultPortalWord, "the deployment's portal word, as in <word>.integration_status")
+	envHeader := fs.String("env-header", "x-svc-env", "name of the environment header (a deployment's own word)")
+	portal := fs.String("portal-word", "partner_portal", "the deployment's portal word, as in <word>.integration_status")
 	subKey := fs.String("subscription-key", "", "require this API gateway subscription key (header Ocp-Apim-Subscription-Key or query subscription-key)")
 	scopes := fs.Bool("scope-checks", false, "check the fake's own per-area OAuth scopes")
 	envelope := fs.Bool("delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
@@ -190,7 +190,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
 	srv := &http.Server{Handler: withLatency(admin, *latency), ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes: fake.MaxHeaderBytes}
+		MaxHeaderBytes: 64 << 10} // the fake's own header limit (431 beyond it)
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)
