@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // subscribe registers a webhook subscriber for object.update with
@@ -46,7 +47,7 @@ func TestCallbackCannotReachAdminAPI(t *testing.T) {
 	if n := len(a.Fake().Subscribers()); n != 0 {
 		t.Fatalf("%d subscribers registered, want none", n)
 	}
-	if st, body := call(t, "PATCH", base+"/_fake/objects/"+fake.DemoOpportunity1, `{"fields":{"stage":"won"}}`); st != http.StatusNoContent {
+	if st, body := call(t, "PATCH", base+"/_fake/objects/"+demo.Opportunity1, `{"fields":{"stage":"won"}}`); st != http.StatusNoContent {
 		t.Fatalf("PATCH: %d %s", st, body)
 	}
 	if err := a.Fake().WaitDeliveries(context.Background()); err != nil {
@@ -73,7 +74,7 @@ func TestDeliveryToOwnListenerRefused(t *testing.T) {
 	}
 	a.SetURL(ts.URL)
 	a.Fake().ResetRequests()
-	if st, body := call(t, "PATCH", ts.URL+"/_fake/objects/"+fake.DemoOpportunity1, `{"fields":{"stage":"won"}}`); st != http.StatusNoContent {
+	if st, body := call(t, "PATCH", ts.URL+"/_fake/objects/"+demo.Opportunity1, `{"fields":{"stage":"won"}}`); st != http.StatusNoContent {
 		t.Fatalf("PATCH: %d %s", st, body)
 	}
 	if err := a.Fake().WaitDeliveries(context.Background()); err != nil {

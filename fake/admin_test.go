@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // adminServer serves a fake.Admin over HTTP; build makes the fake.
@@ -211,13 +212,13 @@ func TestAdminDeliveries(t *testing.T) {
 	if st/100 != 2 {
 		t.Fatalf("subscribe: %d %s", st, body)
 	}
-	a.Fake().UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won-by-admin-test"})
+	a.Fake().UpdateObject(demo.Opportunity1, map[string]any{"stage": "won-by-admin-test"})
 	_, body = call(t, "GET", base+"/_fake/deliveries?wait=5s", "")
 	var ds []map[string]any
 	if err := json.Unmarshal([]byte(body), &ds); err != nil {
 		t.Fatal(err, body)
 	}
-	if len(ds) != 1 || ds[0]["object_id"] != fake.DemoOpportunity1 || ds[0]["delivered"] != true || ds[0]["status"] != 204.0 {
+	if len(ds) != 1 || ds[0]["object_id"] != demo.Opportunity1 || ds[0]["delivered"] != true || ds[0]["status"] != 204.0 {
 		t.Fatalf("deliveries = %s", body)
 	}
 	call(t, "DELETE", base+"/_fake/deliveries", "")
@@ -417,25 +418,25 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 	if st/100 != 2 {
 		t.Fatalf("subscribe: %d %s", st, body)
 	}
-	if st, body := call(t, "PATCH", base+"/_fake/objects/"+fake.DemoOpportunity1, `{"fields":{"stage":"won","sales_details.partner":"P9"}}`); st != 204 {
+	if st, body := call(t, "PATCH", base+"/_fake/objects/"+demo.Opportunity1, `{"fields":{"stage":"won","sales_details.partner":"P9"}}`); st != 204 {
 		t.Fatalf("PATCH: %d %s", st, body)
 	}
-	if o, _ := a.Fake().Object(fake.DemoOpportunity1); o.Fields["stage"] != "won" {
+	if o, _ := a.Fake().Object(demo.Opportunity1); o.Fields["stage"] != "won" {
 		t.Fatalf("object after PATCH: %+v", o)
 	} else if v, _ := o.Field("sales_details.partner"); v != "P9" {
 		t.Fatalf("dotted field after PATCH: %+v", o)
 	}
 	// The admin API reads the object back as the fake holds it.
-	st, body = call(t, "GET", base+"/_fake/objects/"+fake.DemoOpportunity1, "")
+	st, body = call(t, "GET", base+"/_fake/objects/"+demo.Opportunity1, "")
 	var got0 fake.Object
 	if err := json.Unmarshal([]byte(body), &got0); st != 200 || err != nil {
 		t.Fatalf("GET object: %d %s %v", st, body, err)
 	}
-	if want, _ := a.Fake().Object(fake.DemoOpportunity1); got0.ID != want.ID || got0.Type != want.Type ||
+	if want, _ := a.Fake().Object(demo.Opportunity1); got0.ID != want.ID || got0.Type != want.Type ||
 		got0.IntegrationID != want.IntegrationID || got0.Fields["stage"] != "won" || fmt.Sprint(got0.Fields) != fmt.Sprint(want.Fields) {
 		t.Fatalf("GET object: %+v, want %+v", got0, want)
 	}
-	if st, body := call(t, "DELETE", base+"/_fake/objects/"+fake.DemoOpportunity3, ""); st != 204 {
+	if st, body := call(t, "DELETE", base+"/_fake/objects/"+demo.Opportunity3, ""); st != 204 {
 		t.Fatalf("DELETE: %d %s", st, body)
 	}
 	_, body = call(t, "GET", base+"/_fake/deliveries?wait=5s", "")
@@ -451,7 +452,7 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 		got = append(got, d.Event+" "+d.ObjectID)
 	}
 	slices.Sort(got)
-	want := []string{"object.delete " + fake.DemoOpportunity3, "object.stage_change " + fake.DemoOpportunity1, "object.update " + fake.DemoOpportunity1}
+	want := []string{"object.delete " + demo.Opportunity3, "object.stage_change " + demo.Opportunity1, "object.update " + demo.Opportunity1}
 	if !slices.Equal(got, want) {
 		t.Fatalf("events %q, want %q", got, want)
 	}
@@ -461,10 +462,10 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 		status             int
 	}{
 		{"PATCH", "/_fake/objects/nope", `{"fields":{"stage":"x"}}`, 404},
-		{"PATCH", "/_fake/objects/" + fake.DemoOpportunity1, `{}`, 400},
-		{"PATCH", "/_fake/objects/" + fake.DemoOpportunity1, `{"field":{"stage":"x"}}`, 400},
-		{"DELETE", "/_fake/objects/" + fake.DemoOpportunity3, "", 404},
-		{"GET", "/_fake/objects/" + fake.DemoOpportunity3, "", 404},
+		{"PATCH", "/_fake/objects/" + demo.Opportunity1, `{}`, 400},
+		{"PATCH", "/_fake/objects/" + demo.Opportunity1, `{"field":{"stage":"x"}}`, 400},
+		{"DELETE", "/_fake/objects/" + demo.Opportunity3, "", 404},
+		{"GET", "/_fake/objects/" + demo.Opportunity3, "", 404},
 	} {
 		if st, body := call(t, tc.method, base+tc.path, tc.body); st != tc.status || !strings.Contains(body, `"message"`) {
 			t.Errorf("%s %s %s: %d %s, want %d", tc.method, tc.path, tc.body, st, body, tc.status)
@@ -474,7 +475,7 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 	_, body = call(t, "GET", base+"/_fake/integrations", "")
 	var ins []fake.Integration
 	if err := json.Unmarshal([]byte(body), &ins); err != nil || len(ins) != 2 ||
-		ins[0] != (fake.Integration{ID: fake.DemoAccountIntegration, Type: "CRM", Name: "Demo CRM accounts",
+		ins[0] != (fake.Integration{ID: demo.AccountIntegration, Type: "CRM", Name: "Demo CRM accounts",
 			Description: "Accounts synced from the demo CRM", ObjectType: "account", KeyField: "account_info.external_account_id"}) {
 		t.Fatalf("integrations: %v %s", err, body)
 	}

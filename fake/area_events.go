@@ -117,7 +117,7 @@ func (f *Fake) registerEvents() {
 }
 
 // seedEventsDemo adds the events part of the demo data set. The demo
-// integrations (DemoOpportunityIntegration, DemoAccountIntegration) come
+// integrations (demo.OpportunityIntegration, demo.AccountIntegration) come
 // from the core data set; no subscriber is seeded, since its callback
 // would point nowhere.
 func (f *Fake) seedEventsDemo() {}

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // This file is the reports area of the fake: report definitions, their
@@ -441,7 +443,7 @@ func (f *Fake) seedReportsDemo() {
 	admin := &Person{ID: "usr-demo-admin", Name: "Demo Admin"}
 	created := time.Date(2026, 1, 15, 9, 30, 0, 0, time.UTC)
 	f.AddReport(Report{
-		ID: DemoReportPipeline, Name: "Pipeline by stage", Description: "Open opportunities and their stage",
+		ID: demo.ReportPipeline, Name: "Pipeline by stage", Description: "Open opportunities and their stage",
 		CreatedBy: admin, ModifiedBy: admin, CreatedAt: created,
 		Columns: []Column{
 			{ID: "name", Name: "Opportunity", Type: columnText},
@@ -454,7 +456,7 @@ func (f *Fake) seedReportsDemo() {
 	regions := []string{"EMEA", "NA", "APAC", "LATAM"}
 	tiers := []string{"Gold", "Silver", "Registered"}
 	f.AddReport(Report{
-		ID: DemoReportPartners, Name: "Partners", Description: "Partner directory",
+		ID: demo.ReportPartners, Name: "Partners", Description: "Partner directory",
 		CreatedBy: admin, CreatedAt: created, Status: reportPublished,
 		Columns: []Column{
 			{ID: "partner_id", Name: "Partner ID", Type: columnNumber},
@@ -473,7 +475,7 @@ func (f *Fake) seedReportsDemo() {
 		},
 	})
 	f.AddReport(Report{
-		ID: DemoReportDraft, Name: "Quarterly targets (draft)", Status: reportDraft,
+		ID: demo.ReportDraft, Name: "Quarterly targets (draft)", Status: reportDraft,
 		CreatedBy: admin, CreatedAt: created,
 		Columns: []Column{{ID: "quarter", Name: "Quarter"}, {ID: "target", Name: "Target", Type: columnDecimal}},
 		Rows:    [][]any{{"2026-Q1", 125000.5}, {"2026-Q2", 150000}, {"2026-Q3", 160000}, {"2026-Q4", 210000}},
@@ -481,7 +483,7 @@ func (f *Fake) seedReportsDemo() {
 	stages := []string{"prospecting", "qualification", "proposal", "negotiation", "closed"}
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.AddReport(Report{
-		ID: DemoReportLarge, Name: "Deal registrations", Description: "Every deal registration, 100,000 rows",
+		ID: demo.ReportLarge, Name: "Deal registrations", Description: "Every deal registration, 100,000 rows",
 		CreatedBy: admin, ModifiedBy: admin, CreatedAt: created,
 		Columns: []Column{
 			{ID: "deal_id", Name: "Deal ID", Type: columnNumber},
@@ -495,19 +497,10 @@ func (f *Fake) seedReportsDemo() {
 			return []any{100000 + i, fmt.Sprintf("Partner %03d", i%250+1), regions[i%len(regions)],
 				stages[(i/7)%len(stages)], float64(1000+(i*7919)%99000) + 0.5, base.AddDate(0, 0, i%365).Format(time.DateOnly)}
 		},
-		RowCount: DemoReportLargeRows,
+		RowCount: demo.ReportLargeRows,
 		Charts: []Chart{
 			{ID: 1, Name: "Deals by stage", GroupBy: "stage"},
 			{ID: 2, Name: "Deals by region", GroupBy: "region"},
 		},
 	})
 }
-
-// IDs of the demo reports.
-const (
-	DemoReportPipeline  int64 = 101 // backed by the demo opportunities
-	DemoReportPartners  int64 = 102 // 25 partners
-	DemoReportDraft     int64 = 103 // a DRAFT report, 4 rows
-	DemoReportLarge     int64 = 104 // DemoReportLargeRows deal registrations
-	DemoReportLargeRows       = 100_000
-)

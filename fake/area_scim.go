@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // This file is the scim area of the fake: /api/scim/v2/Users.
@@ -542,25 +544,15 @@ func keepUncarried(b scimBody, old *scimRecord) (scimUser, map[string]json.RawMe
 	return u, extra
 }
 
-// Demo users, fixed so that docs and examples can name them.
-const (
-	DemoUser1      = "usr-demo-0001"
-	DemoUser2      = "usr-demo-0002"
-	DemoUser3      = "usr-demo-0003" // suspended
-	DemoUserEmail1 = "ada.lovelace@example.com"
-	DemoUserEmail2 = "grace.hopper@example.com"
-	DemoUserEmail3 = "alan.turing@example.com"
-)
-
 // seedSCIMDemo adds the scim part of the demo data set.
 func (f *Fake) seedSCIMDemo() {
 	for _, u := range []User{
-		{ID: DemoUser1, UserName: DemoUserEmail1, GivenName: "Ada", FamilyName: "Lovelace", DisplayName: "Ada Lovelace",
-			Emails: []UserEmail{{Value: DemoUserEmail1, Type: "work", Primary: true}}, Department: "Engineering"},
-		{ID: DemoUser2, UserName: DemoUserEmail2, GivenName: "Grace", FamilyName: "Hopper", DisplayName: "Grace Hopper",
-			Emails: []UserEmail{{Value: DemoUserEmail2, Type: "work", Primary: true}}, Department: "Sales"},
-		{ID: DemoUser3, UserName: DemoUserEmail3, GivenName: "Alan", FamilyName: "Turing", DisplayName: "Alan Turing",
-			Emails: []UserEmail{{Value: DemoUserEmail3, Type: "work", Primary: true}}, Department: "Research", Active: boolPtr(false)},
+		{ID: demo.User1, UserName: demo.UserEmail1, GivenName: "Ada", FamilyName: "Lovelace", DisplayName: "Ada Lovelace",
+			Emails: []UserEmail{{Value: demo.UserEmail1, Type: "work", Primary: true}}, Department: "Engineering"},
+		{ID: demo.User2, UserName: demo.UserEmail2, GivenName: "Grace", FamilyName: "Hopper", DisplayName: "Grace Hopper",
+			Emails: []UserEmail{{Value: demo.UserEmail2, Type: "work", Primary: true}}, Department: "Sales"},
+		{ID: demo.User3, UserName: demo.UserEmail3, GivenName: "Alan", FamilyName: "Turing", DisplayName: "Alan Turing",
+			Emails: []UserEmail{{Value: demo.UserEmail3, Type: "work", Primary: true}}, Department: "Research", Active: boolPtr(false)},
 	} {
 		if _, err := f.AddUser(u); err != nil {
 			panic(err)

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestSubscriptionKeyRequired: with WithSubscriptionKey every route but
@@ -216,7 +218,7 @@ func TestIntegrationSchema(t *testing.T) {
 		t.Cleanup(srv.Close)
 		c := newEvClient(t, srv)
 		var one map[string]map[string]any
-		if st := c.do("GET", "/event/v1/metadata/integration/"+DemoOpportunityIntegration, "", &one); st != 200 {
+		if st := c.do("GET", "/event/v1/metadata/integration/"+demo.OpportunityIntegration, "", &one); st != 200 {
 			t.Fatalf("read: %d", st)
 		}
 		if len(one) != 1 || one["schema"] == nil {
@@ -224,7 +226,7 @@ func TestIntegrationSchema(t *testing.T) {
 		}
 		sch := one["schema"]
 		props, _ := sch["properties"].(map[string]any)
-		if sch["type"] != "object" || sch["title"] != DemoOpportunityIntegration {
+		if sch["type"] != "object" || sch["title"] != demo.OpportunityIntegration {
 			t.Fatalf("schema %v", sch)
 		}
 		for _, name := range []string{"amount", "stage", "close_date", "sales_details.crm_opportunity_id", "partner_portal.integration_status"} {
@@ -258,17 +260,17 @@ func TestMisspelledIntegrationID(t *testing.T) {
 		srv := NewServer(append([]Option{WithDemoData()}, tc.opts...)...)
 		c := newEvClient(t, srv)
 		id := c.subscribe(evSubscribeBody("https://hooks.example.com/x", []string{"object.update"},
-			`,"integration_id":"`+DemoOpportunityIntegration+`"`))
+			`,"integration_id":"`+demo.OpportunityIntegration+`"`))
 		var one map[string]any
 		if st := c.do("GET", "/event/v1/subscriber/"+id, "", &one); st != 200 {
 			t.Fatalf("read: %d", st)
 		}
-		if _, has := one[tc.not]; has || one[tc.want] != DemoOpportunityIntegration || len(one) != 7 {
+		if _, has := one[tc.not]; has || one[tc.want] != demo.OpportunityIntegration || len(one) != 7 {
 			t.Errorf("read %v: want %s only", one, tc.want)
 		}
 		var list map[string][]map[string]any
 		c.do("GET", "/event/v1/subscriber", "", &list)
-		if len(list["items"]) != 1 || list["items"][0]["integration_id"] != DemoOpportunityIntegration {
+		if len(list["items"]) != 1 || list["items"][0]["integration_id"] != demo.OpportunityIntegration {
 			t.Errorf("listing %v: want integration_id", list)
 		}
 		srv.Close()

@@ -210,18 +210,18 @@ func WithClock(c Clock) Option { return func(f *Fake) { f.clock = c } }
 // whose ids the Demo* constants name:
 //
 //   - integrations (id: object type, bulk key field):
-//     DemoOpportunityIntegration "int-demo-opportunities": opportunity,
+//     demo.OpportunityIntegration "int-demo-opportunities": opportunity,
 //     sales_details.crm_opportunity_id;
-//     DemoAccountIntegration "int-demo-accounts": account,
+//     demo.AccountIntegration "int-demo-accounts": account,
 //     account_info.external_account_id. A bulk row without a value in the
 //     key field fails.
-//   - objects: opportunities DemoOpportunity1 to 3, accounts DemoAccount1
+//   - objects: opportunities demo.Opportunity1 to 3, accounts demo.Account1
 //     and 2;
-//   - users DemoUser1 to 3 (the third suspended), user attributes in
-//     DemoNamespace;
-//   - reports: DemoReportPipeline (backed by the opportunities),
-//     DemoReportPartners, DemoReportDraft and DemoReportLarge
-//     (DemoReportLargeRows rows, generated).
+//   - users demo.User1 to 3 (the third suspended), user attributes in
+//     demo.Namespace;
+//   - reports: demo.ReportPipeline (backed by the opportunities),
+//     demo.ReportPartners, demo.ReportDraft and demo.ReportLarge
+//     (demo.ReportLargeRows rows, generated).
 func WithDemoData() Option { return func(f *Fake) { f.demo = true } }
 
 // WithMiddleware wraps the fake's handler in mw: every request to the

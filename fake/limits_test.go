@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestSizeLimits: every route caps its body (413, even when the body
@@ -147,12 +149,12 @@ func TestViewsAndUploadsSwept(t *testing.T) {
 	clk := NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	tf := newTestFake(t, WithClock(clk), WithDemoData(), WithTokenLifetime(100*time.Hour))
 	tf.SetURL(tf.srv.URL)
-	old, _ := tf.prepareView(DemoReportPartners)
+	old, _ := tf.prepareView(demo.ReportPartners)
 	clk.Advance(viewLifetime + time.Minute)
-	mid, _ := tf.prepareView(DemoReportPartners)
+	mid, _ := tf.prepareView(demo.ReportPartners)
 	clk.Advance(viewLifetime + time.Minute)
 	for range 64 {
-		tf.prepareView(DemoReportPartners)
+		tf.prepareView(demo.ReportPartners)
 	}
 	if _, ok := tf.lookupView(old); ok {
 		t.Fatal("a view deleted a day ago is still held")
@@ -163,7 +165,7 @@ func TestViewsAndUploadsSwept(t *testing.T) {
 
 	at, _ := tf.token(t)
 	ticket := func() {
-		a := tf.do(t, "GET", "/bulk/v1/bulkload/"+DemoAccountIntegration+"/upload_url?file_name=a.csv", "", "", "Authorization", "Bearer "+at)
+		a := tf.do(t, "GET", "/bulk/v1/bulkload/"+demo.AccountIntegration+"/upload_url?file_name=a.csv", "", "", "Authorization", "Bearer "+at)
 		if a.status != 200 {
 			t.Fatalf("upload_url: %d %s", a.status, a.raw)
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // scimTestToken gets a bearer token for the client from srv.
@@ -430,8 +432,8 @@ func TestSCIMConcurrentCreates(t *testing.T) {
 
 func TestSCIMDemoData(t *testing.T) {
 	srv, tok := scimTestServer(t, WithDemoData())
-	status, body, _ := scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users/"+DemoUser3, "")
-	if status != 200 || !strings.Contains(string(body), `"active":false`) || !strings.Contains(string(body), DemoUserEmail3) {
+	status, body, _ := scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users/"+demo.User3, "")
+	if status != 200 || !strings.Contains(string(body), `"active":false`) || !strings.Contains(string(body), demo.UserEmail3) {
 		t.Errorf("demo user 3: %d %s", status, body)
 	}
 	if n := len(srv.Users()); n != 3 {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // Object is a record of the partner platform: an opportunity, an
@@ -319,38 +321,27 @@ func (f *Fake) Integrations() []Integration {
 	return out
 }
 
-// Demo data ids, fixed so that docs and examples can name them.
-const (
-	DemoOpportunityIntegration = "int-demo-opportunities"
-	DemoAccountIntegration     = "int-demo-accounts"
-	DemoOpportunity1           = "opp-demo-0001"
-	DemoOpportunity2           = "opp-demo-0002"
-	DemoOpportunity3           = "opp-demo-0003"
-	DemoAccount1               = "acc-demo-0001"
-	DemoAccount2               = "acc-demo-0002"
-)
-
 func (f *Fake) seedCoreDemo() {
 	f.AddIntegration(Integration{
-		ID: DemoOpportunityIntegration, Type: "CRM", Name: "Demo CRM opportunities",
+		ID: demo.OpportunityIntegration, Type: "CRM", Name: "Demo CRM opportunities",
 		Description: "Opportunities synced from the demo CRM", ObjectType: "opportunity", KeyField: "sales_details.crm_opportunity_id",
 	})
 	f.AddIntegration(Integration{
-		ID: DemoAccountIntegration, Type: "CRM", Name: "Demo CRM accounts",
+		ID: demo.AccountIntegration, Type: "CRM", Name: "Demo CRM accounts",
 		Description: "Accounts synced from the demo CRM", ObjectType: "account", KeyField: "account_info.external_account_id",
 	})
 	for i, o := range []struct{ id, name, stage string }{
-		{DemoOpportunity1, "Acme renewal", "prospecting"},
-		{DemoOpportunity2, "Globex expansion", "negotiation"},
-		{DemoOpportunity3, "Initech pilot", "closed"},
+		{demo.Opportunity1, "Acme renewal", "prospecting"},
+		{demo.Opportunity2, "Globex expansion", "negotiation"},
+		{demo.Opportunity3, "Initech pilot", "closed"},
 	} {
-		f.AddObject(Object{ID: o.id, Type: "opportunity", IntegrationID: DemoOpportunityIntegration, Fields: map[string]any{
+		f.AddObject(Object{ID: o.id, Type: "opportunity", IntegrationID: demo.OpportunityIntegration, Fields: map[string]any{
 			"name": o.name, "stage": o.stage, "amount": float64(10000 * (i + 1)),
 			"sales_details": map[string]any{"partner": "P1"},
 		}})
 	}
-	for _, a := range []struct{ id, name string }{{DemoAccount1, "Acme Corp"}, {DemoAccount2, "Globex Inc"}} {
-		f.AddObject(Object{ID: a.id, Type: "account", IntegrationID: DemoAccountIntegration, Fields: map[string]any{
+	for _, a := range []struct{ id, name string }{{demo.Account1, "Acme Corp"}, {demo.Account2, "Globex Inc"}} {
+		f.AddObject(Object{ID: a.id, Type: "account", IntegrationID: demo.AccountIntegration, Fields: map[string]any{
 			"name": a.name, "account_info": map[string]any{"industry": "manufacturing"},
 		}})
 	}

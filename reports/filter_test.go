@@ -9,6 +9,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -115,7 +116,7 @@ func TestFilterValidatedBeforeSending(t *testing.T) {
 func TestChartDataAndMetadata(t *testing.T) {
 	_, c := newClient(t, []fake.Option{fake.WithDemoData()})
 	ctx := context.Background()
-	got, err := c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartDataParams{ChartIDs: []int64{2}})
+	got, err := c.Reports.ChartData(ctx, demo.ReportPartners, reports.ChartDataParams{ChartIDs: []int64{2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestChartDataAndMetadata(t *testing.T) {
 
 	// Filters apply before grouping.
 	f := reports.And(reports.Text("region").EqualTo("EMEA"))
-	got, err = c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartDataParams{Filters: &f, ChartIDs: []int64{1}})
+	got, err = c.Reports.ChartData(ctx, demo.ReportPartners, reports.ChartDataParams{Filters: &f, ChartIDs: []int64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,11 +144,11 @@ func TestChartDataAndMetadata(t *testing.T) {
 		t.Errorf("filtered chart %v", res)
 	}
 
-	if _, err := c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartDataParams{ChartIDs: []int64{99}}); !partner.IsNotFound(err) {
+	if _, err := c.Reports.ChartData(ctx, demo.ReportPartners, reports.ChartDataParams{ChartIDs: []int64{99}}); !partner.IsNotFound(err) {
 		t.Errorf("unknown chart: %v", err)
 	}
 
-	meta, err := c.Reports.ChartMetadata(ctx, fake.DemoReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{1, 2}})
+	meta, err := c.Reports.ChartMetadata(ctx, demo.ReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{1, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestChartDataAndMetadata(t *testing.T) {
 	if err != nil || len(infos) != 2 || infos[0].ID != 1 || infos[1].Name != "Partners by tier" {
 		t.Errorf("metadata charts %+v, %v (raw %s)", infos, err, meta.Raw)
 	}
-	if _, err := c.Reports.ChartMetadata(ctx, fake.DemoReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{42}}); !partner.IsNotFound(err) {
+	if _, err := c.Reports.ChartMetadata(ctx, demo.ReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{42}}); !partner.IsNotFound(err) {
 		t.Errorf("unknown chart metadata: %v", err)
 	}
 }

@@ -15,6 +15,7 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 func TestEventsKindsListDelete(t *testing.T) {
@@ -98,18 +99,18 @@ func TestEventsListen(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update,object.create",
-			"--integration", fake.DemoOpportunityIntegration, "--forward", target.URL)
+			"--integration", demo.OpportunityIntegration, "--forward", target.URL)
 	}()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
 	subs := srv.Subscribers()
 	sub := subs[len(subs)-1]
-	if evs := strings.Join(sub.Events, ","); evs != "object.create,object.update" && evs != "object.update,object.create" || sub.IntegrationID != fake.DemoOpportunityIntegration ||
+	if evs := strings.Join(sub.Events, ","); evs != "object.create,object.update" && evs != "object.update,object.create" || sub.IntegrationID != demo.OpportunityIntegration ||
 		!strings.HasPrefix(sub.CallbackURL, "http://127.0.0.1:") || !strings.Contains(sub.CallbackURL, "/hooks/partner/") {
 		t.Fatalf("subscriber: %+v", sub)
 	}
 
-	srv.UpdateObject(fake.DemoOpportunity2, map[string]any{"stage": "listen-test"})
-	opp, _ := srv.Object(fake.DemoOpportunity2)
+	srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "listen-test"})
+	opp, _ := srv.Object(demo.Opportunity2)
 	waitFor(t, func() bool { return strings.Count(stdout.String(), "\n") >= 2 }, &stderr)
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	var got map[string]any
@@ -184,7 +185,7 @@ func TestEventsListenForwardStatus(t *testing.T) {
 			done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update", "--forward", tc.forward)
 		}()
 		waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
-		srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "forward " + tc.stderr}) // a change each time
+		srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "forward " + tc.stderr}) // a change each time
 		waitFor(t, func() bool {
 			ds := srv.Deliveries()
 			return len(ds) > 0 && ds[len(ds)-1].Final
@@ -313,12 +314,12 @@ func TestEventsIntegrations(t *testing.T) {
 	r := c.must(t, "events", "integrations")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "ID TYPE NAME DESCRIPTION" ||
-		!strings.HasPrefix(lines[1], fake.DemoAccountIntegration+" ") || !strings.HasPrefix(lines[2], fake.DemoOpportunityIntegration+" ") {
+		!strings.HasPrefix(lines[1], demo.AccountIntegration+" ") || !strings.HasPrefix(lines[2], demo.OpportunityIntegration+" ") {
 		t.Fatalf("integrations:\n%s", r.stdout)
 	}
 	r = c.must(t, "events", "integrations", "--json")
 	var list []map[string]string
-	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 2 || list[0]["integration_id"] != fake.DemoAccountIntegration {
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 2 || list[0]["integration_id"] != demo.AccountIntegration {
 		t.Fatalf("json: %v %s", err, r.stdout)
 	}
 }
@@ -366,7 +367,7 @@ func TestEventsListenAdminUpdate(t *testing.T) {
 	go func() { done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update") }()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
 
-	req, _ := http.NewRequest(http.MethodPatch, ts.URL+"/_fake/objects/"+fake.DemoOpportunity2, strings.NewReader(`{"fields":{"stage":"won"}}`))
+	req, _ := http.NewRequest(http.MethodPatch, ts.URL+"/_fake/objects/"+demo.Opportunity2, strings.NewReader(`{"fields":{"stage":"won"}}`))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != http.StatusNoContent {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // exportWant is the CSV export of reportServer's report 7.
@@ -96,7 +97,7 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 			ft.Method, ft.Path = http.MethodPost, load
 			srv.InjectFault(ft)
 			srv.InjectFault(fake.Fault{Method: http.MethodGet, Path: "/bulk/v1/status/*", Status: http.StatusBadGateway, Times: 1})
-			r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+			r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
 			if n := srv.CountRequests(http.MethodPost, load); n != tc.sent {
 				t.Errorf("the fake saw %d load requests, want %d", n, tc.sent)
 			}
@@ -149,7 +150,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "pipeline.csv")
-	report := strconv.FormatInt(fake.DemoReportPipeline, 10)
+	report := strconv.FormatInt(demo.ReportPipeline, 10)
 
 	fault(`{"method":"post","path":"/report/v1/view/*/data","truncate":true}`)
 	r := c.run(t, "reports", "export", report, "-o", out)
@@ -166,7 +167,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	in := filepath.Join(dir, "accounts.csv")
 	writeFile(t, in, accountsCSV)
 	fault(`{"method":"POST","path":"/bulk/v1/bulkload","drop_after":true,"times":1}`)
-	r = c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+	r = c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
 	if n := admin.Fake().CountRequests(http.MethodPost, "/bulk/v1/bulkload"); n != 1 {
 		t.Errorf("the fake saw %d load requests, want 1", n)
 	}

@@ -58,6 +58,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 func main() {
@@ -103,7 +104,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	id := fs.String("client-id", fake.DefaultClientID, "OAuth client id of the demo client")
 	secret := fs.String("client-secret", fake.DefaultClientSecret, "OAuth client secret of the demo client")
 	lifetime := fs.Duration("token-lifetime", time.Hour, "lifetime of access tokens")
-	demo := fs.Bool("demo", true, "seed the demo data set")
+	demoData := fs.Bool("demo", true, "seed the demo data set")
 	seedFile := fs.String("seed", "", "JSON `file` with a data set to load (format: fake.Seed)")
 	latency := fs.Duration("latency", 0, "base latency added to every request of the service's routes")
 	manual := fs.Bool("manual-clock", false, "run on a manual clock that only POST /_fake/clock/advance moves")
@@ -139,7 +140,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		// Check it on a throwaway fake, so that a bad seed is an error
 		// here rather than a panic in build.
 		var chkOpts []fake.Option
-		if *demo {
+		if *demoData {
 			chkOpts = append(chkOpts, fake.WithDemoData())
 		}
 		chk := fake.New(chkOpts...)
@@ -153,7 +154,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	build := func() *fake.Fake {
 		opts := []fake.Option{fake.WithClient(*id, *secret), fake.WithTokenLifetime(*lifetime), fake.WithBulkDelay(*bulkDelay),
 			fake.WithRequestLogSize(*logSize)}
-		if *demo {
+		if *demoData {
 			opts = append(opts, fake.WithDemoData())
 		}
 		if seed != nil {
@@ -200,7 +201,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	} else {
 		fmt.Fprintln(out, "  client secret: the one given with -client-secret (not printed)")
 	}
-	if *demo {
+	if *demoData {
 		printDemo(out)
 	}
 	printIntegrations(out, admin.Fake().Integrations())
@@ -245,13 +246,13 @@ func withLatency(h http.Handler, d time.Duration) http.Handler {
 }
 
 func printDemo(out io.Writer) {
-	fmt.Fprintf(out, "  opportunities: %s %s %s\n", fake.DemoOpportunity1, fake.DemoOpportunity2, fake.DemoOpportunity3)
-	fmt.Fprintf(out, "  accounts:      %s %s\n", fake.DemoAccount1, fake.DemoAccount2)
+	fmt.Fprintf(out, "  opportunities: %s %s %s\n", demo.Opportunity1, demo.Opportunity2, demo.Opportunity3)
+	fmt.Fprintf(out, "  accounts:      %s %s\n", demo.Account1, demo.Account2)
 	fmt.Fprintf(out, "  users:         %s (%s), %s (%s), %s (%s, suspended)\n",
-		fake.DemoUser1, fake.DemoUserEmail1, fake.DemoUser2, fake.DemoUserEmail2, fake.DemoUser3, fake.DemoUserEmail3)
-	fmt.Fprintf(out, "  attributes:    namespace %d\n", fake.DemoNamespace)
+		demo.User1, demo.UserEmail1, demo.User2, demo.UserEmail2, demo.User3, demo.UserEmail3)
+	fmt.Fprintf(out, "  attributes:    namespace %d\n", demo.Namespace)
 	fmt.Fprintf(out, "  reports:       %d (pipeline, object-backed), %d (partners), %d (draft), %d (%d rows)\n",
-		fake.DemoReportPipeline, fake.DemoReportPartners, fake.DemoReportDraft, fake.DemoReportLarge, fake.DemoReportLargeRows)
+		demo.ReportPipeline, demo.ReportPartners, demo.ReportDraft, demo.ReportLarge, demo.ReportLargeRows)
 }
 
 // printIntegrations lists the integrations with the object type their bulk
