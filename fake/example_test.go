@@ -31,7 +31,7 @@ func client(srv *fake.Server, opts ...partner.Option) *partner.Client {
 	return c
 }
 
-// The demo data names its ids with fake.Demo* constants.
+// The demo data names its ids with the constants of package fake/demo.
 func Example() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
