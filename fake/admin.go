@@ -23,11 +23,11 @@ import (
 //go:embed admin_openapi.json
 var adminOpenAPI []byte
 
-// AdminPrefix is the path prefix of the admin API that Admin serves. No
+// adminPrefix is the path prefix of the admin API that Admin serves. No
 // route of the service's interface starts with it.
-const AdminPrefix = "/_fake/"
+const adminPrefix = "/_fake/"
 
-// Admin serves a Fake together with an HTTP admin API under AdminPrefix,
+// Admin serves a Fake together with an HTTP admin API under adminPrefix,
 // so that tests written in any language can drive the fake the way Go
 // tests drive its methods. cmd/partnerfake serves one; a Go program can
 // mount one too:
@@ -36,7 +36,7 @@ const AdminPrefix = "/_fake/"
 //	defer a.Close()
 //	http.ListenAndServe("127.0.0.1:8080", a)
 //
-// Requests outside AdminPrefix go to the current Fake. The admin routes
+// Requests outside adminPrefix go to the current Fake. The admin routes
 // mirror the Go API; bodies and answers are JSON:
 //
 //	GET    /_fake/health               {"status": "ok", "now": "<fake clock>"}
@@ -88,34 +88,27 @@ const AdminPrefix = "/_fake/"
 //
 // The admin API can read every request and create state, so by default it
 // answers only requests from a loopback address (403 otherwise); see
-// AdminAllowRemote. So that a web page or a webhook delivery cannot drive
+// AllowRemote. So that a web page or a webhook delivery cannot drive
 // it, it also refuses (403) a Host that is not a loopback address unless
-// AdminAllowRemote, an Origin other than its own, and the fake's own
+// AllowRemote, an Origin other than its own, and the fake's own
 // deliveries, and (415) a body without Content-Type application/json.
 type Admin struct {
-	build       func() *Fake
-	allowRemote bool
-	mux         *http.ServeMux
+	// AllowRemote lets the admin API answer requests from any address and
+	// with any Host, not only loopback ones. Set it before serving.
+	AllowRemote bool
+
+	build func() *Fake
+	mux   *http.ServeMux
 
 	mu sync.RWMutex
 	f  *Fake
 }
 
-// AdminOption configures an Admin.
-type AdminOption func(*Admin)
-
-// AdminAllowRemote lets the admin API answer requests from any address,
-// not only from loopback ones.
-func AdminAllowRemote() AdminOption { return func(a *Admin) { a.allowRemote = true } }
-
 // NewAdmin builds a Fake with build and serves it with the admin API.
 // build is called again on every reset; it should return a fake with the
 // same options each time (a new ManualClock included, if it uses one).
-func NewAdmin(build func() *Fake, opts ...AdminOption) *Admin {
+func NewAdmin(build func() *Fake) *Admin {
 	a := &Admin{build: build, f: build(), mux: http.NewServeMux()}
-	for _, o := range opts {
-		o(a)
-	}
 	a.routes()
 	return a
 }
@@ -150,18 +143,18 @@ func (a *Admin) Reset() {
 // Close closes the served fake.
 func (a *Admin) Close() { a.Fake().Close() }
 
-// ServeHTTP serves the admin API under AdminPrefix and the fake elsewhere.
+// ServeHTTP serves the admin API under adminPrefix and the fake elsewhere.
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasPrefix(r.URL.Path, AdminPrefix) && r.URL.Path != strings.TrimSuffix(AdminPrefix, "/") {
+	if !strings.HasPrefix(r.URL.Path, adminPrefix) && r.URL.Path != strings.TrimSuffix(adminPrefix, "/") {
 		a.Fake().ServeHTTP(w, r)
 		return
 	}
-	if !a.allowRemote && !loopback(r.RemoteAddr) {
+	if !a.AllowRemote && !loopback(r.RemoteAddr) {
 		writeError(w, http.StatusForbidden, "forbidden", "the admin API answers loopback clients only")
 		return
 	}
 	limit := int64(maxJSONBody)
-	if r.URL.Path == AdminPrefix+"seed" {
+	if r.URL.Path == adminPrefix+"seed" {
 		limit = maxSeedBody
 	}
 	rec := &statusRecorder{ResponseWriter: w}
@@ -195,7 +188,7 @@ func (a *Admin) refuseBrowserOrDelivery(r *http.Request) (status int, code, msg 
 	if r.Header.Get("User-Agent") == deliveryUserAgent {
 		return http.StatusForbidden, "forbidden", "the admin API does not answer webhook deliveries"
 	}
-	if !a.allowRemote && !loopbackHost(r.Host) {
+	if !a.AllowRemote && !loopbackHost(r.Host) {
 		return http.StatusForbidden, "forbidden", fmt.Sprintf("the admin API answers only requests whose Host is a loopback address (localhost, 127.0.0.1, [::1]), not %.100q", r.Host)
 	}
 	if o := r.Header.Get("Origin"); o != "" {
@@ -246,7 +239,7 @@ type adminRoute struct {
 // routeTable lists the admin routes; admin_openapi.json describes the same
 // set (TestAdminOpenAPIMatchesRoutes).
 func (a *Admin) routeTable() []adminRoute {
-	p := strings.TrimSuffix(AdminPrefix, "/")
+	p := strings.TrimSuffix(adminPrefix, "/")
 	done := func(fn func()) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			fn()
@@ -285,7 +278,7 @@ func (a *Admin) routes() {
 	for _, rt := range a.routeTable() {
 		a.mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
 	}
-	a.mux.HandleFunc(AdminPrefix, func(w http.ResponseWriter, r *http.Request) {
+	a.mux.HandleFunc(adminPrefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no admin route %s %s", r.Method, r.URL.Path)
 	})
 }

@@ -70,8 +70,12 @@ func ExampleParseSeed() {
 		fmt.Println(err)
 		return
 	}
-	f := fake.New(fake.WithSeed(seed))
+	f := fake.New()
 	defer f.Close()
+	if err := f.ApplySeed(seed); err != nil {
+		fmt.Println(err)
+		return
+	}
 	v, _ := f.ReportVersion(7)
 	fmt.Println(f.Users()[0].UserName, v > 0)
 	// Output: ada@example.com true

@@ -157,7 +157,8 @@ func TestAdminRefusesBrowsersAndDeliveries(t *testing.T) {
 // TestAdminAllowRemoteKeepsOriginCheck: -admin-remote lifts the address
 // and Host checks, not the Origin and content type ones.
 func TestAdminAllowRemoteKeepsOriginCheck(t *testing.T) {
-	a := fake.NewAdmin(func() *fake.Fake { return fake.New() }, fake.AdminAllowRemote())
+	a := fake.NewAdmin(func() *fake.Fake { return fake.New() })
+	a.AllowRemote = true
 	ts := httptest.NewServer(a)
 	t.Cleanup(func() { ts.Close(); a.Close() })
 	if st, body := call(t, "GET", ts.URL+"/_fake/health", "", "Host", "fake.internal:8080"); st != 200 {

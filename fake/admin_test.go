@@ -280,10 +280,11 @@ func TestAdminSeedAndReset(t *testing.T) {
 func TestAdminLoopbackOnly(t *testing.T) {
 	build := func() *fake.Fake { return fake.New() }
 	for _, tc := range []struct {
-		opts []fake.AdminOption
-		want int
-	}{{nil, 403}, {[]fake.AdminOption{fake.AdminAllowRemote()}, 200}} {
-		a := fake.NewAdmin(build, tc.opts...)
+		allowRemote bool
+		want        int
+	}{{false, 403}, {true, 200}} {
+		a := fake.NewAdmin(build)
+		a.AllowRemote = tc.allowRemote
 		req := httptest.NewRequest("GET", "/_fake/health", nil)
 		req.RemoteAddr = "192.0.2.10:4711"
 		rec := httptest.NewRecorder()

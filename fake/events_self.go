@@ -18,7 +18,7 @@ import (
 // subscriber registers (400), and checks again when it delivers, on the
 // address the callback's host resolves to then (a name may resolve
 // elsewhere later): a delivery to the fake's own listener, or to a path
-// under AdminPrefix on any host, is not sent and not retried.
+// under adminPrefix on any host, is not sent and not retried.
 
 // deliveryUserAgent is the User-Agent of every webhook delivery; the admin
 // API refuses requests that carry it.
@@ -27,10 +27,10 @@ const deliveryUserAgent = "partner-fake-webhooks"
 // errSelfCallback is why a delivery to the fake itself was not sent.
 var errSelfCallback = errors.New("refused: the callback reaches the fake itself")
 
-// adminPath reports whether the URL path p, once cleaned, is under AdminPrefix.
+// adminPath reports whether the URL path p, once cleaned, is under adminPrefix.
 func adminPath(p string) bool {
 	c := path.Clean("/" + p)
-	return c+"/" == AdminPrefix || strings.HasPrefix(c, AdminPrefix)
+	return c+"/" == adminPrefix || strings.HasPrefix(c, adminPrefix)
 }
 
 // selfPort returns the port of the fake's own listener, from URL; "" when
@@ -78,7 +78,7 @@ func selfIP(ip net.IP) bool {
 // to the check at delivery time.
 func (f *Fake) checkSelfCallback(ctx context.Context, u *url.URL) error {
 	if adminPath(u.Path) {
-		return fmt.Errorf("%s: a callback must not name a path under %s", maskCallbackURL(u.String()), AdminPrefix)
+		return fmt.Errorf("%s: a callback must not name a path under %s", maskCallbackURL(u.String()), adminPrefix)
 	}
 	own := f.selfPort()
 	if own == "" || portOf(u) != own {

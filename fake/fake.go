@@ -104,7 +104,7 @@
 // Every change to a stored object goes to the subscribers of its kind
 // (object.all takes all four):
 //
-//   - object.create: AddObject, a seed's object (WithSeed, ApplySeed,
+//   - object.create: AddObject, a seed's object (ApplySeed,
 //     POST /_fake/seed; also when it replaces an object of the same id),
 //     a bulk row whose key matches no stored object.
 //   - object.update: UpdateObject, PATCH /_fake/objects/{id}, a bulk row
@@ -157,7 +157,6 @@ type Fake struct {
 	handler  http.Handler // mux inside the WithMiddleware wrappers
 	wrappers []func(http.Handler) http.Handler
 	demo     bool
-	seeds    []*Seed
 	lifetime time.Duration
 	deploy   deployment // words, gateway key, optional checks (deployment.go)
 
@@ -259,11 +258,6 @@ func New(opts ...Option) *Fake {
 	}
 	if f.demo {
 		f.seedDemo()
-	}
-	for _, s := range f.seeds {
-		if err := f.ApplySeed(s); err != nil {
-			panic(err)
-		}
 	}
 	return f
 }

@@ -59,14 +59,6 @@ func ParseSeed(r io.Reader) (*Seed, error) {
 	return &s, nil
 }
 
-// WithSeed seeds the fake with s when it is built (after the demo data,
-// when both are asked for). New panics when the seed is inconsistent;
-// check a seed from a file with Fake.ApplySeed on a fresh fake, or build
-// the fake and call ApplySeed, to get an error instead.
-func WithSeed(s *Seed) Option {
-	return func(f *Fake) { f.seeds = append(f.seeds, s) }
-}
-
 // ApplySeed adds the data of s to the fake. It checks every report first,
 // so an inconsistent report (a row of the wrong length, a chart grouping by
 // an unknown column) changes nothing; a user whose userName is taken stops

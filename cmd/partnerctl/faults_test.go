@@ -130,7 +130,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}}
 	fault := func(body string) {
 		t.Helper()
-		resp, err := http.Post(ts.URL+fake.AdminPrefix+"faults", "application/json", strings.NewReader(body))
+		resp, err := http.Post(ts.URL+"/_fake/"+"faults", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -141,7 +141,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	}
 	clearFaults := func() {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodDelete, ts.URL+fake.AdminPrefix+"faults", nil)
+		req, _ := http.NewRequest(http.MethodDelete, ts.URL+"/_fake/"+"faults", nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)

@@ -138,7 +138,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", *seedFile, err)
 		}
 		// Check it on a throwaway fake, so that a bad seed is an error
-		// here rather than a panic in build.
+		// here; build applies it again on every fresh fake.
 		var chkOpts []fake.Option
 		if *demoData {
 			chkOpts = append(chkOpts, fake.WithDemoData())
@@ -157,9 +157,6 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if *demoData {
 			opts = append(opts, fake.WithDemoData())
 		}
-		if seed != nil {
-			opts = append(opts, fake.WithSeed(seed))
-		}
 		if *manual {
 			opts = append(opts, fake.WithClock(fake.NewManualClock(start)))
 		}
@@ -176,17 +173,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if *envelope {
 			opts = append(opts, fake.WithDeliveryEnvelope())
 		}
-		return fake.New(opts...)
-	}
-	var adminOpts []fake.AdminOption
-	if *adminRemote {
-		adminOpts = append(adminOpts, fake.AdminAllowRemote())
+		f := fake.New(opts...)
+		if seed != nil {
+			f.ApplySeed(seed) // checked above on the same data set: no error
+		}
+		return f
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	admin := fake.NewAdmin(build, adminOpts...)
+	admin := fake.NewAdmin(build)
+	admin.AllowRemote = *adminRemote
 	defer admin.Close()
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
@@ -232,7 +230,7 @@ func withLatency(h http.Handler, d time.Duration) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, fake.AdminPrefix) {
+		if !strings.HasPrefix(r.URL.Path, "/_fake/") {
 			t := time.NewTimer(d)
 			select {
 			case <-t.C:
