@@ -202,8 +202,7 @@ func TestDeploymentOptionValidation(t *testing.T) {
 // own words and gateway key against a fake configured the same way.
 func TestDeploymentWordsOnFake(t *testing.T) {
 	const key = "gw-key-5d1e0b"
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithEnvHeader("x-acme-env"), fake.WithPortalWord("acme_portal"),
-		fake.WithSubscriptionKey(key), fake.WithMiddleware(contract.Check(t)))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env", PortalWord: "acme_portal", SubscriptionKey: key}), fake.WithMiddleware(contract.Check(t)))
 	defer srv.Close()
 	newClient := func(opts ...Option) *Client {
 		c, err := New(append([]Option{WithBaseURL(srv.URL),

@@ -85,7 +85,7 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	const subKey = "sub-key-5ecret-4242"
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
-	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClock(clock), fake.WithSubscriptionKey(subKey)},
+	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClock(clock), fake.WithDeployment(fake.Deployment{SubscriptionKey: subKey})},
 		append(te.opts(), partner.WithSubscriptionKey(subKey), partner.WithHTTPClient(&http.Client{Transport: hl}))...)
 	// Signed upload URLs name another host than the client's base URL.
 	u, _ := url.Parse(srv.URL)

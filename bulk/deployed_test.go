@@ -48,7 +48,7 @@ func TestStatusDefaultsAgainstFake(t *testing.T) {
 // TestMisspelledSuccessCountAgainstFake reads the success count from a
 // fake that spells it succcess_count, as a deployed description does.
 func TestMisspelledSuccessCountAgainstFake(t *testing.T) {
-	c, srv, clock := fakeClient(t, nil, fake.WithMisspelledSuccessCount())
+	c, srv, clock := fakeClient(t, nil, fake.WithDeployment(fake.Deployment{MisspelledSuccessCount: true}))
 	ctx := context.Background()
 	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(oppsCSV))
 	if err != nil {
@@ -132,7 +132,7 @@ func TestAttachmentsAgainstFake(t *testing.T) {
 // names the signature, the signed method and content type are taken, and
 // the load of the token processes the file.
 func TestSignedUploadAgainstFake(t *testing.T) {
-	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0), fake.WithSignedUploads("PUT", "text/csv"))
+	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0), fake.WithDeployment(fake.Deployment{UploadMethod: "PUT", UploadContentType: "text/csv"}))
 	ctx := context.Background()
 	tk, err := c.Bulk.UploadURL(ctx, demo.OpportunityIntegration, "opps.csv")
 	if err != nil {

@@ -113,7 +113,7 @@ func ExampleService_LoadFile() {
 // Upload a file to a URL signed for PUT and a content type (here a fake
 // whose URLs are signed that way), then load it by its token.
 func ExampleService_Upload() {
-	c, done := exampleClient(fake.WithSignedUploads("PUT", "text/csv"))
+	c, done := exampleClient(fake.WithDeployment(fake.Deployment{UploadMethod: "PUT", UploadContentType: "text/csv"}))
 	defer done()
 	ctx := context.Background()
 

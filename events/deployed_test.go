@@ -208,7 +208,7 @@ func TestReferralDeliveredByFake(t *testing.T) {
 // that spells its integration integraion_id, as a deployed description
 // does.
 func TestMisspelledIntegrationAgainstFake(t *testing.T) {
-	srv, c := newFake(t, fake.WithMisspelledIntegrationID())
+	srv, c := newFake(t, fake.WithDeployment(fake.Deployment{MisspelledIntegrationID: true}))
 	ctx := context.Background()
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name: "crm sync", Events: []events.Kind{events.KindObjectUpdate},

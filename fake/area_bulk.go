@@ -50,13 +50,13 @@ type bulkStore struct {
 	delaySet bool
 	discard  bool
 	// status defaults and spelling (WithBulkStatusDefaults,
-	// WithMisspelledSuccessCount)
+	// withMisspelledSuccessCount)
 	defInclude   bool
 	defMaxErrors int
 	defSet       bool
 	misspell     bool
 	// the method and content type upload URLs are signed for
-	// (WithSignedUploads)
+	// (withSignedUploads)
 	upMethod, upType string
 	executions       map[string]*bulkExecution
 	order            []string               // execution ids, oldest first
@@ -116,10 +116,10 @@ func WithBulkStatusDefaults(includeErrors bool, maxErrors int) Option {
 	}
 }
 
-// WithMisspelledSuccessCount makes the status operation spell the success
+// withMisspelledSuccessCount makes the status operation spell the success
 // count succcess_count (three c's), as one of the deployed service's
 // published descriptions does, instead of success_count.
-func WithMisspelledSuccessCount() Option { return func(f *Fake) { f.bulk.misspell = true } }
+func withMisspelledSuccessCount() Option { return func(f *Fake) { f.bulk.misspell = true } }
 
 // registerBulk registers the routes of the bulk area.
 func (f *Fake) registerBulk() {
@@ -257,7 +257,7 @@ type statusWire struct {
 	StatusMsg     string `json:"status_msg,omitempty"`
 	InputCount    int    `json:"input_count"`
 	SuccessCount  *int   `json:"success_count,omitempty"`
-	Succcess      *int   `json:"succcess_count,omitempty"` // WithMisspelledSuccessCount
+	Succcess      *int   `json:"succcess_count,omitempty"` // withMisspelledSuccessCount
 	ErrorCount    int    `json:"error_count"`
 	SkipCount     int    `json:"skip_count"`
 	StartedAt     string `json:"started_at"`

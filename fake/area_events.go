@@ -31,7 +31,7 @@ const (
 	// eventPartnerPortalReferralSubmit is the referral kind with the
 	// interface's word: an opportunity was submitted to the partner
 	// portal as a referral. A deployment spells it with its own portal
-	// word (see WithPortalWord).
+	// word (see withPortalWord).
 	eventPartnerPortalReferralSubmit = "object.partner_portal_referral_submit"
 )
 
@@ -59,7 +59,7 @@ func (f *Fake) referralHint(kind string) string {
 	if !strings.HasPrefix(kind, "object.") || !strings.HasSuffix(kind, "_referral_submit") {
 		return ""
 	}
-	return " (the fake's referral kind is " + f.ReferralEvent() + ", after its portal word; a test of another deployment sets the word with fake.WithPortalWord)"
+	return " (the fake's referral kind is " + f.ReferralEvent() + ", after its portal word; a test of another deployment sets the word with fake.Deployment.PortalWord)"
 }
 
 func (f *Fake) knownEventKind(name string) bool {
@@ -161,13 +161,13 @@ type (
 	// an operation the deployed service offers beyond the interface text:
 	// the listing's members and the subscribed kinds, no webhook_settings.
 	// The integration goes in integration_id, or in integraion_id with
-	// WithMisspelledIntegrationID.
+	// withMisspelledIntegrationID.
 	evWireSubscriberDetail struct {
 		SubscriberID   string   `json:"subscriber_id"`
 		Name           string   `json:"name"`
 		ObjectIDs      []string `json:"objectids"`
 		IntegrationID  *string  `json:"integration_id,omitempty"`
-		Integraion     *string  `json:"integraion_id,omitempty"` // sic: WithMisspelledIntegrationID
+		Integraion     *string  `json:"integraion_id,omitempty"` // sic: withMisspelledIntegrationID
 		Filters        string   `json:"filters"`
 		SubscriberType string   `json:"subscriber_type"`
 		Event          []string `json:"event"`
@@ -329,11 +329,11 @@ func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-// WithMisspelledIntegrationID makes the subscriber read
+// withMisspelledIntegrationID makes the subscriber read
 // (GET /event/v1/subscriber/{id}) spell its integration member
 // integraion_id, as one of the deployed service's published descriptions
 // does, instead of integration_id. The listing keeps integration_id.
-func WithMisspelledIntegrationID() Option {
+func withMisspelledIntegrationID() Option {
 	return func(f *Fake) { f.deploy.misspellIntegration = true }
 }
 

@@ -143,10 +143,10 @@ func (r *scimRecord) active() bool { return r.user.Active == nil || *r.user.Acti
 // scimStore holds the state of the scim area.
 type scimStore struct {
 	fullFilter bool // WithFullSCIMFilter
-	zeroTotals bool // WithSCIMZeroTotals
+	zeroTotals bool // withSCIMZeroTotals
 	// fullResources: WithSCIMFullResources.
 	fullResources bool
-	ignoreStart   bool // WithSCIMStartIndexIgnored
+	ignoreStart   bool // withSCIMStartIndexIgnored
 	mu            sync.RWMutex
 	byID          map[string]*scimRecord
 	byName        map[string]string // lower-case userName -> id

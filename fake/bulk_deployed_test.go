@@ -16,7 +16,7 @@ import (
 // fake: the deployed spelling succcess_count instead of success_count, and
 // defaults other than the fake's own.
 func TestBulkStatusMisspelledAndDefaults(t *testing.T) {
-	e := newBulkEnv(t, WithMisspelledSuccessCount(), WithBulkStatusDefaults(true, 5))
+	e := newBulkEnv(t, WithDeployment(Deployment{MisspelledSuccessCount: true}), WithBulkStatusDefaults(true, 5))
 	st, ack := e.load(opps(), "text/csv", oppCSV)
 	if st != http.StatusOK {
 		t.Fatalf("load: %d %v", st, ack)

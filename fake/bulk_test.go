@@ -591,9 +591,9 @@ func TestBulkSignedUploadMethod(t *testing.T) {
 	}{
 		{"default POST", nil, "POST", "text/csv", 200},
 		{"default refuses PUT", nil, "PUT", "text/csv", 403},
-		{"signed PUT", []Option{WithSignedUploads("put", "text/csv")}, "PUT", "text/csv", 200},
-		{"signed PUT refuses POST", []Option{WithSignedUploads("PUT", "text/csv")}, "POST", "text/csv", 403},
-		{"signed type refuses another", []Option{WithSignedUploads("PUT", "text/csv")}, "PUT", "application/octet-stream", 403},
+		{"signed PUT", []Option{WithDeployment(Deployment{UploadMethod: "put", UploadContentType: "text/csv"})}, "PUT", "text/csv", 200},
+		{"signed PUT refuses POST", []Option{WithDeployment(Deployment{UploadMethod: "PUT", UploadContentType: "text/csv"})}, "POST", "text/csv", 403},
+		{"signed type refuses another", []Option{WithDeployment(Deployment{UploadMethod: "PUT", UploadContentType: "text/csv"})}, "PUT", "application/octet-stream", 403},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newBulkEnv(t, tc.opts...)

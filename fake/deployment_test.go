@@ -16,7 +16,7 @@ import (
 // in the header or the query; the key never reaches the request log.
 func TestSubscriptionKeyRequired(t *testing.T) {
 	const key = "sk-41c7e2"
-	tf := newTestFake(t, WithSubscriptionKey(key))
+	tf := newTestFake(t, WithDeployment(Deployment{SubscriptionKey: key}))
 	tokenBody := `{"grant_type":"client_credentials","client_id":"` + DefaultClientID + `","client_secret":"` + DefaultClientSecret + `"}`
 
 	a := tf.do(t, "POST", "/oauth/token", "application/json", tokenBody)
@@ -55,7 +55,7 @@ func TestSubscriptionKeyRequired(t *testing.T) {
 // TestSubscriptionKeyHeaderName: the header the key is read from can be
 // renamed; the default one then does not count.
 func TestSubscriptionKeyHeaderName(t *testing.T) {
-	tf := newTestFake(t, WithSubscriptionKey("k1"), WithSubscriptionKeyHeader("X-Gateway-Key"))
+	tf := newTestFake(t, WithDeployment(Deployment{SubscriptionKey: "k1", SubscriptionKeyHeader: "X-Gateway-Key"}))
 	body := `{"grant_type":"client_credentials","client_id":"` + DefaultClientID + `","client_secret":"` + DefaultClientSecret + `"}`
 	if a := tf.do(t, "POST", "/oauth/token", "application/json", body, "Ocp-Apim-Subscription-Key", "k1"); a.status != 401 {
 		t.Fatalf("default header after renaming: %d", a.status)
@@ -91,20 +91,20 @@ func TestNoScopesByDefault(t *testing.T) {
 // event kind follow the fake's portal word; the environment header's name
 // follows WithEnvHeader.
 func TestPortalWord(t *testing.T) {
-	f := New(WithPortalWord("acme"), WithEnvHeader("x-acme-env"))
+	f := New(WithDeployment(Deployment{PortalWord: "acme", EnvHeader: "x-acme-env"}))
 	defer f.Close()
 	if f.AuditField() != "acme.integration_status" || f.ReferralField() != "acme.referral_id" ||
-		f.ReferralEvent() != "object.acme_referral_submit" || f.EnvHeader() != "x-acme-env" {
-		t.Fatalf("words: %s %s %s %s", f.AuditField(), f.ReferralField(), f.ReferralEvent(), f.EnvHeader())
+		f.ReferralEvent() != "object.acme_referral_submit" || f.deploy.envHeader != "x-acme-env" {
+		t.Fatalf("words: %s %s %s %s", f.AuditField(), f.ReferralField(), f.ReferralEvent(), f.deploy.envHeader)
 	}
 	d := New()
 	defer d.Close()
 	if d.AuditField() != "partner_portal.integration_status" || d.ReferralEvent() != eventPartnerPortalReferralSubmit ||
-		d.EnvHeader() != "x-svc-env" {
-		t.Fatalf("default words: %s %s %s", d.AuditField(), d.ReferralEvent(), d.EnvHeader())
+		d.deploy.envHeader != "x-svc-env" {
+		t.Fatalf("default words: %s %s %s", d.AuditField(), d.ReferralEvent(), d.deploy.envHeader)
 	}
 
-	tf := newTestFake(t, WithPortalWord("acme"), WithEnvHeader("x-acme-env"))
+	tf := newTestFake(t, WithDeployment(Deployment{PortalWord: "acme", EnvHeader: "x-acme-env"}))
 	tok, _ := tf.token(t)
 	id := tf.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
 	auth := []string{"Authorization", "Bearer " + tok, "x-acme-env", "sbx-1"}
@@ -180,7 +180,7 @@ func TestDeliveryFlatByDefault(t *testing.T) {
 // referral kind of the fake's portal word to its subscribers (object.all
 // does not include it).
 func TestReferralEvent(t *testing.T) {
-	srv := NewServer(WithPortalWord("acme"), WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}), WithDeliveryEnvelope())
+	srv := NewServer(WithDeployment(Deployment{PortalWord: "acme"}), WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}), WithDeliveryEnvelope())
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	rc := newEvReceiver(t, nil)
@@ -188,7 +188,7 @@ func TestReferralEvent(t *testing.T) {
 	c.subscribe(evSubscribeBody(rc.URL+"/all", []string{"object.all"}, ""))
 	var refusal map[string]any
 	if st := c.do("POST", "/event/v1/subscriber", evSubscribeBody(rc.URL+"/x", []string{eventPartnerPortalReferralSubmit}, ""), &refusal); st != 400 ||
-		!strings.Contains(fmt.Sprint(refusal), "the fake's referral kind is object.acme_referral_submit") || !strings.Contains(fmt.Sprint(refusal), "WithPortalWord") {
+		!strings.Contains(fmt.Sprint(refusal), "the fake's referral kind is object.acme_referral_submit") || !strings.Contains(fmt.Sprint(refusal), "Deployment.PortalWord") {
 		t.Fatalf("subscribing to the stand-in kind on a renamed fake: %d %v, want 400 naming the fake's kind", st, refusal)
 	}
 	id := srv.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
@@ -255,7 +255,7 @@ func TestMisspelledIntegrationID(t *testing.T) {
 		want, not string
 	}{
 		{nil, "integration_id", "integraion_id"},
-		{[]Option{WithMisspelledIntegrationID()}, "integraion_id", "integration_id"},
+		{[]Option{WithDeployment(Deployment{MisspelledIntegrationID: true})}, "integraion_id", "integration_id"},
 	} {
 		srv := NewServer(append([]Option{WithDemoData()}, tc.opts...)...)
 		c := newEvClient(t, srv)

@@ -37,11 +37,11 @@
 //
 // By default the fake speaks the interface's neutral words and behaves as
 // the deployed service does where the two differ (docs/deployed-service.md):
-// flat webhook deliveries, no OAuth scopes. WithEnvHeader and
-// WithPortalWord give it a deployment's own words, WithSubscriptionKey
+// flat webhook deliveries, no OAuth scopes. withEnvHeader and
+// withPortalWord give it a deployment's own words, withSubscriptionKey
 // puts an API gateway in front of it, so that a team runs its tests with
 // its production configuration. WithScopeChecks, WithDeliveryEnvelope and
-// WithSignedUploads are the fake's own extensions, off by default.
+// withSignedUploads are the fake's own extensions, off by default.
 //
 // # Answers: the published members, and the fake's own
 //

@@ -371,7 +371,7 @@ func TestListFilterAgainstTheFake(t *testing.T) {
 // answers totalResults 0, as the deployed example does: the listing goes
 // on by resources and ends on the short last page.
 func TestListPagesOnResourcesAgainstTheFake(t *testing.T) {
-	srv, c := newFake(t, fake.WithSCIMZeroTotals())
+	srv, c := newFake(t, fake.WithDeployment(fake.Deployment{SCIMZeroTotals: true}))
 	for i := range 10 {
 		if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("z%02d@example.com", i)}); err != nil {
 			t.Fatal(err)
@@ -408,7 +408,7 @@ func TestListEndsAgainstAFakeIgnoringStartIndex(t *testing.T) {
 				next.ServeHTTP(w, r)
 			})
 		})
-		srv, c := newFake(t, fake.WithSCIMStartIndexIgnored(), fake.WithSCIMZeroTotals(), cap10)
+		srv, c := newFake(t, fake.WithDeployment(fake.Deployment{SCIMStartIndexIgnored: true, SCIMZeroTotals: true}), cap10)
 		for i := range 6 {
 			if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("r%02d@example.com", i)}); err != nil {
 				t.Fatal(err)

@@ -163,9 +163,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if *fullSCIM {
 			opts = append(opts, fake.WithFullSCIMFilter())
 		}
-		opts = append(opts, fake.WithEnvHeader(*envHeader), fake.WithPortalWord(*portal))
+		opts = append(opts, fake.WithDeployment(fake.Deployment{EnvHeader: *envHeader, PortalWord: *portal}))
 		if *subKey != "" {
-			opts = append(opts, fake.WithSubscriptionKey(*subKey))
+			opts = append(opts, fake.WithDeployment(fake.Deployment{SubscriptionKey: *subKey}))
 		}
 		if *scopes {
 			opts = append(opts, fake.WithScopeChecks())
