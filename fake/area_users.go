@@ -48,9 +48,9 @@ func (f *Fake) SetUserAttributes(email string, namespace int64, attribute string
 	ns[namespace][attribute] = slices.Clone(values)
 }
 
-// UserAttributes returns the values a user holds for an attribute in a
+// userAttributes returns the values a user holds for an attribute in a
 // namespace, and whether any attributes are set for the e-mail at all.
-func (f *Fake) UserAttributes(email string, namespace int64, attribute string) ([]string, bool) {
+func (f *Fake) userAttributes(email string, namespace int64, attribute string) ([]string, bool) {
 	f.users.mu.RLock()
 	defer f.users.mu.RUnlock()
 	ns, ok := f.users.attrs[strings.ToLower(email)]

@@ -87,9 +87,9 @@ func (s *authStore) keepRefresh(client, tok string) {
 	s.refreshOrder[client] = order
 }
 
-// TokensHeld counts the access and refresh tokens the fake holds (for
+// tokensHeld counts the access and refresh tokens the fake holds (for
 // tests of a long-running fake's memory).
-func (f *Fake) TokensHeld() (access, refresh int) {
+func (f *Fake) tokensHeld() (access, refresh int) {
 	f.auth.mu.Lock()
 	defer f.auth.mu.Unlock()
 	return len(f.auth.access), len(f.auth.refresh)
@@ -105,8 +105,8 @@ func (s *authStore) register(id, secret string, scopes []string) {
 	s.clients[id] = &oauthClient{id: id, secret: secret, scopes: sc}
 }
 
-// AddClient registers an OAuth client after start; see WithClient.
-func (f *Fake) AddClient(id, secret string, scopes ...string) { f.auth.register(id, secret, scopes) }
+// addClient registers an OAuth client after start; see WithClient.
+func (f *Fake) addClient(id, secret string, scopes ...string) { f.auth.register(id, secret, scopes) }
 
 // TokensIssued counts the access tokens issued so far, by either grant.
 func (f *Fake) TokensIssued() int {

@@ -195,7 +195,7 @@ func TestRefreshRotation(t *testing.T) {
 		t.Fatalf("reused refresh token: %d", a.status)
 	}
 	// A refresh token belongs to its client.
-	tf.AddClient("other", "other-secret")
+	tf.addClient("other", "other-secret")
 	_, rt2 := tf.token(t)
 	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"refresh_token","refresh_token":"`+rt2+`","client_id":"other"}`); a.status != 400 || a.body["error"] != "invalid_grant" {
 		t.Fatalf("another client's refresh token: %d %s", a.status, a.raw)

@@ -196,7 +196,7 @@ const defaultRequestLogSize = 100_000
 // WithRequestLogSize keeps the last n requests in the request log
 // (default defaultRequestLogSize): the log is a ring, so that a fake
 // serving millions of requests holds flat memory. Older entries are
-// dropped (RequestsDropped counts them). n < 1 means the default.
+// dropped. n < 1 means the default.
 func WithRequestLogSize(n int) Option { return func(f *Fake) { f.reqlog.size = n } }
 
 // requestLog is a ring of the last size requests.
@@ -245,9 +245,9 @@ func (f *Fake) Requests() []LoggedRequest {
 	return out
 }
 
-// RequestsDropped counts the requests that left the log because it was
+// requestsDropped counts the requests that left the log because it was
 // full (see WithRequestLogSize).
-func (f *Fake) RequestsDropped() int {
+func (f *Fake) requestsDropped() int {
 	f.reqlog.mu.Lock()
 	defer f.reqlog.mu.Unlock()
 	return f.reqlog.dropped

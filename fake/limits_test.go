@@ -69,8 +69,8 @@ func TestRequestLogRing(t *testing.T) {
 		tf.do(t, "GET", fmt.Sprintf("/testonly/v1/ping?i=%d", i), "", "", "Authorization", "Bearer "+at)
 	}
 	log := tf.Requests()
-	if len(log) != 5 || tf.RequestsDropped() != 8 {
-		t.Fatalf("%d entries, %d dropped; want 5 and 8", len(log), tf.RequestsDropped())
+	if len(log) != 5 || tf.requestsDropped() != 8 {
+		t.Fatalf("%d entries, %d dropped; want 5 and 8", len(log), tf.requestsDropped())
 	}
 	for i, e := range log {
 		if want := fmt.Sprintf("i=%d", 7+i); e.Query != want {
@@ -81,7 +81,7 @@ func TestRequestLogRing(t *testing.T) {
 		t.Fatalf("CountRequests = %d, want 5", n)
 	}
 	tf.ResetRequests()
-	if len(tf.Requests()) != 0 || tf.RequestsDropped() != 0 {
+	if len(tf.Requests()) != 0 || tf.requestsDropped() != 0 {
 		t.Fatal("reset left entries")
 	}
 }
@@ -97,7 +97,7 @@ func TestTokensSwept(t *testing.T) {
 		tf.token(t)
 		clk.Advance(time.Second)
 	}
-	access, refresh := tf.TokensHeld()
+	access, refresh := tf.tokensHeld()
 	// Tokens live a minute and are swept a minute after: at most about
 	// 2 minutes of tokens (one per second) plus one sweep interval remain.
 	if access > 120+sweepEvery || refresh > maxRefreshTokens {
@@ -106,7 +106,7 @@ func TestTokensSwept(t *testing.T) {
 	for range maxRefreshTokens {
 		tf.token(t)
 	}
-	if _, refresh := tf.TokensHeld(); refresh != maxRefreshTokens {
+	if _, refresh := tf.tokensHeld(); refresh != maxRefreshTokens {
 		t.Fatalf("%d refresh tokens, want the cap %d", refresh, maxRefreshTokens)
 	}
 	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"refresh_token","refresh_token":"`+first+`"}`); a.status != 400 || a.body["error"] != "invalid_grant" {

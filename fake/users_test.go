@@ -59,7 +59,7 @@ func TestUsersCheckAttribute(t *testing.T) {
 			}
 		})
 	}
-	if got, ok := srv.UserAttributes("BOB@example.com", 7, "role"); !ok || strings.Join(got, ",") != "viewer,editor" {
-		t.Errorf("UserAttributes = %v, %v", got, ok)
+	if got, ok := srv.userAttributes("BOB@example.com", 7, "role"); !ok || strings.Join(got, ",") != "viewer,editor" {
+		t.Errorf("userAttributes = %v, %v", got, ok)
 	}
 }
