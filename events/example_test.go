@@ -97,7 +97,7 @@ func ExampleHandler() {
 
 	// The receiver: an http.Handler at the callback URL.
 	got := make(chan *events.Delivery, 1)
-	hook := httptest.NewServer(&events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+	hook := httptest.NewServer(&events.Handler{Insecure: true, Deliver: func(ctx context.Context, d *events.Delivery) error {
 		got <- d
 		return nil
 	}})
@@ -225,7 +225,7 @@ func ExampleService_Subscriber() {
 // A receiver that cannot take a delivery yet asks the sender to come back
 // later: 503 with Retry-After, instead of the 500 any other error gives.
 func ExampleStatusError() {
-	h := &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+	h := &events.Handler{Insecure: true, Deliver: func(ctx context.Context, d *events.Delivery) error {
 		return &events.StatusError{Status: 503, RetryAfter: "30", Err: errors.New("queue full")}
 	}}
 	rec := httptest.NewRecorder()

@@ -44,7 +44,7 @@ type receiver struct {
 
 func newReceiver(t *testing.T, fail func(d *events.Delivery) error) *receiver {
 	rc := &receiver{got: map[string][]*events.Delivery{}}
-	h := &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+	h := &events.Handler{Insecure: true, Deliver: func(ctx context.Context, d *events.Delivery) error {
 		if fail != nil {
 			if err := fail(d); err != nil {
 				return err

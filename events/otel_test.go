@@ -34,6 +34,7 @@ func TestHandlerSpan(t *testing.T) {
 	sr := tracetest.NewSpanRecorder()
 	var inside trace.SpanContext
 	h := &events.Handler{
+		Insecure:       true,
 		TracerProvider: sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(sr)),
 		Deliver: func(ctx context.Context, d *events.Delivery) error {
 			inside = trace.SpanContextFromContext(ctx)

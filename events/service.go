@@ -22,6 +22,29 @@
 //	http.Handle("/partner/", &events.Handler{Secrets: events.NewSecretSet(secret), Deliver: func(ctx context.Context, d *events.Delivery) error {
 //		...
 //	}})
+//
+// # Serving deliveries
+//
+// A Handler answers 401 before it reads the body of a request without the
+// secret, but how long a client may take to send a request, and how many
+// connections it may hold, is the http.Server's business: a server with
+// no timeouts lets a client that does not know the secret hold a
+// connection forever by trickling a body, or by leaving a connection idle
+// after its 401. Set, on the http.Server around a Handler:
+//
+//   - ReadHeaderTimeout: 10 s, the request line and headers;
+//   - ReadTimeout: 30 s, the whole request, body included (a delivery is
+//     at most Handler.MaxBodyBytes, 1 MiB by default);
+//   - WriteTimeout: ReadTimeout plus the longest Deliver takes (60 s
+//     when Deliver is quick): it runs from the end of the headers to the
+//     end of the answer;
+//   - IdleTimeout: 60 s, a keep-alive connection between requests;
+//   - MaxHeaderBytes: 16 KiB (a callback path and a few headers);
+//
+// and cap the connections with golang.org/x/net/netutil.LimitListener
+// (a few hundred: more than the service's concurrent deliveries), as the
+// Handler_server example does. `partnerctl events listen` serves with
+// these values.
 package events
 
 import (

@@ -125,10 +125,9 @@ const DefaultMaxDeliveryBytes = 1 << 20
 // the path of a subscriber's callback URL, or, with Secrets, at the
 // subtree below it ("/partner/" for "https://hooks.example.com/partner").
 //
-// With Secrets set, it first requires the last segment of the request's
-// path to be one of them (SecretSet.Allows: constant-time comparisons)
-// and answers 401 otherwise, before it looks at the method or reads the
-// body. Subscribe puts the secret there (SubscribeParams.Secret). The
+// It first requires the last segment of the request's path to be one of
+// Secrets (SecretSet.Allows: constant-time comparisons) and answers 401
+// otherwise, before it looks at the method or reads the body. Subscribe puts the secret there (SubscribeParams.Secret). The
 // secret shows in no answer, no log record and no span: the path is
 // logged with its last segment, and any other holding 16 or more URL-safe
 // characters in a row, as "***", and the span carries no path.
@@ -136,7 +135,7 @@ const DefaultMaxDeliveryBytes = 1 << 20
 // It accepts POST requests whose body is a JSON object of at most
 // MaxBodyBytes, decodes the delivery with ParseDelivery and calls Deliver
 // with the request's context. It does nothing else per delivery: no
-// request of its own, no state kept. The Content-Type is not checked: the
+// request of its own, no state kept but Dedup's. The Content-Type is not checked: the
 // deployed service does not document the one it sends, and a delivery
 // refused for its header would be lost, since a 4xx is not retried. It
 // answers
@@ -152,8 +151,19 @@ const DefaultMaxDeliveryBytes = 1 << 20
 //
 // Error answers carry a short plain-text reason; the error Deliver
 // returned is logged to Logger, never sent back. The interface shows no
-// signing of deliveries: a receiver reachable from outside sets Secrets
+// signing of deliveries: the secret in the path is what keeps others out
 // (docs/reliability.md says what that protects against and what not).
+//
+// A Handler without Secrets refuses every request with 500 and logs why,
+// unless Insecure is set: forgetting the secret is a receiver that does
+// not work, not one that anybody can deliver to.
+//
+// With Dedup set, a delivery already handled inside Dedup's window is
+// answered 204 without calling Deliver again (see Dedup).
+//
+// Handler bounds what it reads of one request, not how long a client may
+// take to send it: the http.Server around it sets that (see the package
+// documentation's "Serving deliveries").
 type Handler struct {
 	// Deliver handles one delivery. It may run concurrently for different
 	// deliveries.
@@ -163,10 +173,19 @@ type Handler struct {
 	// Logger, when set, receives a record for each refused or failed
 	// delivery (without its body).
 	Logger *slog.Logger
-	// Secrets, when set, are the subscriber secrets a delivery's path
-	// must end in; nil accepts any path. An empty set refuses every
-	// delivery.
+	// Secrets are the subscriber secrets a delivery's path must end in.
+	// An empty set refuses every delivery; nil refuses every request
+	// with 500 unless Insecure is set.
 	Secrets *SecretSet
+	// Insecure, with no Secrets, accepts deliveries on any path: anyone
+	// who can reach the receiver can deliver. It is for receivers that
+	// only the service can reach (a private network, a test) and is
+	// ignored when Secrets is set.
+	Insecure bool
+	// Dedup, when set, answers a delivery that was already handled
+	// inside its window with 204, without calling Deliver (nil: every
+	// delivery is passed on).
+	Dedup *Dedup
 	// TracerProvider receives the span of each delivery
 	// ("partner.events.Handler", kind server, with the event kind); nil
 	// means the global provider.
@@ -177,6 +196,11 @@ type Handler struct {
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	w, r, dt := h.traceDelivery(w, r)
 	defer dt.end()
+	if h.Secrets == nil && !h.Insecure {
+		h.fail(r, w, http.StatusInternalServerError, "receiver not configured",
+			errors.New("events: Handler has no Secrets: set Secrets, or Insecure to accept deliveries without a secret"))
+		return
+	}
 	if h.Secrets != nil && !h.Secrets.Allows(r) {
 		h.fail(r, w, http.StatusUnauthorized, "unauthorized", nil)
 		return
@@ -210,7 +234,16 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(r, w, http.StatusInternalServerError, "delivery not handled", errors.New("events: Handler.Deliver is nil"))
 		return
 	}
-	if err := h.Deliver(r.Context(), d); err != nil {
+	if h.Dedup != nil {
+		h.serveOnce(w, r, d)
+		return
+	}
+	h.answer(w, r, h.Deliver(r.Context(), d))
+}
+
+// answer writes the answer to a delivery Deliver returned err for.
+func (h *Handler) answer(w http.ResponseWriter, r *http.Request, err error) {
+	if err != nil {
 		status := http.StatusInternalServerError
 		var se *StatusError
 		if errors.As(err, &se) && se.Status >= 400 && se.Status <= 599 {

@@ -110,6 +110,7 @@ func TestHandler(t *testing.T) {
 	var got []*events.Delivery
 	var logs bytes.Buffer
 	h := &events.Handler{
+		Insecure: true,
 		Deliver: func(ctx context.Context, d *events.Delivery) error {
 			if d.ObjectID == "fail" {
 				return errors.New("database down: secret detail")
@@ -164,7 +165,7 @@ func TestHandler(t *testing.T) {
 
 func TestHandlerWithoutDeliver(t *testing.T) {
 	rec := httptest.NewRecorder()
-	(&events.Handler{}).ServeHTTP(rec, httptest.NewRequest("POST", "/", strings.NewReader(`{"event":"object.update"}`)))
+	(&events.Handler{Insecure: true}).ServeHTTP(rec, httptest.NewRequest("POST", "/", strings.NewReader(`{"event":"object.update"}`)))
 	if rec.Code != http.StatusInternalServerError {
 		t.Fatalf("status %d, want 500", rec.Code)
 	}
@@ -174,7 +175,7 @@ func TestHandlerWithoutDeliver(t *testing.T) {
 func TestHandlerContext(t *testing.T) {
 	type key struct{}
 	var seen any
-	h := &events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+	h := &events.Handler{Insecure: true, Deliver: func(ctx context.Context, d *events.Delivery) error {
 		seen = ctx.Value(key{})
 		return nil
 	}}
@@ -220,7 +221,7 @@ func TestHandlerStatusError(t *testing.T) {
 		{&events.StatusError{Status: 302}, 500, ""},
 		{errors.New("plain"), 500, ""},
 	} {
-		h := &events.Handler{Deliver: func(context.Context, *events.Delivery) error { return tt.err }}
+		h := &events.Handler{Insecure: true, Deliver: func(context.Context, *events.Delivery) error { return tt.err }}
 		rec := httptest.NewRecorder()
 		h.ServeHTTP(rec, httptest.NewRequest("POST", "/hook", strings.NewReader(`{"event":"object.update"}`)))
 		if rec.Code != tt.status || rec.Header().Get("Retry-After") != tt.retryAfter {

@@ -206,7 +206,7 @@ func ExampleFake_Deliveries() {
 	c := client(srv)
 	ctx := context.Background()
 
-	hook := httptest.NewServer(&events.Handler{Deliver: func(ctx context.Context, d *events.Delivery) error {
+	hook := httptest.NewServer(&events.Handler{Insecure: true, Deliver: func(ctx context.Context, d *events.Delivery) error {
 		return nil // the code under test would act on d here
 	}})
 	defer hook.Close()

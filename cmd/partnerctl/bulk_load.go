@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"encoding/csv"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -21,6 +20,7 @@ import (
 type bulkLoadFlags struct {
 	integration, format, errorsOut string
 	opportunities, wait, failOnErr bool
+	force                          bool
 	maxErrors                      int
 }
 
@@ -38,7 +38,12 @@ With --errors-out (which implies --wait) the failed rows are written to FILE
 as CSV that loads again as it is: the rows' own columns (in the loaded CSV
 file's order), then the service's message in a column _error (more
 underscores when the data has such a column). When no row failed, no file is
-written. 'partnerctl events integrations' lists the integrations to load.
+written. The file is written as -o of reports export is: never through a
+symbolic link, and an existing FILE is replaced only with --force. The
+service's messages in _error (and _row) get a single quote before a
+leading =, +, -, @, tab or carriage return, so that a spreadsheet does not
+run them as formulas; the rows' own columns are written as they are, so
+that they load again unchanged. 'partnerctl events integrations' lists the integrations to load.
 
 FILE and --errors-out are checked before anything is sent.
 
@@ -79,7 +84,7 @@ read the integration's data before loading again.`,
 			if err := checkInputFile(args[0]); err != nil {
 				return err
 			}
-			if err := checkOutputPath("--errors-out", fl.errorsOut); err != nil {
+			if err := checkOutputPath("--errors-out", fl.errorsOut, fl.force); err != nil {
 				return err
 			}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
@@ -93,6 +98,7 @@ read the integration's data before loading again.`,
 	f.BoolVar(&fl.opportunities, "opportunities", false, "load opportunities (POST /bulk/v1/bulkload_opportunity)")
 	f.BoolVar(&fl.wait, "wait", false, "follow the execution until it completes")
 	f.StringVar(&fl.errorsOut, "errors-out", "", "write the failed rows as CSV to `FILE` (implies --wait)")
+	f.BoolVar(&fl.force, "force", false, "replace the --errors-out file when it exists")
 	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 1 when rows failed (implies --wait)")
 	f.IntVar(&fl.maxErrors, "max-errors", 1000, "failed rows to fetch for --errors-out")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
@@ -116,7 +122,7 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 		return fmt.Errorf("load of %s into integration %s: %w", path, fl.integration, err)
 	}
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "execution %s started (integration %s)\n", ack.ExecutionID, ack.IntegrationID)
+	printf(out, "execution %s started (integration %s)\n", ack.ExecutionID, ack.IntegrationID)
 	if !fl.wait {
 		return nil
 	}
@@ -125,12 +131,12 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 		maxErrors = fl.maxErrors
 	}
 	ex, err := followLoad(ctx, c, ack, maxErrors, func(ex *bulk.Execution) {
-		fmt.Fprintf(out, "execution %s: %s\n", ex.ExecutionID, ex.Status)
+		printf(out, "execution %s: %s\n", ex.ExecutionID, ex.Status)
 	})
 	if err != nil {
 		return fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)
 	}
-	fmt.Fprintf(out, "%s: %s records, %s succeeded, %s failed, %s skipped\n", ex.Status,
+	printf(out, "%s: %s records, %s succeeded, %s failed, %s skipped\n", ex.Status,
 		groupDigits(ex.InputCount), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount))
 	if fl.errorsOut != "" {
 		var order []string
@@ -139,18 +145,18 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 		}
 		switch {
 		case len(ex.Errors) == 0 && ex.ErrorCount == 0:
-			fmt.Fprintf(out, "no row failed: %s not written\n", fl.errorsOut)
+			printf(out, "no row failed: %s not written\n", fl.errorsOut)
 		case len(ex.Errors) == 0:
-			fmt.Fprintf(out, "the service returned none of the %d failed rows: %s not written\n", ex.ErrorCount, fl.errorsOut)
+			printf(out, "the service returned none of the %d failed rows: %s not written\n", ex.ErrorCount, fl.errorsOut)
 		default:
-			if err := writeRowErrors(fl.errorsOut, ex.Errors, order); err != nil {
-				return fmt.Errorf("--errors-out: %w", err)
+			if err := writeRowErrors(fl.errorsOut, fl.force, ex.Errors, order); err != nil {
+				return err
 			}
 			note := ""
 			if int64(len(ex.Errors)) < ex.ErrorCount {
 				note = fmt.Sprintf(" (the service returned %d of %d)", len(ex.Errors), ex.ErrorCount)
 			}
-			fmt.Fprintf(out, "failed rows written to %s%s\n", fl.errorsOut, note)
+			printf(out, "failed rows written to %s%s\n", fl.errorsOut, note)
 		}
 	}
 	switch {
@@ -240,7 +246,7 @@ func csvHeader(path string) []string {
 // (prefixed with more underscores until no column of the data has that
 // name). A row the service gave only as text goes in a column _row, named
 // the same way.
-func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
+func writeRowErrors(path string, force bool, errs []bulk.RowError, order []string) error {
 	var cols []string
 	seen := map[string]bool{}
 	textRows := false
@@ -276,10 +282,11 @@ func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 	if textRows {
 		header = append(header, unused("_row"))
 	}
-	f, err := os.Create(path)
+	f, err := createOutput("--errors-out", path, force)
 	if err != nil {
 		return err
 	}
+	defer f.abort()
 	w := csv.NewWriter(f)
 	w.Write(header)
 	for _, e := range errs {
@@ -292,14 +299,20 @@ func writeRowErrors(path string, errs []bulk.RowError, order []string) error {
 			}
 			rec = append(rec, text(v))
 		}
-		rec = append(rec, e.Message)
+		rec = append(rec, csvCell(e.Message, false))
 		if textRows {
-			rec = append(rec, e.RowText)
+			rec = append(rec, csvCell(e.RowText, false))
 		}
 		w.Write(rec)
 	}
 	w.Flush()
-	return errors.Join(w.Error(), f.Close())
+	if err := w.Error(); err != nil {
+		return fmt.Errorf("--errors-out: %w", err)
+	}
+	if err := f.commit(); err != nil {
+		return fmt.Errorf("--errors-out: %w", err)
+	}
+	return nil
 }
 
 // countingReader reports the bytes read from r. It is

@@ -20,7 +20,7 @@ func (a *app) eventsDeleteCmd() *cobra.Command {
 				if err := c.Events.Unsubscribe(ctx, args[0]); err != nil {
 					return fmt.Errorf("delete subscriber %s: %w", args[0], err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "deleted %s\n", args[0])
+				printf(cmd.OutOrStdout(), "deleted %s\n", args[0])
 				return nil
 			})
 		},

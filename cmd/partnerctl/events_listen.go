@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/spf13/cobra"
+	"golang.org/x/net/netutil"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/core"
@@ -25,6 +26,15 @@ type listenFlags struct {
 	kinds                                      []string
 	integration, filter, addr, public, forward string
 	name                                       string
+	limits                                     serverLimits
+}
+
+// serverLimits bound what clients of the receiver may hold: without them,
+// a client that does not know the secret keeps a connection by trickling
+// a body or idling after its 401.
+type serverLimits struct {
+	read, idle time.Duration // whole request; keep-alive between requests
+	maxConns   int           // connections served at once
 }
 
 func (a *app) eventsListenCmd() *cobra.Command {
@@ -46,7 +56,11 @@ itself when the service runs on this machine. The subscriber is registered
 with a fresh random secret as the last path segment of that URL, and the
 receiver answers 401 to a request without it, so only the service, which
 was given the URL, can deliver; the secret is never printed. On Ctrl-C the
-subscriber is removed again.`,
+subscriber is removed again.
+
+The receiver closes a connection whose request takes longer than
+--read-timeout to arrive (headers within 10s), or that stays idle between
+requests for --idle-timeout, and serves at most --max-connections at once.`,
 		Example: `  partnerctl events listen --events object.update,object.create
   partnerctl events listen --events object.all --integration int-crm --forward http://localhost:3000/hook
   partnerctl events listen --events object.update --listen :8088 --public-url https://hooks.example.com/partner`,
@@ -54,6 +68,9 @@ subscriber is removed again.`,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if len(fl.kinds) == 0 {
 				return usagef("--events is required")
+			}
+			if fl.limits.read <= 0 || fl.limits.idle <= 0 || fl.limits.maxConns <= 0 {
+				return usagef("--read-timeout, --idle-timeout and --max-connections must be positive")
 			}
 			if fl.forward != "" {
 				if u, err := url.Parse(fl.forward); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -73,6 +90,9 @@ subscriber is removed again.`,
 	f.StringVar(&fl.public, "public-url", "", "callback `URL` the service calls (default: the listener, for a service on this machine)")
 	f.StringVar(&fl.forward, "forward", "", "also POST each delivery to this `URL`")
 	f.StringVar(&fl.name, "name", "", "subscriber name (default: partner-cli-listen on this host)")
+	f.DurationVar(&fl.limits.read, "read-timeout", 30*time.Second, "longest a request to the receiver may take to arrive, body included")
+	f.DurationVar(&fl.limits.idle, "idle-timeout", 60*time.Second, "longest a connection to the receiver may stay idle between requests")
+	f.IntVar(&fl.limits.maxConns, "max-connections", 256, "connections the receiver serves at once")
 	return cmd
 }
 
@@ -104,7 +124,7 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 	}
 	secret := events.NewSecret()
 	deliveries := make(chan received)
-	rc := startReceiver(ln, path, secret, fl.forward, deliveries)
+	rc := startReceiver(ln, path, secret, fl.forward, fl.limits, deliveries)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -125,7 +145,7 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 	if err != nil {
 		return fmt.Errorf("subscribe: %w", err)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "listening on %s, subscriber %s receives %s at %s/<secret> (Ctrl-C to stop)\n",
+	printf(cmd.ErrOrStderr(), "listening on %s, subscriber %s receives %s at %s/<secret> (Ctrl-C to stop)\n",
 		ln.Addr(), id, strings.Join(fl.kinds, ","), strings.TrimSuffix(callback, "/"))
 
 	var printErr error
@@ -133,7 +153,7 @@ loop:
 	for {
 		select {
 		case r := <-deliveries:
-			if err := printDelivery(cmd.OutOrStdout(), r.Delivery); err != nil && printErr == nil {
+			if err := printDelivery(cmd.OutOrStdout(), r.Delivery, a.isTerminal(cmd.OutOrStdout())); err != nil && printErr == nil {
 				printErr = err
 			}
 			if fl.forward != "" {
@@ -147,9 +167,9 @@ loop:
 					if errors.As(r.ForwardErr, &se) && se.Status >= 400 && se.Status <= 599 {
 						answered = se.Status
 					}
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s: forward failed: %v; answered the service %d\n", what, r.ForwardErr, answered)
+					printf(cmd.ErrOrStderr(), "%s: forward failed: %v; answered the service %d\n", what, r.ForwardErr, answered)
 				} else {
-					fmt.Fprintf(cmd.ErrOrStderr(), "%s: forwarded: %d\n", what, r.Forward)
+					printf(cmd.ErrOrStderr(), "%s: forwarded: %d\n", what, r.Forward)
 				}
 			}
 		case <-ctx.Done():
@@ -162,7 +182,7 @@ loop:
 	if err := c.Events.Unsubscribe(uctx, id); err != nil {
 		return fmt.Errorf("unsubscribe %s: %w", id, err)
 	}
-	fmt.Fprintf(cmd.ErrOrStderr(), "unsubscribed %s\n", id)
+	printf(cmd.ErrOrStderr(), "unsubscribed %s\n", id)
 	return printErr
 }
 
@@ -205,16 +225,29 @@ type receiver struct {
 	done    chan struct{} // closed by stop
 }
 
+// forwardTimeout bounds one POST to the --forward URL.
+const forwardTimeout = 30 * time.Second
+
 // startReceiver serves deliveries on ln at path followed by secret, as
 // Subscribe registered it, until stop is called. The handler takes the
 // subtree below path and refuses, with 401, any request whose last
-// segment is not the secret.
-func startReceiver(ln net.Listener, path string, secret events.Secret, forward string, out chan<- received) *receiver {
-	rc := &receiver{forward: forward, client: &http.Client{Timeout: 30 * time.Second}, out: out, done: make(chan struct{})}
+// segment is not the secret. The server applies lim, as the events
+// package documentation advises.
+func startReceiver(ln net.Listener, path string, secret events.Secret, forward string, lim serverLimits, out chan<- received) *receiver {
+	rc := &receiver{forward: forward, client: &http.Client{Timeout: forwardTimeout}, out: out, done: make(chan struct{})}
 	mux := http.NewServeMux()
 	mux.Handle(strings.TrimSuffix(path, "/")+"/", &events.Handler{Deliver: rc.deliver, Secrets: events.NewSecretSet(secret)})
-	rc.srv = &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-	go rc.srv.Serve(ln)
+	rc.srv = &http.Server{
+		Handler:           mux,
+		ReadHeaderTimeout: min(10*time.Second, lim.read),
+		ReadTimeout:       lim.read,
+		// From the end of the headers to the end of the answer: the body,
+		// then the forward.
+		WriteTimeout:   lim.read + forwardTimeout + 5*time.Second,
+		IdleTimeout:    lim.idle,
+		MaxHeaderBytes: 16 << 10,
+	}
+	go rc.srv.Serve(netutil.LimitListener(ln, lim.maxConns))
 	return rc
 }
 
@@ -262,14 +295,20 @@ func (rc *receiver) stop(ctx context.Context) error {
 }
 
 // printDelivery writes a delivery as one line of JSON: its body as it was
-// received, compacted.
-func printDelivery(w io.Writer, d *events.Delivery) error {
+// received, compacted. On a terminal, what JSON lets through raw (C1
+// controls, bidirectional overrides) is escaped by termSafe, as \u009b,
+// which is the same JSON.
+func printDelivery(w io.Writer, d *events.Delivery, tty bool) error {
 	var b bytes.Buffer
 	if err := json.Compact(&b, d.Raw); err != nil {
 		return err
 	}
 	b.WriteByte('\n')
-	_, err := w.Write(b.Bytes())
+	line := b.String()
+	if tty {
+		line = termSafe(line)
+	}
+	_, err := io.WriteString(w, line)
 	return err
 }
 

@@ -46,7 +46,7 @@ func TestReportsExportUnderFaults(t *testing.T) {
 			ft := tc.fault
 			ft.Method, ft.Path = http.MethodPost, pages
 			srv.InjectFault(ft)
-			r := c.run(t, "reports", "export", "7", "-o", out)
+			r := c.run(t, "reports", "export", "7", "-o", out, "--force")
 			entries, _ := os.ReadDir(dir)
 			if len(entries) != 1 {
 				t.Errorf("files in the directory: %v, want %s alone", entries, out)

@@ -12,10 +12,13 @@
 //
 // Configuration comes from the flags --base-url, --client-id,
 // --client-secret (or --client-secret-file), --env, --env-header,
-// --subscription-key and --subscription-key-header, or else from the
+// --subscription-key (or --subscription-key-file) and
+// --subscription-key-header, or else from the
 // variables PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET,
 // PARTNER_ENV, PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and
-// PARTNER_SUBSCRIPTION_KEY_HEADER. Secrets are never printed.
+// PARTNER_SUBSCRIPTION_KEY_HEADER. Secrets are never printed; given as
+// flags they are visible in the process list, so give them in the
+// variables or files.
 //
 // Every command has --help with an example. Exit status: 0 on success,
 // 1 when the work failed, 2 for a usage error, 3 when a write failed

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf8"
 )
 
 // table writes aligned columns to w.
@@ -23,9 +23,68 @@ func newTable(w io.Writer, header ...string) *table {
 
 func (t *table) row(cells ...string) {
 	for i, c := range cells {
-		cells[i] = strings.NewReplacer("\t", " ", "\n", " ").Replace(c)
+		cells[i] = termSafe(strings.NewReplacer("\t", " ", "\n", " ").Replace(c))
 	}
 	fmt.Fprintln(t.tw, strings.Join(cells, "\t"))
+}
+
+// termSafe returns s with what a terminal would act on escaped, so that
+// text from the service (a report's name, a cell, an error message)
+// cannot move the cursor, clear the screen, set the window title or
+// reorder what is shown: control characters (C0 other than line feed
+// and tab, DEL, C1), bidirectional overrides and isolates, and invalid
+// UTF-8 are written as Go escapes (\x1b, \u202e). Every line meant for a
+// terminal goes through it: table cells, printf, the error line.
+func termSafe(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unsafeRune) {
+		return s
+	}
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError && !strings.HasPrefix(s[i:], "\uFFFD"):
+			printf(&b, "\\x%02x", s[i])
+		case unsafeRune(r):
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+// unsafeRune reports whether a terminal may act on r.
+func unsafeRune(r rune) bool {
+	switch {
+	case r == '\n' || r == '\t':
+		return false
+	case r < 0x20 || r == 0x7f || 0x80 <= r && r <= 0x9f:
+		return true
+	case 0x202a <= r && r <= 0x202e, 0x2066 <= r && r <= 0x2069, r == 0x200e, r == 0x200f, r == 0x061c:
+		return true
+	}
+	return false
+}
+
+// printf is fmt.Fprintf for text meant for a terminal: every string,
+// error and fmt.Stringer argument goes through termSafe (the format
+// itself is the program's own).
+func printf(w io.Writer, format string, args ...any) {
+	safe := make([]any, len(args))
+	for i, a := range args {
+		switch x := a.(type) {
+		case string:
+			safe[i] = termSafe(x)
+		case error:
+			safe[i] = termSafe(x.Error())
+		case fmt.Stringer:
+			safe[i] = termSafe(x.String())
+		default:
+			safe[i] = a
+		}
+	}
+	fmt.Fprintf(w, format, safe...)
 }
 
 func (t *table) flush() error { return t.tw.Flush() }
@@ -83,19 +142,34 @@ func checkInputFile(path string) error {
 	return nil
 }
 
-// checkOutputPath checks, before anything is sent, that a file can be
-// written at path (the value of flag): path is not a directory, and its
-// directory exists. An empty path passes.
-func checkOutputPath(flag, path string) error {
-	if path == "" {
-		return nil
+// termWriter passes what is written to a terminal through termSafe. A
+// rune cut between two writes is held back until it is whole; flush
+// writes what is left.
+type termWriter struct {
+	w       io.Writer
+	pending []byte
+}
+
+func (t *termWriter) Write(p []byte) (int, error) {
+	buf := append(t.pending, p...)
+	cut := len(buf)
+	for i := len(buf) - 1; i >= 0 && i >= len(buf)-utf8.UTFMax; i-- {
+		if utf8.RuneStart(buf[i]) {
+			if !utf8.FullRune(buf[i:]) {
+				cut = i
+			}
+			break
+		}
 	}
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return usagef("%s %s is a directory: give a file name", flag, path)
+	t.pending = append([]byte(nil), buf[cut:]...)
+	if _, err := io.WriteString(t.w, termSafe(string(buf[:cut]))); err != nil {
+		return 0, err
 	}
-	dir := filepath.Dir(path)
-	if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
-		return usagef("%s %s: directory %s does not exist", flag, path, dir)
-	}
-	return nil
+	return len(p), nil
+}
+
+func (t *termWriter) flush() error {
+	_, err := io.WriteString(t.w, termSafe(string(t.pending)))
+	t.pending = nil
+	return err
 }

@@ -31,7 +31,7 @@ func (a *app) reportsChartsCmd() *cobra.Command {
 					if i > 0 {
 						fmt.Fprintln(w)
 					}
-					fmt.Fprintf(w, "chart %d: %s\n", ch.ID, ch.Name)
+					printf(w, "chart %d: %s\n", ch.ID, ch.Name)
 					var cols []string
 					if len(ch.Results) > 0 {
 						cols = ch.Results[0].Columns()
@@ -50,7 +50,7 @@ func (a *app) reportsChartsCmd() *cobra.Command {
 					}
 				}
 				if len(data.Charts) == 0 {
-					fmt.Fprintf(w, "report %d has no charts\n", id)
+					printf(w, "report %d has no charts\n", id)
 				}
 				return nil
 			})

@@ -9,8 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -24,8 +22,14 @@ import (
 	"github.com/partnerapi/partner-go/reports"
 )
 
+// exportFlags are the flags of reports export.
+type exportFlags struct {
+	format, out   string
+	force, rawCSV bool
+}
+
 func (a *app) reportsExportCmd() *cobra.Command {
-	var format, out string
+	var fl exportFlags
 	cmd := &cobra.Command{
 		Use:   "export REPORT_ID",
 		Short: "Export every row of a report, read through a consistent view",
@@ -34,10 +38,20 @@ and writes every row in the report's column order: CSV with a header row,
 JSON lines (one object per row) or an XLSX workbook. A report without rows
 gives the header alone (CSV, XLSX), from the report's metadata.
 
-Without -o the rows go to stdout. With -o they are written to a temporary
-file beside FILE that is renamed to FILE once the export succeeded, so a
-failed export leaves no partial file under that name; -o is checked before
-anything is sent. An XLSX workbook is not written to a terminal: give -o or
+Without -o the rows go to stdout (control characters escaped when it is a
+terminal). With -o they are written to a temporary file beside FILE that
+takes the name FILE once the export succeeded, so a failed export leaves
+no partial file under that name. An existing FILE (a symbolic link
+included, which is never followed) is replaced only with --force; -o is
+checked before anything is sent.
+
+In CSV, a cell that starts with =, +, -, @, a tab or a carriage return is
+written with a single quote before it ('=1+2), as OWASP advises against
+CSV injection: a spreadsheet shows it as text instead of running it as a
+formula. Negative numbers (-5) get the quote too, since a formula can
+start like one. --raw-csv writes every cell as the service sent it, for
+programs that read the file. JSON lines are written as they are, and XLSX
+cells hold text as text. An XLSX workbook is not written to a terminal: give -o or
 redirect stdout. A progress bar (rows, rate, time left) goes to stderr when
 stderr is a terminal.`,
 		Example: `  partnerctl reports export 104 -o deals.csv
@@ -49,9 +63,9 @@ stderr is a terminal.`,
 			if err != nil {
 				return err
 			}
-			format = strings.ToLower(format)
-			if format == "" && out != "" {
-				format = strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
+			format := strings.ToLower(fl.format)
+			if format == "" && fl.out != "" {
+				format = strings.TrimPrefix(strings.ToLower(filepath.Ext(fl.out)), ".")
 				if format == "json" || format == "ndjson" {
 					format = formatJSONL
 				}
@@ -63,14 +77,17 @@ stderr is a terminal.`,
 			default:
 				return usagef("--format must be csv, jsonl or xlsx, not %q", format)
 			}
-			if err := checkOutputPath("-o", out); err != nil {
+			if fl.rawCSV && format != formatCSV {
+				return usagef("--raw-csv is for --format csv")
+			}
+			if err := checkOutputPath("-o", fl.out, fl.force); err != nil {
 				return err
 			}
-			if format == formatXLSX && out == "" && a.isTerminal(cmd.OutOrStdout()) {
+			if format == formatXLSX && fl.out == "" && a.isTerminal(cmd.OutOrStdout()) {
 				return usagef("an XLSX workbook is binary: give -o FILE or redirect stdout, not a terminal")
 			}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
-				n, err := a.export(ctx, cmd, c, id, format, out)
+				n, err := a.export(ctx, cmd, c, id, format, fl)
 				if err != nil && !strings.Contains(err.Error(), fmt.Sprintf("report %d", id)) {
 					// The SDK's errors name the report; the others say which.
 					err = fmt.Errorf("export of report %d: %w", id, err)
@@ -78,84 +95,44 @@ stderr is a terminal.`,
 				if err != nil {
 					return err
 				}
-				if out != "" {
-					fmt.Fprintf(cmd.ErrOrStderr(), "exported %s rows of report %d to %s\n", groupDigits(n), id, out)
+				if fl.out != "" {
+					printf(cmd.ErrOrStderr(), "exported %s rows of report %d to %s\n", groupDigits(n), id, fl.out)
 				}
 				return nil
 			})
 		},
 	}
-	cmd.Flags().StringVar(&format, "format", "", "csv, jsonl or xlsx (default: from -o's extension, else csv)")
-	cmd.Flags().StringVarP(&out, "output", "o", "", "write to `FILE` instead of stdout")
+	cmd.Flags().StringVar(&fl.format, "format", "", "csv, jsonl or xlsx (default: from -o's extension, else csv)")
+	cmd.Flags().StringVarP(&fl.out, "output", "o", "", "write to `FILE` instead of stdout")
+	cmd.Flags().BoolVar(&fl.force, "force", false, "replace FILE when it exists")
+	cmd.Flags().BoolVar(&fl.rawCSV, "raw-csv", false, "write CSV cells as they are, without the quote before =, +, -, @ (for programs, not spreadsheets)")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{formatCSV, formatJSONL, formatXLSX}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }
 
-// export runs the export to stdout, or to a temporary file renamed to out.
-func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client, id int64, format, out string) (n int64, err error) {
+// export runs the export to stdout, or to the output file out.
+func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client, id int64, format string, fl exportFlags) (n int64, err error) {
 	bar := a.newProgress(cmd.ErrOrStderr(), fmt.Sprintf("report %d", id), 0, false)
 	defer func() { bar.Done(err) }()
-	if out == "" {
-		return exportReport(ctx, c, id, format, cmd.OutOrStdout(), bar)
+	if fl.out == "" {
+		w := cmd.OutOrStdout()
+		if format == formatXLSX || !a.isTerminal(w) {
+			return exportReport(ctx, c, id, format, fl.rawCSV, w, bar)
+		}
+		// Rows shown on a terminal are text for a person.
+		tw := &termWriter{w: w}
+		n, err = exportReport(ctx, c, id, format, fl.rawCSV, tw, bar)
+		return n, errors.Join(err, tw.flush())
 	}
-	tmp, err := createPartial(out)
+	f, err := createOutput("-o", fl.out, fl.force)
 	if err != nil {
-		// Name the file the operator asked for, not the temporary one.
-		var pe *os.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
-		}
-		return 0, fmt.Errorf("cannot write %s: %w", out, err)
+		return 0, err
 	}
-	// A new file has the mode the umask gives; one that replaces a file
-	// takes that file's mode.
-	var mode os.FileMode
-	if fi, err := os.Stat(out); err == nil {
-		mode = fi.Mode().Perm()
-	}
-	committed := false
-	defer func() {
-		if !committed {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	n, err = exportReport(ctx, c, id, format, tmp, bar)
-	if err != nil {
+	defer f.abort()
+	if n, err = exportReport(ctx, c, id, format, fl.rawCSV, f, bar); err != nil {
 		return n, err
 	}
-	if mode != 0 {
-		if err := tmp.Chmod(mode); err != nil {
-			return n, err
-		}
-	}
-	// On disk before the rename, so that a crash of the machine right
-	// after it does not leave FILE empty or short.
-	if err := tmp.Sync(); err != nil {
-		return n, err
-	}
-	if err := tmp.Close(); err != nil {
-		return n, err
-	}
-	if err := os.Rename(tmp.Name(), out); err != nil {
-		return n, err
-	}
-	committed = true
-	return n, nil
-}
-
-// createPartial creates an empty temporary file beside out, named
-// .BASE.NNN.partial, with the mode 0666 less the umask, as the file out
-// would get (os.CreateTemp would make it 0600 whatever the umask).
-func createPartial(out string) (*os.File, error) {
-	dir, base := filepath.Split(out)
-	for {
-		name := filepath.Join(dir, "."+base+"."+strconv.FormatUint(uint64(rand.Uint32()), 10)+".partial")
-		f, err := os.OpenFile(name, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
-		if !errors.Is(err, fs.ErrExist) {
-			return f, err
-		}
-	}
+	return n, f.commit()
 }
 
 // Export formats.
@@ -176,7 +153,7 @@ type exportProgress interface {
 // exportReport writes every row of a report, read through a consistent
 // view, to w in format, columns in the report's order, and returns the
 // number of rows.
-func exportReport(ctx context.Context, c *partner.Client, id int64, format string, w io.Writer, progress exportProgress) (int64, error) {
+func exportReport(ctx context.Context, c *partner.Client, id int64, format string, rawCSV bool, w io.Writer, progress exportProgress) (int64, error) {
 	opts := reports.ExportOptions{Progress: progress.Set}
 	if progress.enabled() {
 		// The view's metadata may tell how many rows are coming; only
@@ -192,18 +169,7 @@ func exportReport(ctx context.Context, c *partner.Client, id int64, format strin
 	}
 	switch format {
 	case formatCSV:
-		n, err := c.Reports.ExportCSV(ctx, id, w, opts)
-		if err == nil && n == 0 {
-			// A report without rows has no row to take the header from:
-			// write the columns its metadata lists, if it lists them.
-			if cols := metadataColumns(ctx, c, id); cols != nil {
-				cw := csv.NewWriter(w)
-				cw.Write(cols)
-				cw.Flush()
-				err = cw.Error()
-			}
-		}
-		return n, err
+		return exportCSV(ctx, c, id, w, opts, rawCSV)
 	case formatJSONL:
 		bw := bufio.NewWriter(w)
 		var n int64
@@ -226,6 +192,59 @@ func exportReport(ctx context.Context, c *partner.Client, id int64, format strin
 		return exportXLSX(ctx, c, id, w, opts)
 	}
 	return 0, fmt.Errorf("unknown format %q", format)
+}
+
+// exportCSV writes the rows as CSV, a header row first (from the first
+// row, or from the report's metadata when there is none), each cell
+// through csvCell.
+func exportCSV(ctx context.Context, c *partner.Client, id int64, w io.Writer, opts reports.ExportOptions, raw bool) (int64, error) {
+	cw := csv.NewWriter(w)
+	var header, record []string
+	var n int64
+	for row, err := range c.Reports.Export(ctx, id, opts) {
+		if err != nil {
+			return n, err
+		}
+		if header == nil {
+			header = row.Columns()
+			record = make([]string, len(header))
+			for i, name := range header {
+				record[i] = csvCell(name, raw)
+			}
+			cw.Write(record)
+		}
+		for i, name := range header {
+			record[i] = csvCell(row.Text(name), raw)
+		}
+		if err := cw.Write(record); err != nil {
+			return n, err
+		}
+		n++
+	}
+	if header == nil {
+		// A report without rows has no row to take the header from:
+		// write the columns its metadata lists, if it lists them.
+		cols := metadataColumns(ctx, c, id)
+		for i := range cols {
+			cols[i] = csvCell(cols[i], raw)
+		}
+		if cols != nil {
+			cw.Write(cols)
+		}
+	}
+	cw.Flush()
+	return n, cw.Error()
+}
+
+// csvCell returns a CSV cell as a spreadsheet shows it as text, following
+// OWASP's advice against CSV injection: a value starting with =, +, -, @,
+// a tab or a carriage return gets a single quote before it, negative
+// numbers included (a formula can start like one). raw keeps the value.
+func csvCell(s string, raw bool) string {
+	if !raw && s != "" && strings.IndexByte("=+-@\t\r", s[0]) >= 0 {
+		return "'" + s
+	}
+	return s
 }
 
 // exportXLSX writes the rows to the first sheet of a workbook, a header

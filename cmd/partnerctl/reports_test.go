@@ -88,7 +88,7 @@ func TestReportsExportFiles(t *testing.T) {
 	if err := os.Chmod(csvPath, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	c.must(t, "reports", "export", "7", "-o", csvPath)
+	c.must(t, "reports", "export", "7", "-o", csvPath, "--force")
 	if fi, err := os.Stat(csvPath); err != nil || fi.Mode().Perm() != 0o600 {
 		t.Fatalf("mode of the replaced export: %v %v, want 0600", fi.Mode(), err)
 	}

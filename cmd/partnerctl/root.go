@@ -49,6 +49,7 @@ type app struct {
 
 	baseURL, clientID, clientSecret, secretFile string
 	env, envHeader, subKey, subKeyHeader        string
+	subKeyFile                                  string
 	scopes                                      []string
 }
 
@@ -78,13 +79,13 @@ func (a *app) execute(ctx context.Context, args []string) int {
 	msg := strings.ReplaceAll(strings.TrimPrefix(err.Error(), "partner: "), ": partner: ", ": ")
 	if ctx.Err() != nil {
 		// Ctrl-C (or SIGTERM) cancelled the work; the command cleaned up.
-		fmt.Fprintf(a.stderr, "partnerctl: interrupted: %s\n", msg)
+		printf(a.stderr, "partnerctl: interrupted: %s\n", msg)
 		return exitInterrupted
 	}
-	fmt.Fprintf(a.stderr, "partnerctl: %s\n", msg)
+	printf(a.stderr, "partnerctl: %s\n", msg)
 	var ue usageError
 	if errors.As(err, &ue) {
-		fmt.Fprintf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
+		printf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return exitUsage
 	}
 	if partner.IsOutcomeUnknown(err) {
@@ -103,7 +104,10 @@ deliveries of the Partner Integration Service.
 Connection settings come from flags, or else from the variables
 PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET, PARTNER_ENV,
 PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and PARTNER_SUBSCRIPTION_KEY_HEADER.
-Secrets are never printed. Exit status: 0 success, 1 failure, 2 usage error,
+Secrets are never printed. A secret given as a flag (--client-secret,
+--subscription-key) is visible to other users of this machine in the
+process list: give it in its variable or in a file (--client-secret-file,
+--subscription-key-file) instead. Exit status: 0 success, 1 failure, 2 usage error,
 3 outcome unknown (a write failed after the service may have done it: look
 before doing it again), 130 interrupted (Ctrl-C).`,
 		Example: `  export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=me PARTNER_CLIENT_SECRET=...
@@ -117,11 +121,12 @@ before doing it again), 130 interrupted (Ctrl-C).`,
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.baseURL, "base-url", "", "base URL of the service (PARTNER_BASE_URL)")
 	pf.StringVar(&a.clientID, "client-id", "", "OAuth client id (PARTNER_CLIENT_ID)")
-	pf.StringVar(&a.clientSecret, "client-secret", "", "OAuth client secret (PARTNER_CLIENT_SECRET); prefer --client-secret-file")
+	pf.StringVar(&a.clientSecret, "client-secret", "", "OAuth client secret (PARTNER_CLIENT_SECRET); visible to other users of this machine in the process list: prefer the variable or --client-secret-file")
 	pf.StringVar(&a.secretFile, "client-secret-file", "", "read the client secret from this `file`")
 	pf.StringVar(&a.env, "env", "", "host name of the environment, sent in the environment header (PARTNER_ENV); a deployment needs --env-header too")
 	pf.StringVar(&a.envHeader, "env-header", "", "name of the deployment's environment header, x-svc-env toward this machine only (PARTNER_ENV_HEADER)")
-	pf.StringVar(&a.subKey, "subscription-key", "", "gateway subscription key (PARTNER_SUBSCRIPTION_KEY)")
+	pf.StringVar(&a.subKey, "subscription-key", "", "gateway subscription key (PARTNER_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or --subscription-key-file")
+	pf.StringVar(&a.subKeyFile, "subscription-key-file", "", "read the gateway subscription key from this `file`")
 	pf.StringVar(&a.subKeyHeader, "subscription-key-header", "", "name of the subscription key header (PARTNER_SUBSCRIPTION_KEY_HEADER)")
 	pf.StringSliceVar(&a.scopes, "scope", nil, "scopes to request for the token (repeatable)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
@@ -178,6 +183,30 @@ func (a *app) settingFrom(cmd *cobra.Command, flag, value, variable string) (v, 
 	return a.getenv(variable), variable
 }
 
+// secretSetting is settingFrom for a secret, which may also come from the
+// file given with the flag flag+"-file" (file): its content without the
+// final line break. The flag form is visible in the process list; the
+// file and the variable are not.
+func (a *app) secretSetting(cmd *cobra.Command, flag, value, file, variable string) (v, from string, err error) {
+	if file == "" {
+		v, from = a.settingFrom(cmd, flag, value, variable)
+		return v, from, nil
+	}
+	from = "--" + flag + "-file"
+	if cmd.Flags().Changed(flag) {
+		return "", from, usagef("give --%s or %s, not both", flag, from)
+	}
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return "", from, usagef("%s: %w", from, err)
+	}
+	v = strings.TrimRight(string(b), "\r\n")
+	if v == "" {
+		return "", from, usagef("%s: %s is empty", from, file)
+	}
+	return v, from, nil
+}
+
 // client builds an SDK client from the settings. partner.New checks them;
 // its errors become usage errors (nothing was sent yet) in the operator's
 // words: the flag or variable a value came from, never an SDK option, and
@@ -185,19 +214,9 @@ func (a *app) settingFrom(cmd *cobra.Command, flag, value, variable string) (v, 
 func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 	base, baseFrom := a.settingFrom(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL")
 	id := a.setting(cmd, "client-id", a.clientID, "PARTNER_CLIENT_ID")
-	secret := a.setting(cmd, "client-secret", a.clientSecret, "PARTNER_CLIENT_SECRET")
-	if a.secretFile != "" {
-		if cmd.Flags().Changed("client-secret") {
-			return nil, usagef("give --client-secret or --client-secret-file, not both")
-		}
-		b, err := os.ReadFile(a.secretFile)
-		if err != nil {
-			return nil, usagef("--client-secret-file: %w", err)
-		}
-		secret = strings.TrimRight(string(b), "\r\n")
-		if secret == "" {
-			return nil, usagef("--client-secret-file: %s is empty", a.secretFile)
-		}
+	secret, _, err := a.secretSetting(cmd, "client-secret", a.clientSecret, a.secretFile, "PARTNER_CLIENT_SECRET")
+	if err != nil {
+		return nil, err
 	}
 	env, envFrom := a.settingFrom(cmd, "env", a.env, "PARTNER_ENV")
 	if strings.ContainsFunc(env, unicode.IsControl) {
@@ -205,7 +224,10 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 		return nil, usagef("%s must not contain control characters such as a line break", envFrom)
 	}
 	envHeader, envHeaderFrom := a.settingFrom(cmd, "env-header", a.envHeader, "PARTNER_ENV_HEADER")
-	key, keyFrom := a.settingFrom(cmd, "subscription-key", a.subKey, "PARTNER_SUBSCRIPTION_KEY")
+	key, keyFrom, err := a.secretSetting(cmd, "subscription-key", a.subKey, a.subKeyFile, "PARTNER_SUBSCRIPTION_KEY")
+	if err != nil {
+		return nil, err
+	}
 	keyHeader, keyHeaderFrom := a.settingFrom(cmd, "subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER")
 	opts := []partner.Option{
 		partner.WithBaseURL(base),

@@ -57,17 +57,17 @@ access_token with --show.`,
 					return err
 				}
 			} else {
-				fmt.Fprintf(w, "expires: %s (in %s)\n", info.ExpiresAt.Format(time.RFC3339), time.Duration(info.ExpiresIn)*time.Second)
+				printf(w, "expires: %s (in %s)\n", info.ExpiresAt.Format(time.RFC3339), time.Duration(info.ExpiresIn)*time.Second)
 				switch info.ScopesFrom {
 				case "service":
-					fmt.Fprintf(w, "scopes:  %s\n", strings.Join(info.Scopes, " "))
+					printf(w, "scopes:  %s\n", strings.Join(info.Scopes, " "))
 				case "requested":
-					fmt.Fprintf(w, "scopes:  %s (requested)\n", strings.Join(info.Scopes, " "))
+					printf(w, "scopes:  %s (requested)\n", strings.Join(info.Scopes, " "))
 				default:
 					fmt.Fprintln(w, "scopes:  every scope of the client (none requested)")
 				}
 				if show {
-					fmt.Fprintf(w, "token:   %s\n", tok.AccessToken)
+					printf(w, "token:   %s\n", tok.AccessToken)
 				}
 			}
 			if show {

@@ -31,7 +31,7 @@ service may have acted on it is not repeated: look the user up with
 				if err != nil {
 					return fmt.Errorf("create user %s: %w", in.UserName, err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "created %s %s\n", created.ID, created.UserName)
+				printf(cmd.OutOrStdout(), "created %s %s\n", created.ID, created.UserName)
 				return nil
 			})
 		},

@@ -63,20 +63,20 @@ say the line it stopped after: the rows after it were not imported.`,
 					last = r.Line
 					switch {
 					case r.Err != nil && r.UserName == "":
-						fmt.Fprintf(out, "line %d: %s: %v\n", r.Line, r.Outcome, r.Err)
+						printf(out, "line %d: %s: %v\n", r.Line, r.Outcome, r.Err)
 					case r.Err != nil:
-						fmt.Fprintf(out, "line %d: %s %s: %v\n", r.Line, r.Outcome, r.UserName, r.Err)
+						printf(out, "line %d: %s %s: %v\n", r.Line, r.Outcome, r.UserName, r.Err)
 					default:
-						fmt.Fprintf(out, "line %d: %s %s %s\n", r.Line, r.Outcome, r.UserName, r.ID)
+						printf(out, "line %d: %s %s %s\n", r.Line, r.Outcome, r.UserName, r.ID)
 					}
 				})
 				tally := fmt.Sprintf("%d created, %d updated, %d written, %d unchanged, %d failed",
 					counts[importCreated], counts[importUpdated], counts[importWritten], counts[importUnchanged], counts[importFailed])
 				switch {
 				case err == nil:
-					fmt.Fprintln(out, tally)
+					printf(out, "%s\n", tally)
 				case rows > 0: // not after a bad header row: nothing was read
-					fmt.Fprintf(out, "stopped after line %d: %s; the rows after line %d were not imported\n", last, tally, last)
+					printf(out, "stopped after line %d: %s; the rows after line %d were not imported\n", last, tally, last)
 				}
 				if err != nil {
 					return fmt.Errorf("import %s: %w", args[0], err)

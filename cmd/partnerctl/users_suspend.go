@@ -36,7 +36,7 @@ userName (looked up first, without regard to case) or by its id.`,
 				if err != nil {
 					return fmt.Errorf("suspend user %s: %w", args[0], err)
 				}
-				fmt.Fprintf(cmd.OutOrStdout(), "suspended %s %s\n", u.ID, u.UserName)
+				printf(cmd.OutOrStdout(), "suspended %s %s\n", u.ID, u.UserName)
 				return nil
 			})
 		},

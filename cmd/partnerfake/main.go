@@ -13,7 +13,11 @@
 //
 //	-addr ADDR          address to listen on (default 127.0.0.1:8080)
 //	-client-id ID       OAuth client id (default partner-test-client)
-//	-client-secret S    OAuth client secret (default partner-test-secret)
+//	-client-secret S    OAuth client secret (default partner-test-secret);
+//	                    visible to other users of the machine in the process
+//	                    list: prefer -client-secret-file or the variable
+//	                    PARTNERFAKE_CLIENT_SECRET
+//	-client-secret-file FILE  read the client secret from FILE
 //	-token-lifetime D   lifetime of access tokens (default 1h)
 //	-demo=false         start without the demo data set
 //	-seed FILE.json     load a data set in the fake.Seed JSON format (reports
@@ -30,7 +34,11 @@
 //	-env-header NAME        name of the environment header (default x-svc-env)
 //	-portal-word WORD       portal word of the audit field, referral field and
 //	                        referral event kind (default partner_portal)
-//	-subscription-key KEY   require an API gateway subscription key
+//	-subscription-key KEY   require an API gateway subscription key (visible
+//	                        in the process list: prefer
+//	                        -subscription-key-file or the variable
+//	                        PARTNERFAKE_SUBSCRIPTION_KEY)
+//	-subscription-key-file FILE  read the subscription key from FILE
 //	-scope-checks           check the fake's own per-area OAuth scopes
 //	-delivery-envelope      add the fake's own envelope members to deliveries
 //
@@ -98,11 +106,36 @@ func exitCode(err error) int {
 	return 1
 }
 
+// secretValue sets *value, the value of the secret flag name (or its
+// default), from the file given with name+"-file" when there is one, else
+// from the variable when the flag was not given: the flag form is visible
+// in the process list.
+func secretValue(fs *flag.FlagSet, name, file, variable string, value *string) error {
+	given := false
+	fs.Visit(func(f *flag.Flag) { given = given || f.Name == name })
+	switch {
+	case file != "" && given:
+		return usageError{err: fmt.Errorf("give -%s or -%s-file, not both", name, name)}
+	case file != "":
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return usageError{err: fmt.Errorf("-%s-file: %w", name, err)}
+		}
+		if *value = strings.TrimRight(string(b), "\r\n"); *value == "" {
+			return usageError{err: fmt.Errorf("-%s-file: %s is empty", name, file)}
+		}
+	case !given && os.Getenv(variable) != "":
+		*value = os.Getenv(variable)
+	}
+	return nil
+}
+
 func run(ctx context.Context, args []string, out io.Writer) error {
 	fs := flag.NewFlagSet("partnerfake", flag.ContinueOnError)
 	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
 	id := fs.String("client-id", fake.DefaultClientID, "OAuth client id of the demo client")
-	secret := fs.String("client-secret", fake.DefaultClientSecret, "OAuth client secret of the demo client")
+	secret := fs.String("client-secret", fake.DefaultClientSecret, "OAuth client secret of the demo client (`S`, or $PARTNERFAKE_CLIENT_SECRET); visible to other users of this machine in the process list: prefer the variable or -client-secret-file")
+	secretFile := fs.String("client-secret-file", "", "read the OAuth client secret from this `file`")
 	lifetime := fs.Duration("token-lifetime", time.Hour, "lifetime of access tokens")
 	demoData := fs.Bool("demo", true, "seed the demo data set")
 	seedFile := fs.String("seed", "", "JSON `file` with a data set to load (format: fake.Seed)")
@@ -114,7 +147,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fullSCIM := fs.Bool("full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
 	envHeader := fs.String("env-header", "x-svc-env", "name of the environment header (a deployment's own word)")
 	portal := fs.String("portal-word", "partner_portal", "the deployment's portal word, as in <word>.integration_status")
-	subKey := fs.String("subscription-key", "", "require this API gateway subscription key (header Ocp-Apim-Subscription-Key or query subscription-key)")
+	subKey := fs.String("subscription-key", "", "require this API gateway subscription `key` (header Ocp-Apim-Subscription-Key or query subscription-key; or $PARTNERFAKE_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or -subscription-key-file")
+	subKeyFile := fs.String("subscription-key-file", "", "read the API gateway subscription key from this `file`")
 	scopes := fs.Bool("scope-checks", false, "check the fake's own per-area OAuth scopes")
 	envelope := fs.Bool("delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
 	if err := fs.Parse(args); err != nil {
@@ -125,6 +159,17 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError{err: fmt.Errorf("unexpected arguments %q (flags start with -)", fs.Args())}
+	}
+	for _, sec := range []struct {
+		flag, file, variable string
+		value                *string
+	}{
+		{"client-secret", *secretFile, "PARTNERFAKE_CLIENT_SECRET", secret},
+		{"subscription-key", *subKeyFile, "PARTNERFAKE_SUBSCRIPTION_KEY", subKey},
+	} {
+		if err := secretValue(fs, sec.flag, sec.file, sec.variable, sec.value); err != nil {
+			return err
+		}
 	}
 	var seed *fake.Seed
 	if *seedFile != "" {
@@ -197,7 +242,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if *secret == fake.DefaultClientSecret {
 		fmt.Fprintf(out, "  client secret: %s\n", *secret) // the documented default, not a secret
 	} else {
-		fmt.Fprintln(out, "  client secret: the one given with -client-secret (not printed)")
+		fmt.Fprintln(out, "  client secret: the one given (not printed)")
 	}
 	if *demoData {
 		printDemo(out)

@@ -1,0 +1,245 @@
+package events_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/partnerapi/partner-go/events"
+)
+
+// TestHandlerWithoutSecretsFailsClosed: a Handler whose Secrets were
+// forgotten refuses every delivery with 500 and logs why, instead of
+// accepting anybody's; Insecure is the explicit way to accept them.
+func TestHandlerWithoutSecretsFailsClosed(t *testing.T) {
+	var logs bytes.Buffer
+	called := 0
+	deliver := func(context.Context, *events.Delivery) error { called++; return nil }
+	h := &events.Handler{Deliver: deliver, Logger: slog.New(slog.NewTextHandler(&logs, nil))}
+	for _, path := range []string{"/", "/partner/anything", "/partner/" + string(testSecret)} {
+		rec := httptest.NewRecorder()
+		h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(`{"stage":"won"}`)))
+		if rec.Code != http.StatusInternalServerError {
+			t.Errorf("POST %s without Secrets: %d, want 500", path, rec.Code)
+		}
+	}
+	if called != 0 {
+		t.Fatalf("Deliver called %d times without Secrets", called)
+	}
+	if !strings.Contains(logs.String(), "no Secrets") || !strings.Contains(logs.String(), "Insecure") {
+		t.Errorf("log does not say what is missing: %s", logs.String())
+	}
+
+	insecure := &events.Handler{Deliver: deliver, Insecure: true}
+	rec := httptest.NewRecorder()
+	insecure.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/anything", strings.NewReader(`{"stage":"won"}`)))
+	if rec.Code != http.StatusNoContent || called != 1 {
+		t.Fatalf("Insecure: %d, %d calls; want 204 and 1", rec.Code, called)
+	}
+}
+
+// clock is a manual clock for window tests.
+type clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+func (c *clock) Now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.now }
+func (c *clock) Advance(d time.Duration) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+}
+
+func post(h http.Handler, path, body string) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, path, strings.NewReader(body)))
+	return rec
+}
+
+func TestDedupAnswersDuplicatesWithoutDeliver(t *testing.T) {
+	clk := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	var got []string
+	h := &events.Handler{
+		Secrets: events.NewSecretSet(testSecret),
+		Dedup:   &events.Dedup{Window: time.Hour, Store: events.NewMemoryDedupStore(10, clk.Now)},
+		Deliver: func(_ context.Context, d *events.Delivery) error { got = append(got, d.Fields["stage"]); return nil },
+	}
+	path := "/partner/" + string(testSecret)
+	for i, tc := range []struct {
+		path, body string
+		advance    time.Duration
+		delivered  bool
+	}{
+		{path, `{"stage":"won"}`, 0, true},
+		{path, `{"stage":"won"}`, 59 * time.Minute, false},           // a retry inside the window
+		{path, `{"stage":"lost"}`, 0, true},                          // another body
+		{"/other/" + string(testSecret), `{"stage":"won"}`, 0, true}, // another subscriber
+		{path, `{"stage":"won"}`, 2 * time.Minute, true},             // the window is over
+	} {
+		clk.Advance(tc.advance)
+		n := len(got)
+		rec := post(h, tc.path, tc.body)
+		if rec.Code != http.StatusNoContent {
+			t.Fatalf("delivery %d: %d, want 204", i, rec.Code)
+		}
+		if delivered := len(got) > n; delivered != tc.delivered {
+			t.Fatalf("delivery %d (%s %s): delivered %v, want %v", i, tc.path, tc.body, delivered, tc.delivered)
+		}
+	}
+
+	// A rotated secret is the same subscriber: a retry sent to the new
+	// callback URL is still a duplicate.
+	const newSecret events.Secret = "N3w_secret-0123456789abcdefgh"
+	h.Secrets.Add(newSecret)
+	n := len(got)
+	if rec := post(h, "/partner/"+string(newSecret), `{"stage":"won"}`); rec.Code != http.StatusNoContent || len(got) != n {
+		t.Fatalf("after rotation: %d, delivered %d; want 204 and no delivery", rec.Code, len(got)-n)
+	}
+}
+
+// TestDedupFailedDeliveryIsDeliveredAgain: a delivery whose Deliver failed
+// is not remembered as done, so the service's retry reaches Deliver.
+func TestDedupFailedDeliveryIsDeliveredAgain(t *testing.T) {
+	calls := 0
+	fail := true
+	h := &events.Handler{Insecure: true, Dedup: &events.Dedup{},
+		Deliver: func(context.Context, *events.Delivery) error {
+			calls++
+			if fail {
+				return errors.New("database down")
+			}
+			return nil
+		}}
+	if rec := post(h, "/hook", `{"stage":"won"}`); rec.Code != http.StatusInternalServerError {
+		t.Fatalf("failing delivery: %d, want 500", rec.Code)
+	}
+	fail = false
+	if rec := post(h, "/hook", `{"stage":"won"}`); rec.Code != http.StatusNoContent || calls != 2 {
+		t.Fatalf("retry: %d after %d calls, want 204 after 2", rec.Code, calls)
+	}
+	if rec := post(h, "/hook", `{"stage":"won"}`); rec.Code != http.StatusNoContent || calls != 2 {
+		t.Fatalf("duplicate of the delivered one: %d after %d calls, want 204 after 2", rec.Code, calls)
+	}
+
+	// A panic in Deliver releases the key too.
+	panicky := &events.Handler{Insecure: true, Dedup: &events.Dedup{},
+		Deliver: func(context.Context, *events.Delivery) error { calls++; panic("boom") }}
+	for range 2 {
+		func() {
+			defer func() { recover() }()
+			post(panicky, "/hook", `{"stage":"won"}`)
+		}()
+	}
+	if calls != 4 {
+		t.Fatalf("after two panicking attempts: %d calls, want 4", calls)
+	}
+}
+
+// TestDedupInProgress: a duplicate that arrives while the first is being
+// handled is asked to come back (503, Retry-After) rather than answered
+// 2xx, since the first may still fail; a claim nobody settles lapses
+// after the lease.
+func TestDedupInProgress(t *testing.T) {
+	clk := &clock{now: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	store := events.NewMemoryDedupStore(10, clk.Now)
+	entered, release := make(chan struct{}), make(chan struct{})
+	calls := 0
+	h := &events.Handler{Insecure: true, Dedup: &events.Dedup{Store: store, Lease: 30 * time.Second, Field: "delivery_id"},
+		Deliver: func(context.Context, *events.Delivery) error {
+			calls++
+			if calls == 1 {
+				close(entered)
+				<-release
+			}
+			return nil
+		}}
+	first := make(chan int)
+	go func() { first <- post(h, "/hook", `{"delivery_id":"d1","stage":"won"}`).Code }()
+	<-entered
+	// Same delivery id, another body (the field names the delivery).
+	rec := post(h, "/hook", `{"delivery_id":"d1","stage":"won","n":"2"}`)
+	if rec.Code != http.StatusServiceUnavailable || rec.Header().Get("Retry-After") != "30" {
+		t.Fatalf("duplicate in progress: %d Retry-After %q, want 503 and 30", rec.Code, rec.Header().Get("Retry-After"))
+	}
+	close(release)
+	if code := <-first; code != http.StatusNoContent {
+		t.Fatalf("first: %d", code)
+	}
+	if rec := post(h, "/hook", `{"delivery_id":"d1"}`); rec.Code != http.StatusNoContent || calls != 1 {
+		t.Fatalf("after the first: %d, %d calls", rec.Code, calls)
+	}
+
+	// A claim left by a receiver that died lapses after the lease.
+	if st, _ := store.Claim(context.Background(), "orphan", 30*time.Second); st != events.DedupNew {
+		t.Fatalf("claim: %v", st)
+	}
+	if st, _ := store.Claim(context.Background(), "orphan", 30*time.Second); st != events.DedupInProgress {
+		t.Fatalf("second claim: %v", st)
+	}
+	clk.Advance(31 * time.Second)
+	if st, _ := store.Claim(context.Background(), "orphan", 30*time.Second); st != events.DedupNew {
+		t.Fatalf("claim after the lease: %v", st)
+	}
+}
+
+// TestMemoryDedupStoreBounded: the store holds at most its number of
+// keys, whatever their length, forgetting the oldest first.
+func TestMemoryDedupStoreBounded(t *testing.T) {
+	ctx := context.Background()
+	s := events.NewMemoryDedupStore(100, nil)
+	long := strings.Repeat("k", 1<<16)
+	for i := range 1000 {
+		key := fmt.Sprintf("%s%d", long, i)
+		if st, err := s.Claim(ctx, key, time.Minute); err != nil || st != events.DedupNew {
+			t.Fatalf("claim %d: %v %v", i, st, err)
+		}
+		s.Done(ctx, key, time.Hour)
+	}
+	if s.Len() != 100 {
+		t.Fatalf("%d keys held, want 100", s.Len())
+	}
+	if st, _ := s.Claim(ctx, long+"999", time.Minute); st != events.DedupDone {
+		t.Fatalf("newest key: %v, want done", st)
+	}
+	if st, _ := s.Claim(ctx, long+"0", time.Minute); st != events.DedupNew {
+		t.Fatalf("oldest key: %v, want forgotten", st)
+	}
+}
+
+// failingStore is a shared store that is down.
+type failingStore struct{}
+
+func (failingStore) Claim(context.Context, string, time.Duration) (events.DedupState, error) {
+	return 0, errors.New("cache down")
+}
+func (failingStore) Done(context.Context, string, time.Duration) error {
+	return errors.New("cache down")
+}
+func (failingStore) Release(context.Context, string) error { return errors.New("cache down") }
+
+// TestDedupStoreDown: a store that fails does not lose deliveries: they
+// reach Deliver, and the failure is logged.
+func TestDedupStoreDown(t *testing.T) {
+	var logs bytes.Buffer
+	calls := 0
+	h := &events.Handler{Insecure: true, Dedup: &events.Dedup{Store: failingStore{}},
+		Logger:  slog.New(slog.NewTextHandler(&logs, nil)),
+		Deliver: func(context.Context, *events.Delivery) error { calls++; return nil }}
+	for range 2 {
+		if rec := post(h, "/hook", `{"stage":"won"}`); rec.Code != http.StatusNoContent {
+			t.Fatalf("%d, want 204", rec.Code)
+		}
+	}
+	if calls != 2 || !strings.Contains(logs.String(), "cache down") {
+		t.Fatalf("%d calls, logs %s", calls, logs.String())
+	}
+}
