@@ -20,8 +20,12 @@ import (
 // elsewhere later): a delivery to the fake's own listener, or to a path
 // under adminPrefix on any host, is not sent and not retried.
 
+// adminPrefix is the path prefix of the admin API that cmd/partnerfake
+// serves beside the fake (internal/fakeadmin).
+const adminPrefix = "/_fake/"
+
 // deliveryUserAgent is the User-Agent of every webhook delivery; the admin
-// API refuses requests that carry it.
+// API refuses requests that carry it (internal/fakeadmin says it again).
 const deliveryUserAgent = "partner-fake-webhooks"
 
 // errSelfCallback is why a delivery to the fake itself was not sent.

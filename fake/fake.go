@@ -292,6 +292,11 @@ func (f *Fake) URL() string {
 	return ""
 }
 
+// Clock returns the clock the fake reads time from (WithClock): a
+// *ManualClock when it runs on one, for code that serves a fake built
+// elsewhere and moves its time.
+func (f *Fake) Clock() Clock { return f.clock }
+
 // SetURL tells a fake hosted by its caller where it is served, so that the
 // absolute URLs it hands out (signed uploads) point at it.
 // It is safe to call while the fake serves requests.

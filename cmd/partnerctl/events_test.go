@@ -16,6 +16,7 @@ import (
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 )
 
 func TestEventsKindsListDelete(t *testing.T) {
@@ -352,7 +353,7 @@ func TestTokenJSON(t *testing.T) {
 // --events object.update against partnerfake's handler receives the
 // change that the admin API's PATCH /_fake/objects/{id} makes.
 func TestEventsListenAdminUpdate(t *testing.T) {
-	admin := fake.NewAdmin(func() *fake.Fake {
+	admin := fakeadmin.New(func() *fake.Fake {
 		return fake.New(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
 	})
 	ts := httptest.NewServer(admin)

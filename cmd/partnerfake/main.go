@@ -44,7 +44,7 @@
 //
 // The admin API under /_fake/ (inject, list, remove and clear faults,
 // advance the manual clock, read the request log and the deliveries, seed,
-// reset, health) is documented on fake.Admin. It answers loopback clients
+// reset, health) is documented in internal/fakeadmin and at GET /_fake/openapi.json. It answers loopback clients
 // only unless -admin-remote is given, since it can read every request and
 // create state.
 package main
@@ -67,6 +67,7 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 )
 
 func main() {
@@ -228,7 +229,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	if err != nil {
 		return err
 	}
-	admin := fake.NewAdmin(build)
+	admin := fakeadmin.New(build)
 	admin.AllowRemote = *adminRemote
 	defer admin.Close()
 	url := "http://" + ln.Addr().String()

@@ -1,4 +1,4 @@
-package fake_test
+package fakeadmin_test
 
 import (
 	"encoding/json"
@@ -13,12 +13,13 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 )
 
 // adminServer serves a fake.Admin over HTTP; build makes the fake.
-func adminServer(t *testing.T, build func() *fake.Fake) (*fake.Admin, string) {
+func adminServer(t *testing.T, build func() *fake.Fake) (*fakeadmin.Admin, string) {
 	t.Helper()
-	a := fake.NewAdmin(build)
+	a := fakeadmin.New(build)
 	ts := httptest.NewServer(a)
 	a.SetURL(ts.URL)
 	t.Cleanup(func() { ts.Close(); a.Close() })
@@ -283,7 +284,7 @@ func TestAdminLoopbackOnly(t *testing.T) {
 		allowRemote bool
 		want        int
 	}{{false, 403}, {true, 200}} {
-		a := fake.NewAdmin(build)
+		a := fakeadmin.New(build)
 		a.AllowRemote = tc.allowRemote
 		req := httptest.NewRequest("GET", "/_fake/health", nil)
 		req.RemoteAddr = "192.0.2.10:4711"

@@ -1,4 +1,4 @@
-package fake_test
+package fakeadmin_test
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 )
 
 // subscribe registers a webhook subscriber for object.update with
@@ -63,7 +64,7 @@ func TestCallbackCannotReachAdminAPI(t *testing.T) {
 // when delivered, on the address it connects to: the delivery is not
 // sent, not retried, and the log says why.
 func TestDeliveryToOwnListenerRefused(t *testing.T) {
-	a := fake.NewAdmin(func() *fake.Fake {
+	a := fakeadmin.New(func() *fake.Fake {
 		return fake.New(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Attempts: 3}))
 	})
 	ts := httptest.NewServer(a)
@@ -157,7 +158,7 @@ func TestAdminRefusesBrowsersAndDeliveries(t *testing.T) {
 // TestAdminAllowRemoteKeepsOriginCheck: -admin-remote lifts the address
 // and Host checks, not the Origin and content type ones.
 func TestAdminAllowRemoteKeepsOriginCheck(t *testing.T) {
-	a := fake.NewAdmin(func() *fake.Fake { return fake.New() })
+	a := fakeadmin.New(func() *fake.Fake { return fake.New() })
 	a.AllowRemote = true
 	ts := httptest.NewServer(a)
 	t.Cleanup(func() { ts.Close(); a.Close() })

@@ -1,4 +1,8 @@
-package fake
+// Package fakeadmin serves a fake.Fake together with an HTTP admin API
+// under /_fake/, so that tests written in any language can drive the fake
+// the way Go tests drive its methods. cmd/partnerfake serves one; the
+// admin API is described at GET /_fake/openapi.json.
+package fakeadmin
 
 import (
 	"context"
@@ -6,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/partnerapi/partner-go/fake"
 	"io"
 	"mime"
 	"net"
@@ -20,19 +25,30 @@ import (
 // adminOpenAPI is the OpenAPI 3 description of the admin API, served at
 // GET /_fake/openapi.json.
 //
-//go:embed admin_openapi.json
+//go:embed openapi.json
 var adminOpenAPI []byte
 
 // adminPrefix is the path prefix of the admin API that Admin serves. No
 // route of the service's interface starts with it.
 const adminPrefix = "/_fake/"
 
+// Size limits of the admin routes' bodies (413 beyond them), those of the
+// fake's JSON routes; a seed may be larger.
+const (
+	maxJSONBody = 4 << 20
+	maxSeedBody = 64 << 20
+)
+
+// deliveryUserAgent is the User-Agent of the fake's webhook deliveries;
+// the admin API refuses requests that carry it.
+const deliveryUserAgent = "partner-fake-webhooks"
+
 // Admin serves a Fake together with an HTTP admin API under adminPrefix,
 // so that tests written in any language can drive the fake the way Go
 // tests drive its methods. cmd/partnerfake serves one; a Go program can
 // mount one too:
 //
-//	a := fake.NewAdmin(func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+//	a := fakeadmin.New(func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 //	defer a.Close()
 //	http.ListenAndServe("127.0.0.1:8080", a)
 //
@@ -97,24 +113,24 @@ type Admin struct {
 	// with any Host, not only loopback ones. Set it before serving.
 	AllowRemote bool
 
-	build func() *Fake
+	build func() *fake.Fake
 	mux   *http.ServeMux
 
 	mu sync.RWMutex
-	f  *Fake
+	f  *fake.Fake
 }
 
 // NewAdmin builds a Fake with build and serves it with the admin API.
 // build is called again on every reset; it should return a fake with the
 // same options each time (a new ManualClock included, if it uses one).
-func NewAdmin(build func() *Fake) *Admin {
+func New(build func() *fake.Fake) *Admin {
 	a := &Admin{build: build, f: build(), mux: http.NewServeMux()}
 	a.routes()
 	return a
 }
 
 // Fake returns the fake currently served; a reset replaces it.
-func (a *Admin) Fake() *Fake {
+func (a *Admin) Fake() *fake.Fake {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	return a.f
@@ -236,7 +252,7 @@ type adminRoute struct {
 	handle       http.HandlerFunc
 }
 
-// routeTable lists the admin routes; admin_openapi.json describes the same
+// routeTable lists the admin routes; openapi.json describes the same
 // set (TestAdminOpenAPIMatchesRoutes).
 func (a *Admin) routeTable() []adminRoute {
 	p := strings.TrimSuffix(adminPrefix, "/")
@@ -255,7 +271,7 @@ func (a *Admin) routeTable() []adminRoute {
 		{"GET", p + "/faults", a.listFaults},
 		{"POST", p + "/faults", a.addFault},
 		{"DELETE", p + "/faults", done(func() { a.Fake().ClearFaults() })},
-		{"DELETE", p + "/faults/{id}", a.removeByID((*Fake).RemoveFault, "no fault %q in force")},
+		{"DELETE", p + "/faults/{id}", a.removeByID((*fake.Fake).RemoveFault, "no fault %q in force")},
 		{"GET", p + "/clock", a.clock},
 		{"POST", p + "/clock/advance", a.advance},
 		{"GET", p + "/requests", a.requests},
@@ -268,7 +284,7 @@ func (a *Admin) routeTable() []adminRoute {
 		}},
 		{"GET", p + "/objects/{id}", a.getObject},
 		{"PATCH", p + "/objects/{id}", a.updateObject},
-		{"DELETE", p + "/objects/{id}", a.removeByID((*Fake).DeleteObject, "no object %q")},
+		{"DELETE", p + "/objects/{id}", a.removeByID((*fake.Fake).DeleteObject, "no object %q")},
 		{"POST", p + "/seed", a.seed},
 		{"POST", p + "/reset", done(a.Reset)},
 	}
@@ -329,7 +345,7 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "id is chosen by the fake: leave it out")
 		return
 	}
-	ft := Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
+	ft := fake.Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
 		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate}
 	for _, d := range []struct {
 		name, text string
@@ -365,7 +381,7 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 
 // removeByID answers DELETE .../{id}: 204 when remove found the id, else
 // 404 with notFound (a format taking the id).
-func (a *Admin) removeByID(remove func(f *Fake, id string) bool, notFound string) http.HandlerFunc {
+func (a *Admin) removeByID(remove func(f *fake.Fake, id string) bool, notFound string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		if !remove(a.Fake(), id) {
@@ -378,7 +394,7 @@ func (a *Admin) removeByID(remove func(f *Fake, id string) bool, notFound string
 
 func (a *Admin) clock(w http.ResponseWriter, r *http.Request) {
 	f := a.Fake()
-	_, manual := f.clock.(*ManualClock)
+	_, manual := f.Clock().(*fake.ManualClock)
 	writeJSON(w, http.StatusOK, map[string]any{"now": f.Now(), "manual": manual})
 }
 
@@ -396,7 +412,7 @@ func (a *Admin) advance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := a.Fake()
-	mc, ok := f.clock.(*ManualClock)
+	mc, ok := f.Clock().(*fake.ManualClock)
 	if !ok {
 		writeError(w, http.StatusConflict, "real_clock", "the fake runs on the real clock; start it with a manual clock to advance time")
 		return
@@ -515,7 +531,7 @@ func (a *Admin) updateObject(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
-	s, err := ParseSeed(r.Body) // capped at maxSeedBody by ServeHTTP
+	s, err := fake.ParseSeed(r.Body) // capped at maxSeedBody by ServeHTTP
 	if err == nil {
 		err = a.Fake().ApplySeed(s)
 	}

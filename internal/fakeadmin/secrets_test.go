@@ -1,4 +1,4 @@
-package fake_test
+package fakeadmin_test
 
 import (
 	"encoding/json"
