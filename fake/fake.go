@@ -1,47 +1,52 @@
 // Package fake is an in-memory implementation of the Partner Integration
-// Service, for tests. It holds real state (clients and tokens, users,
-// reports, objects, integrations, bulk executions, subscribers), moves
-// asynchronous work through its states over time, answers bad input with
-// the statuses the interface documents, and can be told to fail.
+// Service, for tests. A test needs five things from it:
 //
-// It is an independent implementation of the interface: it has its own
-// wire types and imports no package of the SDK, so a mistake in the SDK's
-// JSON cannot be mirrored here.
-//
-//	srv := fake.NewServer(fake.WithDemoData())
+//	// Start it (NewServer, or New for a bare http.Handler) and point a client at it.
+//	clock := fake.NewManualClock(time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC))
+//	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock))
 //	defer srv.Close()
 //	c, err := partner.New(partner.WithBaseURL(srv.URL),
 //		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-//	if err != nil {
-//		t.Fatal(err)
-//	}
 //
-// NewServer starts empty. WithDemoData adds demo reports, objects,
-// integrations and users, whose ids the Demo* constants name; or seed
-// what a test needs with AddReport, AddObject, AddIntegration, AddUser
-// and SetUserAttributes. The examples show seeding, a fault, the manual
-// clock, the request log and webhook deliveries.
+//	// Seed it: WithDemoData (ids in package fake/demo), or AddObject, AddUser,
+//	// AddReport, AddIntegration, SetUserAttributes, ApplySeed.
+//	id := srv.AddObject(fake.Object{Type: "opportunity", Fields: map[string]any{"stage": "open"}})
 //
-// # Three parts: the service, the admin API, the seed format
+//	// Read its state: Object, Objects, User, Users, BulkExecutions, Subscribers,
+//	// Deliveries (WaitDeliveries first), Audits, Requests and CountRequests.
+//	o, _ := srv.Object(id)
 //
-// The service is Fake (New, NewServer, the With* options, the Add* and
-// inspection methods), in fake.go and a file per area (area_<area>.go,
-// with its helpers in <area>_*.go). The admin HTTP API that drives a
-// fake from other languages is Admin (admin.go; its OpenAPI document
-// is admin_openapi.json), a layer over Fake's methods. The seed format,
-// for cmd/partnerfake -seed and POST /_fake/seed, is Seed (seed.go); it
-// uses the service's own Integration, Object, User and Report types, so a
-// seed file and a Go test describe data with the same types.
+//	// Inject a fault: a status, latency, a dropped or cut answer on matching requests.
+//	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/list", Status: 503, Times: 1})
 //
-// # A deployment's words
+//	// Move its clock: bulk executions run DefaultBulkDelay, views are ready
+//	// after ViewPendingFor+ViewRunningFor, tokens expire (or ExpireTokens).
+//	clock.Advance(fake.DefaultBulkDelay)
+//
+// It holds real state (clients and tokens, users, reports, objects,
+// integrations, bulk executions, subscribers), moves asynchronous work
+// through its states over time, answers bad input with the statuses the
+// interface documents, and can be told to fail. It is an independent
+// implementation of the interface: it has its own wire types and imports
+// no package of the SDK, so a mistake in the SDK's JSON cannot be mirrored
+// here. The examples show each of the five at work.
+//
+// # Options
 //
 // By default the fake speaks the interface's neutral words and behaves as
 // the deployed service does where the two differ (docs/deployed-service.md):
-// flat webhook deliveries, no OAuth scopes. withEnvHeader and
-// withPortalWord give it a deployment's own words, withSubscriptionKey
-// puts an API gateway in front of it, so that a team runs its tests with
-// its production configuration. WithScopeChecks, WithDeliveryEnvelope and
-// withSignedUploads are the fake's own extensions, off by default.
+// flat webhook deliveries, no OAuth scopes, only the SCIM filter the
+// service documents. WithDeployment gives it a deployment's own words, an
+// API gateway's subscription key and the variants of the published
+// descriptions (Deployment), so that a team runs its tests with its
+// production configuration. WithFullSCIMFilter (every RFC 7644 filter),
+// WithScopeChecks, WithDeliveryEnvelope, WithViewStatusDetail and
+// WithSCIMFullResources are the fake's own extensions, off by default.
+//
+// cmd/partnerfake serves the fake for tests in other languages, with an
+// HTTP admin API under /_fake/ (internal/fakeadmin) and a seed file in the
+// Seed format (ParseSeed, ApplySeed), which uses the fake's own
+// Integration, Object, User and Report types with their JSON names.
 //
 // # Answers: the published members, and the fake's own
 //

@@ -24,9 +24,6 @@ const (
 	// maxUploadBody caps a file sent to a signed upload URL, with its
 	// multipart framing (413 beyond it).
 	maxUploadBody = maxUploadSize + 1<<20
-	// maxSeedBody caps the body of the admin API's POST /_fake/seed (413
-	// beyond it); the other admin routes take maxJSONBody.
-	maxSeedBody = 64 << 20
 )
 
 // limitRequest answers 431, 414 or 413 when r's headers, query or

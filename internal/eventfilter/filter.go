@@ -184,6 +184,12 @@ func (n evCmpNode) match(fields map[string]any) bool {
 		c, ok := evCompare(got, n.values[0])
 		return !ok || c != 0
 	}
+	return n.ordered(got)
+}
+
+// ordered evaluates the ordering operators (>, <, >=, <=); booleans and
+// values that cannot be compared are unordered.
+func (n evCmpNode) ordered(got any) bool {
 	c, ok := evCompare(got, n.values[0])
 	if !ok || n.values[0].kind == evBool {
 		return false
@@ -315,38 +321,54 @@ func evWriteString(b *strings.Builder, s string) {
 // or 0 when there is none.
 func evScanNumber(s string) int {
 	i := 0
-	digits := func() int {
-		j := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
-	switch {
-	case i < len(s) && s[i] == '0':
+	if i < len(s) && s[i] == '0' {
 		i++
-	case digits() == 0:
+	} else if n := evDigits(s[i:]); n > 0 {
+		i += n
+	} else {
 		return 0
 	}
 	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
+		n := evDigits(s[i+1:])
+		if n == 0 {
 			return 0
 		}
+		i += 1 + n
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
+		n := evScanExponent(s[i+1:])
+		if n == 0 {
 			return 0
 		}
+		i += 1 + n
 	}
 	return i
+}
+
+// evScanExponent returns the length of an exponent's sign and digits at
+// the start of s, or 0 when there are no digits.
+func evScanExponent(s string) int {
+	j := 0
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	n := evDigits(s[j:])
+	if n == 0 {
+		return 0
+	}
+	return j + n
+}
+
+// evDigits returns how many ASCII digits s starts with.
+func evDigits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
 }
 
 // lookup reads a dotted name from nested maps: a member named with the

@@ -345,8 +345,18 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "id is chosen by the fake: leave it out")
 		return
 	}
-	ft := fake.Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
-		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate}
+	ft, msg := af.fault()
+	if msg != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", "%s", msg)
+		return
+	}
+	id := a.Fake().InjectFault(ft)
+	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
+}
+
+// parseDurations sets ft's latency and dribble from af's texts, or returns
+// a message saying which is not a duration.
+func parseDurations(ft *fake.Fault, af adminFault) string {
 	for _, d := range []struct {
 		name, text string
 		dst        *time.Duration
@@ -356,27 +366,33 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		}
 		v, err := time.ParseDuration(d.text)
 		if err != nil || v < 0 {
-			writeError(w, http.StatusBadRequest, "invalid_request", "%s %q is not a duration such as \"250ms\"", d.name, d.text)
-			return
+			return fmt.Sprintf("%s %q is not a duration such as \"250ms\"", d.name, d.text)
 		}
 		*d.dst = v
 	}
+	return ""
+}
+
+// fault checks af and returns it as a fake.Fault, or a message saying
+// what is wrong.
+func (af adminFault) fault() (fake.Fault, string) {
+	ft := fake.Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
+		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate}
+	if msg := parseDurations(&ft, af); msg != "" {
+		return ft, msg
+	}
 	if ft.Path != "" {
 		if _, err := path.Match(ft.Path, "/"); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", "path %q is not a valid pattern: %v", ft.Path, err)
-			return
+			return ft, fmt.Sprintf("path %q is not a valid pattern: %v", ft.Path, err)
 		}
 	}
 	if ft.Status != 0 && (ft.Status < 100 || ft.Status > 599) {
-		writeError(w, http.StatusBadRequest, "invalid_request", "status %d is not an HTTP status", ft.Status)
-		return
+		return ft, fmt.Sprintf("status %d is not an HTTP status", ft.Status)
 	}
 	if ft.Status == 0 && ft.Latency == 0 && !ft.Drop && !ft.DropAfter && !ft.Truncate && ft.Dribble == 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "a fault needs a status, a latency, drop, drop_after, truncate or dribble")
-		return
+		return ft, "a fault needs a status, a latency, drop, drop_after, truncate or dribble"
 	}
-	id := a.Fake().InjectFault(ft)
-	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
+	return ft, ""
 }
 
 // removeByID answers DELETE .../{id}: 204 when remove found the id, else
@@ -451,7 +467,6 @@ func (a *Admin) requests(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		//lint:ignore S1016 the wire type lists its members on purpose, so that a new LoggedRequest field does not change the wire
 		out = append(out, adminRequest{Time: e.Time, Method: e.Method, Path: e.Path, Query: e.Query,
 			ClientID: e.ClientID, Env: e.Env, Status: e.Status, Fault: e.Fault})
 	}
@@ -492,7 +507,6 @@ func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []adminDelivery{}
 	for _, d := range f.Deliveries() {
-		//lint:ignore S1016 the wire type lists its members on purpose, so that a new DeliveryAttempt field does not change the wire
 		out = append(out, adminDelivery{DeliveryID: d.DeliveryID, SubscriberID: d.SubscriberID, Event: d.Event,
 			ObjectID: d.ObjectID, URL: d.URL, Attempt: d.Attempt, Time: d.Time, Status: d.Status, Err: d.Err,
 			Delivered: d.Delivered, Final: d.Final, Dropped: d.Dropped, Payload: d.Payload})

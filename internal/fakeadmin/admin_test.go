@@ -259,7 +259,14 @@ func TestAdminSeedAndReset(t *testing.T) {
 			t.Errorf("seed %s: %d %s, want 400", bad, st, body)
 		}
 	}
+	checkReset(t, a, base)
+}
 
+// checkReset resets a after injecting a fault: the fake is a fresh one,
+// without the seeded data and the fault, served at the same URL.
+func checkReset(t *testing.T, a *fakeadmin.Admin, base string) {
+	t.Helper()
+	f := a.Fake()
 	call(t, "POST", base+"/_fake/faults", `{"status":500}`)
 	if st, _ := call(t, "POST", base+"/_fake/reset", ""); st != 204 {
 		t.Fatalf("reset: %d", st)
@@ -409,6 +416,24 @@ func (b neverEnding) Read(p []byte) (int, error) {
 // fields (object.update, and object.stage_change for the stage) and
 // removes one (object.delete), and lists the integrations with their
 // object type and key field.
+// checkGetObject reads an object through GET /_fake/objects/{id} and
+// compares it with what the fake holds; an unknown id is a 404.
+func checkGetObject(t *testing.T, a *fakeadmin.Admin, base, id, stage string) {
+	t.Helper()
+	st, body := call(t, "GET", base+"/_fake/objects/"+id, "")
+	var got fake.Object
+	if err := json.Unmarshal([]byte(body), &got); st != 200 || err != nil {
+		t.Fatalf("GET object: %d %s %v", st, body, err)
+	}
+	if want, _ := a.Fake().Object(id); got.ID != want.ID || got.Type != want.Type ||
+		got.IntegrationID != want.IntegrationID || got.Fields["stage"] != stage || fmt.Sprint(got.Fields) != fmt.Sprint(want.Fields) {
+		t.Fatalf("GET object: %+v, want %+v", got, want)
+	}
+	if st, body := call(t, "GET", base+"/_fake/objects/no-such-object", ""); st != 404 || !strings.Contains(body, `"message"`) {
+		t.Fatalf("GET unknown object: %d %s, want 404", st, body)
+	}
+}
+
 func TestAdminObjectsFireEvents(t *testing.T) {
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
 	defer hook.Close()
@@ -428,16 +453,7 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 	} else if v, _ := o.Field("sales_details.partner"); v != "P9" {
 		t.Fatalf("dotted field after PATCH: %+v", o)
 	}
-	// The admin API reads the object back as the fake holds it.
-	st, body = call(t, "GET", base+"/_fake/objects/"+demo.Opportunity1, "")
-	var got0 fake.Object
-	if err := json.Unmarshal([]byte(body), &got0); st != 200 || err != nil {
-		t.Fatalf("GET object: %d %s %v", st, body, err)
-	}
-	if want, _ := a.Fake().Object(demo.Opportunity1); got0.ID != want.ID || got0.Type != want.Type ||
-		got0.IntegrationID != want.IntegrationID || got0.Fields["stage"] != "won" || fmt.Sprint(got0.Fields) != fmt.Sprint(want.Fields) {
-		t.Fatalf("GET object: %+v, want %+v", got0, want)
-	}
+	checkGetObject(t, a, base, demo.Opportunity1, "won")
 	if st, body := call(t, "DELETE", base+"/_fake/objects/"+demo.Opportunity3, ""); st != 204 {
 		t.Fatalf("DELETE: %d %s", st, body)
 	}
@@ -467,7 +483,6 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 		{"PATCH", "/_fake/objects/" + demo.Opportunity1, `{}`, 400},
 		{"PATCH", "/_fake/objects/" + demo.Opportunity1, `{"field":{"stage":"x"}}`, 400},
 		{"DELETE", "/_fake/objects/" + demo.Opportunity3, "", 404},
-		{"GET", "/_fake/objects/" + demo.Opportunity3, "", 404},
 	} {
 		if st, body := call(t, tc.method, base+tc.path, tc.body); st != tc.status || !strings.Contains(body, `"message"`) {
 			t.Errorf("%s %s %s: %d %s, want %d", tc.method, tc.path, tc.body, st, body, tc.status)

@@ -44,41 +44,47 @@ func readmeCurls(t *testing.T, base, dir string) []curlCall {
 		if err != nil {
 			t.Fatalf("README.md:%d: %v", i+1, err)
 		}
-		c := curlCall{line: i + 1}
-		for j := 1; j < len(words); j++ {
-			switch w := words[j]; {
-			case w == "-X" && j+1 < len(words):
-				j++
-				c.method = words[j]
-			case (w == "-d" || w == "--json") && j+1 < len(words):
-				j++
-				c.body = words[j]
-				c.contentType = "application/x-www-form-urlencoded" // what curl -d sends
-				if w == "--json" {
-					c.contentType = "application/json"
-				}
-				if name, ok := strings.CutPrefix(c.body, "@"); ok {
-					b, err := os.ReadFile(filepath.Join(dir, name))
-					if err != nil {
-						t.Fatalf("README.md:%d: %v", c.line, err)
-					}
-					c.body = string(b)
-				}
-			case strings.HasPrefix(w, "-"):
-				t.Fatalf("README.md:%d: curl option %s is not understood by this test", c.line, w)
-			default:
-				c.url = strings.ReplaceAll(w, "$F", base+"/_fake")
-			}
-		}
-		if c.method == "" {
-			c.method = "GET"
-			if c.body != "" {
-				c.method = "POST"
-			}
-		}
-		calls = append(calls, c)
+		calls = append(calls, parseCurl(t, words, i+1, base, dir))
 	}
 	return calls
+}
+
+// parseCurl reads the words of one curl line.
+func parseCurl(t *testing.T, words []string, line int, base, dir string) curlCall {
+	t.Helper()
+	c := curlCall{line: line}
+	for j := 1; j < len(words); j++ {
+		switch w := words[j]; {
+		case w == "-X" && j+1 < len(words):
+			j++
+			c.method = words[j]
+		case (w == "-d" || w == "--json") && j+1 < len(words):
+			j++
+			c.body = words[j]
+			c.contentType = "application/x-www-form-urlencoded" // what curl -d sends
+			if w == "--json" {
+				c.contentType = "application/json"
+			}
+			if name, ok := strings.CutPrefix(c.body, "@"); ok {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatalf("README.md:%d: %v", c.line, err)
+				}
+				c.body = string(b)
+			}
+		case strings.HasPrefix(w, "-"):
+			t.Fatalf("README.md:%d: curl option %s is not understood by this test", c.line, w)
+		default:
+			c.url = strings.ReplaceAll(w, "$F", base+"/_fake")
+		}
+	}
+	if c.method == "" {
+		c.method = "GET"
+		if c.body != "" {
+			c.method = "POST"
+		}
+	}
+	return c
 }
 
 // shellWords splits a shell command line into words: single and double
