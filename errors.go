@@ -64,3 +64,16 @@ var ErrRetryBudgetExhausted = core.ErrRetryBudgetExhausted
 // ErrInsecureRedirect is returned for a redirect from https to plain http,
 // which the client refuses.
 var ErrInsecureRedirect = core.ErrInsecureRedirect
+
+// ErrCrossHostRedirect is returned for a redirect to another host that the
+// client refuses: one that would carry the request's body there, and any
+// redirect of a token request.
+var ErrCrossHostRedirect = core.ErrCrossHostRedirect
+
+// ErrAnswerTooLarge is returned when an answer is longer than the limit
+// for its kind (see docs/reliability.md, "Hostile server").
+var ErrAnswerTooLarge = core.ErrAnswerTooLarge
+
+// ErrAnswerStalled is returned when an answer's body sent nothing for the
+// stall timeout (WithStallTimeout).
+var ErrAnswerStalled = core.ErrAnswerStalled

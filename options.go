@@ -14,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/redact"
 )
 
 // Option configures a Client built by New.
@@ -37,6 +38,7 @@ type settings struct {
 	tokenSource   oauth2.TokenSource
 	allowInsecure bool
 	formTokens    bool
+	stallTimeout  time.Duration
 	telemetry     telemetrySettings
 }
 
@@ -57,8 +59,12 @@ func WithScopes(scopes ...string) Option {
 	return func(s *settings) { s.scopes = append([]string(nil), scopes...) }
 }
 
-// WithState sets the OAuth `state` sent with each token request; the
-// answer must echo it.
+// WithState sets the OAuth `state` sent with each token request. It
+// protects against taking a token answer meant for another request (a
+// misrouting proxy, a shared cache): an answer whose `state` differs is
+// refused with oauth.ErrStateMismatch. An answer without `state` is
+// accepted, since the deployed service's published token answer has none
+// (RFC 6749 defines no `state` on the token endpoint).
 func WithState(state string) Option { return func(s *settings) { s.state = state } }
 
 // WithEnvironment selects a sandbox environment by its host name (such as
@@ -186,6 +192,13 @@ func WithTokenSource(ts oauth2.TokenSource) Option { return func(s *settings) { 
 // unencrypted: use it only on trusted networks.
 func WithInsecureHTTP() Option { return func(s *settings) { s.allowInsecure = true } }
 
+// WithStallTimeout sets the longest an answer's body may send nothing
+// while it is read (default 60s, core.DefaultStallTimeout): past it the
+// attempt fails with ErrAnswerStalled, and is retried like a lost answer
+// (a write that is not safe to repeat says its outcome is unknown). It
+// applies to a client given with WithHTTPClient too.
+func WithStallTimeout(d time.Duration) Option { return func(s *settings) { s.stallTimeout = d } }
+
 // WithFormEncodedTokenRequests posts token requests form-encoded, as RFC
 // 6749 has it, instead of the JSON body the interface documents.
 func WithFormEncodedTokenRequests() Option { return func(s *settings) { s.formTokens = true } }
@@ -195,19 +208,20 @@ func (s *settings) build() (core.Config, error) {
 	if s.baseURL == "" {
 		return cfg, errors.New("partner: no base URL: use WithBaseURL")
 	}
+	// Messages name the base URL without its password (redact.URL).
 	u, err := url.Parse(s.baseURL)
 	if err != nil {
-		return cfg, fmt.Errorf("partner: bad base URL: %w", err)
+		return cfg, fmt.Errorf("partner: bad base URL %q: %w", redact.URL(s.baseURL), redact.Error(err))
 	}
 	switch {
 	case !core.IsHTTPURL(u):
-		return cfg, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", s.baseURL)
+		return cfg, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", redact.URL(s.baseURL))
 	case u.User != nil:
 		return cfg, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
 	case u.RawQuery != "" || u.Fragment != "":
 		return cfg, errors.New("partner: base URL must not have a query or fragment")
 	case core.PlainHTTPRefused(u, s.allowInsecure):
-		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", s.baseURL)
+		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", u.Redacted())
 	}
 	if s.tokenSource == nil && (s.clientID == "" || s.clientSecret == "") {
 		return cfg, errors.New("partner: no client credentials: use WithClientCredentials or WithTokenSource")
@@ -236,6 +250,9 @@ func (s *settings) build() (core.Config, error) {
 	if s.subKey != "" && strings.ContainsAny(s.subKey, "\r\n") {
 		return cfg, errors.New("partner: WithSubscriptionKey: the key must not contain a line break")
 	}
+	if s.stallTimeout < 0 {
+		return cfg, errors.New("partner: WithStallTimeout needs a duration > 0")
+	}
 	if s.retry.MaxRetries < 0 {
 		return cfg, errors.New("partner: WithMaxRetries needs a number >= 0")
 	}
@@ -255,6 +272,7 @@ func (s *settings) build() (core.Config, error) {
 		Logger:                s.logger,
 		Retry:                 s.retry,
 		AllowInsecureHTTP:     s.allowInsecure,
+		StallTimeout:          s.stallTimeout,
 		TracerProvider:        s.telemetry.tracerProvider,
 		MeterProvider:         s.telemetry.meterProvider,
 	}, nil

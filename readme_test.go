@@ -52,6 +52,7 @@ var snippetPackages = map[string]string{
 	"http":     "net/http",
 	"httptest": "net/http/httptest",
 	"io":       "io",
+	"json":     "encoding/json",
 	"log":      "log",
 	"os":       "os",
 	"slog":     "log/slog",

@@ -28,19 +28,18 @@ func TestStatusDefaultsAgainstFake(t *testing.T) {
 	for name, tc := range map[string]struct {
 		opts       bulk.StatusParams
 		wantErrors int
-		wantMax    int
 	}{
-		"service defaults": {bulk.StatusParams{}, 1, 1},
-		"explicit false":   {bulk.StatusParams{IncludeErrors: partner.Ptr(false)}, 0, 1},
-		"explicit zero":    {bulk.StatusParams{MaxErrors: partner.Ptr(0)}, 0, 0},
-		"explicit both":    {bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(2)}, 2, 2},
+		"service defaults": {bulk.StatusParams{}, 1},
+		"explicit false":   {bulk.StatusParams{IncludeErrors: partner.Ptr(false)}, 0},
+		"explicit zero":    {bulk.StatusParams{MaxErrors: partner.Ptr(0)}, 0},
+		"explicit both":    {bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(2)}, 2},
 	} {
 		ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, tc.opts)
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
-		if len(ex.Errors) != tc.wantErrors || ex.MaxErrors != tc.wantMax || ex.IncludeErrors != (tc.opts.IncludeErrors == nil || *tc.opts.IncludeErrors) {
-			t.Errorf("%s: errors %d, max %d, include %v; want %d errors, max %d", name, len(ex.Errors), ex.MaxErrors, ex.IncludeErrors, tc.wantErrors, tc.wantMax)
+		if len(ex.Errors) != tc.wantErrors || ex.IncludeErrors != (tc.opts.IncludeErrors == nil || *tc.opts.IncludeErrors) {
+			t.Errorf("%s: errors %d, include %v; want %d errors", name, len(ex.Errors), ex.IncludeErrors, tc.wantErrors)
 		}
 	}
 }

@@ -23,6 +23,8 @@ type LoadParams struct {
 	// Format of the data (data_format). When it is empty, Load leaves
 	// data_format out (the service reads CSV, its default) and sends the
 	// body as text/csv; LoadAttachment goes by the file name's extension.
+	// XLSX is an attached file's format (LoadAttachment) or an uploaded
+	// file's (FileToken), never a body's.
 	Format Format
 	// ColumnDelimiter is the one-character CSV column delimiter
 	// (column_delimiter): "," when empty.
@@ -47,7 +49,8 @@ func (p LoadParams) query(format Format) (url.Values, Format, error) {
 
 // Load sends body as the data of a load (POST /bulk/v1/bulkload): CSV
 // rows with a header row first, or a JSON array of objects, as p.Format
-// says. The body is streamed, never held in memory. A load is not
+// says. An XLSX workbook is never a body: Load refuses p.Format XLSX with
+// a body before sending (LoadAttachment attaches it). The body is streamed, never held in memory. A load is not
 // repeated once the server may have received it; when it must be sent
 // again (a 429, or a connection refused before anything was written) an
 // io.ReadSeeker such as an *os.File is rewound, while another reader
@@ -62,6 +65,9 @@ func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack,
 	}
 	if body == nil && p.FileToken == "" {
 		return nil, errors.New("partner: bulk: a body or a file token is required")
+	}
+	if body != nil && f == XLSX {
+		return nil, errors.New("partner: bulk: a body is loaded from CSV or JSON, not XLSX: attach an XLSX file (LoadAttachment)")
 	}
 	req := &core.Request{Op: "bulk.Load", Method: "POST", Path: "/bulk/v1/bulkload", Query: q}
 	if body != nil {

@@ -71,15 +71,14 @@ func checkDelimiter(d string) error {
 }
 
 // Ack is the acknowledgement of a load: the execution that processes it,
-// which WaitExecution waits on. Format and ColumnDelimiter echo the
-// load's data_format and column_delimiter; loads of opportunities leave
-// them empty.
+// which WaitExecution waits on. Format echoes the load's data_format;
+// loads of opportunities leave it empty. The published acknowledgements
+// carry no column delimiter: the load's is the one its params set.
 type Ack struct {
-	IntegrationID   string    `json:"integration_id"`
-	ExecutionID     string    `json:"execution_id"`
-	CreatedAt       time.Time `json:"created_at"`
-	Format          Format    `json:"data_format,omitempty"`
-	ColumnDelimiter string    `json:"column_delimiter,omitempty"`
+	IntegrationID string    `json:"integration_id"`
+	ExecutionID   string    `json:"execution_id"`
+	CreatedAt     time.Time `json:"created_at"`
+	Format        Format    `json:"data_format,omitempty"`
 }
 
 // State is the state of an execution.
@@ -112,12 +111,13 @@ type Execution struct {
 	// StartedAt and CompletedAt are zero when the service sent none.
 	StartedAt   time.Time
 	CompletedAt time.Time
-	// MaxErrors and IncludeErrors echo the request, or the service's
-	// defaults when the request left them out.
-	MaxErrors     int
+	// IncludeErrors echoes the request, or the service's default when
+	// the request left it out. The published status carries no
+	// max_errors: the cap is the one StatusParams.MaxErrors set, or the
+	// service's default.
 	IncludeErrors bool
 	// Errors lists failed records when the status was read with
-	// IncludeErrors, at most MaxErrors of them.
+	// IncludeErrors, at most max_errors of them.
 	Errors []RowError
 }
 
@@ -144,7 +144,6 @@ func (e *Execution) UnmarshalJSON(b []byte) error {
 		SkipCount     float64    `json:"skip_count"`
 		StartedAt     string     `json:"started_at"`
 		CompletedAt   string     `json:"completed_at"`
-		MaxErrors     float64    `json:"max_errors"`
 		IncludeErrors bool       `json:"include_errors"`
 		Errors        []RowError `json:"errors"`
 	}
@@ -155,7 +154,7 @@ func (e *Execution) UnmarshalJSON(b []byte) error {
 		IntegrationID: w.IntegrationID, ExecutionID: w.ExecutionID, Status: w.Status, StatusMsg: w.StatusMsg,
 		InputCount: int64(w.InputCount),
 		ErrorCount: int64(w.ErrorCount), SkipCount: int64(w.SkipCount),
-		MaxErrors: int(w.MaxErrors), IncludeErrors: w.IncludeErrors, Errors: w.Errors,
+		IncludeErrors: w.IncludeErrors, Errors: w.Errors,
 	}
 	switch {
 	case w.SuccessCount != nil:

@@ -55,7 +55,7 @@ func TestLoadWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-42", CreatedAt: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), Format: bulk.CSV, ColumnDelimiter: ";"}
+	want := bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-42", CreatedAt: time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC), Format: bulk.CSV}
 	if *ack != want {
 		t.Errorf("ack = %+v, want %+v", *ack, want)
 	}
@@ -84,7 +84,6 @@ func TestStatusWire(t *testing.T) {
 			"skip_count": 1,
 			"started_at": "2024-05-01T10:00:00Z",
 			"completed_at": "2024-05-01T10:00:07.5Z",
-			"max_errors": 3,
 			"include_errors": true,
 			"errors": [
 				{"id": "", "message": "Missing value of key field", "data_row": {"name": "No key", "amount": "5"}},
@@ -98,7 +97,7 @@ func TestStatusWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	if ex.Status != bulk.Completed || !ex.Done() || ex.InputCount != 10 || ex.SuccessCount != 6 || ex.ErrorCount != 3 || ex.SkipCount != 1 ||
-		ex.MaxErrors != 3 || !ex.IncludeErrors || ex.IntegrationID != "int/1" {
+		!ex.IncludeErrors || ex.IntegrationID != "int/1" {
 		t.Errorf("execution = %+v", ex)
 	}
 	if !ex.StartedAt.Equal(time.Date(2024, 5, 1, 10, 0, 0, 0, time.UTC)) || ex.CompletedAt.Sub(ex.StartedAt) != 7500*time.Millisecond {

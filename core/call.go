@@ -6,6 +6,7 @@ package core
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -33,7 +34,12 @@ type call struct {
 	// decodes is set by Do when it decodes the answer: readAnswer then
 	// reads a body of unknown length too.
 	decodes bool
-	start   time.Time
+	// maxAnswer caps the 2xx answer's body (Request.MaxAnswerSize).
+	maxAnswer int64
+	// sameHost refuses any redirect to another host
+	// (Request.NoCrossHostRedirect).
+	sameHost bool
+	start    time.Time
 
 	wrote   atomic.Bool   // the current attempt wrote its headers
 	tok     *oauth2.Token // the token of the current attempt
@@ -93,9 +99,21 @@ func (st *call) noteAttempt(resp *http.Response, err error) {
 // (up to that size; a longer one streams on). The body read replaces
 // resp.Body. A failure marks the call ambiguous: the service answered
 // 2xx, so it did the work.
+//
+// It is also the one place that caps a 2xx answer (call.maxAnswer): a
+// body declared longer fails at once, and the body that replaces
+// resp.Body fails with ErrAnswerTooLarge past the cap, counting the
+// bytes read after net/http's transparent gzip.
 func (st *call) readAnswer(resp *http.Response) error {
+	if resp.StatusCode/100 != 2 || st.method == http.MethodHead {
+		return nil
+	}
 	n := resp.ContentLength
-	if resp.StatusCode/100 != 2 || st.method == http.MethodHead || n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
+	if n > st.maxAnswer {
+		return st.answerLost(tooLarge(st.maxAnswer))
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: st.maxAnswer, limit: st.maxAnswer}
+	if n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
 		return nil
 	}
 	var b []byte
@@ -107,9 +125,7 @@ func (st *call) readAnswer(resp *http.Response) error {
 		b, err = io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
 	}
 	if err != nil {
-		st.ambiguous = true
-		st.wrote.Store(true) // it was answered: never "not sent"
-		return fmt.Errorf("reading response: %w", err)
+		return st.answerLost(err)
 	}
 	if len(b) > maxWholeBody {
 		resp.Body = &wholeBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
@@ -117,6 +133,61 @@ func (st *call) readAnswer(resp *http.Response) error {
 	}
 	resp.Body = &wholeBody{Reader: bytes.NewReader(b), b: b, rest: resp.Body}
 	return nil
+}
+
+// answerLost marks the call ambiguous after a 2xx answer whose body could
+// not be read, and returns the error of the attempt.
+func (st *call) answerLost(err error) error {
+	st.ambiguous = true
+	st.wrote.Store(true) // it was answered: never "not sent"
+	return fmt.Errorf("reading response: %w", err)
+}
+
+// ErrAnswerTooLarge is returned when an answer's body is longer than the
+// limit for its kind (DefaultMaxAnswerSize, MaxTokenAnswerSize, a
+// Request's MaxAnswerSize), counted after decompression. It is not
+// retried; a write that is not safe to repeat is marked with
+// ErrOutcomeUnknown, since the service answered 2xx.
+var ErrAnswerTooLarge = errors.New("partner: answer too large")
+
+// Limits of a 2xx answer's body, counted after decompression
+// (Request.MaxAnswerSize).
+const (
+	// DefaultMaxAnswerSize caps the answer of a request that sets no
+	// MaxAnswerSize: 8 MiB.
+	DefaultMaxAnswerSize = 8 << 20
+	// MaxTokenAnswerSize caps the answer of a token request: 64 KiB.
+	MaxTokenAnswerSize = 64 << 10
+	// MaxPageAnswerSize caps a page of report data (an export's page):
+	// 256 MiB.
+	MaxPageAnswerSize = 256 << 20
+)
+
+func tooLarge(limit int64) error {
+	return fmt.Errorf("%w: more than %d bytes, the limit for this kind of answer", ErrAnswerTooLarge, limit)
+}
+
+// cappedBody is an answer's body that fails with ErrAnswerTooLarge once
+// more than left bytes would be read.
+type cappedBody struct {
+	io.ReadCloser
+	left  int64
+	limit int64
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, tooLarge(c.limit)
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.ReadCloser.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n + int(c.left), tooLarge(c.limit)
+	}
+	return n, err
 }
 
 // wholeBody is an answer's body as readAnswer read it: b, when it is the

@@ -347,3 +347,7 @@ func (c *Client) AddRecordsLoaded(ctx context.Context, n int64) {
 		c.tel.records.Add(ctx, n)
 	}
 }
+
+// TracerProvider returns the provider the client's spans go to:
+// Config.TracerProvider, nil when it was not set (the global provider).
+func (c *Client) TracerProvider() trace.TracerProvider { return c.cfg.TracerProvider }

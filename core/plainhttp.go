@@ -44,6 +44,13 @@ func PlainHTTPRefused(u *url.URL, allowInsecure bool) bool {
 	return u.Scheme == "http" && !allowInsecure && !IsLoopback(u.Hostname())
 }
 
+// TowardLoopback reports whether the base URL's host is a loopback
+// address (IsLoopback): a fake on this machine, where the interface's
+// stand-in words are the fake's own rather than a deployment's.
+func (c *Client) TowardLoopback() bool {
+	return c.cfg.BaseURL != nil && IsLoopback(c.cfg.BaseURL.Hostname())
+}
+
 // InsecureHTTPAllowed reports whether plain http URLs to hosts other than
 // loopback addresses are allowed (Config.AllowInsecureHTTP).
 func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }

@@ -16,6 +16,8 @@ import (
 	"strings"
 
 	"github.com/google/go-querystring/query"
+
+	"github.com/partnerapi/partner-go/internal/redact"
 )
 
 // Decoder reads a successful response body itself, for streaming answers.
@@ -58,6 +60,14 @@ type Request struct {
 	// Token, when set, is sent as the bearer token instead of the
 	// client's (token invalidation names the token this way).
 	Token string
+	// MaxAnswerSize caps the body of a 2xx answer, in bytes counted after
+	// decompression (default DefaultMaxAnswerSize): a longer one fails
+	// with ErrAnswerTooLarge.
+	MaxAnswerSize int64
+	// NoCrossHostRedirect refuses any redirect to another host
+	// (ErrCrossHostRedirect), not only one that would carry the body: a
+	// token request, whose answer another host must not give.
+	NoCrossHostRedirect bool
 	// Observe, when set, is called with every response the server sends
 	// to this request, those that are retried included, before any retry
 	// (an export slows down on 429 and 503 this way). It must not read or
@@ -209,7 +219,9 @@ func (c *Client) url(r *Request) (*url.URL, string, error) {
 		us := c.base + strings.TrimPrefix(path, "/")
 		u, err := url.Parse(us)
 		if err != nil {
-			return nil, "", fmt.Errorf("partner: bad path %q: %w", path, err)
+			// The error of url.Parse repeats the base URL, which may
+			// carry a password.
+			return nil, "", fmt.Errorf("partner: bad path %q: %w", path, redact.Error(err))
 		}
 		return u, us, nil
 	}
@@ -234,7 +246,8 @@ func (c *Client) resolve(r *Request, path string) (*url.URL, error) {
 	if r.URL != "" {
 		var err error
 		if u, err = url.Parse(r.URL); err != nil {
-			return nil, fmt.Errorf("partner: bad URL: %w", err)
+			// Not the URL: it may carry a password or a signature.
+			return nil, fmt.Errorf("partner: bad URL: %w", redact.Error(err))
 		}
 		if err := c.checkScheme("URL", u); err != nil {
 			return nil, err
@@ -245,7 +258,7 @@ func (c *Client) resolve(r *Request, path string) (*url.URL, error) {
 		}
 		rel, err := url.Parse(strings.TrimPrefix(path, "/"))
 		if err != nil {
-			return nil, fmt.Errorf("partner: bad path %q: %w", path, err)
+			return nil, fmt.Errorf("partner: bad path %q: %w", path, redact.Error(err))
 		}
 		base := *c.cfg.BaseURL
 		if !strings.HasSuffix(base.Path, "/") {

@@ -111,7 +111,7 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 
 // orDefault returns v, or def when v is zero (or negative, which no
 // setting means).
-func orDefault[T int | time.Duration](v, def T) T {
+func orDefault[T int | int64 | time.Duration](v, def T) T {
 	if v <= 0 {
 		return def
 	}
@@ -354,7 +354,8 @@ func isRetryableNetError(err error) bool {
 	if errors.As(err, &uerr) && !retryableURLError(uerr) {
 		return false
 	}
-	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded)
+	return !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) &&
+		!errors.Is(err, ErrAnswerTooLarge)
 }
 
 // retryableURLError reports whether a failure of net/http's client is
@@ -367,7 +368,8 @@ func retryableURLError(uerr *url.Error) bool {
 	switch {
 	case errors.As(uerr.Err, &certErr), errors.As(uerr.Err, &hostErr), errors.As(uerr.Err, &invalid):
 		return false
-	case errors.Is(uerr.Err, ErrBodyNotReplayable), errors.Is(uerr.Err, ErrInsecureRedirect):
+	case errors.Is(uerr.Err, ErrBodyNotReplayable), errors.Is(uerr.Err, ErrInsecureRedirect),
+		errors.Is(uerr.Err, ErrCrossHostRedirect):
 		return false
 	}
 	msg := uerr.Err.Error()

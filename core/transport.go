@@ -102,6 +102,10 @@ type Config struct {
 	Logger *slog.Logger
 	// Retry says how often and how patiently requests are repeated.
 	Retry RetryPolicy
+	// StallTimeout is the longest an answer's body may send nothing while
+	// it is read (default DefaultStallTimeout): past it the attempt fails
+	// with ErrAnswerStalled.
+	StallTimeout time.Duration
 	// AllowInsecureHTTP allows plain http absolute URLs (signed upload
 	// URLs, webhook callbacks) to hosts that are not loopback addresses.
 	AllowInsecureHTTP bool
@@ -124,6 +128,9 @@ type Client struct {
 	rc     *retryablehttp.Client
 	budget *retryBudget // nil: no retry budget; shared like rc
 	tel    *telemetry   // spans and metrics; shared like rc
+	// secrets are masked in what the client repeats of a server's words
+	// (secrets.go); shared like rc.
+	secrets *secretSet
 	// testHookWait, when set on the Client New returned, is told each
 	// wait before a retry.
 	testHookWait func(time.Duration)
@@ -146,18 +153,23 @@ func New(cfg Config) *Client {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	cfg.Logger = withTraceIDs(cfg.Logger)
+	secrets := &secretSet{}
+	secrets.add(cfg.SubscriptionKey)
+	if cfg.Logger.Handler() != slog.DiscardHandler {
+		cfg.Logger = slog.New(maskHandler{withTraceIDs(cfg.Logger).Handler(), secrets})
+	}
 	cfg.Retry = cfg.Retry.withDefaults()
+	cfg.StallTimeout = orDefault(cfg.StallTimeout, DefaultStallTimeout)
 	if cfg.EnvHeader == "" {
 		cfg.EnvHeader = EnvHeader
 	}
 	if cfg.SubscriptionKeyHeader == "" {
 		cfg.SubscriptionKeyHeader = SubscriptionKeyHeader
 	}
-	c := &Client{cfg: cfg, budget: newRetryBudget(cfg.Retry)}
+	c := &Client{cfg: cfg, budget: newRetryBudget(cfg.Retry), secrets: secrets}
 	c.tel = newTelemetry(&cfg, c.budget)
 	c.rc = &retryablehttp.Client{
-		HTTPClient: wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders(), c.tel.prop),
+		HTTPClient: wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders(), c.tel.prop, cfg.StallTimeout),
 		Logger:     nil, // we log ourselves, without URLs' query strings or headers
 		// checkRetry counts the retries for failures; the repeat after a
 		// 401 comes on top.
@@ -197,7 +209,7 @@ func (c *Client) EnvQuery() url.Values {
 func (c *Client) WithTokens(ts TokenSource) *Client {
 	cfg := c.cfg
 	cfg.Tokens = ts
-	return &Client{cfg: cfg, base: c.base, ua: c.ua, rc: c.rc, budget: c.budget, tel: c.tel}
+	return &Client{cfg: cfg, base: c.base, ua: c.ua, rc: c.rc, budget: c.budget, tel: c.tel, secrets: c.secrets}
 }
 
 // dropResponse is the go-retryablehttp ErrorHandler: a call that ends in
@@ -226,6 +238,7 @@ func (c *Client) authHeader(token string) []string {
 	if a := c.auth.Load(); a != nil && a.token == token {
 		return a.value
 	}
+	c.secrets.add(token)
 	a := &authValue{token: token, value: []string{"Bearer " + token}}
 	c.auth.Store(a)
 	return a.value
@@ -254,7 +267,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
 	if err := decode(resp, out); err != nil {
 		// The service answered 2xx: it did the work, only the answer is lost.
 		st.ambiguous = true
-		return st.settle(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, st.path, err))
+		return st.settle(c.secrets.maskErr(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, st.path, err)))
 	}
 	return nil
 }
@@ -350,8 +363,10 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 	}
 	st := &call{
 		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(), decodes: decodes,
-		auth: c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
+		auth:      c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
+		maxAnswer: orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), sameHost: r.NoCrossHostRedirect,
 	}
+	c.secrets.add(r.Token)
 	st.initTel(ctx, r, u, c.toService(r, u))
 	// Whether an attempt wrote its request matters only to requests that
 	// are not repeated freely, and to a DELETE (a 404 after an attempt
@@ -443,7 +458,7 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 		// The *url.Error layer repeats the full URL with its query
 		// string, which may carry a signature or token: drop it before
 		// the error is logged or returned.
-		err = unwrapURLError(err)
+		err = c.secrets.maskErr(unwrapURLError(err))
 		if ctxErr := ctx.Err(); ctxErr != nil && !errors.Is(err, ctxErr) {
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
@@ -461,7 +476,9 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 	if st.stop != "" {
 		c.logDebug(ctx, "partner: not retrying: "+st.stop, r.Method, path, slog.Int("status", resp.StatusCode))
 	}
-	return nil, st.settle(newError(resp, r.Method, path))
+	e := newError(resp, r.Method, path)
+	c.secrets.maskError(e)
+	return nil, st.settle(e)
 }
 
 // alreadyDone closes resp and returns an empty 204 in its place.

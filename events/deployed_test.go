@@ -225,3 +225,20 @@ func TestMisspelledIntegrationAgainstFake(t *testing.T) {
 		t.Fatalf("%d reads", n)
 	}
 }
+
+// TestSchemaPublishedAnswer: the gateway export's event schema answer is
+// {} (events: GetEventSchema), returned whole, and the operation carries
+// the environment header, which the export lists on it.
+func TestSchemaPublishedAnswer(t *testing.T) {
+	c, mt := mocktest.New(t, partner.WithEnvironmentHeader("x-acme-env"), partner.WithEnvironment("sandbox.example.com"))
+	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/object.update", func(req *http.Request) (*http.Response, error) {
+		if got := req.Header.Get("x-acme-env"); got != "sandbox.example.com" {
+			t.Errorf("environment header %q", got)
+		}
+		return mocktest.JSONResponder(t, "", 200, `{}`)(req)
+	})
+	s, err := c.Events.Schema(context.Background(), events.KindObjectUpdate)
+	if err != nil || string(s) != `{}` {
+		t.Fatalf("published answer: %s, %v", s, err)
+	}
+}

@@ -59,6 +59,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/redact"
 )
 
 // Service calls the /event/v1 operations. It is safe for concurrent use.
@@ -230,13 +231,13 @@ func checkCallbackURL(t *core.Client, raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("callback URL: %w", err)
+		return fmt.Errorf("callback URL %q: %w", redact.URL(raw), redact.Error(err))
 	}
 	if !core.IsHTTPURL(u) {
-		return fmt.Errorf("callback URL %q is not an absolute http or https URL", raw)
+		return fmt.Errorf("callback URL %q is not an absolute http or https URL", u.Redacted())
 	}
 	if core.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
-		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", raw)
+		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", u.Redacted())
 	}
 	return nil
 }

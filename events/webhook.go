@@ -31,10 +31,12 @@ import (
 // the object's fields only, so the service's own object id is in it only
 // when one of those fields holds it.
 type Delivery struct {
-	// Event is the kind of the event (member "event"), when present.
+	// Event is the kind of the event (member "event"), when present;
+	// else, from a Handler with Routes, the kind its path names.
 	Event Kind
 	// SubscriberID is the subscriber the delivery is for
-	// ("subscriber_id"), when present.
+	// ("subscriber_id"), when present; else, from a Handler with Routes,
+	// the subscriber its path names.
 	SubscriberID string
 	// DeliveryID identifies the delivery ("delivery_id"), when present;
 	// retries of it keep it.
@@ -188,8 +190,12 @@ type Handler struct {
 	Dedup *Dedup
 	// TracerProvider receives the span of each delivery
 	// ("partner.events.Handler", kind server, with the event kind); nil
-	// means the global provider.
+	// means the global provider. Service.NewHandler sets the client's.
 	TracerProvider trace.TracerProvider
+	// Routes, when set, name the kind and subscriber of a delivery by
+	// the path it came to: Deliver finds them in Delivery.Event and
+	// Delivery.SubscriberID where the body does not carry them.
+	Routes *Routes
 }
 
 // ServeHTTP receives one delivery.
@@ -229,6 +235,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(r, w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "partner: events: "), nil)
 		return
 	}
+	h.Routes.route(r.URL.Path, d)
 	dt.delivery(d)
 	if h.Deliver == nil {
 		h.fail(r, w, http.StatusInternalServerError, "delivery not handled", errors.New("events: Handler.Deliver is nil"))

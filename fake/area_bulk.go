@@ -19,6 +19,7 @@ package fake
 
 import (
 	"fmt"
+	"math"
 	"net/http"
 	"strconv"
 	"sync"
@@ -262,7 +263,6 @@ type statusWire struct {
 	SkipCount     int    `json:"skip_count"`
 	StartedAt     string `json:"started_at"`
 	CompletedAt   string `json:"completed_at,omitempty"`
-	MaxErrors     int    `json:"max_errors"`
 	IncludeErrors bool   `json:"include_errors"`
 	Errors        any    `json:"errors,omitempty"`
 }
@@ -297,9 +297,9 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		include = b
 	}
 	if s := q.Get("max_errors"); s != "" {
-		n, err := strconv.Atoi(s)
-		if err != nil || n < 0 {
-			writeError(w, http.StatusBadRequest, "invalid_request", "max_errors must be a whole number of at least 0, not %q", s)
+		n, ok := parseMaxErrors(s)
+		if !ok {
+			writeError(w, http.StatusBadRequest, "invalid_request", "max_errors must be a whole number of at least 0 (a number such as 10 or 10.0), not %q", s)
 			return
 		}
 		maxErrors = n
@@ -314,14 +314,14 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 	}
 	st := statusWire{
 		IntegrationID: in.ID, ExecutionID: ex.id, Status: ex.status(now),
-		InputCount: ex.input, StartedAt: ex.created.UTC().Format(time.RFC3339Nano),
-		MaxErrors: maxErrors, IncludeErrors: include,
+		InputCount: ex.input, StartedAt: wireTime(ex.created),
+		IncludeErrors: include,
 	}
 	success := 0
 	if st.Status == "completed" {
 		success = ex.success
 		st.ErrorCount, st.SkipCount = ex.failed, ex.skipped
-		st.CompletedAt = ex.done.UTC().Format(time.RFC3339Nano)
+		st.CompletedAt = wireTime(ex.done)
 		if include {
 			errs := append([]bulkRowError{}, ex.errors[:min(maxErrors, len(ex.errors))]...)
 			st.Errors = errs
@@ -336,4 +336,19 @@ func (f *Fake) bulkStatus(w http.ResponseWriter, r *http.Request) {
 		st.SuccessCount = &success
 	}
 	writeJSON(w, http.StatusOK, st)
+}
+
+// parseMaxErrors reads max_errors, declared a number by the deployed
+// service's description: a whole number of at least 0, written as an
+// integer or with a zero fraction ("10", "10.0", "1e1"); "1.5" is no
+// count of errors.
+func parseMaxErrors(s string) (int, bool) {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n, n >= 0
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || v < 0 || v != math.Trunc(v) || v > math.MaxInt32 {
+		return 0, false
+	}
+	return int(v), true
 }

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"maps"
@@ -108,8 +109,8 @@ func (f *Fake) registerEvents() {
 
 	f.handle("GET /event/v1/subscriber", scopeEvents, f.listSubscribers)
 	f.handle("POST /event/v1/subscriber", scopeEvents, f.createSubscriber)
-	f.handle("GET /event/v1/subscriber/{id}", scopeEvents, f.getSubscriber)
-	f.handle("DELETE /event/v1/subscriber/{id}", scopeEvents, f.deleteSubscriber)
+	f.handle("GET /event/v1/subscriber/{subscriber_id}", scopeEvents, f.getSubscriber)
+	f.handle("DELETE /event/v1/subscriber/{subscriber_id}", scopeEvents, f.deleteSubscriber)
 	f.handle("GET /event/v1/metadata/integration", scopeEvents, f.listEventIntegrations)
 	f.handle("GET /event/v1/metadata/integration/{integration_id}", scopeEvents, f.getIntegrationSchema)
 	f.handle("GET /event/v1/metadata/event", scopeEvents, f.listEventKinds)
@@ -177,7 +178,7 @@ type (
 	}
 	evSubscribeRequest struct {
 		SubscriberType  *string            `json:"subscriber_type"`
-		Event           []string           `json:"event"`
+		Event           evKinds            `json:"event"`
 		Name            string             `json:"name"`
 		Filters         string             `json:"filters"`
 		IntegrationID   string             `json:"integration_id"`
@@ -221,7 +222,7 @@ func (f *Fake) listSubscribers(w http.ResponseWriter, r *http.Request) {
 // checked, and all violations are reported in one 400 message.
 func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	var req evSubscribeRequest
-	if !decodeJSON(w, r, &req) {
+	if !f.decodeWrite(w, r, &req) {
 		return
 	}
 	var problems []string
@@ -307,7 +308,7 @@ func (f *Fake) evCheckCallbackURL(ctx context.Context, raw string) error {
 }
 
 func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("subscriber_id")
 	f.events.mu.Lock()
 	s, ok := f.events.subs[id]
 	var d evWireSubscriberDetail
@@ -341,7 +342,7 @@ func withMisspelledIntegrationID() Option {
 // dropped, and an attempt in flight finishes but is not retried. It
 // answers 200 with an empty body, as the deployed service does.
 func (f *Fake) deleteSubscriber(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("subscriber_id")
 	if !f.removeSubscriber(id) {
 		writeError(w, http.StatusNotFound, "not_found", "subscriber %q not found", id)
 		return
@@ -458,4 +459,24 @@ func eventSchema(name string, envelope bool) map[string]any {
 		"required":             required,
 		"additionalProperties": str("A field of the object by dotted name, as text."),
 	}
+}
+
+// evKinds is the event member of a subscribe body: an array of kinds, as
+// the interface has it, or one kind as a string, as the connector sends it
+// (its Subscribe and referral subscribe bodies declare a string).
+type evKinds []string
+
+// UnmarshalJSON reads an array of strings or one string.
+func (k *evKinds) UnmarshalJSON(b []byte) error {
+	var one string
+	if err := json.Unmarshal(b, &one); err == nil {
+		*k = evKinds{one}
+		return nil
+	}
+	var many []string
+	if err := json.Unmarshal(b, &many); err != nil {
+		return &memberError{`member "event" must be an event kind (a string) or an array of event kinds`}
+	}
+	*k = many
+	return nil
 }

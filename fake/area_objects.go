@@ -76,7 +76,7 @@ type auditResponse struct {
 func (f *Fake) patchAudit(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("object_id")
 	var req auditRequest
-	if !decodeJSON(w, r, &req) {
+	if !f.decodeWrite(w, r, &req) {
 		return
 	}
 	auditField := f.AuditField()
@@ -102,12 +102,6 @@ func (f *Fake) patchAudit(w http.ResponseWriter, r *http.Request) {
 	if len(problems) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request", "%s", strings.Join(problems, "; "))
 		return
-	}
-	if req.IntegrationID != "" {
-		if _, ok := f.Integration(req.IntegrationID); !ok {
-			writeError(w, http.StatusBadRequest, "invalid_request", "integration_id %q is not a known integration", req.IntegrationID)
-			return
-		}
 	}
 	o, ok := f.updateObject(id, func(o *Object) { setPath(o.Fields, auditField, *req.StatusCode) })
 	if !ok {
@@ -148,7 +142,7 @@ type externalIDsResponse struct {
 func (f *Fake) patchExternalID(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("object_id")
 	var req externalIDRequest
-	if !decodeJSON(w, r, &req) {
+	if !f.decodeWrite(w, r, &req) {
 		return
 	}
 	if req.ExternalID == nil || strings.TrimSpace(*req.ExternalID) == "" {

@@ -22,7 +22,12 @@ import (
 //     invalidValue); schemas may only list the core and enterprise user
 //     URNs, must list the core one, and must list the enterprise one when
 //     its extension object is sent.
-//   - userName is unique without regard to case (409 uniqueness).
+//   - userName is unique without regard to case, and so is the e-mail
+//     (the primary one, else a userName in e-mail form), as the published
+//     create says ("Create the user if user doesnt exist with the same
+//     email"): 409 uniqueness.
+//   - answers are application/json, the only media type the gateway
+//     export shows for SCIM.
 //   - an id sent on POST and meta sent on POST or PUT are ignored (both
 //     are assigned by the service); a PUT body id differing from the path
 //     is 400 invalidValue; a PUT without "active" keeps the current value.
@@ -150,6 +155,7 @@ type scimStore struct {
 	mu            sync.RWMutex
 	byID          map[string]*scimRecord
 	byName        map[string]string // lower-case userName -> id
+	byEmail       map[string]string // lower-case e-mail (scimEmailKey) -> id
 	order         []string          // ids in creation order
 }
 
@@ -170,10 +176,11 @@ func scimErrorf(status int, scimType, format string, args ...any) *scimFail {
 func (f *Fake) registerSCIM() {
 	f.scim.byID = map[string]*scimRecord{}
 	f.scim.byName = map[string]string{}
+	f.scim.byEmail = map[string]string{}
 	f.handle("POST "+scimUsersPath, scopeSCIM, f.scimCreate)
 	f.handle("GET "+scimUsersPath, scopeSCIM, f.scimList)
-	f.handle("GET "+scimUsersPath+"/{id}", scopeSCIM, f.scimGet)
-	f.handle("PUT "+scimUsersPath+"/{id}", scopeSCIM, f.scimReplace)
+	f.handle("GET "+scimUsersPath+"/{user_id}", scopeSCIM, f.scimGet)
+	f.handle("PUT "+scimUsersPath+"/{user_id}", scopeSCIM, f.scimReplace)
 	// Anything else under /api/scim/ answers in the SCIM error shape.
 	f.handle("/api/scim/", scopeSCIM, f.scimNoRoute)
 }
@@ -201,7 +208,7 @@ func writeSCIMFail(w http.ResponseWriter, err error) {
 }
 
 func writeSCIMJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/scim+json")
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(v)
 }
@@ -312,7 +319,7 @@ func (f *Fake) scimCreate(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Fake) scimGet(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("user_id")
 	f.scim.mu.RLock()
 	rec, ok := f.scim.byID[id]
 	var out json.RawMessage
@@ -328,7 +335,7 @@ func (f *Fake) scimGet(w http.ResponseWriter, r *http.Request) {
 }
 
 func (f *Fake) scimReplace(w http.ResponseWriter, r *http.Request) {
-	id := r.PathValue("id")
+	id := r.PathValue("user_id")
 	b, ok := scimDecode(w, r)
 	if !ok {
 		return
@@ -467,9 +474,12 @@ func WithSCIMFullResources() Option { return func(f *Fake) { f.scim.fullResource
 func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now time.Time) (*scimRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key := strings.ToLower(u.UserName)
+	key, email := strings.ToLower(u.UserName), scimEmailKey(u)
 	if _, taken := s.byName[key]; taken {
 		return nil, scimErrorf(http.StatusConflict, "uniqueness", "userName %q is already taken", u.UserName)
+	}
+	if _, taken := s.byEmail[email]; taken && email != "" {
+		return nil, scimErrorf(http.StatusConflict, "uniqueness", "a user with the e-mail %q exists", email)
 	}
 	if u.ID == "" {
 		u.ID = newID("usr-", 12)
@@ -482,6 +492,9 @@ func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now tim
 	rec := &scimRecord{user: u, extra: extra, created: now, modified: now, version: 1}
 	s.byID[u.ID] = rec
 	s.byName[key] = u.ID
+	if email != "" {
+		s.byEmail[email] = u.ID
+	}
 	s.order = append(s.order, u.ID)
 	return rec, nil
 }
@@ -504,12 +517,22 @@ func (s *scimStore) replace(b scimBody, now time.Time) (*scimRecord, error) {
 	if !s.fullResources {
 		u, extra = keepUncarried(b, old)
 	}
+	email := scimEmailKey(u)
+	if owner, taken := s.byEmail[email]; taken && email != "" && owner != u.ID {
+		return nil, scimErrorf(http.StatusConflict, "uniqueness", "a user with the e-mail %q exists", email)
+	}
 	if u.Active == nil {
 		u.Active = old.user.Active
 	}
 	rec := &scimRecord{user: u, extra: extra, created: old.created, modified: now, version: old.version + 1}
 	delete(s.byName, oldKey)
 	s.byName[key] = u.ID
+	if oldEmail := scimEmailKey(old.user); oldEmail != "" {
+		delete(s.byEmail, oldEmail)
+	}
+	if email != "" {
+		s.byEmail[email] = u.ID
+	}
 	s.byID[u.ID] = rec
 	return rec, nil
 }
@@ -562,3 +585,19 @@ func (f *Fake) seedSCIMDemo() {
 
 // boolPtr returns a pointer to b.
 func boolPtr(b bool) *bool { return &b }
+
+// scimEmailKey is the e-mail a user is unique by, lower-case: its primary
+// e-mail, else its userName when that is in e-mail form, else "" (the
+// published create: "Create the user if user doesnt exist with the same
+// email").
+func scimEmailKey(u scimUser) string {
+	for _, e := range u.Emails {
+		if e.Primary && e.Value != "" {
+			return strings.ToLower(e.Value)
+		}
+	}
+	if strings.Contains(u.UserName, "@") {
+		return strings.ToLower(u.UserName)
+	}
+	return ""
+}

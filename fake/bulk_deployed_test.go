@@ -30,8 +30,8 @@ func TestBulkStatusMisspelledAndDefaults(t *testing.T) {
 	if _, ok := body["success_count"]; ok || body["succcess_count"] != 2.0 {
 		t.Errorf("counts = success_count %v, succcess_count %v", body["success_count"], body["succcess_count"])
 	}
-	if body["include_errors"] != true || body["max_errors"] != 5.0 || len(body["errors"].([]any)) != 2 {
-		t.Errorf("defaults: include_errors %v, max_errors %v, errors %v", body["include_errors"], body["max_errors"], body["errors"])
+	if body["include_errors"] != true || len(body["errors"].([]any)) != 2 {
+		t.Errorf("defaults: include_errors %v, errors %v", body["include_errors"], body["errors"])
 	}
 	_, body = e.status(demo.OpportunityIntegration, exID, url.Values{"include_errors": {"false"}})
 	if body["include_errors"] != false || body["errors"] != nil {
@@ -42,7 +42,7 @@ func TestBulkStatusMisspelledAndDefaults(t *testing.T) {
 	_, ack = plain.load(opps(), "text/csv", oppCSV)
 	plain.clock.Advance(DefaultBulkDelay)
 	_, body = plain.status(demo.OpportunityIntegration, ack["execution_id"].(string), nil)
-	if _, ok := body["succcess_count"]; ok || body["success_count"] != 2.0 || body["include_errors"] != false || body["max_errors"] != 10.0 {
+	if _, ok := body["succcess_count"]; ok || body["success_count"] != 2.0 || body["include_errors"] != false {
 		t.Errorf("default fake: %v", body)
 	}
 }

@@ -14,17 +14,15 @@ import (
 	"path"
 	"strconv"
 	"strings"
-	"time"
 	"unicode/utf8"
 )
 
 // ackWire is the bulk load acknowledgement.
 type ackWire struct {
-	IntegrationID   string `json:"integration_id"`
-	ExecutionID     string `json:"execution_id"`
-	CreatedAt       string `json:"created_at"`
-	DataFormat      string `json:"data_format,omitempty"`
-	ColumnDelimiter string `json:"column_delimiter,omitempty"`
+	IntegrationID string `json:"integration_id"`
+	ExecutionID   string `json:"execution_id"`
+	CreatedAt     string `json:"created_at"`
+	DataFormat    string `json:"data_format,omitempty"`
 }
 
 // parseFormat reads data_format (or content_type): CSV, JSON and, unless
@@ -47,17 +45,17 @@ func formatOfFile(name string) string {
 	return f
 }
 
-// bulkLoadData serves POST /bulk/v1/bulkload: the body is the data (CSV,
-// JSON or XLSX, as data_format says, CSV when it says nothing), a
-// multipart/form-data body with the file in the part "file", or nothing
-// when file_token names an uploaded file. The acknowledgement echoes the
-// format and the column delimiter.
+// bulkLoadData serves POST /bulk/v1/bulkload: the body is the data (CSV
+// or JSON, as data_format says, CSV when it says nothing), a
+// multipart/form-data body with the file in the part "file" (also XLSX),
+// or nothing when file_token names an uploaded file (also XLSX). The
+// acknowledgement echoes the format.
 func (f *Fake) bulkLoadData(w http.ResponseWriter, r *http.Request) {
 	in, delim, ok := f.loadTarget(w, r)
 	if !ok {
 		return
 	}
-	format, ok := loadFormat(w, r, "data_format", true)
+	format, ok := loadFormat(w, r, "data_format", isMultipart(r) || r.URL.Query().Get("file_token") != "")
 	if !ok {
 		return
 	}
@@ -77,7 +75,7 @@ func (f *Fake) bulkLoadData(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	ack := newAck(ex)
-	ack.DataFormat, ack.ColumnDelimiter = format, string(delim)
+	ack.DataFormat = format
 	writeJSON(w, http.StatusOK, ack)
 }
 
@@ -158,9 +156,13 @@ func loadFormat(w http.ResponseWriter, r *http.Request, param string, xlsx bool)
 	if s == "" {
 		return formatCSV, true
 	}
-	format, ok := parseFormat(s, !xlsx)
-	if !ok {
+	format, ok := parseFormat(s, false)
+	switch {
+	case !ok:
 		refuseLoad(w, r, http.StatusBadRequest, "unsupported %s %q", param, s)
+	case format == formatXLSX && !xlsx:
+		refuseLoad(w, r, http.StatusBadRequest, "%s %q: data in the request body is JSON or CSV; XLSX only as an attached file (multipart/form-data, part \"file\")", param, s)
+		ok = false
 	}
 	return format, ok
 }
@@ -227,7 +229,7 @@ func (f *Fake) execute(w http.ResponseWriter, r *http.Request, in Integration, f
 }
 
 func newAck(ex *bulkExecution) ackWire {
-	return ackWire{IntegrationID: ex.integrationID, ExecutionID: ex.id, CreatedAt: ex.created.UTC().Format(time.RFC3339Nano)}
+	return ackWire{IntegrationID: ex.integrationID, ExecutionID: ex.id, CreatedAt: wireTime(ex.created)}
 }
 
 // runLoad parses body and checks its rows into ex, then writes the valid

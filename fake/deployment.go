@@ -39,6 +39,8 @@ type deployment struct {
 	misspellIntegration bool
 	// viewStatusDetail: WithViewStatusDetail.
 	viewStatusDetail bool
+	// unknownMembers: WithUnknownMembers.
+	unknownMembers bool
 }
 
 func (d *deployment) defaults() {

@@ -341,7 +341,7 @@ func (f *Fake) newDelivery(s *evSubscriber, kind string, c objectChange, fields 
 	j.payload["subscriber_id"] = s.ID
 	j.payload["delivery_id"] = j.id
 	j.payload["object_id"] = c.Object.ID
-	j.payload["occurred_at"] = c.At.UTC().Format(time.RFC3339Nano)
+	j.payload["occurred_at"] = wireTime(c.At)
 	if c.Object.IntegrationID != "" {
 		j.payload["integration_id"] = c.Object.IntegrationID
 	} else {

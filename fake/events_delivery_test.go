@@ -172,7 +172,7 @@ func TestDeliveryPayload(t *testing.T) {
 	log := srv.Deliveries()
 	want := map[string]string{
 		"event": "object.update", "subscriber_id": sub, "delivery_id": log[0].DeliveryID, "object_id": demo.Opportunity2,
-		"occurred_at": "2026-03-04T05:07:07.0000008Z", "integration_id": demo.OpportunityIntegration,
+		"occurred_at": "2026-03-04T05:07:07.000Z", "integration_id": demo.OpportunityIntegration,
 		"name": "Globex expansion", "stage": "negotiation", "amount": "20000", "sales_details.partner": "P9",
 		"probability": "0.25", "hot": "true",
 	}

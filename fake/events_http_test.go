@@ -50,7 +50,7 @@ func (c *evClient) do(method, path, body string, out any) int {
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	resp, err := c.srv.Client().Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -150,7 +150,11 @@ func TestEventsSubscribeValidation(t *testing.T) {
 	}{
 		{"empty object", `{}`, []string{"event must name at least one event kind", "name is required", "webhook_settings.callback_url is required"}},
 		{"not JSON", `{"event":`, []string{"malformed JSON"}},
-		{"wrong type", `{"event":"object.update"}`, []string{`field "event" must be []string`}},
+		{"wrong type", `{"event":7}`, []string{`member "event" must be an event kind (a string) or an array of event kinds`}},
+		{"wrong member type", `{"name":["n"]}`, []string{`member "name" must be a string, not array`}},
+		{"not an object", `"subscribe"`, []string{`body must be a JSON object (the subscribe request: event, name, webhook_settings`, "not string"}},
+		{"misspelled member", `{"objectids":["o-1"],` + ok + `}`, []string{`unknown member "objectids" (the published member is "object_ids")`}},
+		{"misspelled nested member", `{"event":["object.update"],"name":"n","webhook_settings":{"callbackurl":"http://h/x"}}`, []string{`unknown member "webhook_settings.callbackurl" (the published member is "webhook_settings.callback_url")`}},
 		{"subscriber type", `{"subscriber_type":"email",` + ok + `}`, []string{`subscriber_type must be webhook, not "email"`}},
 		{"unknown kind", `{"event":["object.update","object.explode"],"name":"n","webhook_settings":{"callback_url":"http://h/x"}}`, []string{`event kind "object.explode" is not defined`}},
 		{"blank name", `{"event":["object.update"],"name":"  ","webhook_settings":{"callback_url":"http://h/x"}}`, []string{"name is required"}},

@@ -336,9 +336,6 @@ func NewServer(opts ...Option) *Server {
 	return &Server{Fake: f, URL: ts.URL, ts: ts}
 }
 
-// Client returns an *http.Client for the server.
-func (s *Server) Client() *http.Client { return s.ts.Client() }
-
 // Close stops the server and the fake's background work.
 func (s *Server) Close() {
 	s.Fake.Close()

@@ -270,7 +270,7 @@ const scimErrorSchema = "urn:ietf:params:scim:api:messages:2.0:Error"
 
 // writeSCIMError answers with the SCIM error schema.
 func writeSCIMError(w http.ResponseWriter, status int, scimType, format string, args ...any) {
-	w.Header().Set("Content-Type", "application/scim+json")
+	w.Header().Set("Content-Type", "application/json")
 	w.WriteHeader(status)
 	json.NewEncoder(w).Encode(scimError{
 		Schemas:  []string{scimErrorSchema},
@@ -325,9 +325,11 @@ func readJSON(r *http.Request, v any) error {
 			return fmt.Errorf("malformed JSON at byte %d: %v", syn.Offset, err)
 		case errors.As(err, &typ):
 			if typ.Field != "" {
-				return fmt.Errorf("field %q must be %s, not %s", typ.Field, typ.Type, typ.Value)
+				return fmt.Errorf("member %q must be %s, not %s", typ.Field, jsonKind(typ.Type), typ.Value)
 			}
-			return fmt.Errorf("body must be %s, not %s", typ.Type, typ.Value)
+			return fmt.Errorf("body must be %s (%s), not %s", jsonKind(typ.Type), publishedBody(r), typ.Value)
+		case errors.As(err, new(*memberError)):
+			return err
 		default:
 			return fmt.Errorf("malformed JSON: %v", err)
 		}

@@ -22,7 +22,7 @@ type chartBody struct {
 func readChartBody(w http.ResponseWriter, r *http.Request) (int64, chartBody, bool) {
 	var body chartBody
 	id, ok := pathID(w, r, "reportId")
-	if !ok || !decodeJSON(w, r, &body) {
+	if !ok || !decodeOptionalJSON(w, r, &body) {
 		return 0, chartBody{}, false
 	}
 	return id, body, true

@@ -13,7 +13,8 @@ import (
 // Routes of the reports area (/report/v1). Paging follows the limits of
 // the interface: page.number >= 0 (default 0), 1 <= page.size <= 10000
 // (default 100), both required inside a page object; a body without a
-// page object takes the defaults.
+// page object, or no body at all (the published descriptions do not
+// require one), takes the defaults.
 
 const maxPageSize = 10000
 
@@ -42,7 +43,7 @@ type pageBody struct {
 // readPage decodes a paged body; on bad input it has answered 400.
 func readPage(w http.ResponseWriter, r *http.Request) (number, size int64, filters *filterGroup, ok bool) {
 	var body pageBody
-	if !decodeJSON(w, r, &body) {
+	if !decodeOptionalJSON(w, r, &body) {
 		return 0, 0, nil, false
 	}
 	number, size = 0, 100

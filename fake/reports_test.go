@@ -56,7 +56,7 @@ func TestReportPagingLimits(t *testing.T) {
 			{`{"page":{"number":-1,"size":10}}`, "page.number must be 0 or more, got -1"},
 			{`{"page":{"size":10}}`, "page.number is required inside page"},
 			{`{"page":{"number":0}}`, "page.size is required inside page"},
-			{`{"page":{"number":"0","size":10}}`, `field "page.number" must be int64`},
+			{`{"page":{"number":"0","size":10}}`, `member "page.number" must be a whole number, not string`},
 			{`{"page":`, "malformed JSON"},
 		} {
 			code, body := call(t, f, "POST", path, tc.body)

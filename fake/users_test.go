@@ -37,7 +37,7 @@ func TestUsersCheckAttribute(t *testing.T) {
 		{"missing email", `{"namespace":1,"filter_value":{"attribute":"role","value":["x"]}}`, 400, "invalid_request: email is required"},
 		{"missing filter_value", `{"email":"bob@example.com","namespace":1}`, 400, "invalid_request: filter_value is required"},
 		{"missing attribute", `{"email":"bob@example.com","namespace":1,"filter_value":{"value":["x"]}}`, 400, "invalid_request: filter_value.attribute is required"},
-		{"namespace not a number", `{"email":"bob@example.com","namespace":"one","filter_value":{"attribute":"role"}}`, 400, `invalid_request: field "namespace"`},
+		{"namespace not a number", `{"email":"bob@example.com","namespace":"one","filter_value":{"attribute":"role"}}`, 400, `invalid_request: member "namespace" must be a whole number, not string`},
 		{"malformed", `{"email":`, 400, "invalid_request: malformed JSON"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -41,8 +41,9 @@ const TokenPath = "/oauth/token"
 // ErrClosed is returned by Token after Close.
 var ErrClosed = errors.New("partner: client is closed")
 
-// ErrStateMismatch is returned when the token endpoint's answer does not
-// echo the `state` that was sent.
+// ErrStateMismatch is returned when the token endpoint's answer carries a
+// `state` other than the one that was sent. An answer without `state` is
+// accepted: the published token answer has none.
 var ErrStateMismatch = errors.New("partner: token response state does not match the state sent")
 
 // TokenParams is the body of POST /oauth/token.
@@ -120,8 +121,11 @@ type Options struct {
 	ClientSecret string
 	// Scopes are requested space-separated in `scope`.
 	Scopes []string
-	// State, when set, is sent with each token request and the answer's
-	// `state` must echo it.
+	// State, when set, is sent with each token request. An answer that
+	// carries a different `state` is refused with ErrStateMismatch (a
+	// token answer meant for another request, as a misrouting proxy or
+	// a shared cache could hand back); an answer without `state`, as the
+	// deployed service publishes it, is accepted.
 	State string
 	// FormEncoded posts token requests as application/x-www-form-urlencoded
 	// (RFC 6749) instead of the JSON body the interface documents.
@@ -141,6 +145,9 @@ func New(p *core.Client, opts Options) *Service { return newService(p, opts, tim
 // newService is New with the clock used for token expiry.
 func newService(t *core.Client, cfg Options, now func() time.Time) *Service {
 	s := &Service{t: t, cfg: cfg, now: now, external: cfg.TokenSource != nil}
+	if t != nil {
+		t.MaskSecrets(cfg.ClientSecret)
+	}
 	s.cache = tokenCache{fetch: s.obtain, refreshAt: refreshAt, discard: s.discard, warn: s.warnKept, now: now}
 	if s.external {
 		s.cache.fetch = func(context.Context, *oauth2.Token) (*oauth2.Token, error) { return cfg.TokenSource.Token() }
@@ -272,13 +279,18 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	if p.GrantType == GrantRefreshToken && p.RefreshToken == "" {
 		return nil, errors.New("partner: refresh_token grant needs a refresh token")
 	}
+	// What a server echoes of the secrets is masked (core.Client.MaskSecrets);
+	// the answer is small, and no other host may give it.
+	s.t.MaskSecrets(p.ClientSecret, p.RefreshToken)
 	r := &core.Request{
-		Op:         "oauth.Request",
-		Method:     http.MethodPost,
-		Path:       TokenPath,
-		Query:      envQuery(s.t),
-		NoAuth:     true,
-		Idempotent: p.GrantType == GrantClientCredentials,
+		Op:                  "oauth.Request",
+		Method:              http.MethodPost,
+		Path:                TokenPath,
+		Query:               envQuery(s.t),
+		NoAuth:              true,
+		Idempotent:          p.GrantType == GrantClientCredentials,
+		MaxAnswerSize:       core.MaxTokenAnswerSize,
+		NoCrossHostRedirect: true,
 	}
 	if s.cfg.FormEncoded {
 		r.Body = strings.NewReader(formValues(p).Encode())
@@ -290,7 +302,8 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	if err := s.t.Do(ctx, r, &resp); err != nil {
 		return nil, err
 	}
-	if p.State != "" && resp.State != p.State {
+	s.t.MaskSecrets(resp.AccessToken, resp.RefreshToken)
+	if p.State != "" && resp.State != "" && resp.State != p.State {
 		return nil, ErrStateMismatch
 	}
 	return &resp, nil
@@ -340,6 +353,8 @@ func (s *Service) Revoke(ctx context.Context, accessToken string) error {
 		Query:      envQuery(s.t),
 		Token:      accessToken,
 		Idempotent: true,
+		// The token endpoint follows no redirect to another host.
+		NoCrossHostRedirect: true,
 	}, nil)
 }
 

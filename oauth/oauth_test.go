@@ -233,17 +233,33 @@ func TestState(t *testing.T) {
 		t.Fatalf("state sent %q", e.calls[0].state)
 	}
 
-	for _, answer := range []string{`"state":"forged",`, ``} {
-		bad := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// The published token answer (gateway export, post-token 200
+	// example) has no state: accepted. Its own state echoed: accepted.
+	// Another state: refused.
+	const published = "{\r\n  \"access_token\": \"2YotnFZFEjr1zCsicMWpAA\",\r\n  \"token_type\": \"Bearer\",\r\n  \"expires_in\": 3600,\r\n  \"refresh_token\": \"FZFEicMWpA\"\r\n}"
+	for _, tc := range []struct {
+		answer   string
+		mismatch bool
+	}{
+		{published, false},
+		{`{"state":"st-42","access_token":"at","token_type":"Bearer","expires_in":3600}`, false},
+		{`{"state":"forged","access_token":"at","token_type":"Bearer","expires_in":3600}`, true},
+	} {
+		srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
-			io.WriteString(w, `{`+answer+`"access_token":"at","refresh_token":"rt","token_type":"Bearer","expires_in":3600}`)
+			io.WriteString(w, tc.answer)
 		}))
-		u, _ := url.Parse(bad.URL)
+		u, _ := url.Parse(srv.URL)
 		s := oauth.New(core.New(core.Config{BaseURL: u}), oauth.Options{ClientID: "c", ClientSecret: "s", State: "st-42"})
-		_, err := s.Token(context.Background())
-		bad.Close()
-		if !errors.Is(err, oauth.ErrStateMismatch) {
-			t.Fatalf("answer with %q: err = %v, want ErrStateMismatch", answer, err)
+		tok, err := s.Token(context.Background())
+		srv.Close()
+		switch {
+		case tc.mismatch && !errors.Is(err, oauth.ErrStateMismatch):
+			t.Errorf("answer %s: err = %v, want ErrStateMismatch", tc.answer, err)
+		case !tc.mismatch && err != nil:
+			t.Errorf("answer %s: %v", tc.answer, err)
+		case !tc.mismatch && tok.AccessToken == "":
+			t.Errorf("answer %s: no access token read", tc.answer)
 		}
 	}
 }

@@ -72,6 +72,11 @@ func TestExternalIDsAgainstFake(t *testing.T) {
 	if len(ids.Links) != 2 {
 		t.Fatalf("links = %+v, want the default field and erp.order_ref", ids.Links)
 	}
+	for _, l := range ids.Links {
+		if l.ObjectID != opp || ids.ObjectID != opp {
+			t.Errorf("link %+v of %q, want object %s", l, ids.ObjectID, opp)
+		}
+	}
 	if v, _ := ids.Get(objects.DefaultOpportunityExternalIDField); v != "x-"+objects.DefaultOpportunityExternalIDField {
 		t.Errorf("default field holds %q", v)
 	}

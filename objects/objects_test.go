@@ -41,6 +41,7 @@ func TestAuditWire(t *testing.T) {
 			return httpmock.NewStringResponse(200, `{"object_id":"opp/1","field_name":"partner_portal.integration_status","status_code":"LINKED"}`), nil
 		})
 	res, err := c.Objects.Audit(context.Background(), "opp/1", objects.AuditParams{
+		FieldName:     objects.FieldIntegrationStatus,
 		IntegrationID: "int-1", ExternalID: "ext-9", StatusCode: objects.StatusLinked, Message: "linked to CRM",
 	})
 	if err != nil {
@@ -186,5 +187,21 @@ func TestPortalNamedFieldsWire(t *testing.T) {
 	}
 	if v, _ := ids.Get(objects.DefaultOpportunityExternalIDField); v != "CRM-7" {
 		t.Fatalf("ids = %+v", ids)
+	}
+}
+
+// TestAuditWithoutFieldNameTowardAHost: toward a host that is not a
+// loopback address, an audit without FieldName fails before sending and
+// says what to set, since a deployment refuses the interface's stand-in
+// (its published request names its own <portal>.integration_status,
+// gateway export object: audit_object).
+func TestAuditWithoutFieldNameTowardAHost(t *testing.T) {
+	c, mt := mocktest.New(t)
+	_, err := c.Objects.Audit(context.Background(), "o1", objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	if err == nil || !strings.Contains(err.Error(), "AuditParams.FieldName") || !strings.Contains(err.Error(), "<portal>.integration_status") {
+		t.Fatalf("err = %v, want one that names AuditParams.FieldName", err)
+	}
+	if n := mt.GetTotalCallCount(); n != 0 {
+		t.Fatalf("%d requests sent", n)
 	}
 }

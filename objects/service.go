@@ -68,9 +68,12 @@ const (
 
 // AuditParams is the body of PATCH /app/v1/object/{object_id}/audit.
 type AuditParams struct {
-	// FieldName is the field to write; FieldIntegrationStatus when empty.
-	// Any other name is sent as it is: a deployment names the field after
-	// its portal (<portal>.integration_status).
+	// FieldName is the field to write, sent as it is: a deployment names
+	// the field after its portal (<portal>.integration_status) and refuses
+	// any other. When it is empty, Audit sends FieldIntegrationStatus, the
+	// interface's stand-in, only toward a loopback address (the fake);
+	// toward any other host it returns an error before sending, since a
+	// deployment would refuse the stand-in.
 	FieldName FieldName `json:"field_name"`
 	// IntegrationID names the related integration (optional).
 	IntegrationID string `json:"integration_id,omitempty"`
@@ -91,16 +94,14 @@ type AuditResult struct {
 
 // Audit writes p onto the object (PATCH /app/v1/object/{object_id}/audit)
 // and returns the field's resulting value. Writing a value is idempotent,
-// so the call is retried like a read.
+// so the call is retried like a read. Toward a host that is not a
+// loopback address p.FieldName is required (see AuditParams.FieldName).
 func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*AuditResult, error) {
-	if p.FieldName == "" {
-		p.FieldName = FieldIntegrationStatus
-	}
 	if err := checkID(objectID); err != nil {
 		return nil, err
 	}
 	switch {
-	case strings.TrimSpace(string(p.FieldName)) == "":
+	case p.FieldName != "" && strings.TrimSpace(string(p.FieldName)) == "":
 		return nil, errors.New("partner: objects: audit field_name is blank")
 	case p.StatusCode == "":
 		return nil, errors.New("partner: objects: audit status_code is required")
@@ -108,6 +109,10 @@ func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*A
 		return nil, fmt.Errorf("partner: objects: audit status_code %q is not one of SCHEDULED, CREATE_FAILED, UPDATE_FAILED, LINKED", p.StatusCode)
 	case strings.TrimSpace(p.Message) == "":
 		return nil, errors.New("partner: objects: audit message is required")
+	case p.FieldName == "" && !s.t.TowardLoopback():
+		return nil, fmt.Errorf("partner: objects: audit field_name is empty: set AuditParams.FieldName to the deployment's <portal>.integration_status; a deployment refuses the interface's stand-in %s, which is the default toward a loopback address (the fake) only", FieldIntegrationStatus)
+	case p.FieldName == "":
+		p.FieldName = FieldIntegrationStatus
 	}
 	var out AuditResult
 	err := s.t.Do(ctx, &core.Request{
@@ -171,7 +176,9 @@ func (s *Service) ConnectExternalID(ctx context.Context, objectID string, p Conn
 // ExternalIDs is the answer of Service.ExternalIDs.
 type ExternalIDs struct {
 	ObjectID string `json:"object_id"`
-	Links    []Link `json:"external_ids"`
+	// Links are the object's external ids, each with ObjectID set (the
+	// service names the object once, outside them).
+	Links []Link `json:"external_ids"`
 }
 
 // Get returns the external id held in field, if any.
@@ -198,6 +205,14 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 	}, &out)
 	if err != nil {
 		return nil, err
+	}
+	if out.ObjectID == "" {
+		out.ObjectID = objectID
+	}
+	for i := range out.Links {
+		if out.Links[i].ObjectID == "" {
+			out.Links[i].ObjectID = out.ObjectID
+		}
 	}
 	return &out, nil
 }

@@ -43,8 +43,19 @@ type ExportOptions struct {
 	// Wait tunes the wait for the view.
 	Wait WaitOptions
 	// Progress, when set, is called after each page with the number of
-	// rows yielded so far.
+	// rows yielded so far (with From, those before it included).
 	Progress func(rows int64)
+	// From, when set, goes on with an export that stopped: the rows of
+	// From.ViewID not yielded before From, in order, read in pages of
+	// From.PageSize (PageSize, when set, must be the same). Export then
+	// neither prepares a view nor waits for one.
+	From *Checkpoint
+	// Checkpoint, when set, is called on the iterating goroutine with
+	// where the export stands: after every page whose rows were all
+	// yielded, and once more where the iteration stops early (an error,
+	// or a break out of the loop, after the row it broke on). An export
+	// From that checkpoint yields exactly the rows not yielded yet.
+	Checkpoint func(Checkpoint)
 }
 
 // Export reads a whole report consistently: it prepares a view
@@ -55,10 +66,9 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 	return func(yield func(Row, error) bool) {
 		ctx, tr := startExportTrace(ctx, s.t, "reports.Export", attribute.Int64(attrReportID, reportID))
 		defer tr.end(ctx)
-		viewID, err := s.PrepareExport(ctx, reportID)
-		if err == nil {
+		viewID, err := s.exportedView(ctx, reportID, opts)
+		if viewID != 0 {
 			tr.span.SetAttributes(attribute.Int64(attrViewID, viewID))
-			_, err = s.WaitView(ctx, viewID, opts.Wait)
 		}
 		if err != nil {
 			tr.err = err
@@ -72,6 +82,19 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 			}
 		}
 	}
+}
+
+// exportedView returns the view Export reads: opts.From's, or a new one
+// once it is ready.
+func (s *Service) exportedView(ctx context.Context, reportID int64, opts ExportOptions) (int64, error) {
+	if opts.From != nil {
+		return opts.From.ViewID, nil
+	}
+	viewID, err := s.PrepareExport(ctx, reportID)
+	if err == nil {
+		_, err = s.WaitView(ctx, viewID, opts.Wait)
+	}
+	return viewID, err
 }
 
 // ExportView streams every row of a prepared, successful view (POST
@@ -91,7 +114,8 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 // page.
 //
 // Stopping the iteration or cancelling ctx cancels the requests in flight
-// and returns once their goroutines are gone.
+// and returns once their goroutines are gone. ExportOptions.Checkpoint
+// tells where it stopped, and ExportOptions.From goes on from there.
 func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptions) iter.Seq2[Row, error] {
 	return s.exportView(ctx, viewID, opts, nil)
 }
@@ -99,10 +123,22 @@ func (s *Service) ExportView(ctx context.Context, viewID int64, opts ExportOptio
 // exportView is ExportView, whose span tells parent (Export's, when not
 // nil) the pages and the engine's facts as it ends.
 func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptions, parent *exportTrace) iter.Seq2[Row, error] {
+	cp := Checkpoint{ViewID: viewID}
+	if opts.From != nil {
+		cp = *opts.From
+		if err := cp.check(viewID); err != nil {
+			return failed[Row](err)
+		}
+		if opts.PageSize != 0 && opts.PageSize != cp.PageSize {
+			return failed[Row](fmt.Errorf("partner: reports: page size %d differs from the checkpoint's, %d", opts.PageSize, cp.PageSize))
+		}
+		opts.PageSize = cp.PageSize
+	}
 	if opts.PageSize == 0 {
 		opts.PageSize = DefaultExportPageSize
 	}
 	size, err := pageSize(opts.PageSize, 0, DefaultExportPageSize)
+	cp.PageSize = size
 	if err == nil && opts.Concurrency < 0 {
 		err = fmt.Errorf("partner: reports: concurrency must be 0 or more, got %d", opts.Concurrency)
 	}
@@ -120,11 +156,12 @@ func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptio
 		}
 		return export.Page[*Page]{Value: pg, Rows: len(pg.Rows), End: pg.EndOfList}, nil
 	}
+	fetch = fromPage(cp.NextPage, size, fetch)
 	return func(yield func(Row, error) bool) {
 		ctx, tr := startExportTrace(ctx, s.t, "reports.ExportView", attribute.Int64(attrViewID, viewID))
 		tr.limit, tr.parent, tr.reads = limit, parent, true
 		defer tr.end(ctx)
-		for r, err := range rows(ctx, tr.count(export.Pages(ctx, size, limit, fetch, &tr.stats)), opts.Progress) {
+		for r, err := range checkpointRows(ctx, cp, opts, tr.count(export.Pages(ctx, size, limit, fetch, &tr.stats))) {
 			tr.row(err)
 			if !yield(r, err) || err != nil {
 				return
@@ -138,19 +175,34 @@ func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptio
 // a column missing from a later row is written empty. It returns the
 // number of rows written (the header not counted). An empty report writes
 // nothing, as there is no row to take the column names from.
+//
+// With opts.From it goes on with a file that has its header: it writes
+// the rows not written yet, without a header. opts.Checkpoint is called
+// once the rows before the checkpoint are written to w, so that a caller
+// keeping the checkpoint with w's length can go on from there.
 func (s *Service) ExportCSV(ctx context.Context, reportID int64, w io.Writer, opts ExportOptions) (int64, error) {
 	cw := csv.NewWriter(w)
 	var header *columns
 	var record []string
 	var n int64
+	if tell := opts.Checkpoint; tell != nil {
+		opts.Checkpoint = func(cp Checkpoint) {
+			// A write that failed leaves w short of the checkpoint.
+			if cw.Flush(); cw.Error() == nil {
+				tell(cp)
+			}
+		}
+	}
 	for r, err := range s.Export(ctx, reportID, opts) {
 		if err != nil {
 			return n, err
 		}
 		if header == nil {
 			header = r.cols
-			if err := cw.Write(header.names); err != nil {
-				return n, err
+			if opts.From == nil {
+				if err := cw.Write(header.names); err != nil {
+					return n, err
+				}
 			}
 			record = make([]string, len(header.names))
 		}

@@ -425,3 +425,54 @@ func TestListEndsAgainstAFakeIgnoringStartIndex(t *testing.T) {
 		}
 	}
 }
+
+// TestListResumesFromCheckpoint stops a listing of 11 users in pages of 4
+// after every user (a break), keeps the last checkpoint and lists from
+// it: every user comes exactly once, in order, and the listing that goes
+// on asks the fake for no index before the checkpoint's.
+func TestListResumesFromCheckpoint(t *testing.T) {
+	srv, c := newFake(t)
+	for i := range 11 {
+		if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("r%02d@example.com", i)}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ctx := context.Background()
+	all, err := paging.Collect(c.SCIM.List(ctx, scim.ListParams{Count: 4}))
+	if err != nil || len(all) != 11 {
+		t.Fatalf("listing: %d users, %v", len(all), err)
+	}
+	for stop := 1; stop <= len(all); stop++ {
+		var at int
+		var got []string
+		for u, err := range c.SCIM.List(ctx, scim.ListParams{Count: 4, Checkpoint: func(i int) { at = i }}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, u.UserName)
+			if len(got) == stop {
+				break
+			}
+		}
+		if at != stop+1 {
+			t.Fatalf("stopped after %d users: checkpoint %d, want %d", stop, at, stop+1)
+		}
+		before := len(srv.Requests())
+		for u, err := range c.SCIM.List(ctx, scim.ListParams{Count: 4, StartIndex: at}) {
+			if err != nil {
+				t.Fatal(err)
+			}
+			got = append(got, u.UserName)
+		}
+		var names []string
+		for _, u := range all {
+			names = append(names, u.UserName)
+		}
+		if !slices.Equal(got, names) {
+			t.Fatalf("stopped after %d and resumed: %v", stop, got)
+		}
+		if first := srv.Requests()[before]; !strings.Contains(first.Query, fmt.Sprintf("startIndex=%d", at)) {
+			t.Fatalf("the resumed listing began with %s?%s", first.Path, first.Query)
+		}
+	}
+}

@@ -33,6 +33,22 @@ type ListParams struct {
 	// the service, which also caps it. It is a page size, not a limit on
 	// the whole listing: stop iterating to stop early.
 	Count int `url:"count,omitempty"`
+	// Checkpoint, when set, is called on the iterating goroutine with the
+	// StartIndex that goes on with the listing: after every page whose
+	// users were all yielded, and once more where the iteration stops
+	// early (an error, or a break out of the loop, after the user it
+	// broke on). List with that StartIndex (and the same Filter) yields
+	// the users not yielded yet, as long as no user before it was added
+	// or removed meanwhile: unlike a report's view, the listing is read
+	// live.
+	Checkpoint func(startIndex int) `url:"-"`
+}
+
+// listed is a user of a page and the start index after it.
+type listed struct {
+	user User
+	next int
+	last bool // the page's last user yielded
 }
 
 // listResponse is one page of a listing (RFC 7644 §3.4.2): the total
@@ -69,38 +85,62 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error]
 		return func(yield func(User, error) bool) { yield(User{}, err) }
 	}
 	start := max(p.StartIndex, 1)
+	tell := func(index int) {
+		if p.Checkpoint != nil {
+			p.Checkpoint(index)
+		}
+	}
 	return func(yield func(User, error) bool) {
 		seen := map[string]struct{}{}
-		paging.Seq(ctx, start, func(ctx context.Context, index int) (paging.Page[User, int], error) {
+		at := start // the start index after the users yielded
+		for l, err := range paging.Seq(ctx, start, func(ctx context.Context, index int) (paging.Page[listed, int], error) {
 			q := p
 			q.StartIndex = index
 			var lr listResponse
 			if err := s.t.Do(ctx, &core.Request{Op: "scim.List", Method: http.MethodGet, Path: usersPath, Query: q}, &lr); err != nil {
-				return paging.Page[User, int]{}, err
+				return paging.Page[listed, int]{}, err
 			}
 			next := index + len(lr.Resources)
-			fresh := unseen(seen, lr.Resources)
+			fresh := unseen(seen, index, lr.Resources)
 			if len(lr.Resources) > 0 && len(fresh) == 0 {
-				return paging.Page[User, int]{}, fmt.Errorf("%w: the page at startIndex %d holds only users listed before (the service seems to ignore startIndex)",
+				return paging.Page[listed, int]{}, fmt.Errorf("%w: the page at startIndex %d holds only users listed before (the service seems to ignore startIndex)",
 					ErrPageRepeated, index)
 			}
-			return paging.Page[User, int]{Items: fresh, Next: next, Last: lastPage(p.Count, next, lr)}, nil
-		})(yield)
+			if len(fresh) > 0 {
+				fresh[len(fresh)-1].next, fresh[len(fresh)-1].last = next, true
+			}
+			return paging.Page[listed, int]{Items: fresh, Next: next, Last: lastPage(p.Count, next, lr)}, nil
+		}) {
+			if err != nil {
+				tell(at)
+				yield(User{}, err)
+				return
+			}
+			at = l.next
+			if !yield(l.user, nil) {
+				tell(at)
+				return
+			}
+			if l.last {
+				tell(at)
+			}
+		}
 	}
 }
 
-// unseen returns the users of page that are not in seen (by id, or
-// userName when a user has no id) and adds them to it.
-func unseen(seen map[string]struct{}, page []User) []User {
-	var fresh []User
-	for _, u := range page {
+// unseen returns the users of page, which starts at index, that are not
+// in seen (by id, or userName when a user has no id), each with the start
+// index after it, and adds them to seen.
+func unseen(seen map[string]struct{}, index int, page []User) []listed {
+	var fresh []listed
+	for i, u := range page {
 		key := u.ID
 		if key == "" {
 			key = "userName:" + u.UserName
 		}
 		if _, ok := seen[key]; !ok {
 			seen[key] = struct{}{}
-			fresh = append(fresh, u)
+			fresh = append(fresh, listed{user: u, next: index + i + 1})
 		}
 	}
 	return fresh

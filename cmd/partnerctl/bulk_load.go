@@ -43,7 +43,15 @@ symbolic link, and an existing FILE is replaced only with --force. The
 service's messages in _error (and _row) get a single quote before a
 leading =, +, -, @, tab or carriage return, so that a spreadsheet does not
 run them as formulas; the rows' own columns are written as they are, so
-that they load again unchanged. 'partnerctl events integrations' lists the integrations to load.
+that they load again unchanged. Without --errors-out the first few failed
+rows are printed (key, message, row). A CSV file whose last column is such
+an _error column (and a _row column after it) is loaded without them: they
+hold the reasons, not data, and the load says that it dropped them.
+'partnerctl events integrations' lists the integrations to load.
+
+A wait that ends early (Ctrl-C, a failed status read) leaves the execution
+running and prints the 'partnerctl bulk status' command that goes on
+following it.
 
 FILE and --errors-out are checked before anything is sent.
 
@@ -106,9 +114,21 @@ read the integration's data before loading again.`,
 }
 
 func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Client, path string, format bulk.Format, fl bulkLoadFlags) error {
+	out := cmd.OutOrStdout()
 	spec := loadSpec{path: path, integration: fl.integration, format: format, opportunities: fl.opportunities}
+	if format == bulk.CSV {
+		sent, dropped, err := withoutReasonColumns(path)
+		if err != nil {
+			return fmt.Errorf("load of %s: %w", path, err)
+		}
+		if len(dropped) > 0 {
+			defer os.Remove(sent)
+			spec.path = sent
+			printf(out, "column %s not sent: --errors-out wrote the service's reasons there\n", strings.Join(dropped, " and "))
+		}
+	}
 	size := int64(0)
-	if fi, err := os.Stat(path); err == nil {
+	if fi, err := os.Stat(spec.path); err == nil {
 		size = fi.Size()
 	}
 	bar := a.newProgress(cmd.ErrOrStderr(), "upload "+filepath.Base(path), size, true)
@@ -121,57 +141,15 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 	if err != nil {
 		return fmt.Errorf("load of %s into integration %s: %w", path, fl.integration, err)
 	}
-	out := cmd.OutOrStdout()
 	printf(out, "execution %s started (integration %s)\n", ack.ExecutionID, ack.IntegrationID)
 	if !fl.wait {
 		return nil
 	}
-	maxErrors := -1
-	if fl.errorsOut != "" {
-		maxErrors = fl.maxErrors
+	ff := followFlags{wait: true, errorsOut: fl.errorsOut, force: fl.force, maxErrors: fl.maxErrors, failOnErr: fl.failOnErr}
+	if format == bulk.CSV {
+		ff.order = csvHeader(path)
 	}
-	ex, err := followLoad(ctx, c, ack, maxErrors, func(ex *bulk.Execution) {
-		printf(out, "execution %s: %s\n", ex.ExecutionID, ex.Status)
-	})
-	if err != nil {
-		return fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)
-	}
-	printf(out, "%s: %s records, %s succeeded, %s failed, %s skipped\n", ex.Status,
-		groupDigits(ex.InputCount), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount))
-	if fl.errorsOut != "" {
-		var order []string
-		if format == bulk.CSV {
-			order = csvHeader(path)
-		}
-		switch {
-		case len(ex.Errors) == 0 && ex.ErrorCount == 0:
-			printf(out, "no row failed: %s not written\n", fl.errorsOut)
-		case len(ex.Errors) == 0:
-			printf(out, "the service returned none of the %d failed rows: %s not written\n", ex.ErrorCount, fl.errorsOut)
-		default:
-			if err := writeRowErrors(fl.errorsOut, fl.force, ex.Errors, order); err != nil {
-				return err
-			}
-			note := ""
-			if int64(len(ex.Errors)) < ex.ErrorCount {
-				note = fmt.Sprintf(" (the service returned %d of %d)", len(ex.Errors), ex.ErrorCount)
-			}
-			printf(out, "failed rows written to %s%s\n", fl.errorsOut, note)
-		}
-	}
-	switch {
-	case ex.Status != bulk.Completed:
-		msg := ""
-		if ex.StatusMsg != "" {
-			msg = ": " + ex.StatusMsg
-		}
-		return fmt.Errorf("execution %s ended %s%s", ex.ExecutionID, ex.Status, msg)
-	case ex.ErrorCount > 0 && ex.SuccessCount == 0 && ex.SkipCount == 0:
-		return fmt.Errorf("execution %s: no record succeeded: all %d failed", ex.ExecutionID, ex.ErrorCount)
-	case fl.failOnErr && ex.ErrorCount > 0:
-		return fmt.Errorf("execution %s: %d rows failed", ex.ExecutionID, ex.ErrorCount)
-	}
-	return nil
+	return followExecution(ctx, out, c, ack, ff)
 }
 
 // loadSpec says what a bulk load sends.
@@ -206,13 +184,9 @@ func startLoad(ctx context.Context, c *partner.Client, spec loadSpec, sent func(
 }
 
 // followLoad waits for the execution to finish, calling onState once for
-// each state it reads in turn. With maxErrors >= 0 the final status
-// carries up to that many failed rows.
-func followLoad(ctx context.Context, c *partner.Client, ack *bulk.Ack, maxErrors int, onState func(*bulk.Execution)) (*bulk.Execution, error) {
-	var opts bulk.WaitOptions
-	if maxErrors >= 0 {
-		opts.Status = bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(maxErrors)}
-	}
+// each state it reads in turn. Every status read sends p.
+func followLoad(ctx context.Context, c *partner.Client, ack *bulk.Ack, p bulk.StatusParams, onState func(*bulk.Execution)) (*bulk.Execution, error) {
+	opts := bulk.WaitOptions{Status: p}
 	var last bulk.State
 	opts.Progress = func(ex *bulk.Execution) {
 		if ex.Status != last {

@@ -20,7 +20,7 @@ const accountsCSV = "account_info.external_account_id,name,employees\n" +
 
 func bulkServer(t *testing.T) *fake.Server {
 	t.Helper()
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithBulkDelay(0))
+	srv := newFake(t, fake.WithDemoData(), fake.WithBulkDelay(0))
 	t.Cleanup(srv.Close)
 	return srv
 }
@@ -62,7 +62,7 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 	}
 
 	if r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--fail-on-errors"); r.code != exitFail ||
-		!strings.Contains(r.stderr, "1 rows failed") {
+		!strings.Contains(r.stderr, "1 row failed") {
 		t.Fatalf("--fail-on-errors: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
@@ -93,7 +93,7 @@ func TestBulkLoadXLSXOpportunities(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "opps.xlsx")
 	writeXLSX(t, in, []any{"sales_details.crm_opportunity_id", "name", "amount"}, []any{"CRM-9", "Big deal", 5000})
 	r := c.must(t, "bulk", "load", in, "--integration", demo.OpportunityIntegration, "--opportunities", "--wait")
-	if !strings.Contains(r.stdout, "completed: 1 records, 1 succeeded, 0 failed") {
+	if !strings.Contains(r.stdout, "completed: 1 record, 1 succeeded, 0 failed") {
 		t.Fatalf("xlsx load:\n%s", r.stdout)
 	}
 	found := false
@@ -115,7 +115,7 @@ func TestBulkLoadXLSXPublishedRoutes(t *testing.T) {
 	writeXLSX(t, in, []any{"sales_details.crm_opportunity_id", "name"}, []any{"CRM-31", "Workbook deal"})
 	for _, extra := range [][]string{nil, {"--opportunities"}} {
 		args := append([]string{"bulk", "load", in, "--integration", demo.OpportunityIntegration, "--wait"}, extra...)
-		if r := c.must(t, args...); !strings.Contains(r.stdout, "completed: 1 records") || strings.Contains(r.stdout, "1 failed") {
+		if r := c.must(t, args...); !strings.Contains(r.stdout, "completed: 1 record,") || strings.Contains(r.stdout, "1 failed") {
 			t.Fatalf("%v:\n%s", extra, r.stdout)
 		}
 	}
@@ -185,8 +185,9 @@ func TestBulkLoadErrorsOutReloads(t *testing.T) {
 	writeFile(t, errs, strings.Replace(got, ",many,", ",12,", 1))
 	errs2 := filepath.Join(dir, "failed-again.csv")
 	r := c.must(t, "bulk", "load", errs, "--integration", demo.AccountIntegration, "--errors-out", errs2)
-	if !strings.Contains(r.stdout, "completed: 1 records, 1 succeeded, 0 failed") ||
-		!strings.Contains(r.stdout, "no row failed: "+errs2+" not written") {
+	if !strings.Contains(r.stdout, "completed: 1 record, 1 succeeded, 0 failed") ||
+		!strings.Contains(r.stdout, "no row failed: "+errs2+" not written") ||
+		!strings.Contains(r.stdout, "column __error not sent") {
 		t.Fatalf("reloading the fixed errors file:\n%s", r.stdout)
 	}
 	if _, err := os.Stat(errs2); !os.IsNotExist(err) {
@@ -200,6 +201,11 @@ func TestBulkLoadErrorsOutReloads(t *testing.T) {
 	}
 	if !loaded {
 		t.Fatal("the reloaded row is not stored with the fixed value")
+	}
+	for _, o := range srv.Objects("account") {
+		if _, sent := o.Fields["__error"]; sent {
+			t.Fatalf("the reason column reached the service: %v", o.Fields)
+		}
 	}
 }
 

@@ -71,7 +71,7 @@ func TestEventsListenClosesSlowClients(t *testing.T) {
 	}
 	untilEOF("a keep-alive connection idle after its 401", idle, br)
 
-	if code := stop(); code != 0 || strings.Contains(stderr.String(), "panic") {
+	if code := stop(); code != exitInterrupted || strings.Contains(stderr.String(), "panic") {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -7,8 +7,6 @@ import (
 	"net/url"
 	"strings"
 	"testing"
-
-	"github.com/partnerapi/partner-go/fake"
 )
 
 // TestEventsListMasksCallbackSecrets: events list --json prints a callback
@@ -18,7 +16,7 @@ import (
 // the listing with one.
 func TestEventsListMasksCallbackSecrets(t *testing.T) {
 	const secret = "Zq3XHc7RkPbW2mLyTn5VdA9sEf"
-	srv := fake.NewServer()
+	srv := newFake(t)
 	defer srv.Close()
 	target, _ := url.Parse(srv.URL)
 	proxy := httputil.NewSingleHostReverseProxy(target)

@@ -42,9 +42,12 @@ func (a *app) eventsListenCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "listen --events KIND[,KIND]",
 		Short: "Receive webhook deliveries here and print each as a JSON line",
-		Long: `listen hosts a webhook receiver on --listen, registers a subscriber whose
-callback URL reaches it, and prints each delivery's body as one JSON line on
-stdout. With --forward it also POSTs each delivery to that URL and answers
+		Long: `listen hosts a webhook receiver on --listen, registers one subscriber per
+event kind, each with a callback URL of its own that reaches it (the URL
+followed by the kind), and prints each delivery as one JSON line on stdout:
+{"event": KIND, "subscriber_id": ID, "body": {...}}, the kind and subscriber
+named by the path the delivery came to, the body as it was received. With
+--forward it also POSTs each delivery to that URL and answers
 the service as the forward did: 204 for a 2xx, the forward's own 4xx or 5xx
 status (and Retry-After), 502 when the forward could not be reached, 500
 for any other answer. So the service retries, or gives up, as it would
@@ -56,7 +59,7 @@ itself when the service runs on this machine. The subscriber is registered
 with a fresh random secret as the last path segment of that URL, and the
 receiver answers 401 to a request without it, so only the service, which
 was given the URL, can deliver; the secret is never printed. On Ctrl-C the
-subscriber is removed again.
+subscribers are removed again and the exit status is 130.
 
 The receiver closes a connection whose request takes longer than
 --read-timeout to arrive (headers within 10s), or that stays idle between
@@ -124,7 +127,8 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 	}
 	secret := events.NewSecret()
 	deliveries := make(chan received)
-	rc := startReceiver(ln, path, secret, fl.forward, fl.limits, deliveries)
+	routes := &events.Routes{}
+	rc := startReceiver(ln, path, secret, fl.forward, fl.limits, routes, deliveries)
 	defer func() {
 		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
 		defer cancel()
@@ -136,17 +140,36 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 		host, _ := os.Hostname()
 		name = "partner-cli-listen " + host
 	}
-	kinds := make([]events.Kind, len(fl.kinds))
-	for i, k := range fl.kinds {
-		kinds[i] = events.Kind(strings.TrimSpace(k))
+	// One subscriber per kind, each at its own path, so that the path
+	// names the kind and subscriber of a delivery.
+	var ids []string
+	defer func() {
+		// Ctrl-C cancelled ctx: unsubscribe under a fresh one.
+		uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+		defer cancel()
+		for _, id := range ids {
+			if err := c.Events.Unsubscribe(uctx, id); err != nil {
+				printf(cmd.ErrOrStderr(), "unsubscribe %s: %v\n", id, err)
+				continue
+			}
+			printf(cmd.ErrOrStderr(), "unsubscribed %s\n", id)
+		}
+	}()
+	for _, k := range fl.kinds {
+		kind := events.Kind(strings.TrimSpace(k))
+		kindPath := strings.TrimSuffix(path, "/") + "/" + url.PathEscape(string(kind))
+		routes.Add(kindPath, events.Route{Kind: kind})
+		kindURL := strings.TrimSuffix(callback, "/") + "/" + url.PathEscape(string(kind))
+		id, err := c.Events.Subscribe(ctx, events.SubscribeParams{Name: name, Events: []events.Kind{kind}, CallbackURL: kindURL, Secret: secret,
+			Filter: events.Raw(fl.filter), IntegrationID: fl.integration})
+		if err != nil {
+			return fmt.Errorf("subscribe to %s: %w", kind, err)
+		}
+		ids = append(ids, id)
+		routes.Add(kindPath, events.Route{Kind: kind, SubscriberID: id})
+		printf(cmd.ErrOrStderr(), "subscriber %s receives %s at %s/<secret>\n", id, kind, kindURL)
 	}
-	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{Name: name, Events: kinds, CallbackURL: callback, Secret: secret,
-		Filter: events.Raw(fl.filter), IntegrationID: fl.integration})
-	if err != nil {
-		return fmt.Errorf("subscribe: %w", err)
-	}
-	printf(cmd.ErrOrStderr(), "listening on %s, subscriber %s receives %s at %s/<secret> (Ctrl-C to stop)\n",
-		ln.Addr(), id, strings.Join(fl.kinds, ","), strings.TrimSuffix(callback, "/"))
+	printf(cmd.ErrOrStderr(), "listening on %s (Ctrl-C to stop)\n", ln.Addr())
 
 	var printErr error
 loop:
@@ -176,14 +199,11 @@ loop:
 			break loop
 		}
 	}
-	// Ctrl-C cancelled ctx: unsubscribe under a fresh one.
-	uctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
-	defer cancel()
-	if err := c.Events.Unsubscribe(uctx, id); err != nil {
-		return fmt.Errorf("unsubscribe %s: %w", id, err)
+	if printErr != nil {
+		return printErr
 	}
-	printf(cmd.ErrOrStderr(), "unsubscribed %s\n", id)
-	return printErr
+	// Only Ctrl-C ends the loop: exit 130, as for every interrupted command.
+	return fmt.Errorf("listening stopped: %w", context.Cause(ctx))
 }
 
 // reachable is the listener's address as a callback can name it: an
@@ -233,10 +253,10 @@ const forwardTimeout = 30 * time.Second
 // subtree below path and refuses, with 401, any request whose last
 // segment is not the secret. The server applies lim, as the events
 // package documentation advises.
-func startReceiver(ln net.Listener, path string, secret events.Secret, forward string, lim serverLimits, out chan<- received) *receiver {
+func startReceiver(ln net.Listener, path string, secret events.Secret, forward string, lim serverLimits, routes *events.Routes, out chan<- received) *receiver {
 	rc := &receiver{forward: forward, client: &http.Client{Timeout: forwardTimeout}, out: out, done: make(chan struct{})}
 	mux := http.NewServeMux()
-	mux.Handle(strings.TrimSuffix(path, "/")+"/", &events.Handler{Deliver: rc.deliver, Secrets: events.NewSecretSet(secret)})
+	mux.Handle(strings.TrimSuffix(path, "/")+"/", &events.Handler{Deliver: rc.deliver, Secrets: events.NewSecretSet(secret), Routes: routes})
 	rc.srv = &http.Server{
 		Handler:           mux,
 		ReadHeaderTimeout: min(10*time.Second, lim.read),
@@ -294,21 +314,25 @@ func (rc *receiver) stop(ctx context.Context) error {
 	return rc.srv.Shutdown(ctx)
 }
 
-// printDelivery writes a delivery as one line of JSON: its body as it was
-// received, compacted. On a terminal, what JSON lets through raw (C1
-// controls, bidirectional overrides) is escaped by termSafe, as \u009b,
-// which is the same JSON.
+// printDelivery writes a delivery as one line of JSON: its kind and
+// subscriber (as its path names them) and its body as it was received,
+// compacted. On a terminal, what JSON lets through raw (C1 controls,
+// bidirectional overrides) is escaped by termSafe, as \u009b, which is
+// the same JSON.
 func printDelivery(w io.Writer, d *events.Delivery, tty bool) error {
-	var b bytes.Buffer
-	if err := json.Compact(&b, d.Raw); err != nil {
+	b, err := json.Marshal(struct {
+		Event        events.Kind     `json:"event"`
+		SubscriberID string          `json:"subscriber_id"`
+		Body         json.RawMessage `json:"body"`
+	}{d.Event, d.SubscriberID, d.Raw})
+	if err != nil {
 		return err
 	}
-	b.WriteByte('\n')
-	line := b.String()
+	line := string(b) + "\n"
 	if tty {
 		line = termSafe(line)
 	}
-	_, err := io.WriteString(w, line)
+	_, err = io.WriteString(w, line)
 	return err
 }
 

@@ -17,10 +17,11 @@ import (
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/fakeadmin"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 func TestEventsKindsListDelete(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	r := c.must(t, "events", "kinds")
@@ -74,7 +75,7 @@ func fakeToken(t *testing.T, srv *fake.Server) string {
 // TestEventsListen runs listen until "Ctrl-C": it subscribes, prints a
 // delivery as a JSON line, forwards it, and unsubscribes on the way out.
 func TestEventsListen(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
+	srv := newFake(t, fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
 	defer srv.Close()
 	var mu sync.Mutex
 	var forwarded []string
@@ -104,18 +105,29 @@ func TestEventsListen(t *testing.T) {
 	}()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
 	subs := srv.Subscribers()
-	sub := subs[len(subs)-1]
-	if evs := strings.Join(sub.Events, ","); evs != "object.create,object.update" && evs != "object.update,object.create" || sub.IntegrationID != demo.OpportunityIntegration ||
-		!strings.HasPrefix(sub.CallbackURL, "http://127.0.0.1:") || !strings.Contains(sub.CallbackURL, "/hooks/partner/") {
-		t.Fatalf("subscriber: %+v", sub)
+	if len(subs) < 2 {
+		t.Fatalf("subscribers: %+v", subs)
 	}
+	subs = subs[len(subs)-2:] // one per kind, each at its own path
+	for i, kind := range []string{"object.update", "object.create"} {
+		if sub := subs[i]; strings.Join(sub.Events, ",") != kind || sub.IntegrationID != demo.OpportunityIntegration ||
+			!strings.HasPrefix(sub.CallbackURL, "http://127.0.0.1:") || !strings.Contains(sub.CallbackURL, "/hooks/partner/"+kind+"/") {
+			t.Fatalf("subscriber for %s: %+v", kind, sub)
+		}
+	}
+	sub := subs[0]
 
 	srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "listen-test"})
 	opp, _ := srv.Object(demo.Opportunity2)
 	waitFor(t, func() bool { return strings.Count(stdout.String(), "\n") >= 2 }, &stderr)
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
-	var got map[string]any
-	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil || got["stage"] != "listen-test" || got["name"] != opp.Fields["name"] {
+	var got struct {
+		Event        string         `json:"event"`
+		SubscriberID string         `json:"subscriber_id"`
+		Body         map[string]any `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(lines[0]), &got); err != nil || got.Body["stage"] != "listen-test" || got.Body["name"] != opp.Fields["name"] ||
+		got.Event != "object.update" || got.SubscriberID != sub.ID {
 		t.Fatalf("printed delivery %q: %v", lines[0], err)
 	}
 	if lines[0] != lines[1] {
@@ -140,18 +152,18 @@ func TestEventsListen(t *testing.T) {
 	cancel() // Ctrl-C
 	select {
 	case code := <-done:
-		if code != 0 {
+		if code != exitInterrupted {
 			t.Fatalf("exit %d, stderr %q", code, stderr.String())
 		}
 	case <-time.After(15 * time.Second):
 		t.Fatal("listen did not stop")
 	}
 	for _, s := range srv.Subscribers() {
-		if s.ID == sub.ID {
-			t.Fatal("the subscriber was not removed on exit")
+		if s.ID == subs[0].ID || s.ID == subs[1].ID {
+			t.Fatal("a subscriber was not removed on exit")
 		}
 	}
-	if !strings.Contains(stderr.String(), "unsubscribed "+sub.ID) {
+	if !strings.Contains(stderr.String(), "unsubscribed "+subs[0].ID) || !strings.Contains(stderr.String(), "unsubscribed "+subs[1].ID) {
 		t.Errorf("stderr: %q", stderr.String())
 	}
 }
@@ -160,7 +172,7 @@ func TestEventsListen(t *testing.T) {
 // forward's own 4xx, so it gives up as it would with the forward itself,
 // and with 502 when the forward cannot be reached.
 func TestEventsListenForwardStatus(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, Attempts: 2}))
+	srv := newFake(t, fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, Attempts: 2}))
 	defer srv.Close()
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "no such record", http.StatusUnprocessableEntity)
@@ -199,7 +211,7 @@ func TestEventsListenForwardStatus(t *testing.T) {
 			t.Errorf("--forward %s: the service saw %v, want %v; stderr %q", tc.forward, got, tc.statuses, stderr.String())
 		}
 		cancel()
-		if code := <-done; code != 0 {
+		if code := <-done; code != exitInterrupted {
 			t.Errorf("exit %d", code)
 		}
 	}
@@ -209,13 +221,13 @@ func TestEventsListenForwardStatus(t *testing.T) {
 // the last path segment, refuses with 401 a POST that does not carry it,
 // takes one that does, and prints the secret nowhere.
 func TestEventsListenSecret(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	stdout, stderr, stop := listening(t, newCLI(srv), "--events", "object.update")
 	subs := srv.Subscribers()
 	callback := subs[len(subs)-1].CallbackURL
 	dir, secret := callback[:strings.LastIndexByte(callback, '/')], callback[strings.LastIndexByte(callback, '/')+1:]
-	if !strings.HasSuffix(dir, "/hooks/partner") || len(secret) < events.MinSecretLen {
+	if !strings.HasSuffix(dir, "/hooks/partner/object.update") || len(secret) < events.MinSecretLen {
 		t.Fatalf("callback URL %q has no secret segment", callback)
 	}
 	if !strings.Contains(stderr.String(), dir+"/<secret>") {
@@ -239,10 +251,10 @@ func TestEventsListenSecret(t *testing.T) {
 		t.Fatalf("POST to the callback URL: %d, want 204", code)
 	}
 	waitFor(t, func() bool { return strings.Contains(stdout.String(), "\n") }, stderr)
-	if got := strings.TrimSpace(stdout.String()); got != `{"stage":"genuine"}` {
+	if got := strings.TrimSpace(stdout.String()); got != `{"event":"object.update","subscriber_id":"`+subs[len(subs)-1].ID+`","body":{"stage":"genuine"}}` {
 		t.Fatalf("printed %q, want only the genuine delivery", got)
 	}
-	if code := stop(); code != 0 {
+	if code := stop(); code != exitInterrupted {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 	if strings.Contains(stdout.String()+stderr.String(), secret) {
@@ -282,7 +294,7 @@ func waitFor(t *testing.T, cond func() bool, stderr *syncBuffer) {
 }
 
 func TestToken(t *testing.T) {
-	srv := fake.NewServer(fake.WithTokenLifetime(30 * time.Minute))
+	srv := newFake(t, fake.WithTokenLifetime(30*time.Minute))
 	defer srv.Close()
 	c := newCLI(srv)
 	r := c.must(t, "token")
@@ -309,7 +321,7 @@ func TestToken(t *testing.T) {
 // TestEventsIntegrations lists the integrations bulk loads and
 // subscriptions name.
 func TestEventsIntegrations(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	r := c.must(t, "events", "integrations")
@@ -326,7 +338,7 @@ func TestEventsIntegrations(t *testing.T) {
 }
 
 func TestTokenJSON(t *testing.T) {
-	srv := fake.NewServer(fake.WithTokenLifetime(30 * time.Minute))
+	srv := newFake(t, fake.WithTokenLifetime(30*time.Minute))
 	defer srv.Close()
 	c := newCLI(srv)
 	var info struct {
@@ -354,7 +366,7 @@ func TestTokenJSON(t *testing.T) {
 // change that the admin API's PATCH /_fake/objects/{id} makes.
 func TestEventsListenAdminUpdate(t *testing.T) {
 	admin := fakeadmin.New(func() *fake.Fake {
-		return fake.New(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
+		return fake.New(mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
 	})
 	ts := httptest.NewServer(admin)
 	admin.SetURL(ts.URL)
@@ -376,12 +388,12 @@ func TestEventsListenAdminUpdate(t *testing.T) {
 	}
 	resp.Body.Close()
 	waitFor(t, func() bool { return strings.Contains(stdout.String(), "\n") }, &stderr)
-	var got map[string]any
-	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &got); err != nil || got["stage"] != "won" {
+	var got struct{ Body map[string]any }
+	if err := json.Unmarshal([]byte(strings.TrimSpace(stdout.String())), &got); err != nil || got.Body["stage"] != "won" {
 		t.Fatalf("delivery %q: %v", stdout.String(), err)
 	}
 	cancel()
-	if code := <-done; code != 0 {
+	if code := <-done; code != exitInterrupted {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
 	}
 }
@@ -397,5 +409,42 @@ func TestOnThisMachine(t *testing.T) {
 		if got := onThisMachine(u); got != want {
 			t.Errorf("onThisMachine(%s) = %v, want %v", raw, got, want)
 		}
+	}
+}
+
+// TestEventsListenNamesKindAndSubscriber: a stage change delivered for
+// object.update and object.stage_change prints two lines that say which
+// kind and subscriber each came for (the body alone is the same).
+func TestEventsListenNamesKindAndSubscriber(t *testing.T) {
+	srv := newFake(t, fake.WithDemoData())
+	defer srv.Close()
+	stdout, stderr, stop := listening(t, newCLI(srv), "--events", "object.update,object.stage_change")
+	subs := srv.Subscribers()
+	byKind := map[string]string{}
+	for _, s := range subs[len(subs)-2:] {
+		byKind[strings.Join(s.Events, ",")] = s.ID
+	}
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "kinds-test"})
+	waitFor(t, func() bool { return strings.Count(stdout.String(), "\n") >= 2 }, stderr)
+	seen := map[string]string{}
+	var bodies []string
+	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+		var d struct {
+			Event        string          `json:"event"`
+			SubscriberID string          `json:"subscriber_id"`
+			Body         json.RawMessage `json:"body"`
+		}
+		if err := json.Unmarshal([]byte(line), &d); err != nil {
+			t.Fatalf("line %q: %v", line, err)
+		}
+		seen[d.Event] = d.SubscriberID
+		bodies = append(bodies, string(d.Body))
+	}
+	if len(seen) != 2 || seen["object.update"] != byKind["object.update"] || seen["object.stage_change"] != byKind["object.stage_change"] ||
+		bodies[0] != bodies[1] {
+		t.Fatalf("printed kinds and subscribers %v, want %v; bodies %q", seen, byKind, bodies)
+	}
+	if code := stop(); code != exitInterrupted || !strings.Contains(stderr.String(), "partnerctl: interrupted") {
+		t.Fatalf("Ctrl-C: exit %d, stderr %q", code, stderr.String())
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/fakeadmin"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // exportWant is the CSV export of reportServer's report 7.
@@ -123,7 +124,9 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 // meets two 503s writes the whole file; a load whose answer is dropped
 // after the fake took it exits 3, saying so, and is sent once.
 func TestCLIFaultsThroughAdminAPI(t *testing.T) {
-	admin := fakeadmin.New(func() *fake.Fake { return fake.New(fake.WithDemoData(), fake.WithBulkDelay(0)) })
+	admin := fakeadmin.New(func() *fake.Fake {
+		return fake.New(mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithBulkDelay(0))
+	})
 	ts := httptest.NewServer(admin)
 	admin.SetURL(ts.URL)
 	defer func() { ts.Close(); admin.Close() }()

@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // result is what one run of the command printed and returned.
@@ -88,7 +89,7 @@ func (c *cli) must(t *testing.T, args ...string) result {
 }
 
 func TestUsageErrorsExitTwo(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	for _, args := range [][]string{
@@ -154,7 +155,7 @@ func TestCompletion(t *testing.T) {
 }
 
 func TestFlagsOverrideVariables(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	c.env["PARTNER_BASE_URL"] = "http://127.0.0.1:1" // nothing listens there
@@ -182,7 +183,7 @@ func TestFlagsOverrideVariables(t *testing.T) {
 // subscription key, given as flags or variables.
 func TestDeploymentWords(t *testing.T) {
 	const key = "sk-cli-test-0123"
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-operator-env", SubscriptionKey: key}))
+	srv := newFake(t, fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-operator-env", SubscriptionKey: key}))
 	defer srv.Close()
 	c := newCLI(srv)
 	if r := c.run(t, "reports", "list"); r.code != exitFail {
@@ -260,6 +261,8 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 		{[]string{"--env", "sandbox.example.com", "--base-url", "https://api.example.com"}, nil, "--env needs --env-header (or PARTNER_ENV_HEADER) toward api.example.com"},
 		{nil, map[string]string{"PARTNER_ENV": "sandbox.example.com", "PARTNER_BASE_URL": "https://api.example.com"}, "PARTNER_ENV needs --env-header"},
 		{[]string{"--base-url", "ftp://example.com"}, nil, `--base-url "ftp://example.com" must be an absolute http(s) URL`},
+		{[]string{"--base-url", "api.example.com"}, nil, `--base-url "api.example.com" has no scheme: add http:// or https://`},
+		{nil, map[string]string{"PARTNER_BASE_URL": "localhost:8080"}, `PARTNER_BASE_URL "localhost:8080" has no scheme: add http:// or https://`},
 		{nil, map[string]string{"PARTNER_BASE_URL": "http://api.example.com"}, `PARTNER_BASE_URL "http://api.example.com" is not HTTPS`},
 		{[]string{"--base-url", "https://me:" + key + "@api.example.com"}, nil, "--base-url must not carry credentials"},
 		{nil, map[string]string{"PARTNER_BASE_URL": "https://api.example.com/?subscription-key=" + key}, "PARTNER_BASE_URL must not have a query"},
@@ -280,7 +283,7 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 // TestInterruptExits130: a command that Ctrl-C (the cancelled context)
 // stops exits 130, as shells report a command ended by SIGINT.
 func TestInterruptExits130(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -289,4 +292,12 @@ func TestInterruptExits130(t *testing.T) {
 	if code := c.runCtx(ctx, t, &out, &errw, "reports", "list"); code != exitInterrupted || !strings.Contains(errw.String(), "partnerctl: interrupted") {
 		t.Fatalf("exit %d, stderr %q", code, errw.String())
 	}
+}
+
+// newFake starts a fake with opts whose every exchange is checked against
+// the contract (mocktest.ContractCheck): a request of the command line
+// that the contract does not publish, or an answer outside it, fails t.
+func newFake(t *testing.T, opts ...fake.Option) *fake.Server {
+	t.Helper()
+	return fake.NewServer(append(opts, mocktest.ContractCheck(t))...)
 }

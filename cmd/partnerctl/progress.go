@@ -5,6 +5,7 @@ import (
 	"io"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
@@ -33,11 +34,25 @@ func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *p
 	pr.total.Store(total)
 	known := func() bool { return pr.total.Load() > 0 }
 	amount := func(n int64) string { return groupDigits(n) + " rows" }
-	var speed decor.Decorator = decor.AverageSpeed(0, "%.0f rows/s")
+	rate := func(r float64) string { return fmt.Sprintf("%.0f rows/s", r) }
 	if bytes {
 		amount = func(n int64) string { return fmt.Sprintf("% .1f", decor.SizeB1000(n)) }
-		speed = decor.AverageSpeed(decor.SizeB1000(0), "% .1f")
+		rate = func(r float64) string { return fmt.Sprintf("% .1f/s", decor.SizeB1000(int64(r))) }
 	}
+	now := a.now
+	if now == nil {
+		now = time.Now
+	}
+	start := now()
+	// The average rate since the bar started, the final count included
+	// (mpb's own average reads 0 once the bar completes).
+	speed := decor.Any(func(s decor.Statistics) string {
+		el := now().Sub(start).Seconds()
+		if el <= 0 || s.Current <= 0 {
+			return ""
+		}
+		return rate(float64(s.Current) / el)
+	})
 	count := decor.Any(func(s decor.Statistics) string {
 		if !known() {
 			return amount(s.Current)

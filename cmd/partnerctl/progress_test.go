@@ -5,7 +5,9 @@ import (
 	"errors"
 	"io"
 	"strings"
+	"sync/atomic"
 	"testing"
+	"time"
 )
 
 // TestProgressLine draws a bar as a terminal would get it: the label, the
@@ -42,6 +44,23 @@ func TestProgressLine(t *testing.T) {
 	p.Done(nil)
 	if out := buf.String(); !strings.Contains(out, "1.0 MB / 1.0 MB") || !strings.Contains(out, "100%") {
 		t.Errorf("bar ended below its total: %q", out)
+	}
+
+	// The rate counts the final rows: at 100% it is the average of the
+	// whole run, not 0.
+	buf.Reset()
+	var ticks atomic.Int32 // the bar's goroutine reads the clock too
+	clocked := &app{isTerminal: func(io.Writer) bool { return true }, now: func() time.Time {
+		if ticks.Add(1) == 1 {
+			return time.Unix(0, 0) // the start
+		}
+		return time.Unix(2, 0)
+	}}
+	p = clocked.newProgress(&buf, "report 8", 1000, false)
+	p.Set(1000)
+	p.Done(nil)
+	if out := buf.String(); !strings.Contains(out, "100%") || !strings.Contains(out, "500 rows/s") || strings.Contains(out, " 0 rows/s") {
+		t.Errorf("rate at 100%%: %q", out)
 	}
 
 	off := (&app{isTerminal: func(io.Writer) bool { return false }}).newProgress(&buf, "x", 1, true)

@@ -24,8 +24,8 @@ import (
 
 // exportFlags are the flags of reports export.
 type exportFlags struct {
-	format, out   string
-	force, rawCSV bool
+	format, out           string
+	force, rawCSV, resume bool
 }
 
 func (a *app) reportsExportCmd() *cobra.Command {
@@ -53,10 +53,18 @@ start like one. --raw-csv writes every cell as the service sent it, for
 programs that read the file. JSON lines are written as they are, and XLSX
 cells hold text as text. An XLSX workbook is not written to a terminal: give -o or
 redirect stdout. A progress bar (rows, rate, time left) goes to stderr when
-stderr is a terminal.`,
+stderr is a terminal.
+
+An export of CSV or JSON lines to -o FILE that stops (Ctrl-C, a failed
+request) keeps the rows written so far in .FILE.partial and where it stands
+in .FILE.checkpoint, beside FILE, and says so: --resume goes on from there,
+reading the same view, and writes the rows not written yet. Once the export
+completes, .FILE.partial becomes FILE and the checkpoint is removed. A view
+lasts about a day; an export without --resume starts over.`,
 		Example: `  partnerctl reports export 104 -o deals.csv
   partnerctl reports export 104 --format jsonl | head
-  partnerctl reports export 104 --format xlsx -o deals.xlsx`,
+  partnerctl reports export 104 --format xlsx -o deals.xlsx
+  partnerctl reports export 104 -o deals.csv --resume`,
 		Args: exactArgs("REPORT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID("REPORT_ID", args[0])
@@ -64,17 +72,22 @@ stderr is a terminal.`,
 				return err
 			}
 			format := strings.ToLower(fl.format)
+			fromExt := false
 			if format == "" && fl.out != "" {
 				format = strings.TrimPrefix(strings.ToLower(filepath.Ext(fl.out)), ".")
 				if format == "json" || format == "ndjson" {
 					format = formatJSONL
 				}
+				fromExt = format != ""
 			}
 			switch format {
 			case "":
 				format = formatCSV
 			case formatCSV, formatJSONL, formatXLSX:
 			default:
+				if fromExt {
+					return usagef("-o %s: the extension %q is not csv, jsonl or xlsx: give --format", fl.out, filepath.Ext(fl.out))
+				}
 				return usagef("--format must be csv, jsonl or xlsx, not %q", format)
 			}
 			if fl.rawCSV && format != formatCSV {
@@ -82,6 +95,9 @@ stderr is a terminal.`,
 			}
 			if err := checkOutputPath("-o", fl.out, fl.force); err != nil {
 				return err
+			}
+			if fl.resume && (fl.out == "" || !resumable(format)) {
+				return usagef("--resume goes on with an export of CSV or JSON lines to a file (-o FILE)")
 			}
 			if format == formatXLSX && fl.out == "" && a.isTerminal(cmd.OutOrStdout()) {
 				return usagef("an XLSX workbook is binary: give -o FILE or redirect stdout, not a terminal")
@@ -105,6 +121,7 @@ stderr is a terminal.`,
 	cmd.Flags().StringVar(&fl.format, "format", "", "csv, jsonl or xlsx (default: from -o's extension, else csv)")
 	cmd.Flags().StringVarP(&fl.out, "output", "o", "", "write to `FILE` instead of stdout")
 	cmd.Flags().BoolVar(&fl.force, "force", false, "replace FILE when it exists")
+	cmd.Flags().BoolVar(&fl.resume, "resume", false, "go on with the stopped export to -o FILE")
 	cmd.Flags().BoolVar(&fl.rawCSV, "raw-csv", false, "write CSV cells as they are, without the quote before =, +, -, @ (for programs, not spreadsheets)")
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{formatCSV, formatJSONL, formatXLSX}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
@@ -117,22 +134,62 @@ func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client,
 	if fl.out == "" {
 		w := cmd.OutOrStdout()
 		if format == formatXLSX || !a.isTerminal(w) {
-			return exportReport(ctx, c, id, format, fl.rawCSV, w, bar)
+			return exportReport(ctx, c, id, format, fl.rawCSV, w, bar, reports.ExportOptions{})
 		}
 		// Rows shown on a terminal are text for a person.
 		tw := &termWriter{w: w}
-		n, err = exportReport(ctx, c, id, format, fl.rawCSV, tw, bar)
+		n, err = exportReport(ctx, c, id, format, fl.rawCSV, tw, bar, reports.ExportOptions{})
 		return n, errors.Join(err, tw.flush())
+	}
+	if resumable(format) {
+		return exportResumable(ctx, c, id, format, fl, bar)
 	}
 	f, err := createOutput("-o", fl.out, fl.force)
 	if err != nil {
 		return 0, err
 	}
 	defer f.abort()
-	if n, err = exportReport(ctx, c, id, format, fl.rawCSV, f, bar); err != nil {
+	if n, err = exportReport(ctx, c, id, format, fl.rawCSV, f, bar, reports.ExportOptions{}); err != nil {
 		return n, err
 	}
 	return n, f.commit()
+}
+
+// exportResumable runs an export of CSV or JSON lines to the partial file
+// of fl.out (openExportFile), keeping its checkpoints; the partial file
+// takes the name fl.out once the export completes, as an output file does
+// (outputFile.commit). An export that stops after some rows keeps both
+// files and says how to go on. n counts the rows a resumed export wrote
+// before too.
+func exportResumable(ctx context.Context, c *partner.Client, id int64, format string, fl exportFlags, bar exportProgress) (int64, error) {
+	ef, err := openExportFile(fl.out, id, format, fl.resume)
+	var ue usageError
+	if errors.As(err, &ue) {
+		return 0, err
+	}
+	if err != nil {
+		return 0, fmt.Errorf("-o: cannot write %s: %w", fl.out, err)
+	}
+	from := ef.from()
+	n, err := exportReport(ctx, c, id, format, fl.rawCSV, ef, bar, reports.ExportOptions{From: from, Checkpoint: ef.save})
+	if from != nil {
+		n += from.Rows
+	}
+	if err != nil {
+		if !ef.saved {
+			ef.discard()
+			return n, err
+		}
+		ef.f.Close()
+		return n, fmt.Errorf("%w; %s kept in %s: go on with: %s", err, plural(ef.state.Checkpoint.Rows, "row"), ef.partial, resumeCommand(id, fl.out))
+	}
+	out := &outputFile{File: ef.f, flag: "-o", path: fl.out, force: fl.force}
+	if err := out.commit(); err != nil {
+		ef.discard()
+		return n, err
+	}
+	os.Remove(ef.checkpoint)
+	return n, nil
 }
 
 // Export formats.
@@ -152,9 +209,10 @@ type exportProgress interface {
 
 // exportReport writes every row of a report, read through a consistent
 // view, to w in format, columns in the report's order, and returns the
-// number of rows.
-func exportReport(ctx context.Context, c *partner.Client, id int64, format string, rawCSV bool, w io.Writer, progress exportProgress) (int64, error) {
-	opts := reports.ExportOptions{Progress: progress.Set}
+// number of rows written. opts may hold the checkpoint to go on from and
+// the function told each new one, once the rows before it are written.
+func exportReport(ctx context.Context, c *partner.Client, id int64, format string, rawCSV bool, w io.Writer, progress exportProgress, opts reports.ExportOptions) (int64, error) {
+	opts.Progress = progress.Set
 	if progress.enabled() {
 		// The view's metadata may tell how many rows are coming; only
 		// worth a request when a bar shows it.
@@ -172,6 +230,13 @@ func exportReport(ctx context.Context, c *partner.Client, id int64, format strin
 		return exportCSV(ctx, c, id, w, opts, rawCSV)
 	case formatJSONL:
 		bw := bufio.NewWriter(w)
+		if tell := opts.Checkpoint; tell != nil {
+			opts.Checkpoint = func(cp reports.Checkpoint) {
+				if bw.Flush() == nil {
+					tell(cp)
+				}
+			}
+		}
 		var n int64
 		for row, err := range c.Reports.Export(ctx, id, opts) {
 			if err != nil {
@@ -196,11 +261,20 @@ func exportReport(ctx context.Context, c *partner.Client, id int64, format strin
 
 // exportCSV writes the rows as CSV, a header row first (from the first
 // row, or from the report's metadata when there is none), each cell
-// through csvCell.
+// through csvCell. An export from a checkpoint (opts.From) goes on with a
+// file that has its header; opts.Checkpoint is told each checkpoint once
+// the rows before it are written to w.
 func exportCSV(ctx context.Context, c *partner.Client, id int64, w io.Writer, opts reports.ExportOptions, raw bool) (int64, error) {
 	cw := csv.NewWriter(w)
 	var header, record []string
 	var n int64
+	if tell := opts.Checkpoint; tell != nil {
+		opts.Checkpoint = func(cp reports.Checkpoint) {
+			if cw.Flush(); cw.Error() == nil {
+				tell(cp)
+			}
+		}
+	}
 	for row, err := range c.Reports.Export(ctx, id, opts) {
 		if err != nil {
 			return n, err
@@ -211,7 +285,9 @@ func exportCSV(ctx context.Context, c *partner.Client, id int64, w io.Writer, op
 			for i, name := range header {
 				record[i] = csvCell(name, raw)
 			}
-			cw.Write(record)
+			if opts.From == nil {
+				cw.Write(record)
+			}
 		}
 		for i, name := range header {
 			record[i] = csvCell(row.Text(name), raw)
@@ -221,7 +297,7 @@ func exportCSV(ctx context.Context, c *partner.Client, id int64, w io.Writer, op
 		}
 		n++
 	}
-	if header == nil {
+	if header == nil && opts.From == nil {
 		// A report without rows has no row to take the header from:
 		// write the columns its metadata lists, if it lists them.
 		cols := metadataColumns(ctx, c, id)

@@ -36,7 +36,7 @@ func readFile(t *testing.T, path string) string {
 // alphabetical order, so that column order is checked.
 func reportServer(t *testing.T) (*fake.Server, int64) {
 	t.Helper()
-	srv := fake.NewServer()
+	srv := newFake(t)
 	t.Cleanup(srv.Close)
 	id := srv.AddReport(fake.Report{
 		ID: 7, Name: "Deals",
@@ -193,7 +193,7 @@ func TestReportsCharts(t *testing.T) {
 // TestReportsExportEmptyReport checks that a report without rows exports
 // its header, taken from the report's metadata.
 func TestReportsExportEmptyReport(t *testing.T) {
-	srv := fake.NewServer()
+	srv := newFake(t)
 	defer srv.Close()
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
 		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}}})

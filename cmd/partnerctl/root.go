@@ -46,6 +46,8 @@ type app struct {
 	// isTerminal says whether w is a terminal; progress goes to stderr
 	// only when it is.
 	isTerminal func(w io.Writer) bool
+	// now is the clock of progress rates; nil means time.Now.
+	now func() time.Time
 
 	baseURL, clientID, clientSecret, secretFile string
 	env, envHeader, subKey, subKeyHeader        string
@@ -217,6 +219,9 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 	secret, _, err := a.secretSetting(cmd, "client-secret", a.clientSecret, a.secretFile, "PARTNER_CLIENT_SECRET")
 	if err != nil {
 		return nil, err
+	}
+	if base != "" && !strings.Contains(base, "://") {
+		return nil, usagef("%s %q has no scheme: add http:// or https://", baseFrom, base)
 	}
 	env, envFrom := a.settingFrom(cmd, "env", a.env, "PARTNER_ENV")
 	if strings.ContainsFunc(env, unicode.IsControl) {

@@ -3,12 +3,10 @@ package main
 import (
 	"net/http"
 	"testing"
-
-	"github.com/partnerapi/partner-go/fake"
 )
 
 func TestTokenInvalidatedUnlessShown(t *testing.T) {
-	srv := fake.NewServer()
+	srv := newFake(t)
 	defer srv.Close()
 	c := newCLI(srv)
 	c.must(t, "token")

@@ -11,7 +11,7 @@ import (
 )
 
 func TestUsersListCreateSuspend(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 
@@ -53,7 +53,7 @@ func TestUsersListCreateSuspend(t *testing.T) {
 // whole, which the fake answers with WithSCIMFullResources (the published
 // reads show no displayName or emails).
 func TestUsersImportIsSafeToRerun(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithSCIMFullResources())
+	srv := newFake(t, fake.WithDemoData(), fake.WithSCIMFullResources())
 	defer srv.Close()
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "people.csv")
@@ -105,7 +105,7 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 // TestUsersSuspendByUserName: suspend takes a userName as well as an id,
 // and says so when neither matches.
 func TestUsersSuspendByUserName(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	r := c.must(t, "users", "suspend", strings.ToUpper(demo.UserEmail2))
@@ -130,7 +130,7 @@ func TestUsersSuspendByUserName(t *testing.T) {
 // TestUsersImportStopped: an import that cannot read its file to the end
 // says after which line it stopped.
 func TestUsersImportStopped(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "people.csv")
@@ -151,7 +151,7 @@ func TestUsersImportStopped(t *testing.T) {
 // TestUsersImportDirectory: a directory as FILE is a usage error before
 // any request, as for bulk load.
 func TestUsersImportDirectory(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -169,7 +169,7 @@ func TestUsersImportDirectory(t *testing.T) {
 // the display name or email alone reaches the service; a row whose members
 // the reads return, read back equal, is "unchanged" and not written.
 func TestUsersImportDefaultReads(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData())
+	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "people.csv")
@@ -214,4 +214,32 @@ func countRequests(srv *fake.Server, method string) int {
 		}
 	}
 	return n
+}
+
+// TestUsersListColumns: users list shows the columns the service's
+// listing returns (no display name or e-mail, blank for every user);
+// --columns asks for more, and names an unknown one.
+func TestUsersListColumns(t *testing.T) {
+	srv := newFake(t, fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	r := c.must(t, "users", "list")
+	if header := strings.Fields(strings.SplitN(r.stdout, "\n", 2)[0]); strings.Join(header, " ") != "ID USERNAME ACTIVE" {
+		t.Fatalf("default columns %q", header)
+	}
+	full := newFake(t, fake.WithDemoData(), fake.WithSCIMFullResources())
+	defer full.Close()
+	r = newCLI(full).must(t, "users", "list", "--columns", "username,email")
+	var line string
+	for l := range strings.Lines(r.stdout) {
+		if strings.HasPrefix(l, demo.UserEmail2+" ") {
+			line = l
+		}
+	}
+	if !strings.HasPrefix(r.stdout, "USERNAME") || !strings.Contains(r.stdout, "EMAIL\n") || strings.Count(line, demo.UserEmail2) != 2 {
+		t.Fatalf("--columns username,email:\n%s", r.stdout)
+	}
+	if r := c.run(t, "users", "list", "--columns", "id,phone"); r.code != exitUsage || !strings.Contains(r.stderr, `unknown column "phone"`) {
+		t.Fatalf("unknown column: exit %d, stderr %q", r.code, r.stderr)
+	}
 }

@@ -156,19 +156,22 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 func checkBaseURL(raw string) error {
 	u, err := url.Parse(raw)
 	switch {
-	case err != nil || !u.IsAbs() || u.Host == "":
-		return fmt.Errorf("PARTNER_BASE_URL %q is not an absolute URL such as https://api.example.com", raw)
+	case err != nil:
+		// Not raw: it may carry a password.
+		return fmt.Errorf("PARTNER_BASE_URL does not parse (%v): use an absolute URL such as https://api.example.com", err.(*url.Error).Err)
+	case !u.IsAbs() || u.Host == "":
+		return fmt.Errorf("PARTNER_BASE_URL %q is not an absolute URL such as https://api.example.com", u.Redacted())
 	case u.User != nil:
 		return errors.New("PARTNER_BASE_URL must not carry credentials: put them in PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET")
 	case u.RawQuery != "" || u.Fragment != "":
-		return fmt.Errorf("PARTNER_BASE_URL %q must not have a query or fragment", raw)
+		return fmt.Errorf("PARTNER_BASE_URL %q must not have a query or fragment", u.Redacted())
 	case u.Scheme == "https":
 		return nil
 	case u.Scheme == "http" && sdkAccepts(partner.WithBaseURL(raw)):
 		// Plain http to this machine: the SDK's own rule decides.
 		return nil
 	}
-	return fmt.Errorf("PARTNER_BASE_URL %q must be an https URL (plain http only to a loopback address): tokens would travel in clear", raw)
+	return fmt.Errorf("PARTNER_BASE_URL %q must be an https URL (plain http only to a loopback address): tokens would travel in clear", u.Redacted())
 }
 
 // checkDeploymentVars says what is wrong with PARTNER_ENV_HEADER,

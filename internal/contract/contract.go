@@ -286,6 +286,19 @@ func (x *Exchange) SDKMethod() string {
 	return s
 }
 
+// SDKOps are the operation names (core.Request.Op) of the SDK's requests
+// to the exchange's operation, as the contract lists them (x-sdk-ops).
+func (x *Exchange) SDKOps() []string {
+	list, _ := x.in.Route.Operation.Extensions["x-sdk-ops"].([]any)
+	out := make([]string, 0, len(list))
+	for _, v := range list {
+		if s, ok := v.(string); ok {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
 // CheckResponse validates an answer: its status must be one the
 // operation declares (or one of x-any-operation-statuses, whose body is
 // not checked), and its body must match the declared media type and

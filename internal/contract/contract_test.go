@@ -107,7 +107,7 @@ func TestMembersOfFakeOptions(t *testing.T) {
 		view   = "/report/v1/view/453/status"
 		detail = "WithViewStatusDetail"
 		full   = "WithSCIMFullResources"
-		scimCT = "application/scim+json"
+		scimCT = "application/json"
 	)
 	users := `{"schemas": ["urn:ietf:params:scim:api:messages:2.0:ListResponse"], "totalResults": 0, "startIndex": 1, "itemsPerPage": 0, "Resources": []}`
 	// A read carries no name, displayName or emails (used on create).

@@ -2,6 +2,7 @@ package contract_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -9,8 +10,8 @@ import (
 // descriptions show (the gateway export's examples and the connector's,
 // identifiers made neutral), each to the request it answers: the
 // contract must accept what the deployed service is documented to send.
-// (The gateway export's schema reads show only `{}` placeholders; the
-// contract asks for the `schema` member the connector reads.)
+// The gateway export's schema reads answer `{}`, which the contract
+// accepts beside the `schema` member the connector reads.
 func TestPublishedExamplesPass(t *testing.T) {
 	const (
 		scimUser = `{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
@@ -85,6 +86,15 @@ func TestPublishedExamplesPass(t *testing.T) {
 			`{"integrations": [{"integration_id": "string", "integration_type": "string", "description": "string", "name": "string"}]}`},
 		{"connector GetObjectEventSchema", "GET", "/event/v1/metadata/integration/INT-1", "", 200, `{"schema": {"type": "object"}}`},
 		{"connector GetEventSchema", "GET", "/event/v1/metadata/event/object.update", "", 200, `{"schema": {"type": "object"}}`},
+		{"events GetEventSchema", "GET", "/event/v1/metadata/event/object.update", "", 200, `{}`},
+		{"events GetObjectEventSchema", "GET", "/event/v1/metadata/integration/INT-1", "", 200, `{}`},
+		{"connector Subscribe (event as a string)", "POST", "/event/v1/subscriber",
+			`{"subscriber_type": "webhook", "event": "object.update", "name": "n", "object_ids": ["o-1"], "webhook_settings": {"callback_url": "https://example.com/hook"}}`, 200,
+			`{"subscriber_id": "string"}`},
+		{"connector referral subscribe (event as a string)", "POST", "/event/v1/subscriber",
+			`{"subscriber_type": "webhook", "event": "object.partner_portal_referral_submit", "name": "n", "integration_id": "INT-1", "webhook_settings": {"callback_url": "https://example.com/hook"}}`, 200,
+			`{"subscriber_id": "string"}`},
+		{"connector GetReportList (no body)", "POST", "/report/v1/list", "", 200, `{"endOfList": true, "results": []}`},
 		{"authentication delete-token", "DELETE", "/oauth/token", "", 200, ""},
 		{"events DeleteSubscriber", "DELETE", "/event/v1/subscriber/s-1", "", 200, ""},
 	} {
@@ -101,3 +111,37 @@ func TestPublishedExamplesPass(t *testing.T) {
 }
 
 func sprintf(format, member string) string { return fmt.Sprintf(format, member) }
+
+// TestWriteBodiesAreClosed: a write body that names a member its
+// published description does not (the subscriber read's "objectids" in a
+// registration, whose member is "object_ids") breaks the contract when
+// it is accepted, beside the same body as published, which passes.
+func TestWriteBodiesAreClosed(t *testing.T) {
+	const hook = `"subscriber_type": "webhook", "event": ["object.update"], "name": "n", "webhook_settings": {"callback_url": "https://example.com/hook"}`
+	for _, tc := range []struct {
+		name, method, target, body, want string
+	}{
+		{"subscribe as published", "POST", "/event/v1/subscriber", `{"object_ids": ["o"], ` + hook + `}`, ""},
+		{"subscribe objectids", "POST", "/event/v1/subscriber", `{"objectids": ["o"], ` + hook + `}`, "objectids"},
+		{"subscribe callbackurl", "POST", "/event/v1/subscriber", `{"subscriber_type": "webhook", "event": ["e"], "name": "n", "webhook_settings": {"callbackurl": "x", "callback_url": "x"}}`, "callbackurl"},
+		{"audit as published", "PATCH", "/app/v1/object/o/audit", `{"field_name": "f", "status_code": "LINKED", "message": "m"}`, ""},
+		{"audit statuscode", "PATCH", "/app/v1/object/o/audit", `{"field_name": "f", "status_code": "LINKED", "statuscode": "LINKED", "message": "m"}`, "statuscode"},
+		{"external id fieldname", "PATCH", "/app/v1/object/o/external_id", `{"external_id": "e", "fieldname": "a.b"}`, "fieldname"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := serve(t, nil, tc.method, tc.target, tc.body, 200, "application/json", `{}`)
+			var req []string
+			for _, v := range got {
+				if v.Side == "request" {
+					req = append(req, v.Error())
+				}
+			}
+			switch {
+			case tc.want == "" && len(req) > 0:
+				t.Errorf("violations %v, want none", req)
+			case tc.want != "" && (len(req) != 1 || !strings.Contains(req[0], tc.want)):
+				t.Errorf("violations %v, want one naming %s", req, tc.want)
+			}
+		})
+	}
+}

@@ -143,6 +143,8 @@ func TestTourOfEveryOperation(t *testing.T) {
 		_, err = cl.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{IncludeErrors: partner.Ptr(true)})
 		must("status", err)
 	}
+	_, err = cl.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, []map[string]string{{"sales_details.crm_opportunity_id": "T-2", "name": "Rows"}})
+	must("load rows", err)
 	_, err = cl.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(rows))
 	must("load opportunities", err)
 	_, err = cl.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, "tour.csv", bytes.NewReader([]byte(rows)))
@@ -174,9 +176,25 @@ func TestTourOfEveryOperation(t *testing.T) {
 	must("close", cl.Close(ctx))
 
 	checkTourSpans(t, spans.Ended(), sent)
+	checkTourOps(t, spans.Ended())
 	for _, op := range operations(t) {
 		if !seen[op.id] && !op.fakeOnly && !skip(t, op.id, "not exercised") && !skip(t, op.method+" "+op.path, "not exercised") {
 			t.Errorf("the tour did not exercise %s (%s %s)", op.id, op.method, op.path)
+		}
+	}
+}
+
+// checkTourOps: every SDK operation (every Op of a core.Request in the
+// SDK's source) was sent by the tour, whose spans name it partner.<Op>.
+func checkTourOps(t *testing.T, ended []sdktrace.ReadOnlySpan) {
+	t.Helper()
+	named := map[string]bool{}
+	for _, s := range ended {
+		named[s.Name()] = true
+	}
+	for _, s := range sdkOperations(t) {
+		if !named["partner."+s.op] {
+			t.Errorf("the tour did not exercise SDK operation %s (%s %s, %s)", s.op, s.method, s.template, s.pos)
 		}
 	}
 }
@@ -191,19 +209,12 @@ func attemptSpan(t *testing.T, r *http.Request, op string) trace.SpanID {
 	return sc.SpanID()
 }
 
-// sameOperation lists the SDK methods that send an operation besides its
-// x-sdk-method: each names the span of its requests.
-var sameOperation = map[string][]string{
-	"Bulk.Load":              {"LoadRows", "LoadAttachment"},
-	"Bulk.LoadOpportunities": {"LoadOpportunitiesAttachment"},
-}
-
 // checkTourSpans holds the attempt span of every request the tour sent
 // (sent, by the span its traceparent named) to the contract: its
 // url.template is the operation's path as api/openapi.yaml writes it, its
 // name is the method and that template, and its parent, the operation's
-// span, is named partner.<area>.<Method> after the SDK method that sends
-// the operation (x-sdk-method). A request to a URL the service handed out
+// span, is named partner.<Op> after one of the operation names the
+// contract lists for it (x-sdk-ops). A request to a URL the service handed out
 // (the fake's upload URL) has no url.template.
 func checkTourSpans(t *testing.T, ended []sdktrace.ReadOnlySpan, sent map[trace.SpanID]*contract.Exchange) {
 	t.Helper()
@@ -231,10 +242,9 @@ func checkTourSpans(t *testing.T, ended []sdktrace.ReadOnlySpan, sent map[trace.
 			t.Errorf("%s: attempt span %q, want %q", x.Operation(), att.Name(), want)
 		}
 		op, ok := byID[att.Parent().SpanID()]
-		area, method, _ := strings.Cut(x.SDKMethod(), ".")
-		names := []string{"partner." + strings.ToLower(area) + "." + method}
-		for _, m := range sameOperation[x.SDKMethod()] {
-			names = append(names, "partner."+strings.ToLower(area)+"."+m)
+		var names []string
+		for _, o := range x.SDKOps() {
+			names = append(names, "partner."+o)
 		}
 		if !ok || !slices.Contains(names, op.Name()) {
 			got := "none"

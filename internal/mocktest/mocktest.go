@@ -13,7 +13,6 @@ import (
 	"io"
 	"net/http"
 	"reflect"
-	"strings"
 	"testing"
 	"time"
 
@@ -61,8 +60,8 @@ func New(t testing.TB, opts ...partner.Option) (*partner.Client, *httpmock.MockT
 // JSONResponder answers status with body after checking the request: the
 // bearer token is AccessToken, and the JSON body equals wantBody as a JSON
 // value, sent as application/json ("" means the request has no body).
-// The answer's Content-Type is application/json, or application/scim+json
-// on SCIM paths, as the service sends them.
+// The answer's Content-Type is application/json, the only one the
+// gateway export shows (SCIM included).
 func JSONResponder(t testing.TB, wantBody string, status int, body string) httpmock.Responder {
 	return func(req *http.Request) (*http.Response, error) {
 		t.Helper()
@@ -83,11 +82,7 @@ func JSONResponder(t testing.TB, wantBody string, status int, body string) httpm
 			JSONEqual(t, got, wantBody)
 		}
 		resp := httpmock.NewStringResponse(status, body)
-		ct := "application/json"
-		if strings.HasPrefix(req.URL.Path, "/api/scim/") {
-			ct = "application/scim+json"
-		}
-		resp.Header.Set("Content-Type", ct)
+		resp.Header.Set("Content-Type", "application/json")
 		return resp, nil
 	}
 }

@@ -1,0 +1,301 @@
+package main
+
+import (
+	"context"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"maps"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
+)
+
+// reasonsShown is how many failed rows a load or status without
+// --errors-out prints.
+const reasonsShown = 3
+
+// bulkStatusFlags are the flags of bulk status.
+type bulkStatusFlags struct {
+	integration, errorsOut string
+	wait, failOnErr, force bool
+	maxErrors              int
+}
+
+func (a *app) bulkStatusCmd() *cobra.Command {
+	var fl bulkStatusFlags
+	cmd := &cobra.Command{
+		Use:   "status EXECUTION --integration ID",
+		Short: "Show, or follow, the execution of a bulk load",
+		Long: `status reads the execution EXECUTION of a load into the integration and prints
+its state and counts. With --wait it follows the execution until it completes,
+as 'bulk load --wait' does: this is how to go on with a load whose wait was
+interrupted (Ctrl-C, a timeout), which says this command.
+
+With --errors-out (which implies --wait) the failed rows are written to FILE
+as CSV that loads again, as 'bulk load --errors-out' writes them (columns in
+name order, as the loaded file's order is not known here). Without it, the
+first few reasons are printed.
+
+Exit status: 0 when the execution was read (with --wait: once it completed);
+1 when it could not be read, when it ended in a state other than completed,
+when every record failed, or, with --fail-on-errors, when any failed; 2 for a
+usage error; 130 when Ctrl-C ended the wait (the execution goes on).`,
+		Example: `  partnerctl bulk status exe_01 --integration int-crm
+  partnerctl bulk status exe_01 --integration int-crm --wait --errors-out failed.csv`,
+		Args: exactArgs("EXECUTION"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if fl.integration == "" {
+				return usagef("--integration is required")
+			}
+			if fl.maxErrors < 0 {
+				return usagef("--max-errors must not be negative")
+			}
+			if err := checkOutputPath("--errors-out", fl.errorsOut, fl.force); err != nil {
+				return err
+			}
+			ff := followFlags{wait: fl.wait || fl.errorsOut != "" || fl.failOnErr, errorsOut: fl.errorsOut, force: fl.force,
+				maxErrors: fl.maxErrors, failOnErr: fl.failOnErr}
+			ack := &bulk.Ack{IntegrationID: fl.integration, ExecutionID: args[0]}
+			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
+				return followExecution(ctx, cmd.OutOrStdout(), c, ack, ff)
+			})
+		},
+	}
+	f := cmd.Flags()
+	f.StringVar(&fl.integration, "integration", "", "integration `ID` the load went to (required)")
+	f.BoolVar(&fl.wait, "wait", false, "follow the execution until it completes")
+	f.StringVar(&fl.errorsOut, "errors-out", "", "write the failed rows as CSV to `FILE` (implies --wait)")
+	f.BoolVar(&fl.force, "force", false, "replace the --errors-out file when it exists")
+	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 1 when rows failed (implies --wait)")
+	f.IntVar(&fl.maxErrors, "max-errors", 1000, "failed rows to fetch for --errors-out")
+	return cmd
+}
+
+// followFlags say how to follow an execution.
+type followFlags struct {
+	wait      bool   // until it completes; else one status read
+	errorsOut string // file for the failed rows, or ""
+	force     bool   // errorsOut may replace a file
+	maxErrors int    // failed rows to fetch for errorsOut
+	failOnErr bool   // any failed row is a failure
+	order     []string
+}
+
+// statusParams are the status reads' parameters: the failed rows are
+// always asked for, all of them (up to maxErrors) for errorsOut, else the
+// few printed.
+func (fl followFlags) statusParams() bulk.StatusParams {
+	n := reasonsShown
+	if fl.errorsOut != "" {
+		n = fl.maxErrors
+	}
+	return bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(n)}
+}
+
+// goOn is the command line that goes on following the execution.
+func (fl followFlags) goOn(ack *bulk.Ack) string {
+	args := []string{"partnerctl", "bulk", "status", shellQuote(ack.ExecutionID), "--integration", shellQuote(ack.IntegrationID), "--wait"}
+	if fl.errorsOut != "" {
+		args = append(args, "--errors-out", shellQuote(fl.errorsOut))
+	}
+	if fl.force {
+		args = append(args, "--force")
+	}
+	if fl.failOnErr {
+		args = append(args, "--fail-on-errors")
+	}
+	return strings.Join(args, " ")
+}
+
+// followExecution reads (fl.wait: follows) the execution of ack, prints
+// its states and counts, writes or prints its failed rows, and returns
+// the failure the exit status reports.
+func followExecution(ctx context.Context, out io.Writer, c *partner.Client, ack *bulk.Ack, fl followFlags) error {
+	onState := func(ex *bulk.Execution) { printf(out, "execution %s: %s\n", ex.ExecutionID, ex.Status) }
+	var ex *bulk.Execution
+	var err error
+	if fl.wait {
+		ex, err = followLoad(ctx, c, ack, fl.statusParams(), onState)
+	} else if ex, err = c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, fl.statusParams()); err == nil {
+		onState(ex)
+	}
+	var failed *bulk.ExecutionError
+	switch {
+	case errors.As(err, &failed):
+		return fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)
+	case err != nil && fl.wait:
+		return fmt.Errorf("following execution %s: %w; to go on: %s", ack.ExecutionID, err, fl.goOn(ack))
+	case err != nil:
+		return fmt.Errorf("reading execution %s: %w", ack.ExecutionID, err)
+	case !ex.Done():
+		printf(out, "%s records so far, %s succeeded, %s failed, %s skipped; follow it with: %s\n",
+			groupDigits(ex.InputCount), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount), fl.goOn(ack))
+		return nil
+	}
+	printf(out, "%s: %s, %s succeeded, %s failed, %s skipped\n", ex.Status,
+		plural(ex.InputCount, "record"), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount))
+	if fl.errorsOut != "" {
+		if err := writeFailedRows(out, ex, fl); err != nil {
+			return err
+		}
+	} else {
+		printReasons(out, ex)
+	}
+	switch {
+	case ex.StatusMsg != "":
+		return fmt.Errorf("execution %s ended %s: %s", ex.ExecutionID, ex.Status, ex.StatusMsg)
+	case ex.ErrorCount > 0 && ex.SuccessCount == 0 && ex.SkipCount == 0:
+		return fmt.Errorf("execution %s: no record succeeded: all %d failed", ex.ExecutionID, ex.ErrorCount)
+	case fl.failOnErr && ex.ErrorCount > 0:
+		return fmt.Errorf("execution %s: %s failed", ex.ExecutionID, plural(ex.ErrorCount, "row"))
+	}
+	return nil
+}
+
+// writeFailedRows writes the failed rows of ex to fl.errorsOut, or says
+// why it wrote none.
+func writeFailedRows(out io.Writer, ex *bulk.Execution, fl followFlags) error {
+	switch {
+	case len(ex.Errors) == 0 && ex.ErrorCount == 0:
+		printf(out, "no row failed: %s not written\n", fl.errorsOut)
+	case len(ex.Errors) == 0:
+		printf(out, "the service returned none of the %d failed rows: %s not written\n", ex.ErrorCount, fl.errorsOut)
+	default:
+		if err := writeRowErrors(fl.errorsOut, fl.force, ex.Errors, fl.order); err != nil {
+			return err
+		}
+		note := ""
+		if int64(len(ex.Errors)) < ex.ErrorCount {
+			note = fmt.Sprintf(" (the service returned %d of %d)", len(ex.Errors), ex.ErrorCount)
+		}
+		printf(out, "failed rows written to %s%s\n", fl.errorsOut, note)
+	}
+	return nil
+}
+
+// printReasons prints the first failed rows the service returned (key,
+// message, row) and the flag that writes them all.
+func printReasons(out io.Writer, ex *bulk.Execution) {
+	if ex.ErrorCount == 0 {
+		return
+	}
+	errs := ex.Errors[:min(len(ex.Errors), reasonsShown)]
+	if len(errs) == 0 {
+		printf(out, "the service gave no reason; --errors-out FILE asks for the failed rows\n")
+		return
+	}
+	printf(out, "failed rows, %d of %d shown (--errors-out FILE writes them all as CSV):\n", len(errs), ex.ErrorCount)
+	for _, e := range errs {
+		key := e.ID
+		if key == "" {
+			key = "(none)"
+		}
+		printf(out, "  key %s: %s\n", key, e.Message)
+		if row := rowText(e); row != "" {
+			printf(out, "    row: %s\n", row)
+		}
+	}
+}
+
+// rowText is a failed row on one line, its columns in name order, cut
+// at 100 characters.
+func rowText(e bulk.RowError) string {
+	s := e.RowText
+	if e.Row != nil {
+		var cells []string
+		for _, k := range slices.Sorted(maps.Keys(e.Row)) {
+			cells = append(cells, k+"="+text(e.Row[k]))
+		}
+		s = strings.Join(cells, ", ")
+	}
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:99]) + "…"
+	}
+	return s
+}
+
+// plural is n and noun, with an s when n is not 1.
+func plural(n int64, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return groupDigits(n) + " " + noun + "s"
+}
+
+// shellQuote quotes s for a POSIX shell when it needs it.
+func shellQuote(s string) string {
+	if s != "" && !strings.ContainsFunc(s, func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("-_./:=@%+,", r))
+	}) {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
+}
+
+// isAdded says whether col is the column --errors-out adds for word:
+// _error for the reason, _row for a row given as text, with more
+// underscores when the data has such a column.
+func isAdded(col, word string) bool {
+	return strings.HasPrefix(col, "_") && strings.TrimLeft(col, "_") == word
+}
+
+// withoutReasonColumns returns a copy of the CSV file at path without the
+// columns --errors-out added, so that reloading a fixed errors file sends
+// the rows' own columns only: the last column when it is a reason column
+// (_error), and a _row column after it. It returns the copy's path (a
+// temporary file the caller removes) and the dropped columns' names, or
+// no path and no names when there is nothing to drop.
+func withoutReasonColumns(path string) (string, []string, error) {
+	header := csvHeader(path)
+	keep := len(header)
+	if keep > 1 && isAdded(header[keep-1], "row") && isAdded(header[keep-2], "error") {
+		keep -= 2
+	} else if keep > 0 && isAdded(header[keep-1], "error") {
+		keep--
+	}
+	if keep == len(header) || keep == 0 {
+		return "", nil, nil
+	}
+	in, err := os.Open(path)
+	if err != nil {
+		return "", nil, err
+	}
+	defer in.Close()
+	tmp, err := os.CreateTemp("", "partnerctl-*-"+filepath.Base(path))
+	if err != nil {
+		return "", nil, err
+	}
+	r := csv.NewReader(in)
+	r.FieldsPerRecord = -1
+	w := csv.NewWriter(tmp)
+	for first := true; ; first = false {
+		rec, err := r.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+			return "", nil, err
+		}
+		if first && len(rec) > 0 {
+			rec[0] = strings.TrimPrefix(rec[0], "\ufeff")
+		}
+		w.Write(rec[:min(len(rec), keep)])
+	}
+	w.Flush()
+	if err := errors.Join(w.Error(), tmp.Close()); err != nil {
+		os.Remove(tmp.Name())
+		return "", nil, err
+	}
+	return tmp.Name(), header[keep:], nil
+}

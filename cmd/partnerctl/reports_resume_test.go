@@ -1,0 +1,152 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"net/http"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
+)
+
+// pageCutter is a middleware that, while on, sends the fake's view data
+// requests for whole pages from page 2 on to a view that does not exist
+// (a 404: an export stops there, after pages 0 and 1), and records the
+// pages asked for.
+type pageCutter struct {
+	on    atomic.Bool
+	mu    sync.Mutex
+	pages []int64
+}
+
+func (p *pageCutter) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasPrefix(r.URL.Path, "/report/v1/view/") && strings.HasSuffix(r.URL.Path, "/data") {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			var body struct {
+				Page struct{ Number, Size int64 } `json:"page"`
+			}
+			json.Unmarshal(b, &body)
+			if body.Page.Size > 1 {
+				p.mu.Lock()
+				p.pages = append(p.pages, body.Page.Number)
+				p.mu.Unlock()
+				if body.Page.Number >= 2 && p.on.Load() {
+					r.URL.Path = "/report/v1/view/999999999/data"
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+func (p *pageCutter) take() []int64 {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := p.pages
+	p.pages = nil
+	return out
+}
+
+// TestReportsExportResume: an export to a file that stops after two
+// pages (of 10,000 rows) keeps its partial file and checkpoint beside -o
+// and prints the command that goes on; that command writes only the rows
+// not written yet, from the same view (no new view prepared, no page
+// before the checkpoint's asked for), and leaves the file a fresh export
+// writes, with the partial file and checkpoint removed.
+func TestReportsExportResume(t *testing.T) {
+	cut := &pageCutter{}
+	srv := fake.NewServer(mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)) // the contract sees what the client sent
+	defer srv.Close()
+	const rows = 25_000
+	id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "l", Name: "Label"}},
+		RowCount: rows, Generate: func(i int) []any { return []any{i, fmt.Sprintf("row, %d", i)} }})
+	report := strconv.FormatInt(id, 10)
+	c := newCLI(srv)
+	for _, ext := range []string{"csv", "jsonl"} {
+		t.Run(ext, func(t *testing.T) {
+			dir := t.TempDir()
+			out := filepath.Join(dir, "big export."+ext)
+			fresh := filepath.Join(dir, "fresh."+ext)
+			c.must(t, "reports", "export", report, "-o", fresh)
+
+			cut.on.Store(true)
+			r := c.run(t, "reports", "export", report, "-o", out)
+			partial, checkpoint := filepath.Join(dir, ".big export."+ext+".partial"), filepath.Join(dir, ".big export."+ext+".checkpoint")
+			want := "20,000 rows kept in " + partial + ": go on with: partnerctl reports export " + report + " -o '" + out + "' --resume\n"
+			if r.code != exitFail || !strings.HasSuffix(r.stderr, want) {
+				t.Fatalf("stopped export: exit %d, stderr %q; want 1 and ending %q", r.code, r.stderr, want)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Fatalf("%s exists after the export stopped: %v", out, err)
+			}
+			if !strings.HasPrefix(readFile(t, fresh), readFile(t, partial)) {
+				t.Fatal("the partial file is not the start of the export")
+			}
+			var st exportState
+			if err := json.Unmarshal([]byte(readFile(t, checkpoint)), &st); err != nil || st.Checkpoint.Rows != 20_000 || st.Checkpoint.NextPage != 2 {
+				t.Fatalf("checkpoint %s: %+v, %v", checkpoint, st, err)
+			}
+
+			cut.on.Store(false)
+			cut.take()
+			prepared := srv.CountRequests(http.MethodPost, "/report/v1/view/"+report+"/prepare_export")
+			r = c.must(t, "reports", "export", report, "-o", out, "--resume")
+			if !strings.Contains(r.stderr, "exported 25,000 rows of report "+report) {
+				t.Errorf("resumed: stderr %q", r.stderr)
+			}
+			if got := readFile(t, out); got != readFile(t, fresh) {
+				t.Fatalf("the resumed file differs from a fresh export (%d bytes, want %d)", len(got), len(readFile(t, fresh)))
+			}
+			if n := srv.CountRequests(http.MethodPost, "/report/v1/view/"+report+"/prepare_export"); n != prepared {
+				t.Errorf("the resumed export prepared %d new views", n-prepared)
+			}
+			if pages := cut.take(); len(pages) == 0 || slices.Min(pages) != 2 {
+				t.Errorf("the resumed export asked for pages %v, want from 2 on", pages)
+			}
+			for _, f := range []string{partial, checkpoint} {
+				if _, err := os.Stat(f); !os.IsNotExist(err) {
+					t.Errorf("%s is left after the export completed: %v", f, err)
+				}
+			}
+		})
+	}
+}
+
+// TestReportsExportResumeRefusals: --resume needs a file of CSV or JSON
+// lines and a stopped export to go on with; each refusal is a usage error
+// before anything is sent.
+func TestReportsExportResumeRefusals(t *testing.T) {
+	srv, id := reportServer(t)
+	c := newCLI(srv)
+	dir := t.TempDir()
+	report := strconv.FormatInt(id, 10)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--resume"}, "--resume goes on with an export of CSV or JSON lines to a file"},
+		{[]string{"--resume", "-o", filepath.Join(dir, "a.xlsx")}, "--resume goes on with an export of CSV or JSON lines to a file"},
+		{[]string{"--resume", "-o", filepath.Join(dir, "a.csv")}, "no stopped export to " + filepath.Join(dir, "a.csv")},
+		{[]string{"-o", filepath.Join(dir, "a.txt")}, `-o ` + filepath.Join(dir, "a.txt") + `: the extension ".txt" is not csv, jsonl or xlsx: give --format`},
+	} {
+		r := c.run(t, append([]string{"reports", "export", report}, tc.args...)...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}
