@@ -30,7 +30,7 @@ import (
 )
 
 // Version is the SDK version, sent in the User-Agent header.
-const Version = "0.1.0"
+const Version = "1.0.0"
 
 // Client talks to one Partner Integration Service. It is safe for
 // concurrent use by many goroutines; they share one access token.

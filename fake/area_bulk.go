@@ -14,8 +14,8 @@ package fake
 //
 // This file holds the area's state, options, execution status and the
 // lookups its routes share; the loads are in bulk_load.go (rows parsed in
-// bulk_parse.go, checked and written in bulk_rows.go), the signed upload
-// URLs in bulk_upload.go.
+// bulk_parse.go, workbooks read in bulk_xlsx.go, checked and written in
+// bulk_rows.go), the signed upload URLs in bulk_upload.go.
 
 import (
 	"fmt"

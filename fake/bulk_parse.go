@@ -2,7 +2,6 @@ package fake
 
 import (
 	"bufio"
-	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"errors"
@@ -12,8 +11,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/xuri/excelize/v2"
 )
 
 // Bulk input formats (data_format, case-insensitive on the wire).
@@ -22,11 +19,6 @@ const (
 	formatJSON = "JSON"
 	formatXLSX = "XLSX"
 )
-
-// maxXLSXBody caps an XLSX body: a zip archive keeps its directory at the
-// end, so unlike CSV and JSON it cannot be read as a stream and is held in
-// memory while it is parsed.
-const maxXLSXBody = 64 << 20
 
 // badInput is a parse or validation failure of a load; it becomes a 400
 // whose message says where the input is wrong.
@@ -80,18 +72,66 @@ func parseRows(body io.Reader, format string, delim rune, header bool, emit func
 	return badInputf("unsupported data_format %q", format)
 }
 
+// Limits of a CSV load, the fake's own: the CSV reader holds a whole
+// record in memory, so one endless line must not be read to its end.
+const (
+	// maxCSVRecord caps the bytes of one CSV record (a line, or several
+	// when a quoted field holds line breaks).
+	maxCSVRecord = 1 << 20
+	// maxCSVFields caps the fields of one CSV record, as many as a
+	// worksheet has columns.
+	maxCSVFields = maxXLSXColumn
+)
+
+// csvBuffer is the read-ahead of the CSV reader.
+const csvBuffer = 64 << 10
+
+// recordLimiter reads a CSV body and fails once the reader has taken
+// more than maxCSVRecord bytes (plus its read-ahead) past the end of the
+// last whole record.
+type recordLimiter struct {
+	r       io.Reader
+	read    int64 // bytes read so far
+	max     int64 // bytes that may be read before the next record ends
+	tripped bool
+}
+
+func (l *recordLimiter) Read(p []byte) (int, error) {
+	if l.read >= l.max {
+		l.tripped = true
+		return 0, errRecordTooLong
+	}
+	if int64(len(p)) > l.max-l.read {
+		p = p[:l.max-l.read]
+	}
+	n, err := l.r.Read(p)
+	l.read += int64(n)
+	return n, err
+}
+
+var errRecordTooLong = errors.New("CSV record too long")
+
 func parseCSV(body io.Reader, delim rune, header bool, emit func(record) error) error {
-	cr := csv.NewReader(bufio.NewReaderSize(body, 64<<10))
+	lim := &recordLimiter{r: body, max: maxCSVRecord + csvBuffer}
+	cr := csv.NewReader(bufio.NewReaderSize(lim, csvBuffer))
 	cr.Comma = delim
 	cr.ReuseRecord = true
 	var cols []string
-	for first := true; ; first = false {
+	for n := 1; ; n++ {
+		first := n == 1
 		fields, err := cr.Read()
 		if errors.Is(err, io.EOF) {
 			if first {
 				return badInputf("CSV body is empty")
 			}
 			return nil
+		}
+		if lim.tripped {
+			return badInputf("malformed CSV: record %d is longer than %d bytes (the fake's limit)", n, maxCSVRecord)
+		}
+		lim.max = cr.InputOffset() + maxCSVRecord + csvBuffer
+		if len(fields) > maxCSVFields { // fields come with a wrong count too
+			return badInputf("malformed CSV: record %d has more than %d fields (the fake's limit)", n, maxCSVFields)
 		}
 		if err != nil {
 			var pe *csv.ParseError
@@ -151,8 +191,41 @@ func positionalColumns(n int) []string {
 	return cols
 }
 
+// endReader notes where the last byte that can start a value was read,
+// and whether the body has ended: a JSON body that ends after a record
+// (and perhaps a comma) ends "after record n" whatever the decoder makes
+// of it (Go 1.27's Decoder reports More and then a syntax error there).
+type endReader struct {
+	r           io.Reader
+	read        int64
+	significant int64 // offset of the last byte read that is not space or comma; -1 if none
+	ended       bool
+}
+
+func (e *endReader) Read(p []byte) (int, error) {
+	n, err := e.r.Read(p)
+	for i := n - 1; i >= 0; i-- {
+		if c := p[i]; c != ' ' && c != '\t' && c != '\r' && c != '\n' && c != ',' {
+			e.significant = e.read + int64(i)
+			break
+		}
+	}
+	e.read += int64(n)
+	if errors.Is(err, io.EOF) {
+		e.ended = true
+	}
+	return n, err
+}
+
+// endedBefore reports whether the body ended with nothing but space and
+// commas from offset on.
+func (e *endReader) endedBefore(offset int64) bool {
+	return e.ended && e.significant < offset
+}
+
 func parseJSON(body io.Reader, emit func(record) error) error {
-	dec := json.NewDecoder(bufio.NewReaderSize(body, 64<<10))
+	end := &endReader{r: body, significant: -1}
+	dec := json.NewDecoder(bufio.NewReaderSize(end, 64<<10))
 	tok, err := dec.Token()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -169,6 +242,9 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 		start := dec.InputOffset()
 		var obj map[string]any
 		if err := dec.Decode(&obj); err != nil {
+			if end.endedBefore(start) {
+				return badInputf("malformed JSON at byte %d (after record %d): unexpected end of body", start, n-1)
+			}
 			var typ *json.UnmarshalTypeError
 			if errors.As(err, &typ) {
 				return badInputf("malformed JSON: record %d (byte %d) is not an object", n, start)
@@ -208,64 +284,4 @@ func jsonError(err error, dec *json.Decoder, where string) error {
 		return badInputf("malformed JSON at byte %d (%s): unexpected end of body", dec.InputOffset(), where)
 	}
 	return err // the connection failed
-}
-
-func parseXLSX(body io.Reader, header bool, emit func(record) error) error {
-	data, err := io.ReadAll(io.LimitReader(body, maxXLSXBody+1))
-	if err != nil {
-		return err
-	}
-	if len(data) > maxXLSXBody {
-		return &badInput{status: 413, msg: fmt.Sprintf("XLSX file larger than %d bytes", maxXLSXBody)}
-	}
-	x, err := excelize.OpenReader(bytes.NewReader(data))
-	if err != nil {
-		return badInputf("malformed XLSX file: %v", err)
-	}
-	defer x.Close()
-	sheets := x.GetSheetList()
-	if len(sheets) == 0 {
-		return badInputf("malformed XLSX file: no sheet")
-	}
-	rows, err := x.Rows(sheets[0])
-	if err != nil {
-		return badInputf("malformed XLSX file: sheet %q: %v", sheets[0], err)
-	}
-	defer rows.Close()
-	var cols []string
-	for n := 1; rows.Next(); n++ {
-		cells, err := rows.Columns()
-		if err != nil {
-			return badInputf("malformed XLSX file: sheet %q, row %d: %v", sheets[0], n, err)
-		}
-		if cols == nil {
-			if header {
-				if cols, err = headerColumns(cells, fmt.Sprintf("sheet %q, row %d", sheets[0], n)); err != nil {
-					return err
-				}
-				continue
-			}
-			cols = positionalColumns(len(cells))
-		}
-		if len(cells) == 0 {
-			continue // an empty row
-		}
-		if len(cells) > len(cols) {
-			return badInputf("malformed XLSX file: sheet %q, row %d has %d cells, the first row has %d", sheets[0], n, len(cells), len(cols))
-		}
-		vals := make([]any, len(cells))
-		for i, s := range cells {
-			vals[i] = s
-		}
-		if err := emit(record{cols: cols[:len(cells)], vals: vals}); err != nil {
-			return err
-		}
-	}
-	if err := rows.Error(); err != nil {
-		return badInputf("malformed XLSX file: sheet %q: %v", sheets[0], err)
-	}
-	if cols == nil {
-		return badInputf("XLSX file is empty: sheet %q has no rows", sheets[0])
-	}
-	return nil
 }

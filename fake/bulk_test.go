@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"io"
 	"mime/multipart"
 	"net/http"
@@ -284,6 +285,9 @@ func TestBulkBadInput(t *testing.T) {
 		{"JSON record not object", "", `[{"a":1}, 7]`, opps("data_format", "JSON"), 400, "record 2"},
 		{"JSON syntax", "", `[{"a":1}, {"b":]`, opps("data_format", "JSON"), 400, "at byte"},
 		{"JSON truncated", "", `[{"a":1}`, opps("data_format", "JSON"), 400, "unexpected end"},
+		{"JSON ends after a record", "", `[{"a":1}, {"a":2}`, opps("data_format", "JSON"), 400, "(after record 2): unexpected end of body"},
+		{"JSON ends after a comma", "", "[{\"a\":1},\n ", opps("data_format", "JSON"), 400, "(after record 1): unexpected end of body"},
+		{"JSON ends in a record", "", `[{"a":1}, {"a":`, opps("data_format", "JSON"), 400, "(record 2): unexpected end of body"},
 		{"JSON trailing data", "", `[] []`, opps("data_format", "JSON"), 400, "data after the array"},
 		{"XLSX body", "", "not a zip", opps("data_format", "XLSX"), 400, "XLSX only as an attached file"},
 		{"XLSX garbage attached", "multipart/form-data; boundary=xx", "--xx\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a.xlsx\"\r\n\r\nnot a zip\r\n--xx--\r\n", opps("data_format", "XLSX"), 400, "malformed XLSX"},
@@ -615,5 +619,59 @@ func TestBulkSignedUploadMethod(t *testing.T) {
 				t.Errorf("load of the token: %d %v", code, ack)
 			}
 		})
+	}
+}
+
+// TestBulkXLSXStreamWritten loads a workbook written the way the command
+// line exports a report (a stream writer, typed cells: text, integers,
+// decimals, booleans, an empty cell) and checks every value the fake read.
+func TestBulkXLSXStreamWritten(t *testing.T) {
+	e := newBulkEnv(t, WithBulkDelay(0))
+	x := excelize.NewFile()
+	defer x.Close()
+	sw, err := x.NewStreamWriter(x.GetSheetName(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows := [][]any{
+		{"sales_details.crm_opportunity_id", "name", "amount", "note"},
+		{"S-1", "Streamed, \"quoted\" & <escaped>", int64(1234), true},
+		{"S-2", "Décimal", 12.5, nil},
+	}
+	for i, row := range rows {
+		cell, _ := excelize.CoordinatesToCellName(1, i+1)
+		if err := sw.SetRow(cell, row); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := sw.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := x.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	code, ack := loadXLSX(t, e, buf.Bytes())
+	if code != 200 {
+		t.Fatalf("load: %d %v", code, ack)
+	}
+	got := map[string]map[string]any{}
+	for _, o := range e.srv.Objects("opportunity") {
+		if k, _ := o.Field("sales_details.crm_opportunity_id"); k == "S-1" || k == "S-2" {
+			got[k.(string)] = o.Fields
+		}
+	}
+	s1, s2 := got["S-1"], got["S-2"]
+	if s1 == nil || s2 == nil {
+		t.Fatalf("objects = %v", got)
+	}
+	if s1["name"] != `Streamed, "quoted" & <escaped>` || s1["note"] != "TRUE" || s2["name"] != "Décimal" {
+		t.Errorf("S-1 = %v, S-2 = %v", s1, s2)
+	}
+	if a1, a2 := fmt.Sprint(s1["amount"]), fmt.Sprint(s2["amount"]); a1 != "1234" || a2 != "12.5" {
+		t.Errorf("amounts = %s, %s", a1, a2)
+	}
+	if _, ok := s2["note"]; ok {
+		t.Errorf("S-2 has a note: %v", s2)
 	}
 }

@@ -1,0 +1,340 @@
+// Package apirecord computes the exported API of the module's public
+// packages, one line per identifier in the style of the Go project's
+// api/go1.N.txt, so that a test can hold it to the record in api/v1.txt:
+//
+//	pkg github.com/partnerapi/partner-go/scim, func (*Service) Get(context.Context, string) (*User, error)
+//
+// Packages under cmd/, examples/ and internal/, and test files, are left
+// out. Types come from the compiler's export data (go list -export), so
+// the packages are read as they build.
+package apirecord
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"go/importer"
+	"go/token"
+	"go/types"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+)
+
+// Module is the path of the module whose API is recorded.
+const Module = "github.com/partnerapi/partner-go"
+
+// Public reports whether the package path is part of the recorded API.
+func Public(path string) bool {
+	rel, ok := strings.CutPrefix(path, Module)
+	if !ok || (rel != "" && !strings.HasPrefix(rel, "/")) {
+		return false
+	}
+	for _, seg := range strings.Split(rel, "/") {
+		switch seg {
+		case "cmd", "examples", "internal", "testdata":
+			return false
+		}
+	}
+	return true
+}
+
+// Compute returns the sorted API lines of the module's public packages,
+// running go list in dir (a folder of the module).
+func Compute(dir string) ([]string, error) {
+	cmd := exec.Command(goCommand(), "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Name}}", Module+"/...")
+	cmd.Dir = dir
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("go list: %w\n%s", err, stderr.Bytes())
+	}
+	exports := map[string]string{}
+	var public []string
+	sc := bufio.NewScanner(bytes.NewReader(out))
+	for sc.Scan() {
+		f := strings.Split(sc.Text(), "\t")
+		if len(f) != 3 {
+			continue
+		}
+		exports[f[0]] = f[1]
+		if Public(f[0]) && f[2] != "main" {
+			public = append(public, f[0])
+		}
+	}
+	imp := importer.ForCompiler(token.NewFileSet(), "gc", func(path string) (io.ReadCloser, error) {
+		file, ok := exports[path]
+		if !ok || file == "" {
+			return nil, fmt.Errorf("no export data for %s", path)
+		}
+		return os.Open(file)
+	})
+	var lines []string
+	for _, path := range public {
+		pkg, err := imp.Import(path)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, PackageLines(pkg)...)
+	}
+	slices.Sort(lines)
+	return slices.Compact(lines), nil
+}
+
+// goCommand is the go command of the toolchain running the test when the
+// go command said which (GOROOT is set when it switched toolchains), so
+// that the export data is in the format of the importer built with it.
+func goCommand() string {
+	if root := os.Getenv("GOROOT"); root != "" {
+		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
+			return p
+		}
+	}
+	return "go"
+}
+
+func fileExists(name string) bool {
+	_, err := os.Stat(name)
+	return err == nil
+}
+
+// PackageLines returns the API lines of pkg's exported names.
+func PackageLines(pkg *types.Package) []string {
+	w := &writer{pkg: pkg, prefix: "pkg " + pkg.Path() + ", "}
+	scope := pkg.Scope()
+	for _, name := range scope.Names() {
+		obj := scope.Lookup(name)
+		if !obj.Exported() {
+			continue
+		}
+		switch obj := obj.(type) {
+		case *types.Const:
+			if b, ok := obj.Type().(*types.Basic); ok && b.Info()&types.IsUntyped != 0 {
+				w.add("const %s = %s", name, obj.Val().ExactString())
+			} else {
+				w.add("const %s %s = %s", name, w.typ(obj.Type()), obj.Val().ExactString())
+			}
+		case *types.Var:
+			w.add("var %s %s", name, w.typ(obj.Type()))
+		case *types.Func:
+			w.add("func %s%s", name, w.signature(obj.Type().(*types.Signature)))
+		case *types.TypeName:
+			w.typeName(obj)
+		}
+	}
+	return w.lines
+}
+
+type writer struct {
+	pkg    *types.Package
+	prefix string
+	lines  []string
+}
+
+func (w *writer) add(format string, args ...any) {
+	w.lines = append(w.lines, w.prefix+fmt.Sprintf(format, args...))
+}
+
+// qualify names other packages by their name, as source code does.
+func (w *writer) qualify(p *types.Package) string {
+	if p == w.pkg {
+		return ""
+	}
+	return p.Name()
+}
+
+func (w *writer) typ(t types.Type) string { return types.TypeString(t, w.qualify) }
+
+// signature is a function's parameters and results, without names.
+func (w *writer) signature(sig *types.Signature) string {
+	var b strings.Builder
+	if tp := sig.TypeParams(); tp != nil {
+		b.WriteString(w.typeParams(tp))
+	}
+	b.WriteString("(")
+	for i := range sig.Params().Len() {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		t := sig.Params().At(i).Type()
+		if sig.Variadic() && i == sig.Params().Len()-1 {
+			b.WriteString("..." + w.typ(t.(*types.Slice).Elem()))
+			continue
+		}
+		b.WriteString(w.typ(t))
+	}
+	b.WriteString(")")
+	switch res := sig.Results(); res.Len() {
+	case 0:
+	case 1:
+		b.WriteString(" " + w.typ(res.At(0).Type()))
+	default:
+		parts := make([]string, res.Len())
+		for i := range parts {
+			parts[i] = w.typ(res.At(i).Type())
+		}
+		b.WriteString(" (" + strings.Join(parts, ", ") + ")")
+	}
+	return b.String()
+}
+
+func (w *writer) typeParams(tp *types.TypeParamList) string {
+	parts := make([]string, tp.Len())
+	for i := range parts {
+		p := tp.At(i)
+		parts[i] = p.Obj().Name() + " " + w.typ(p.Constraint())
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
+}
+
+// typeName adds a type's line, then its fields or methods, then the
+// methods declared on it.
+func (w *writer) typeName(obj *types.TypeName) {
+	name := obj.Name()
+	if obj.IsAlias() {
+		w.add("type %s = %s", name, w.typ(obj.Type()))
+		return
+	}
+	named, ok := obj.Type().(*types.Named)
+	if !ok {
+		return
+	}
+	if tp := named.TypeParams(); tp != nil {
+		name += w.typeParams(tp)
+	}
+	switch u := named.Underlying().(type) {
+	case *types.Struct:
+		w.add("type %s struct", name)
+		w.fields(name, u)
+	case *types.Interface:
+		w.add("type %s interface", name)
+		w.interfaceMethods(name, u)
+	default:
+		w.add("type %s %s", name, w.typ(u))
+	}
+	for i := range named.NumMethods() {
+		m := named.Method(i)
+		if !m.Exported() {
+			continue
+		}
+		sig := m.Type().(*types.Signature)
+		recv := obj.Name()
+		if _, ptr := sig.Recv().Type().(*types.Pointer); ptr {
+			recv = "*" + recv
+		}
+		w.add("func (%s) %s%s", recv, m.Name(), w.signature(sig))
+	}
+}
+
+func (w *writer) fields(name string, s *types.Struct) {
+	for i := range s.NumFields() {
+		f := s.Field(i)
+		if !f.Exported() {
+			continue
+		}
+		if f.Embedded() {
+			w.add("type %s struct, embedded %s", name, w.typ(f.Type()))
+			continue
+		}
+		w.add("type %s struct, %s %s", name, f.Name(), w.typ(f.Type()))
+	}
+}
+
+func (w *writer) interfaceMethods(name string, it *types.Interface) {
+	for i := range it.NumEmbeddeds() {
+		w.add("type %s interface, embedded %s", name, w.typ(it.EmbeddedType(i)))
+	}
+	for i := range it.NumExplicitMethods() {
+		m := it.ExplicitMethod(i)
+		if m.Exported() {
+			w.add("type %s interface, %s%s", name, m.Name(), w.signature(m.Type().(*types.Signature)))
+		} else {
+			w.add("type %s interface, unexported methods", name)
+		}
+	}
+}
+
+// Key is the identifier a line is about, without what is said of it: the
+// line up to the name of the constant, variable, type, field, method or
+// function. Two lines with one key and different text are a change.
+func Key(line string) string {
+	rest, ok := strings.CutPrefix(line, "pkg ")
+	if !ok {
+		return line
+	}
+	pkg, decl, ok := strings.Cut(rest, ", ")
+	if !ok {
+		return line
+	}
+	head := "pkg " + pkg + ", "
+	switch {
+	case strings.HasPrefix(decl, "func ("):
+		recv, after, _ := strings.Cut(decl, ") ")
+		// A method moving between value and pointer receiver is a change.
+		return head + strings.Replace(recv, "*", "", 1) + ") " + ident(after)
+	case strings.HasPrefix(decl, "func "):
+		return head + "func " + ident(decl[len("func "):])
+	case strings.HasPrefix(decl, "type "):
+		name, member, isMember := strings.Cut(decl[len("type "):], ", ")
+		typeName := ident(name)
+		if isMember {
+			return head + "type " + typeName + ", " + ident(member) + member0(member)
+		}
+		return head + "type " + typeName
+	}
+	kind, after, _ := strings.Cut(decl, " ")
+	return head + kind + " " + ident(after)
+}
+
+// member0 keeps the name after "embedded" in an embedded member's key.
+func member0(member string) string {
+	if f := strings.Fields(member); len(f) > 1 && f[0] == "embedded" {
+		return " " + f[1]
+	}
+	return ""
+}
+
+// ident is the identifier at the start of s.
+func ident(s string) string {
+	end := strings.IndexFunc(s, func(r rune) bool { return r == ' ' || r == '(' || r == '[' })
+	if end < 0 {
+		return s
+	}
+	return s[:end]
+}
+
+// Diff compares the recorded lines with the current ones and describes
+// each identifier added, removed or changed, sorted.
+func Diff(recorded, current []string) []string {
+	rec, cur := byKey(recorded), byKey(current)
+	var out []string
+	for k, line := range rec {
+		switch now, ok := cur[k]; {
+		case !ok:
+			out = append(out, "removed: "+line)
+		case now != line:
+			out = append(out, "changed: "+line+"\n      to: "+now)
+		}
+	}
+	for k, line := range cur {
+		if _, ok := rec[k]; !ok {
+			out = append(out, "added:   "+line)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+func byKey(lines []string) map[string]string {
+	m := make(map[string]string, len(lines))
+	for _, l := range lines {
+		if l = strings.TrimSpace(l); l != "" {
+			m[Key(l)] = l
+		}
+	}
+	return m
+}
