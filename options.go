@@ -40,6 +40,9 @@ type settings struct {
 	formTokens    bool
 	stallTimeout  time.Duration
 	telemetry     telemetrySettings
+	reqIDHeader   string // with reqIDSet: "" turns the request id off
+	reqIDSet      bool
+	svcIDHeader   string
 }
 
 // WithBaseURL sets the service's base URL, e.g. "https://api.example.com".
@@ -203,6 +206,23 @@ func WithStallTimeout(d time.Duration) Option { return func(s *settings) { s.sta
 // 6749 has it, instead of the JSON body the interface documents.
 func WithFormEncodedTokenRequests() Option { return func(s *settings) { s.formTokens = true } }
 
+// WithRequestIDHeader names the header in which every call sends the
+// request id the client generates for it, the same on every attempt
+// (default X-Request-Id); "" sends none. The id is also on the call's
+// span (partner.request_id), its log records (request_id) and its *Error
+// (RequestID).
+func WithRequestIDHeader(name string) Option {
+	return func(s *settings) { s.reqIDHeader, s.reqIDSet = name, true }
+}
+
+// WithServiceRequestIDHeader names the header in which the service
+// answers with its own id of a request (the interface publishes none, so
+// by default none is read). Its value is put in Error.ServiceRequestID
+// and ResponseInfo.ServiceRequestID.
+func WithServiceRequestIDHeader(name string) Option {
+	return func(s *settings) { s.svcIDHeader = name }
+}
+
 func (s *settings) build() (core.Config, error) {
 	var cfg core.Config
 	if s.baseURL == "" {
@@ -233,6 +253,7 @@ func (s *settings) build() (core.Config, error) {
 	}
 	for _, h := range []struct{ opt, name string }{
 		{"WithEnvironmentHeader", s.envHeader}, {"WithSubscriptionKeyHeader", s.subKeyHeader},
+		{"WithRequestIDHeader", s.reqIDHeader}, {"WithServiceRequestIDHeader", s.svcIDHeader},
 	} {
 		if h.name == "" {
 			continue
@@ -261,20 +282,23 @@ func (s *settings) build() (core.Config, error) {
 		ua += " " + s.uaSuffix
 	}
 	return core.Config{
-		BaseURL:               u,
-		HTTPClient:            s.httpClient,
-		Env:                   s.env,
-		EnvHeader:             s.envHeader,
-		SubscriptionKey:       s.subKey,
-		SubscriptionKeyHeader: s.subKeyHeader,
-		UserAgent:             ua,
-		Header:                s.header,
-		Logger:                s.logger,
-		Retry:                 s.retry,
-		AllowInsecureHTTP:     s.allowInsecure,
-		StallTimeout:          s.stallTimeout,
-		TracerProvider:        s.telemetry.tracerProvider,
-		MeterProvider:         s.telemetry.meterProvider,
+		BaseURL:                u,
+		HTTPClient:             s.httpClient,
+		Env:                    s.env,
+		EnvHeader:              s.envHeader,
+		SubscriptionKey:        s.subKey,
+		SubscriptionKeyHeader:  s.subKeyHeader,
+		UserAgent:              ua,
+		Header:                 s.header,
+		Logger:                 s.logger,
+		Retry:                  s.retry,
+		AllowInsecureHTTP:      s.allowInsecure,
+		StallTimeout:           s.stallTimeout,
+		TracerProvider:         s.telemetry.tracerProvider,
+		MeterProvider:          s.telemetry.meterProvider,
+		RequestIDHeader:        s.reqIDHeader,
+		NoRequestID:            s.reqIDSet && s.reqIDHeader == "",
+		ServiceRequestIDHeader: s.svcIDHeader,
 	}, nil
 }
 

@@ -67,7 +67,7 @@ func TestLoadRowsCancelled(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
 	defer cancel()
-	_, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "int-1"}, rows)
+	_, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: "int-1"}, rows)
 	if !errors.Is(err, context.DeadlineExceeded) {
 		t.Fatalf("err = %v", err)
 	}

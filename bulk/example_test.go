@@ -61,7 +61,7 @@ func ExampleService_Load() {
 }
 
 // Load Go values as a JSON array, encoded as the request is sent.
-func ExampleService_LoadRows() {
+func ExampleLoadRows() {
 	c, done := exampleClient()
 	defer done()
 	ctx := context.Background()
@@ -72,7 +72,7 @@ func ExampleService_LoadRows() {
 		Employees  int    `json:"employees"`
 	}
 	rows := []account{{"ACC-1", "Initrode", 120}, {"ACC-2", "Umbrella", 4000}}
-	ack, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: demo.AccountIntegration}, rows)
+	ack, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: demo.AccountIntegration}, rows)
 	if err != nil {
 		log.Fatal(err)
 	}

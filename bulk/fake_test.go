@@ -266,9 +266,9 @@ func TestLoadRowsAgainstFake(t *testing.T) {
 	}
 }
 
-func loadRowsAndWait(c *partner.Client, rows any) (*bulk.Execution, error) {
+func loadRowsAndWait[T any](c *partner.Client, rows []T) (*bulk.Execution, error) {
 	ctx := context.Background()
-	ack, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, rows)
+	ack, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, rows)
 	if err != nil {
 		return nil, err
 	}

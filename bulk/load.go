@@ -8,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"mime/multipart"
+	"net/http"
 	"net/url"
-	"reflect"
 	"strconv"
 	"sync"
 
@@ -69,7 +69,7 @@ func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack,
 	if body != nil && f == XLSX {
 		return nil, errors.New("partner: bulk: a body is loaded from CSV or JSON, not XLSX: attach an XLSX file (LoadAttachment)")
 	}
-	req := &core.Request{Op: "bulk.Load", Method: "POST", Path: "/bulk/v1/bulkload", Query: q}
+	req := &core.Request{Op: "bulk.Load", Method: http.MethodPost, Path: "/bulk/v1/bulkload", Query: q}
 	if body != nil {
 		req.Body, req.ContentType = body, f.mediaType()
 	}
@@ -77,20 +77,21 @@ func (s *Service) Load(ctx context.Context, p LoadParams, body io.Reader) (*Ack,
 }
 
 func (s *Service) load(ctx context.Context, req *core.Request) (*Ack, error) {
-	var ack Ack
-	if err := s.t.Do(ctx, req, &ack); err != nil {
-		return nil, err
-	}
-	return &ack, nil
+	return core.DoNew[Ack](ctx, s.t, req)
 }
 
-// LoadRows loads rows, a slice (or array) of structs or maps, as a JSON
-// array of objects (POST /bulk/v1/bulkload, data_format JSON). The rows
-// are encoded one by one into the request as it is sent. p.Format must be
-// empty or JSON. Like Load it is not repeated once the service may have
-// received it; an error marked partner.IsOutcomeUnknown means it may have
-// been: read the integration's data before loading again.
-func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, error) {
+// LoadRows loads rows through s as a JSON array of objects (POST
+// /bulk/v1/bulkload, data_format JSON): T is a struct or a map, each row
+// encoded with encoding/json. The rows are encoded one by one into the
+// request as it is sent. p.Format must be empty or JSON. Like Load it is
+// not repeated once the service may have received it; an error marked
+// partner.IsOutcomeUnknown means it may have been: read the integration's
+// data before loading again.
+//
+// It is a function rather than a method of Service because a Go method
+// takes no type parameters; the type parameter is what checks, when the
+// program is compiled, that rows is a slice.
+func LoadRows[T any](ctx context.Context, s *Service, p LoadParams, rows []T) (*Ack, error) {
 	if f, err := p.Format.validate(); err != nil {
 		return nil, err
 	} else if f != "" && f != JSON {
@@ -98,13 +99,6 @@ func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, e
 	}
 	if p.FileToken != "" {
 		return nil, errors.New("partner: bulk: rows and a file token cannot be loaded together")
-	}
-	v := reflect.ValueOf(rows)
-	if v.Kind() == reflect.Pointer && !v.IsNil() {
-		v = v.Elem()
-	}
-	if v.Kind() != reflect.Slice && v.Kind() != reflect.Array {
-		return nil, fmt.Errorf("partner: bulk: rows must be a slice, not %T", rows)
 	}
 	q, _, err := p.query(JSON)
 	if err != nil {
@@ -115,26 +109,26 @@ func (s *Service) LoadRows(ctx context.Context, p LoadParams, rows any) (*Ack, e
 	open := func() (io.Reader, error) {
 		wg.Wait() // the previous attempt's encoder is done
 		pr, pw := io.Pipe()
-		wg.Go(func() { pw.CloseWithError(encodeRows(pw, v)) })
+		wg.Go(func() { pw.CloseWithError(encodeRows(pw, rows)) })
 		return pr, nil
 	}
 	return s.load(ctx, &core.Request{
 		Op:     "bulk.LoadRows",
-		Method: "POST", Path: "/bulk/v1/bulkload", Query: q,
+		Method: http.MethodPost, Path: "/bulk/v1/bulkload", Query: q,
 		BodyFunc: open, ContentType: JSON.mediaType(),
 	})
 }
 
-// encodeRows writes v's elements as a JSON array.
-func encodeRows(w io.Writer, v reflect.Value) error {
+// encodeRows writes rows as a JSON array.
+func encodeRows[T any](w io.Writer, rows []T) error {
 	bw := bufio.NewWriterSize(w, 32<<10)
 	enc := json.NewEncoder(bw)
 	bw.WriteByte('[')
-	for i := range v.Len() {
+	for i := range rows {
 		if i > 0 {
 			bw.WriteByte(',')
 		}
-		if err := enc.Encode(v.Index(i).Interface()); err != nil {
+		if err := enc.Encode(rows[i]); err != nil {
 			return fmt.Errorf("partner: bulk: encoding row %d: %w", i, err)
 		}
 	}
@@ -197,7 +191,7 @@ func (s *Service) attach(ctx context.Context, op, path string, q url.Values, fil
 		return nil, fmt.Errorf("partner: bulk: %w", err)
 	}
 	return s.load(ctx, &core.Request{
-		Op: op, Method: "POST", Path: path, Query: q,
+		Op: op, Method: http.MethodPost, Path: path, Query: q,
 		Body: body, ContentType: "multipart/form-data; boundary=" + mb.boundary,
 	})
 }
@@ -239,7 +233,7 @@ func (s *Service) LoadOpportunities(ctx context.Context, p LoadOpportunitiesPara
 	}
 	return s.load(ctx, &core.Request{
 		Op:     "bulk.LoadOpportunities",
-		Method: "POST", Path: "/bulk/v1/bulkload_opportunity", Query: q,
+		Method: http.MethodPost, Path: "/bulk/v1/bulkload_opportunity", Query: q,
 		Body: body, ContentType: f.mediaType(),
 	})
 }

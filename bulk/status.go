@@ -57,7 +57,7 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 	var e Execution
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.Status",
-		Method: "GET", Route: core.PathOf("/bulk/v1/status/{integration_id}", integrationID), Query: q,
+		Method: http.MethodGet, Route: core.PathOf("/bulk/v1/status/{integration_id}", integrationID), Query: q,
 	}, &e)
 	if err != nil {
 		return nil, err
@@ -125,14 +125,14 @@ func (s *Service) WaitExecution(ctx context.Context, ack *Ack, opts WaitOptions)
 	}
 	ctx, span := s.startWait(ctx, ack)
 	var state State
-	e, err := poll.State(ctx, po,
-		func(ctx context.Context) (*Execution, error) {
+	e, err := poll.Wait(ctx, po, poll.Waiter[*Execution]{
+		Read: func(ctx context.Context) (*Execution, error) {
 			e, err := s.Status(ctx, ack.IntegrationID, ack.ExecutionID, opts.Status)
 			noteState(span, &state, e)
 			return e, err
 		},
-		opts.Progress,
-		func(e *Execution) (bool, error) {
+		Progress: opts.Progress,
+		Settle: func(e *Execution) (bool, error) {
 			switch {
 			case !e.Done():
 				return false, nil
@@ -140,10 +140,11 @@ func (s *Service) WaitExecution(ctx context.Context, ack *Ack, opts WaitOptions)
 				return false, &ExecutionError{Execution: e}
 			}
 			return true, nil
-		})
-	if e != nil {
-		err = poll.Unfinished(ctx, err, "bulk: execution %s still %s", ack.ExecutionID, poll.StateText(string(e.Status)))
-	}
+		},
+		Still: func(e *Execution) string {
+			return fmt.Sprintf("bulk: execution %s still %s", ack.ExecutionID, poll.StateText(string(e.Status)))
+		},
+	})
 	s.endWait(ctx, span, e, err)
 	return e, err
 }
@@ -161,7 +162,7 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 	var t Ticket
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "bulk.UploadURL",
-		Method: "GET", Route: core.PathOf("/bulk/v1/bulkload/{integration_id}/upload_url", integrationID),
+		Method: http.MethodGet, Route: core.PathOf("/bulk/v1/bulkload/{integration_id}/upload_url", integrationID),
 		Query: url.Values{"file_name": {fileName}},
 	}, &t)
 	if err != nil {

@@ -173,7 +173,7 @@ func TestLoadRowsWire(t *testing.T) {
 		ID     string  `json:"id"`
 		Amount float64 `json:"amount"`
 	}
-	if _, err := c.Bulk.LoadRows(context.Background(), bulk.LoadParams{IntegrationID: "int-1"}, []row{{"A", 1.5}, {"B", 0}}); err != nil {
+	if _, err := bulk.LoadRows(context.Background(), c.Bulk, bulk.LoadParams{IntegrationID: "int-1"}, []row{{"A", 1.5}, {"B", 0}}); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -369,10 +369,9 @@ func TestValidation(t *testing.T) {
 			_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i", ColumnDelimiter: ";;"}, body)
 			return err
 		}(),
-		"no body":        func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i"}, nil); return err }(),
-		"rows not slice": func() error { _, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "i"}, 7); return err }(),
+		"no body": func() error { _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: "i"}, nil); return err }(),
 		"rows as CSV": func() error {
-			_, err := c.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: "i", Format: bulk.CSV}, []int{})
+			_, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: "i", Format: bulk.CSV}, []int{})
 			return err
 		}(),
 		"opp XLSX": func() error {

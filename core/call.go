@@ -40,6 +40,12 @@ type call struct {
 	// (Request.NoCrossHostRedirect).
 	sameHost bool
 	start    time.Time
+	// opts are the call's CallOptions, nil when it has none.
+	opts *CallOptions
+	// requestID is sent in the request id header, "" when it is off.
+	requestID string
+	// timer bounds the current attempt (CallOptions.AttemptTimeout).
+	timer *attemptTimer
 
 	wrote   atomic.Bool   // the current attempt wrote its headers
 	tok     *oauth2.Token // the token of the current attempt
@@ -84,7 +90,7 @@ func callOf(ctx context.Context) (*call, bool) {
 // (it wrote its request and got no answer, or a 5xx), and the response
 // for Request.Observe.
 func (st *call) noteAttempt(resp *http.Response, err error) {
-	if (err != nil && st.wrote.Load()) || (err == nil && resp.StatusCode >= 500) {
+	if (err != nil && st.wrote.Load() && !notSent(err)) || (err == nil && resp.StatusCode >= 500) {
 		st.ambiguous = true
 	}
 	if resp != nil && st.observe != nil {
@@ -242,6 +248,9 @@ func (c *Client) logDebug(ctx context.Context, msg, method, path string, attrs .
 	if !c.cfg.Logger.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
-	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, msg,
-		append([]slog.Attr{slog.String("method", method), slog.String("path", path)}, attrs...)...)
+	base := []slog.Attr{slog.String("method", method), slog.String("path", path)}
+	if st, ok := callOf(ctx); ok && st.requestID != "" {
+		base = append(base, slog.String("request_id", st.requestID))
+	}
+	c.cfg.Logger.LogAttrs(ctx, slog.LevelDebug, msg, append(base, attrs...)...)
 }

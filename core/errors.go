@@ -58,6 +58,13 @@ type Error struct {
 	// attempt of the same call was. Look the result up before writing
 	// again. errors.Is(err, ErrOutcomeUnknown) matches it.
 	OutcomeUnknown bool
+	// RequestID is the id the SDK generated for the call and sent in its
+	// request id header (Config.RequestIDHeader), the same on every
+	// attempt: quote it in a support request. "" when that header is off.
+	RequestID string
+	// ServiceRequestID is the service's own id of the request, from the
+	// header Config.ServiceRequestIDHeader names; "" when none.
+	ServiceRequestID string
 }
 
 // Is makes errors.Is(e, ErrOutcomeUnknown) report e.OutcomeUnknown.

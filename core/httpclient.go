@@ -26,6 +26,16 @@ const (
 	// nothing while it is read (Config.StallTimeout). It applies to every
 	// client, one given through Config.HTTPClient too.
 	DefaultStallTimeout = 60 * time.Second
+	// DefaultIdleConnTimeout closes a pooled connection idle this long,
+	// below the idle timeouts of common load balancers and NAT gateways
+	// (60s and more), which drop a connection without telling either end.
+	DefaultIdleConnTimeout = 30 * time.Second
+	// DefaultHTTP2PingInterval and DefaultHTTP2PingTimeout are the
+	// health check of an HTTP/2 connection: a ping after that long
+	// without a frame, and the connection is closed when the ping gets
+	// no answer within the timeout.
+	DefaultHTTP2PingInterval = 15 * time.Second
+	DefaultHTTP2PingTimeout  = 10 * time.Second
 )
 
 // ErrCrossHostRedirect is returned for a redirect to another host that
@@ -85,6 +95,11 @@ func wrapClient(hc *http.Client, serviceOnly []string, prop propagation.TextMapP
 				for _, k := range prop.Fields() {
 					req.Header.Del(k)
 				}
+				if st, ok := callOf(req.Context()); ok && st.opts != nil {
+					for k := range st.opts.Header {
+						req.Header.Del(k)
+					}
+				}
 			}
 		}
 		if next != nil {
@@ -136,7 +151,7 @@ func (r roundTripperOnly) RoundTrip(req *http.Request) (*http.Response, error) {
 	// cancelled when its body stalls or is closed: cancelling is how
 	// net/http stops a read blocked on the connection.
 	ctx, cancel := context.WithCancelCause(req.Context())
-	resp, err := r.rt.RoundTrip(req.WithContext(ctx))
+	resp, err := roundTrip(r.rt, req.WithContext(ctx)) // with the call's attempt timeout
 	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
 		cancel(nil)
 		return resp, err

@@ -43,6 +43,9 @@ const (
 	// AttrRetryWait is the wait before a retry, in seconds, on the span
 	// of the attempt it preceded and on the operation's retry event.
 	AttrRetryWait = "partner.retry.wait"
+	// AttrRequestID is the id the SDK sent in the call's request id
+	// header, on the operation's span.
+	AttrRequestID = "partner.request_id"
 	// EventRetry is the event an operation span gets before each retry.
 	EventRetry = "partner.retry"
 
@@ -208,6 +211,9 @@ func (st *call) initTel(ctx context.Context, r *Request, u *url.URL, toService b
 		timed: op.IsRecording() || st.c.tel.duration.Enabled(ctx)}
 	if !st.tel.timed {
 		return // nothing records: no attribute is built
+	}
+	if st.requestID != "" && op.IsRecording() {
+		op.SetAttributes(attribute.String(AttrRequestID, st.requestID))
 	}
 	tmpl := r.Route.template
 	if tmpl == "" && r.URL == "" {

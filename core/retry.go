@@ -109,6 +109,14 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
+// orDefaultString returns v, or def when v is empty.
+func orDefaultString(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
 // orDefault returns v, or def when v is zero (or negative, which no
 // setting means).
 func orDefault[T int | int64 | time.Duration](v, def T) T {
@@ -214,13 +222,17 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	if !ok {
 		return false, err
 	}
+	err = st.attemptErr(err)
 	st.endAttempt(ctx, resp, err)
 	st.noteAttempt(resp, err)
 	if err == nil {
 		if rerr := st.readAnswer(resp); rerr != nil {
 			// A 2xx cut off mid-body fails the attempt like a lost answer.
-			resp, err = nil, rerr
+			resp, err = nil, st.attemptErr(rerr)
 		}
+	}
+	if st.timer != nil {
+		st.timer.stop() // the attempt is over; a streamed body is the context's
 	}
 	if ctxErr := ctx.Err(); ctxErr != nil {
 		return false, ctxErr
@@ -251,7 +263,7 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 func (st *call) wantsRetry(resp *http.Response, err error) bool {
 	switch {
 	case err != nil:
-		return st.idempotent || !st.wrote.Load()
+		return st.idempotent || !st.wrote.Load() || notSent(err)
 	case resp.StatusCode == http.StatusUnauthorized && st.auth:
 		// The token is bad whether or not the request is repeated.
 		st.c.cfg.Tokens.Invalidate(st.tok)
@@ -279,7 +291,7 @@ func (st *call) settleBudget() {
 // MaxRetries, MaxRetryAfter, MaxRetryTime and the budget.
 func (st *call) affordRetry(resp *http.Response, err error) bool {
 	p := &st.c.cfg.Retry
-	if st.retries >= p.maxRetries() {
+	if st.retries >= st.maxRetries() {
 		return false
 	}
 	wait, fromServer := p.longestWait(st.attempt, resp)
@@ -325,6 +337,7 @@ func beforeAttempt(_ retryablehttp.Logger, req *http.Request, attempt int) {
 	}
 	st.wrote.Store(false)
 	st.attempt = attempt
+	st.timer = nil
 	st.startAttempt(req, attempt)
 	if attempt > 0 {
 		st.c.logDebug(req.Context(), "partner: retrying request", st.method, st.path, slog.Int("attempt", attempt+1))

@@ -36,6 +36,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
 	"net"
 	"net/http"
 	"net/url"
@@ -113,6 +114,15 @@ type Config struct {
 	// metrics (otel.go); nil means the global providers, read by New.
 	TracerProvider trace.TracerProvider
 	MeterProvider  metric.MeterProvider
+	// RequestIDHeader names the header that carries the id the client
+	// generates for each call, the same on every attempt ("" means
+	// DefaultRequestIDHeader); NoRequestID sends none.
+	RequestIDHeader string
+	NoRequestID     bool
+	// ServiceRequestIDHeader names the header in which the service
+	// answers with its own id of a request; "" reads none (the interface
+	// publishes none).
+	ServiceRequestIDHeader string
 }
 
 // Client is the pipeline: it sends the Requests of every service over
@@ -128,6 +138,8 @@ type Client struct {
 	rc     *retryablehttp.Client
 	budget *retryBudget // nil: no retry budget; shared like rc
 	tel    *telemetry   // spans and metrics; shared like rc
+	// reqIDHeader is the canonical request id header, "" when off.
+	reqIDHeader string
 	// secrets are masked in what the client repeats of a server's words
 	// (secrets.go); shared like rc.
 	secrets *secretSet
@@ -148,6 +160,11 @@ func New(cfg Config) *Client {
 		// A server that accepted the request but never answers would
 		// otherwise hold the call until its context ends.
 		tr.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
+		// A pooled connection that a NAT or load balancer dropped
+		// silently is closed before they would drop it (HTTP/1), and
+		// found by a ping (HTTP/2), instead of costing a request.
+		tr.IdleConnTimeout = DefaultIdleConnTimeout
+		tr.HTTP2 = &http.HTTP2Config{SendPingTimeout: DefaultHTTP2PingInterval, PingTimeout: DefaultHTTP2PingTimeout}
 		cfg.HTTPClient = &http.Client{Transport: tr}
 	}
 	if cfg.Logger == nil {
@@ -167,13 +184,16 @@ func New(cfg Config) *Client {
 		cfg.SubscriptionKeyHeader = SubscriptionKeyHeader
 	}
 	c := &Client{cfg: cfg, budget: newRetryBudget(cfg.Retry), secrets: secrets}
+	if !cfg.NoRequestID {
+		c.reqIDHeader = http.CanonicalHeaderKey(orDefaultString(cfg.RequestIDHeader, DefaultRequestIDHeader))
+	}
 	c.tel = newTelemetry(&cfg, c.budget)
 	c.rc = &retryablehttp.Client{
 		HTTPClient: wrapClient(cfg.HTTPClient, cfg.serviceOnlyHeaders(), c.tel.prop, cfg.StallTimeout),
 		Logger:     nil, // we log ourselves, without URLs' query strings or headers
-		// checkRetry counts the retries for failures; the repeat after a
-		// 401 comes on top.
-		RetryMax:       cfg.Retry.maxRetries() + 1,
+		// checkRetry decides every repeat (the retries for failures, a
+		// call's own CallOptions.MaxRetries, the repeat after a 401).
+		RetryMax:       math.MaxInt32,
 		CheckRetry:     checkRetry,
 		Backoff:        c.backoff,
 		RequestLogHook: beforeAttempt,
@@ -209,7 +229,7 @@ func (c *Client) EnvQuery() url.Values {
 func (c *Client) WithTokens(ts TokenSource) *Client {
 	cfg := c.cfg
 	cfg.Tokens = ts
-	return &Client{cfg: cfg, base: c.base, ua: c.ua, rc: c.rc, budget: c.budget, tel: c.tel, secrets: c.secrets}
+	return &Client{cfg: cfg, base: c.base, ua: c.ua, rc: c.rc, budget: c.budget, tel: c.tel, secrets: c.secrets, reqIDHeader: c.reqIDHeader}
 }
 
 // dropResponse is the go-retryablehttp ErrorHandler: a call that ends in
@@ -361,18 +381,15 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 	if err != nil {
 		return nil, nil, Wrap(err, "%s %s", r.Method, u.Path)
 	}
-	st := &call{
-		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(), decodes: decodes,
-		auth:      c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
-		maxAnswer: orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), sameHost: r.NoCrossHostRedirect,
+	st, err := c.newCall(ctx, r, u, b, decodes)
+	if err != nil {
+		return nil, nil, err
 	}
-	c.secrets.add(r.Token)
-	st.initTel(ctx, r, u, c.toService(r, u))
 	// Whether an attempt wrote its request matters only to requests that
 	// are not repeated freely, and to a DELETE (a 404 after an attempt
 	// that may have been processed means done).
 	ctx = withCall(ctx, st, !st.idempotent || r.Method == http.MethodDelete)
-	req, err := c.newRequest(ctx, r, u, us, b)
+	req, err := c.newRequest(ctx, st, r, u, us, b)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -386,9 +403,33 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 	return resp, st, err
 }
 
+// newCall returns the state of a call of r, sent to u with body b: its
+// options (those of ctx, unless it is a call made for another call, such
+// as its token request), its request id and its telemetry.
+func (c *Client) newCall(ctx context.Context, r *Request, u *url.URL, b *body, decodes bool) (*call, error) {
+	st := &call{
+		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(), decodes: decodes,
+		auth:      c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
+		maxAnswer: orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), sameHost: r.NoCrossHostRedirect,
+	}
+	c.secrets.add(r.Token)
+	if _, nested := callOf(ctx); !nested {
+		if st.opts = callOptionsOf(ctx); st.opts != nil {
+			if err := c.checkCallHeader(st.opts.Header); err != nil {
+				return nil, err
+			}
+		}
+	}
+	if c.reqIDHeader != "" {
+		st.requestID = newRequestID()
+	}
+	st.initTel(ctx, r, u, c.toService(r, u))
+	return st, nil
+}
+
 // newRequest builds the request of every attempt of r, without
 // Authorization for the client's token (call.sign adds it).
-func (c *Client) newRequest(ctx context.Context, r *Request, u *url.URL, us string, b *body) (*retryablehttp.Request, error) {
+func (c *Client) newRequest(ctx context.Context, st *call, r *Request, u *url.URL, us string, b *body) (*retryablehttp.Request, error) {
 	var rawBody any
 	switch {
 	case b != nil && b.mem != nil:
@@ -403,18 +444,27 @@ func (c *Client) newRequest(ctx context.Context, r *Request, u *url.URL, us stri
 	if b != nil && b.size >= 0 {
 		req.ContentLength = b.size
 	}
-	c.setHeaders(req.Header, r, u)
+	c.setHeaders(req.Header, st, r, u)
 	return req, nil
 }
 
 // setHeaders sets the headers of r on h.
-func (c *Client) setHeaders(h http.Header, r *Request, u *url.URL) {
-	// Fixed headers (a gateway's subscription key) and the environment go
-	// to the service only, not to an absolute URL on another host.
+func (c *Client) setHeaders(h http.Header, st *call, r *Request, u *url.URL) {
+	// Fixed headers (a gateway's subscription key), the call's own, its
+	// request id and the environment go to the service only, not to an
+	// absolute URL on another host.
 	toService := c.toService(r, u)
 	if toService {
 		for k, vs := range c.cfg.Header {
 			h[k] = append([]string(nil), vs...)
+		}
+		if st.opts != nil {
+			for k, vs := range st.opts.Header {
+				h[k] = append([]string(nil), vs...)
+			}
+		}
+		if st.requestID != "" {
+			h[c.reqIDHeader] = []string{st.requestID}
 		}
 	}
 	for k, vs := range r.Header {
@@ -453,6 +503,7 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 	switch {
 	case st.tokenErr != nil:
 		// The token of a repeat could not be had: the token's error.
+		st.capture(nil)
 		return nil, st.settle(st.tokenErr)
 	case err != nil:
 		// The *url.Error layer repeats the full URL with its query
@@ -463,21 +514,27 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
 		err = st.settle(err)
+		st.capture(nil)
 		c.logDebug(ctx, "partner: request failed", r.Method, path, slog.String("error", err.Error()))
 		return nil, Wrap(err, "%s %s", r.Method, path)
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
+		st.capture(resp)
 		c.logDebug(ctx, "partner: request done", r.Method, path,
 			slog.Int("status", resp.StatusCode), slog.Duration("elapsed", time.Since(st.start)))
 		return resp, nil
 	case resp.StatusCode == http.StatusNotFound && r.Method == http.MethodDelete && st.ambiguous:
 		c.logDebug(ctx, "partner: 404 after an attempt whose outcome was unknown: already deleted", r.Method, path)
-		return alreadyDone(resp), nil
+		resp = alreadyDone(resp)
+		st.capture(resp)
+		return resp, nil
 	}
 	if st.stop != "" {
 		c.logDebug(ctx, "partner: not retrying: "+st.stop, r.Method, path, slog.Int("status", resp.StatusCode))
 	}
+	st.capture(resp)
 	e := newError(resp, r.Method, path)
 	c.secrets.maskError(e)
+	e.RequestID, e.ServiceRequestID = st.requestID, st.serviceRequestID(resp)
 	return nil, st.settle(e)
 }
 
@@ -500,4 +557,14 @@ func unwrapURLError(err error) error {
 		return uerr.Err
 	}
 	return err
+}
+
+// DoNew sends r and decodes a 2xx answer into a new T (as Do), which it
+// returns: the body of the operations that answer with one thing.
+func DoNew[T any](ctx context.Context, c *Client, r *Request) (*T, error) {
+	out := new(T)
+	if err := c.Do(ctx, r, out); err != nil {
+		return nil, err
+	}
+	return out, nil
 }

@@ -251,20 +251,21 @@ func TestHeaders(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	must(c.Do(ctx, &Request{Method: "POST", Path: "/json", JSON: map[string]string{"a": "b"}, Header: http.Header{"X-Request-Id": {"r1"}}}, nil))
+	must(c.Do(ctx, &Request{Method: "POST", Path: "/json", JSON: map[string]string{"a": "b"}, Header: http.Header{"X-Op-Header": {"r1"}}}, nil))
 	must(c.Do(ctx, &Request{Method: "POST", Path: "/csv", Body: strings.NewReader("a,b\n"), ContentType: "text/csv"}, nil))
 	must(c.Do(ctx, &Request{Method: "POST", URL: "https://storage.other.test/upload", Body: strings.NewReader("x"), ContentType: "text/csv"}, nil))
 
 	j, csv, up := seen[0], seen[1], seen[2]
 	for name, want := range map[string]string{
 		"x-svc-env": "sandbox-7", "User-Agent": "partner-go/test app/1", "Ocp-Subscription-Key": "k1",
-		"Content-Type": "application/json", "Accept": "application/json", "X-Request-Id": "r1",
+		"Content-Type": "application/json", "Accept": "application/json", "X-Op-Header": "r1",
 	} {
 		if got := j.Get(name); got != want {
 			t.Errorf("JSON request: %s = %q, want %q", name, got, want)
 		}
 	}
-	if csv.Get("Content-Type") != "text/csv" || csv.Get("X-Request-Id") != "" {
+	if csv.Get("Content-Type") != "text/csv" || csv.Get("X-Op-Header") != "" ||
+		len(csv.Get("X-Request-Id")) != 36 || csv.Get("X-Request-Id") == j.Get("X-Request-Id") {
 		t.Errorf("CSV request headers: %v", csv)
 	}
 	if up.Get("Ocp-Subscription-Key") != "" || up.Get("x-svc-env") != "" || up.Get("Authorization") != "" {

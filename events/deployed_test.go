@@ -77,11 +77,11 @@ func TestIntegrationSchema(t *testing.T) {
 		`{"error":"not_found","message":"integration \"nope\" is not defined"}`))
 	ctx := context.Background()
 	s, err := c.Events.IntegrationSchema(ctx, "int/1")
-	if err != nil || string(s) != `{"type":"object","properties":{"stage":{"type":"string"}}}` {
-		t.Fatalf("schema = %s, %v", s, err)
+	if err != nil || string(s.Raw) != `{"type":"object","properties":{"stage":{"type":"string"}}}` {
+		t.Fatalf("schema = %+v, %v", s, err)
 	}
-	if s, err := c.Events.IntegrationSchema(ctx, "published"); err != nil || string(s) != `{}` {
-		t.Fatalf("published example: %s, %v", s, err)
+	if s, err := c.Events.IntegrationSchema(ctx, "published"); err != nil || string(s.Raw) != `{}` {
+		t.Fatalf("published example: %+v, %v", s, err)
 	}
 	if _, err := c.Events.IntegrationSchema(ctx, "nope"); !partner.IsNotFound(err) {
 		t.Fatalf("unknown: %v", err)
@@ -103,10 +103,11 @@ func TestDeployedShapesAgainstFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	raw, err := c.Events.IntegrationSchema(ctx, demo.OpportunityIntegration)
+	schema, err := c.Events.IntegrationSchema(ctx, demo.OpportunityIntegration)
 	if err != nil {
 		t.Fatal(err)
 	}
+	raw := schema.Raw
 	var sch struct {
 		Type       string                       `json:"type"`
 		Properties map[string]map[string]string `json:"properties"`
@@ -238,7 +239,7 @@ func TestSchemaPublishedAnswer(t *testing.T) {
 		return mocktest.JSONResponder(t, "", 200, `{}`)(req)
 	})
 	s, err := c.Events.Schema(context.Background(), events.KindObjectUpdate)
-	if err != nil || string(s) != `{}` {
-		t.Fatalf("published answer: %s, %v", s, err)
+	if err != nil || string(s.Raw) != `{}` {
+		t.Fatalf("published answer: %+v, %v", s, err)
 	}
 }

@@ -164,7 +164,7 @@ func ExampleService_Integrations() {
 func ExampleService_Schema() {
 	srv, c := exampleClient()
 	defer srv.Close()
-	raw, err := c.Events.Schema(context.Background(), events.KindObjectStageChange)
+	s, err := c.Events.Schema(context.Background(), events.KindObjectStageChange)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -174,7 +174,7 @@ func ExampleService_Schema() {
 			Type string `json:"type"`
 		} `json:"additionalProperties"`
 	}
-	if err := json.Unmarshal(raw, &schema); err != nil {
+	if err := json.Unmarshal(s.Raw, &schema); err != nil {
 		log.Fatal(err)
 	}
 	// A flat object of the object's fields, each a string.
@@ -185,7 +185,7 @@ func ExampleService_Schema() {
 func ExampleService_IntegrationSchema() {
 	srv, c := exampleClient(fake.WithDemoData())
 	defer srv.Close()
-	raw, err := c.Events.IntegrationSchema(context.Background(), demo.OpportunityIntegration)
+	s, err := c.Events.IntegrationSchema(context.Background(), demo.OpportunityIntegration)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func ExampleService_IntegrationSchema() {
 			Type string `json:"type"`
 		} `json:"properties"`
 	}
-	if err := json.Unmarshal(raw, &schema); err != nil {
+	if err := json.Unmarshal(s.Raw, &schema); err != nil {
 		log.Fatal(err)
 	}
 	// The fields the integration's object deliveries carry, as text.

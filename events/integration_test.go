@@ -96,8 +96,8 @@ func TestWorkflowAgainstFake(t *testing.T) {
 		t.Fatalf("event kinds = %+v, %v", kinds, err)
 	}
 	for _, k := range kinds {
-		if s, err := c.Events.Schema(ctx, k.Name); err != nil || !strings.Contains(string(s), `"delivery_id"`) {
-			t.Errorf("schema of %s = %s, %v", k.Name, s, err)
+		if s, err := c.Events.Schema(ctx, k.Name); err != nil || !strings.Contains(string(s.Raw), `"delivery_id"`) {
+			t.Errorf("schema of %s = %+v, %v", k.Name, s, err)
 		}
 	}
 	if _, err := c.Events.Schema(ctx, "object.explode"); !partner.IsNotFound(err) {

@@ -93,12 +93,7 @@ func (s *Service) Subscriber(ctx context.Context, id string) (*Subscriber, error
 	if id == "" {
 		return nil, errors.New("partner: events: subscriber id is required")
 	}
-	var out Subscriber
-	err := s.t.Do(ctx, &core.Request{Op: "events.Subscriber", Method: http.MethodGet, Route: core.PathOf("/event/v1/subscriber/{subscriber_id}", id)}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return core.DoNew[Subscriber](ctx, s.t, &core.Request{Op: "events.Subscriber", Method: http.MethodGet, Route: core.PathOf("/event/v1/subscriber/{subscriber_id}", id)})
 }
 
 // SubscribeParams registers a webhook subscriber.
@@ -279,7 +274,7 @@ func (s *Service) Integrations(ctx context.Context) iter.Seq2[Integration, error
 // (the deployed service's connector reads it there, and the fake sends
 // it so), otherwise the answer untouched. An unknown integration gives a
 // 404 error.
-func (s *Service) IntegrationSchema(ctx context.Context, integrationID string) (json.RawMessage, error) {
+func (s *Service) IntegrationSchema(ctx context.Context, integrationID string) (*Schema, error) {
 	if integrationID == "" {
 		return nil, errors.New("partner: events: integration id is required")
 	}
@@ -306,16 +301,25 @@ func (s *Service) Kinds(ctx context.Context) iter.Seq2[KindInfo, error] {
 // untouched. On the deployed service the schema depends on the kind and
 // the integration; IntegrationSchema reads the schema of one
 // integration's object events. An unknown kind gives a 404 error.
-func (s *Service) Schema(ctx context.Context, kind Kind) (json.RawMessage, error) {
+func (s *Service) Schema(ctx context.Context, kind Kind) (*Schema, error) {
 	if kind == "" {
 		return nil, errors.New("partner: events: event kind is required")
 	}
 	return s.schema(ctx, "events.Schema", "/event/v1/metadata/event/{event}", string(kind))
 }
 
+// Schema is a JSON Schema answer, whose shape the interface does not
+// show: it is kept whole in Raw, as the reports package keeps its
+// unpublished answers (reports.Metadata, reports.ChartMetadata).
+type Schema struct {
+	// Raw is the schema: the answer's "schema" member when it has one,
+	// else the whole answer.
+	Raw json.RawMessage
+}
+
 // schema reads a schema answer at path filled with id (operation op): its "schema" member when it has
 // one, else the whole answer.
-func (s *Service) schema(ctx context.Context, op, path, id string) (json.RawMessage, error) {
+func (s *Service) schema(ctx context.Context, op, path, id string) (*Schema, error) {
 	var raw json.RawMessage
 	err := s.t.Do(ctx, &core.Request{Op: op, Method: http.MethodGet, Route: core.PathOf(path, id)}, &raw)
 	if err != nil {
@@ -325,9 +329,9 @@ func (s *Service) schema(ctx context.Context, op, path, id string) (json.RawMess
 		Schema json.RawMessage `json:"schema"`
 	}
 	if json.Unmarshal(raw, &out) == nil && len(out.Schema) > 0 {
-		return out.Schema, nil
+		return &Schema{Raw: out.Schema}, nil
 	}
-	return raw, nil
+	return &Schema{Raw: raw}, nil
 }
 
 // onePage turns a listing the service answers in one page into an

@@ -229,16 +229,16 @@ func TestSchema(t *testing.T) {
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/object.update", mocktest.JSONResponder(t, "", 200,
 		`{"schema":{"type":"object","properties":{"event":{"type":"string"}}}}`))
 	s, err := c.Events.Schema(context.Background(), events.KindObjectUpdate)
-	if err != nil || string(s) != `{"type":"object","properties":{"event":{"type":"string"}}}` {
-		t.Fatalf("schema = %s, %v", s, err)
+	if err != nil || string(s.Raw) != `{"type":"object","properties":{"event":{"type":"string"}}}` {
+		t.Fatalf("schema = %+v, %v", s, err)
 	}
 	// The deployed service documents no shape: an answer without a
 	// "schema" member is the schema itself, returned untouched.
 	const bare = `{"type":"object","properties":{"stage":{"type":"string"},"acme_portal.referral_id":{"type":"string"}}}`
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/object.acme_portal_referral_submit", mocktest.JSONResponder(t, "", 200, bare))
 	s, err = c.Events.Schema(context.Background(), "object.acme_portal_referral_submit")
-	if err != nil || string(s) != bare {
-		t.Fatalf("bare schema = %s, %v", s, err)
+	if err != nil || string(s.Raw) != bare {
+		t.Fatalf("bare schema = %+v, %v", s, err)
 	}
 	mt.RegisterResponder(http.MethodGet, base+"/event/v1/metadata/event/a%2Fb", httpmock.NewStringResponder(404, `{"error":"not_found","message":"event not defined"}`))
 	if _, err := c.Events.Schema(context.Background(), "a/b"); !partner.IsNotFound(err) {

@@ -42,6 +42,9 @@ type tokenCache struct {
 	// expiry, stays in use.
 	warn func(ctx context.Context, expiry time.Time, err error)
 	now  func() time.Time
+	// testHookWait, when set (by tests, before any use), is called each
+	// time a caller starts to wait for another caller's fetch.
+	testHookWait func()
 
 	mu     sync.Mutex
 	tok    *oauth2.Token
@@ -76,6 +79,9 @@ func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
 			return held, nil
 		case lead:
 			return c.lead(ctx, f, held)
+		}
+		if c.testHookWait != nil {
+			c.testHookWait()
 		}
 		select {
 		case <-ctx.Done():

@@ -11,3 +11,7 @@ import (
 func NewWithClock(p *core.Client, opts Options, now func() time.Time) *Service {
 	return newService(p, opts, now)
 }
+
+// OnWait makes s call f each time a Token caller starts to wait for
+// another caller's fetch. It must be called before s is used.
+func OnWait(s *Service, f func()) { s.cache.testHookWait = f }

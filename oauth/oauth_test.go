@@ -50,11 +50,15 @@ func newEnv(t *testing.T, opts ...fake.Option) *env {
 	e.fake = fake.New(append([]fake.Option{fake.WithClock(e.clk), mocktest.ContractCheck(t)}, opts...)...)
 	e.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == "POST" && r.URL.Path == "/oauth/token" {
-			e.record(r)
+			// The request takes the hold before record tells the test it
+			// arrived: the held request is the one the test saw arrive,
+			// not a later one that got here while this handler waited for
+			// a CPU (it would be held for good, and Close would wait on it).
 			e.mu.Lock()
 			hold := e.hold
 			e.hold = nil // one request only
 			e.mu.Unlock()
+			e.record(r)
 			if hold != nil {
 				rec := httptest.NewRecorder()
 				e.fake.ServeHTTP(rec, r)
@@ -389,14 +393,16 @@ func TestCloseDuringFetchRevokes(t *testing.T) {
 
 // TestConcurrentTokenSingleRequest: a hundred callers ask for a token
 // while the first token request is held at the server (its answer waits
-// on a channel until every caller has started), and one request serves
-// them all.
+// on a channel until every other caller waits for it), and one request
+// serves them all.
 func TestConcurrentTokenSingleRequest(t *testing.T) {
 	e := newEnv(t)
 	e.received = make(chan struct{}, 1)
 	hold := make(chan struct{})
 	e.hold = hold
 	s := e.service(oauth.Options{})
+	waiting := make(chan struct{}, 100)
+	oauth.OnWait(s, func() { waiting <- struct{}{} })
 	var wg sync.WaitGroup
 	toks := make([]string, 100)
 	errs := make([]error, 100)
@@ -411,13 +417,11 @@ func TestConcurrentTokenSingleRequest(t *testing.T) {
 	wg.Add(1)
 	go call(0)
 	<-e.received // the leader's request is at the server, held there
-	var started sync.WaitGroup
 	for i := 1; i < 100; i++ {
 		wg.Add(1)
-		started.Add(1)
-		go func() { started.Done(); call(i) }()
+		go call(i)
+		<-waiting
 	}
-	started.Wait()
 	close(hold)
 	wg.Wait()
 	for i := range 100 {
@@ -522,6 +526,13 @@ func TestWaiterCancelled(t *testing.T) {
 	e.received = make(chan struct{}, 4)
 	e.hold = make(chan struct{}) // never closed: the leader waits until it gives up
 	s := e.service(oauth.Options{})
+	waiting := make(chan struct{}, 4)
+	oauth.OnWait(s, func() {
+		select {
+		case waiting <- struct{}{}:
+		default:
+		}
+	})
 
 	leaderCtx, cancelLeader := context.WithCancel(context.Background())
 	leader := make(chan error, 1)
@@ -533,6 +544,8 @@ func TestWaiterCancelled(t *testing.T) {
 	go func() { _, err := s.Token(waiterCtx); waiter <- err }()
 	patient := make(chan error, 1)
 	go func() { _, err := s.Token(context.Background()); patient <- err }()
+	<-waiting // both wait for the leader's fetch
+	<-waiting
 
 	cancelWaiter()
 	if err := wait(t, waiter); !errors.Is(err, context.Canceled) {
@@ -544,6 +557,9 @@ func TestWaiterCancelled(t *testing.T) {
 	}
 	if err := wait(t, patient); err != nil {
 		t.Fatalf("patient waiter: %v, want a token of its own fetch", err)
+	}
+	if g := e.grants(); len(g) != 2 {
+		t.Fatalf("grants %v, want the leader's and the patient waiter's", g)
 	}
 	e.srv.Client().CloseIdleConnections()
 }

@@ -114,18 +114,13 @@ func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*A
 	case p.FieldName == "":
 		p.FieldName = FieldIntegrationStatus
 	}
-	var out AuditResult
-	err := s.t.Do(ctx, &core.Request{
+	return core.DoNew[AuditResult](ctx, s.t, &core.Request{
 		Op:         "objects.Audit",
 		Method:     http.MethodPatch,
 		Route:      core.PathOf("/app/v1/object/{object_id}/audit", objectID),
 		JSON:       p,
 		Idempotent: true,
-	}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	})
 }
 
 // ConnectExternalIDParams is the body of PATCH /app/v1/object/{object_id}/external_id.
@@ -159,18 +154,13 @@ func (s *Service) ConnectExternalID(ctx context.Context, objectID string, p Conn
 	if p.FieldName != "" && !fieldNameRE.MatchString(p.FieldName) {
 		return nil, fmt.Errorf("partner: objects: field_name %q is not a dotted field name such as %q", p.FieldName, DefaultAccountExternalIDField)
 	}
-	var out Link
-	err := s.t.Do(ctx, &core.Request{
+	return core.DoNew[Link](ctx, s.t, &core.Request{
 		Op:         "objects.ConnectExternalID",
 		Method:     http.MethodPatch,
 		Route:      core.PathOf("/app/v1/object/{object_id}/external_id", objectID),
 		JSON:       p,
 		Idempotent: true,
-	}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	})
 }
 
 // ExternalIDs is the answer of Service.ExternalIDs.
@@ -197,12 +187,11 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 	if err := checkID(objectID); err != nil {
 		return nil, err
 	}
-	var out ExternalIDs
-	err := s.t.Do(ctx, &core.Request{
+	out, err := core.DoNew[ExternalIDs](ctx, s.t, &core.Request{
 		Op:     "objects.ExternalIDs",
 		Method: http.MethodGet,
 		Route:  core.PathOf("/app/v1/object/{object_id}/external_id", objectID),
-	}, &out)
+	})
 	if err != nil {
 		return nil, err
 	}
@@ -214,7 +203,7 @@ func (s *Service) ExternalIDs(ctx context.Context, objectID string) (*ExternalID
 			out.Links[i].ObjectID = out.ObjectID
 		}
 	}
-	return &out, nil
+	return out, nil
 }
 
 // fieldNameRE matches a dotted field name: non-empty names without

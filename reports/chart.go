@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
 
 	"github.com/partnerapi/partner-go/core"
 )
@@ -44,16 +45,11 @@ func (s *Service) ChartData(ctx context.Context, reportID int64, p ChartDataPara
 	if p.ChartIDs == nil {
 		p.ChartIDs = []int64{}
 	}
-	var out ChartData
-	err := s.t.Do(ctx, &core.Request{
+	return core.DoNew[ChartData](ctx, s.t, &core.Request{
 		Op:     "reports.ChartData",
-		Method: "POST", Route: core.PathOf("/report/v1/{reportId}/chart-data", reportID),
+		Method: http.MethodPost, Route: core.PathOf("/report/v1/{reportId}/chart-data", reportID),
 		JSON: p, Idempotent: true,
-	}, &out)
-	if err != nil {
-		return nil, err
-	}
-	return &out, nil
+	})
 }
 
 // ChartMetadata is the answer of the chart metadata operation, whose shape
@@ -99,7 +95,7 @@ func (s *Service) ChartMetadata(ctx context.Context, reportID int64, p ChartMeta
 	var raw json.RawMessage
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "reports.ChartMetadata",
-		Method: "POST", Route: core.PathOf("/report/v1/{reportId}/chart-metadata", reportID),
+		Method: http.MethodPost, Route: core.PathOf("/report/v1/{reportId}/chart-metadata", reportID),
 		JSON: p, Idempotent: true,
 	}, &raw)
 	if err != nil {

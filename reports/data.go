@@ -185,7 +185,7 @@ func (h pageHooks) observe() func(*http.Response) {
 // and decodes the data page.
 func (s *Service) fetchPage(ctx context.Context, op, path string, id int64, body pageRequest, h pageHooks) (*Page, error) {
 	// Send, not Do: the body's Content-Length sizes the decode buffer.
-	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: "POST", Route: core.PathOf(path, id), JSON: body, Idempotent: true, Observe: h.observe(),
+	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: http.MethodPost, Route: core.PathOf(path, id), JSON: body, Idempotent: true, Observe: h.observe(),
 		MaxAnswerSize: core.MaxPageAnswerSize})
 	if err != nil {
 		return nil, err

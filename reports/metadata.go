@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"strconv"
 	"strings"
 	"time"
@@ -145,7 +146,7 @@ func (s *Service) DataSchema(ctx context.Context, reportID int64) (*Metadata, er
 
 func (s *Service) metadata(ctx context.Context, op, path string, id int64) (*Metadata, error) {
 	var raw json.RawMessage
-	err := s.t.Do(ctx, &core.Request{Op: op, Method: "POST", Route: core.PathOf(path, id), JSON: struct{}{}, Idempotent: true}, &raw)
+	err := s.t.Do(ctx, &core.Request{Op: op, Method: http.MethodPost, Route: core.PathOf(path, id), JSON: struct{}{}, Idempotent: true}, &raw)
 	if err != nil {
 		return nil, err
 	}
@@ -176,7 +177,7 @@ type ViewMetadata struct {
 // ViewMetadata reads a view's metadata (GET /report/v1/view/{viewId}).
 func (s *Service) ViewMetadata(ctx context.Context, viewID int64) (*ViewMetadata, error) {
 	var raw json.RawMessage
-	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewMetadata", Method: "GET", Route: core.PathOf("/report/v1/view/{viewId}", viewID)}, &raw)
+	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewMetadata", Method: http.MethodGet, Route: core.PathOf("/report/v1/view/{viewId}", viewID)}, &raw)
 	if err != nil {
 		return nil, err
 	}

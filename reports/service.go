@@ -16,6 +16,7 @@ import (
 	"context"
 	"fmt"
 	"iter"
+	"net/http"
 	"time"
 
 	"github.com/partnerapi/partner-go/core"
@@ -121,7 +122,7 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[Report, erro
 		var out reportList
 		err := s.t.Do(ctx, &core.Request{
 			Op:     "reports.List",
-			Method: "POST", Path: "/report/v1/list", Idempotent: true,
+			Method: http.MethodPost, Path: "/report/v1/list", Idempotent: true,
 			JSON: pageRequest{Page: page{Number: n, Size: size}},
 		}, &out)
 		if err != nil {

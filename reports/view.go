@@ -3,6 +3,7 @@ package reports
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"time"
 
 	"go.opentelemetry.io/otel/attribute"
@@ -51,7 +52,7 @@ func (s *Service) PrepareExport(ctx context.Context, reportID int64) (int64, err
 	}
 	err := s.t.Do(ctx, &core.Request{
 		Op:     "reports.PrepareExport",
-		Method: "POST", Route: core.PathOf("/report/v1/view/{reportId}/prepare_export", reportID),
+		Method: http.MethodPost, Route: core.PathOf("/report/v1/view/{reportId}/prepare_export", reportID),
 		JSON: struct{}{}, Idempotent: true,
 	}, &out)
 	if err != nil {
@@ -77,7 +78,7 @@ func (s *Service) ViewStatus(ctx context.Context, viewID int64) (*ViewStatus, er
 	var out struct {
 		Status ViewState `json:"viewStatus"`
 	}
-	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewStatus", Method: "GET", Route: core.PathOf("/report/v1/view/{viewId}/status", viewID)}, &out)
+	err := s.t.Do(ctx, &core.Request{Op: "reports.ViewStatus", Method: http.MethodGet, Route: core.PathOf("/report/v1/view/{viewId}/status", viewID)}, &out)
 	if err != nil {
 		return nil, err
 	}
@@ -118,14 +119,14 @@ func (s *Service) WaitView(ctx context.Context, viewID int64, opts WaitOptions) 
 	}
 	ctx, span := s.t.StartSpan(ctx, "reports.WaitView", attribute.Int64(attrViewID, viewID))
 	var state ViewState
-	v, err := poll.State(ctx, poll.Options{Initial: opts.Interval, Max: opts.MaxInterval},
-		func(ctx context.Context) (*ViewStatus, error) {
+	v, err := poll.Wait(ctx, poll.Options{Initial: opts.Interval, Max: opts.MaxInterval}, poll.Waiter[*ViewStatus]{
+		Read: func(ctx context.Context) (*ViewStatus, error) {
 			v, err := s.ViewStatus(ctx, viewID)
 			noteViewState(span, &state, v)
 			return v, err
 		},
-		opts.Progress,
-		func(v *ViewStatus) (bool, error) {
+		Progress: opts.Progress,
+		Settle: func(v *ViewStatus) (bool, error) {
 			switch v.Status {
 			case ViewSuccess:
 				return true, nil
@@ -133,10 +134,11 @@ func (s *Service) WaitView(ctx context.Context, viewID int64, opts WaitOptions) 
 				return false, &ViewError{View: v}
 			}
 			return false, nil
-		})
-	if v != nil {
-		err = poll.Unfinished(ctx, err, "reports: view %d still %s", viewID, poll.StateText(string(v.Status)))
-	}
+		},
+		Still: func(v *ViewStatus) string {
+			return fmt.Sprintf("reports: view %d still %s", viewID, poll.StateText(string(v.Status)))
+		},
+	})
 	endViewWait(span, v, err)
 	return v, err
 }

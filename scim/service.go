@@ -66,12 +66,8 @@ func (s *Service) Create(ctx context.Context, u *User) (*User, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out User
 	req := &core.Request{Op: "scim.Create", Method: http.MethodPost, Path: usersPath, JSON: body}
-	if err := s.t.Do(ctx, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return core.DoNew[User](ctx, s.t, req)
 }
 
 // Get reads the user with that id: GET /api/scim/v2/Users/{user_id}. An
@@ -80,11 +76,7 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 	if id == "" {
 		return nil, errors.New("partner: scim: user id is required")
 	}
-	var out User
-	if err := s.t.Do(ctx, &core.Request{Op: "scim.Get", Method: http.MethodGet, Route: core.PathOf(userPath, id)}, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return core.DoNew[User](ctx, s.t, &core.Request{Op: "scim.Get", Method: http.MethodGet, Route: core.PathOf(userPath, id)})
 }
 
 // Update replaces the user u.ID with u: PUT /api/scim/v2/Users/{user_id},
@@ -112,12 +104,8 @@ func (s *Service) Update(ctx context.Context, u *User) (*User, error) {
 	if err != nil {
 		return nil, err
 	}
-	var out User
 	req := &core.Request{Op: "scim.Update", Method: http.MethodPut, Route: core.PathOf(userPath, u.ID), JSON: body, Idempotent: true}
-	if err := s.t.Do(ctx, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return core.DoNew[User](ctx, s.t, req)
 }
 
 // Suspend deactivates the user with that id and returns it: it reads the
@@ -170,12 +158,8 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 	if cur.ID == "" {
 		raw["id"], _ = json.Marshal(id)
 	}
-	var out User
 	req := &core.Request{Op: "scim.Update", Method: http.MethodPut, Route: core.PathOf(userPath, id), JSON: raw, Idempotent: true}
-	if err := s.t.Do(ctx, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return core.DoNew[User](ctx, s.t, req)
 }
 
 // userPath is the path of one user.

@@ -77,10 +77,6 @@ func (s *Service) CheckAttribute(ctx context.Context, p CheckAttributeParams) (*
 	if p.FilterValue.Values == nil {
 		p.FilterValue.Values = []string{}
 	}
-	var out CheckAttributeResult
 	req := &core.Request{Op: "users.CheckAttribute", Method: http.MethodPost, Path: "/users/v1/check-attribute", JSON: p, Idempotent: true}
-	if err := s.t.Do(ctx, req, &out); err != nil {
-		return nil, err
-	}
-	return &out, nil
+	return core.DoNew[CheckAttributeResult](ctx, s.t, req)
 }

@@ -143,7 +143,7 @@ func TestTourOfEveryOperation(t *testing.T) {
 		_, err = cl.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{IncludeErrors: partner.Ptr(true)})
 		must("status", err)
 	}
-	_, err = cl.Bulk.LoadRows(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, []map[string]string{{"sales_details.crm_opportunity_id": "T-2", "name": "Rows"}})
+	_, err = bulk.LoadRows(ctx, cl.Bulk, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, []map[string]string{{"sales_details.crm_opportunity_id": "T-2", "name": "Rows"}})
 	must("load rows", err)
 	_, err = cl.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(rows))
 	must("load opportunities", err)

@@ -3,6 +3,7 @@ package poll
 import (
 	"context"
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -138,5 +139,33 @@ func TestUnfinished(t *testing.T) {
 	got := Unfinished(ctx, ctx.Err(), "bulk: execution %s still %s", "e1", StateText(""))
 	if !errors.Is(got, context.Canceled) || got.Error() != "partner: bulk: execution e1 still without a status: context canceled" {
 		t.Errorf("ended ctx: %q", got)
+	}
+}
+
+// TestWaitNamesThePendingState: a wait that its context ends says which
+// state it was still waiting in when one was read, and is the context's
+// error either way.
+func TestWaitNamesThePendingState(t *testing.T) {
+	for _, readOK := range []bool{true, false} {
+		ctx, cancel := context.WithCancel(context.Background())
+		w := Waiter[*string]{
+			Read: func(context.Context) (*string, error) {
+				cancel() // the wait ends after this read
+				if !readOK {
+					return nil, context.Canceled
+				}
+				s := "running"
+				return &s, nil
+			},
+			Settle: func(*string) (bool, error) { return false, nil },
+			Still:  func(s *string) string { return "thing 7 still " + *s },
+		}
+		last, err := Wait(ctx, Options{Initial: time.Millisecond}, w)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("read %v: err %v, want context.Canceled", readOK, err)
+		}
+		if got := strings.Contains(err.Error(), "thing 7 still running"); got != readOK || (last != nil) != readOK {
+			t.Errorf("read %v: err %q, last %v", readOK, err, last)
+		}
 	}
 }

@@ -32,6 +32,36 @@ func State[S any](ctx context.Context, opts Options, read func(context.Context) 
 	return last, err
 }
 
+// Waiter is what a Wait helper of the SDK waits on: how to read the
+// resource's state, whom to tell each state read, when it is settled
+// (see State), and how to say which state a wait that ctx ended was
+// still waiting in.
+type Waiter[S any] struct {
+	Read     func(context.Context) (S, error)
+	Progress func(S)
+	Settle   func(S) (done bool, err error)
+	// Still says what was still being waited for in the last state
+	// read, as Unfinished's message: "reports: view 7 still running".
+	Still func(S) string
+}
+
+// Wait is the one form of every Wait helper: State over w, and, when ctx
+// ends the wait after a state was read, the context's error with w.Still
+// of that state (Unfinished). It returns the last state read (the zero S
+// when none was) beside any error.
+func Wait[S any](ctx context.Context, opts Options, w Waiter[S]) (S, error) {
+	read := false
+	last, err := State(ctx, opts, func(ctx context.Context) (S, error) {
+		s, err := w.Read(ctx)
+		read = read || err == nil
+		return s, err
+	}, w.Progress, w.Settle)
+	if read {
+		err = Unfinished(ctx, err, "%s", w.Still(last))
+	}
+	return last, err
+}
+
 // Unfinished returns the error of a wait that ctx ended with the last state
 // read noted in it (format and args, as core.Wrap takes them), so that a
 // "context deadline exceeded" says what was still being waited for. Any

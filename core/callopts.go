@@ -1,0 +1,274 @@
+package core
+
+// This file is per-call control, carried by the context: the options one
+// call (or every request of one iterator or Wait) sets for itself, the
+// capture of its final answer, the call's request id, and the attempt
+// timeout, applied around each attempt's round trip.
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+)
+
+// DefaultRequestIDHeader is the header that carries the request id the
+// SDK generates for each call (Config.RequestIDHeader).
+const DefaultRequestIDHeader = "X-Request-Id"
+
+// CallOptions is what one call sets for itself, beside its deadline (the
+// context's). Put them in the call's context with WithCallOptions; an
+// iterator or a Wait given that context applies them to each of its
+// requests. The zero value changes nothing.
+//
+// They never change whether a write is repeated after the service may
+// have processed it: a write that is not safe to repeat is retried only
+// when it certainly was not processed, whatever MaxRetries says, and its
+// error still reports IsOutcomeUnknown when it may have been.
+type CallOptions struct {
+	// Header adds headers to the call's requests to the service (not to
+	// an absolute URL on another host, nor past a redirect to one). The
+	// headers the SDK sets itself (Authorization, Accept, Content-Type,
+	// User-Agent, the environment, subscription key and request id
+	// headers, the trace context) cannot be set here: such a call fails
+	// before sending.
+	Header http.Header
+	// AttemptTimeout bounds each attempt, from sending it until its
+	// answer's headers and, for an answer the call decodes, its body are
+	// read; zero means no bound but the context's. An attempt that runs
+	// out is a failure like a lost answer: it is retried within the
+	// call's deadline when the call is safe to repeat, or when nothing
+	// of it was written.
+	AttemptTimeout time.Duration
+	// MaxRetries, when above zero, replaces the client's number of
+	// retries after the first attempt; NoRetries sends each request
+	// once (and once more after a 401, with a new token). The client's
+	// other limits (retry time cap, Retry-After cap, retry budget) still
+	// apply.
+	MaxRetries int
+	NoRetries  bool
+	// Capture, when set, is filled with the final answer of the call
+	// (of each request, for an iterator or a Wait: it then holds the
+	// last one's), successful or not.
+	Capture *ResponseInfo
+}
+
+// ResponseInfo is what CallOptions.Capture receives: the final answer of a
+// call and how it was reached.
+type ResponseInfo struct {
+	// StatusCode and Header are the final answer's; zero and nil when
+	// the call ended without an answer (a network error, a timeout).
+	StatusCode int
+	Header     http.Header
+	// Attempts counts the requests sent: the first, every retry, and the
+	// repeat after a 401.
+	Attempts int
+	// Duration is the time the call took, retries and their waits
+	// included, until its answer (read whole when the call decodes it)
+	// or its error.
+	Duration time.Duration
+	// RequestID is the id the SDK sent in its request id header, the
+	// same on every attempt; "" when that header is off.
+	RequestID string
+	// ServiceRequestID is the service's own id of the request, read from
+	// the header Config.ServiceRequestIDHeader names; "" when none.
+	ServiceRequestID string
+}
+
+type callOptionsKey struct{}
+
+// WithCallOptions returns a context that carries o: every call made with
+// it applies o (see CallOptions). It replaces the options an enclosing
+// WithCallOptions put in ctx. A call's own token request (when the
+// client fetches a token for it) does not take them.
+func WithCallOptions(ctx context.Context, o CallOptions) context.Context {
+	return context.WithValue(ctx, callOptionsKey{}, &o)
+}
+
+// callOptionsOf returns the options in ctx, nil when none.
+func callOptionsOf(ctx context.Context) *CallOptions {
+	o, _ := ctx.Value(callOptionsKey{}).(*CallOptions)
+	return o
+}
+
+// checkCallHeader refuses per-call headers that the SDK sets itself.
+func (c *Client) checkCallHeader(h http.Header) error {
+	for k := range h {
+		if c.reserved(k) {
+			return fmt.Errorf("partner: CallOptions.Header: %q is set by the SDK", k)
+		}
+	}
+	return nil
+}
+
+// reserved reports whether the SDK sets the header k itself.
+func (c *Client) reserved(k string) bool {
+	switch http.CanonicalHeaderKey(k) {
+	case "Authorization", "Accept", "Content-Type", "Content-Length", "Host", "User-Agent",
+		"Traceparent", "Tracestate", "Baggage", "Transfer-Encoding", "Connection":
+		return true
+	}
+	for _, own := range []string{c.cfg.EnvHeader, c.cfg.SubscriptionKeyHeader, c.reqIDHeader} {
+		if own != "" && strings.EqualFold(k, own) {
+			return true
+		}
+	}
+	for _, f := range c.tel.prop.Fields() {
+		if strings.EqualFold(k, f) {
+			return true
+		}
+	}
+	return false
+}
+
+// newRequestID returns a random (version 4) UUID.
+func newRequestID() string {
+	var u [16]byte
+	rand.Read(u[:])
+	u[6] = u[6]&0x0f | 0x40
+	u[8] = u[8]&0x3f | 0x80
+	var b [36]byte
+	hex.Encode(b[0:8], u[0:4])
+	b[8] = '-'
+	hex.Encode(b[9:13], u[4:6])
+	b[13] = '-'
+	hex.Encode(b[14:18], u[6:8])
+	b[18] = '-'
+	hex.Encode(b[19:23], u[8:10])
+	b[23] = '-'
+	hex.Encode(b[24:], u[10:])
+	return string(b[:])
+}
+
+// capture fills the call's Capture, when it has one, with its end.
+func (st *call) capture(resp *http.Response) {
+	if st.opts == nil || st.opts.Capture == nil {
+		return
+	}
+	info := ResponseInfo{Attempts: st.attempt + 1, Duration: time.Since(st.start), RequestID: st.requestID}
+	if resp != nil {
+		info.StatusCode, info.Header = resp.StatusCode, resp.Header
+		info.ServiceRequestID = st.serviceRequestID(resp)
+	}
+	*st.opts.Capture = info
+}
+
+// serviceRequestID is the service's id of the request in resp, "" when
+// the client reads none.
+func (st *call) serviceRequestID(resp *http.Response) string {
+	if st.c.cfg.ServiceRequestIDHeader == "" || resp == nil {
+		return ""
+	}
+	return resp.Header.Get(st.c.cfg.ServiceRequestIDHeader)
+}
+
+// maxRetries is the number of retries the call may make for failures.
+func (st *call) maxRetries() int {
+	switch o := st.opts; {
+	case o == nil:
+	case o.NoRetries:
+		return 0
+	case o.MaxRetries > 0:
+		return o.MaxRetries
+	}
+	return st.c.cfg.Retry.maxRetries()
+}
+
+// attemptTimeoutError is the failure of an attempt that ran past
+// CallOptions.AttemptTimeout.
+type attemptTimeoutError struct{ d time.Duration }
+
+func (e *attemptTimeoutError) Error() string {
+	return fmt.Sprintf("partner: attempt timed out after %s (CallOptions.AttemptTimeout)", e.d)
+}
+
+// Timeout marks it a timeout (net.Error), for the retry budget's cost.
+func (e *attemptTimeoutError) Timeout() bool   { return true }
+func (e *attemptTimeoutError) Temporary() bool { return true }
+
+// attemptTimer bounds the current attempt of a call with an
+// AttemptTimeout: it cancels the attempt's context when the time is up.
+type attemptTimer struct {
+	mu       sync.Mutex
+	t        *time.Timer
+	cancel   context.CancelFunc
+	timedOut bool
+}
+
+// stop stops the timer; the attempt's context stays alive until its body
+// is closed (release).
+func (a *attemptTimer) stop() {
+	a.mu.Lock()
+	if a.t != nil {
+		a.t.Stop()
+	}
+	a.mu.Unlock()
+}
+
+// expired reports whether the attempt ran out of time.
+func (a *attemptTimer) expired() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.timedOut
+}
+
+// roundTrip sends req through rt, bounded by its call's AttemptTimeout
+// when it has one.
+func roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	st, ok := callOf(req.Context())
+	if !ok || st.opts == nil || st.opts.AttemptTimeout <= 0 {
+		return rt.RoundTrip(req)
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	a := &attemptTimer{cancel: cancel}
+	a.t = time.AfterFunc(st.opts.AttemptTimeout, func() {
+		a.mu.Lock()
+		a.timedOut = true
+		a.mu.Unlock()
+		cancel()
+	})
+	st.timer = a
+	resp, err := rt.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		a.stop()
+		cancel()
+		return nil, err
+	}
+	resp.Body = &attemptBody{ReadCloser: resp.Body, a: a}
+	return resp, nil
+}
+
+// attemptBody releases the attempt's timer and context when closed.
+type attemptBody struct {
+	io.ReadCloser
+	a *attemptTimer
+}
+
+func (b *attemptBody) Close() error {
+	b.a.stop()
+	b.a.cancel()
+	return b.ReadCloser.Close()
+}
+
+// attemptErr turns the failure of an attempt that ran out of time into
+// the attempt timeout's error.
+func (st *call) attemptErr(err error) error {
+	if err != nil && st.timer != nil && st.timer.expired() && errors.Is(err, context.Canceled) {
+		return &attemptTimeoutError{st.opts.AttemptTimeout}
+	}
+	return err
+}
+
+// notSent reports whether err says that nothing of the request reached
+// the server: net/http closes a pooled connection the server closed
+// while it was idle before the request is counted on it, and fails the
+// request with this error, whose type it does not export.
+func notSent(err error) bool {
+	return err != nil && strings.HasSuffix(err.Error(), "http: server closed idle connection")
+}
