@@ -408,7 +408,7 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 // as its token request), its request id and its telemetry.
 func (c *Client) newCall(ctx context.Context, r *Request, u *url.URL, b *body, decodes bool) (*call, error) {
 	st := &call{
-		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, start: time.Now(), decodes: decodes,
+		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, read: r.Read, start: time.Now(), decodes: decodes,
 		auth:      c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
 		maxAnswer: orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), sameHost: r.NoCrossHostRedirect,
 	}

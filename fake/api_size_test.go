@@ -3,7 +3,7 @@ package fake
 import (
 	"go/ast"
 	"go/parser"
-	"go/token"
+	gotoken "go/token"
 	"os"
 	"path/filepath"
 	"sort"
@@ -26,7 +26,7 @@ func exportedNames(t *testing.T, dir string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	fset := token.NewFileSet()
+	fset := gotoken.NewFileSet()
 	var names []string
 	for _, name := range files {
 		if strings.HasSuffix(name, "_test.go") {

@@ -105,8 +105,12 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 				select {
 				case <-time.After(ft.Latency):
 				case <-r.Context().Done():
+					dropConnection(rec)
 					return
 				case <-f.stop: // the request context may outlive a client that hung up early
+					// Nothing is sent: returning without an answer
+					// would send an empty 200.
+					dropConnection(rec)
 					return
 				}
 			}

@@ -24,6 +24,7 @@ const exportWant = "Zone,Amount,Account\nEMEA,1200,\"Acme, Inc.\"\nAPAC,30.5,Glo
 // whole file; one they do not exits 1 naming the failure and leaves no
 // file, no temporary file, and an earlier file as it was.
 func TestReportsExportUnderFaults(t *testing.T) {
+	t.Parallel()
 	const pages = "/report/v1/view/*/data"
 	for _, tc := range []struct {
 		name  string
@@ -40,6 +41,7 @@ func TestReportsExportUnderFaults(t *testing.T) {
 		{"dropped throughout", fake.Fault{Drop: true}, "EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv, _ := reportServer(t)
 			c := newCLI(srv)
 			dir := t.TempDir()
@@ -77,6 +79,7 @@ func TestReportsExportUnderFaults(t *testing.T) {
 // after the request went out) is sent once and exits 3 saying so. Faults
 // on the status reads that follow are retried.
 func TestBulkLoadUnderFaults(t *testing.T) {
+	t.Parallel()
 	const load = "/bulk/v1/bulkload"
 	for _, tc := range []struct {
 		name  string
@@ -91,6 +94,7 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 		{"dropped unanswered", fake.Fault{Drop: true, Times: 1}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv := bulkServer(t)
 			c := newCLI(srv)
 			in := filepath.Join(t.TempDir(), "accounts.csv")
@@ -124,6 +128,7 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 // meets two 503s writes the whole file; a load whose answer is dropped
 // after the fake took it exits 3, saying so, and is sent once.
 func TestCLIFaultsThroughAdminAPI(t *testing.T) {
+	t.Parallel()
 	admin := fakeadmin.New(func() *fake.Fake {
 		return fake.New(mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithBulkDelay(0))
 	})

@@ -63,6 +63,7 @@ func TestReportsList(t *testing.T) {
 }
 
 func TestReportsExportFiles(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -130,6 +131,7 @@ func TestReportsExportFiles(t *testing.T) {
 // TestReportsExportFailure checks that a failed export exits 1, names the
 // report, and leaves neither the file nor a temporary one.
 func TestReportsExportFailure(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -169,6 +171,7 @@ func TestReportsExportFailure(t *testing.T) {
 }
 
 func TestReportsExportProgressOnTerminal(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	c := newCLI(srv)
 	c.tty = true
@@ -193,6 +196,7 @@ func TestReportsCharts(t *testing.T) {
 // TestReportsExportEmptyReport checks that a report without rows exports
 // its header, taken from the report's metadata.
 func TestReportsExportEmptyReport(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t)
 	defer srv.Close()
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
@@ -237,6 +241,7 @@ func sheetDimension(t *testing.T, path string) string {
 // TestReportsExportXLSXDimension: the workbook declares the range it
 // uses, header row included, so that streaming readers see every row.
 func TestReportsExportXLSXDimension(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
 		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}}})
