@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
 )
 
 // progress draws a progress bar on a terminal with mpb, which fits the
@@ -30,7 +33,7 @@ func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *p
 		return nil
 	}
 	// isTerminal decided: refresh as on a terminal whatever w is.
-	pr := &progress{p: mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh())}
+	pr := &progress{p: mpb.New(mpb.WithConsoleWriter(newBarWriter(w)), mpb.WithAutoRefresh())}
 	pr.total.Store(total)
 	known := func() bool { return pr.total.Load() > 0 }
 	amount := func(n int64) string { return groupDigits(n) + " rows" }
@@ -115,6 +118,52 @@ func (p *progress) Done(err error) {
 		p.bar.SetTotal(-1, true)
 	}
 	p.p.Wait()
+}
+
+// barWriter is the terminal writer of a progress bar. Each frame goes
+// back to the start of the line, up over the lines of the frame before,
+// clears to the end of the screen and draws the bar, in one write. Going
+// back to the start of the line matters when the terminal wrote after the
+// bar: Ctrl-C echoes ^C after the bar's line, and a frame drawn from
+// there would keep the echo's columns on the bar's line and run past
+// the terminal's width ("rereport 7 ...").
+type barWriter struct {
+	bytes.Buffer // the frame being drawn
+	out          io.Writer
+	fd           int // the terminal's, when out is one, else -1
+	lines        int // the lines of the frame drawn last
+	frame        []byte
+}
+
+func newBarWriter(out io.Writer) *barWriter {
+	w := &barWriter{out: out, fd: -1}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		w.fd = int(f.Fd())
+	}
+	return w
+}
+
+// IsTerminal reports whether the bar can read the terminal's width.
+func (w *barWriter) IsTerminal() bool { return w.fd >= 0 }
+
+// GetTermSize returns the terminal's width and height.
+func (w *barWriter) GetTermSize() (width, height int, err error) {
+	return term.GetSize(w.fd)
+}
+
+// Flush draws the frame buffered, of the given number of lines, over the
+// frame before.
+func (w *barWriter) Flush(lines int) error {
+	w.frame = append(w.frame[:0], '\r')
+	if w.lines > 0 {
+		w.frame = fmt.Appendf(w.frame, "\x1b[%dA", w.lines)
+	}
+	w.frame = append(w.frame, "\x1b[J"...)
+	w.frame = append(w.frame, w.Bytes()...)
+	w.Reset()
+	w.lines = lines
+	_, err := w.out.Write(w.frame)
+	return err
 }
 
 // groupDigits writes n with thousands separators: 1,234,567.
