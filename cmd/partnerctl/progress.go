@@ -32,8 +32,13 @@ func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *p
 	if !a.isTerminal(w) {
 		return nil
 	}
-	// isTerminal decided: refresh as on a terminal whatever w is.
-	pr := &progress{p: mpb.New(mpb.WithConsoleWriter(newBarWriter(w)), mpb.WithAutoRefresh())}
+	return a.newBar(newBarWriter(w), label, total, bytes)
+}
+
+// newBar returns a progress bar drawn by cw.
+func (a *app) newBar(cw *barWriter, label string, total int64, bytes bool) *progress {
+	// The caller decided cw draws on a terminal: refresh as on one.
+	pr := &progress{p: mpb.New(mpb.WithConsoleWriter(cw), mpb.WithAutoRefresh())}
 	pr.total.Store(total)
 	known := func() bool { return pr.total.Load() > 0 }
 	amount := func(n int64) string { return groupDigits(n) + " rows" }
@@ -120,25 +125,27 @@ func (p *progress) Done(err error) {
 	p.p.Wait()
 }
 
-// barWriter is the terminal writer of a progress bar. Each frame goes
-// back to the start of the line, up over the lines of the frame before,
-// clears to the end of the screen and draws the bar, in one write. Going
-// back to the start of the line matters when the terminal wrote after the
-// bar: Ctrl-C echoes ^C after the bar's line, and a frame drawn from
-// there would keep the echo's columns on the bar's line and run past
-// the terminal's width ("rereport 7 ...").
+// barWriter is the terminal writer of a progress bar. On a terminal,
+// each frame goes back to the start of the line, up over the lines of the
+// frame before, clears to the end of the screen and draws the bar, in one
+// write. Going back to the start of the line matters when the terminal
+// wrote after the bar: Ctrl-C echoes ^C after the bar's line, and a frame
+// drawn from there would keep the echo's columns on the bar's line and
+// run past the terminal's width ("rereport 7 ..."). Elsewhere the frames
+// follow each other, one line each.
 type barWriter struct {
 	bytes.Buffer // the frame being drawn
 	out          io.Writer
-	fd           int // the terminal's, when out is one, else -1
-	lines        int // the lines of the frame drawn last
+	fd           int  // the terminal's, to read its size, else -1
+	moves        bool // whether frames move the cursor
+	lines        int  // the lines of the frame drawn last
 	frame        []byte
 }
 
 func newBarWriter(out io.Writer) *barWriter {
 	w := &barWriter{out: out, fd: -1}
 	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
-		w.fd = int(f.Fd())
+		w.fd, w.moves = int(f.Fd()), true
 	}
 	return w
 }
@@ -154,11 +161,14 @@ func (w *barWriter) GetTermSize() (width, height int, err error) {
 // Flush draws the frame buffered, of the given number of lines, over the
 // frame before.
 func (w *barWriter) Flush(lines int) error {
-	w.frame = append(w.frame[:0], '\r')
-	if w.lines > 0 {
-		w.frame = fmt.Appendf(w.frame, "\x1b[%dA", w.lines)
+	w.frame = w.frame[:0]
+	if w.moves {
+		w.frame = append(w.frame, '\r')
+		if w.lines > 0 {
+			w.frame = fmt.Appendf(w.frame, "\x1b[%dA", w.lines)
+		}
+		w.frame = append(w.frame, "\x1b[J"...)
 	}
-	w.frame = append(w.frame, "\x1b[J"...)
 	w.frame = append(w.frame, w.Bytes()...)
 	w.Reset()
 	w.lines = lines

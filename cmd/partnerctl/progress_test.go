@@ -90,7 +90,8 @@ func TestProgressLine(t *testing.T) {
 func TestProgressAfterInterrupt(t *testing.T) {
 	scr := &screen{drawn: make(chan struct{}, 1)}
 	a := &app{isTerminal: func(io.Writer) bool { return true }}
-	p := a.newProgress(scr, "report 7", 10_000, false)
+	// The writer newProgress gives a terminal, of mpb's default width.
+	p := a.newBar(&barWriter{out: scr, fd: -1, moves: true}, "report 7", 10_000, false)
 	p.Set(5_000)
 	<-scr.drawn             // a frame showing 5,000 rows is on the screen
 	scr.Write([]byte("^C")) // the terminal's echo, at the cursor
