@@ -88,9 +88,10 @@ func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
 			return nil, core.Wrap(ctx.Err(), "getting a token")
 		case <-f.done:
 		}
-		// The leader's own context may have ended its fetch; a waiter
-		// whose context is alive tries again rather than inherit that.
-		if !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
+		// The leader's own context may have ended its fetch, or the
+		// fetch panicked; a waiter whose context is alive tries again
+		// rather than inherit that.
+		if f.err != errAbandoned && !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
 			return f.tok, f.err
 		}
 	}
@@ -119,9 +120,28 @@ func (c *tokenCache) check() (held *oauth2.Token, f *flight, lead bool, err erro
 	return held, c.flight, true, nil
 }
 
-// lead fetches for flight f and settles the cache.
+// errAbandoned is the result of a flight whose fetch never returned (it
+// panicked); its waiters try again.
+var errAbandoned = errors.New("oauth: the token fetch did not return")
+
+// lead fetches for flight f and settles the cache. When the fetch panics,
+// lead clears the flight and wakes its waiters, and the panic goes on.
 func (c *tokenCache) lead(ctx context.Context, f *flight, held *oauth2.Token) (*oauth2.Token, error) {
+	fetched := false
+	defer func() {
+		if fetched {
+			return
+		}
+		c.mu.Lock()
+		if c.flight == f {
+			c.flight = nil
+		}
+		c.mu.Unlock()
+		f.err = errAbandoned
+		close(f.done)
+	}()
 	tok, err := c.fetch(ctx, held)
+	fetched = true
 	c.mu.Lock()
 	c.flight = nil
 	closed := c.closed
