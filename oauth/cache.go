@@ -120,16 +120,17 @@ func (c *tokenCache) check() (held *oauth2.Token, f *flight, lead bool, err erro
 	return held, c.flight, true, nil
 }
 
-// errAbandoned is the result of a flight whose fetch never returned (it
-// panicked); its waiters try again.
+// errAbandoned is the result of a flight whose leader panicked before
+// settling it; its waiters try again.
 var errAbandoned = errors.New("oauth: the token fetch did not return")
 
-// lead fetches for flight f and settles the cache. When the fetch panics,
-// lead clears the flight and wakes its waiters, and the panic goes on.
+// lead fetches for flight f and settles the cache. When it panics before
+// waking the waiters (in the fetch, or in the warning's logger), it
+// clears the flight and wakes them, and the panic goes on.
 func (c *tokenCache) lead(ctx context.Context, f *flight, held *oauth2.Token) (*oauth2.Token, error) {
-	fetched := false
+	settled := false
 	defer func() {
-		if fetched {
+		if settled {
 			return
 		}
 		c.mu.Lock()
@@ -141,7 +142,6 @@ func (c *tokenCache) lead(ctx context.Context, f *flight, held *oauth2.Token) (*
 		close(f.done)
 	}()
 	tok, err := c.fetch(ctx, held)
-	fetched = true
 	c.mu.Lock()
 	c.flight = nil
 	closed := c.closed
@@ -168,6 +168,7 @@ func (c *tokenCache) lead(ctx context.Context, f *flight, held *oauth2.Token) (*
 		tok, err = held, nil
 	}
 	f.tok, f.err = tok, err
+	settled = true
 	close(f.done)
 	return tok, err
 }

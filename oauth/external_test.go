@@ -338,3 +338,38 @@ func TestExternalSourcePanicsThenNewCaller(t *testing.T) {
 		t.Fatalf("call after the panic: %v %v, want ok-2", tok, err)
 	}
 }
+
+// nilSource returns neither a token nor an error on its first call, and
+// ok-2, ok-3, ... from then on.
+type nilSource struct{ n atomic.Int32 }
+
+func (s *nilSource) Token() (*oauth2.Token, error) {
+	if n := s.n.Add(1); n > 1 {
+		return &oauth2.Token{AccessToken: fmt.Sprintf("ok-%d", n), Expiry: time.Now().Add(time.Hour)}, nil
+	}
+	return nil, nil
+}
+
+// TestExternalSourceNoToken: a source that returns neither a token nor an
+// error makes Token fail saying so; the next call asks it again.
+func TestExternalSourceNoToken(t *testing.T) {
+	src := oauth.New(nil, oauth.Options{TokenSource: &nilSource{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first := make(chan error, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				first <- fmt.Errorf("panicked: %v", p)
+			}
+		}()
+		_, err := src.Token(ctx)
+		first <- err
+	}()
+	if err := wait(t, first); err == nil || !strings.Contains(err.Error(), "neither a token nor an error") {
+		t.Fatalf("source without a token: %v, want an error saying so", err)
+	}
+	if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ok-2" {
+		t.Fatalf("next call: %v %v, want ok-2", tok, err)
+	}
+}
