@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/partnerapi/partner-go/internal/errs"
 )
 
 // call is the state of one call of Client.Send across its attempts (the
@@ -26,11 +28,12 @@ import (
 // call.
 type call struct {
 	c            *Client
-	method, path string               // for the log
-	idempotent   bool                 // safe to repeat after the server may have processed it
-	auth         bool                 // the request carries the client's token
-	body         *body                // nil when the request has no body
-	observe      func(*http.Response) // Request.Observe
+	method, path string                     // for the log
+	idempotent   bool                       // safe to repeat after the server may have processed it
+	auth         bool                       // the request carries the client's token
+	body         *body                      // nil when the request has no body
+	observe      func(*http.Response)       // Request.Observe
+	read         func(*http.Response) error // Request.Read
 	// decodes is set by Do when it decodes the answer: readAnswer then
 	// reads a body of unknown length too.
 	decodes bool
@@ -100,30 +103,33 @@ func (st *call) noteAttempt(resp *http.Response, err error) {
 
 // readAnswer reads the body of a 2xx answer inside the retry loop
 // (checkRetry), so that an answer cut off mid-body is a failed attempt
-// rather than an error after the call: a body of known length up to
-// maxWholeBody, and, when Do decodes the answer, one of unknown length
-// (up to that size; a longer one streams on). The body read replaces
-// resp.Body. A failure marks the call ambiguous: the service answered
-// 2xx, so it did the work.
+// (cut) rather than an error after the call. Request.Read reads it when
+// set; otherwise the body read replaces resp.Body: a body of known
+// length up to maxWholeBody, and, when Do decodes the answer, one of
+// unknown length (up to that size; a longer one streams on). A failure
+// marks the call ambiguous: the service answered 2xx, so it did the
+// work. An error of Request.Read's own (not cut) ends the call.
 //
-// It is also the one place that caps a 2xx answer (call.maxAnswer): a
-// body declared longer fails at once, and the body that replaces
-// resp.Body fails with ErrAnswerTooLarge past the cap, counting the
-// bytes read after net/http's transparent gzip.
-func (st *call) readAnswer(resp *http.Response) error {
+// It is also the one place that caps a 2xx answer (call.maxAnswer),
+// whoever reads it: a body declared longer fails at once, and the body
+// fails with ErrAnswerTooLarge past the cap, counting the bytes read
+// after net/http's transparent gzip.
+func (st *call) readAnswer(resp *http.Response) (cut bool, err error) {
 	if resp.StatusCode/100 != 2 || st.method == http.MethodHead {
-		return nil
+		return false, nil
 	}
 	n := resp.ContentLength
 	if n > st.maxAnswer {
-		return st.answerLost(tooLarge(st.maxAnswer))
+		return true, st.answerLost(tooLarge(st.maxAnswer))
 	}
 	resp.Body = &cappedBody{ReadCloser: resp.Body, left: st.maxAnswer, limit: st.maxAnswer}
+	if st.read != nil {
+		return st.readWith(resp)
+	}
 	if n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
-		return nil
+		return false, nil
 	}
 	var b []byte
-	var err error
 	if n > 0 {
 		b = make([]byte, n)
 		_, err = io.ReadFull(resp.Body, b)
@@ -131,14 +137,45 @@ func (st *call) readAnswer(resp *http.Response) error {
 		b, err = io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
 	}
 	if err != nil {
-		return st.answerLost(err)
+		return true, st.answerLost(err)
 	}
 	if len(b) > maxWholeBody {
 		resp.Body = &wholeBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
-		return nil
+		return false, nil
 	}
 	resp.Body = &wholeBody{Reader: bytes.NewReader(b), b: b, rest: resp.Body}
-	return nil
+	return false, nil
+}
+
+// readWith has Request.Read read the answer, and closes its body.
+func (st *call) readWith(resp *http.Response) (bool, error) {
+	body := &answerBody{ReadCloser: resp.Body}
+	resp.Body = body
+	err := st.read(resp)
+	body.Close()
+	resp.Body = http.NoBody
+	switch {
+	case err == nil:
+		return false, nil
+	case body.err != nil:
+		return true, st.answerLost(err)
+	}
+	return false, err
+}
+
+// answerBody is a body that Request.Read reads: it keeps the error of a
+// failed read (an answer cut off), which tells it from Read's own.
+type answerBody struct {
+	io.ReadCloser
+	err error
+}
+
+func (b *answerBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
 }
 
 // answerLost marks the call ambiguous after a 2xx answer whose body could
@@ -231,13 +268,13 @@ func (st *call) settle(err error) error {
 		e.OutcomeUnknown, unknown = unknown, false
 	}
 	if st.replayBlocked {
-		err = With(err, ErrBodyNotReplayable)
+		err = errs.With(err, ErrBodyNotReplayable)
 	}
 	if st.budgetExhausted {
-		err = With(err, ErrRetryBudgetExhausted)
+		err = errs.With(err, ErrRetryBudgetExhausted)
 	}
 	if unknown {
-		err = With(err, ErrOutcomeUnknown)
+		err = errs.With(err, ErrOutcomeUnknown)
 	}
 	return err
 }

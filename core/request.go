@@ -73,6 +73,16 @@ type Request struct {
 	// (an export slows down on 429 and 503 this way). It must not read or
 	// close the body.
 	Observe func(*http.Response)
+	// Read, when set, reads the body of the 2xx answer inside the retry
+	// loop, in place of the caller of Send: for a caller that decides
+	// itself when to read an answer and how much of it to hold (an
+	// export's pages wait unread in their connections until it takes
+	// them). An answer cut off while Read reads it fails the attempt,
+	// which is retried as a lost answer is; any other error of Read ends
+	// the call with it. Read may be called once for each attempt that
+	// was answered 2xx. The body is closed after Read, and Send returns
+	// the response with an empty body.
+	Read func(resp *http.Response) error
 }
 
 // Route is the path of a request with variable segments: its template,

@@ -226,7 +226,11 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	st.endAttempt(ctx, resp, err)
 	st.noteAttempt(resp, err)
 	if err == nil {
-		if rerr := st.readAnswer(resp); rerr != nil {
+		if cut, rerr := st.readAnswer(resp); rerr != nil {
+			if !cut {
+				// Request.Read refused a whole answer.
+				return false, rerr
+			}
 			// A 2xx cut off mid-body fails the attempt like a lost answer.
 			resp, err = nil, st.attemptErr(rerr)
 		}

@@ -60,7 +60,8 @@ func (b *bufferedAnswer) sendTruncated(w http.ResponseWriter) {
 }
 
 // sendDribbled sends the answer with its body in 16-byte pieces, pause
-// apart, until done or stop is closed.
+// apart, until done or stop is closed, which cut it off: the connection
+// closes rather than the handler returning with part of a body.
 func (b *bufferedAnswer) sendDribbled(w http.ResponseWriter, pause time.Duration, done, stop <-chan struct{}) {
 	for k, v := range b.header {
 		w.Header()[k] = v
@@ -72,6 +73,7 @@ func (b *bufferedAnswer) sendDribbled(w http.ResponseWriter, pause time.Duration
 	for len(body) > 0 {
 		n := min(16, len(body))
 		if _, err := w.Write(body[:n]); err != nil {
+			dropConnection(w)
 			return
 		}
 		rc.Flush()
@@ -84,9 +86,13 @@ func (b *bufferedAnswer) sendDribbled(w http.ResponseWriter, pause time.Duration
 		case <-t.C:
 		case <-done:
 			t.Stop()
+			dropConnection(w)
 			return
 		case <-stop:
+			// The answer stops short: the connection closes rather
+			// than the handler returning with part of a body.
 			t.Stop()
+			dropConnection(w)
 			return
 		}
 	}

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/errs"
 )
 
 // refreshRetry spaces the fetches after one that failed while the cached
@@ -69,7 +69,7 @@ func valid(tok *oauth2.Token, now time.Time) bool {
 func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, core.Wrap(err, "getting a token")
+			return nil, errs.Wrap(err, "getting a token")
 		}
 		held, f, lead, err := c.check()
 		switch {
@@ -85,7 +85,7 @@ func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return nil, core.Wrap(ctx.Err(), "getting a token")
+			return nil, errs.Wrap(ctx.Err(), "getting a token")
 		case <-f.done:
 		}
 		// The leader's own context may have ended its fetch, or the

@@ -9,12 +9,9 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"runtime"
-	"runtime/metrics"
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,11 +48,11 @@ var (
 )
 
 var benchCols = []fake.Column{
-	{ID: "id", Name: "Deal ID", Type: fake.ColumnNumber}, {ID: "account", Name: "Account"},
+	{ID: "id", Name: "Deal ID", Type: "NUMBER"}, {ID: "account", Name: "Account"},
 	{ID: "region", Name: "Region"}, {ID: "stage", Name: "Stage"},
-	{ID: "amount", Name: "Amount", Type: fake.ColumnCurrency}, {ID: "registered", Name: "Registered", Type: fake.ColumnDate},
-	{ID: "active", Name: "Active", Type: fake.ColumnBoolean}, {ID: "owner", Name: "Owner"},
-	{ID: "score", Name: "Score", Type: fake.ColumnNumber}, {ID: "note", Name: "Note"},
+	{ID: "amount", Name: "Amount", Type: "CURRENCY"}, {ID: "registered", Name: "Registered", Type: "DATE"},
+	{ID: "active", Name: "Active", Type: "BOOLEAN"}, {ID: "owner", Name: "Owner"},
+	{ID: "score", Name: "Score", Type: "NUMBER"}, {ID: "note", Name: "Note"},
 }
 
 func benchRow(i int) []any {
@@ -398,97 +395,6 @@ func BenchmarkExportSmall(b *testing.B) {
 			}
 		}
 	})
-}
-
-// BenchmarkExportHeap measures the live heap of an export at 100ms per
-// page for 100k, 300k and 1M rows, as growth over the live heap before the
-// export (which holds the fake's copy of the reports), two ways:
-// peak-MiB, sampled by forcing collections in a loop while the export
-// runs (an upper bound: see liveHeap), and held-MiB, measured while the
-// consumer holds the export still in the middle of every fifth page (what
-// the export holds when it holds the most: the page being read and the
-// next one decoded). Neither should grow with the rows.
-func BenchmarkExportHeap(b *testing.B) {
-	e := env(b)
-	for _, rows := range []int{100_000, 300_000, 1_000_000} {
-		_, viewID := e.report(b, rows)
-		b.Run(fmt.Sprintf("rows=%d", rows), func(b *testing.B) {
-			peakHeap(b, e, viewID, rows)
-		})
-	}
-}
-
-func peakHeap(b *testing.B, e *benchEnv, viewID int64, rows int) {
-	ctx := context.Background()
-	e.latency(100 * time.Millisecond)
-	defer e.latency(0)
-	// One export first, so that one-time allocations (connections, the
-	// fake's lazily built state) are in the baseline.
-	drain(b, e.c.Reports.ExportView(ctx, viewID, reports.ExportOptions{}), rows)
-	var peak, held uint64
-	for b.Loop() {
-		base := liveHeap()
-		var top atomic.Uint64
-		done := make(chan struct{})
-		var wg sync.WaitGroup
-		wg.Go(func() {
-			for {
-				select {
-				case <-done:
-					return
-				case <-time.After(20 * time.Millisecond):
-				}
-				if live := liveHeap(); live > base && live-base > top.Load() {
-					top.Store(live - base)
-				}
-			}
-		})
-		n := 0
-		for _, err := range e.c.Reports.ExportView(ctx, viewID, reports.ExportOptions{}) {
-			if err != nil {
-				b.Fatal(err)
-			}
-			if n%(holdEvery*benchPageSize) == benchPageSize/2 {
-				// Hold the export still in the middle of a page: the
-				// next page finishes decoding, the answers further
-				// ahead wait at their gate, and nothing allocates, so
-				// the collection marks exactly what the export holds.
-				time.Sleep(holdPause)
-				if live := liveHeap(); live > base {
-					held = max(held, live-base)
-				}
-			}
-			n++
-		}
-		if n != rows {
-			b.Fatalf("read %d rows, want %d", n, rows)
-		}
-		close(done)
-		wg.Wait()
-		peak = max(peak, top.Load())
-	}
-	b.ReportMetric(float64(peak)/(1<<20), "peak-MiB")
-	b.ReportMetric(float64(held)/(1<<20), "held-MiB")
-}
-
-// peakHeap holds the export still every holdEvery pages for holdPause
-// to measure what it holds (held-MiB).
-const (
-	holdEvery = 5
-	holdPause = 100 * time.Millisecond
-)
-
-// liveHeap collects garbage and returns the bytes of the objects the
-// collection marked live. It is an upper bound: the decoders do not stop
-// meanwhile, and the runtime counts what is allocated during the mark
-// phase as marked (11 to 40 MiB were allocated during one call in the
-// runs of 2026-11-23), so a collection slowed by a loaded machine reads
-// high.
-func liveHeap() uint64 {
-	runtime.GC()
-	sample := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
-	metrics.Read(sample)
-	return sample[0].Value.Uint64()
 }
 
 // fetchBodies reads every page of the view as raw bytes, with a plain

@@ -2,7 +2,6 @@ package reports
 
 import (
 	"context"
-	"fmt"
 	"iter"
 	"log/slog"
 	"net/http"
@@ -160,10 +159,11 @@ func rows(ctx context.Context, seq iter.Seq2[*Page, error], progress func(rows i
 
 // pageHooks let an export pace a page request (export.Hooks).
 type pageHooks struct {
-	// ready, when set, is called once the answer's headers are in; the
-	// body is read only once it returns (nil): until then the answer
-	// waits in the connection, not in memory.
-	ready func() error
+	// ready, when set, is called with the answer's Content-Length (-1
+	// when unknown) once its headers are in; the body is read only once
+	// it returns (nil): until then the answer waits in the connection,
+	// not in memory.
+	ready func(size int64) error
 	// throttled, when set, is called for every 429 or 503 answer,
 	// retried ones included.
 	throttled func()
@@ -182,23 +182,26 @@ func (h pageHooks) observe() func(*http.Response) {
 }
 
 // fetchPage posts a page request to path filled with id (operation op)
-// and decodes the data page.
+// and decodes the data page. The page is read in the retry loop
+// (core.Request.Read), so that a page cut off is sent for again, and
+// once h.ready lets it: the body is read straight into the one buffer
+// of its Content-Length that the page's strings share.
 func (s *Service) fetchPage(ctx context.Context, op, path string, id int64, body pageRequest, h pageHooks) (*Page, error) {
-	// Send, not Do: the body's Content-Length sizes the decode buffer.
+	var p *Page
+	read := func(resp *http.Response) error {
+		if h.ready != nil {
+			if err := h.ready(resp.ContentLength); err != nil {
+				return err
+			}
+		}
+		p = &Page{Number: body.Page.Number}
+		return decodePage(resp.Body, resp.ContentLength, p)
+	}
 	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: http.MethodPost, Route: core.PathOf(path, id), JSON: body, Idempotent: true, Observe: h.observe(),
-		MaxAnswerSize: core.MaxPageAnswerSize})
+		MaxAnswerSize: core.MaxPageAnswerSize, Read: read})
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	if h.ready != nil {
-		if err := h.ready(); err != nil {
-			return nil, err
-		}
-	}
-	p := &Page{Number: body.Page.Number}
-	if err := decodePage(resp.Body, resp.ContentLength, p); err != nil {
-		return nil, fmt.Errorf("partner: POST %s: reading response: %w", path, err)
-	}
+	resp.Body.Close()
 	return p, nil
 }

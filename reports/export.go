@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/errs"
 	"github.com/partnerapi/partner-go/reports/internal/export"
 )
 
@@ -21,9 +21,16 @@ import (
 // the number in flight on a 429 or 503 (whose retry and Retry-After are
 // the client's retry policy). Lower it for a service that should never
 // see more than a few concurrent queries from one client.
+//
+// The default memory budget of 12 MiB holds one page of 10,000 rows of
+// 10 columns of about 22 bytes each (2.2 MB on the wire, 7.7 MB read and
+// decoded), or two of shorter rows, which keeps an export's peak heap,
+// garbage included, under 32 MiB (about 17 MiB with such pages, see
+// BENCHMARKS.md).
 const (
 	DefaultExportPageSize    = MaxPageSize
 	DefaultExportConcurrency = 16
+	DefaultExportMaxMemory   = 12 << 20
 )
 
 // ExportOptions tune Export, ExportView and ExportCSV.
@@ -36,10 +43,18 @@ type ExportOptions struct {
 	// A 429 or 503 answer halves the number in flight (once for the
 	// requests already sent), which then grows back by one for every
 	// that many pages answered; the retry itself, and its Retry-After,
-	// are the client's retry policy. Whatever its value, at most 2 pages
-	// are held decoded at once: answers further ahead wait unread in
-	// their connections (at most 2 of them past the cap).
+	// are the client's retry policy. Whatever its value, what the
+	// export holds is bounded by MaxMemory: answers further ahead wait
+	// unread in their connections (at most 2 of them past the cap).
 	Concurrency int
+	// MaxMemory bounds the bytes of pages an export holds at once, read
+	// and decoded (a page counts as about 3.5 times its body, Content-Length:
+	// the body, which its strings share, and its rows); 0 means
+	// DefaultExportMaxMemory. Pages are read in order, the one being
+	// yielded first, as far ahead as the budget allows; the answers
+	// beyond it wait unread in their connections. A page larger than
+	// the budget is read alone.
+	MaxMemory int64
 	// Wait tunes the wait for the view.
 	Wait WaitOptions
 	// Progress, when set, is called after each page with the number of
@@ -72,7 +87,7 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 		}
 		if err != nil {
 			tr.err = err
-			yield(Row{}, core.Wrap(err, "reports: exporting report %d", reportID))
+			yield(Row{}, errs.Wrap(err, "reports: exporting report %d", reportID))
 			return
 		}
 		for r, err := range s.exportView(ctx, viewID, opts, tr) {
@@ -142,6 +157,9 @@ func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptio
 	if err == nil && opts.Concurrency < 0 {
 		err = fmt.Errorf("partner: reports: concurrency must be 0 or more, got %d", opts.Concurrency)
 	}
+	if err == nil && opts.MaxMemory < 0 {
+		err = fmt.Errorf("partner: reports: max memory must be 0 or more, got %d", opts.MaxMemory)
+	}
 	if err != nil {
 		return failed[Row](err)
 	}
@@ -149,8 +167,16 @@ func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptio
 	if limit == 0 {
 		limit = DefaultExportConcurrency
 	}
+	budget := opts.MaxMemory
+	if budget == 0 {
+		budget = DefaultExportMaxMemory
+	}
 	fetch := func(ctx context.Context, number, size int64, h export.Hooks) (export.Page[*Page], error) {
-		pg, err := s.viewPage(ctx, viewID, number, size, pageHooks{ready: h.Ready, throttled: h.Throttled})
+		ph := pageHooks{throttled: h.Throttled}
+		if h.Ready != nil {
+			ph.ready = func(size int64) error { return h.Ready(pageCost(size)) }
+		}
+		pg, err := s.viewPage(ctx, viewID, number, size, ph)
 		if err != nil {
 			return export.Page[*Page]{}, err
 		}
@@ -161,13 +187,25 @@ func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptio
 		ctx, tr := startExportTrace(ctx, s.t, "reports.ExportView", attribute.Int64(attrViewID, viewID))
 		tr.limit, tr.parent, tr.reads = limit, parent, true
 		defer tr.end(ctx)
-		for r, err := range checkpointRows(ctx, cp, opts, tr.count(export.Pages(ctx, size, limit, fetch, &tr.stats))) {
+		for r, err := range checkpointRows(ctx, cp, opts, tr.count(export.Pages(ctx, size, limit, budget, fetch, &tr.stats))) {
 			tr.row(err)
 			if !yield(r, err) || err != nil {
 				return
 			}
 		}
 	}
+}
+
+// pageCost is what a page of size bytes on the wire (-1: unknown) holds
+// read and decoded: its body, which the page's strings share, and its
+// rows, whose values and column lists take about 2.3 times the body for
+// rows of short values (BenchmarkDecodePage10k allocates 3.3 times the
+// body of its page).
+func pageCost(size int64) int64 {
+	if size < 0 {
+		return -1
+	}
+	return size / 2 * 7
 }
 
 // ExportCSV exports a report (Export) as CSV to w: a header row with the

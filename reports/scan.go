@@ -23,10 +23,11 @@ import (
 // encoding/json.
 //
 // The page body is read whole, into one buffer of its Content-Length: a
-// page holds at most 10,000 rows, and ExportView bounds the pages held at
-// once.
+// page holds at most 10,000 rows, and ExportView bounds the bytes held
+// at once.
 
-// maxPageBody caps the size hint taken from Content-Length.
+// maxPageBody caps the size hint taken from Content-Length (the answer
+// itself is capped by core.MaxPageAnswerSize).
 const maxPageBody = 256 << 20
 
 // decodePage reads a report data page: {"version", "endOfList",

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
@@ -22,6 +24,7 @@ const exportWant = "Zone,Amount,Account\nEMEA,1200,\"Acme, Inc.\"\nAPAC,30.5,Glo
 // whole file; one they do not exits 1 naming the failure and leaves no
 // file, no temporary file, and an earlier file as it was.
 func TestReportsExportUnderFaults(t *testing.T) {
+	t.Parallel()
 	const pages = "/report/v1/view/*/data"
 	for _, tc := range []struct {
 		name  string
@@ -38,6 +41,7 @@ func TestReportsExportUnderFaults(t *testing.T) {
 		{"dropped throughout", fake.Fault{Drop: true}, "EOF"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv, _ := reportServer(t)
 			c := newCLI(srv)
 			dir := t.TempDir()
@@ -75,6 +79,7 @@ func TestReportsExportUnderFaults(t *testing.T) {
 // after the request went out) is sent once and exits 3 saying so. Faults
 // on the status reads that follow are retried.
 func TestBulkLoadUnderFaults(t *testing.T) {
+	t.Parallel()
 	const load = "/bulk/v1/bulkload"
 	for _, tc := range []struct {
 		name  string
@@ -89,6 +94,7 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 		{"dropped unanswered", fake.Fault{Drop: true, Times: 1}, 1},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
 			srv := bulkServer(t)
 			c := newCLI(srv)
 			in := filepath.Join(t.TempDir(), "accounts.csv")
@@ -97,7 +103,7 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 			ft.Method, ft.Path = http.MethodPost, load
 			srv.InjectFault(ft)
 			srv.InjectFault(fake.Fault{Method: http.MethodGet, Path: "/bulk/v1/status/*", Status: http.StatusBadGateway, Times: 1})
-			r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+			r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
 			if n := srv.CountRequests(http.MethodPost, load); n != tc.sent {
 				t.Errorf("the fake saw %d load requests, want %d", n, tc.sent)
 			}
@@ -122,7 +128,8 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 // meets two 503s writes the whole file; a load whose answer is dropped
 // after the fake took it exits 3, saying so, and is sent once.
 func TestCLIFaultsThroughAdminAPI(t *testing.T) {
-	admin := fake.NewAdmin(func() *fake.Fake {
+	t.Parallel()
+	admin := fakeadmin.New(func() *fake.Fake {
 		return fake.New(mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithBulkDelay(0))
 	})
 	ts := httptest.NewServer(admin)
@@ -132,7 +139,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}}
 	fault := func(body string) {
 		t.Helper()
-		resp, err := http.Post(ts.URL+fake.AdminPrefix+"faults", "application/json", strings.NewReader(body))
+		resp, err := http.Post(ts.URL+"/_fake/"+"faults", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -143,7 +150,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	}
 	clearFaults := func() {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodDelete, ts.URL+fake.AdminPrefix+"faults", nil)
+		req, _ := http.NewRequest(http.MethodDelete, ts.URL+"/_fake/"+"faults", nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -152,7 +159,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "pipeline.csv")
-	report := strconv.FormatInt(fake.DemoReportPipeline, 10)
+	report := strconv.FormatInt(demo.ReportPipeline, 10)
 
 	fault(`{"method":"post","path":"/report/v1/view/*/data","truncate":true}`)
 	r := c.run(t, "reports", "export", report, "-o", out)
@@ -169,7 +176,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	in := filepath.Join(dir, "accounts.csv")
 	writeFile(t, in, accountsCSV)
 	fault(`{"method":"POST","path":"/bulk/v1/bulkload","drop_after":true,"times":1}`)
-	r = c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+	r = c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
 	if n := admin.Fake().CountRequests(http.MethodPost, "/bulk/v1/bulkload"); n != 1 {
 		t.Errorf("the fake saw %d load requests, want 1", n)
 	}

@@ -40,7 +40,7 @@ func reportServer(t *testing.T) (*fake.Server, int64) {
 	t.Cleanup(srv.Close)
 	id := srv.AddReport(fake.Report{
 		ID: 7, Name: "Deals",
-		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}, {ID: "2", Name: "Account"}},
+		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}, {ID: "2", Name: "Account"}},
 		Rows:    [][]any{{"EMEA", 1200, "Acme, Inc."}, {"APAC", 30.5, "Globex"}, {"EMEA", 7, nil}},
 		Charts:  []fake.Chart{{ID: 1, Name: "By zone", GroupBy: "0"}},
 	})
@@ -63,6 +63,7 @@ func TestReportsList(t *testing.T) {
 }
 
 func TestReportsExportFiles(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -130,6 +131,7 @@ func TestReportsExportFiles(t *testing.T) {
 // TestReportsExportFailure checks that a failed export exits 1, names the
 // report, and leaves neither the file nor a temporary one.
 func TestReportsExportFailure(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -169,6 +171,7 @@ func TestReportsExportFailure(t *testing.T) {
 }
 
 func TestReportsExportProgressOnTerminal(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	c := newCLI(srv)
 	c.tty = true
@@ -193,10 +196,11 @@ func TestReportsCharts(t *testing.T) {
 // TestReportsExportEmptyReport checks that a report without rows exports
 // its header, taken from the report's metadata.
 func TestReportsExportEmptyReport(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t)
 	defer srv.Close()
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
-		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}}})
+		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}}})
 	c := newCLI(srv)
 	if r := c.must(t, "reports", "export", "9"); r.stdout != "Zone,Amount\n" {
 		t.Fatalf("csv of an empty report: %q", r.stdout)
@@ -237,9 +241,10 @@ func sheetDimension(t *testing.T, path string) string {
 // TestReportsExportXLSXDimension: the workbook declares the range it
 // uses, header row included, so that streaming readers see every row.
 func TestReportsExportXLSXDimension(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
-		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}}})
+		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}}})
 	c := newCLI(srv)
 	dir := t.TempDir()
 	for id, want := range map[string]string{"7": `<dimension ref="A1:C4"/>`, "9": `<dimension ref="A1:B1"/>`} {

@@ -25,10 +25,11 @@ type Page[T any] struct {
 
 // Hooks let the export pace a request.
 type Hooks struct {
-	// Ready, when set, is called once the answer's headers are in; the
-	// body is decoded only once it returns nil: until then the answer
-	// waits in its connection, not in memory.
-	Ready func() error
+	// Ready, when set, is called once the answer's headers are in, with
+	// what holding the page will cost, in bytes, read and decoded (-1
+	// when unknown); the body is read only once it returns nil: until
+	// then the answer waits in its connection, not in memory.
+	Ready func(cost int64) error
 	// Throttled is called when the service answers 429 or 503, retried
 	// answers included.
 	Throttled func()
@@ -48,14 +49,18 @@ type Stats struct {
 }
 
 // Pages yields pages 0, 1, 2, ... of size rows each, in order, until one
-// says End or holds no rows, with up to limit page requests in flight.
+// says End or holds no rows, with up to limit page requests in flight,
+// and at most budget bytes of pages held at once (what Ready is told
+// they cost; a page that costs more than budget alone is held alone):
+// pages are let through Ready in order, from the page being read on, as
+// long as their cost fits.
 // A probe of page n is the one-row request fetch(ctx, n*size, 1, h).
 // Stopping the iteration cancels the requests in flight and returns once
 // their goroutines are gone. When stats is not nil, it is filled when the
 // iteration ends.
-func Pages[T any](ctx context.Context, size int64, limit int, fetch Fetch[T], stats *Stats) iter.Seq2[T, error] {
+func Pages[T any](ctx context.Context, size int64, limit int, budget int64, fetch Fetch[T], stats *Stats) iter.Seq2[T, error] {
 	return func(yield func(T, error) bool) {
-		r := newRunner(ctx, size, limit, fetch)
+		r := newRunner(ctx, size, limit, budget, fetch)
 		defer func() {
 			r.close()
 			if stats != nil {
@@ -90,6 +95,14 @@ type runner[T any] struct {
 	advance chan struct{} // closed when plan.cur moves
 	pending map[int64]*slot[T]
 	probes  map[int64]context.CancelFunc
+
+	// The pages let through their gate and not yet released, with their
+	// cost; their costs add up to held, within budget.
+	budget int64
+	held   int64
+	costs  map[int64]int64
+	admit  int64 // the next page to let through, in order
+	known  int64 // the largest cost told, for a page of unknown cost
 }
 
 type slot[T any] struct {
@@ -102,18 +115,23 @@ type fetched[T any] struct {
 	err  error
 }
 
-func newRunner[T any](ctx context.Context, size int64, limit int, fetch Fetch[T]) *runner[T] {
+func newRunner[T any](ctx context.Context, size int64, limit int, budget int64, fetch Fetch[T]) *runner[T] {
 	ctx, cancel := context.WithCancel(ctx)
 	return &runner[T]{ctx: ctx, cancel: cancel, fetch: fetch, size: size, plan: newPlan(limit, size),
-		advance: make(chan struct{}), pending: map[int64]*slot[T]{}, probes: map[int64]context.CancelFunc{}}
+		advance: make(chan struct{}), pending: map[int64]*slot[T]{}, probes: map[int64]context.CancelFunc{},
+		budget: budget, costs: map[int64]int64{}}
 }
 
 // get returns page n. Pages calls it for 0, 1, 2, ... in order.
 func (r *runner[T]) get(ctx context.Context, n int64) (Page[T], error) {
 	r.mu.Lock()
 	r.plan.cur = n
-	close(r.advance)
-	r.advance = make(chan struct{})
+	for m := range r.costs {
+		if m < n {
+			r.release(m)
+		}
+	}
+	r.moved()
 	r.pump()
 	s := r.pending[n]
 	if s == nil {
@@ -145,7 +163,7 @@ func (r *runner[T]) pump() {
 
 // hooks returns the hooks of a request sent after gen halvings of the
 // window, with ready (nil for a probe).
-func (r *runner[T]) hooks(ready func() error) Hooks {
+func (r *runner[T]) hooks(ready func(cost int64) error) Hooks {
 	gen := r.plan.cuts
 	return Hooks{Ready: ready, Throttled: func() {
 		r.mu.Lock()
@@ -167,19 +185,23 @@ func (r *runner[T]) send(n int64) *slot[T] {
 			r.pump()
 		}
 	}
-	h := r.hooks(func() error {
+	h := r.hooks(func(cost int64) error {
 		// The answer is in: the window may send the next request while
 		// this one waits to be read.
 		r.mu.Lock()
 		done()
 		r.mu.Unlock()
-		return r.gate(n)
+		return r.gate(n, cost)
 	})
 	r.wg.Go(func() {
 		defer cancel()
 		pg, err := r.fetch(ctx, n, r.size, h)
 		r.mu.Lock()
 		done()
+		if err != nil {
+			r.release(n)
+			r.moved()
+		}
 		if err == nil && r.plan.paged(n, pg.Rows, pg.End) {
 			r.found()
 		}
@@ -225,14 +247,33 @@ func (r *runner[T]) found() {
 	}
 }
 
-// gate blocks the decoding of page m until m is less than decodedPages
-// ahead of the reader, or the export ends.
-func (r *runner[T]) gate(m int64) error {
+// gate blocks the reading of page m, which costs cost bytes (-1:
+// unknown, counted as the largest cost told so far, or the whole budget),
+// until the pages before it are through and its cost fits the budget with
+// the pages held (or none is held), or the export ends. A page already
+// through (its answer was cut off and asked for again) goes on.
+func (r *runner[T]) gate(m, cost int64) error {
 	for {
 		r.mu.Lock()
-		ok, ch := m < r.plan.cur+decodedPages, r.advance
+		_, through := r.costs[m]
+		if !through && m <= r.admit {
+			if cost < 0 {
+				cost = r.known
+				if cost == 0 {
+					cost = r.budget
+				}
+			}
+			r.known = max(r.known, cost)
+			if through = r.held == 0 || r.held+cost <= r.budget; through {
+				r.costs[m] = cost
+				r.held += cost
+				r.admit = max(r.admit, m+1)
+				r.moved()
+			}
+		}
+		ch := r.advance
 		r.mu.Unlock()
-		if ok {
+		if through {
 			return nil
 		}
 		select {
@@ -241,6 +282,19 @@ func (r *runner[T]) gate(m int64) error {
 			return r.ctx.Err()
 		}
 	}
+}
+
+// release returns what page m holds to the budget. r.mu is held.
+func (r *runner[T]) release(m int64) {
+	r.held -= r.costs[m]
+	delete(r.costs, m)
+}
+
+// moved wakes the gates: the reader moved on, or the pages held changed.
+// r.mu is held.
+func (r *runner[T]) moved() {
+	close(r.advance)
+	r.advance = make(chan struct{})
 }
 
 // close cancels the requests in flight and waits for their goroutines.

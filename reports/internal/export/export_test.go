@@ -15,6 +15,9 @@ type simView struct {
 	pages, size int64
 	latency     time.Duration
 	throttle    func(number, size int64) bool // when set and true, the answer calls Throttled first
+	// cost is what each page tells Ready it costs (0: 1), budget what
+	// the export may hold (0: 2 pages).
+	cost, budget int64
 
 	mu                    sync.Mutex
 	pageReqs, pastEnd     int // page requests, and those past the last page
@@ -78,7 +81,7 @@ func (v *simView) fetch(ctx context.Context, number, size int64, h Hooks) (Page[
 	v.mu.Lock()
 	v.atGate++
 	v.mu.Unlock()
-	err := h.Ready()
+	err := h.Ready(max(v.cost, 1))
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.atGate--
@@ -102,7 +105,11 @@ func (v *simView) export(t *testing.T, limit int, settle bool) Stats {
 	t.Helper()
 	var n int64
 	var stats Stats
-	for pg, err := range Pages(context.Background(), v.size, limit, v.fetch, &stats) {
+	budget := v.budget
+	if budget == 0 {
+		budget = 2 * max(v.cost, 1)
+	}
+	for pg, err := range Pages(context.Background(), v.size, limit, budget, v.fetch, &stats) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,28 +136,33 @@ func (v *simView) export(t *testing.T, limit int, settle bool) Stats {
 	return stats
 }
 
-// TestPagesBoundsDecodedPages: however many pages a view has and
-// however many requests are in flight, an export holds at most
-// decodedPages pages decoded at once (the one being read and those ahead
-// of it). With pages of at most 10,000 rows this bounds an export's memory
-// whatever the report's size; BenchmarkExportHeap measures the heap
-// itself. Without the gate the test sees a whole window of decoded pages.
-func TestPagesBoundsDecodedPages(t *testing.T) {
+// TestPagesBoundsHeldBytes: however many pages a view has and however
+// many requests are in flight, an export holds at most its budget of
+// pages at once, counted in what Ready is told they cost (the page being
+// read and those ahead of it), or one page alone when a page costs more
+// than the budget. BenchmarkExportHeap measures the heap itself. Without
+// the gate the test sees a whole window of decoded pages.
+func TestPagesBoundsHeldBytes(t *testing.T) {
 	for _, tc := range []struct {
-		pages int64
-		limit int
-	}{{10, 1}, {10, 16}, {200, 8}, {200, 64}, {1000, 16}} {
-		t.Run(fmt.Sprintf("%d pages, %d in flight", tc.pages, tc.limit), func(t *testing.T) {
-			v := &simView{pages: tc.pages, size: 100}
+		pages        int64
+		limit        int
+		cost, budget int64
+		held         int64 // most pages held at once
+	}{
+		{10, 1, 1, 2, 2}, {10, 16, 1, 2, 2}, {200, 8, 1, 2, 2}, {200, 64, 1, 2, 2}, {1000, 16, 1, 2, 2},
+		{200, 16, 3, 10, 3}, {200, 16, 5, 7, 1}, {200, 16, 10, 4, 1},
+	} {
+		t.Run(fmt.Sprintf("%d pages, %d in flight, %d of %d", tc.pages, tc.limit, tc.cost, tc.budget), func(t *testing.T) {
+			v := &simView{pages: tc.pages, size: 100, cost: tc.cost, budget: tc.budget}
 			v.export(t, tc.limit, true)
-			if v.maxHeld > decodedPages {
-				t.Errorf("%d pages held decoded at once, want at most %d", v.maxHeld, decodedPages)
+			if v.maxHeld > tc.held {
+				t.Errorf("%d pages held at once, want at most %d", v.maxHeld, tc.held)
 			}
 			// At most limit requests await their answers, answers wait
-			// unread at their gate only within decodedPages of the
+			// unread at their gate only within unreadPages of the
 			// reader, and one probe at a time.
-			if v.maxInflight > tc.limit+decodedPages+1 {
-				t.Errorf("%d requests open at once, cap %d (+%d at the gate, +1 probe)", v.maxInflight, tc.limit, decodedPages)
+			if v.maxInflight > tc.limit+unreadPages+1 {
+				t.Errorf("%d requests open at once, cap %d (+%d at the gate, +1 probe)", v.maxInflight, tc.limit, unreadPages)
 			}
 		})
 	}
@@ -324,13 +336,13 @@ func TestPagesCancelsRequestsPastTheEnd(t *testing.T) {
 				return Page[int64]{}, ctx.Err()
 			}
 		}
-		if err := h.Ready(); err != nil {
+		if err := h.Ready(1); err != nil {
 			return Page[int64]{}, err
 		}
 		return Page[int64]{Value: number, Rows: int(size), End: number == pages-1}, nil
 	}
 	var n int64
-	for pg, err := range Pages(context.Background(), size, 4, fetch, nil) {
+	for pg, err := range Pages(context.Background(), size, 4, 2, fetch, nil) {
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -7,12 +7,11 @@ import (
 
 // Tuning of the plan.
 const (
-	// decodedPages caps the pages held decoded at once (the one being
-	// read and those decoded ahead of it), whatever the number of
-	// requests in flight: an answer further ahead waits, unread, in its
-	// connection. With 10,000-row pages of 10 columns this keeps an
-	// export's heap under 32 MiB.
-	decodedPages = 2
+	// unreadPages is how many pages past the cap of requests in flight
+	// may be requested ahead of the reader: the answers in, which wait
+	// unread in their connections until the budget lets them through
+	// (runner.gate), do not count against the cap.
+	unreadPages = 2
 	// speculative is the most pages past the last page known to hold
 	// rows that may be requested: at most this many page requests are
 	// wasted past the end of a view.
@@ -116,12 +115,12 @@ func (p *plan) sent() {
 }
 
 // mayRequest reports whether page n may be requested now: within the
-// window, at most cap+decodedPages ahead of the reader, and known to
+// window, at most cap+unreadPages ahead of the reader, and known to
 // hold rows or (when speculate) at most speculative pages past the last
 // known to, within the budget.
 func (p *plan) mayRequest(n int64, speculate bool) bool {
 	switch {
-	case p.inflight >= p.window || n >= p.cur+int64(p.cap)+decodedPages:
+	case p.inflight >= p.window || n >= p.cur+int64(p.cap)+unreadPages:
 		return false
 	case n <= p.lo:
 		return true
@@ -141,7 +140,7 @@ func (p *plan) probe() (int64, bool) {
 	if p.probing || p.hi <= p.lo+speculative+1 {
 		return 0, false
 	}
-	if p.cap+decodedPages-1 <= speculative {
+	if p.cap+unreadPages-1 <= speculative {
 		// The pages the window may request never reach further than
 		// speculative pages past one known to hold rows.
 		return 0, false
