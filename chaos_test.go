@@ -33,6 +33,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/objects"
@@ -353,7 +354,7 @@ func (tw *tourWorker) round(ctx context.Context, r int) error {
 	if err := tw.again(ctx, "SCIM suspend", func() error { _, err := c.SCIM.Suspend(ctx, id); return err }); err != nil {
 		return err
 	}
-	if u, ok := srv.User(id); !ok || !u.Suspended {
+	if u, ok := srv.User(id); !ok || u.IsActive() {
 		return fmt.Errorf("user %s not suspended in the fake", id)
 	}
 
@@ -362,7 +363,7 @@ func (tw *tourWorker) round(ctx context.Context, r int) error {
 		return err
 	}
 	if err := tw.again(ctx, "export", func() error {
-		rows, err := paging.Collect(c.Reports.Export(ctx, fake.DemoReportPartners, reports.ExportOptions{PageSize: 10,
+		rows, err := paging.Collect(c.Reports.Export(ctx, demo.ReportPartners, reports.ExportOptions{PageSize: 10,
 			Wait: reports.WaitOptions{Interval: 20 * time.Millisecond}}))
 		if err == nil && len(rows) != 25 {
 			return fmt.Errorf("export read %d rows, want 25", len(rows))
@@ -376,19 +377,19 @@ func (tw *tourWorker) round(ctx context.Context, r int) error {
 	ext := fmt.Sprintf("ERP-%d-%d", tw.w, r)
 	field := fmt.Sprintf("erp.ref_%d", tw.w)
 	if err := tw.again(ctx, "audit", func() error {
-		_, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: ext})
+		_, err := c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: ext})
 		return err
 	}); err != nil {
 		return err
 	}
 	if err := tw.again(ctx, "connect", func() error {
-		_, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity2, objects.ConnectExternalIDParams{ExternalID: ext, FieldName: field})
+		_, err := c.Objects.ConnectExternalID(ctx, demo.Opportunity2, objects.ConnectExternalIDParams{ExternalID: ext, FieldName: field})
 		return err
 	}); err != nil {
 		return err
 	}
 	if err := tw.again(ctx, "external ids", func() error {
-		ids, err := c.Objects.ExternalIDs(ctx, fake.DemoOpportunity2)
+		ids, err := c.Objects.ExternalIDs(ctx, demo.Opportunity2)
 		if err != nil {
 			return err
 		}
@@ -407,11 +408,11 @@ func (tw *tourWorker) round(ctx context.Context, r int) error {
 	var ack *bulk.Ack
 	err = tw.write(ctx, "bulk load "+deal,
 		func() (err error) {
-			ack, err = c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(csv))
+			ack, err = c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(csv))
 			return err
 		},
 		func() (bool, error) {
-			for row, err := range c.Reports.Data(ctx, fake.DemoReportPipeline, reports.DataParams{}) {
+			for row, err := range c.Reports.Data(ctx, demo.ReportPipeline, reports.DataParams{}) {
 				if err != nil {
 					return false, err
 				}

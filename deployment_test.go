@@ -14,6 +14,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/contract"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/objects"
@@ -201,8 +202,7 @@ func TestDeploymentOptionValidation(t *testing.T) {
 // own words and gateway key against a fake configured the same way.
 func TestDeploymentWordsOnFake(t *testing.T) {
 	const key = "gw-key-5d1e0b"
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithEnvHeader("x-acme-env"), fake.WithPortalWord("acme_portal"),
-		fake.WithSubscriptionKey(key), fake.WithMiddleware(contract.Check(t)))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env", PortalWord: "acme_portal", SubscriptionKey: key}), fake.WithMiddleware(contract.Check(t)))
 	defer srv.Close()
 	newClient := func(opts ...Option) *Client {
 		c, err := New(append([]Option{WithBaseURL(srv.URL),
@@ -216,31 +216,31 @@ func TestDeploymentWordsOnFake(t *testing.T) {
 	ctx := context.Background()
 
 	// Without the key the gateway refuses, the token request first.
-	_, err := newClient().Objects.ExternalIDs(ctx, fake.DemoOpportunity1)
+	_, err := newClient().Objects.ExternalIDs(ctx, demo.Opportunity1)
 	if !IsUnauthorized(err) || !strings.Contains(err.Error(), "subscription key") {
 		t.Fatalf("without the key: %v", err)
 	}
-	_, err = newClient(WithSubscriptionKey("wrong-key")).Objects.ExternalIDs(ctx, fake.DemoOpportunity1)
+	_, err = newClient(WithSubscriptionKey("wrong-key")).Objects.ExternalIDs(ctx, demo.Opportunity1)
 	if !IsUnauthorized(err) || !strings.Contains(err.Error(), "invalid subscription key") {
 		t.Fatalf("with a wrong key: %v", err)
 	}
 
 	c := newClient(WithSubscriptionKey(key))
-	res, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{
+	res, err := c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{
 		FieldName: "acme_portal.integration_status", StatusCode: objects.StatusLinked, Message: "linked",
 	})
 	if err != nil || res.FieldName != "acme_portal.integration_status" || res.StatusCode != objects.StatusLinked {
 		t.Fatalf("audit with the deployment's field: %+v, %v", res, err)
 	}
 	// The fake refuses what the deployment refuses: the stand-in word.
-	_, err = c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	_, err = c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
 	if !IsBadRequest(err) || !strings.Contains(err.Error(), "acme_portal.integration_status") {
 		t.Fatalf("audit with the interface's word on a renamed fake: %v", err)
 	}
-	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ConnectExternalIDParams{FieldName: "acme_portal.referral_id", ExternalID: "REF-9"}); err != nil {
+	if _, err := c.Objects.ConnectExternalID(ctx, demo.Opportunity1, objects.ConnectExternalIDParams{FieldName: "acme_portal.referral_id", ExternalID: "REF-9"}); err != nil {
 		t.Fatal(err)
 	}
-	ids, err := c.Objects.ExternalIDs(ctx, fake.DemoOpportunity1)
+	ids, err := c.Objects.ExternalIDs(ctx, demo.Opportunity1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,6 +9,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
@@ -119,11 +120,11 @@ func TestErrorPrefixOnceEverywhere(t *testing.T) {
 		},
 		"Objects.ExternalIDs": func() error { _, err := c.Objects.ExternalIDs(ctx, "obj-missing"); return err },
 		"Bulk.WaitExecution": func() error {
-			_, err := c.Bulk.WaitExecution(ctx, &bulk.Ack{IntegrationID: fake.DemoOpportunityIntegration, ExecutionID: "exe-missing"}, bulk.WaitOptions{})
+			_, err := c.Bulk.WaitExecution(ctx, &bulk.Ack{IntegrationID: demo.OpportunityIntegration, ExecutionID: "exe-missing"}, bulk.WaitOptions{})
 			return err
 		},
 		"Bulk.LoadFile": func() error {
-			_, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, "no-such-file.csv")
+			_, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: demo.OpportunityIntegration}, "no-such-file.csv")
 			return err
 		},
 		"Events.Subscriber":  func() error { _, err := c.Events.Subscriber(ctx, "sub-missing"); return err },

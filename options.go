@@ -15,6 +15,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/redact"
+	"github.com/partnerapi/partner-go/internal/urlrule"
 )
 
 // Option configures a Client built by New.
@@ -234,13 +235,13 @@ func (s *settings) build() (core.Config, error) {
 		return cfg, fmt.Errorf("partner: bad base URL %q: %w", redact.URL(s.baseURL), redact.Error(err))
 	}
 	switch {
-	case !core.IsHTTPURL(u):
+	case !urlrule.IsHTTPURL(u):
 		return cfg, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", redact.URL(s.baseURL))
 	case u.User != nil:
 		return cfg, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
 	case u.RawQuery != "" || u.Fragment != "":
 		return cfg, errors.New("partner: base URL must not have a query or fragment")
-	case core.PlainHTTPRefused(u, s.allowInsecure):
+	case urlrule.PlainHTTPRefused(u, s.allowInsecure):
 		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", u.Redacted())
 	}
 	if s.tokenSource == nil && (s.clientID == "" || s.clientSecret == "") {
@@ -313,7 +314,7 @@ func (s *settings) checkEnvironment(base *url.URL) error {
 	if strings.ContainsAny(s.env, "/\\?#@ \t\r\n") || strings.ContainsFunc(s.env, unicode.IsControl) {
 		return fmt.Errorf("partner: WithEnvironment: %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", s.env)
 	}
-	if s.envHeader == "" && !core.IsLoopback(base.Hostname()) {
+	if s.envHeader == "" && !urlrule.IsLoopback(base.Hostname()) {
 		return fmt.Errorf("partner: WithEnvironment needs WithEnvironmentHeader toward %s: a deployment reads the environment from a header named after its operator, not from the interface's stand-in %s, and would send the request to production; set WithEnvironmentHeader to the deployment's header name",
 			base.Hostname(), core.EnvHeader)
 	}

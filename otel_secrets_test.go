@@ -25,6 +25,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
@@ -84,7 +85,7 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	const subKey = "sub-key-5ecret-4242"
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	hl := &headerLog{rt: http.DefaultTransport, seen: map[string][]string{}}
-	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClock(clock), fake.WithSubscriptionKey(subKey)},
+	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClock(clock), fake.WithDeployment(fake.Deployment{SubscriptionKey: subKey})},
 		append(te.opts(), partner.WithSubscriptionKey(subKey), partner.WithHTTPClient(&http.Client{Transport: hl}))...)
 	// Signed upload URLs name another host than the client's base URL.
 	u, _ := url.Parse(srv.URL)
@@ -112,7 +113,7 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 		FilterValue: users.Attribute{Name: "role", Values: []string{"admin"}}}); err != nil {
 		t.Fatal(err)
 	}
-	for _, err := range c.Reports.Export(ctx, fake.DemoReportPipeline, reports.ExportOptions{Wait: reports.WaitOptions{
+	for _, err := range c.Reports.Export(ctx, demo.ReportPipeline, reports.ExportOptions{Wait: reports.WaitOptions{
 		Interval: time.Millisecond,
 		Progress: func(*reports.ViewStatus) { clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor) },
 	}}) {
@@ -120,7 +121,7 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	ticket, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opps.csv")
+	ticket, err := c.Bulk.UploadURL(ctx, demo.OpportunityIntegration, "opps.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestTelemetryQuickstartHoldsNoSecret(t *testing.T) {
 	if err := c.Bulk.Upload(ctx, ticket, bulk.UploadParams{}, strings.NewReader(csv)); err != nil {
 		t.Fatal(err)
 	}
-	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration, FileToken: ticket.UploadToken}, nil)
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration, FileToken: ticket.UploadToken}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

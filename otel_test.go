@@ -25,6 +25,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
@@ -437,7 +438,7 @@ func TestTelemetryCompositeOperations(t *testing.T) {
 	if err := os.WriteFile(file, []byte("sales_details.crm_opportunity_id,name\nCRM-1,A\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, file); err != nil {
+	if _, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: demo.OpportunityIntegration}, file); err != nil {
 		t.Fatal(err)
 	}
 	for name, want := range map[string][]string{
@@ -454,7 +455,7 @@ func TestTelemetryCompositeOperations(t *testing.T) {
 			t.Errorf("%s (kind %v): children %q, want %q", name, op.SpanKind(), got, want)
 		}
 	}
-	wantAttrs(t, te.one(t, "partner.bulk.LoadFile"), "partner.bulk.integration_id", fake.DemoOpportunityIntegration)
+	wantAttrs(t, te.one(t, "partner.bulk.LoadFile"), "partner.bulk.integration_id", demo.OpportunityIntegration)
 }
 
 // TestTelemetryBulkWait: a wait's span carries the execution and an
@@ -465,7 +466,7 @@ func TestTelemetryBulkWait(t *testing.T) {
 	c, _ := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClock(clock)}, te.opts()...)
 	ctx := context.Background()
 	csv := "sales_details.crm_opportunity_id,name,stage,amount\nCRM-1,A,proposal,1\nCRM-2,B,proposal,2\n"
-	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(csv))
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(csv))
 	if err != nil {
 		t.Fatal(err)
 	}

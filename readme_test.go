@@ -28,6 +28,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -39,6 +40,7 @@ var snippetPackages = map[string]string{
 	"bulk":     "github.com/partnerapi/partner-go/bulk",
 	"events":   "github.com/partnerapi/partner-go/events",
 	"fake":     "github.com/partnerapi/partner-go/fake",
+	"demo":     "github.com/partnerapi/partner-go/fake/demo",
 	"oauth":    "github.com/partnerapi/partner-go/oauth",
 	"objects":  "github.com/partnerapi/partner-go/objects",
 	"reports":  "github.com/partnerapi/partner-go/reports",
@@ -510,7 +512,7 @@ func TestPipelineReport(t *testing.T) {
 	}
 
 	var csv strings.Builder
-	n, err := c.Reports.ExportCSV(t.Context(), fake.DemoReportPipeline, &csv, reports.ExportOptions{})
+	n, err := c.Reports.ExportCSV(t.Context(), demo.ReportPipeline, &csv, reports.ExportOptions{})
 	if err != nil || n == 0 {
 		t.Fatalf("exported %d rows: %v", n, err)
 	}

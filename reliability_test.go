@@ -13,6 +13,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/reports"
@@ -88,7 +89,7 @@ func TestAmbiguousWrites(t *testing.T) {
 	// to read the integration's data before loading again.
 	csv := "sales_details.crm_opportunity_id,name,stage,amount\nAMB-1,Ambiguous deal,proposal,100\n"
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/bulk/v1/bulkload", Times: 1, DropAfter: true})
-	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(csv)); !partner.IsOutcomeUnknown(err) {
+	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(csv)); !partner.IsOutcomeUnknown(err) {
 		t.Fatalf("load with a lost answer: %v, want outcome unknown", err)
 	}
 	found := 0
@@ -102,7 +103,7 @@ func TestAmbiguousWrites(t *testing.T) {
 	}
 	// A signed upload answered 500: the doc says to start again with a
 	// new ticket, and the load of that one goes through.
-	tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "deals.csv")
+	tk, err := c.Bulk.UploadURL(ctx, demo.OpportunityIntegration, "deals.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,19 +111,19 @@ func TestAmbiguousWrites(t *testing.T) {
 	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{}, strings.NewReader(csv)); !partner.IsOutcomeUnknown(err) {
 		t.Fatalf("upload answered 500: %v, want outcome unknown", err)
 	}
-	if tk, err = c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "deals.csv"); err != nil {
+	if tk, err = c.Bulk.UploadURL(ctx, demo.OpportunityIntegration, "deals.csv"); err != nil {
 		t.Fatal(err)
 	}
 	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{}, strings.NewReader(csv)); err != nil {
 		t.Fatalf("upload with a new ticket: %v", err)
 	}
-	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken}, nil); err != nil {
+	if _, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken}, nil); err != nil {
 		t.Fatalf("load of the new ticket: %v", err)
 	}
 
 	// prepare_export: a 500 is retried.
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/prepare_export", Times: 1, Status: 500})
-	if id, err := c.Reports.PrepareExport(ctx, fake.DemoReportPartners); err != nil || id == 0 {
+	if id, err := c.Reports.PrepareExport(ctx, demo.ReportPartners); err != nil || id == 0 {
 		t.Fatalf("prepare_export after a 500: %d, %v", id, err)
 	}
 }

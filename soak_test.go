@@ -30,6 +30,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
@@ -229,11 +230,11 @@ func TestSoak(t *testing.T) {
 // client's growth.
 func soakOps(t *testing.T, ctx context.Context, c *partner.Client) []func() error {
 	t.Helper()
-	user, err := c.SCIM.Get(ctx, fake.DemoUser2)
+	user, err := c.SCIM.Get(ctx, demo.User2)
 	if err != nil {
 		t.Fatal(err)
 	}
-	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration},
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration},
 		strings.NewReader("name,stage,amount\nSoak deal,open,1000\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -244,18 +245,18 @@ func soakOps(t *testing.T, ctx context.Context, c *partner.Client) []func() erro
 		t.Fatal(err)
 	}
 	return []func() error{
-		func() error { _, err := c.SCIM.Get(ctx, fake.DemoUser1); return err },
+		func() error { _, err := c.SCIM.Get(ctx, demo.User1); return err },
 		func() error { return drain(c.SCIM.List(ctx, scim.ListParams{})) },
 		func() error { _, err := c.SCIM.Update(ctx, user); return err },
 		func() error {
-			_, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: fake.DemoUserEmail1,
+			_, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: demo.UserEmail1,
 				FilterValue: users.Attribute{Name: "region", Values: []string{"emea"}}})
 			return err
 		},
 		func() error { return drain(c.Reports.List(ctx, reports.ListParams{})) },
-		func() error { return drain(c.Reports.Data(ctx, fake.DemoReportPartners, reports.DataParams{})) },
-		func() error { _, err := c.Reports.Metadata(ctx, fake.DemoReportPipeline); return err },
-		func() error { _, err := c.Objects.ExternalIDs(ctx, fake.DemoOpportunity1); return err },
+		func() error { return drain(c.Reports.Data(ctx, demo.ReportPartners, reports.DataParams{})) },
+		func() error { _, err := c.Reports.Metadata(ctx, demo.ReportPipeline); return err },
+		func() error { _, err := c.Objects.ExternalIDs(ctx, demo.Opportunity1); return err },
 		func() error {
 			_, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{})
 			return err

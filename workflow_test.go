@@ -23,6 +23,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
@@ -78,7 +79,7 @@ func pipeline(t *testing.T, c *partner.Client) (int64, []string) {
 	t.Helper()
 	var version int64 = -1
 	var rows []string
-	for p, err := range c.Reports.DataPages(context.Background(), fake.DemoReportPipeline, reports.DataParams{}) {
+	for p, err := range c.Reports.DataPages(context.Background(), demo.ReportPipeline, reports.DataParams{}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -125,7 +126,7 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 		"CRM-1,Umbrella rollout,proposal,12000\n" +
 		"CRM-2,Hooli migration,qualification,8000.5\n" +
 		"CRM-3,Broken amount,proposal,lots\n"
-	ack, err := e.c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(csv))
+	ack, err := e.c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(csv))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 
 	// The same rows through a consistent export (prepare, wait, view data).
 	var exported []string
-	for r, err := range e.c.Reports.Export(ctx, fake.DemoReportPipeline, reports.ExportOptions{Wait: e.viewWait(), PageSize: 2}) {
+	for r, err := range e.c.Reports.Export(ctx, demo.ReportPipeline, reports.ExportOptions{Wait: e.viewWait(), PageSize: 2}) {
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -166,7 +167,7 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 	}
 
 	// Loading the same rows again changes nothing: both are skipped.
-	if ack, err = e.c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(csv)); err != nil {
+	if ack, err = e.c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(csv)); err != nil {
 		t.Fatal(err)
 	}
 	ex, err = e.c.Bulk.WaitExecution(ctx, ack, e.bulkWait())
@@ -190,7 +191,7 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 		t.Errorf("link %+v", link)
 	}
 	res, err := e.c.Objects.Audit(ctx, obj.ID, objects.AuditParams{
-		IntegrationID: fake.DemoOpportunityIntegration, ExternalID: "ERP-77",
+		IntegrationID: demo.OpportunityIntegration, ExternalID: "ERP-77",
 		StatusCode: objects.StatusLinked, Message: "linked to ERP order 77",
 	})
 	if err != nil {
@@ -234,7 +235,7 @@ func TestWorkflowProvisionWhileExporting(t *testing.T) {
 	var exportErr error
 	wg.Go(func() {
 		next := int64(100000)
-		for r, err := range e.c.Reports.Export(ctx, fake.DemoReportLarge, reports.ExportOptions{Wait: e.viewWait(), PageSize: 5000, Concurrency: 4}) {
+		for r, err := range e.c.Reports.Export(ctx, demo.ReportLarge, reports.ExportOptions{Wait: e.viewWait(), PageSize: 5000, Concurrency: 4}) {
 			if err != nil {
 				exportErr = err
 				return
@@ -266,8 +267,8 @@ func TestWorkflowProvisionWhileExporting(t *testing.T) {
 			t.Errorf("user %d: %v", i, err)
 		}
 	}
-	if exportErr != nil || exported.Load() != fake.DemoReportLargeRows {
-		t.Fatalf("export: %d rows, %v; want %d rows", exported.Load(), exportErr, fake.DemoReportLargeRows)
+	if exportErr != nil || exported.Load() != demo.ReportLargeRows {
+		t.Fatalf("export: %d rows, %v; want %d rows", exported.Load(), exportErr, demo.ReportLargeRows)
 	}
 	suspended := 0
 	for u, err := range e.c.SCIM.List(ctx, scim.ListParams{Filter: "active eq false", Count: 7}) {
@@ -291,9 +292,9 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 	e := newWorkflowEnv(t)
 	ctx := context.Background()
 	calls := []func(i int) error{
-		func(i int) error { _, err := e.c.SCIM.Get(ctx, fake.DemoUser1); return err },
+		func(i int) error { _, err := e.c.SCIM.Get(ctx, demo.User1); return err },
 		func(i int) error {
-			res, err := e.c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: fake.DemoUserEmail1, Namespace: 1,
+			res, err := e.c.Users.CheckAttribute(ctx, users.CheckAttributeParams{Email: demo.UserEmail1, Namespace: 1,
 				FilterValue: users.Attribute{Name: "role", Values: []string{"partner_admin", "viewer"}}})
 			if err == nil && !slices.Equal(res.Values(), []string{"partner_admin"}) {
 				err = fmt.Errorf("attribute check answered %q", res.Values())
@@ -308,13 +309,13 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 			}
 			return nil
 		},
-		func(i int) error { _, err := e.c.Objects.ExternalIDs(ctx, fake.DemoAccount1); return err },
+		func(i int) error { _, err := e.c.Objects.ExternalIDs(ctx, demo.Account1); return err },
 		func(i int) error {
-			_, err := e.c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusScheduled, Message: fmt.Sprint("run ", i)})
+			_, err := e.c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusScheduled, Message: fmt.Sprint("run ", i)})
 			return err
 		},
 		func(i int) error {
-			_, err := e.c.Bulk.UploadURL(ctx, fake.DemoAccountIntegration, "accounts.csv")
+			_, err := e.c.Bulk.UploadURL(ctx, demo.AccountIntegration, "accounts.csv")
 			return err
 		},
 	}
@@ -341,7 +342,7 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 	if n := e.srv.CountRequests("POST", "/oauth/token"); n != 1 {
 		t.Errorf("%d token requests, want 1", n)
 	}
-	if a := e.srv.Audits(fake.DemoOpportunity1); len(a) != goroutines/len(calls) {
+	if a := e.srv.Audits(demo.Opportunity1); len(a) != goroutines/len(calls) {
 		t.Errorf("%d audits recorded, want %d", len(a), goroutines/len(calls))
 	}
 }
@@ -353,7 +354,7 @@ func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
 func TestWorkflowCancelBulkWait(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	e := newWorkflowEnv(t)
-	ack, err := e.c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration},
+	ack, err := e.c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: demo.OpportunityIntegration},
 		strings.NewReader("sales_details.crm_opportunity_id,name\nCRM-9,Nine\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -391,7 +392,7 @@ func TestWorkflowCancelExport(t *testing.T) {
 		defer cancel()
 		var n int
 		var last error
-		for _, err := range e.c.Reports.Export(ctx, fake.DemoReportLarge, reports.ExportOptions{Wait: e.viewWait(), PageSize: 1000, Concurrency: 8}) {
+		for _, err := range e.c.Reports.Export(ctx, demo.ReportLarge, reports.ExportOptions{Wait: e.viewWait(), PageSize: 1000, Concurrency: 8}) {
 			if err != nil {
 				last = err
 				break
@@ -400,7 +401,7 @@ func TestWorkflowCancelExport(t *testing.T) {
 				cancel()
 			}
 		}
-		if !errors.Is(last, context.Canceled) || n < 2500 || n >= fake.DemoReportLargeRows {
+		if !errors.Is(last, context.Canceled) || n < 2500 || n >= demo.ReportLargeRows {
 			t.Errorf("export ended after %d rows with %v, want context.Canceled soon after row 2500", n, last)
 		}
 	})
@@ -408,7 +409,7 @@ func TestWorkflowCancelExport(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var b strings.Builder
-		n, err := e.c.Reports.ExportCSV(ctx, fake.DemoReportLarge, &b, reports.ExportOptions{Wait: reports.WaitOptions{
+		n, err := e.c.Reports.ExportCSV(ctx, demo.ReportLarge, &b, reports.ExportOptions{Wait: reports.WaitOptions{
 			Interval: time.Hour, MaxInterval: time.Hour,
 			Progress: func(*reports.ViewStatus) { cancel() }, // the clock stands still: the view stays PENDING
 		}})
@@ -420,8 +421,8 @@ func TestWorkflowCancelExport(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		w := &cancelAfter{w: io.Discard, left: 64 << 10, cancel: cancel}
-		n, err := e.c.Reports.ExportCSV(ctx, fake.DemoReportLarge, w, reports.ExportOptions{Wait: e.viewWait(), PageSize: 2000})
-		if !errors.Is(err, context.Canceled) || n == 0 || n >= fake.DemoReportLargeRows {
+		n, err := e.c.Reports.ExportCSV(ctx, demo.ReportLarge, w, reports.ExportOptions{Wait: e.viewWait(), PageSize: 2000})
+		if !errors.Is(err, context.Canceled) || n == 0 || n >= demo.ReportLargeRows {
 			t.Errorf("ExportCSV = %d rows, %v; want some rows then context.Canceled", n, err)
 		}
 	})

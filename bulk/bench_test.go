@@ -22,6 +22,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // BenchmarkLoadCSV1M loads a 1,000,000-row CSV file (about 100 MB) to
@@ -55,9 +56,9 @@ func BenchmarkLoadCSV1M(b *testing.B) {
 		b.Fatal(err)
 	}
 	token := benchToken(b, base)
-	loadURL := base + "/bulk/v1/bulkload?integration_id=" + fake.DemoOpportunityIntegration
+	loadURL := base + "/bulk/v1/bulkload?integration_id=" + demo.OpportunityIntegration
 	ctx := context.Background()
-	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+	p := bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}
 
 	post := func(body io.Reader, length int64, contentType string) (string, error) {
 		req, err := http.NewRequest("POST", loadURL, body)

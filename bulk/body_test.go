@@ -11,6 +11,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestBodyFileProblemsNamed: a nil *os.File or a closed file passed as a
@@ -21,8 +22,8 @@ func TestBodyFileProblemsNamed(t *testing.T) {
 	ctx := context.Background()
 	closed := writeTemp(t, "closed-opps.csv", oppsCSV)
 	closed.Close()
-	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
-	op := bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}
+	p := bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}
+	op := bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration}
 	calls := map[string]func(io.Reader) error{
 		"Load": func(r io.Reader) error { _, err := c.Bulk.Load(ctx, p, r); return err },
 		"LoadOpportunities": func(r io.Reader) error {
@@ -39,7 +40,7 @@ func TestBodyFileProblemsNamed(t *testing.T) {
 		},
 	}
 	calls["Upload"] = func(r io.Reader) error {
-		tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opps.csv")
+		tk, err := c.Bulk.UploadURL(ctx, demo.OpportunityIntegration, "opps.csv")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -68,7 +69,7 @@ func TestBodyFileProblemsNamed(t *testing.T) {
 // sent once as a plain reader rather than refused, by Load and by
 // LoadAttachment.
 func TestLoadFromPipe(t *testing.T) {
-	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+	p := bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}
 	for name, load := range map[string]func(c *partner.Client, f *os.File) (*bulk.Ack, error){
 		"Load": func(c *partner.Client, f *os.File) (*bulk.Ack, error) {
 			return c.Bulk.Load(context.Background(), p, f)
@@ -102,7 +103,7 @@ func TestLoadFromPipe(t *testing.T) {
 func TestSkipCountOnRepeatedLoad(t *testing.T) {
 	c, _, clock := fakeClient(t, nil)
 	ctx := context.Background()
-	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+	p := bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}
 	load := func() *bulk.Execution {
 		t.Helper()
 		ack, err := c.Bulk.Load(ctx, p, strings.NewReader(oppsCSV))

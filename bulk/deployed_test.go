@@ -10,6 +10,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestStatusDefaultsAgainstFake runs the status read against a fake
@@ -19,7 +20,7 @@ import (
 func TestStatusDefaultsAgainstFake(t *testing.T) {
 	c, _, clock := fakeClient(t, nil, fake.WithBulkStatusDefaults(true, 1))
 	ctx := context.Background()
-	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(oppsCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -46,9 +47,9 @@ func TestStatusDefaultsAgainstFake(t *testing.T) {
 // TestMisspelledSuccessCountAgainstFake reads the success count from a
 // fake that spells it succcess_count, as a deployed description does.
 func TestMisspelledSuccessCountAgainstFake(t *testing.T) {
-	c, srv, clock := fakeClient(t, nil, fake.WithMisspelledSuccessCount())
+	c, srv, clock := fakeClient(t, nil, fake.WithDeployment(fake.Deployment{MisspelledSuccessCount: true}))
 	ctx := context.Background()
-	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(oppsCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -72,7 +73,7 @@ func TestMisspelledSuccessCountAgainstFake(t *testing.T) {
 func TestAttachmentsAgainstFake(t *testing.T) {
 	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
 	ctx := context.Background()
-	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+	p := bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}
 	csv := "sales_details.crm_opportunity_id,name\nR-1,attached\n"
 	if _, err := c.Bulk.LoadAttachment(ctx, p, "a.csv", strings.NewReader(csv)); err != nil {
 		t.Fatal(err)
@@ -94,7 +95,7 @@ func TestAttachmentsAgainstFake(t *testing.T) {
 	}
 
 	xlsx = xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name"}, {"R-4", "Excel opportunity"}})
-	ack, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.xlsx", bytes.NewReader(xlsx))
+	ack, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration}, "opps.xlsx", bytes.NewReader(xlsx))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -103,7 +104,7 @@ func TestAttachmentsAgainstFake(t *testing.T) {
 		t.Fatalf("opportunity xlsx: %+v, %v", ex, err)
 	}
 	// Without a header row, columns are named by position.
-	_, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, NoHeaderRow: true},
+	_, err = c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration, NoHeaderRow: true},
 		"opps.csv", strings.NewReader("R-5,Positional\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -130,9 +131,9 @@ func TestAttachmentsAgainstFake(t *testing.T) {
 // names the signature, the signed method and content type are taken, and
 // the load of the token processes the file.
 func TestSignedUploadAgainstFake(t *testing.T) {
-	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0), fake.WithSignedUploads("PUT", "text/csv"))
+	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0), fake.WithDeployment(fake.Deployment{UploadMethod: "PUT", UploadContentType: "text/csv"}))
 	ctx := context.Background()
-	tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opps.csv")
+	tk, err := c.Bulk.UploadURL(ctx, demo.OpportunityIntegration, "opps.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +146,7 @@ func TestSignedUploadAgainstFake(t *testing.T) {
 	if err := c.Bulk.Upload(ctx, tk, bulk.UploadParams{Method: "PUT", ContentType: "text/csv"}, strings.NewReader(file)); err != nil {
 		t.Fatal(err)
 	}
-	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken}, nil)
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

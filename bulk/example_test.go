@@ -12,6 +12,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // exampleClient returns a client of a fake with the demo data whose
@@ -36,7 +37,7 @@ func ExampleService_Load() {
 		"CRM-1;Renewal;1200\n" +
 		"CRM-2;Upsell;a lot\n")
 	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{
-		IntegrationID:   fake.DemoOpportunityIntegration,
+		IntegrationID:   demo.OpportunityIntegration,
 		ColumnDelimiter: ";",
 	}, csv)
 	if err != nil {
@@ -71,7 +72,7 @@ func ExampleLoadRows() {
 		Employees  int    `json:"employees"`
 	}
 	rows := []account{{"ACC-1", "Initrode", 120}, {"ACC-2", "Umbrella", 4000}}
-	ack, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: fake.DemoAccountIntegration}, rows)
+	ack, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: demo.AccountIntegration}, rows)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -97,7 +98,7 @@ func ExampleService_LoadFile() {
 	path := filepath.Join(dir, "opportunities.csv")
 	os.WriteFile(path, []byte("sales_details.crm_opportunity_id,name\nCRM-7,Pilot\n"), 0o600)
 
-	ack, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, path)
+	ack, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: demo.OpportunityIntegration}, path)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -112,11 +113,11 @@ func ExampleService_LoadFile() {
 // Upload a file to a URL signed for PUT and a content type (here a fake
 // whose URLs are signed that way), then load it by its token.
 func ExampleService_Upload() {
-	c, done := exampleClient(fake.WithSignedUploads("PUT", "text/csv"))
+	c, done := exampleClient(fake.WithDeployment(fake.Deployment{UploadMethod: "PUT", UploadContentType: "text/csv"}))
 	defer done()
 	ctx := context.Background()
 
-	tk, err := c.Bulk.UploadURL(ctx, fake.DemoOpportunityIntegration, "opportunities.csv")
+	tk, err := c.Bulk.UploadURL(ctx, demo.OpportunityIntegration, "opportunities.csv")
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -125,7 +126,7 @@ func ExampleService_Upload() {
 		log.Fatal(err) // a 403 names the signature: method, content type, expiry
 	}
 	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{
-		IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken,
+		IntegrationID: demo.OpportunityIntegration, Format: bulk.CSV, FileToken: tk.UploadToken,
 	}, nil)
 	if err != nil {
 		log.Fatal(err)
@@ -146,7 +147,7 @@ func ExampleService_LoadOpportunities() {
 	ctx := context.Background()
 
 	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{
-		IntegrationID: fake.DemoOpportunityIntegration,
+		IntegrationID: demo.OpportunityIntegration,
 		NoHeaderRow:   true,
 	}, strings.NewReader("CRM-8,Expansion\nCRM-9,Renewal\n"))
 	if err != nil {
@@ -174,7 +175,7 @@ func ExampleService_WaitExecution() {
 	csv := strings.NewReader("sales_details.crm_opportunity_id,name,stage\n" +
 		"CRM-7,Expansion,won\n")
 	ack, err := c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{
-		IntegrationID: fake.DemoOpportunityIntegration,
+		IntegrationID: demo.OpportunityIntegration,
 	}, csv)
 	if err != nil {
 		log.Fatal(err)
@@ -200,7 +201,7 @@ func ExampleService_LoadAttachment() {
 	ctx := context.Background()
 
 	f := strings.NewReader(`[{"sales_details": {"crm_opportunity_id": "CRM-21"}, "name": "Attached"}]`)
-	ack, err := c.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.json", f)
+	ack, err := c.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, "opps.json", f)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -221,7 +222,7 @@ func ExampleService_LoadOpportunitiesAttachment() {
 	ctx := context.Background()
 
 	f := strings.NewReader(`[{"sales_details": {"crm_opportunity_id": "CRM-22"}, "name": "From JSON"}]`)
-	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "opps.json", f)
+	ack, err := c.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration}, "opps.json", f)
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
@@ -57,7 +58,7 @@ func keys(srv *fake.Server) map[string]fake.Object {
 func TestLoadThenWaitAgainstFake(t *testing.T) {
 	c, srv, clock := fakeClient(t, nil)
 	ctx := context.Background()
-	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+	p := bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}
 	ack, err := c.Bulk.Load(ctx, p, strings.NewReader(oppsCSV))
 	if err != nil {
 		t.Fatal(err)
@@ -100,7 +101,7 @@ func TestLoadThenWaitProgress(t *testing.T) {
 	ctx := context.Background()
 	var mu sync.Mutex
 	var seen []bulk.State
-	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(oppsCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func TestLoadThenWaitProgress(t *testing.T) {
 	}
 	// The same rows again are skipped.
 	clock.Advance(time.Hour)
-	ack, err = c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	ack, err = c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(oppsCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -164,7 +165,7 @@ func TestWaitCancelled(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ack, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	ack, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(oppsCSV))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +196,7 @@ func TestWaitCancelled(t *testing.T) {
 func TestLoadNotSentTwice(t *testing.T) {
 	c, srv, _ := fakeClient(t, nil)
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/bulk/v1/bulkload", DropAfter: true, Times: 1})
-	_, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(oppsCSV))
+	_, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(oppsCSV))
 	if err == nil {
 		t.Fatal("load succeeded through a dropped connection")
 	}
@@ -210,7 +211,7 @@ func TestLoadRetriedOn429(t *testing.T) {
 	c, srv, _ := fakeClient(t, nil)
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/bulk/v1/bulkload", Status: 429, RetryAfter: "0", Times: 1})
 	f := writeTemp(t, "opps.csv", oppsCSV)
-	ack, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, f)
+	ack, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, f)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +268,7 @@ func TestLoadRowsAgainstFake(t *testing.T) {
 
 func loadRowsAndWait[T any](c *partner.Client, rows []T) (*bulk.Execution, error) {
 	ctx := context.Background()
-	ack, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, rows)
+	ack, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, rows)
 	if err != nil {
 		return nil, err
 	}
@@ -294,7 +295,7 @@ func TestLoadAttachmentAgainstFake(t *testing.T) {
 	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
 	ctx := context.Background()
 	xlsx := xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name", "amount"}, {"X-1", "Excel", 42}, {"X-2", "Excel bad", "n/a"}})
-	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}
+	p := bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}
 	ack, err := c.Bulk.LoadAttachment(ctx, p, "opps.xlsx", bytes.NewReader(xlsx))
 	if err != nil {
 		t.Fatal(err)
@@ -337,7 +338,7 @@ func TestLoadFileAgainstFake(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "opps.json")
 	os.WriteFile(path, []byte(`[{"sales_details":{"crm_opportunity_id":"F-1"},"name":"From file"}]`), 0o600)
 	ctx := context.Background()
-	ack, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, path)
+	ack, err := c.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: demo.OpportunityIntegration}, path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -352,11 +353,11 @@ func TestLoadFileAgainstFake(t *testing.T) {
 		t.Errorf("Authorization sent to the upload URL: %q", rec.auths)
 	}
 	// The token is single use.
-	tk, err := c.Bulk.UploadURL(context.Background(), fake.DemoOpportunityIntegration, "x.csv")
+	tk, err := c.Bulk.UploadURL(context.Background(), demo.OpportunityIntegration, "x.csv")
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, err = c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration, FileToken: tk.UploadToken}, nil)
+	_, err = c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: demo.OpportunityIntegration, FileToken: tk.UploadToken}, nil)
 	if !partner.IsBadRequest(err) {
 		t.Errorf("load of a token without a file: %v", err)
 	}
@@ -365,7 +366,7 @@ func TestLoadFileAgainstFake(t *testing.T) {
 func TestLoadOpportunitiesAgainstFake(t *testing.T) {
 	c, srv, _ := fakeClient(t, nil, fake.WithBulkDelay(0))
 	ctx := context.Background()
-	p := bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, NoHeaderRow: true, ColumnDelimiter: "|"}
+	p := bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration, NoHeaderRow: true, ColumnDelimiter: "|"}
 	ack, err := c.Bulk.LoadOpportunities(ctx, p, strings.NewReader("O-1|Positional\nO-2|Second\n"))
 	if err != nil {
 		t.Fatal(err)
@@ -374,11 +375,11 @@ func TestLoadOpportunitiesAgainstFake(t *testing.T) {
 	if err != nil || ex.SuccessCount != 2 || keys(srv)["O-2"].Fields["2"] != "Second" {
 		t.Errorf("execution %+v, %v", ex, err)
 	}
-	p = bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.JSON}
+	p = bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration, Format: bulk.JSON}
 	if _, err := c.Bulk.LoadOpportunities(ctx, p, strings.NewReader(`[{"sales_details.crm_opportunity_id":"O-3"}]`)); err != nil {
 		t.Error(err)
 	}
-	_, err = c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoAccountIntegration}, strings.NewReader("a\n"))
+	_, err = c.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: demo.AccountIntegration}, strings.NewReader("a\n"))
 	if !partner.IsBadRequest(err) {
 		t.Errorf("accounts as opportunities: %v", err)
 	}
@@ -387,14 +388,14 @@ func TestLoadOpportunitiesAgainstFake(t *testing.T) {
 func TestErrorsAgainstFake(t *testing.T) {
 	c, _, _ := fakeClient(t, nil)
 	ctx := context.Background()
-	_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader("sales_details.crm_opportunity_id,name\nA,\"open\n"))
+	_, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader("sales_details.crm_opportunity_id,name\nA,\"open\n"))
 	var perr *partner.Error
 	if !errors.As(err, &perr) || perr.StatusCode != 400 || !strings.Contains(perr.Message, "line 2") {
 		t.Errorf("malformed CSV: %v", err)
 	}
 	// A refusal early in a large body still reaches the client as a 400.
 	big := "sales_details.crm_opportunity_id,name\nA,\"open\"x\n" + strings.Repeat("B,row\n", 1<<20)
-	_, err = c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(big))
+	_, err = c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(big))
 	if !errors.As(err, &perr) || perr.StatusCode != 400 || !strings.Contains(perr.Message, "line 2") {
 		t.Errorf("malformed large CSV: %v", err)
 	}
@@ -404,10 +405,10 @@ func TestErrorsAgainstFake(t *testing.T) {
 	if _, err := c.Bulk.Status(ctx, "int-nope", "exe_1", bulk.StatusParams{}); !partner.IsNotFound(err) {
 		t.Errorf("unknown integration: %v", err)
 	}
-	if _, err := c.Bulk.Status(ctx, fake.DemoOpportunityIntegration, "exe_1", bulk.StatusParams{}); !partner.IsNotFound(err) {
+	if _, err := c.Bulk.Status(ctx, demo.OpportunityIntegration, "exe_1", bulk.StatusParams{}); !partner.IsNotFound(err) {
 		t.Errorf("unknown execution: %v", err)
 	}
-	if _, err := c.Bulk.Status(ctx, fake.DemoOpportunityIntegration, "no such/id", bulk.StatusParams{}); !partner.IsBadRequest(err) {
+	if _, err := c.Bulk.Status(ctx, demo.OpportunityIntegration, "no such/id", bulk.StatusParams{}); !partner.IsBadRequest(err) {
 		t.Errorf("malformed execution: %v", err)
 	}
 	if _, err := c.Bulk.UploadURL(ctx, "int-nope", "a.csv"); !partner.IsNotFound(err) {
@@ -429,7 +430,7 @@ func TestConcurrentLoadsSameKeys(t *testing.T) {
 			for k := range 20 {
 				fmt.Fprintf(&b, "C-%d,writer %d\n", k, i)
 			}
-			if _, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(b.String())); err != nil {
+			if _, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(b.String())); err != nil {
 				errs <- err
 			}
 		})

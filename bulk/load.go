@@ -14,6 +14,7 @@ import (
 	"sync"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/check"
 )
 
 // LoadParams are the query parameters of POST /bulk/v1/bulkload.
@@ -174,7 +175,7 @@ func checkAttachment(fileName string, r io.Reader) error {
 	if r == nil {
 		return errors.New("partner: bulk: file reader is required")
 	}
-	if err := core.CheckReader(r); err != nil {
+	if err := check.Reader(r); err != nil {
 		return fmt.Errorf("partner: bulk: %w", err)
 	}
 	return nil

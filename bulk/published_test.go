@@ -10,6 +10,7 @@ import (
 
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestLoadRefusesAnXLSXBody: data in the body is JSON or CSV, XLSX only
@@ -43,7 +44,7 @@ func TestXLSXAgainstFake(t *testing.T) {
 	c, _, clock := fakeClient(t, nil)
 	ctx := context.Background()
 	book := xlsxFile(t, [][]any{{"sales_details.crm_opportunity_id", "name"}, {"X-9", "attached"}})
-	p := bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration, Format: bulk.XLSX}
+	p := bulk.LoadParams{IntegrationID: demo.OpportunityIntegration, Format: bulk.XLSX}
 	if _, err := c.Bulk.Load(ctx, p, bytes.NewReader(book)); err == nil || !strings.Contains(err.Error(), "LoadAttachment") {
 		t.Fatalf("Load of an XLSX body: %v", err)
 	}

@@ -16,7 +16,9 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/errs"
 	"github.com/partnerapi/partner-go/internal/poll"
+	"github.com/partnerapi/partner-go/internal/urlrule"
 )
 
 // StatusParams choose what a status read returns (its query parameters).
@@ -219,7 +221,7 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 		return errors.New("partner: bulk: ticket has no upload URL")
 	}
 	u, err := url.Parse(t.UploadURL)
-	if err != nil || !core.IsHTTPURL(u) {
+	if err != nil || !urlrule.IsHTTPURL(u) {
 		return errors.New("partner: bulk: ticket's upload URL is not an absolute http(s) URL")
 	}
 	if r == nil {
@@ -235,7 +237,7 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 		Idempotent: method == http.MethodPut,
 	}, nil)
 	if core.HasStatus(err, http.StatusForbidden) {
-		return core.With(err, fmt.Errorf("the storage host refused the signed URL: its signature covers the method (%s sent), "+
+		return errs.With(err, fmt.Errorf("the storage host refused the signed URL: its signature covers the method (%s sent), "+
 			"the content type (%s sent) and an expiry; set UploadParams to what the URL was signed for, or get a new ticket", method, ctype))
 	}
 	return err

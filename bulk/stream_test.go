@@ -19,6 +19,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
@@ -262,7 +263,7 @@ func TestFakeParsesLoadsAsTheyStream(t *testing.T) {
 		strings.NewReader("CRM-BAD,one,field,too,many\n"),
 		&csvSource{left: after},
 	)}
-	_, err = c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, body)
+	_, err = c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, body)
 	var perr *partner.Error
 	if !errors.As(err, &perr) || !partner.IsBadRequest(err) || !strings.Contains(perr.Message, "line 10002") {
 		t.Fatalf("err = %v, want a 400 naming line 10002", err)

@@ -6,10 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"reflect"
 	"runtime"
 	"strconv"
 	"sync"
+
+	"github.com/partnerapi/partner-go/internal/check"
 )
 
 // ErrBodyNotReplayable is returned when a request must be sent again (a
@@ -59,7 +60,7 @@ func newBody(r io.Reader, fn BodyFunc, jsonBytes []byte) (*body, error) {
 	case r == nil:
 		return nil, nil
 	}
-	if err := CheckReader(r); err != nil {
+	if err := check.Reader(r); err != nil {
 		return nil, err
 	}
 	if rs, ok := r.(io.ReadSeeker); ok {
@@ -90,25 +91,6 @@ func newBody(r io.Reader, fn BodyFunc, jsonBytes []byte) (*body, error) {
 		size = int64(l.Len())
 	}
 	return &body{once: r, size: size}, nil
-}
-
-// CheckReader returns an error that names the problem when r cannot be
-// read as a request body: a nil pointer in a non-nil io.Reader (a nil
-// *os.File, say), or a closed *os.File. A nil r is not checked: callers
-// say themselves whether a body is required.
-func CheckReader(r io.Reader) error {
-	if r == nil {
-		return nil
-	}
-	if v := reflect.ValueOf(r); v.Kind() == reflect.Pointer && v.IsNil() {
-		return fmt.Errorf("body is a nil %T", r)
-	}
-	if f, ok := r.(*os.File); ok {
-		if _, err := f.Stat(); errors.Is(err, os.ErrClosed) {
-			return fmt.Errorf("body file %s: %w", f.Name(), os.ErrClosed)
-		}
-	}
-	return nil
 }
 
 // replayable reports whether another attempt can send the whole body.

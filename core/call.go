@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"golang.org/x/oauth2"
+
+	"github.com/partnerapi/partner-go/internal/errs"
 )
 
 // call is the state of one call of Client.Send across its attempts (the
@@ -266,13 +268,13 @@ func (st *call) settle(err error) error {
 		e.OutcomeUnknown, unknown = unknown, false
 	}
 	if st.replayBlocked {
-		err = With(err, ErrBodyNotReplayable)
+		err = errs.With(err, ErrBodyNotReplayable)
 	}
 	if st.budgetExhausted {
-		err = With(err, ErrRetryBudgetExhausted)
+		err = errs.With(err, ErrRetryBudgetExhausted)
 	}
 	if unknown {
-		err = With(err, ErrOutcomeUnknown)
+		err = errs.With(err, ErrOutcomeUnknown)
 	}
 	return err
 }

@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/errs"
 )
 
 // maxErrorBody caps how much of an error response body is read and kept.
@@ -200,65 +202,10 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 	return 0, false
 }
 
-// prefix starts the text of every error of the SDK, once.
-const prefix = "partner: "
-
-// Wrap adds context to err right after the SDK's prefix, so that the
-// prefix appears once: Wrap(err, "reports: exporting report %d", 9) reads
-// "partner: reports: exporting report 9: POST /report/...: 404 Not Found"
-// where err read "partner: POST /report/...: 404 Not Found". errors.Is and
-// errors.As see err. Wrap(nil, ...) is nil.
-func Wrap(err error, format string, args ...any) error {
-	if err == nil {
-		return nil
-	}
-	return &wrapped{msg: fmt.Sprintf(format, args...), err: err}
-}
-
-type wrapped struct {
-	msg string
-	err error
-}
-
-func (w *wrapped) Error() string {
-	return prefix + strings.TrimPrefix(w.msg, prefix) + ": " + strings.TrimPrefix(w.err.Error(), prefix)
-}
-
-func (w *wrapped) Unwrap() error { return w.err }
-
-// With returns err with extra noted after it in parentheses, both seen by
-// errors.Is and errors.As: With(a 503 *Error, ErrBodyNotReplayable) reads
-// "partner: POST /bulk/v1/bulkload: 503 Service Unavailable (request body
-// was already sent ...)", the prefix once.
-func With(err, extra error) error {
-	return &with{err: err, extra: extra}
-}
-
-type with struct{ err, extra error }
-
-func (w *with) Error() string {
-	return w.err.Error() + " (" + strings.TrimPrefix(w.extra.Error(), prefix) + ")"
-}
-
-func (w *with) Unwrap() []error { return []error{w.err, w.extra} }
-
-// errNotFound is matched (errors.Is) by every not-found error of the SDK
-// that is not a 404 answer, such as scim.ErrNotFound.
-var errNotFound = errors.New(prefix + "not found")
-
-// NotFound returns a sentinel error with the given text that IsNotFound
-// recognises, for "nothing matched" results that come with a 2xx answer.
-func NotFound(text string) error { return &notFound{text} }
-
-type notFound struct{ text string }
-
-func (e *notFound) Error() string        { return e.text }
-func (e *notFound) Is(target error) bool { return target == errNotFound }
-
 // IsNotFound reports whether err is (or wraps) a 404 answer or an error
-// made by NotFound.
+// made by errs.NotFound.
 func IsNotFound(err error) bool {
-	return HasStatus(err, http.StatusNotFound) || errors.Is(err, errNotFound)
+	return HasStatus(err, http.StatusNotFound) || errs.IsNotFoundMarker(err)
 }
 
 // authCodes are the OAuth error codes of the token endpoint that mean the

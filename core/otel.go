@@ -28,34 +28,34 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// ScopeName is the instrumentation scope of the SDK's tracer and meter.
-const ScopeName = "github.com/partnerapi/partner-go"
+// scopeName is the instrumentation scope of the SDK's tracer and meter.
+const scopeName = "github.com/partnerapi/partner-go"
 
 // Names of the SDK's own span attributes and metrics. The HTTP ones
 // follow the OpenTelemetry semantic conventions.
 const (
-	// AttrOperation names the SDK operation ("reports.Export").
-	AttrOperation = "partner.operation"
-	// AttrOutcomeUnknown is set (true) on the span of a write that
+	// attrOperation names the SDK operation ("reports.Export").
+	attrOperation = "partner.operation"
+	// attrOutcomeUnknown is set (true) on the span of a write that
 	// failed in a way that leaves the service possibly having processed
 	// it (IsOutcomeUnknown).
-	AttrOutcomeUnknown = "partner.outcome_unknown"
-	// AttrRetryWait is the wait before a retry, in seconds, on the span
+	attrOutcomeUnknown = "partner.outcome_unknown"
+	// attrRetryWait is the wait before a retry, in seconds, on the span
 	// of the attempt it preceded and on the operation's retry event.
-	AttrRetryWait = "partner.retry.wait"
-	// AttrRequestID is the id the SDK sent in the call's request id
+	attrRetryWait = "partner.retry.wait"
+	// attrRequestID is the id the SDK sent in the call's request id
 	// header, on the operation's span.
-	AttrRequestID = "partner.request_id"
-	// EventRetry is the event an operation span gets before each retry.
-	EventRetry = "partner.retry"
+	attrRequestID = "partner.request_id"
+	// eventRetry is the event an operation span gets before each retry.
+	eventRetry = "partner.retry"
 
-	MetricRequestDuration = "http.client.request.duration"
-	MetricRetries         = "partner.client.retries"
-	MetricTokenFetches    = "partner.client.token.fetches"
-	MetricTokenFailures   = "partner.client.token.failures"
-	MetricRetryBudget     = "partner.client.retry_budget.remaining"
-	MetricRowsExported    = "partner.reports.rows_exported"
-	MetricRecordsLoaded   = "partner.bulk.records_loaded"
+	metricRequestDuration = "http.client.request.duration"
+	metricRetries         = "partner.client.retries"
+	metricTokenFetches    = "partner.client.token.fetches"
+	metricTokenFailures   = "partner.client.token.failures"
+	metricRetryBudget     = "partner.client.retry_budget.remaining"
+	metricRowsExported    = "partner.reports.rows_exported"
+	metricRecordsLoaded   = "partner.bulk.records_loaded"
 )
 
 // outcomeUnknownText is the status description of a span whose write may
@@ -85,22 +85,22 @@ func newTelemetry(cfg *Config, budget *retryBudget) *telemetry {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	m := mp.Meter(ScopeName)
-	t := &telemetry{tracer: tp.Tracer(ScopeName), prop: otel.GetTextMapPropagator()}
+	m := mp.Meter(scopeName)
+	t := &telemetry{tracer: tp.Tracer(scopeName), prop: otel.GetTextMapPropagator()}
 	// The API returns a working no-op instrument beside any error (a bad
 	// name or unit), which would be the SDK's own fault: ignored.
-	t.duration, _ = m.Float64Histogram(MetricRequestDuration, metric.WithUnit("s"),
+	t.duration, _ = m.Float64Histogram(metricRequestDuration, metric.WithUnit("s"),
 		metric.WithDescription("Duration of HTTP client requests (each attempt)."),
 		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10))
-	t.retries, _ = m.Int64Counter(MetricRetries, metric.WithUnit("{retry}"),
+	t.retries, _ = m.Int64Counter(metricRetries, metric.WithUnit("{retry}"),
 		metric.WithDescription("Repeats of a request: retries for failures and the repeat after a 401."))
-	t.fetches, _ = m.Int64Counter(MetricTokenFetches, metric.WithUnit("{fetch}"),
+	t.fetches, _ = m.Int64Counter(metricTokenFetches, metric.WithUnit("{fetch}"),
 		metric.WithDescription("Access token fetches and refreshes."))
-	t.failures, _ = m.Int64Counter(MetricTokenFailures, metric.WithUnit("{fetch}"),
+	t.failures, _ = m.Int64Counter(metricTokenFailures, metric.WithUnit("{fetch}"),
 		metric.WithDescription("Access token fetches and refreshes that failed."))
-	t.rows, _ = m.Int64Counter(MetricRowsExported, metric.WithUnit("{row}"),
+	t.rows, _ = m.Int64Counter(metricRowsExported, metric.WithUnit("{row}"),
 		metric.WithDescription("Report rows yielded by exports."))
-	t.records, _ = m.Int64Counter(MetricRecordsLoaded, metric.WithUnit("{record}"),
+	t.records, _ = m.Int64Counter(metricRecordsLoaded, metric.WithUnit("{record}"),
 		metric.WithDescription("Records a bulk execution created or updated, counted when a wait sees it complete."))
 	if budget != nil {
 		observeBudget(m, budget)
@@ -113,7 +113,7 @@ func newTelemetry(cfg *Config, budget *retryBudget) *telemetry {
 // is collected, so that clients made and dropped do not pile up in a
 // long-lived meter.
 func observeBudget(m metric.Meter, budget *retryBudget) {
-	g, err := m.Int64ObservableGauge(MetricRetryBudget, metric.WithUnit("{token}"),
+	g, err := m.Int64ObservableGauge(metricRetryBudget, metric.WithUnit("{token}"),
 		metric.WithDescription("Tokens left in the client's retry budget."))
 	if err != nil {
 		return
@@ -150,7 +150,7 @@ func (c *Client) startOp(ctx context.Context, r *Request) (context.Context, trac
 func EndSpan(span trace.Span, err error) {
 	if err != nil && span.IsRecording() {
 		if errors.Is(err, ErrOutcomeUnknown) || isOutcomeUnknownError(err) {
-			span.SetAttributes(attribute.Bool(AttrOutcomeUnknown, true))
+			span.SetAttributes(attribute.Bool(attrOutcomeUnknown, true))
 			span.SetStatus(codes.Error, outcomeUnknownText)
 		} else {
 			span.SetStatus(codes.Error, errorType(err))
@@ -213,7 +213,7 @@ func (st *call) initTel(ctx context.Context, r *Request, u *url.URL, toService b
 		return // nothing records: no attribute is built
 	}
 	if st.requestID != "" && op.IsRecording() {
-		op.SetAttributes(attribute.String(AttrRequestID, st.requestID))
+		op.SetAttributes(attribute.String(attrRequestID, st.requestID))
 	}
 	tmpl := r.Route.template
 	if tmpl == "" && r.URL == "" {
@@ -239,7 +239,7 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 		}
 	}
 	if attempt > 0 && tel.retries.Enabled(ctx) {
-		tel.retries.Add(ctx, 1, metric.WithAttributes(attribute.String(AttrOperation, ct.opName)))
+		tel.retries.Add(ctx, 1, metric.WithAttributes(attribute.String(attrOperation, ct.opName)))
 	}
 	if ct.op.IsRecording() {
 		name := st.method
@@ -249,9 +249,9 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 		attrs := st.requestAttrs(make([]attribute.KeyValue, 0, 6))
 		if attempt > 0 {
 			attrs = append(attrs, attribute.Int("http.request.resend_count", attempt),
-				attribute.Float64(AttrRetryWait, wait.Seconds()))
-			ct.op.AddEvent(EventRetry, trace.WithAttributes(attribute.Int("http.request.resend_count", attempt),
-				attribute.Float64(AttrRetryWait, wait.Seconds())))
+				attribute.Float64(attrRetryWait, wait.Seconds()))
+			ct.op.AddEvent(eventRetry, trace.WithAttributes(attribute.Int("http.request.resend_count", attempt),
+				attribute.Float64(attrRetryWait, wait.Seconds())))
 		}
 		ctx, ct.attempt = tel.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
 			trace.WithAttributes(attrs...), trace.WithTimestamp(ct.start))
@@ -295,7 +295,7 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 		errType = strconv.Itoa(status)
 	}
 	if tel := st.c.tel; tel.duration.Enabled(ctx) {
-		attrs := st.requestAttrs(append(make([]attribute.KeyValue, 0, 7), attribute.String(AttrOperation, ct.opName)))
+		attrs := st.requestAttrs(append(make([]attribute.KeyValue, 0, 7), attribute.String(attrOperation, ct.opName)))
 		if status != 0 {
 			attrs = append(attrs, attribute.Int("http.response.status_code", status))
 		}
@@ -324,7 +324,7 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	ctx, span := c.tel.tracer.Start(ctx, "partner."+op, clientKind...)
 	if span.IsRecording() {
-		span.SetAttributes(attribute.String(AttrOperation, op))
+		span.SetAttributes(attribute.String(attrOperation, op))
 		span.SetAttributes(attrs...)
 	}
 	return ctx, span

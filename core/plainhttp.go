@@ -9,46 +9,16 @@ package core
 
 import (
 	"fmt"
-	"net"
 	"net/url"
-	"strings"
+
+	"github.com/partnerapi/partner-go/internal/urlrule"
 )
-
-// IsHTTPURL reports whether u is an absolute http or https URL with a
-// host. url.Parse lowercases the scheme.
-func IsHTTPURL(u *url.URL) bool {
-	return (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
-}
-
-// IsLoopback reports whether host certainly names this machine:
-// "localhost" in any case, or an IPv4 or IPv6 loopback address
-// (127.0.0.0/8, ::1, and 127.0.0.0/8 in IPv4-mapped form).
-//
-// Names under .localhost and "localhost." (with the root's dot) are not
-// loopback here: Go's resolver may ask DNS for them, and
-// http.ProxyFromEnvironment sends requests for them through a configured
-// proxy (it goes direct only for "localhost" and loopback addresses), so
-// a plain http request to them can leave the machine.
-func IsLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
-
-// PlainHTTPRefused reports whether the plain-http rule refuses u: a plain
-// http URL to a host that is not a loopback address (IsLoopback) while
-// insecure HTTP is not allowed.
-func PlainHTTPRefused(u *url.URL, allowInsecure bool) bool {
-	return u.Scheme == "http" && !allowInsecure && !IsLoopback(u.Hostname())
-}
 
 // TowardLoopback reports whether the base URL's host is a loopback
 // address (IsLoopback): a fake on this machine, where the interface's
 // stand-in words are the fake's own rather than a deployment's.
 func (c *Client) TowardLoopback() bool {
-	return c.cfg.BaseURL != nil && IsLoopback(c.cfg.BaseURL.Hostname())
+	return c.cfg.BaseURL != nil && urlrule.IsLoopback(c.cfg.BaseURL.Hostname())
 }
 
 // InsecureHTTPAllowed reports whether plain http URLs to hosts other than
@@ -58,7 +28,7 @@ func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
 // checkScheme refuses a URL the plain-http rule refuses
 // (PlainHTTPRefused). what names the URL in the error ("upload URL").
 func (c *Client) checkScheme(what string, u *url.URL) error {
-	if PlainHTTPRefused(u, c.cfg.AllowInsecureHTTP) {
+	if urlrule.PlainHTTPRefused(u, c.cfg.AllowInsecureHTTP) {
 		return fmt.Errorf("partner: %s to %s is plain http; refused unless insecure HTTP is allowed", what, u.Host)
 	}
 	return nil

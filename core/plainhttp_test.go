@@ -3,6 +3,8 @@ package core
 import (
 	"net/url"
 	"testing"
+
+	"github.com/partnerapi/partner-go/internal/urlrule"
 )
 
 // TestPlainHTTPRule: plain http goes only to hosts that certainly are this
@@ -31,14 +33,14 @@ func TestPlainHTTPRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := PlainHTTPRefused(u, false); got != tc.refused {
-			t.Errorf("PlainHTTPRefused(%s) = %v, want %v", tc.url, got, tc.refused)
+		if got := urlrule.PlainHTTPRefused(u, false); got != tc.refused {
+			t.Errorf("urlrule.PlainHTTPRefused(%s) = %v, want %v", tc.url, got, tc.refused)
 		}
-		if PlainHTTPRefused(u, true) {
-			t.Errorf("PlainHTTPRefused(%s) with insecure HTTP allowed = true", tc.url)
+		if urlrule.PlainHTTPRefused(u, true) {
+			t.Errorf("urlrule.PlainHTTPRefused(%s) with insecure HTTP allowed = true", tc.url)
 		}
-		if !IsHTTPURL(u) {
-			t.Errorf("IsHTTPURL(%s) = false", tc.url)
+		if !urlrule.IsHTTPURL(u) {
+			t.Errorf("urlrule.IsHTTPURL(%s) = false", tc.url)
 		}
 	}
 	for _, raw := range []string{"ftp://example.com/", "http:opaque", "/relative", "http:///path", "mailto:a@b.c"} {
@@ -46,8 +48,8 @@ func TestPlainHTTPRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if IsHTTPURL(u) {
-			t.Errorf("IsHTTPURL(%s) = true", raw)
+		if urlrule.IsHTTPURL(u) {
+			t.Errorf("urlrule.IsHTTPURL(%s) = true", raw)
 		}
 	}
 }

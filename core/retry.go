@@ -226,13 +226,9 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	st.endAttempt(ctx, resp, err)
 	st.noteAttempt(resp, err)
 	if err == nil {
-		if cut, rerr := st.readAnswer(resp); rerr != nil {
-			if !cut {
-				// Request.Read refused a whole answer.
-				return false, rerr
-			}
-			// A 2xx cut off mid-body fails the attempt like a lost answer.
-			resp, err = nil, st.attemptErr(rerr)
+		var final bool
+		if resp, final, err = st.readAttempt(resp); final {
+			return false, err
 		}
 	}
 	if st.timer != nil {
@@ -260,6 +256,21 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 		return true, nil
 	}
 	return st.affordRetry(resp, err), err
+}
+
+// readAttempt reads the answer of an attempt that got one
+// (call.readAnswer). A 2xx cut off mid-body fails the attempt like a lost
+// answer: resp becomes nil and err the attempt's error. final reports an
+// answer that Request.Read refused whole, which ends the call with err.
+func (st *call) readAttempt(resp *http.Response) (_ *http.Response, final bool, err error) {
+	cut, rerr := st.readAnswer(resp)
+	switch {
+	case rerr == nil:
+		return resp, false, nil
+	case !cut:
+		return resp, true, rerr
+	}
+	return nil, false, st.attemptErr(rerr)
 }
 
 // wantsRetry reports whether the attempt's failure is worth repeating,

@@ -48,6 +48,8 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/oauth2"
+
+	"github.com/partnerapi/partner-go/internal/errs"
 )
 
 // EnvHeader is the default name of the header that selects the sandbox
@@ -379,7 +381,7 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
-		return nil, nil, Wrap(err, "%s %s", r.Method, u.Path)
+		return nil, nil, errs.Wrap(err, "%s %s", r.Method, u.Path)
 	}
 	st, err := c.newCall(ctx, r, u, b, decodes)
 	if err != nil {
@@ -439,7 +441,7 @@ func (c *Client) newRequest(ctx context.Context, st *call, r *Request, u *url.UR
 	}
 	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, rawBody)
 	if err != nil {
-		return nil, Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
+		return nil, errs.Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
 	}
 	if b != nil && b.size >= 0 {
 		req.ContentLength = b.size
@@ -516,7 +518,7 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 		err = st.settle(err)
 		st.capture(nil)
 		c.logDebug(ctx, "partner: request failed", r.Method, path, slog.String("error", err.Error()))
-		return nil, Wrap(err, "%s %s", r.Method, path)
+		return nil, errs.Wrap(err, "%s %s", r.Method, path)
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		st.capture(resp)
 		c.logDebug(ctx, "partner: request done", r.Method, path,

@@ -130,12 +130,17 @@ func TestDedupFailedDeliveryIsDeliveredAgain(t *testing.T) {
 		t.Fatalf("duplicate of the delivered one: %d after %d calls, want 204 after 2", rec.Code, calls)
 	}
 
-	// A panic in Deliver releases the key too.
+	// A panic in Deliver releases the key too, and goes on to the
+	// server (which recovers it).
 	panicky := &events.Handler{Insecure: true, Dedup: &events.Dedup{},
 		Deliver: func(context.Context, *events.Delivery) error { calls++; panic("boom") }}
-	for range 2 {
+	for i := range 2 {
 		func() {
-			defer func() { recover() }()
+			defer func() {
+				if got := recover(); got != "boom" {
+					t.Fatalf("attempt %d: the handler's caller recovered %v, want Deliver's panic", i+1, got)
+				}
+			}()
 			post(panicky, "/hook", `{"stage":"won"}`)
 		}()
 	}

@@ -13,6 +13,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 )
@@ -102,7 +103,7 @@ func TestDeployedShapesAgainstFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	schema, err := c.Events.IntegrationSchema(ctx, fake.DemoOpportunityIntegration)
+	schema, err := c.Events.IntegrationSchema(ctx, demo.OpportunityIntegration)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -120,18 +121,18 @@ func TestDeployedShapesAgainstFake(t *testing.T) {
 
 	rc := newReceiver(t, nil)
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
-		Name: "audit watch", Events: []events.Kind{events.KindObjectUpdate}, ObjectIDs: []string{fake.DemoOpportunity1},
-		IntegrationID: fake.DemoOpportunityIntegration, CallbackURL: rc.URL + "/hook",
+		Name: "audit watch", Events: []events.Kind{events.KindObjectUpdate}, ObjectIDs: []string{demo.Opportunity1},
+		IntegrationID: demo.OpportunityIntegration, CallbackURL: rc.URL + "/hook",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := c.Events.Subscriber(ctx, id)
-	if err != nil || s.IntegrationID != fake.DemoOpportunityIntegration || s.Webhook != nil ||
+	if err != nil || s.IntegrationID != demo.OpportunityIntegration || s.Webhook != nil ||
 		!reflect.DeepEqual(s.Events, []events.Kind{events.KindObjectUpdate}) {
 		t.Fatalf("subscriber = %+v, %v", s, err)
 	}
-	if _, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"}); err != nil {
+	if _, err := c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"}); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, srv)
@@ -191,14 +192,14 @@ func TestReferralDeliveredByFake(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity2, objects.ConnectExternalIDParams{
+	if _, err := c.Objects.ConnectExternalID(ctx, demo.Opportunity2, objects.ConnectExternalIDParams{
 		FieldName: objects.FieldReferralID, ExternalID: "REF-3",
 	}); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, srv)
 	got := rc.deliveries("/ref")
-	if len(got) != 1 || got[0].Event != events.KindPartnerPortalReferralSubmit || got[0].ObjectID != fake.DemoOpportunity2 ||
+	if len(got) != 1 || got[0].Event != events.KindPartnerPortalReferralSubmit || got[0].ObjectID != demo.Opportunity2 ||
 		got[0].Fields[objects.FieldReferralID] != "REF-3" {
 		t.Fatalf("referral deliveries %+v", got)
 	}
@@ -208,17 +209,17 @@ func TestReferralDeliveredByFake(t *testing.T) {
 // that spells its integration integraion_id, as a deployed description
 // does.
 func TestMisspelledIntegrationAgainstFake(t *testing.T) {
-	srv, c := newFake(t, fake.WithMisspelledIntegrationID())
+	srv, c := newFake(t, fake.WithDeployment(fake.Deployment{MisspelledIntegrationID: true}))
 	ctx := context.Background()
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name: "crm sync", Events: []events.Kind{events.KindObjectUpdate},
-		IntegrationID: fake.DemoOpportunityIntegration, CallbackURL: "https://hooks.example.com/x",
+		IntegrationID: demo.OpportunityIntegration, CallbackURL: "https://hooks.example.com/x",
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
 	s, err := c.Events.Subscriber(ctx, id)
-	if err != nil || s.IntegrationID != fake.DemoOpportunityIntegration {
+	if err != nil || s.IntegrationID != demo.OpportunityIntegration {
 		t.Fatalf("subscriber = %+v, %v", s, err)
 	}
 	if n := srv.CountRequests(http.MethodGet, "/event/v1/subscriber/"+id); n != 1 {

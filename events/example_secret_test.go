@@ -9,6 +9,7 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // A receiver that only the service can feed: the subscriber's callback
@@ -35,13 +36,13 @@ func ExampleNewSecret() {
 	if _, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:        "stage watch",
 		Events:      []events.Kind{events.KindObjectStageChange},
-		ObjectIDs:   []string{fake.DemoOpportunity1},
+		ObjectIDs:   []string{demo.Opportunity1},
 		CallbackURL: hook.URL + "/partner",
 		Secret:      secret, // registers hook.URL + "/partner/" + the secret
 	}); err != nil {
 		log.Fatal(err)
 	}
-	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won"})
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "won"})
 	if err := srv.WaitDeliveries(ctx); err != nil {
 		log.Fatal(err)
 	}
@@ -75,7 +76,7 @@ func ExampleSecretSet_rotate() {
 	defer hook.Close()
 	subscribe := func(s events.Secret) string {
 		id, err := c.Events.Subscribe(ctx, events.SubscribeParams{Name: "crm sync", Events: []events.Kind{events.KindObjectUpdate},
-			ObjectIDs: []string{fake.DemoOpportunity1}, CallbackURL: hook.URL, Secret: s})
+			ObjectIDs: []string{demo.Opportunity1}, CallbackURL: hook.URL, Secret: s})
 		if err != nil {
 			log.Fatal(err)
 		}
@@ -95,7 +96,7 @@ func ExampleSecretSet_rotate() {
 	// 4. Stop accepting the old secret: a URL that leaked with it is dead.
 	secrets.Remove(oldSecret)
 
-	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"note": "after the rotation"})
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"note": "after the rotation"})
 	if err := srv.WaitDeliveries(ctx); err != nil {
 		log.Fatal(err)
 	}

@@ -13,6 +13,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // exampleClient starts a fake service with opts and returns it with a
@@ -70,7 +71,7 @@ func ExampleService_Subscribe() {
 	id, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:          "closed deals",
 		Events:        []events.Kind{events.KindObjectStageChange},
-		IntegrationID: fake.DemoOpportunityIntegration,
+		IntegrationID: demo.OpportunityIntegration,
 		Filter:        events.In("stage", "won", "lost"),
 		CallbackURL:   "https://hooks.example.com/partner",
 	})
@@ -105,12 +106,12 @@ func ExampleHandler() {
 	if _, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:        "stage watch",
 		Events:      []events.Kind{events.KindObjectStageChange},
-		ObjectIDs:   []string{fake.DemoOpportunity1},
+		ObjectIDs:   []string{demo.Opportunity1},
 		CallbackURL: hook.URL,
 	}); err != nil {
 		log.Fatal(err)
 	}
-	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won"})
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "won"})
 
 	// A delivery is the changed object's fields, flat, as strings.
 	select {
@@ -184,7 +185,7 @@ func ExampleService_Schema() {
 func ExampleService_IntegrationSchema() {
 	srv, c := exampleClient(fake.WithDemoData())
 	defer srv.Close()
-	s, err := c.Events.IntegrationSchema(context.Background(), fake.DemoOpportunityIntegration)
+	s, err := c.Events.IntegrationSchema(context.Background(), demo.OpportunityIntegration)
 	if err != nil {
 		log.Fatal(err)
 	}

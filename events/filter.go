@@ -28,8 +28,8 @@ import (
 // true and false.
 //
 // How a filter is evaluated is the service's business; the interface shows
-// only the syntax. Package fake documents how the fake evaluates it
-// (ParseEventFilter), a missing field included.
+// only the syntax. Package internal/eventfilter documents how the fake evaluates it
+// (Filter), a missing field included.
 //
 // A Filter built from an invalid part (a bad field name, a NaN, a string
 // that is not UTF-8, an empty In list) carries the error: Err returns it

@@ -2,12 +2,12 @@ package events_test
 
 import (
 	"encoding/json"
+	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"math"
 	"strings"
 	"testing"
 
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/fake"
 )
 
 type stage string
@@ -105,7 +105,7 @@ func TestFilterHostileValuesRoundTrip(t *testing.T) {
 			events.And(events.Eq("name", v), events.Eq("other.field", "o")),
 		} {
 			expr := f.String()
-			parsed, err := fake.ParseEventFilter(expr)
+			parsed, err := eventfilter.Parse(expr)
 			if err != nil {
 				t.Errorf("value %q: the fake cannot parse %q: %v", v, expr, err)
 				continue
@@ -150,7 +150,7 @@ func TestFilterValuesRoundTrip(t *testing.T) {
 		{events.And(events.Eq("open", true), events.Lt("amount", 5)), false},
 	}
 	for _, tt := range tests {
-		parsed, err := fake.ParseEventFilter(tt.f.String())
+		parsed, err := eventfilter.Parse(tt.f.String())
 		if err != nil {
 			t.Fatalf("%s: %v", tt.f, err)
 		}
@@ -174,7 +174,7 @@ func FuzzFilterBuilder(f *testing.F) {
 		if flt.Err() != nil {
 			return
 		}
-		parsed, err := fake.ParseEventFilter(flt.String())
+		parsed, err := eventfilter.Parse(flt.String())
 		if err != nil {
 			t.Fatalf("the fake cannot parse %q: %v", flt, err)
 		}

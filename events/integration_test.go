@@ -18,6 +18,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/objects"
@@ -86,7 +87,7 @@ func TestWorkflowAgainstFake(t *testing.T) {
 
 	ins, err := paging.Collect(c.Events.Integrations(ctx))
 	if err != nil || !slices.ContainsFunc(ins, func(in events.Integration) bool {
-		return in.ID == fake.DemoOpportunityIntegration && in.Type == "CRM" && in.Name != ""
+		return in.ID == demo.OpportunityIntegration && in.Type == "CRM" && in.Name != ""
 	}) {
 		t.Fatalf("integrations = %+v, %v", ins, err)
 	}
@@ -107,7 +108,7 @@ func TestWorkflowAgainstFake(t *testing.T) {
 		Name:          "won or lost deals of P1",
 		Events:        []events.Kind{events.KindObjectUpdate, events.KindObjectStageChange},
 		Filter:        events.And(events.In("stage", "closed", "won", "lost"), events.Eq("sales_details.partner", "P1")),
-		IntegrationID: fake.DemoOpportunityIntegration,
+		IntegrationID: demo.OpportunityIntegration,
 		CallbackURL:   rc.URL + "/hook",
 	})
 	if err != nil {
@@ -115,30 +116,30 @@ func TestWorkflowAgainstFake(t *testing.T) {
 	}
 	subs, err := paging.Collect(c.Events.Subscribers(ctx))
 	if err != nil || len(subs) != 1 || subs[0].ID != id || subs[0].Filters != `(stage in ["closed", "won", "lost"]) AND (sales_details.partner = "P1")` ||
-		subs[0].IntegrationID != fake.DemoOpportunityIntegration || subs[0].Type != events.SubscriberWebhook {
+		subs[0].IntegrationID != demo.OpportunityIntegration || subs[0].Type != events.SubscriberWebhook {
 		t.Fatalf("subscribers = %+v, %v", subs, err)
 	}
 	sub, err := c.Events.Subscriber(ctx, id)
 	if err != nil || !slices.Equal(sub.Events, []events.Kind{events.KindObjectStageChange, events.KindObjectUpdate}) ||
-		sub.IntegrationID != fake.DemoOpportunityIntegration || sub.Webhook != nil {
+		sub.IntegrationID != demo.OpportunityIntegration || sub.Webhook != nil {
 		t.Fatalf("subscriber = %+v, %v", sub, err)
 	}
 
-	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won"})   // matches: update and stage change
-	srv.UpdateObject(fake.DemoOpportunity2, map[string]any{"amount": 1.5})    // negotiation: filtered out
-	srv.UpdateObject(fake.DemoOpportunity3, map[string]any{"note": "signed"}) // closed: update only
-	srv.UpdateObject(fake.DemoAccount1, map[string]any{"stage": "won"})       // other integration
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "won"})   // matches: update and stage change
+	srv.UpdateObject(demo.Opportunity2, map[string]any{"amount": 1.5})    // negotiation: filtered out
+	srv.UpdateObject(demo.Opportunity3, map[string]any{"note": "signed"}) // closed: update only
+	srv.UpdateObject(demo.Account1, map[string]any{"stage": "won"})       // other integration
 	settle(t, srv)
 
 	var got []string
 	for _, d := range rc.deliveries("/hook") {
 		got = append(got, string(d.Event)+":"+d.ObjectID)
-		if d.SubscriberID != id || d.IntegrationID != fake.DemoOpportunityIntegration || d.DeliveryID == "" ||
+		if d.SubscriberID != id || d.IntegrationID != demo.OpportunityIntegration || d.DeliveryID == "" ||
 			d.OccurredAt.IsZero() || d.Fields["sales_details.partner"] != "P1" {
 			t.Errorf("delivery %+v", d)
 		}
 	}
-	want := []string{"object.update:" + fake.DemoOpportunity1, "object.stage_change:" + fake.DemoOpportunity1, "object.update:" + fake.DemoOpportunity3}
+	want := []string{"object.update:" + demo.Opportunity1, "object.stage_change:" + demo.Opportunity1, "object.update:" + demo.Opportunity3}
 	if !slices.Equal(got, want) {
 		t.Fatalf("deliveries %v, want %v", got, want)
 	}
@@ -155,7 +156,7 @@ func TestWorkflowAgainstFake(t *testing.T) {
 	if err := c.Events.Unsubscribe(ctx, id); !partner.IsNotFound(err) {
 		t.Fatalf("second unsubscribe: %v", err)
 	}
-	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "lost"})
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "lost"})
 	settle(t, srv)
 	if n := len(rc.deliveries("/hook")); n != 3 {
 		t.Fatalf("%d deliveries after unsubscribing, want still 3", n)
@@ -222,15 +223,15 @@ func TestHandlerErrorMakesFakeRetry(t *testing.T) {
 		return nil
 	})
 	if _, err := c.Events.Subscribe(ctx, events.SubscribeParams{
-		Name: "retry", Events: []events.Kind{events.KindObjectDelete}, ObjectIDs: []string{fake.DemoAccount2}, CallbackURL: rc.URL + "/h",
+		Name: "retry", Events: []events.Kind{events.KindObjectDelete}, ObjectIDs: []string{demo.Account2}, CallbackURL: rc.URL + "/h",
 	}); err != nil {
 		t.Fatal(err)
 	}
-	srv.DeleteObject(fake.DemoAccount1)
-	srv.DeleteObject(fake.DemoAccount2)
+	srv.DeleteObject(demo.Account1)
+	srv.DeleteObject(demo.Account2)
 	settle(t, srv)
 	got := rc.deliveries("/h")
-	if len(got) != 1 || got[0].ObjectID != fake.DemoAccount2 || got[0].Event != events.KindObjectDelete || seen[got[0].DeliveryID] != 2 {
+	if len(got) != 1 || got[0].ObjectID != demo.Account2 || got[0].Event != events.KindObjectDelete || seen[got[0].DeliveryID] != 2 {
 		t.Fatalf("deliveries %+v, attempts %v", got, seen)
 	}
 	log := srv.Deliveries()
@@ -268,12 +269,12 @@ func TestAuditAndExternalIDChangesAreDelivered(t *testing.T) {
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{
+	if _, err := c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{
 		FieldName: objects.FieldIntegrationStatus, StatusCode: objects.StatusLinked, Message: "linked",
 	}); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ConnectExternalIDParams{ExternalID: "CRM-1"}); err != nil {
+	if _, err := c.Objects.ConnectExternalID(ctx, demo.Opportunity1, objects.ConnectExternalIDParams{ExternalID: "CRM-1"}); err != nil {
 		t.Fatal(err)
 	}
 	settle(t, srv)

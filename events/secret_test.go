@@ -18,7 +18,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
@@ -215,7 +215,7 @@ func TestSecretAgainstFake(t *testing.T) {
 	old := events.NewSecret()
 	set.Add(old)
 	oldID := subscribe(old)
-	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"note": "one"})
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"note": "one"})
 	settle(t, srv)
 
 	// Rotation: a second subscriber with a new secret, then the old one
@@ -227,9 +227,9 @@ func TestSecretAgainstFake(t *testing.T) {
 		t.Fatal(err)
 	}
 	set.Remove(old)
-	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"note": "two"})
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"note": "two"})
 	settle(t, srv)
-	if want := []string{fake.DemoOpportunity1 + ":one", fake.DemoOpportunity1 + ":two"}; fmt.Sprint(got) != fmt.Sprint(want) {
+	if want := []string{demo.Opportunity1 + ":one", demo.Opportunity1 + ":two"}; fmt.Sprint(got) != fmt.Sprint(want) {
 		t.Fatalf("delivered %v, want %v", got, want)
 	}
 
@@ -261,7 +261,7 @@ func TestSecretAgainstFake(t *testing.T) {
 		CallbackURL: downURL + "/partner", Secret: downSecret}); err != nil {
 		t.Fatal(err)
 	}
-	srv.UpdateObject(fake.DemoOpportunity2, map[string]any{"note": "three"})
+	srv.UpdateObject(demo.Opportunity2, map[string]any{"note": "three"})
 	settle(t, srv)
 
 	var log strings.Builder

@@ -60,6 +60,7 @@ import (
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/internal/redact"
+	"github.com/partnerapi/partner-go/internal/urlrule"
 )
 
 // Service calls the /event/v1 operations. It is safe for concurrent use.
@@ -228,10 +229,10 @@ func checkCallbackURL(t *core.Client, raw string) error {
 	if err != nil {
 		return fmt.Errorf("callback URL %q: %w", redact.URL(raw), redact.Error(err))
 	}
-	if !core.IsHTTPURL(u) {
+	if !urlrule.IsHTTPURL(u) {
 		return fmt.Errorf("callback URL %q is not an absolute http or https URL", u.Redacted())
 	}
-	if core.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
+	if urlrule.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
 		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", u.Redacted())
 	}
 	return nil

@@ -36,9 +36,9 @@ const (
 	maxUploadSize = 256 << 20
 	// maxKeptErrors caps the row errors an execution remembers.
 	maxKeptErrors = 1000
-	// DefaultMaxErrors is the max_errors of the status operation when the
+	// defaultMaxErrors is the max_errors of the status operation when the
 	// request leaves it out (see WithBulkStatusDefaults).
-	DefaultMaxErrors = 10
+	defaultMaxErrors = 10
 	// maxDrain is how much of a refused body is read before answering, so
 	// that the client sees the 400 instead of a reset connection.
 	maxDrain = 32 << 20
@@ -51,19 +51,19 @@ type bulkStore struct {
 	delaySet bool
 	discard  bool
 	// status defaults and spelling (WithBulkStatusDefaults,
-	// WithMisspelledSuccessCount)
+	// withMisspelledSuccessCount)
 	defInclude   bool
 	defMaxErrors int
 	defSet       bool
 	misspell     bool
 	// the method and content type upload URLs are signed for
-	// (WithSignedUploads)
+	// (withSignedUploads)
 	upMethod, upType string
 	executions       map[string]*bulkExecution
 	order            []string               // execution ids, oldest first
 	uploads          map[string]*bulkUpload // by upload token
 	uploadURLs       map[string]*bulkUpload // by the id in the upload URL
-	kinds            map[string]map[string]FieldKind
+	kinds            map[string]map[string]fieldKind
 
 	idxMu   sync.Mutex
 	indexed map[[2]string]bool
@@ -108,7 +108,7 @@ func WithBulkDiscard() Option { return func(f *Fake) { f.bulk.discard = true } }
 
 // WithBulkStatusDefaults sets what the status operation does when a
 // request leaves include_errors or max_errors out. The fake's defaults are
-// false and DefaultMaxErrors (10); the deployed service's published
+// false and defaultMaxErrors (10); the deployed service's published
 // descriptions disagree (false or true, 10 or 5), so a team can run its
 // tests against either.
 func WithBulkStatusDefaults(includeErrors bool, maxErrors int) Option {
@@ -117,10 +117,10 @@ func WithBulkStatusDefaults(includeErrors bool, maxErrors int) Option {
 	}
 }
 
-// WithMisspelledSuccessCount makes the status operation spell the success
+// withMisspelledSuccessCount makes the status operation spell the success
 // count succcess_count (three c's), as one of the deployed service's
 // published descriptions does, instead of success_count.
-func WithMisspelledSuccessCount() Option { return func(f *Fake) { f.bulk.misspell = true } }
+func withMisspelledSuccessCount() Option { return func(f *Fake) { f.bulk.misspell = true } }
 
 // registerBulk registers the routes of the bulk area.
 func (f *Fake) registerBulk() {
@@ -129,14 +129,14 @@ func (f *Fake) registerBulk() {
 		b.delay = DefaultBulkDelay
 	}
 	if !b.defSet {
-		b.defMaxErrors = DefaultMaxErrors
+		b.defMaxErrors = defaultMaxErrors
 	}
 	b.executions = map[string]*bulkExecution{}
 	b.uploads = map[string]*bulkUpload{}
 	b.uploadURLs = map[string]*bulkUpload{}
-	b.kinds = map[string]map[string]FieldKind{}
+	b.kinds = map[string]map[string]fieldKind{}
 	for typ, fields := range defaultFieldKinds {
-		b.kinds[typ] = map[string]FieldKind{}
+		b.kinds[typ] = map[string]fieldKind{}
 		for k, v := range fields {
 			b.kinds[typ][k] = v
 		}
@@ -145,10 +145,10 @@ func (f *Fake) registerBulk() {
 	b.index = map[keyIndexEntry]string{}
 	f.onObjectChange(f.observeObjects)
 
-	f.handleLoad("POST /bulk/v1/bulkload", ScopeBulk, f.bulkLoadData)
-	f.handleLoad("POST /bulk/v1/bulkload_opportunity", ScopeBulk, f.bulkLoadOpportunity)
-	f.handle("GET /bulk/v1/status/{integration_id}", ScopeBulk, f.bulkStatus)
-	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", ScopeBulk, f.bulkUploadURL)
+	f.handleLoad("POST /bulk/v1/bulkload", scopeBulk, f.bulkLoadData)
+	f.handleLoad("POST /bulk/v1/bulkload_opportunity", scopeBulk, f.bulkLoadOpportunity)
+	f.handle("GET /bulk/v1/status/{integration_id}", scopeBulk, f.bulkStatus)
+	f.handle("GET /bulk/v1/bulkload/{integration_id}/upload_url", scopeBulk, f.bulkUploadURL)
 	f.handleStorage("/upload/{id}", f.bulkUpload)
 }
 
@@ -258,7 +258,7 @@ type statusWire struct {
 	StatusMsg     string `json:"status_msg,omitempty"`
 	InputCount    int    `json:"input_count"`
 	SuccessCount  *int   `json:"success_count,omitempty"`
-	Succcess      *int   `json:"succcess_count,omitempty"` // WithMisspelledSuccessCount
+	Succcess      *int   `json:"succcess_count,omitempty"` // withMisspelledSuccessCount
 	ErrorCount    int    `json:"error_count"`
 	SkipCount     int    `json:"skip_count"`
 	StartedAt     string `json:"started_at"`

@@ -1,8 +1,10 @@
 package fake
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"maps"
 	"net/http"
 	"net/url"
@@ -19,30 +21,30 @@ import (
 // Event kinds the fake knows. It sends the object.* kinds when objects
 // change; it lists report.submit and accepts subscriptions to it, but
 // never sends it. Beside these it knows the referral kind of its portal
-// word (Fake.ReferralEvent; EventPartnerPortalReferralSubmit by default).
+// word (Fake.ReferralEvent; eventPartnerPortalReferralSubmit by default).
 const (
-	EventObjectAll         = "object.all"
-	EventObjectCreate      = "object.create"
-	EventObjectUpdate      = "object.update"
-	EventObjectDelete      = "object.delete"
-	EventObjectStageChange = "object.stage_change"
-	EventReportSubmit      = "report.submit"
-	// EventPartnerPortalReferralSubmit is the referral kind with the
+	eventObjectAll         = "object.all"
+	eventObjectCreate      = "object.create"
+	eventObjectUpdate      = "object.update"
+	eventObjectDelete      = "object.delete"
+	eventObjectStageChange = "object.stage_change"
+	eventReportSubmit      = "report.submit"
+	// eventPartnerPortalReferralSubmit is the referral kind with the
 	// interface's word: an opportunity was submitted to the partner
 	// portal as a referral. A deployment spells it with its own portal
-	// word (see WithPortalWord).
-	EventPartnerPortalReferralSubmit = "object.partner_portal_referral_submit"
+	// word (see withPortalWord).
+	eventPartnerPortalReferralSubmit = "object.partner_portal_referral_submit"
 )
 
 type evKind struct{ name, description string }
 
 var eventKinds = []evKind{
-	{EventObjectAll, "Every change of an object: created, updated, stage changed, deleted."},
-	{EventObjectCreate, "An object was created."},
-	{EventObjectUpdate, "Fields of an object changed, including its audit status and external IDs."},
-	{EventObjectDelete, "An object was deleted."},
-	{EventObjectStageChange, "The stage field of an object changed."},
-	{EventReportSubmit, "A report was submitted."},
+	{eventObjectAll, "Every change of an object: created, updated, stage changed, deleted."},
+	{eventObjectCreate, "An object was created."},
+	{eventObjectUpdate, "Fields of an object changed, including its audit status and external IDs."},
+	{eventObjectDelete, "An object was deleted."},
+	{eventObjectStageChange, "The stage field of an object changed."},
+	{eventReportSubmit, "A report was submitted."},
 }
 
 // eventKinds returns the kinds the fake offers: the fixed ones and the
@@ -58,7 +60,7 @@ func (f *Fake) referralHint(kind string) string {
 	if !strings.HasPrefix(kind, "object.") || !strings.HasSuffix(kind, "_referral_submit") {
 		return ""
 	}
-	return " (the fake's referral kind is " + f.ReferralEvent() + ", after its portal word; a test of another deployment sets the word with fake.WithPortalWord)"
+	return " (the fake's referral kind is " + f.ReferralEvent() + ", after its portal word; a test of another deployment sets the word with fake.Deployment.PortalWord)"
 }
 
 func (f *Fake) knownEventKind(name string) bool {
@@ -90,8 +92,8 @@ type eventsStore struct {
 type evSubscriber struct {
 	EventSubscriber
 	seq    int
-	filter *EventFilter // nil without filters
-	logURL string       // CallbackURL as the delivery log shows it
+	filter *eventfilter.Filter // nil without filters
+	logURL string              // CallbackURL as the delivery log shows it
 	queue  []evJob
 	active bool // a worker is delivering its queue
 	gone   bool // unsubscribed: queued deliveries are dropped
@@ -105,18 +107,18 @@ func (f *Fake) registerEvents() {
 	f.onObjectChange(f.eventsObjectChanged)
 	f.closers = append(f.closers, f.stopDeliveries)
 
-	f.handle("GET /event/v1/subscriber", ScopeEvents, f.listSubscribers)
-	f.handle("POST /event/v1/subscriber", ScopeEvents, f.createSubscriber)
-	f.handle("GET /event/v1/subscriber/{subscriber_id}", ScopeEvents, f.getSubscriber)
-	f.handle("DELETE /event/v1/subscriber/{subscriber_id}", ScopeEvents, f.deleteSubscriber)
-	f.handle("GET /event/v1/metadata/integration", ScopeEvents, f.listEventIntegrations)
-	f.handle("GET /event/v1/metadata/integration/{integration_id}", ScopeEvents, f.getIntegrationSchema)
-	f.handle("GET /event/v1/metadata/event", ScopeEvents, f.listEventKinds)
-	f.handle("GET /event/v1/metadata/event/{event}", ScopeEvents, f.getEventSchema)
+	f.handle("GET /event/v1/subscriber", scopeEvents, f.listSubscribers)
+	f.handle("POST /event/v1/subscriber", scopeEvents, f.createSubscriber)
+	f.handle("GET /event/v1/subscriber/{subscriber_id}", scopeEvents, f.getSubscriber)
+	f.handle("DELETE /event/v1/subscriber/{subscriber_id}", scopeEvents, f.deleteSubscriber)
+	f.handle("GET /event/v1/metadata/integration", scopeEvents, f.listEventIntegrations)
+	f.handle("GET /event/v1/metadata/integration/{integration_id}", scopeEvents, f.getIntegrationSchema)
+	f.handle("GET /event/v1/metadata/event", scopeEvents, f.listEventKinds)
+	f.handle("GET /event/v1/metadata/event/{event}", scopeEvents, f.getEventSchema)
 }
 
 // seedEventsDemo adds the events part of the demo data set. The demo
-// integrations (DemoOpportunityIntegration, DemoAccountIntegration) come
+// integrations (demo.OpportunityIntegration, demo.AccountIntegration) come
 // from the core data set; no subscriber is seeded, since its callback
 // would point nowhere.
 func (f *Fake) seedEventsDemo() {}
@@ -160,13 +162,13 @@ type (
 	// an operation the deployed service offers beyond the interface text:
 	// the listing's members and the subscribed kinds, no webhook_settings.
 	// The integration goes in integration_id, or in integraion_id with
-	// WithMisspelledIntegrationID.
+	// withMisspelledIntegrationID.
 	evWireSubscriberDetail struct {
 		SubscriberID   string   `json:"subscriber_id"`
 		Name           string   `json:"name"`
 		ObjectIDs      []string `json:"objectids"`
 		IntegrationID  *string  `json:"integration_id,omitempty"`
-		Integraion     *string  `json:"integraion_id,omitempty"` // sic: WithMisspelledIntegrationID
+		Integraion     *string  `json:"integraion_id,omitempty"` // sic: withMisspelledIntegrationID
 		Filters        string   `json:"filters"`
 		SubscriberType string   `json:"subscriber_type"`
 		Event          []string `json:"event"`
@@ -243,14 +245,14 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	case req.WebhookSettings == nil || req.WebhookSettings.CallbackURL == "":
 		bad("webhook_settings.callback_url is required")
 	default:
-		if err := evCheckCallbackURL(req.WebhookSettings.CallbackURL); err != nil {
+		if err := f.evCheckCallbackURL(r.Context(), req.WebhookSettings.CallbackURL); err != nil {
 			bad("webhook_settings.callback_url %v", err)
 		}
 	}
-	var filter *EventFilter
+	var filter *eventfilter.Filter
 	if strings.TrimSpace(req.Filters) != "" {
 		var err error
-		if filter, err = ParseEventFilter(req.Filters); err != nil {
+		if filter, err = eventfilter.Parse(req.Filters); err != nil {
 			bad("filters: %v", strings.TrimPrefix(err.Error(), "filter: "))
 		}
 	}
@@ -292,7 +294,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]string{"subscriber_id": s.ID})
 }
 
-func evCheckCallbackURL(raw string) error {
+func (f *Fake) evCheckCallbackURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
@@ -302,7 +304,7 @@ func evCheckCallbackURL(raw string) error {
 	case u.Host == "":
 		return fmt.Errorf("%q has no host", raw)
 	}
-	return nil
+	return f.checkSelfCallback(ctx, u)
 }
 
 func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
@@ -328,11 +330,11 @@ func (f *Fake) getSubscriber(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, d)
 }
 
-// WithMisspelledIntegrationID makes the subscriber read
+// withMisspelledIntegrationID makes the subscriber read
 // (GET /event/v1/subscriber/{id}) spell its integration member
 // integraion_id, as one of the deployed service's published descriptions
 // does, instead of integration_id. The listing keeps integration_id.
-func WithMisspelledIntegrationID() Option {
+func withMisspelledIntegrationID() Option {
 	return func(f *Fake) { f.deploy.misspellIntegration = true }
 }
 
@@ -377,7 +379,7 @@ func (f *Fake) getIntegrationSchema(w http.ResponseWriter, r *http.Request) {
 // field, the fields SetBulkFieldKind declared and the audit field), each
 // as text, as deliveries carry them.
 func (f *Fake) integrationSchema(in Integration) map[string]any {
-	sch := eventSchema(EventObjectAll, f.deploy.envelope)
+	sch := eventSchema(eventObjectAll, f.deploy.envelope)
 	sch["title"] = in.ID
 	sch["description"] = "Object events of integration " + in.ID + " (" + in.ObjectType + " objects)."
 	props := sch["properties"].(map[string]any)
@@ -444,8 +446,8 @@ func eventSchema(name string, envelope bool) map[string]any {
 		props["integration_id"] = str("The integration of the object, when it has one.")
 		required = append(required, "object_id")
 	}
-	if name == EventObjectAll {
-		props["event"].(map[string]any)["enum"] = []string{EventObjectCreate, EventObjectUpdate, EventObjectDelete, EventObjectStageChange}
+	if name == eventObjectAll {
+		props["event"].(map[string]any)["enum"] = []string{eventObjectCreate, eventObjectUpdate, eventObjectDelete, eventObjectStageChange}
 	} else {
 		props["event"].(map[string]any)["const"] = name
 	}

@@ -50,9 +50,9 @@ func (f *Fake) Audits(objectID string) []AuditEntry {
 func (f *Fake) registerObjects() {
 	f.objectsArea.audits = map[string][]AuditEntry{}
 	f.objectsArea.extFields = map[string]map[string]bool{}
-	f.handle("PATCH /app/v1/object/{object_id}/audit", ScopeObjects, f.patchAudit)
-	f.handle("PATCH /app/v1/object/{object_id}/external_id", ScopeObjects, f.patchExternalID)
-	f.handle("GET /app/v1/object/{object_id}/external_id", ScopeObjects, f.getExternalIDs)
+	f.handle("PATCH /app/v1/object/{object_id}/audit", scopeObjects, f.patchAudit)
+	f.handle("PATCH /app/v1/object/{object_id}/external_id", scopeObjects, f.patchExternalID)
+	f.handle("GET /app/v1/object/{object_id}/external_id", scopeObjects, f.getExternalIDs)
 }
 
 func (f *Fake) seedObjectsDemo() {}
@@ -86,9 +86,9 @@ func (f *Fake) patchAudit(w http.ResponseWriter, r *http.Request) {
 		problems = append(problems, "field_name is required")
 	case *req.FieldName != auditField:
 		// A deployment accepts its own portal word only; the fake's is
-		// set with WithPortalWord.
+		// set with withPortalWord.
 		problems = append(problems, "field_name must be "+auditField+
-			" (the fake's portal word is "+f.deploy.portal+"; a test of another deployment sets it with fake.WithPortalWord)")
+			" (the fake's portal word is "+f.deploy.portal+"; a test of another deployment sets it with fake.Deployment.PortalWord)")
 	}
 	switch {
 	case req.StatusCode == nil || *req.StatusCode == "":

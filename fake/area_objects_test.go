@@ -51,7 +51,7 @@ func objectsToken(t *testing.T, srv *fake.Server, id, secret string) string {
 }
 
 func TestObjectsRoutesBadInput(t *testing.T) {
-	srv := fake.NewServer(fake.WithClient("all", "s1"), fake.WithClient("bulk-only", "s2", fake.ScopeBulk), fake.WithScopeChecks())
+	srv := fake.NewServer(fake.WithClient("all", "s1"), fake.WithClient("bulk-only", "s2", "bulk"), fake.WithScopeChecks())
 	defer srv.Close()
 	tok := objectsToken(t, srv, "all", "s1")
 	id := srv.AddObject(fake.Object{ID: "o1", Type: "opportunity"})

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"sync"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // This file is the reports area of the fake: report definitions, their
@@ -14,40 +16,40 @@ import (
 
 // Report statuses (reportStatus).
 const (
-	ReportDraft     = "DRAFT"
-	ReportPublished = "PUBLISHED"
+	reportDraft     = "DRAFT"
+	reportPublished = "PUBLISHED"
 )
 
 // Column types a report column may declare; they are also the filter
 // types that apply to the column.
 const (
-	ColumnText           = "TEXT"
-	ColumnTextRepeated   = "TEXT_REPEATED"
-	ColumnTextPGArray    = "TEXT_PG_ARRAY"
-	ColumnBoolean        = "BOOLEAN"
-	ColumnNumber         = "NUMBER"
-	ColumnDecimal        = "DECIMAL"
-	ColumnDate           = "DATE"
-	ColumnDateOffset     = "DATE_OFFSET"
-	ColumnDateTime       = "DATE_TIME"
-	ColumnDateTimeOffset = "DATE_TIME_OFFSET"
-	ColumnCurrency       = "CURRENCY"
+	columnText           = "TEXT"
+	columnTextRepeated   = "TEXT_REPEATED"
+	columnTextPGArray    = "TEXT_PG_ARRAY"
+	columnBoolean        = "BOOLEAN"
+	columnNumber         = "NUMBER"
+	columnDecimal        = "DECIMAL"
+	columnDate           = "DATE"
+	columnDateOffset     = "DATE_OFFSET"
+	columnDateTime       = "DATE_TIME"
+	columnDateTimeOffset = "DATE_TIME_OFFSET"
+	columnCurrency       = "CURRENCY"
 )
 
 // View statuses (viewStatus of GET /report/v1/view/{viewId}/status).
 const (
-	ViewPending = "PENDING"
-	ViewRunning = "RUNNING"
-	ViewSuccess = "SUCCESS"
-	ViewFailed  = "FAILED"
-	ViewDeleted = "DELETED"
+	viewPending = "PENDING"
+	viewRunning = "RUNNING"
+	viewSuccess = "SUCCESS"
+	viewFailed  = "FAILED"
+	viewDeleted = "DELETED"
 )
 
 // How a view moves through its states, measured on the fake's clock.
 const (
 	ViewPendingFor = 100 * time.Millisecond // PENDING for this long after prepare
 	ViewRunningFor = 150 * time.Millisecond // then RUNNING for this long, then SUCCESS
-	ViewLifetime   = 24 * time.Hour         // then DELETED, its data 404
+	viewLifetime   = 24 * time.Hour         // then DELETED, its data 404
 )
 
 // Person is who created or modified a report.
@@ -61,7 +63,7 @@ type Person struct {
 type Column struct {
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`
-	Type string `json:"type,omitempty"` // ColumnText, ColumnNumber, ...; "" is ColumnText
+	Type string `json:"type,omitempty"` // columnText, columnNumber, ...; "" is columnText
 }
 
 // Chart groups a report's rows by one column and counts each group. Its
@@ -80,7 +82,7 @@ type Report struct {
 	ID          int64     `json:"id,omitempty"` // 0: assigned by AddReport
 	Name        string    `json:"name"`
 	Description string    `json:"description,omitempty"`
-	Status      string    `json:"status,omitempty"` // ReportDraft, ReportPublished; "" is ReportPublished
+	Status      string    `json:"status,omitempty"` // reportDraft, reportPublished; "" is reportPublished
 	CreatedBy   *Person   `json:"-"`
 	ModifiedBy  *Person   `json:"-"`
 	CreatedAt   time.Time `json:"-"` // zero: the fake's clock at AddReport
@@ -149,12 +151,12 @@ func (f *Fake) AddReport(r Report) int64 {
 			r.Columns[i].Name = r.Columns[i].ID
 		}
 		if r.Columns[i].Type == "" {
-			r.Columns[i].Type = ColumnText
+			r.Columns[i].Type = columnText
 		}
 	}
 	r.Charts = slices.Clone(r.Charts)
 	if r.Status == "" {
-		r.Status = ReportPublished
+		r.Status = reportPublished
 	}
 	if r.CreatedAt.IsZero() {
 		r.CreatedAt = f.clock.Now().UTC().Truncate(time.Second)
@@ -304,7 +306,7 @@ func (f *Fake) ReportViews(reportID int64) []int64 {
 
 // reportObjectChanged moves the version of the reports backed by the
 // changed object's type.
-func (f *Fake) reportObjectChanged(c ObjectChange) {
+func (f *Fake) reportObjectChanged(c objectChange) {
 	s := &f.reports
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -367,16 +369,16 @@ func (f *Fake) snapshotReport(id int64) (Report, int64, rowSet, bool) {
 func (v view) status(now time.Time) string {
 	age := now.Sub(v.created)
 	switch {
-	case age >= ViewLifetime:
-		return ViewDeleted
+	case age >= viewLifetime:
+		return viewDeleted
 	case age < ViewPendingFor:
-		return ViewPending
+		return viewPending
 	case age < ViewPendingFor+ViewRunningFor:
-		return ViewRunning
+		return viewRunning
 	case v.failed:
-		return ViewFailed
+		return viewFailed
 	default:
-		return ViewSuccess
+		return viewSuccess
 	}
 }
 
@@ -405,14 +407,14 @@ func (f *Fake) prepareView(reportID int64) (int64, bool) {
 }
 
 // sweepViews releases the rows of deleted views and forgets views deleted
-// for another ViewLifetime (their status is then a 404), so that a
+// for another viewLifetime (their status is then a 404), so that a
 // long-running fake does not keep every snapshot it ever made.
 func (s *reportsStore) sweepViews(now time.Time) {
 	for id, v := range s.views {
 		switch age := now.Sub(v.created); {
-		case age >= 2*ViewLifetime:
+		case age >= 2*viewLifetime:
 			delete(s.views, id)
-		case age >= ViewLifetime:
+		case age >= viewLifetime:
 			v.rows = rowSet{}
 		}
 	}
@@ -428,7 +430,7 @@ func (f *Fake) lookupView(id int64) (view, bool) {
 	if v == nil {
 		return view{}, false
 	}
-	if v.status(f.clock.Now()) == ViewDeleted {
+	if v.status(f.clock.Now()) == viewDeleted {
 		v.rows = rowSet{}
 	}
 	return *v, true
@@ -441,12 +443,12 @@ func (f *Fake) seedReportsDemo() {
 	admin := &Person{ID: "usr-demo-admin", Name: "Demo Admin"}
 	created := time.Date(2026, 1, 15, 9, 30, 0, 0, time.UTC)
 	f.AddReport(Report{
-		ID: DemoReportPipeline, Name: "Pipeline by stage", Description: "Open opportunities and their stage",
+		ID: demo.ReportPipeline, Name: "Pipeline by stage", Description: "Open opportunities and their stage",
 		CreatedBy: admin, ModifiedBy: admin, CreatedAt: created,
 		Columns: []Column{
-			{ID: "name", Name: "Opportunity", Type: ColumnText},
-			{ID: "stage", Name: "Stage", Type: ColumnText},
-			{ID: "amount", Name: "Amount", Type: ColumnCurrency},
+			{ID: "name", Name: "Opportunity", Type: columnText},
+			{ID: "stage", Name: "Stage", Type: columnText},
+			{ID: "amount", Name: "Amount", Type: columnCurrency},
 		},
 		ObjectType: "opportunity",
 		Charts:     []Chart{{ID: 1, Name: "Opportunities by stage", GroupBy: "stage"}},
@@ -454,14 +456,14 @@ func (f *Fake) seedReportsDemo() {
 	regions := []string{"EMEA", "NA", "APAC", "LATAM"}
 	tiers := []string{"Gold", "Silver", "Registered"}
 	f.AddReport(Report{
-		ID: DemoReportPartners, Name: "Partners", Description: "Partner directory",
-		CreatedBy: admin, CreatedAt: created, Status: ReportPublished,
+		ID: demo.ReportPartners, Name: "Partners", Description: "Partner directory",
+		CreatedBy: admin, CreatedAt: created, Status: reportPublished,
 		Columns: []Column{
-			{ID: "partner_id", Name: "Partner ID", Type: ColumnNumber},
-			{ID: "partner_name", Name: "Partner", Type: ColumnText},
-			{ID: "region", Name: "Region", Type: ColumnText},
-			{ID: "tier", Name: "Tier", Type: ColumnText},
-			{ID: "active", Name: "Active", Type: ColumnBoolean},
+			{ID: "partner_id", Name: "Partner ID", Type: columnNumber},
+			{ID: "partner_name", Name: "Partner", Type: columnText},
+			{ID: "region", Name: "Region", Type: columnText},
+			{ID: "tier", Name: "Tier", Type: columnText},
+			{ID: "active", Name: "Active", Type: columnBoolean},
 		},
 		Generate: func(i int) []any {
 			return []any{i + 1, fmt.Sprintf("Partner %03d", i+1), regions[i%len(regions)], tiers[i%len(tiers)], i%5 != 0}
@@ -473,41 +475,32 @@ func (f *Fake) seedReportsDemo() {
 		},
 	})
 	f.AddReport(Report{
-		ID: DemoReportDraft, Name: "Quarterly targets (draft)", Status: ReportDraft,
+		ID: demo.ReportDraft, Name: "Quarterly targets (draft)", Status: reportDraft,
 		CreatedBy: admin, CreatedAt: created,
-		Columns: []Column{{ID: "quarter", Name: "Quarter"}, {ID: "target", Name: "Target", Type: ColumnDecimal}},
+		Columns: []Column{{ID: "quarter", Name: "Quarter"}, {ID: "target", Name: "Target", Type: columnDecimal}},
 		Rows:    [][]any{{"2026-Q1", 125000.5}, {"2026-Q2", 150000}, {"2026-Q3", 160000}, {"2026-Q4", 210000}},
 	})
 	stages := []string{"prospecting", "qualification", "proposal", "negotiation", "closed"}
 	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.AddReport(Report{
-		ID: DemoReportLarge, Name: "Deal registrations", Description: "Every deal registration, 100,000 rows",
+		ID: demo.ReportLarge, Name: "Deal registrations", Description: "Every deal registration, 100,000 rows",
 		CreatedBy: admin, ModifiedBy: admin, CreatedAt: created,
 		Columns: []Column{
-			{ID: "deal_id", Name: "Deal ID", Type: ColumnNumber},
-			{ID: "partner", Name: "Partner", Type: ColumnText},
-			{ID: "region", Name: "Region", Type: ColumnText},
-			{ID: "stage", Name: "Stage", Type: ColumnText},
-			{ID: "amount", Name: "Amount", Type: ColumnCurrency},
-			{ID: "registered", Name: "Registered", Type: ColumnDate},
+			{ID: "deal_id", Name: "Deal ID", Type: columnNumber},
+			{ID: "partner", Name: "Partner", Type: columnText},
+			{ID: "region", Name: "Region", Type: columnText},
+			{ID: "stage", Name: "Stage", Type: columnText},
+			{ID: "amount", Name: "Amount", Type: columnCurrency},
+			{ID: "registered", Name: "Registered", Type: columnDate},
 		},
 		Generate: func(i int) []any {
 			return []any{100000 + i, fmt.Sprintf("Partner %03d", i%250+1), regions[i%len(regions)],
 				stages[(i/7)%len(stages)], float64(1000+(i*7919)%99000) + 0.5, base.AddDate(0, 0, i%365).Format(time.DateOnly)}
 		},
-		RowCount: DemoReportLargeRows,
+		RowCount: demo.ReportLargeRows,
 		Charts: []Chart{
 			{ID: 1, Name: "Deals by stage", GroupBy: "stage"},
 			{ID: 2, Name: "Deals by region", GroupBy: "region"},
 		},
 	})
 }
-
-// IDs of the demo reports.
-const (
-	DemoReportPipeline  int64 = 101 // backed by the demo opportunities
-	DemoReportPartners  int64 = 102 // 25 partners
-	DemoReportDraft     int64 = 103 // a DRAFT report, 4 rows
-	DemoReportLarge     int64 = 104 // DemoReportLargeRows deal registrations
-	DemoReportLargeRows       = 100_000
-)

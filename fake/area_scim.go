@@ -11,6 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // This file is the scim area of the fake: /api/scim/v2/Users.
@@ -68,12 +70,16 @@ type User struct {
 	FamilyName  string      `json:"family_name,omitempty"`
 	Emails      []UserEmail `json:"emails,omitempty"`
 	Department  string      `json:"department,omitempty"` // enterprise extension
-	// Suspended is the negation of the SCIM "active" attribute, so that
-	// the zero User is active.
-	Suspended bool      `json:"suspended,omitempty"`
-	Created   time.Time `json:"-"`
-	Modified  time.Time `json:"-"`
+	// Active is the SCIM "active" attribute, as on scim.User: false means
+	// suspended. When seeding, nil means active; the users the fake returns
+	// always have it set. Read it with IsActive.
+	Active   *bool     `json:"active,omitempty"`
+	Created  time.Time `json:"-"`
+	Modified time.Time `json:"-"`
 }
+
+// IsActive reports whether the user is active: Active is nil or true.
+func (u User) IsActive() bool { return u.Active == nil || *u.Active }
 
 // UserEmail is one e-mail address of a User.
 type UserEmail struct {
@@ -142,10 +148,10 @@ func (r *scimRecord) active() bool { return r.user.Active == nil || *r.user.Acti
 // scimStore holds the state of the scim area.
 type scimStore struct {
 	fullFilter bool // WithFullSCIMFilter
-	zeroTotals bool // WithSCIMZeroTotals
+	zeroTotals bool // withSCIMZeroTotals
 	// fullResources: WithSCIMFullResources.
 	fullResources bool
-	ignoreStart   bool // WithSCIMStartIndexIgnored
+	ignoreStart   bool // withSCIMStartIndexIgnored
 	mu            sync.RWMutex
 	byID          map[string]*scimRecord
 	byName        map[string]string // lower-case userName -> id
@@ -171,12 +177,12 @@ func (f *Fake) registerSCIM() {
 	f.scim.byID = map[string]*scimRecord{}
 	f.scim.byName = map[string]string{}
 	f.scim.byEmail = map[string]string{}
-	f.handle("POST "+scimUsersPath, ScopeSCIM, f.scimCreate)
-	f.handle("GET "+scimUsersPath, ScopeSCIM, f.scimList)
-	f.handle("GET "+scimUsersPath+"/{user_id}", ScopeSCIM, f.scimGet)
-	f.handle("PUT "+scimUsersPath+"/{user_id}", ScopeSCIM, f.scimReplace)
+	f.handle("POST "+scimUsersPath, scopeSCIM, f.scimCreate)
+	f.handle("GET "+scimUsersPath, scopeSCIM, f.scimList)
+	f.handle("GET "+scimUsersPath+"/{user_id}", scopeSCIM, f.scimGet)
+	f.handle("PUT "+scimUsersPath+"/{user_id}", scopeSCIM, f.scimReplace)
 	// Anything else under /api/scim/ answers in the SCIM error shape.
-	f.handle("/api/scim/", ScopeSCIM, f.scimNoRoute)
+	f.handle("/api/scim/", scopeSCIM, f.scimNoRoute)
 }
 
 func (f *Fake) scimNoRoute(w http.ResponseWriter, r *http.Request) {
@@ -561,25 +567,15 @@ func keepUncarried(b scimBody, old *scimRecord) (scimUser, map[string]json.RawMe
 	return u, extra
 }
 
-// Demo users, fixed so that docs and examples can name them.
-const (
-	DemoUser1      = "usr-demo-0001"
-	DemoUser2      = "usr-demo-0002"
-	DemoUser3      = "usr-demo-0003" // suspended
-	DemoUserEmail1 = "ada.lovelace@example.com"
-	DemoUserEmail2 = "grace.hopper@example.com"
-	DemoUserEmail3 = "alan.turing@example.com"
-)
-
 // seedSCIMDemo adds the scim part of the demo data set.
 func (f *Fake) seedSCIMDemo() {
 	for _, u := range []User{
-		{ID: DemoUser1, UserName: DemoUserEmail1, GivenName: "Ada", FamilyName: "Lovelace", DisplayName: "Ada Lovelace",
-			Emails: []UserEmail{{Value: DemoUserEmail1, Type: "work", Primary: true}}, Department: "Engineering"},
-		{ID: DemoUser2, UserName: DemoUserEmail2, GivenName: "Grace", FamilyName: "Hopper", DisplayName: "Grace Hopper",
-			Emails: []UserEmail{{Value: DemoUserEmail2, Type: "work", Primary: true}}, Department: "Sales"},
-		{ID: DemoUser3, UserName: DemoUserEmail3, GivenName: "Alan", FamilyName: "Turing", DisplayName: "Alan Turing",
-			Emails: []UserEmail{{Value: DemoUserEmail3, Type: "work", Primary: true}}, Department: "Research", Suspended: true},
+		{ID: demo.User1, UserName: demo.UserEmail1, GivenName: "Ada", FamilyName: "Lovelace", DisplayName: "Ada Lovelace",
+			Emails: []UserEmail{{Value: demo.UserEmail1, Type: "work", Primary: true}}, Department: "Engineering"},
+		{ID: demo.User2, UserName: demo.UserEmail2, GivenName: "Grace", FamilyName: "Hopper", DisplayName: "Grace Hopper",
+			Emails: []UserEmail{{Value: demo.UserEmail2, Type: "work", Primary: true}}, Department: "Sales"},
+		{ID: demo.User3, UserName: demo.UserEmail3, GivenName: "Alan", FamilyName: "Turing", DisplayName: "Alan Turing",
+			Emails: []UserEmail{{Value: demo.UserEmail3, Type: "work", Primary: true}}, Department: "Research", Active: boolPtr(false)},
 	} {
 		if _, err := f.AddUser(u); err != nil {
 			panic(err)

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // This file is the users area of the fake: POST /users/v1/check-attribute.
@@ -46,9 +48,9 @@ func (f *Fake) SetUserAttributes(email string, namespace int64, attribute string
 	ns[namespace][attribute] = slices.Clone(values)
 }
 
-// UserAttributes returns the values a user holds for an attribute in a
+// userAttributes returns the values a user holds for an attribute in a
 // namespace, and whether any attributes are set for the e-mail at all.
-func (f *Fake) UserAttributes(email string, namespace int64, attribute string) ([]string, bool) {
+func (f *Fake) userAttributes(email string, namespace int64, attribute string) ([]string, bool) {
 	f.users.mu.RLock()
 	defer f.users.mu.RUnlock()
 	ns, ok := f.users.attrs[strings.ToLower(email)]
@@ -76,7 +78,7 @@ type checkAttributeResponse struct {
 
 // registerUsers registers the routes of the users area.
 func (f *Fake) registerUsers() {
-	f.handle("POST /users/v1/check-attribute", ScopeUsers, f.checkAttribute)
+	f.handle("POST /users/v1/check-attribute", scopeUsers, f.checkAttribute)
 }
 
 func (f *Fake) checkAttribute(w http.ResponseWriter, r *http.Request) {
@@ -113,14 +115,11 @@ func (f *Fake) checkAttribute(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusCreated, out)
 }
 
-// DemoNamespace is the namespace of the demo user attributes.
-const DemoNamespace int64 = 1
-
 // seedUsersDemo adds the users part of the demo data set: roles and
-// regions of the first two demo users, in DemoNamespace.
+// regions of the first two demo users, in demo.Namespace.
 func (f *Fake) seedUsersDemo() {
-	f.SetUserAttributes(DemoUserEmail1, DemoNamespace, "role", "partner_admin", "deal_registrar")
-	f.SetUserAttributes(DemoUserEmail1, DemoNamespace, "region", "emea")
-	f.SetUserAttributes(DemoUserEmail2, DemoNamespace, "role", "sales_rep")
-	f.SetUserAttributes(DemoUserEmail2, DemoNamespace, "region", "amer")
+	f.SetUserAttributes(demo.UserEmail1, demo.Namespace, "role", "partner_admin", "deal_registrar")
+	f.SetUserAttributes(demo.UserEmail1, demo.Namespace, "region", "emea")
+	f.SetUserAttributes(demo.UserEmail2, demo.Namespace, "role", "sales_rep")
+	f.SetUserAttributes(demo.UserEmail2, demo.Namespace, "region", "amer")
 }

@@ -12,7 +12,7 @@ import (
 	"time"
 )
 
-var allScopes = []string{ScopeSCIM, ScopeUsers, ScopeReports, ScopeObjects, ScopeBulk, ScopeEvents}
+var allScopes = []string{scopeSCIM, scopeUsers, scopeReports, scopeObjects, scopeBulk, scopeEvents}
 
 type oauthClient struct {
 	id, secret string
@@ -33,14 +33,14 @@ type refreshToken struct {
 
 // Token bookkeeping of a long-running fake: expired access tokens are
 // swept (every sweepEvery grants, once expired for tokenGrace), and a
-// client keeps at most MaxRefreshTokens unused refresh tokens, the oldest
+// client keeps at most maxRefreshTokens unused refresh tokens, the oldest
 // dropped first. Both are the fake's own limits.
 const (
 	sweepEvery = 256
 	tokenGrace = time.Minute
-	// MaxRefreshTokens is how many unused refresh tokens one client keeps;
+	// maxRefreshTokens is how many unused refresh tokens one client keeps;
 	// an older one is refused as unknown (invalid_grant).
-	MaxRefreshTokens = 1000
+	maxRefreshTokens = 1000
 )
 
 type authStore struct {
@@ -49,7 +49,7 @@ type authStore struct {
 	access  map[string]*accessToken
 	refresh map[string]*refreshToken
 	// refreshOrder lists each client's refresh tokens, oldest first (some
-	// may be spent already), to drop the oldest past MaxRefreshTokens.
+	// may be spent already), to drop the oldest past maxRefreshTokens.
 	refreshOrder map[string][]string
 	issued       int
 	// checkScopes turns on the per-area scopes (WithScopeChecks).
@@ -74,22 +74,22 @@ func (s *authStore) sweep(now time.Time) {
 }
 
 // keepRefresh records a new refresh token of client and drops the oldest
-// beyond MaxRefreshTokens.
+// beyond maxRefreshTokens.
 func (s *authStore) keepRefresh(client, tok string) {
 	order := append(s.refreshOrder[client], tok)
-	for len(order) > MaxRefreshTokens {
+	for len(order) > maxRefreshTokens {
 		delete(s.refresh, order[0])
 		order = order[1:]
 	}
-	if cap(order) > 4*MaxRefreshTokens {
+	if cap(order) > 4*maxRefreshTokens {
 		order = append([]string(nil), order...) // let the old backing array go
 	}
 	s.refreshOrder[client] = order
 }
 
-// TokensHeld counts the access and refresh tokens the fake holds (for
+// tokensHeld counts the access and refresh tokens the fake holds (for
 // tests of a long-running fake's memory).
-func (f *Fake) TokensHeld() (access, refresh int) {
+func (f *Fake) tokensHeld() (access, refresh int) {
 	f.auth.mu.Lock()
 	defer f.auth.mu.Unlock()
 	return len(f.auth.access), len(f.auth.refresh)
@@ -105,8 +105,8 @@ func (s *authStore) register(id, secret string, scopes []string) {
 	s.clients[id] = &oauthClient{id: id, secret: secret, scopes: sc}
 }
 
-// AddClient registers an OAuth client after start; see WithClient.
-func (f *Fake) AddClient(id, secret string, scopes ...string) { f.auth.register(id, secret, scopes) }
+// addClient registers an OAuth client after start; see WithClient.
+func (f *Fake) addClient(id, secret string, scopes ...string) { f.auth.register(id, secret, scopes) }
 
 // TokensIssued counts the access tokens issued so far, by either grant.
 func (f *Fake) TokensIssued() int {

@@ -8,20 +8,22 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestBulkStatusMisspelledAndDefaults checks the status options of the
 // fake: the deployed spelling succcess_count instead of success_count, and
 // defaults other than the fake's own.
 func TestBulkStatusMisspelledAndDefaults(t *testing.T) {
-	e := newBulkEnv(t, WithMisspelledSuccessCount(), WithBulkStatusDefaults(true, 5))
+	e := newBulkEnv(t, WithDeployment(Deployment{MisspelledSuccessCount: true}), WithBulkStatusDefaults(true, 5))
 	st, ack := e.load(opps(), "text/csv", oppCSV)
 	if st != http.StatusOK {
 		t.Fatalf("load: %d %v", st, ack)
 	}
 	exID := ack["execution_id"].(string)
 	e.clock.Advance(DefaultBulkDelay)
-	st, body := e.status(DemoOpportunityIntegration, exID, nil)
+	st, body := e.status(demo.OpportunityIntegration, exID, nil)
 	if st != http.StatusOK {
 		t.Fatalf("status: %d %v", st, body)
 	}
@@ -31,7 +33,7 @@ func TestBulkStatusMisspelledAndDefaults(t *testing.T) {
 	if body["include_errors"] != true || len(body["errors"].([]any)) != 2 {
 		t.Errorf("defaults: include_errors %v, errors %v", body["include_errors"], body["errors"])
 	}
-	_, body = e.status(DemoOpportunityIntegration, exID, url.Values{"include_errors": {"false"}})
+	_, body = e.status(demo.OpportunityIntegration, exID, url.Values{"include_errors": {"false"}})
 	if body["include_errors"] != false || body["errors"] != nil {
 		t.Errorf("explicit false: %v", body)
 	}
@@ -39,7 +41,7 @@ func TestBulkStatusMisspelledAndDefaults(t *testing.T) {
 	plain := newBulkEnv(t)
 	_, ack = plain.load(opps(), "text/csv", oppCSV)
 	plain.clock.Advance(DefaultBulkDelay)
-	_, body = plain.status(DemoOpportunityIntegration, ack["execution_id"].(string), nil)
+	_, body = plain.status(demo.OpportunityIntegration, ack["execution_id"].(string), nil)
 	if _, ok := body["succcess_count"]; ok || body["success_count"] != 2.0 || body["include_errors"] != false {
 		t.Errorf("default fake: %v", body)
 	}
@@ -92,7 +94,7 @@ func TestBulkAttachments(t *testing.T) {
 			t.Errorf("%s %s: %d %v", tc.path, tc.name, code, ack)
 			continue
 		}
-		_, st := e.status(DemoOpportunityIntegration, ack["execution_id"].(string), nil)
+		_, st := e.status(demo.OpportunityIntegration, ack["execution_id"].(string), nil)
 		if st["success_count"] != tc.success {
 			t.Errorf("%s %s: status %v", tc.path, tc.name, st)
 		}
@@ -153,7 +155,7 @@ func TestBulkAnswersCarryOnlyPublishedMembers(t *testing.T) {
 	check("load acknowledgement", ack, "integration_id", "execution_id", "created_at", "data_format", "column_delimiter")
 	_, oppAck := e.do("POST", "/bulk/v1/bulkload_opportunity", opps(), "text/csv", strings.NewReader(oppCSV))
 	check("opportunity acknowledgement", oppAck, "integration_id", "execution_id", "created_at")
-	_, st := e.status(DemoOpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	_, st := e.status(demo.OpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
 	check("status", st, "integration_id", "execution_id", "status", "status_msg", "input_count", "success_count",
 		"error_count", "skip_count", "started_at", "completed_at", "max_errors", "include_errors", "errors")
 	errs, _ := st["errors"].([]any)
@@ -163,6 +165,6 @@ func TestBulkAnswersCarryOnlyPublishedMembers(t *testing.T) {
 	for _, x := range errs {
 		check("status error", x.(map[string]any), "id", "message", "data_row")
 	}
-	_, tk := e.do("GET", "/bulk/v1/bulkload/"+DemoOpportunityIntegration+"/upload_url", url.Values{"file_name": {"a.csv"}}, "", nil)
+	_, tk := e.do("GET", "/bulk/v1/bulkload/"+demo.OpportunityIntegration+"/upload_url", url.Values{"file_name": {"a.csv"}}, "", nil)
 	check("upload ticket", tk, "upload_url", "upload_token")
 }

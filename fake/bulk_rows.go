@@ -8,49 +8,65 @@ import (
 	"time"
 )
 
-// FieldKind is the type bulk loads expect for a known field of an object
+// fieldKind is the type bulk loads expect for a known field of an object
 // type. A value of another type in a loaded row is an error naming the
 // field; fields without a kind take any value.
-type FieldKind string
+type fieldKind string
 
 // Field kinds.
 const (
-	// FieldText takes any scalar; numbers and booleans are stored as text.
-	FieldText FieldKind = "text"
-	// FieldNumber takes a JSON number or a string holding one (a CSV
+	// fieldText takes any scalar; numbers and booleans are stored as text.
+	fieldText fieldKind = "text"
+	// fieldNumber takes a JSON number or a string holding one (a CSV
 	// cell); it is stored as a number.
-	FieldNumber FieldKind = "number"
-	// FieldDate takes a date, "2006-01-02", or an RFC 3339 timestamp,
+	fieldNumber fieldKind = "number"
+	// fieldDate takes a date, "2006-01-02", or an RFC 3339 timestamp,
 	// stored as given.
-	FieldDate FieldKind = "date"
-	// FieldBool takes a JSON boolean or "true"/"false".
-	FieldBool FieldKind = "bool"
+	fieldDate fieldKind = "date"
+	// fieldBool takes a JSON boolean or "true"/"false".
+	fieldBool fieldKind = "bool"
 )
 
 // defaultFieldKinds are the known fields of the demo object types.
-var defaultFieldKinds = map[string]map[string]FieldKind{
-	"opportunity": {"amount": FieldNumber, "probability": FieldNumber, "close_date": FieldDate, "name": FieldText, "stage": FieldText},
-	"account":     {"employees": FieldNumber, "annual_revenue": FieldNumber, "name": FieldText},
+var defaultFieldKinds = map[string]map[string]fieldKind{
+	"opportunity": {"amount": fieldNumber, "probability": fieldNumber, "close_date": fieldDate, "name": fieldText, "stage": fieldText},
+	"account":     {"employees": fieldNumber, "annual_revenue": fieldNumber, "name": fieldText},
 }
 
 // SetBulkFieldKind declares the kind of a field (dotted name) of an object
-// type, checked on every row a bulk load writes to that type. Out of the
-// box, opportunities know amount and probability (numbers), close_date (a
-// date), name and stage (text); accounts know employees and
-// annual_revenue (numbers) and name (text).
-func (f *Fake) SetBulkFieldKind(objectType, field string, kind FieldKind) {
+// type, checked on every row a bulk load writes to that type; a value of
+// another type in a loaded row is an error naming the field, and fields
+// without a kind take any value. The kinds:
+//
+//   - "text" takes any scalar; numbers and booleans are stored as text;
+//   - "number" takes a JSON number or a string holding one (a CSV cell),
+//     stored as a number;
+//   - "date" takes a date, "2006-01-02", or an RFC 3339 timestamp, stored
+//     as given;
+//   - "bool" takes a JSON boolean or "true"/"false".
+//
+// Out of the box, opportunities know amount and probability (numbers),
+// close_date (a date), name and stage (text); accounts know employees and
+// annual_revenue (numbers) and name (text). SetBulkFieldKind panics on
+// another kind, a mistake of the test that calls it.
+func (f *Fake) SetBulkFieldKind(objectType, field, kind string) {
+	switch fieldKind(kind) {
+	case fieldText, fieldNumber, fieldDate, fieldBool:
+	default:
+		panic(fmt.Sprintf("fake: SetBulkFieldKind: unknown kind %q (text, number, date or bool)", kind))
+	}
 	f.bulk.mu.Lock()
 	defer f.bulk.mu.Unlock()
 	if f.bulk.kinds[objectType] == nil {
-		f.bulk.kinds[objectType] = map[string]FieldKind{}
+		f.bulk.kinds[objectType] = map[string]fieldKind{}
 	}
-	f.bulk.kinds[objectType][field] = kind
+	f.bulk.kinds[objectType][field] = fieldKind(kind)
 }
 
-func (f *Fake) fieldKinds(objectType string) map[string]FieldKind {
+func (f *Fake) fieldKinds(objectType string) map[string]fieldKind {
 	f.bulk.mu.Lock()
 	defer f.bulk.mu.Unlock()
-	out := make(map[string]FieldKind, len(f.bulk.kinds[objectType]))
+	out := make(map[string]fieldKind, len(f.bulk.kinds[objectType]))
 	for k, v := range f.bulk.kinds[objectType] {
 		out[k] = v
 	}
@@ -71,7 +87,7 @@ func missingKey(in Integration, keyCol string) string {
 // holds the key (the integration's key field, or "1" without a header
 // row). It returns the key value and, when build is set, the fields to
 // write by dotted name; or a message saying why the row is refused.
-func checkRecord(in Integration, kinds map[string]FieldKind, keyCol string, rec record, build bool) (key string, fields map[string]any, msg string) {
+func checkRecord(in Integration, kinds map[string]fieldKind, keyCol string, rec record, build bool) (key string, fields map[string]any, msg string) {
 	for i, col := range rec.cols {
 		if col == keyCol {
 			switch v := rec.vals[i].(type) {
@@ -109,9 +125,9 @@ func checkRecord(in Integration, kinds map[string]FieldKind, keyCol string, rec 
 
 // convertField checks v against kind and returns the value to store, or
 // what is wrong with it.
-func convertField(kind FieldKind, v any) (any, string) {
+func convertField(kind fieldKind, v any) (any, string) {
 	switch kind {
-	case FieldNumber:
+	case fieldNumber:
 		switch t := v.(type) {
 		case float64:
 			return t, ""
@@ -121,7 +137,7 @@ func convertField(kind FieldKind, v any) (any, string) {
 			}
 		}
 		return nil, fmt.Sprintf("%s is not a number", describe(v))
-	case FieldDate:
+	case fieldDate:
 		if s, ok := v.(string); ok {
 			s = strings.TrimSpace(s)
 			if _, err := time.Parse(time.DateOnly, s); err == nil {
@@ -132,7 +148,7 @@ func convertField(kind FieldKind, v any) (any, string) {
 			}
 		}
 		return nil, fmt.Sprintf("%s is not a date (YYYY-MM-DD)", describe(v))
-	case FieldBool:
+	case fieldBool:
 		switch t := v.(type) {
 		case bool:
 			return t, ""
@@ -142,7 +158,7 @@ func convertField(kind FieldKind, v any) (any, string) {
 			}
 		}
 		return nil, fmt.Sprintf("%s is not a boolean", describe(v))
-	case FieldText:
+	case fieldText:
 		switch v.(type) {
 		case string:
 			return v, ""
@@ -212,7 +228,7 @@ func (f *Fake) lookupKey(typ, field, value string) (string, bool) {
 }
 
 // observeObjects keeps the key index in step with the object store.
-func (f *Fake) observeObjects(c ObjectChange) {
+func (f *Fake) observeObjects(c objectChange) {
 	f.bulk.idxMu.Lock()
 	defer f.bulk.idxMu.Unlock()
 	for pair := range f.bulk.indexed {
@@ -229,7 +245,7 @@ func (f *Fake) observeObjects(c ObjectChange) {
 			}
 		}
 		switch c.Kind {
-		case ChangeDelete:
+		case changeDelete:
 			drop(c.Object.Fields)
 		default:
 			if c.Before != nil {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/xuri/excelize/v2"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // bulkEnv is a fake on a manual clock with the demo data, and a token.
@@ -99,7 +101,7 @@ func (e *bulkEnv) status(integ, exID string, extra url.Values) (int, map[string]
 }
 
 func opps(extra ...string) url.Values {
-	q := url.Values{"integration_id": {DemoOpportunityIntegration}}
+	q := url.Values{"integration_id": {demo.OpportunityIntegration}}
 	for i := 0; i+1 < len(extra); i += 2 {
 		q.Set(extra[i], extra[i+1])
 	}
@@ -118,7 +120,7 @@ func TestBulkExecutionLifecycle(t *testing.T) {
 	if code != 200 {
 		t.Fatalf("load: %d %v", code, ack)
 	}
-	if ack["integration_id"] != DemoOpportunityIntegration || ack["data_format"] != "CSV" || ack["execution_id"] == "" {
+	if ack["integration_id"] != demo.OpportunityIntegration || ack["data_format"] != "CSV" || ack["execution_id"] == "" {
 		t.Errorf("ack = %v", ack)
 	}
 	if _, ok := ack["column_delimiter"]; ok { // no published acknowledgement has it
@@ -129,12 +131,12 @@ func TestBulkExecutionLifecycle(t *testing.T) {
 	}
 	exID := ack["execution_id"].(string)
 
-	code, st := e.status(DemoOpportunityIntegration, exID, url.Values{"include_errors": {"true"}})
+	code, st := e.status(demo.OpportunityIntegration, exID, url.Values{"include_errors": {"true"}})
 	if code != 200 || st["status"] != "running" || st["input_count"] != 4.0 || st["completed_at"] != nil {
 		t.Fatalf("while running: %d %v", code, st)
 	}
 	e.clock.Advance(5 * time.Second)
-	code, st = e.status(DemoOpportunityIntegration, exID, nil)
+	code, st = e.status(demo.OpportunityIntegration, exID, nil)
 	if code != 200 || st["status"] != "completed" {
 		t.Fatalf("after the delay: %d %v", code, st)
 	}
@@ -148,7 +150,7 @@ func TestBulkExecutionLifecycle(t *testing.T) {
 		t.Errorf("errors without include_errors: %v", st)
 	}
 
-	_, st = e.status(DemoOpportunityIntegration, exID, url.Values{"include_errors": {"true"}})
+	_, st = e.status(demo.OpportunityIntegration, exID, url.Values{"include_errors": {"true"}})
 	errs, _ := st["errors"].([]any)
 	if len(errs) != 2 {
 		t.Fatalf("errors = %v", st["errors"])
@@ -163,7 +165,7 @@ func TestBulkExecutionLifecycle(t *testing.T) {
 	if second["id"] != "CRM-2" || !strings.Contains(second["message"].(string), `"amount"`) {
 		t.Errorf("second error = %v", second)
 	}
-	_, st = e.status(DemoOpportunityIntegration, exID, url.Values{"include_errors": {"true"}, "max_errors": {"1"}})
+	_, st = e.status(demo.OpportunityIntegration, exID, url.Values{"include_errors": {"true"}, "max_errors": {"1"}})
 	if errs, _ := st["errors"].([]any); len(errs) != 1 {
 		t.Errorf("max_errors=1 gave %v", st["errors"])
 	}
@@ -177,21 +179,21 @@ func TestBulkExecutionLifecycle(t *testing.T) {
 			n++
 		}
 	}
-	if n != 1 || gamma.Fields["name"] != `Gamma, "quoted"` || gamma.Fields["amount"] != 300.5 || gamma.IntegrationID != DemoOpportunityIntegration {
+	if n != 1 || gamma.Fields["name"] != `Gamma, "quoted"` || gamma.Fields["amount"] != 300.5 || gamma.IntegrationID != demo.OpportunityIntegration {
 		t.Errorf("CRM-3 = %+v (%d found)", gamma, n)
 	}
 
 	// The same file again: the two stored rows are skipped.
 	_, ack = e.load(opps(), "text/csv", oppCSV)
 	e.clock.Advance(5 * time.Second)
-	_, st = e.status(DemoOpportunityIntegration, ack["execution_id"].(string), nil)
+	_, st = e.status(demo.OpportunityIntegration, ack["execution_id"].(string), nil)
 	if st["success_count"] != 0.0 || st["skip_count"] != 2.0 || st["error_count"] != 2.0 {
 		t.Errorf("reload counts = %v", st)
 	}
 	// A changed row updates the same object.
 	_, ack = e.load(opps(), "text/csv", "sales_details.crm_opportunity_id,stage\nCRM-3,won\n")
 	e.clock.Advance(5 * time.Second)
-	_, st = e.status(DemoOpportunityIntegration, ack["execution_id"].(string), nil)
+	_, st = e.status(demo.OpportunityIntegration, ack["execution_id"].(string), nil)
 	if o, _ := e.srv.Object(gamma.ID); st["success_count"] != 1.0 || o.Fields["stage"] != "won" || o.Fields["name"] != `Gamma, "quoted"` {
 		t.Errorf("update: %v, object %+v", st, o)
 	}
@@ -226,7 +228,7 @@ func TestBulkJSONAndDelimiter(t *testing.T) {
 	if code != 200 || ack["data_format"] != "JSON" {
 		t.Fatalf("load: %d %v", code, ack)
 	}
-	_, st := e.status(DemoOpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	_, st := e.status(demo.OpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
 	if st["success_count"] != 2.0 || st["error_count"] != 1.0 {
 		t.Errorf("status = %v", st)
 	}
@@ -319,12 +321,12 @@ func TestBulkStatusErrors(t *testing.T) {
 	}{
 		{"unknown integration", "int-nope", exID, nil, 404},
 		{"malformed integration", "bad%20id", exID, nil, 400},
-		{"missing execution", DemoOpportunityIntegration, "", nil, 400},
-		{"malformed execution", DemoOpportunityIntegration, "exe/../x", nil, 400},
-		{"unknown execution", DemoOpportunityIntegration, "exe_000", nil, 404},
-		{"execution of another integration", DemoAccountIntegration, exID, nil, 404},
-		{"bad include_errors", DemoOpportunityIntegration, exID, url.Values{"include_errors": {"maybe"}}, 400},
-		{"bad max_errors", DemoOpportunityIntegration, exID, url.Values{"max_errors": {"-1"}}, 400},
+		{"missing execution", demo.OpportunityIntegration, "", nil, 400},
+		{"malformed execution", demo.OpportunityIntegration, "exe/../x", nil, 400},
+		{"unknown execution", demo.OpportunityIntegration, "exe_000", nil, 404},
+		{"execution of another integration", demo.AccountIntegration, exID, nil, 404},
+		{"bad include_errors", demo.OpportunityIntegration, exID, url.Values{"include_errors": {"maybe"}}, 400},
+		{"bad max_errors", demo.OpportunityIntegration, exID, url.Values{"max_errors": {"-1"}}, 400},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			if code, body := e.status(tc.integ, tc.exID, tc.extra); code != tc.status || body["message"] == "" {
@@ -337,7 +339,7 @@ func TestBulkStatusErrors(t *testing.T) {
 func TestBulkSignedUpload(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0))
 	ticket := func(name string) (string, string) {
-		code, tk := e.do("GET", "/bulk/v1/bulkload/"+DemoOpportunityIntegration+"/upload_url", url.Values{"file_name": {name}}, "", nil)
+		code, tk := e.do("GET", "/bulk/v1/bulkload/"+demo.OpportunityIntegration+"/upload_url", url.Values{"file_name": {name}}, "", nil)
 		if code != 200 {
 			t.Fatalf("upload_url: %d %v", code, tk)
 		}
@@ -382,7 +384,7 @@ func TestBulkSignedUpload(t *testing.T) {
 	}
 	path, tok = ticket("x.csv")
 	e.do("POST", path, nil, "", strings.NewReader("account_info.external_account_id\nA\n"))
-	q := url.Values{"integration_id": {DemoAccountIntegration}, "file_token": {tok}}
+	q := url.Values{"integration_id": {demo.AccountIntegration}, "file_token": {tok}}
 	if code, body := e.load(q, "", ""); code != 400 || !strings.Contains(body["message"].(string), "another integration") {
 		t.Errorf("token of another integration: %d %v", code, body)
 	}
@@ -395,7 +397,7 @@ func TestBulkSignedUpload(t *testing.T) {
 		status      int
 	}{
 		{"int-nope", "a.csv", 404}, {"bad%20id", "a.csv", 400},
-		{DemoOpportunityIntegration, "", 400}, {DemoOpportunityIntegration, "a.txt", 400},
+		{demo.OpportunityIntegration, "", 400}, {demo.OpportunityIntegration, "a.txt", 400},
 	} {
 		code, _ := e.do("GET", "/bulk/v1/bulkload/"+tc.integ+"/upload_url", url.Values{"file_name": {tc.name}}, "", nil)
 		if code != tc.status {
@@ -438,7 +440,7 @@ func TestBulkMultipartXLSX(t *testing.T) {
 	if code != 200 || ack["data_format"] != "XLSX" {
 		t.Fatalf("load: %d %v", code, ack)
 	}
-	_, st := e.status(DemoOpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	_, st := e.status(demo.OpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
 	if st["input_count"] != 2.0 || st["success_count"] != 1.0 || st["error_count"] != 1.0 {
 		t.Errorf("status = %v", st)
 	}
@@ -454,7 +456,7 @@ func TestBulkLoadOpportunity(t *testing.T) {
 	if _, ok := ack["data_format"]; ok || ack["execution_id"] == "" {
 		t.Errorf("ack = %v", ack)
 	}
-	_, st := e.status(DemoOpportunityIntegration, ack["execution_id"].(string), nil)
+	_, st := e.status(demo.OpportunityIntegration, ack["execution_id"].(string), nil)
 	if st["success_count"] != 2.0 {
 		t.Errorf("status = %v", st)
 	}
@@ -471,7 +473,7 @@ func TestBulkLoadOpportunity(t *testing.T) {
 		q    url.Values
 		want string
 	}{
-		{url.Values{"integration_id": {DemoAccountIntegration}}, "not opportunities"},
+		{url.Values{"integration_id": {demo.AccountIntegration}}, "not opportunities"},
 		{opps("has_header_row", "sometimes"), "has_header_row"},
 		{opps("content_type", "XLSX"), "content_type"},
 	} {
@@ -486,7 +488,7 @@ func TestBulkDiscard(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0), WithBulkDiscard())
 	before := len(e.srv.Objects(""))
 	_, ack := e.load(opps(), "text/csv", oppCSV)
-	_, st := e.status(DemoOpportunityIntegration, ack["execution_id"].(string), nil)
+	_, st := e.status(demo.OpportunityIntegration, ack["execution_id"].(string), nil)
 	if st["success_count"] != 2.0 || st["error_count"] != 2.0 || len(e.srv.Objects("")) != before {
 		t.Errorf("status %v, %d objects", st, len(e.srv.Objects("")))
 	}
@@ -495,7 +497,7 @@ func TestBulkDiscard(t *testing.T) {
 func TestBulkNeedsToken(t *testing.T) {
 	srv := NewServer(WithDemoData())
 	defer srv.Close()
-	resp, err := http.Post(srv.URL+"/bulk/v1/bulkload?integration_id="+DemoOpportunityIntegration, "text/csv", strings.NewReader("a\n"))
+	resp, err := http.Post(srv.URL+"/bulk/v1/bulkload?integration_id="+demo.OpportunityIntegration, "text/csv", strings.NewReader("a\n"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -531,17 +533,17 @@ func FuzzBulkParse(f *testing.F) {
 // rows of a load like the built-in ones, and named in the error.
 func TestBulkSetFieldKind(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0))
-	e.srv.SetBulkFieldKind("account", "account_info.founded", FieldDate)
-	e.srv.SetBulkFieldKind("account", "account_info.listed", FieldBool)
+	e.srv.SetBulkFieldKind("account", "account_info.founded", "date")
+	e.srv.SetBulkFieldKind("account", "account_info.listed", "bool")
 	csv := "account_info.external_account_id,name,account_info.founded,account_info.listed\n" +
 		"ACC-1,Good,1999-05-01,true\n" +
 		"ACC-2,Bad date,last spring,false\n" +
 		"ACC-3,Bad bool,2001-01-01,perhaps\n"
-	code, ack := e.load(url.Values{"integration_id": {DemoAccountIntegration}}, "text/csv", csv)
+	code, ack := e.load(url.Values{"integration_id": {demo.AccountIntegration}}, "text/csv", csv)
 	if code != 200 {
 		t.Fatalf("load: %d %v", code, ack)
 	}
-	_, st := e.status(DemoAccountIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	_, st := e.status(demo.AccountIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
 	if st["success_count"] != 1.0 || st["error_count"] != 2.0 {
 		t.Fatalf("status %v, want 1 success and 2 errors", st)
 	}
@@ -570,15 +572,15 @@ func TestBulkSetFieldKind(t *testing.T) {
 // column when the columns are named by position.
 func TestBulkMissingKeyNamesField(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0))
-	_, ack := e.load(url.Values{"integration_id": {DemoAccountIntegration}}, "text/csv", "id,name\nACC-9,Keyed on the wrong column\n")
-	_, st := e.status(DemoAccountIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	_, ack := e.load(url.Values{"integration_id": {demo.AccountIntegration}}, "text/csv", "id,name\nACC-9,Keyed on the wrong column\n")
+	_, st := e.status(demo.AccountIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
 	errs, _ := st["errors"].([]any)
 	if len(errs) != 1 || errs[0].(map[string]any)["message"] != `Missing value of key field "account_info.external_account_id"` {
 		t.Errorf("errors = %v", st["errors"])
 	}
 
 	_, ack = e.do("POST", "/bulk/v1/bulkload_opportunity", opps("has_header_row", "false"), "text/csv", strings.NewReader(",No key\n"))
-	_, st = e.status(DemoOpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
+	_, st = e.status(demo.OpportunityIntegration, ack["execution_id"].(string), url.Values{"include_errors": {"true"}})
 	errs, _ = st["errors"].([]any)
 	if len(errs) != 1 || errs[0].(map[string]any)["message"] != `Missing value of key field "sales_details.crm_opportunity_id" (column 1)` {
 		t.Errorf("errors = %v", st["errors"])
@@ -597,13 +599,13 @@ func TestBulkSignedUploadMethod(t *testing.T) {
 	}{
 		{"default POST", nil, "POST", "text/csv", 200},
 		{"default refuses PUT", nil, "PUT", "text/csv", 403},
-		{"signed PUT", []Option{WithSignedUploads("put", "text/csv")}, "PUT", "text/csv", 200},
-		{"signed PUT refuses POST", []Option{WithSignedUploads("PUT", "text/csv")}, "POST", "text/csv", 403},
-		{"signed type refuses another", []Option{WithSignedUploads("PUT", "text/csv")}, "PUT", "application/octet-stream", 403},
+		{"signed PUT", []Option{WithDeployment(Deployment{UploadMethod: "put", UploadContentType: "text/csv"})}, "PUT", "text/csv", 200},
+		{"signed PUT refuses POST", []Option{WithDeployment(Deployment{UploadMethod: "PUT", UploadContentType: "text/csv"})}, "POST", "text/csv", 403},
+		{"signed type refuses another", []Option{WithDeployment(Deployment{UploadMethod: "PUT", UploadContentType: "text/csv"})}, "PUT", "application/octet-stream", 403},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			e := newBulkEnv(t, tc.opts...)
-			_, tk := e.do("GET", "/bulk/v1/bulkload/"+DemoOpportunityIntegration+"/upload_url", url.Values{"file_name": {"a.csv"}}, "", nil)
+			_, tk := e.do("GET", "/bulk/v1/bulkload/"+demo.OpportunityIntegration+"/upload_url", url.Values{"file_name": {"a.csv"}}, "", nil)
 			u, _ := url.Parse(tk["upload_url"].(string))
 			code, body := e.do(tc.method, u.Path, nil, tc.ctype, strings.NewReader("sales_details.crm_opportunity_id\nS-1\n"))
 			if code != tc.want {

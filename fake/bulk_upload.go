@@ -2,7 +2,7 @@ package fake
 
 // The signed upload URLs of the bulk area, hosted by the fake itself:
 // GET /bulk/v1/bulkload/{integration_id}/upload_url hands one out,
-// /upload/{id} receives the file (with POST unless WithSignedUploads says
+// /upload/{id} receives the file (with POST unless withSignedUploads says
 // otherwise), and a load's file_token takes it.
 
 import (
@@ -52,21 +52,21 @@ func (f *Fake) bulkUploadURL(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, ticketWire{UploadURL: strings.TrimSuffix(f.URL(), "/") + "/upload/" + up.urlID, UploadToken: up.token})
 }
 
-// WithSignedUploads makes the fake's signed upload URLs take the file
+// withSignedUploads makes the fake's signed upload URLs take the file
 // only with method (POST when empty) and, when contentType is set, only
 // with that Content-Type: a request with another method or content type
 // is answered 403, as a cloud storage host answers a request that its
 // URL's signature does not cover. This is the fake's own option, for
 // testing a client's UploadParams; by default the URLs take POST with any
 // content type, as the interface says.
-func WithSignedUploads(method, contentType string) Option {
+func withSignedUploads(method, contentType string) Option {
 	return func(f *Fake) { f.bulk.upMethod, f.bulk.upType = strings.ToUpper(method), contentType }
 }
 
 // bulkUpload serves /upload/{id}, the signed upload URL: no bearer token;
 // the body is the file, kept in memory (at most 256 MiB). An unknown URL
 // is a 404; a request the signature does not cover (a method other than
-// POST, or as WithSignedUploads says) or an expired URL a 403; a second
+// POST, or as withSignedUploads says) or an expired URL a 403; a second
 // upload a 409.
 func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
 	method := f.bulk.upMethod

@@ -27,11 +27,11 @@ type testFake struct {
 func newTestFake(t *testing.T, opts ...Option) *testFake {
 	t.Helper()
 	tf := &testFake{Fake: New(opts...)}
-	tf.handle("GET /testonly/v1/ping", ScopeReports, func(w http.ResponseWriter, r *http.Request) {
+	tf.handle("GET /testonly/v1/ping", scopeReports, func(w http.ResponseWriter, r *http.Request) {
 		tf.pings.Add(1)
 		writeJSON(w, http.StatusOK, map[string]string{"client": clientID(r)})
 	})
-	tf.handle("POST /testonly/v1/bump", ScopeSCIM, func(w http.ResponseWriter, r *http.Request) {
+	tf.handle("POST /testonly/v1/bump", scopeSCIM, func(w http.ResponseWriter, r *http.Request) {
 		tf.bumps.Add(1)
 		writeJSON(w, http.StatusOK, map[string]int{"n": int(tf.bumps.Load())})
 	})
@@ -82,7 +82,7 @@ func (tf *testFake) token(t *testing.T) (access, refresh string) {
 }
 
 func TestTokenEndpointBadInput(t *testing.T) {
-	tf := newTestFake(t, WithClient(DefaultClientID, DefaultClientSecret), WithClient("narrow", "narrow-secret", ScopeReports), WithScopeChecks())
+	tf := newTestFake(t, WithClient(DefaultClientID, DefaultClientSecret), WithClient("narrow", "narrow-secret", scopeReports), WithScopeChecks())
 	_, spent := tf.token(t)
 	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"refresh_token","refresh_token":"`+spent+`"}`); a.status != 200 {
 		t.Fatalf("first refresh: %d %s", a.status, a.raw)
@@ -195,7 +195,7 @@ func TestRefreshRotation(t *testing.T) {
 		t.Fatalf("reused refresh token: %d", a.status)
 	}
 	// A refresh token belongs to its client.
-	tf.AddClient("other", "other-secret")
+	tf.addClient("other", "other-secret")
 	_, rt2 := tf.token(t)
 	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"refresh_token","refresh_token":"`+rt2+`","client_id":"other"}`); a.status != 400 || a.body["error"] != "invalid_grant" {
 		t.Fatalf("another client's refresh token: %d %s", a.status, a.raw)
@@ -236,7 +236,7 @@ func TestInvalidateToken(t *testing.T) {
 
 func TestAuthorization(t *testing.T) {
 	clk := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
-	tf := newTestFake(t, WithClock(clk), WithClient(DefaultClientID, DefaultClientSecret), WithClient("scimonly", "s", ScopeSCIM), WithScopeChecks())
+	tf := newTestFake(t, WithClock(clk), WithClient(DefaultClientID, DefaultClientSecret), WithClient("scimonly", "s", scopeSCIM), WithScopeChecks())
 	at, _ := tf.token(t)
 	a := tf.do(t, "GET", "/testonly/v1/ping", "", "", "Authorization", "Bearer "+at)
 	if a.status != 200 || a.body["client"] != DefaultClientID || tf.pings.Load() != 1 {

@@ -13,18 +13,18 @@ import (
 
 // Defaults of the deployment words: the interface's neutral stand-ins.
 const (
-	// DefaultEnvHeader is the environment header's name in the interface.
-	DefaultEnvHeader = "x-svc-env"
-	// DefaultPortalWord is the interface's stand-in for the operator's
+	// defaultEnvHeader is the environment header's name in the interface.
+	defaultEnvHeader = "x-svc-env"
+	// defaultPortalWord is the interface's stand-in for the operator's
 	// portal word, as in partner_portal.integration_status.
-	DefaultPortalWord = "partner_portal"
-	// DefaultSubscriptionKeyHeader is the header an API gateway reads the
-	// subscription key from; the query parameter SubscriptionKeyParam is
+	defaultPortalWord = "partner_portal"
+	// defaultSubscriptionKeyHeader is the header an API gateway reads the
+	// subscription key from; the query parameter subscriptionKeyParam is
 	// accepted too.
-	DefaultSubscriptionKeyHeader = "Ocp-Apim-Subscription-Key"
-	// SubscriptionKeyParam is the query parameter that may carry the
+	defaultSubscriptionKeyHeader = "Ocp-Apim-Subscription-Key"
+	// subscriptionKeyParam is the query parameter that may carry the
 	// subscription key instead of the header.
-	SubscriptionKeyParam = "subscription-key"
+	subscriptionKeyParam = "subscription-key"
 )
 
 // deployment holds the words and gateway settings of a Fake.
@@ -35,7 +35,7 @@ type deployment struct {
 	subKeyHeader string
 	scopeChecks  bool
 	envelope     bool
-	// misspellIntegration: WithMisspelledIntegrationID.
+	// misspellIntegration: withMisspelledIntegrationID.
 	misspellIntegration bool
 	// viewStatusDetail: WithViewStatusDetail.
 	viewStatusDetail bool
@@ -45,45 +45,116 @@ type deployment struct {
 
 func (d *deployment) defaults() {
 	if d.envHeader == "" {
-		d.envHeader = DefaultEnvHeader
+		d.envHeader = defaultEnvHeader
 	}
 	if d.portal == "" {
-		d.portal = DefaultPortalWord
+		d.portal = defaultPortalWord
 	}
 	if d.subKeyHeader == "" {
-		d.subKeyHeader = DefaultSubscriptionKeyHeader
+		d.subKeyHeader = defaultSubscriptionKeyHeader
 	}
 }
 
-// WithEnvHeader names the header that selects the environment (default
-// DefaultEnvHeader, the interface's stand-in). The request log records
-// its value as LoggedRequest.Env.
-func WithEnvHeader(name string) Option { return func(f *Fake) { f.deploy.envHeader = name } }
+// Deployment describes a deployment of the service where it differs from
+// the interface as published: its own words, its API gateway, and the
+// variants of its published descriptions, so that a team can run its
+// tests against what its deployment does. The zero Deployment is the
+// interface; WithDeployment applies the fields that are set.
+type Deployment struct {
+	// PortalWord is the word the deployment uses where the interface says
+	// partner_portal. It names the audit field (AuditField), the referral
+	// id field (ReferralField) and the referral event kind
+	// (ReferralEvent). The fake accepts the configured words and refuses
+	// others, as a deployment accepts only its own: give the SDK and the
+	// fake the same word.
+	PortalWord string
+	// EnvHeader names the header that selects the environment (default
+	// x-svc-env, the interface's stand-in). The request log records its
+	// value as LoggedRequest.Env.
+	EnvHeader string
+	// SubscriptionKey makes the fake require an API gateway subscription
+	// key on every route (the signed upload URLs excepted, which are not
+	// behind the gateway), in the header SubscriptionKeyHeader
+	// (Ocp-Apim-Subscription-Key when empty) or the query parameter
+	// subscription-key. A request without it, or with another key, gets
+	// 401 before any other check. The key never appears in the request log.
+	SubscriptionKey       string
+	SubscriptionKeyHeader string
+	// UploadMethod and UploadContentType make the signed upload URLs take
+	// the file only with that method (POST when empty) and, when set,
+	// that Content-Type: another is answered 403, as a cloud storage host
+	// answers a request its URL's signature does not cover. By default the
+	// URLs take POST with any content type, as the interface says.
+	UploadMethod, UploadContentType string
+	// MisspelledSuccessCount makes the bulk status operation spell the
+	// success count succcess_count (three c's), as one of the published
+	// descriptions does.
+	MisspelledSuccessCount bool
+	// MisspelledIntegrationID makes the subscriber read (GET
+	// /event/v1/subscriber/{id}) spell its integration member
+	// integraion_id, as one of the published descriptions does; the
+	// listing keeps integration_id.
+	MisspelledIntegrationID bool
+	// SCIMZeroTotals makes the SCIM list operation answer totalResults,
+	// startIndex and itemsPerPage all 0 beside the page's resources, as the
+	// published example does.
+	SCIMZeroTotals bool
+	// SCIMStartIndexIgnored makes the SCIM list operation ignore
+	// startIndex and answer every request from the first matching user, as
+	// a service whose published list example answers startIndex 0 may.
+	SCIMStartIndexIgnored bool
+}
 
-// WithPortalWord sets the word a deployment uses where the interface says
-// partner_portal (DefaultPortalWord). It names the audit field
+// WithDeployment makes the fake behave as the deployment d describes; see
+// Deployment. Fields left zero keep the interface's behaviour.
+func WithDeployment(d Deployment) Option {
+	return func(f *Fake) {
+		set := func(on bool, o Option) {
+			if on {
+				o(f)
+			}
+		}
+		set(d.PortalWord != "", withPortalWord(d.PortalWord))
+		set(d.EnvHeader != "", withEnvHeader(d.EnvHeader))
+		set(d.SubscriptionKey != "", withSubscriptionKey(d.SubscriptionKey))
+		set(d.SubscriptionKeyHeader != "", withSubscriptionKeyHeader(d.SubscriptionKeyHeader))
+		set(d.UploadMethod != "" || d.UploadContentType != "", withSignedUploads(d.UploadMethod, d.UploadContentType))
+		set(d.MisspelledSuccessCount, withMisspelledSuccessCount())
+		set(d.MisspelledIntegrationID, withMisspelledIntegrationID())
+		set(d.SCIMZeroTotals, withSCIMZeroTotals())
+		set(d.SCIMStartIndexIgnored, withSCIMStartIndexIgnored())
+	}
+}
+
+// withEnvHeader names the header that selects the environment (default
+// defaultEnvHeader, the interface's stand-in). The request log records
+// its value as LoggedRequest.Env.
+func withEnvHeader(name string) Option { return func(f *Fake) { f.deploy.envHeader = name } }
+
+// withPortalWord sets the word a deployment uses where the interface says
+// partner_portal (defaultPortalWord). It names the audit field
 // (<word>.integration_status), the referral id field (<word>.referral_id)
 // and the referral event kind (object.<word>_referral_submit). The fake
 // accepts the configured words and refuses others, as a deployment
 // accepts only its own: a team runs its tests with its production words
 // by giving both the SDK and the fake the same word.
-func WithPortalWord(word string) Option { return func(f *Fake) { f.deploy.portal = word } }
+func withPortalWord(word string) Option { return func(f *Fake) { f.deploy.portal = word } }
 
-// WithSubscriptionKey makes the fake require an API gateway subscription
+// withSubscriptionKey makes the fake require an API gateway subscription
 // key on every route (the signed upload URLs excepted, which are not
-// behind the gateway), in the header DefaultSubscriptionKeyHeader (see
-// WithSubscriptionKeyHeader) or the query parameter SubscriptionKeyParam.
+// behind the gateway), in the header defaultSubscriptionKeyHeader (see
+// withSubscriptionKeyHeader) or the query parameter subscriptionKeyParam.
 // A request without it, or with another key, gets 401 before any other
 // check. Off by default. The key never appears in the request log.
-func WithSubscriptionKey(key string) Option { return func(f *Fake) { f.deploy.subKey = key } }
+func withSubscriptionKey(key string) Option { return func(f *Fake) { f.deploy.subKey = key } }
 
-// WithSubscriptionKeyHeader names the header WithSubscriptionKey reads.
-func WithSubscriptionKeyHeader(name string) Option {
+// withSubscriptionKeyHeader names the header withSubscriptionKey reads.
+func withSubscriptionKeyHeader(name string) Option {
 	return func(f *Fake) { f.deploy.subKeyHeader = name }
 }
 
-// WithScopeChecks turns on the fake's own per-area OAuth scopes (ScopeSCIM,
-// ScopeReports, ...): a client registered with scopes (WithClient) may use
+// WithScopeChecks turns on the fake's own per-area OAuth scopes, one per
+// area: "scim", "users", "reports", "objects", "bulk" and "events". A client registered with scopes (WithClient) may use
 // only those areas, a token request's scope narrows its token to the
 // scopes named and must name only allowed ones, and a call outside the
 // token's scopes gets 403. The interface defines no scopes, so by default
@@ -107,9 +178,6 @@ func (f *Fake) ReferralField() string { return f.deploy.portal + ".referral_id" 
 // referral kind of another portal word is unknown, as on a deployment.
 func (f *Fake) ReferralEvent() string { return "object." + f.deploy.portal + "_referral_submit" }
 
-// EnvHeader is the name of the environment header the fake reads.
-func (f *Fake) EnvHeader() string { return f.deploy.envHeader }
-
 // gatewayRefuses answers 401 when a subscription key is required and r
 // does not carry it, in the error shape of an API gateway.
 func (f *Fake) gatewayRefuses(w http.ResponseWriter, r *http.Request) bool {
@@ -119,7 +187,7 @@ func (f *Fake) gatewayRefuses(w http.ResponseWriter, r *http.Request) bool {
 	}
 	got := r.Header.Get(f.deploy.subKeyHeader)
 	if got == "" {
-		got = r.URL.Query().Get(SubscriptionKeyParam)
+		got = r.URL.Query().Get(subscriptionKeyParam)
 	}
 	msg := ""
 	switch {

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestSubscriptionKeyRequired: with WithSubscriptionKey every route but
@@ -14,7 +16,7 @@ import (
 // in the header or the query; the key never reaches the request log.
 func TestSubscriptionKeyRequired(t *testing.T) {
 	const key = "sk-41c7e2"
-	tf := newTestFake(t, WithSubscriptionKey(key))
+	tf := newTestFake(t, WithDeployment(Deployment{SubscriptionKey: key}))
 	tokenBody := `{"grant_type":"client_credentials","client_id":"` + DefaultClientID + `","client_secret":"` + DefaultClientSecret + `"}`
 
 	a := tf.do(t, "POST", "/oauth/token", "application/json", tokenBody)
@@ -53,7 +55,7 @@ func TestSubscriptionKeyRequired(t *testing.T) {
 // TestSubscriptionKeyHeaderName: the header the key is read from can be
 // renamed; the default one then does not count.
 func TestSubscriptionKeyHeaderName(t *testing.T) {
-	tf := newTestFake(t, WithSubscriptionKey("k1"), WithSubscriptionKeyHeader("X-Gateway-Key"))
+	tf := newTestFake(t, WithDeployment(Deployment{SubscriptionKey: "k1", SubscriptionKeyHeader: "X-Gateway-Key"}))
 	body := `{"grant_type":"client_credentials","client_id":"` + DefaultClientID + `","client_secret":"` + DefaultClientSecret + `"}`
 	if a := tf.do(t, "POST", "/oauth/token", "application/json", body, "Ocp-Apim-Subscription-Key", "k1"); a.status != 401 {
 		t.Fatalf("default header after renaming: %d", a.status)
@@ -67,7 +69,7 @@ func TestSubscriptionKeyHeaderName(t *testing.T) {
 // registered with scopes and a token asking for any scope may use every
 // area unless WithScopeChecks is given.
 func TestNoScopesByDefault(t *testing.T) {
-	tf := newTestFake(t, WithClient("narrow", "s", ScopeReports))
+	tf := newTestFake(t, WithClient("narrow", "s", scopeReports))
 	a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"client_credentials","client_id":"narrow","client_secret":"s","scope":"anything at-all"}`)
 	if a.status != 200 {
 		t.Fatalf("token with unknown scopes: %d %s", a.status, a.raw)
@@ -77,7 +79,7 @@ func TestNoScopesByDefault(t *testing.T) {
 		t.Fatalf("scim route with a reports-only client: %d %s", a.status, a.raw)
 	}
 
-	tf = newTestFake(t, WithClient("narrow", "s", ScopeReports), WithScopeChecks())
+	tf = newTestFake(t, WithClient("narrow", "s", scopeReports), WithScopeChecks())
 	a = tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"client_credentials","client_id":"narrow","client_secret":"s"}`)
 	tok, _ = a.body["access_token"].(string)
 	if a := tf.do(t, "POST", "/testonly/v1/bump", "", "", "Authorization", "Bearer "+tok); a.status != 403 {
@@ -89,20 +91,20 @@ func TestNoScopesByDefault(t *testing.T) {
 // event kind follow the fake's portal word; the environment header's name
 // follows WithEnvHeader.
 func TestPortalWord(t *testing.T) {
-	f := New(WithPortalWord("acme"), WithEnvHeader("x-acme-env"))
+	f := New(WithDeployment(Deployment{PortalWord: "acme", EnvHeader: "x-acme-env"}))
 	defer f.Close()
 	if f.AuditField() != "acme.integration_status" || f.ReferralField() != "acme.referral_id" ||
-		f.ReferralEvent() != "object.acme_referral_submit" || f.EnvHeader() != "x-acme-env" {
-		t.Fatalf("words: %s %s %s %s", f.AuditField(), f.ReferralField(), f.ReferralEvent(), f.EnvHeader())
+		f.ReferralEvent() != "object.acme_referral_submit" || f.deploy.envHeader != "x-acme-env" {
+		t.Fatalf("words: %s %s %s %s", f.AuditField(), f.ReferralField(), f.ReferralEvent(), f.deploy.envHeader)
 	}
 	d := New()
 	defer d.Close()
-	if d.AuditField() != "partner_portal.integration_status" || d.ReferralEvent() != EventPartnerPortalReferralSubmit ||
-		d.EnvHeader() != "x-svc-env" {
-		t.Fatalf("default words: %s %s %s", d.AuditField(), d.ReferralEvent(), d.EnvHeader())
+	if d.AuditField() != "partner_portal.integration_status" || d.ReferralEvent() != eventPartnerPortalReferralSubmit ||
+		d.deploy.envHeader != "x-svc-env" {
+		t.Fatalf("default words: %s %s %s", d.AuditField(), d.ReferralEvent(), d.deploy.envHeader)
 	}
 
-	tf := newTestFake(t, WithPortalWord("acme"), WithEnvHeader("x-acme-env"))
+	tf := newTestFake(t, WithDeployment(Deployment{PortalWord: "acme", EnvHeader: "x-acme-env"}))
 	tok, _ := tf.token(t)
 	id := tf.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
 	auth := []string{"Authorization", "Bearer " + tok, "x-acme-env", "sbx-1"}
@@ -178,15 +180,15 @@ func TestDeliveryFlatByDefault(t *testing.T) {
 // referral kind of the fake's portal word to its subscribers (object.all
 // does not include it).
 func TestReferralEvent(t *testing.T) {
-	srv := NewServer(WithPortalWord("acme"), WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}), WithDeliveryEnvelope())
+	srv := NewServer(WithDeployment(Deployment{PortalWord: "acme"}), WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}), WithDeliveryEnvelope())
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	rc := newEvReceiver(t, nil)
 	c.subscribe(evSubscribeBody(rc.URL+"/ref", []string{"object.acme_referral_submit"}, ""))
 	c.subscribe(evSubscribeBody(rc.URL+"/all", []string{"object.all"}, ""))
 	var refusal map[string]any
-	if st := c.do("POST", "/event/v1/subscriber", evSubscribeBody(rc.URL+"/x", []string{EventPartnerPortalReferralSubmit}, ""), &refusal); st != 400 ||
-		!strings.Contains(fmt.Sprint(refusal), "the fake's referral kind is object.acme_referral_submit") || !strings.Contains(fmt.Sprint(refusal), "WithPortalWord") {
+	if st := c.do("POST", "/event/v1/subscriber", evSubscribeBody(rc.URL+"/x", []string{eventPartnerPortalReferralSubmit}, ""), &refusal); st != 400 ||
+		!strings.Contains(fmt.Sprint(refusal), "the fake's referral kind is object.acme_referral_submit") || !strings.Contains(fmt.Sprint(refusal), "Deployment.PortalWord") {
 		t.Fatalf("subscribing to the stand-in kind on a renamed fake: %d %v, want 400 naming the fake's kind", st, refusal)
 	}
 	id := srv.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
@@ -216,7 +218,7 @@ func TestIntegrationSchema(t *testing.T) {
 		t.Cleanup(srv.Close)
 		c := newEvClient(t, srv)
 		var one map[string]map[string]any
-		if st := c.do("GET", "/event/v1/metadata/integration/"+DemoOpportunityIntegration, "", &one); st != 200 {
+		if st := c.do("GET", "/event/v1/metadata/integration/"+demo.OpportunityIntegration, "", &one); st != 200 {
 			t.Fatalf("read: %d", st)
 		}
 		if len(one) != 1 || one["schema"] == nil {
@@ -224,7 +226,7 @@ func TestIntegrationSchema(t *testing.T) {
 		}
 		sch := one["schema"]
 		props, _ := sch["properties"].(map[string]any)
-		if sch["type"] != "object" || sch["title"] != DemoOpportunityIntegration {
+		if sch["type"] != "object" || sch["title"] != demo.OpportunityIntegration {
 			t.Fatalf("schema %v", sch)
 		}
 		for _, name := range []string{"amount", "stage", "close_date", "sales_details.crm_opportunity_id", "partner_portal.integration_status"} {
@@ -253,22 +255,22 @@ func TestMisspelledIntegrationID(t *testing.T) {
 		want, not string
 	}{
 		{nil, "integration_id", "integraion_id"},
-		{[]Option{WithMisspelledIntegrationID()}, "integraion_id", "integration_id"},
+		{[]Option{WithDeployment(Deployment{MisspelledIntegrationID: true})}, "integraion_id", "integration_id"},
 	} {
 		srv := NewServer(append([]Option{WithDemoData()}, tc.opts...)...)
 		c := newEvClient(t, srv)
 		id := c.subscribe(evSubscribeBody("https://hooks.example.com/x", []string{"object.update"},
-			`,"integration_id":"`+DemoOpportunityIntegration+`"`))
+			`,"integration_id":"`+demo.OpportunityIntegration+`"`))
 		var one map[string]any
 		if st := c.do("GET", "/event/v1/subscriber/"+id, "", &one); st != 200 {
 			t.Fatalf("read: %d", st)
 		}
-		if _, has := one[tc.not]; has || one[tc.want] != DemoOpportunityIntegration || len(one) != 7 {
+		if _, has := one[tc.not]; has || one[tc.want] != demo.OpportunityIntegration || len(one) != 7 {
 			t.Errorf("read %v: want %s only", one, tc.want)
 		}
 		var list map[string][]map[string]any
 		c.do("GET", "/event/v1/subscriber", "", &list)
-		if len(list["items"]) != 1 || list["items"][0]["integration_id"] != DemoOpportunityIntegration {
+		if len(list["items"]) != 1 || list["items"][0]["integration_id"] != demo.OpportunityIntegration {
 			t.Errorf("listing %v: want integration_id", list)
 		}
 		srv.Close()

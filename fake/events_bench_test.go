@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"context"
+	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"io"
 	"math"
 	"net/http"
@@ -20,7 +21,7 @@ var evBenchFields = map[string]any{
 // BenchmarkEventFilterMatch evaluates the interface's example filter on an
 // object, as every delivery decision does.
 func BenchmarkEventFilterMatch(b *testing.B) {
-	f, err := ParseEventFilter(`(stage in ["closed", "won", "lost"]) AND (sales_details.partner = "P1")`)
+	f, err := eventfilter.Parse(`(stage in ["closed", "won", "lost"]) AND (sales_details.partner = "P1")`)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -62,7 +63,7 @@ func BenchmarkDeliveries(b *testing.B) {
 	defer f.Close()
 	f.AddObject(Object{ID: "o", Fields: evBenchFields})
 	f.events.mu.Lock()
-	f.events.subs["s"] = &evSubscriber{EventSubscriber: EventSubscriber{ID: "s", Events: []string{EventObjectUpdate}, CallbackURL: rc.URL}}
+	f.events.subs["s"] = &evSubscriber{EventSubscriber: EventSubscriber{ID: "s", Events: []string{eventObjectUpdate}, CallbackURL: rc.URL}}
 	f.events.mu.Unlock()
 	b.ReportAllocs()
 	b.ResetTimer()

@@ -5,8 +5,11 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"io"
 	"maps"
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
@@ -17,7 +20,7 @@ import (
 )
 
 // DeliveryPolicy says how the fake sends webhook deliveries; zero fields
-// take the defaults (DefaultDeliveryPolicy).
+// take the defaults (defaultDeliveryPolicy).
 //
 // When an object changes, the fake works out which events happened
 // (object.create; object.update, plus object.stage_change when the
@@ -74,8 +77,8 @@ type DeliveryPolicy struct {
 	MaxQueue int
 }
 
-// DefaultDeliveryPolicy is used for the zero fields of a DeliveryPolicy.
-var DefaultDeliveryPolicy = DeliveryPolicy{
+// defaultDeliveryPolicy is used for the zero fields of a DeliveryPolicy.
+var defaultDeliveryPolicy = DeliveryPolicy{
 	Attempts: 5, Backoff: time.Second, MaxBackoff: 30 * time.Second, Timeout: 10 * time.Second, MaxQueue: 1000,
 }
 
@@ -156,22 +159,25 @@ func (f *Fake) initDeliveries() {
 	d := &f.events.evDeliveryState
 	p := &d.policy
 	if p.Attempts <= 0 {
-		p.Attempts = DefaultDeliveryPolicy.Attempts
+		p.Attempts = defaultDeliveryPolicy.Attempts
 	}
 	if p.Backoff <= 0 {
-		p.Backoff = DefaultDeliveryPolicy.Backoff
+		p.Backoff = defaultDeliveryPolicy.Backoff
 	}
 	if p.MaxBackoff <= 0 {
-		p.MaxBackoff = max(DefaultDeliveryPolicy.MaxBackoff, p.Backoff)
+		p.MaxBackoff = max(defaultDeliveryPolicy.MaxBackoff, p.Backoff)
 	}
 	if p.Timeout <= 0 {
-		p.Timeout = DefaultDeliveryPolicy.Timeout
+		p.Timeout = defaultDeliveryPolicy.Timeout
 	}
 	if p.MaxQueue <= 0 {
-		p.MaxQueue = DefaultDeliveryPolicy.MaxQueue
+		p.MaxQueue = defaultDeliveryPolicy.MaxQueue
 	}
+	tr := http.DefaultTransport.(*http.Transport).Clone()
+	tr.Proxy = nil // the address checked is the one connected to
+	tr.DialContext = (&net.Dialer{Timeout: 30 * time.Second, KeepAlive: 30 * time.Second, Control: f.dialControl}).DialContext
 	d.client = &http.Client{
-		Transport: http.DefaultTransport.(*http.Transport).Clone(),
+		Transport: tr,
 		Timeout:   p.Timeout,
 		// A redirect is an answer like any other non-2xx: not followed.
 		CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse },
@@ -265,23 +271,23 @@ func (f *Fake) ResetDeliveries() {
 }
 
 // eventsObjectChanged is the object store observer that queues deliveries.
-func (f *Fake) eventsObjectChanged(c ObjectChange) {
+func (f *Fake) eventsObjectChanged(c objectChange) {
 	var kinds []string
 	switch c.Kind {
-	case ChangeCreate:
-		kinds = []string{EventObjectCreate}
-	case ChangeUpdate:
-		kinds = []string{EventObjectUpdate}
+	case changeCreate:
+		kinds = []string{eventObjectCreate}
+	case changeUpdate:
+		kinds = []string{eventObjectUpdate}
 		if slices.Contains(c.Changed, "stage") {
-			kinds = append(kinds, EventObjectStageChange)
+			kinds = append(kinds, eventObjectStageChange)
 		}
 		if rf := f.ReferralField(); c.Object.Type == "opportunity" && slices.Contains(c.Changed, rf) {
 			if v, ok := c.Object.Field(rf); ok && v != nil && v != "" {
 				kinds = append(kinds, f.ReferralEvent())
 			}
 		}
-	case ChangeDelete:
-		kinds = []string{EventObjectDelete}
+	case changeDelete:
+		kinds = []string{eventObjectDelete}
 	default:
 		return
 	}
@@ -299,7 +305,7 @@ func (f *Fake) eventsObjectChanged(c ObjectChange) {
 			if fields == nil {
 				fields = map[string]string{}
 				for k, v := range flatten(c.Object.Fields) {
-					fields[k], _ = eventValueString(v)
+					fields[k], _ = eventfilter.Text(v)
 				}
 			}
 			f.enqueueDeliveryLocked(s, f.newDelivery(s, kind, c, fields))
@@ -308,11 +314,11 @@ func (f *Fake) eventsObjectChanged(c ObjectChange) {
 }
 
 // objectAllKinds are the kinds an object.all subscriber gets.
-var objectAllKinds = []string{EventObjectCreate, EventObjectUpdate, EventObjectDelete, EventObjectStageChange}
+var objectAllKinds = []string{eventObjectCreate, eventObjectUpdate, eventObjectDelete, eventObjectStageChange}
 
 // wants reports whether s subscribes to an event of kind about o.
 func (s *evSubscriber) wants(kind string, o Object) bool {
-	if !slices.Contains(s.Events, kind) && !(slices.Contains(s.Events, EventObjectAll) && slices.Contains(objectAllKinds, kind)) {
+	if !slices.Contains(s.Events, kind) && !(slices.Contains(s.Events, eventObjectAll) && slices.Contains(objectAllKinds, kind)) {
 		return false
 	}
 	if s.IntegrationID != "" && s.IntegrationID != o.IntegrationID {
@@ -324,7 +330,7 @@ func (s *evSubscriber) wants(kind string, o Object) bool {
 	return s.filter == nil || s.filter.Match(o.Fields)
 }
 
-func (f *Fake) newDelivery(s *evSubscriber, kind string, c ObjectChange, fields map[string]string) evJob {
+func (f *Fake) newDelivery(s *evSubscriber, kind string, c objectChange, fields map[string]string) evJob {
 	j := evJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL, logURL: s.logURL}
 	j.payload = maps.Clone(fields)
 	if !f.deploy.envelope {
@@ -401,7 +407,7 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 
 		f.events.mu.Lock()
 		abandoned := s.gone || f.events.ctx.Err() != nil
-		retry := !a.Delivered && !abandoned && attempt < p.Attempts && retryableDelivery(status)
+		retry := !a.Delivered && !abandoned && attempt < p.Attempts && retryableDelivery(status) && !errors.Is(err, errSelfCallback)
 		a.Final = a.Delivered || (!retry && !abandoned)
 		f.logDeliveryLocked(a)
 		f.events.mu.Unlock()
@@ -462,8 +468,11 @@ func (f *Fake) postDelivery(j evJob) (int, time.Duration, error) {
 	if err != nil {
 		return 0, 0, err
 	}
+	if adminPath(req.URL.Path) {
+		return 0, 0, fmt.Errorf("%s: %w", j.logURL, errSelfCallback)
+	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "partner-fake-webhooks")
+	req.Header.Set("User-Agent", deliveryUserAgent)
 	resp, err := f.events.client.Do(req)
 	if err != nil {
 		var ue *url.Error
@@ -481,32 +490,6 @@ func (f *Fake) postDelivery(j evJob) (int, time.Duration, error) {
 		retryAfter = time.Duration(secs) * time.Second
 	}
 	return resp.StatusCode, retryAfter, nil
-}
-
-// eventValueString renders a field value as the text a delivery carries:
-// strings as they are, numbers in plain decimal, booleans as true/false,
-// lists as JSON. It returns false for null.
-func eventValueString(v any) (string, bool) {
-	switch t := v.(type) {
-	case nil:
-		return "", false
-	case string:
-		return t, true
-	case bool:
-		return strconv.FormatBool(t), true
-	case float64:
-		return strconv.FormatFloat(t, 'f', -1, 64), true
-	case float32:
-		return strconv.FormatFloat(float64(t), 'f', -1, 32), true
-	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
-		b, _ := json.Marshal(t)
-		return string(b), true
-	}
-	b, err := json.Marshal(v)
-	if err != nil {
-		return "", false
-	}
-	return string(b), true
 }
 
 // minSecretSegment is the length from which a callback URL's path

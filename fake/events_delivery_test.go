@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"go.uber.org/goleak"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // evReceiver is a webhook receiver that records what it is sent, by path.
@@ -158,7 +160,7 @@ func TestDeliveryPayload(t *testing.T) {
 	sub := c.subscribe(evSubscribeBody(rc.URL+"/h", []string{"object.update"}, ""))
 
 	clock.Advance(time.Minute)
-	srv.UpdateObject(DemoOpportunity2, map[string]any{"sales_details.partner": "P9", "probability": 0.25, "hot": true, "event": "shadowed"})
+	srv.UpdateObject(demo.Opportunity2, map[string]any{"sales_details.partner": "P9", "probability": 0.25, "hot": true, "event": "shadowed"})
 	srv.AddObject(Object{ID: "loose", Fields: map[string]any{"n": float64(1)}})
 	srv.UpdateObject("loose", map[string]any{"n": float64(2)})
 	evWait(t, srv.Fake)
@@ -169,8 +171,8 @@ func TestDeliveryPayload(t *testing.T) {
 	}
 	log := srv.Deliveries()
 	want := map[string]string{
-		"event": "object.update", "subscriber_id": sub, "delivery_id": log[0].DeliveryID, "object_id": DemoOpportunity2,
-		"occurred_at": "2026-03-04T05:07:07.000Z", "integration_id": DemoOpportunityIntegration,
+		"event": "object.update", "subscriber_id": sub, "delivery_id": log[0].DeliveryID, "object_id": demo.Opportunity2,
+		"occurred_at": "2026-03-04T05:07:07.000Z", "integration_id": demo.OpportunityIntegration,
 		"name": "Globex expansion", "stage": "negotiation", "amount": "20000", "sales_details.partner": "P9",
 		"probability": "0.25", "hot": "true",
 	}
@@ -194,23 +196,23 @@ func TestDeliveryMatching(t *testing.T) {
 	c := newEvClient(t, srv)
 	rc := newEvReceiver(t, nil)
 	upd := []string{"object.update"}
-	c.subscribe(evSubscribeBody(rc.URL+"/integration", upd, `,"integration_id":"`+DemoAccountIntegration+`"`))
-	c.subscribe(evSubscribeBody(rc.URL+"/ids", upd, `,"object_ids":["`+DemoOpportunity1+`","`+DemoAccount2+`"]`))
+	c.subscribe(evSubscribeBody(rc.URL+"/integration", upd, `,"integration_id":"`+demo.AccountIntegration+`"`))
+	c.subscribe(evSubscribeBody(rc.URL+"/ids", upd, `,"object_ids":["`+demo.Opportunity1+`","`+demo.Account2+`"]`))
 	c.subscribe(evSubscribeBody(rc.URL+"/filter", upd, `,"filters":"(stage in [\"closed\", \"won\"]) AND (amount >= 20000)"`))
-	c.subscribe(evSubscribeBody(rc.URL+"/everything", upd, `,"integration_id":"`+DemoOpportunityIntegration+`","object_ids":["`+DemoOpportunity3+`"],"filters":"sales_details.partner = \"P1\""`))
+	c.subscribe(evSubscribeBody(rc.URL+"/everything", upd, `,"integration_id":"`+demo.OpportunityIntegration+`","object_ids":["`+demo.Opportunity3+`"],"filters":"sales_details.partner = \"P1\""`))
 
-	for _, id := range []string{DemoOpportunity1, DemoOpportunity2, DemoOpportunity3, DemoAccount1, DemoAccount2} {
+	for _, id := range []string{demo.Opportunity1, demo.Opportunity2, demo.Opportunity3, demo.Account1, demo.Account2} {
 		srv.UpdateObject(id, map[string]any{"touched": "yes"})
 	}
-	srv.UpdateObject(DemoOpportunity2, map[string]any{"stage": "won"}) // now matches the filter
-	srv.UpdateObject(DemoOpportunity3, map[string]any{"sales_details.partner": "P2"})
+	srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "won"}) // now matches the filter
+	srv.UpdateObject(demo.Opportunity3, map[string]any{"sales_details.partner": "P2"})
 	evWait(t, srv.Fake)
 
 	want := map[string][]string{
-		"/integration": {"object.update:" + DemoAccount1, "object.update:" + DemoAccount2},
-		"/ids":         {"object.update:" + DemoOpportunity1, "object.update:" + DemoAccount2},
-		"/filter":      {"object.update:" + DemoOpportunity3, "object.update:" + DemoOpportunity2, "object.update:" + DemoOpportunity3},
-		"/everything":  {"object.update:" + DemoOpportunity3},
+		"/integration": {"object.update:" + demo.Account1, "object.update:" + demo.Account2},
+		"/ids":         {"object.update:" + demo.Opportunity1, "object.update:" + demo.Account2},
+		"/filter":      {"object.update:" + demo.Opportunity3, "object.update:" + demo.Opportunity2, "object.update:" + demo.Opportunity3},
+		"/everything":  {"object.update:" + demo.Opportunity3},
 	}
 	for path, w := range want {
 		if got := rc.events(path); !slices.Equal(got, w) {

@@ -7,6 +7,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // evClient calls the fake over raw HTTP with a token of the default client.
@@ -48,7 +50,7 @@ func (c *evClient) do(method, path, body string, out any) int {
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
-	resp, err := c.srv.Client().Do(req)
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -82,7 +84,7 @@ func TestEventsSubscriberLifecycle(t *testing.T) {
 	c := newEvClient(t, srv)
 
 	id := c.subscribe(`{"subscriber_type":"webhook","event":["object.update","object.create"],"name":"crm sync",
-		"filters":"stage in [\"won\"]","integration_id":"` + DemoOpportunityIntegration + `","object_ids":["o1"],
+		"filters":"stage in [\"won\"]","integration_id":"` + demo.OpportunityIntegration + `","object_ids":["o1"],
 		"webhook_settings":{"callback_url":"https://hooks.example.com/x"}}`)
 
 	var list map[string][]map[string]any
@@ -90,7 +92,7 @@ func TestEventsSubscriberLifecycle(t *testing.T) {
 		t.Fatalf("list: status %d", st)
 	}
 	want := map[string]any{
-		"subscriber_id": id, "name": "crm sync", "objectids": []any{"o1"}, "integration_id": DemoOpportunityIntegration,
+		"subscriber_id": id, "name": "crm sync", "objectids": []any{"o1"}, "integration_id": demo.OpportunityIntegration,
 		"filters": `stage in ["won"]`, "subscriber_type": "webhook",
 	}
 	if len(list["items"]) != 1 || !evJSONEqual(list["items"][0], want) {
@@ -185,7 +187,7 @@ func TestEventsSubscribeValidation(t *testing.T) {
 }
 
 func TestEventsScope(t *testing.T) {
-	srv := NewServer(WithClient("reports-only", "s3cret", ScopeReports), WithScopeChecks())
+	srv := NewServer(WithClient("reports-only", "s3cret", scopeReports), WithScopeChecks())
 	defer srv.Close()
 	c := &evClient{t: t, srv: srv}
 	var tok struct {
@@ -214,10 +216,10 @@ func TestEventsMetadata(t *testing.T) {
 		t.Fatalf("integrations: status %d", st)
 	}
 	want := map[string]string{
-		"integration_id": DemoAccountIntegration, "integration_type": "CRM",
+		"integration_id": demo.AccountIntegration, "integration_type": "CRM",
 		"description": "Accounts synced from the demo CRM", "name": "Demo CRM accounts",
 	}
-	if len(ins.Integrations) != 2 || !evJSONEqual(ins.Integrations[0], want) || ins.Integrations[1]["integration_id"] != DemoOpportunityIntegration {
+	if len(ins.Integrations) != 2 || !evJSONEqual(ins.Integrations[0], want) || ins.Integrations[1]["integration_id"] != demo.OpportunityIntegration {
 		t.Fatalf("integrations = %v", ins.Integrations)
 	}
 

@@ -15,6 +15,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -30,7 +31,7 @@ func client(srv *fake.Server, opts ...partner.Option) *partner.Client {
 	return c
 }
 
-// The demo data names its ids with fake.Demo* constants.
+// The demo data names its ids with the constants of package fake/demo.
 func Example() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
@@ -43,7 +44,7 @@ func Example() {
 		}
 		fmt.Println(r.ID, r.Name)
 	}
-	o, _ := srv.Object(fake.DemoOpportunity1)
+	o, _ := srv.Object(demo.Opportunity1)
 	fmt.Println(o.Type, o.Fields["name"])
 	// Output:
 	// 101 Pipeline by stage
@@ -62,7 +63,7 @@ func ExampleFake_AddReport() {
 		Name: "Regions",
 		Columns: []fake.Column{
 			{ID: "region", Name: "Region"},
-			{ID: "deals", Name: "Deals", Type: fake.ColumnNumber},
+			{ID: "deals", Name: "Deals", Type: "NUMBER"},
 		},
 		Rows: [][]any{{"north", 3}, {"south", 5}},
 	})
@@ -137,7 +138,7 @@ func ExampleFake_InjectFault() {
 	// A fault on every request (Times 0) outlasts the retries and reaches
 	// the caller as a *partner.Error.
 	srv.InjectFault(fake.Fault{Path: "/report/v1/view/*/prepare_export", Status: 500, Message: "boom"})
-	_, err := c.Reports.PrepareExport(context.Background(), fake.DemoReportPipeline)
+	_, err := c.Reports.PrepareExport(context.Background(), demo.ReportPipeline)
 	fmt.Println(partner.IsServerError(err), err)
 	// Output:
 	// 4 reports after 2 requests
@@ -153,7 +154,7 @@ func ExampleManualClock() {
 	c := client(srv)
 	ctx := context.Background()
 
-	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration},
+	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration},
 		strings.NewReader("sales_details.crm_opportunity_id,name\nCRM-9,Zeta\n"))
 	if err != nil {
 		log.Fatal(err)
@@ -180,7 +181,7 @@ func ExampleFake_Requests() {
 	defer srv.Close()
 	c := client(srv, partner.WithEnvironment("sandbox"))
 	ctx := context.Background()
-	if _, err := c.Objects.ExternalIDs(ctx, fake.DemoOpportunity1); err != nil {
+	if _, err := c.Objects.ExternalIDs(ctx, demo.Opportunity1); err != nil {
 		log.Fatal(err)
 	}
 	if _, err := c.Objects.ExternalIDs(ctx, "opp-missing"); !partner.IsNotFound(err) {
@@ -212,13 +213,13 @@ func ExampleFake_Deliveries() {
 	if _, err := c.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:        "stage watch",
 		Events:      []events.Kind{events.KindObjectStageChange},
-		ObjectIDs:   []string{fake.DemoOpportunity1},
+		ObjectIDs:   []string{demo.Opportunity1},
 		CallbackURL: hook.URL,
 	}); err != nil {
 		log.Fatal(err)
 	}
 
-	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won"})
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "won"})
 	if err := srv.WaitDeliveries(ctx); err != nil {
 		log.Fatal(err)
 	}

@@ -1,47 +1,52 @@
 // Package fake is an in-memory implementation of the Partner Integration
-// Service, for tests. It holds real state (clients and tokens, users,
-// reports, objects, integrations, bulk executions, subscribers), moves
-// asynchronous work through its states over time, answers bad input with
-// the statuses the interface documents, and can be told to fail.
+// Service, for tests. A test needs five things from it:
 //
-// It is an independent implementation of the interface: it has its own
-// wire types and imports no package of the SDK, so a mistake in the SDK's
-// JSON cannot be mirrored here.
-//
-//	srv := fake.NewServer(fake.WithDemoData())
+//	// Start it (NewServer, or New for a bare http.Handler) and point a client at it.
+//	clock := fake.NewManualClock(time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC))
+//	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock))
 //	defer srv.Close()
 //	c, err := partner.New(partner.WithBaseURL(srv.URL),
 //		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
-//	if err != nil {
-//		t.Fatal(err)
-//	}
 //
-// NewServer starts empty. WithDemoData adds demo reports, objects,
-// integrations and users, whose ids the Demo* constants name; or seed
-// what a test needs with AddReport, AddObject, AddIntegration, AddUser
-// and SetUserAttributes. The examples show seeding, a fault, the manual
-// clock, the request log and webhook deliveries.
+//	// Seed it: WithDemoData (ids in package fake/demo), or AddObject, AddUser,
+//	// AddReport, AddIntegration, SetUserAttributes, ApplySeed.
+//	id := srv.AddObject(fake.Object{Type: "opportunity", Fields: map[string]any{"stage": "open"}})
 //
-// # Three parts: the service, the admin API, the seed format
+//	// Read its state: Object, Objects, User, Users, BulkExecutions, Subscribers,
+//	// Deliveries (WaitDeliveries first), Audits, Requests and CountRequests.
+//	o, _ := srv.Object(id)
 //
-// The service is Fake (New, NewServer, the With* options, the Add* and
-// inspection methods), in fake.go and a file per area (area_<area>.go,
-// with its helpers in <area>_*.go). The admin HTTP API that drives a
-// fake from other languages is Admin (admin.go; its OpenAPI document
-// is admin_openapi.json), a layer over Fake's methods. The seed format,
-// for cmd/partnerfake -seed and POST /_fake/seed, is Seed (seed.go); it
-// uses the service's own Integration, Object, User and Report types, so a
-// seed file and a Go test describe data with the same types.
+//	// Inject a fault: a status, latency, a dropped or cut answer on matching requests.
+//	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/list", Status: 503, Times: 1})
 //
-// # A deployment's words
+//	// Move its clock: bulk executions run DefaultBulkDelay, views are ready
+//	// after ViewPendingFor+ViewRunningFor, tokens expire (or ExpireTokens).
+//	clock.Advance(fake.DefaultBulkDelay)
+//
+// It holds real state (clients and tokens, users, reports, objects,
+// integrations, bulk executions, subscribers), moves asynchronous work
+// through its states over time, answers bad input with the statuses the
+// interface documents, and can be told to fail. It is an independent
+// implementation of the interface: it has its own wire types and imports
+// no package of the SDK, so a mistake in the SDK's JSON cannot be mirrored
+// here. The examples show each of the five at work.
+//
+// # Options
 //
 // By default the fake speaks the interface's neutral words and behaves as
 // the deployed service does where the two differ (docs/deployed-service.md):
-// flat webhook deliveries, no OAuth scopes. WithEnvHeader and
-// WithPortalWord give it a deployment's own words, WithSubscriptionKey
-// puts an API gateway in front of it, so that a team runs its tests with
-// its production configuration. WithScopeChecks, WithDeliveryEnvelope and
-// WithSignedUploads are the fake's own extensions, off by default.
+// flat webhook deliveries, no OAuth scopes, only the SCIM filter the
+// service documents. WithDeployment gives it a deployment's own words, an
+// API gateway's subscription key and the variants of the published
+// descriptions (Deployment), so that a team runs its tests with its
+// production configuration. WithFullSCIMFilter (every RFC 7644 filter),
+// WithScopeChecks, WithDeliveryEnvelope, WithViewStatusDetail and
+// WithSCIMFullResources are the fake's own extensions, off by default.
+//
+// cmd/partnerfake serves the fake for tests in other languages, with an
+// HTTP admin API under /_fake/ (internal/fakeadmin) and a seed file in the
+// Seed format (ParseSeed, ApplySeed), which uses the fake's own
+// Integration, Object, User and Report types with their JSON names.
 //
 // # Answers: the published members, and the fake's own
 //
@@ -104,7 +109,7 @@
 // Every change to a stored object goes to the subscribers of its kind
 // (object.all takes all four):
 //
-//   - object.create: AddObject, a seed's object (WithSeed, ApplySeed,
+//   - object.create: AddObject, a seed's object (ApplySeed,
 //     POST /_fake/seed; also when it replaces an object of the same id),
 //     a bulk row whose key matches no stored object.
 //   - object.update: UpdateObject, PATCH /_fake/objects/{id}, a bulk row
@@ -141,12 +146,12 @@ const (
 // default the fake checks no scopes). A client registered without scopes
 // may use every area.
 const (
-	ScopeSCIM    = "scim"
-	ScopeUsers   = "users"
-	ScopeReports = "reports"
-	ScopeObjects = "objects"
-	ScopeBulk    = "bulk"
-	ScopeEvents  = "events"
+	scopeSCIM    = "scim"
+	scopeUsers   = "users"
+	scopeReports = "reports"
+	scopeObjects = "objects"
+	scopeBulk    = "bulk"
+	scopeEvents  = "events"
 )
 
 // Fake is the service as an http.Handler. Its methods seed and inspect
@@ -157,7 +162,6 @@ type Fake struct {
 	handler  http.Handler // mux inside the WithMiddleware wrappers
 	wrappers []func(http.Handler) http.Handler
 	demo     bool
-	seeds    []*Seed
 	lifetime time.Duration
 	deploy   deployment // words, gateway key, optional checks (deployment.go)
 
@@ -188,8 +192,8 @@ type Fake struct {
 type Option func(*Fake)
 
 // WithClient registers an OAuth client. Without scopes it may use every
-// area; with scopes and WithScopeChecks, only the areas named (ScopeSCIM,
-// ...); without WithScopeChecks the scopes are ignored. Without any
+// area; with scopes and WithScopeChecks, only the areas named ("scim",
+// "reports", ...: see WithScopeChecks); without WithScopeChecks the scopes are ignored. Without any
 // WithClient option the fake registers DefaultClientID/DefaultClientSecret.
 func WithClient(id, secret string, scopes ...string) Option {
 	return func(f *Fake) { f.auth.register(id, secret, scopes) }
@@ -210,18 +214,18 @@ func WithClock(c Clock) Option { return func(f *Fake) { f.clock = c } }
 // whose ids the Demo* constants name:
 //
 //   - integrations (id: object type, bulk key field):
-//     DemoOpportunityIntegration "int-demo-opportunities": opportunity,
+//     demo.OpportunityIntegration "int-demo-opportunities": opportunity,
 //     sales_details.crm_opportunity_id;
-//     DemoAccountIntegration "int-demo-accounts": account,
+//     demo.AccountIntegration "int-demo-accounts": account,
 //     account_info.external_account_id. A bulk row without a value in the
 //     key field fails.
-//   - objects: opportunities DemoOpportunity1 to 3, accounts DemoAccount1
+//   - objects: opportunities demo.Opportunity1 to 3, accounts demo.Account1
 //     and 2;
-//   - users DemoUser1 to 3 (the third suspended), user attributes in
-//     DemoNamespace;
-//   - reports: DemoReportPipeline (backed by the opportunities),
-//     DemoReportPartners, DemoReportDraft and DemoReportLarge
-//     (DemoReportLargeRows rows, generated).
+//   - users demo.User1 to 3 (the third suspended), user attributes in
+//     demo.Namespace;
+//   - reports: demo.ReportPipeline (backed by the opportunities),
+//     demo.ReportPartners, demo.ReportDraft and demo.ReportLarge
+//     (demo.ReportLargeRows rows, generated).
 func WithDemoData() Option { return func(f *Fake) { f.demo = true } }
 
 // WithMiddleware wraps the fake's handler in mw: every request to the
@@ -260,11 +264,6 @@ func New(opts ...Option) *Fake {
 	if f.demo {
 		f.seedDemo()
 	}
-	for _, s := range f.seeds {
-		if err := f.ApplySeed(s); err != nil {
-			panic(err)
-		}
-	}
 	return f
 }
 
@@ -298,6 +297,11 @@ func (f *Fake) URL() string {
 	return ""
 }
 
+// Clock returns the clock the fake reads time from (WithClock): a
+// *ManualClock when it runs on one, for code that serves a fake built
+// elsewhere and moves its time.
+func (f *Fake) Clock() Clock { return f.clock }
+
 // SetURL tells a fake hosted by its caller where it is served, so that the
 // absolute URLs it hands out (signed uploads) point at it.
 // It is safe to call while the fake serves requests.
@@ -326,14 +330,11 @@ type Server struct {
 func NewServer(opts ...Option) *Server {
 	f := New(opts...)
 	ts := httptest.NewUnstartedServer(f)
-	ts.Config.MaxHeaderBytes = MaxHeaderBytes
+	ts.Config.MaxHeaderBytes = maxHeaderBytes
 	ts.Start()
 	f.SetURL(ts.URL)
 	return &Server{Fake: f, URL: ts.URL, ts: ts}
 }
-
-// Client returns an *http.Client for the server.
-func (s *Server) Client() *http.Client { return s.ts.Client() }
 
 // Close stops the server and the fake's background work.
 func (s *Server) Close() {

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 )
 
 // Fault makes the fake misbehave on matching requests.
@@ -139,6 +140,8 @@ func (s *faultStore) take(method, p string) *Fault {
 
 // LoggedRequest is one request as the fake saw it. It holds no secrets:
 // no headers, no bodies, and query values that could be secret are masked.
+// Method, Path, Query and Env are clipped (32, 512, 512 and 128 bytes,
+// ending in "…" when clipped), so that the log's memory has a ceiling.
 type LoggedRequest struct {
 	Time     time.Time
 	Method   string
@@ -146,25 +149,54 @@ type LoggedRequest struct {
 	Query    string
 	ClientID string // the client whose token authorized it, if any
 	// Env is the environment the request names: its environment header
-	// (x-svc-env unless WithEnvHeader) or, on the token endpoint, the
+	// (x-svc-env unless withEnvHeader) or, on the token endpoint, the
 	// query parameter of that name when the header is absent.
 	Env    string
 	Status int // 0 when the connection was dropped
 	// Fault is the injected fault, if any: a status, "drop" or
 	// "drop-after"; "subscription-key" when the gateway check refused it;
 	// "too-large" when its headers, query or body were over the limits
-	// (MaxHeaderBytes, MaxQueryBytes, MaxJSONBody and siblings).
+	// (maxHeaderBytes, maxQueryBytes, maxJSONBody and siblings).
 	Fault string
 }
 
-// DefaultRequestLogSize is how many requests the log keeps unless
+// Bounds of the strings of a LoggedRequest, in bytes: what a client sends
+// is clipped to them (clip), so that each entry, and with the ring's size
+// the whole log, has a fixed ceiling (about 1.5 KiB an entry) whatever
+// unauthenticated clients send.
+const (
+	maxLoggedMethod = 32
+	maxLoggedPath   = 512
+	maxLoggedQuery  = 512
+	maxLoggedEnv    = 128
+)
+
+// clipMark ends a string that clip shortened.
+const clipMark = "…"
+
+// clip returns s when it has at most max bytes, and otherwise its longest
+// prefix of whole UTF-8 characters that leaves room for clipMark, followed
+// by clipMark. The result never shares the memory of s, so that an entry
+// does not keep a request's buffers alive.
+func clip(s string, max int) string {
+	if len(s) <= max {
+		return strings.Clone(s)
+	}
+	n := max - len(clipMark)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + clipMark
+}
+
+// defaultRequestLogSize is how many requests the log keeps unless
 // WithRequestLogSize says otherwise.
-const DefaultRequestLogSize = 100_000
+const defaultRequestLogSize = 100_000
 
 // WithRequestLogSize keeps the last n requests in the request log
-// (default DefaultRequestLogSize): the log is a ring, so that a fake
+// (default defaultRequestLogSize): the log is a ring, so that a fake
 // serving millions of requests holds flat memory. Older entries are
-// dropped (RequestsDropped counts them). n < 1 means the default.
+// dropped. n < 1 means the default.
 func WithRequestLogSize(n int) Option { return func(f *Fake) { f.reqlog.size = n } }
 
 // requestLog is a ring of the last size requests.
@@ -178,7 +210,7 @@ type requestLog struct {
 
 func (l *requestLog) capacity() int {
 	if l.size < 1 {
-		return DefaultRequestLogSize
+		return defaultRequestLogSize
 	}
 	return l.size
 }
@@ -213,9 +245,9 @@ func (f *Fake) Requests() []LoggedRequest {
 	return out
 }
 
-// RequestsDropped counts the requests that left the log because it was
+// requestsDropped counts the requests that left the log because it was
 // full (see WithRequestLogSize).
-func (f *Fake) RequestsDropped() int {
+func (f *Fake) requestsDropped() int {
 	f.reqlog.mu.Lock()
 	defer f.reqlog.mu.Unlock()
 	return f.reqlog.dropped
@@ -243,7 +275,7 @@ func (f *Fake) ResetRequests() {
 	f.reqlog.entries, f.reqlog.next, f.reqlog.dropped = nil, 0, 0
 }
 
-var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, SubscriptionKeyParam: true}
+var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, subscriptionKeyParam: true}
 
 // maskQuery encodes q with the values of secretParams masked, whatever
 // the case of their names: a client that spells a secret parameter

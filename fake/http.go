@@ -31,28 +31,28 @@ func clientID(r *http.Request) string {
 // handle registers h for pattern (a ServeMux pattern such as
 // "POST /report/v1/list"). Requests need a valid bearer token whose
 // client may use scope; they are logged and pass through injected faults.
-// Its body is capped at MaxJSONBody.
+// Its body is capped at maxJSONBody.
 func (f *Fake) handle(pattern, scope string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap(scope, true, true, MaxJSONBody, h))
+	f.mux.Handle(pattern, f.wrap(scope, true, true, maxJSONBody, h))
 }
 
 // handleLoad registers a bulk load route: as handle, with the body capped
-// at MaxLoadBody.
+// at maxLoadBody.
 func (f *Fake) handleLoad(pattern, scope string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap(scope, true, true, MaxLoadBody, h))
+	f.mux.Handle(pattern, f.wrap(scope, true, true, maxLoadBody, h))
 }
 
 // handlePublic registers h for a route that takes no bearer token (the
-// token endpoint), its body capped at MaxTokenBody.
+// token endpoint), its body capped at maxTokenBody.
 func (f *Fake) handlePublic(pattern string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap("", false, true, MaxTokenBody, h))
+	f.mux.Handle(pattern, f.wrap("", false, true, maxTokenBody, h))
 }
 
 // handleStorage registers h for a route outside the service and its API
 // gateway (signed upload URLs): no bearer token, no subscription key, the
-// body capped at MaxUploadBody.
+// body capped at maxUploadBody.
 func (f *Fake) handleStorage(pattern string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap("", false, false, MaxUploadBody, h))
+	f.mux.Handle(pattern, f.wrap("", false, false, maxUploadBody, h))
 }
 
 // requestEnv is the environment r names: its environment header, or on
@@ -73,12 +73,12 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 		rec := &statusRecorder{ResponseWriter: w}
 		entry := LoggedRequest{
 			Time:   f.clock.Now(),
-			Method: r.Method,
-			Path:   r.URL.Path,
-			Env:    f.requestEnv(r),
+			Method: clip(r.Method, maxLoggedMethod),
+			Path:   clip(r.URL.Path, maxLoggedPath),
+			Env:    clip(f.requestEnv(r), maxLoggedEnv),
 		}
-		if len(r.URL.RawQuery) <= MaxQueryBytes {
-			entry.Query = maskQuery(r.URL.Query())
+		if len(r.URL.RawQuery) <= maxQueryBytes {
+			entry.Query = clip(maskQuery(r.URL.Query()), maxLoggedQuery)
 		}
 		logged := false
 		logNow := func() {

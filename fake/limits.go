@@ -11,24 +11,19 @@ import (
 // Size limits of every route, the fake's own (the interface shows none):
 // a long-running fake must not be made to hold an unbounded request.
 const (
-	// MaxHeaderBytes bounds the request headers (431 beyond it; NewServer
+	// maxHeaderBytes bounds the request headers (431 beyond it; NewServer
 	// also sets it as the server's limit).
-	MaxHeaderBytes = 64 << 10
-	// MaxQueryBytes bounds the raw query string (414 beyond it).
-	MaxQueryBytes = 16 << 10
-	// MaxJSONBody caps the body of the JSON routes (413 beyond it).
-	MaxJSONBody = maxJSONBody
-	// MaxTokenBody caps the body of the token endpoint (413 beyond it).
-	MaxTokenBody = 64 << 10
-	// MaxLoadBody caps the body of a bulk load (413 beyond it). Loads are
+	maxHeaderBytes = 64 << 10
+	// maxQueryBytes bounds the raw query string (414 beyond it).
+	maxQueryBytes = 16 << 10
+	// maxTokenBody caps the body of the token endpoint (413 beyond it).
+	maxTokenBody = 64 << 10
+	// maxLoadBody caps the body of a bulk load (413 beyond it). Loads are
 	// parsed as they stream, so the cap bounds time, not memory.
-	MaxLoadBody = 4 << 30
-	// MaxUploadBody caps a file sent to a signed upload URL, with its
+	maxLoadBody = 4 << 30
+	// maxUploadBody caps a file sent to a signed upload URL, with its
 	// multipart framing (413 beyond it).
-	MaxUploadBody = maxUploadSize + 1<<20
-	// MaxSeedBody caps the body of the admin API's POST /_fake/seed (413
-	// beyond it); the other admin routes take MaxJSONBody.
-	MaxSeedBody = 64 << 20
+	maxUploadBody = maxUploadSize + 1<<20
 )
 
 // limitRequest answers 431, 414 or 413 when r's headers, query or
@@ -42,11 +37,11 @@ func limitRequest(w *statusRecorder, r *http.Request, maxBody int64) bool {
 		}
 	}
 	switch {
-	case n > MaxHeaderBytes:
-		writeError(w, http.StatusRequestHeaderFieldsTooLarge, "header_too_large", "request headers exceed %d bytes", MaxHeaderBytes)
+	case n > maxHeaderBytes:
+		writeError(w, http.StatusRequestHeaderFieldsTooLarge, "header_too_large", "request headers exceed %d bytes", maxHeaderBytes)
 		return false
-	case len(r.URL.RawQuery) > MaxQueryBytes:
-		writeError(w, http.StatusRequestURITooLong, "query_too_large", "query string exceeds %d bytes", MaxQueryBytes)
+	case len(r.URL.RawQuery) > maxQueryBytes:
+		writeError(w, http.StatusRequestURITooLong, "query_too_large", "query string exceeds %d bytes", maxQueryBytes)
 		return false
 	case r.ContentLength > maxBody:
 		writeError(w, http.StatusRequestEntityTooLarge, "body_too_large", "request body exceeds %d bytes", maxBody)

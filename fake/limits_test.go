@@ -8,6 +8,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestSizeLimits: every route caps its body (413, even when the body
@@ -17,13 +19,13 @@ func TestSizeLimits(t *testing.T) {
 	at, _ := tf.token(t)
 	bearer := []string{"Authorization", "Bearer " + at}
 
-	big := `{"pad":"` + strings.Repeat("x", MaxJSONBody) + `"}`
+	big := `{"pad":"` + strings.Repeat("x", maxJSONBody) + `"}`
 	if a := tf.do(t, "POST", "/testonly/v1/bump", "application/json", big, bearer...); a.status != 413 || a.body["error"] != "body_too_large" {
 		t.Fatalf("JSON body over the cap: %d %s", a.status, a.raw[:min(len(a.raw), 200)])
 	}
 	// Chunked, no Content-Length: the cap is found while reading. The
 	// SCIM create reads the body itself.
-	req, _ := http.NewRequest("POST", tf.srv.URL+"/api/scim/v2/Users", io.MultiReader(strings.NewReader(`{"userName":"`), strings.NewReader(strings.Repeat("x", MaxJSONBody)), strings.NewReader(`"}`)))
+	req, _ := http.NewRequest("POST", tf.srv.URL+"/api/scim/v2/Users", io.MultiReader(strings.NewReader(`{"userName":"`), strings.NewReader(strings.Repeat("x", maxJSONBody)), strings.NewReader(`"}`)))
 	req.Header.Set("Authorization", "Bearer "+at)
 	req.Header.Set("Content-Type", "application/scim+json")
 	resp, err := tf.srv.Client().Do(req)
@@ -34,15 +36,15 @@ func TestSizeLimits(t *testing.T) {
 	if resp.StatusCode != 413 {
 		t.Fatalf("chunked body over the cap: %d", resp.StatusCode)
 	}
-	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"`+strings.Repeat("x", MaxTokenBody)+`"}`); a.status != 413 {
+	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"`+strings.Repeat("x", maxTokenBody)+`"}`); a.status != 413 {
 		t.Fatalf("token body over its cap: %d", a.status)
 	}
-	if a := tf.do(t, "GET", "/testonly/v1/ping?q="+strings.Repeat("x", MaxQueryBytes), "", "", bearer...); a.status != 414 {
+	if a := tf.do(t, "GET", "/testonly/v1/ping?q="+strings.Repeat("x", maxQueryBytes), "", "", bearer...); a.status != 414 {
 		t.Fatalf("long query: %d", a.status)
 	}
 	hdr := append([]string{}, bearer...)
 	for i := range 4 {
-		hdr = append(hdr, fmt.Sprintf("X-Pad-%d", i), strings.Repeat("x", MaxHeaderBytes/4))
+		hdr = append(hdr, fmt.Sprintf("X-Pad-%d", i), strings.Repeat("x", maxHeaderBytes/4))
 	}
 	if a := tf.do(t, "GET", "/testonly/v1/ping", "", "", hdr...); a.status != 431 {
 		t.Fatalf("large headers: %d", a.status)
@@ -67,8 +69,8 @@ func TestRequestLogRing(t *testing.T) {
 		tf.do(t, "GET", fmt.Sprintf("/testonly/v1/ping?i=%d", i), "", "", "Authorization", "Bearer "+at)
 	}
 	log := tf.Requests()
-	if len(log) != 5 || tf.RequestsDropped() != 8 {
-		t.Fatalf("%d entries, %d dropped; want 5 and 8", len(log), tf.RequestsDropped())
+	if len(log) != 5 || tf.requestsDropped() != 8 {
+		t.Fatalf("%d entries, %d dropped; want 5 and 8", len(log), tf.requestsDropped())
 	}
 	for i, e := range log {
 		if want := fmt.Sprintf("i=%d", 7+i); e.Query != want {
@@ -79,14 +81,14 @@ func TestRequestLogRing(t *testing.T) {
 		t.Fatalf("CountRequests = %d, want 5", n)
 	}
 	tf.ResetRequests()
-	if len(tf.Requests()) != 0 || tf.RequestsDropped() != 0 {
+	if len(tf.Requests()) != 0 || tf.requestsDropped() != 0 {
 		t.Fatal("reset left entries")
 	}
 }
 
 // TestTokensSwept: a fake that issues many tokens holds only the live ones:
 // expired access tokens are swept, and a client keeps at most
-// MaxRefreshTokens refresh tokens, the oldest refused first.
+// maxRefreshTokens refresh tokens, the oldest refused first.
 func TestTokensSwept(t *testing.T) {
 	clk := NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	tf := newTestFake(t, WithClock(clk), WithTokenLifetime(time.Minute))
@@ -95,17 +97,17 @@ func TestTokensSwept(t *testing.T) {
 		tf.token(t)
 		clk.Advance(time.Second)
 	}
-	access, refresh := tf.TokensHeld()
+	access, refresh := tf.tokensHeld()
 	// Tokens live a minute and are swept a minute after: at most about
 	// 2 minutes of tokens (one per second) plus one sweep interval remain.
-	if access > 120+sweepEvery || refresh > MaxRefreshTokens {
+	if access > 120+sweepEvery || refresh > maxRefreshTokens {
 		t.Fatalf("holding %d access and %d refresh tokens after %d grants", access, refresh, 3*sweepEvery+1)
 	}
-	for range MaxRefreshTokens {
+	for range maxRefreshTokens {
 		tf.token(t)
 	}
-	if _, refresh := tf.TokensHeld(); refresh != MaxRefreshTokens {
-		t.Fatalf("%d refresh tokens, want the cap %d", refresh, MaxRefreshTokens)
+	if _, refresh := tf.tokensHeld(); refresh != maxRefreshTokens {
+		t.Fatalf("%d refresh tokens, want the cap %d", refresh, maxRefreshTokens)
 	}
 	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"refresh_token","refresh_token":"`+first+`"}`); a.status != 400 || a.body["error"] != "invalid_grant" {
 		t.Fatalf("oldest refresh token: %d %s", a.status, a.raw)
@@ -147,23 +149,23 @@ func TestViewsAndUploadsSwept(t *testing.T) {
 	clk := NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	tf := newTestFake(t, WithClock(clk), WithDemoData(), WithTokenLifetime(100*time.Hour))
 	tf.SetURL(tf.srv.URL)
-	old, _ := tf.prepareView(DemoReportPartners)
-	clk.Advance(ViewLifetime + time.Minute)
-	mid, _ := tf.prepareView(DemoReportPartners)
-	clk.Advance(ViewLifetime + time.Minute)
+	old, _ := tf.prepareView(demo.ReportPartners)
+	clk.Advance(viewLifetime + time.Minute)
+	mid, _ := tf.prepareView(demo.ReportPartners)
+	clk.Advance(viewLifetime + time.Minute)
 	for range 64 {
-		tf.prepareView(DemoReportPartners)
+		tf.prepareView(demo.ReportPartners)
 	}
 	if _, ok := tf.lookupView(old); ok {
 		t.Fatal("a view deleted a day ago is still held")
 	}
-	if v, ok := tf.lookupView(mid); !ok || v.status(clk.Now()) != ViewDeleted {
+	if v, ok := tf.lookupView(mid); !ok || v.status(clk.Now()) != viewDeleted {
 		t.Fatal("a view deleted a minute ago should still answer DELETED")
 	}
 
 	at, _ := tf.token(t)
 	ticket := func() {
-		a := tf.do(t, "GET", "/bulk/v1/bulkload/"+DemoAccountIntegration+"/upload_url?file_name=a.csv", "", "", "Authorization", "Bearer "+at)
+		a := tf.do(t, "GET", "/bulk/v1/bulkload/"+demo.AccountIntegration+"/upload_url?file_name=a.csv", "", "", "Authorization", "Bearer "+at)
 		if a.status != 200 {
 			t.Fatalf("upload_url: %d %s", a.status, a.raw)
 		}

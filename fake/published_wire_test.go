@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
@@ -79,7 +80,7 @@ func (w *wire) do(method, path, body string, header ...string) (int, []byte, htt
 func TestSubscribeEventAsString(t *testing.T) {
 	w := newWire(t)
 	for _, kind := range []string{"object.update", w.srv.ReferralEvent()} {
-		body := `{"subscriber_type": "webhook", "event": "` + kind + `", "name": "n", "integration_id": "` + fake.DemoOpportunityIntegration + `",
+		body := `{"subscriber_type": "webhook", "event": "` + kind + `", "name": "n", "integration_id": "` + demo.OpportunityIntegration + `",
 			"webhook_settings": {"callback_url": "https://hooks.example.com/x"}}`
 		status, answer, _ := w.do("POST", "/event/v1/subscriber", body)
 		if status != 200 {
@@ -98,8 +99,8 @@ func TestSubscribeEventAsString(t *testing.T) {
 // absent body takes the interface's defaults (page 0, size 100).
 func TestReportBodiesOptional(t *testing.T) {
 	w := newWire(t)
-	data := "/report/v1/" + strconv.FormatInt(fake.DemoReportPartners, 10) + "/data"
-	chart := "/report/v1/" + strconv.FormatInt(fake.DemoReportPipeline, 10)
+	data := "/report/v1/" + strconv.FormatInt(demo.ReportPartners, 10) + "/data"
+	chart := "/report/v1/" + strconv.FormatInt(demo.ReportPipeline, 10)
 	for _, path := range []string{"/report/v1/list", data, chart + "/chart-data", chart + "/chart-metadata"} {
 		status, body, _ := w.do("POST", path, "")
 		if status != 200 {
@@ -118,9 +119,9 @@ func TestReportBodiesOptional(t *testing.T) {
 // accepted though its integration_id names no integration the fake
 // knows: nothing published says the service checks it.
 func TestPublishedAuditExample(t *testing.T) {
-	w := newWire(t, fake.WithPortalWord("acme_portal"))
+	w := newWire(t, fake.WithDeployment(fake.Deployment{PortalWord: "acme_portal"}))
 	body := "{\r\n  \"field_name\": \"acme_portal.integration_status\",\r\n  \"integration_id\": \"WS-Integration_XYZabc123\",\r\n  \"external_id\": \"000owa24575\",\r\n  \"status_code\": \"CREATE_FAILED\",\r\n  \"message\": \"Successfully created Referral in the portal.\"\r\n}"
-	status, answer, _ := w.do("PATCH", "/app/v1/object/"+fake.DemoOpportunity1+"/audit", body)
+	status, answer, _ := w.do("PATCH", "/app/v1/object/"+demo.Opportunity1+"/audit", body)
 	if status != 200 || !strings.Contains(string(answer), `"status_code":"CREATE_FAILED"`) {
 		t.Fatalf("published audit example: %d %s", status, answer)
 	}
@@ -131,14 +132,14 @@ func TestPublishedAuditExample(t *testing.T) {
 // is wanted.
 func TestMaxErrorsIsANumber(t *testing.T) {
 	w := newWire(t)
-	status, body, _ := w.do("POST", "/bulk/v1/bulkload?integration_id="+fake.DemoOpportunityIntegration+"&data_format=JSON", `[{"name": "no key"}]`)
+	status, body, _ := w.do("POST", "/bulk/v1/bulkload?integration_id="+demo.OpportunityIntegration+"&data_format=JSON", `[{"name": "no key"}]`)
 	var ack struct {
 		ExecutionID string `json:"execution_id"`
 	}
 	if err := json.Unmarshal(body, &ack); status != 200 || err != nil {
 		t.Fatalf("load: %d %s", status, body)
 	}
-	base := "/bulk/v1/status/" + fake.DemoOpportunityIntegration + "?execution_id=" + ack.ExecutionID + "&max_errors="
+	base := "/bulk/v1/status/" + demo.OpportunityIntegration + "?execution_id=" + ack.ExecutionID + "&max_errors="
 	for _, v := range []string{"10.0", "10", "0", "1e1"} {
 		if status, body, _ := w.do("GET", base+v, ""); status != 200 {
 			t.Errorf("max_errors=%s: %d %s", v, status, body)
@@ -156,7 +157,7 @@ func TestMaxErrorsIsANumber(t *testing.T) {
 // environment header on the event schema operation (events:
 // GetEventSchema); the fake reads it there as on every request.
 func TestEventSchemaEnvironmentHeader(t *testing.T) {
-	w := newWire(t, fake.WithEnvHeader("x-acme-env"))
+	w := newWire(t, fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env"}))
 	status, body, _ := w.do("GET", "/event/v1/metadata/event/object.update", "", "x-acme-env", "sandbox.example.com")
 	if status != 200 {
 		t.Fatalf("event schema: %d %s", status, body)
@@ -226,7 +227,7 @@ func TestSCIMUniqueByEmail(t *testing.T) {
 // published bulk example does ("2020-05-18T14:06:57.572Z").
 func TestMessagesAndTimesAsPublished(t *testing.T) {
 	w := newWire(t)
-	status, body, _ := w.do("PATCH", "/app/v1/object/"+fake.DemoOpportunity1+"/audit", `"linked"`)
+	status, body, _ := w.do("PATCH", "/app/v1/object/"+demo.Opportunity1+"/audit", `"linked"`)
 	if status != 400 || !strings.Contains(string(body), "body must be a JSON object (the audit request: field_name, integration_id, external_id, status_code, message), not string") {
 		t.Errorf("audit with a string body: %d %s", status, body)
 	}
@@ -235,7 +236,7 @@ func TestMessagesAndTimesAsPublished(t *testing.T) {
 			t.Errorf("message names a Go type (%s): %s", goWord, body)
 		}
 	}
-	status, body, _ = w.do("POST", "/bulk/v1/bulkload?integration_id="+fake.DemoOpportunityIntegration+"&data_format=JSON", `[{"name": "x"}]`)
+	status, body, _ = w.do("POST", "/bulk/v1/bulkload?integration_id="+demo.OpportunityIntegration+"&data_format=JSON", `[{"name": "x"}]`)
 	var ack struct {
 		CreatedAt string `json:"created_at"`
 	}

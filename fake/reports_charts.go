@@ -89,6 +89,9 @@ func (f *Fake) handleChartData(w http.ResponseWriter, r *http.Request) {
 		cols[i] = slices.IndexFunc(def.Columns, func(c Column) bool { return c.ID == ch.GroupBy })
 	}
 	for i := range rs.len() {
+		if i%rowCheckEvery == 0 && r.Context().Err() != nil {
+			return // the client left; nobody reads an answer
+		}
 		vals, err := rs.values(i, def.Columns)
 		if err != nil {
 			writeError(w, http.StatusInternalServerError, "internal", "reading rows: %v", err)

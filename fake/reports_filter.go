@@ -31,6 +31,12 @@ import (
 // negate inverts the result of a field filter. Any other pair of type and
 // operator is a 400 that names the pair.
 //
+// A filter is bounded, so that one request cannot buy unbounded CPU on a
+// shared fake: at most maxFilterValues values in all (maxFilterValueBytes
+// bytes), maxFilterNodes field filters and groups, nested at most
+// maxReportFilterDepth deep. A larger filter is a 400 (invalid_filter) that says
+// which limit it passed.
+//
 // colId names a column by its position, a decimal string ("0" is the
 // first column), as the deployed service does; the fake also accepts a
 // column's ID (Column.ID) as its own extension. A position wins over an
@@ -70,9 +76,9 @@ const (
 )
 
 var filterKinds = map[string]filterKind{
-	ColumnText: kindText, ColumnTextRepeated: kindRepeated, ColumnTextPGArray: kindRepeated,
-	ColumnBoolean: kindBool, ColumnNumber: kindNumber, ColumnDecimal: kindNumber, ColumnCurrency: kindNumber,
-	ColumnDate: kindDate, ColumnDateTime: kindDateTime, ColumnDateOffset: kindOffset, ColumnDateTimeOffset: kindOffset,
+	columnText: kindText, columnTextRepeated: kindRepeated, columnTextPGArray: kindRepeated,
+	columnBoolean: kindBool, columnNumber: kindNumber, columnDecimal: kindNumber, columnCurrency: kindNumber,
+	columnDate: kindDate, columnDateTime: kindDateTime, columnDateOffset: kindOffset, columnDateTimeOffset: kindOffset,
 }
 
 func knownColumnType(t string) bool { _, ok := filterKinds[t]; return ok }
@@ -96,7 +102,53 @@ func compileFilter(g *filterGroup, cols []Column, now time.Time) (predicate, err
 	if g == nil {
 		return nil, nil
 	}
+	var sz filterSize
+	if err := sz.add(g, 1); err != nil {
+		return nil, err
+	}
 	return compileGroup(g, cols, now, "filters")
+}
+
+// Bounds of a report filter (see the package comment above).
+const (
+	maxFilterValues      = 500
+	maxFilterValueBytes  = 32 << 10
+	maxFilterNodes       = 100
+	maxReportFilterDepth = 8
+)
+
+// filterSize counts what a filter holds, failing as soon as it passes a bound.
+type filterSize struct{ values, bytes, nodes int }
+
+func (sz *filterSize) add(g *filterGroup, depth int) error {
+	if depth > maxReportFilterDepth {
+		return fmt.Errorf("filters nest more than %d groups deep", maxReportFilterDepth)
+	}
+	sz.nodes += 1 + len(g.FieldFilters)
+	if sz.nodes > maxFilterNodes {
+		return fmt.Errorf("filters hold more than %d groups and field filters", maxFilterNodes)
+	}
+	for _, ff := range g.FieldFilters {
+		if ff.Filter == nil {
+			continue
+		}
+		sz.values += len(ff.Filter.Values)
+		for _, v := range ff.Filter.Values {
+			sz.bytes += len(v)
+		}
+		if sz.values > maxFilterValues {
+			return fmt.Errorf("filters hold more than %d values", maxFilterValues)
+		}
+		if sz.bytes > maxFilterValueBytes {
+			return fmt.Errorf("filter values hold more than %d bytes", maxFilterValueBytes)
+		}
+	}
+	for i := range g.Group {
+		if err := sz.add(&g.Group[i], depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 func compileGroup(g *filterGroup, cols []Column, now time.Time, where string) (predicate, error) {

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"cmp"
+	"context"
 	"fmt"
 	"net/http"
 	"slices"
@@ -19,13 +20,13 @@ const maxPageSize = 10000
 
 // registerReports registers the routes of the reports area.
 func (f *Fake) registerReports() {
-	f.handle("POST /report/v1/list", ScopeReports, f.handleReportList)
-	f.handle("POST /report/v1/{reportId}/data", ScopeReports, f.handleReportData)
-	f.handle("POST /report/v1/view/{reportId}/prepare_export", ScopeReports, f.handlePrepareExport)
-	f.handle("GET /report/v1/view/{viewId}/status", ScopeReports, f.handleViewStatus)
-	f.handle("POST /report/v1/view/{viewId}/data", ScopeReports, f.handleViewData)
-	f.handle("POST /report/v1/{reportId}/chart-data", ScopeReports, f.handleChartData)
-	f.handle("POST /report/v1/{reportId}/chart-metadata", ScopeReports, f.handleChartMetadata)
+	f.handle("POST /report/v1/list", scopeReports, f.handleReportList)
+	f.handle("POST /report/v1/{reportId}/data", scopeReports, f.handleReportData)
+	f.handle("POST /report/v1/view/{reportId}/prepare_export", scopeReports, f.handlePrepareExport)
+	f.handle("GET /report/v1/view/{viewId}/status", scopeReports, f.handleViewStatus)
+	f.handle("POST /report/v1/view/{viewId}/data", scopeReports, f.handleViewData)
+	f.handle("POST /report/v1/{reportId}/chart-data", scopeReports, f.handleChartData)
+	f.handle("POST /report/v1/{reportId}/chart-metadata", scopeReports, f.handleChartMetadata)
 	f.registerReportMetadata()
 }
 
@@ -173,10 +174,18 @@ func writeRows(w http.ResponseWriter, version int64, last bool, rs rowSet, lo, h
 	w.Write(b)
 }
 
-// filterRows returns the indexes of the rows of rs that pass p.
-func filterRows(rs rowSet, cols []Column, p predicate) ([]int, error) {
+// rowCheckEvery is how many rows the row loops go through between checks
+// of the request's context, so that a client that leaves stops the work.
+const rowCheckEvery = 256
+
+// filterRows returns the indexes of the rows of rs that pass p. It stops
+// with ctx's error when ctx ends.
+func filterRows(ctx context.Context, rs rowSet, cols []Column, p predicate) ([]int, error) {
 	idx := []int{}
 	for i := range rs.len() {
+		if i%rowCheckEvery == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		vals, err := rs.values(i, cols)
 		if err != nil {
 			return nil, err
@@ -209,7 +218,10 @@ func (f *Fake) handleReportData(w http.ResponseWriter, r *http.Request) {
 	n := rs.len()
 	if pred != nil {
 		var err error
-		if idx, err = filterRows(rs, def.Columns, pred); err != nil {
+		if idx, err = filterRows(r.Context(), rs, def.Columns, pred); err != nil {
+			if r.Context().Err() != nil {
+				return // the client left; nobody reads an answer
+			}
 			writeError(w, http.StatusInternalServerError, "internal", "reading rows: %v", err)
 			return
 		}
@@ -317,12 +329,12 @@ func (f *Fake) handleViewData(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	switch st := v.status(f.clock.Now()); st {
-	case ViewSuccess:
-	case ViewDeleted:
-		writeError(w, http.StatusNotFound, "not_found", "view %d was deleted (views live %s)", id, ViewLifetime)
+	case viewSuccess:
+	case viewDeleted:
+		writeError(w, http.StatusNotFound, "not_found", "view %d was deleted (views live %s)", id, viewLifetime)
 		return
 	default:
-		writeError(w, http.StatusBadRequest, "view_not_ready", "view %d is %s, its data can be read once it is %s", id, st, ViewSuccess)
+		writeError(w, http.StatusBadRequest, "view_not_ready", "view %d is %s, its data can be read once it is %s", id, st, viewSuccess)
 		return
 	}
 	lo, hi, last := pageBounds(number, size, v.rows.len())

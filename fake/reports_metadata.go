@@ -39,13 +39,13 @@ type reportMetadataJSON struct {
 
 // registerReportMetadata registers the metadata routes.
 func (f *Fake) registerReportMetadata() {
-	f.handle("POST /report/v1/{reportId}/metadata", ScopeReports, func(w http.ResponseWriter, r *http.Request) {
+	f.handle("POST /report/v1/{reportId}/metadata", scopeReports, func(w http.ResponseWriter, r *http.Request) {
 		f.handleReportMetadata(w, r, true)
 	})
-	f.handle("POST /report/v1/{reportId}/data-schema", ScopeReports, func(w http.ResponseWriter, r *http.Request) {
+	f.handle("POST /report/v1/{reportId}/data-schema", scopeReports, func(w http.ResponseWriter, r *http.Request) {
 		f.handleReportMetadata(w, r, false)
 	})
-	f.handle("GET /report/v1/view/{viewId}", ScopeReports, f.handleViewMetadata)
+	f.handle("GET /report/v1/view/{viewId}", scopeReports, f.handleViewMetadata)
 }
 
 func (f *Fake) handleReportMetadata(w http.ResponseWriter, r *http.Request, full bool) {

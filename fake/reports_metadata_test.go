@@ -46,7 +46,7 @@ func TestReportMetadataRoutes(t *testing.T) {
 	code, got := call(t, f, "GET", fmt.Sprintf("/report/v1/view/%d", viewID), "")
 	var v map[string]any
 	if code != http.StatusOK || json.Unmarshal([]byte(got), &v) != nil || v["viewId"] != float64(viewID) || v["reportId"] != float64(id) ||
-		v["viewStatus"] != ViewPending || v["rowCount"] != 3.0 || v["createdAt"] == "" {
+		v["viewStatus"] != viewPending || v["rowCount"] != 3.0 || v["createdAt"] == "" {
 		t.Errorf("view metadata: %d %s", code, got)
 	}
 	if code, body := call(t, f, "GET", "/report/v1/view/1", ""); code != http.StatusNotFound {

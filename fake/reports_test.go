@@ -40,7 +40,7 @@ func message(body string) string {
 }
 
 func smallReport(f *Fake, n int) int64 {
-	return f.AddReport(Report{Name: "small", Columns: []Column{{ID: "n", Name: "N", Type: ColumnNumber}, {ID: "s", Name: "S"}},
+	return f.AddReport(Report{Name: "small", Columns: []Column{{ID: "n", Name: "N", Type: columnNumber}, {ID: "s", Name: "S"}},
 		RowCount: n, Generate: func(i int) []any { return []any{i, fmt.Sprintf("r%d", i)} }})
 }
 
@@ -151,7 +151,7 @@ func TestViewSnapshotAndLifetime(t *testing.T) {
 		return st.ViewStatus
 	}
 	data := fmt.Sprintf("/report/v1/view/%d/data", v.ViewID)
-	if st := status(); st != ViewPending {
+	if st := status(); st != viewPending {
 		t.Errorf("status %s", st)
 	}
 	if code, body := call(t, f, "POST", data, `{}`); code != 400 || !strings.Contains(body, "PENDING") {
@@ -159,15 +159,15 @@ func TestViewSnapshotAndLifetime(t *testing.T) {
 	}
 	f.SetReportRows(id, [][]any{{9, "changed"}})
 	clock.Advance(ViewPendingFor + ViewRunningFor)
-	if st := status(); st != ViewSuccess {
+	if st := status(); st != viewSuccess {
 		t.Errorf("status %s", st)
 	}
 	want := `{"version":1,"endOfList":true,"results":[{"N":0,"S":"r0"},{"N":1,"S":"r1"}]}`
 	if code, body := call(t, f, "POST", data, `{}`); code != 200 || strings.TrimSpace(body) != want {
 		t.Errorf("view data: %d %s, want %s", code, body, want)
 	}
-	clock.Advance(ViewLifetime)
-	if st := status(); st != ViewDeleted {
+	clock.Advance(viewLifetime)
+	if st := status(); st != viewDeleted {
 		t.Errorf("status %s", st)
 	}
 	if code, _ := call(t, f, "POST", data, `{}`); code != 404 {
@@ -194,7 +194,7 @@ func TestViewStatusPublishedShape(t *testing.T) {
 		json.Unmarshal([]byte(body), &v)
 		code, body := call(t, f, "GET", fmt.Sprintf("/report/v1/view/%d/status", v.ViewID), ``)
 		var got map[string]any
-		if code != 200 || json.Unmarshal([]byte(body), &got) != nil || got["viewStatus"] != ViewPending {
+		if code != 200 || json.Unmarshal([]byte(body), &got) != nil || got["viewStatus"] != viewPending {
 			t.Fatalf("status: %d %s", code, body)
 		}
 		if want := map[bool]int{false: 1, true: 5}[detail]; len(got) != want || (detail && got["viewId"] != float64(v.ViewID)) {
@@ -205,7 +205,7 @@ func TestViewStatusPublishedShape(t *testing.T) {
 
 func TestChartDataCounts(t *testing.T) {
 	f := New()
-	id := f.AddReport(Report{Name: "c", Columns: []Column{{ID: "k", Name: "Kind"}, {ID: "v", Name: "V", Type: ColumnNumber}},
+	id := f.AddReport(Report{Name: "c", Columns: []Column{{ID: "k", Name: "Kind"}, {ID: "v", Name: "V", Type: columnNumber}},
 		Rows: [][]any{{"b", 1}, {"a", 2}, {"b", 3}, {nil, 4}}, Charts: []Chart{{ID: 5, Name: "By kind", GroupBy: "k"}}})
 	path := fmt.Sprintf("/report/v1/%d/chart-data", id)
 	code, body := call(t, f, "POST", path, `{"chartIds":[5]}`)
@@ -230,7 +230,7 @@ func TestMillionRowReportIsCompact(t *testing.T) {
 		t.Skip("builds a million rows")
 	}
 	f := New()
-	id := f.AddReport(Report{Name: "big", Columns: []Column{{ID: "n", Name: "N", Type: ColumnNumber}, {ID: "ok", Name: "OK", Type: ColumnBoolean}},
+	id := f.AddReport(Report{Name: "big", Columns: []Column{{ID: "n", Name: "N", Type: columnNumber}, {ID: "ok", Name: "OK", Type: columnBoolean}},
 		RowCount: 1_000_000, Generate: func(i int) []any { return []any{i, i%2 == 0} }})
 	_, _, rs, _ := f.snapshotReport(id)
 	if rs.len() != 1_000_000 {
@@ -260,8 +260,8 @@ func FuzzReportFilter(f *testing.F) {
 	} {
 		f.Add([]byte(seed))
 	}
-	cols := []Column{{ID: "n", Name: "n", Type: ColumnNumber}, {ID: "s", Name: "s", Type: ColumnTextPGArray},
-		{ID: "d", Name: "d", Type: ColumnDate}, {ID: "b", Name: "b", Type: ColumnBoolean}}
+	cols := []Column{{ID: "n", Name: "n", Type: columnNumber}, {ID: "s", Name: "s", Type: columnTextPGArray},
+		{ID: "d", Name: "d", Type: columnDate}, {ID: "b", Name: "b", Type: columnBoolean}}
 	rows := [][]any{
 		{1.5, "{a,b}", "2026-01-02", true},
 		{nil, []any{"x", 1.0}, "2026-01-02T03:04:05Z", "yes"},

@@ -29,7 +29,7 @@ func TestRequestLoggedBeforeAnswer(t *testing.T) {
 // request's environment, unmasked (it is not a secret). The header wins
 // when both are sent; other routes read only the header.
 func TestTokenEnvironmentQuery(t *testing.T) {
-	srv := NewServer(WithEnvHeader("x-acme-env"))
+	srv := NewServer(WithDeployment(Deployment{EnvHeader: "x-acme-env"}))
 	defer srv.Close()
 	post := func(query, header string) {
 		t.Helper()

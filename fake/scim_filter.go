@@ -214,19 +214,19 @@ func lookupSCIMAttr(path string) (*scimAttr, error) {
 // fake's own.
 func WithFullSCIMFilter() Option { return func(f *Fake) { f.scim.fullFilter = true } }
 
-// WithSCIMZeroTotals makes the SCIM list operation answer as the deployed
+// withSCIMZeroTotals makes the SCIM list operation answer as the deployed
 // service's published example does: totalResults, startIndex and
 // itemsPerPage all 0, beside the resources of the page. A client that
 // pages on totalResults stops early against it; one that pages on the
 // resources does not.
-func WithSCIMZeroTotals() Option { return func(f *Fake) { f.scim.zeroTotals = true } }
+func withSCIMZeroTotals() Option { return func(f *Fake) { f.scim.zeroTotals = true } }
 
-// WithSCIMStartIndexIgnored makes the SCIM list operation ignore
+// withSCIMStartIndexIgnored makes the SCIM list operation ignore
 // startIndex and answer every request from the first matching user, as a
 // service whose published list example answers startIndex 0 may. A client
 // that pages by startIndex then sees the same page again; one that reads
 // on would never end. Off by default: the fake honours startIndex.
-func WithSCIMStartIndexIgnored() Option { return func(f *Fake) { f.scim.ignoreStart = true } }
+func withSCIMStartIndexIgnored() Option { return func(f *Fake) { f.scim.ignoreStart = true } }
 
 // isUserNameEq reports whether f is the one filter the deployed service
 // documents: userName eq "...".

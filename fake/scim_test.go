@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // scimTestToken gets a bearer token for the client from srv.
@@ -125,7 +127,7 @@ func TestSCIMCreateGetReplace(t *testing.T) {
 		t.Fatalf("put: %d %s", status, body)
 	}
 	u, _ := srv.User(id)
-	if !u.Suspended || u.UserName != "ada.l@example.com" || u.Department != "" || u.GivenName != "Ada" {
+	if u.IsActive() || u.UserName != "ada.l@example.com" || u.Department != "" || u.GivenName != "Ada" {
 		t.Errorf("after PUT the user is %+v, want userName replaced, extension removed, name kept, suspended", u)
 	}
 	if strings.Contains(string(body), "Countess") || strings.Contains(string(body), "givenName") {
@@ -183,7 +185,7 @@ func TestSCIMReplaceKeepsWhatItDoesNotCarry(t *testing.T) {
 		u, _ := srv.User(id)
 		kept := u.GivenName == "Ada" && u.FamilyName == "Lovelace" && u.DisplayName == "Ada Lovelace" &&
 			len(u.Emails) == 1 && u.Emails[0].Value == "ada@example.com"
-		if kept == full || !u.Suspended || u.Department != "Engineering" {
+		if kept == full || u.IsActive() || u.Department != "Engineering" {
 			t.Errorf("full %v: after a PUT of the published members the user is %+v", full, u)
 		}
 		if full {
@@ -204,7 +206,7 @@ func TestSCIMReplaceKeepsWhatItDoesNotCarry(t *testing.T) {
 			t.Fatalf("put: %d %s", status, body)
 		}
 		u, _ = srv.User(id)
-		if u.DisplayName != "Countess of Lovelace" || u.GivenName != "" || len(u.Emails) != 0 || u.Department != "" || !u.Suspended {
+		if u.DisplayName != "Countess of Lovelace" || u.GivenName != "" || len(u.Emails) != 0 || u.Department != "" || u.IsActive() {
 			t.Errorf("after a PUT carrying name, displayName and emails the user is %+v", u)
 		}
 		srv.scim.mu.RLock()
@@ -306,7 +308,7 @@ func TestSCIMBadInput(t *testing.T) {
 }
 
 func TestSCIMScopes(t *testing.T) {
-	srv := NewServer(WithClient("scim-only", "s1", ScopeSCIM), WithClient("users-only", "s2", ScopeUsers), WithScopeChecks())
+	srv := NewServer(WithClient("scim-only", "s1", scopeSCIM), WithClient("users-only", "s2", scopeUsers), WithScopeChecks())
 	defer srv.Close()
 	scimTok := scimTestToken(t, srv, "scim-only", "s1")
 	usersTok := scimTestToken(t, srv, "users-only", "s2")
@@ -340,7 +342,7 @@ func TestSCIMScopes(t *testing.T) {
 func TestSCIMListPaging(t *testing.T) {
 	srv, tok := scimTestServer(t, WithFullSCIMFilter(), WithSCIMFullResources())
 	for i := range 130 {
-		if _, err := srv.AddUser(User{UserName: fmt.Sprintf("u%03d@example.com", i), Suspended: i%10 == 0}); err != nil {
+		if _, err := srv.AddUser(User{UserName: fmt.Sprintf("u%03d@example.com", i), Active: boolPtr(i%10 != 0)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -434,8 +436,8 @@ func TestSCIMConcurrentCreates(t *testing.T) {
 
 func TestSCIMDemoData(t *testing.T) {
 	srv, tok := scimTestServer(t, WithDemoData())
-	status, body, _ := scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users/"+DemoUser3, "")
-	if status != 200 || !strings.Contains(string(body), `"active":false`) || !strings.Contains(string(body), DemoUserEmail3) {
+	status, body, _ := scimTestCall(t, srv, tok, "GET", "/api/scim/v2/Users/"+demo.User3, "")
+	if status != 200 || !strings.Contains(string(body), `"active":false`) || !strings.Contains(string(body), demo.UserEmail3) {
 		t.Errorf("demo user 3: %d %s", status, body)
 	}
 	if n := len(srv.Users()); n != 3 {
@@ -450,7 +452,7 @@ func TestSCIMFilterDeployedOnly(t *testing.T) {
 	srv, tok := scimTestServer(t)
 	full, fullTok := scimTestServer(t, WithFullSCIMFilter())
 	for _, s := range []*Server{srv, full} {
-		if _, err := s.AddUser(User{UserName: "ada@example.com", Suspended: true}); err != nil {
+		if _, err := s.AddUser(User{UserName: "ada@example.com", Active: boolPtr(false)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -19,7 +19,7 @@ import (
 //	  "users": [{"user_name": "ada@example.com", "display_name": "Ada",
 //	             "given_name": "Ada", "family_name": "Lovelace",
 //	             "emails": [{"value": "ada@example.com", "type": "work", "primary": true}],
-//	             "department": "R&D", "suspended": false}],
+//	             "department": "R&D", "active": true}],
 //	  "reports": [{"id": 7, "name": "Pipeline", "status": "PUBLISHED",
 //	               "columns": [{"id": "0", "name": "Partner", "type": "TEXT"},
 //	                           {"id": "1", "name": "Amount", "type": "NUMBER"}],
@@ -59,14 +59,6 @@ func ParseSeed(r io.Reader) (*Seed, error) {
 	return &s, nil
 }
 
-// WithSeed seeds the fake with s when it is built (after the demo data,
-// when both are asked for). New panics when the seed is inconsistent;
-// check a seed from a file with Fake.ApplySeed on a fresh fake, or build
-// the fake and call ApplySeed, to get an error instead.
-func WithSeed(s *Seed) Option {
-	return func(f *Fake) { f.seeds = append(f.seeds, s) }
-}
-
 // ApplySeed adds the data of s to the fake. It checks every report first,
 // so an inconsistent report (a row of the wrong length, a chart grouping by
 // an unknown column) changes nothing; a user whose userName is taken stops
@@ -81,7 +73,7 @@ func (f *Fake) ApplySeed(s *Seed) error {
 			}
 			r.Rows = rows
 		}
-		if r.Status != "" && r.Status != ReportDraft && r.Status != ReportPublished {
+		if r.Status != "" && r.Status != reportDraft && r.Status != reportPublished {
 			return fmt.Errorf("fake: seed: report %q: unknown status %q", r.Name, r.Status)
 		}
 		if r.Rows == nil && r.ObjectType == "" && r.Generate == nil {

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // Object is a record of the partner platform: an opportunity, an
@@ -28,16 +30,16 @@ type Object struct {
 // Field returns the value at a dotted field name.
 func (o Object) Field(name string) (any, bool) { return getPath(o.Fields, name) }
 
-// Change kinds of ObjectChange.
+// Change kinds of objectChange.
 const (
-	ChangeCreate = "create"
-	ChangeUpdate = "update"
-	ChangeDelete = "delete"
+	changeCreate = "create"
+	changeUpdate = "update"
+	changeDelete = "delete"
 )
 
-// ObjectChange tells the observers of the object store what happened.
-type ObjectChange struct {
-	Kind   string // ChangeCreate, ChangeUpdate, ChangeDelete
+// objectChange tells the observers of the object store what happened.
+type objectChange struct {
+	Kind   string // changeCreate, changeUpdate, changeDelete
 	Object Object // the object after the change (before it, for a delete)
 	// Before holds the fields before an update (nil for a create).
 	Before map[string]any
@@ -49,20 +51,20 @@ type ObjectChange struct {
 type objectStore struct {
 	mu        sync.RWMutex
 	objects   map[string]*Object
-	observers []func(ObjectChange)
+	observers []func(objectChange)
 }
 
 func (s *objectStore) init() { s.objects = map[string]*Object{} }
 
 // onObjectChange registers fn to be called, in order and outside any lock,
 // after each change of an object.
-func (f *Fake) onObjectChange(fn func(ObjectChange)) {
+func (f *Fake) onObjectChange(fn func(objectChange)) {
 	f.objects.mu.Lock()
 	defer f.objects.mu.Unlock()
 	f.objects.observers = append(f.objects.observers, fn)
 }
 
-func (f *Fake) notify(c ObjectChange) {
+func (f *Fake) notify(c objectChange) {
 	f.objects.mu.RLock()
 	obs := slices.Clone(f.objects.observers)
 	f.objects.mu.RUnlock()
@@ -86,7 +88,7 @@ func (f *Fake) AddObject(o Object) string {
 	f.objects.mu.Lock()
 	f.objects.objects[o.ID] = &o
 	f.objects.mu.Unlock()
-	f.notify(ObjectChange{Kind: ChangeCreate, Object: o.clone(), Changed: flatKeys(o.Fields), At: now})
+	f.notify(objectChange{Kind: changeCreate, Object: o.clone(), Changed: flatKeys(o.Fields), At: now})
 	return o.ID
 }
 
@@ -147,7 +149,7 @@ func (f *Fake) updateObject(id string, edit func(o *Object)) (Object, bool) {
 	after := o.clone()
 	f.objects.mu.Unlock()
 	if len(changed) > 0 {
-		f.notify(ObjectChange{Kind: ChangeUpdate, Object: after.clone(), Before: before, Changed: changed, At: now})
+		f.notify(objectChange{Kind: changeUpdate, Object: after.clone(), Before: before, Changed: changed, At: now})
 	}
 	return after, true
 }
@@ -159,7 +161,7 @@ func (f *Fake) DeleteObject(id string) bool {
 	delete(f.objects.objects, id)
 	f.objects.mu.Unlock()
 	if ok {
-		f.notify(ObjectChange{Kind: ChangeDelete, Object: o.clone(), At: f.clock.Now()})
+		f.notify(objectChange{Kind: changeDelete, Object: o.clone(), At: f.clock.Now()})
 	}
 	return ok
 }
@@ -319,38 +321,27 @@ func (f *Fake) Integrations() []Integration {
 	return out
 }
 
-// Demo data ids, fixed so that docs and examples can name them.
-const (
-	DemoOpportunityIntegration = "int-demo-opportunities"
-	DemoAccountIntegration     = "int-demo-accounts"
-	DemoOpportunity1           = "opp-demo-0001"
-	DemoOpportunity2           = "opp-demo-0002"
-	DemoOpportunity3           = "opp-demo-0003"
-	DemoAccount1               = "acc-demo-0001"
-	DemoAccount2               = "acc-demo-0002"
-)
-
 func (f *Fake) seedCoreDemo() {
 	f.AddIntegration(Integration{
-		ID: DemoOpportunityIntegration, Type: "CRM", Name: "Demo CRM opportunities",
+		ID: demo.OpportunityIntegration, Type: "CRM", Name: "Demo CRM opportunities",
 		Description: "Opportunities synced from the demo CRM", ObjectType: "opportunity", KeyField: "sales_details.crm_opportunity_id",
 	})
 	f.AddIntegration(Integration{
-		ID: DemoAccountIntegration, Type: "CRM", Name: "Demo CRM accounts",
+		ID: demo.AccountIntegration, Type: "CRM", Name: "Demo CRM accounts",
 		Description: "Accounts synced from the demo CRM", ObjectType: "account", KeyField: "account_info.external_account_id",
 	})
 	for i, o := range []struct{ id, name, stage string }{
-		{DemoOpportunity1, "Acme renewal", "prospecting"},
-		{DemoOpportunity2, "Globex expansion", "negotiation"},
-		{DemoOpportunity3, "Initech pilot", "closed"},
+		{demo.Opportunity1, "Acme renewal", "prospecting"},
+		{demo.Opportunity2, "Globex expansion", "negotiation"},
+		{demo.Opportunity3, "Initech pilot", "closed"},
 	} {
-		f.AddObject(Object{ID: o.id, Type: "opportunity", IntegrationID: DemoOpportunityIntegration, Fields: map[string]any{
+		f.AddObject(Object{ID: o.id, Type: "opportunity", IntegrationID: demo.OpportunityIntegration, Fields: map[string]any{
 			"name": o.name, "stage": o.stage, "amount": float64(10000 * (i + 1)),
 			"sales_details": map[string]any{"partner": "P1"},
 		}})
 	}
-	for _, a := range []struct{ id, name string }{{DemoAccount1, "Acme Corp"}, {DemoAccount2, "Globex Inc"}} {
-		f.AddObject(Object{ID: a.id, Type: "account", IntegrationID: DemoAccountIntegration, Fields: map[string]any{
+	for _, a := range []struct{ id, name string }{{demo.Account1, "Acme Corp"}, {demo.Account2, "Globex Inc"}} {
+		f.AddObject(Object{ID: a.id, Type: "account", IntegrationID: demo.AccountIntegration, Fields: map[string]any{
 			"name": a.name, "account_info": map[string]any{"industry": "manufacturing"},
 		}})
 	}

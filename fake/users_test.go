@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 func TestUsersCheckAttribute(t *testing.T) {
@@ -27,8 +29,8 @@ func TestUsersCheckAttribute(t *testing.T) {
 			201, `{"email":"bob@example.com","namespace":7,"filter_value":{"data":{"attribute":"Role","value":[]}}}`},
 		{"no values asked", `{"email":"BOB@example.com","namespace":7,"filter_value":{"attribute":"role"}}`,
 			201, `{"email":"BOB@example.com","namespace":7,"filter_value":{"data":{"attribute":"role","value":[]}}}`},
-		{"demo data", `{"email":"` + DemoUserEmail1 + `","namespace":1,"filter_value":{"attribute":"role","value":["partner_admin","viewer"]}}`,
-			201, `{"email":"` + DemoUserEmail1 + `","namespace":1,"filter_value":{"data":{"attribute":"role","value":["partner_admin"]}}}`},
+		{"demo data", `{"email":"` + demo.UserEmail1 + `","namespace":1,"filter_value":{"attribute":"role","value":["partner_admin","viewer"]}}`,
+			201, `{"email":"` + demo.UserEmail1 + `","namespace":1,"filter_value":{"data":{"attribute":"role","value":["partner_admin"]}}}`},
 		{"SCIM user without attributes", `{"email":"carol@example.com","namespace":1,"filter_value":{"attribute":"role","value":["x"]}}`,
 			201, `{"email":"carol@example.com","namespace":1,"filter_value":{"data":{"attribute":"role","value":[]}}}`},
 		{"unknown email", `{"email":"zed@example.com","namespace":1,"filter_value":{"attribute":"role","value":["x"]}}`, 404, "not_found: zed@example.com"},
@@ -57,7 +59,7 @@ func TestUsersCheckAttribute(t *testing.T) {
 			}
 		})
 	}
-	if got, ok := srv.UserAttributes("BOB@example.com", 7, "role"); !ok || strings.Join(got, ",") != "viewer,editor" {
-		t.Errorf("UserAttributes = %v, %v", got, ok)
+	if got, ok := srv.userAttributes("BOB@example.com", 7, "role"); !ok || strings.Join(got, ",") != "viewer,editor" {
+		t.Errorf("userAttributes = %v, %v", got, ok)
 	}
 }

@@ -13,7 +13,7 @@ import (
 
 	"golang.org/x/oauth2"
 
-	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/errs"
 )
 
 // refreshRetry spaces the fetches after one that failed while the cached
@@ -69,7 +69,7 @@ func valid(tok *oauth2.Token, now time.Time) bool {
 func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
 	for {
 		if err := ctx.Err(); err != nil {
-			return nil, core.Wrap(err, "getting a token")
+			return nil, errs.Wrap(err, "getting a token")
 		}
 		held, f, lead, err := c.check()
 		switch {
@@ -85,12 +85,13 @@ func (c *tokenCache) token(ctx context.Context) (*oauth2.Token, error) {
 		}
 		select {
 		case <-ctx.Done():
-			return nil, core.Wrap(ctx.Err(), "getting a token")
+			return nil, errs.Wrap(ctx.Err(), "getting a token")
 		case <-f.done:
 		}
-		// The leader's own context may have ended its fetch; a waiter
-		// whose context is alive tries again rather than inherit that.
-		if !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
+		// The leader's own context may have ended its fetch, or the
+		// fetch panicked; a waiter whose context is alive tries again
+		// rather than inherit that.
+		if f.err != errAbandoned && !errors.Is(f.err, context.Canceled) && !errors.Is(f.err, context.DeadlineExceeded) {
 			return f.tok, f.err
 		}
 	}
@@ -119,8 +120,27 @@ func (c *tokenCache) check() (held *oauth2.Token, f *flight, lead bool, err erro
 	return held, c.flight, true, nil
 }
 
-// lead fetches for flight f and settles the cache.
+// errAbandoned is the result of a flight whose leader panicked before
+// settling it; its waiters try again.
+var errAbandoned = errors.New("oauth: the token fetch did not return")
+
+// lead fetches for flight f and settles the cache. When it panics before
+// waking the waiters (in the fetch, or in the warning's logger), it
+// clears the flight and wakes them, and the panic goes on.
 func (c *tokenCache) lead(ctx context.Context, f *flight, held *oauth2.Token) (*oauth2.Token, error) {
+	settled := false
+	defer func() {
+		if settled {
+			return
+		}
+		c.mu.Lock()
+		if c.flight == f {
+			c.flight = nil
+		}
+		c.mu.Unlock()
+		f.err = errAbandoned
+		close(f.done)
+	}()
 	tok, err := c.fetch(ctx, held)
 	c.mu.Lock()
 	c.flight = nil
@@ -148,6 +168,7 @@ func (c *tokenCache) lead(ctx context.Context, f *flight, held *oauth2.Token) (*
 		tok, err = held, nil
 	}
 	f.tok, f.err = tok, err
+	settled = true
 	close(f.done)
 	return tok, err
 }

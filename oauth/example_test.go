@@ -26,7 +26,7 @@ func ExampleNew() {
 	s := oauth.New(p, oauth.Options{
 		ClientID:     fake.DefaultClientID,
 		ClientSecret: fake.DefaultClientSecret,
-		Scopes:       []string{fake.ScopeSCIM},
+		Scopes:       []string{"scim"},
 	})
 	tok, err := s.Token(context.Background())
 	if err != nil {

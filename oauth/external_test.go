@@ -251,3 +251,125 @@ func TestExternalWaiterCancelled(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// panicOnceSource panics on its first call, once release is closed (it
+// signals entered first), and returns ok-2, ok-3, ... from then on.
+type panicOnceSource struct {
+	n                atomic.Int32
+	entered, release chan struct{}
+}
+
+func (p *panicOnceSource) Token() (*oauth2.Token, error) {
+	n := p.n.Add(1)
+	if n == 1 {
+		close(p.entered)
+		<-p.release
+		panic("token source broke")
+	}
+	return &oauth2.Token{AccessToken: fmt.Sprintf("ok-%d", n), Expiry: time.Now().Add(time.Hour)}, nil
+}
+
+// TestExternalSourcePanics: when the source panics (as it may under a
+// server that recovers panics), the caller that asked it sees the panic,
+// a caller that was waiting for that fetch asks the source again and gets
+// a token, and later calls work.
+func TestExternalSourcePanics(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ps := &panicOnceSource{entered: make(chan struct{}), release: make(chan struct{})}
+	src := oauth.New(nil, oauth.Options{TokenSource: ps})
+	waiting := make(chan struct{}, 10)
+	oauth.OnWait(src, func() { waiting <- struct{}{} })
+	// The deadlines only bound a failing run: a waiter never woken
+	// returns when its deadline passes instead of hanging the test.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+
+	panicked := make(chan any, 1)
+	go func() {
+		defer func() { panicked <- recover() }()
+		tok, err := src.Token(ctx)
+		t.Errorf("caller A: Token returned %v, %v; want a panic", tok, err)
+	}()
+	<-ps.entered // A is at the source
+	type result struct {
+		tok *oauth2.Token
+		err error
+	}
+	b := make(chan result, 1)
+	go func() {
+		tok, err := src.Token(ctx)
+		b <- result{tok, err}
+	}()
+	<-waiting // B waits for A's fetch
+	close(ps.release)
+	if got := <-panicked; got != "token source broke" {
+		t.Fatalf("caller A recovered %v, want the source's panic", got)
+	}
+	if r := <-b; r.err != nil || r.tok.AccessToken != "ok-2" {
+		t.Fatalf("caller B waiting on the fetch that panicked: %v %v, want ok-2", r.tok, r.err)
+	}
+	if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ok-2" {
+		t.Fatalf("later call: %v %v, want the cached ok-2", tok, err)
+	}
+	if n := ps.n.Load(); n != 2 {
+		t.Fatalf("source asked %d times, want 2", n)
+	}
+}
+
+// TestExternalSourcePanicsThenNewCaller: a caller that starts after the
+// source panicked (nobody waiting) gets a token.
+func TestExternalSourcePanicsThenNewCaller(t *testing.T) {
+	defer goleak.VerifyNone(t)
+	ps := &panicOnceSource{entered: make(chan struct{}), release: make(chan struct{})}
+	close(ps.release)
+	src := oauth.New(nil, oauth.Options{TokenSource: ps})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	func() {
+		defer func() {
+			if got := recover(); got != "token source broke" {
+				t.Fatalf("first call recovered %v, want the source's panic", got)
+			}
+		}()
+		tok, err := src.Token(ctx)
+		t.Errorf("first call returned %v, %v; want a panic", tok, err)
+	}()
+	if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ok-2" {
+		t.Fatalf("call after the panic: %v %v, want ok-2", tok, err)
+	}
+}
+
+// nilSource returns neither a token nor an error on its first call, and
+// ok-2, ok-3, ... from then on.
+type nilSource struct{ n atomic.Int32 }
+
+func (s *nilSource) Token() (*oauth2.Token, error) {
+	if n := s.n.Add(1); n > 1 {
+		return &oauth2.Token{AccessToken: fmt.Sprintf("ok-%d", n), Expiry: time.Now().Add(time.Hour)}, nil
+	}
+	return nil, nil
+}
+
+// TestExternalSourceNoToken: a source that returns neither a token nor an
+// error makes Token fail saying so; the next call asks it again.
+func TestExternalSourceNoToken(t *testing.T) {
+	src := oauth.New(nil, oauth.Options{TokenSource: &nilSource{}})
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	first := make(chan error, 1)
+	go func() {
+		defer func() {
+			if p := recover(); p != nil {
+				first <- fmt.Errorf("panicked: %v", p)
+			}
+		}()
+		_, err := src.Token(ctx)
+		first <- err
+	}()
+	if err := wait(t, first); err == nil || !strings.Contains(err.Error(), "neither a token nor an error") {
+		t.Fatalf("source without a token: %v, want an error saying so", err)
+	}
+	if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ok-2" {
+		t.Fatalf("next call: %v %v, want ok-2", tok, err)
+	}
+}

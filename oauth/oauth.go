@@ -150,7 +150,13 @@ func newService(t *core.Client, cfg Options, now func() time.Time) *Service {
 	}
 	s.cache = tokenCache{fetch: s.obtain, refreshAt: refreshAt, discard: s.discard, warn: s.warnKept, now: now}
 	if s.external {
-		s.cache.fetch = func(context.Context, *oauth2.Token) (*oauth2.Token, error) { return cfg.TokenSource.Token() }
+		s.cache.fetch = func(context.Context, *oauth2.Token) (*oauth2.Token, error) {
+			tok, err := cfg.TokenSource.Token()
+			if err == nil && tok == nil {
+				return nil, errors.New("partner: token source returned neither a token nor an error")
+			}
+			return tok, err
+		}
 		s.cache.refreshAt = externalRefreshAt
 		s.cache.discard = nil
 	}

@@ -139,7 +139,7 @@ func TestClientCredentials(t *testing.T) {
 	for _, form := range []bool{false, true} {
 		t.Run(fmt.Sprint("form=", form), func(t *testing.T) {
 			e := newEnv(t)
-			s := e.service(oauth.Options{FormEncoded: form, Scopes: []string{fake.ScopeReports, fake.ScopeSCIM}})
+			s := e.service(oauth.Options{FormEncoded: form, Scopes: []string{"reports", "scim"}})
 			ctx := context.Background()
 			tok, err := s.Token(ctx)
 			if err != nil {

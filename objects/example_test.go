@@ -7,6 +7,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/objects"
 )
 
@@ -20,14 +21,14 @@ func Example() {
 	}
 	ctx := context.Background()
 
-	link, err := c.Objects.ConnectExternalID(ctx, fake.DemoOpportunity1, objects.ConnectExternalIDParams{ExternalID: "CRM-0042"})
+	link, err := c.Objects.ConnectExternalID(ctx, demo.Opportunity1, objects.ConnectExternalIDParams{ExternalID: "CRM-0042"})
 	if err != nil {
 		fmt.Println(err)
 		return
 	}
 	fmt.Println(link.FieldName, "=", link.ExternalID)
 
-	res, err := c.Objects.Audit(ctx, fake.DemoOpportunity1, objects.AuditParams{
+	res, err := c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{
 		StatusCode: objects.StatusLinked,
 		Message:    "linked to CRM-0042",
 	})

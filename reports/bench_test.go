@@ -48,11 +48,11 @@ var (
 )
 
 var benchCols = []fake.Column{
-	{ID: "id", Name: "Deal ID", Type: fake.ColumnNumber}, {ID: "account", Name: "Account"},
+	{ID: "id", Name: "Deal ID", Type: "NUMBER"}, {ID: "account", Name: "Account"},
 	{ID: "region", Name: "Region"}, {ID: "stage", Name: "Stage"},
-	{ID: "amount", Name: "Amount", Type: fake.ColumnCurrency}, {ID: "registered", Name: "Registered", Type: fake.ColumnDate},
-	{ID: "active", Name: "Active", Type: fake.ColumnBoolean}, {ID: "owner", Name: "Owner"},
-	{ID: "score", Name: "Score", Type: fake.ColumnNumber}, {ID: "note", Name: "Note"},
+	{ID: "amount", Name: "Amount", Type: "CURRENCY"}, {ID: "registered", Name: "Registered", Type: "DATE"},
+	{ID: "active", Name: "Active", Type: "BOOLEAN"}, {ID: "owner", Name: "Owner"},
+	{ID: "score", Name: "Score", Type: "NUMBER"}, {ID: "note", Name: "Note"},
 }
 
 func benchRow(i int) []any {

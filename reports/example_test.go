@@ -21,7 +21,7 @@ func exampleClient() (*fake.Server, *partner.Client, int64) {
 		Columns: []fake.Column{
 			{ID: "deal", Name: "Deal"},
 			{ID: "stage", Name: "Stage"},
-			{ID: "amount", Name: "Amount", Type: fake.ColumnCurrency},
+			{ID: "amount", Name: "Amount", Type: "CURRENCY"},
 		},
 		Rows: [][]any{
 			{"Renewal", "won", 12000},

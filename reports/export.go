@@ -10,7 +10,7 @@ import (
 
 	"go.opentelemetry.io/otel/attribute"
 
-	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/errs"
 	"github.com/partnerapi/partner-go/reports/internal/export"
 )
 
@@ -87,7 +87,7 @@ func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions
 		}
 		if err != nil {
 			tr.err = err
-			yield(Row{}, core.Wrap(err, "reports: exporting report %d", reportID))
+			yield(Row{}, errs.Wrap(err, "reports: exporting report %d", reportID))
 			return
 		}
 		for r, err := range s.exportView(ctx, viewID, opts, tr) {

@@ -35,7 +35,7 @@ func newClient(t testing.TB, fopts []fake.Option, copts ...partner.Option) (*fak
 	return srv, c
 }
 
-var numberCols = []fake.Column{{ID: "n", Name: "N", Type: fake.ColumnNumber}, {ID: "label", Name: "Label"}}
+var numberCols = []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "label", Name: "Label"}}
 
 // numbered adds a report of n rows {N: i, Label: "row i"}.
 func numbered(srv *fake.Server, n int) int64 {
@@ -135,8 +135,8 @@ func TestDataPagingEdges(t *testing.T) {
 
 func TestRowsKeepColumnOrderAndJSONTypes(t *testing.T) {
 	srv, c := newClient(t, nil)
-	cols := []fake.Column{{ID: "z", Name: "Zeta"}, {ID: "a", Name: "Alpha", Type: fake.ColumnNumber},
-		{ID: "m", Name: "Mu", Type: fake.ColumnBoolean}, {ID: "b", Name: "Beta"}, {ID: "q", Name: "Quote \"q\""}}
+	cols := []fake.Column{{ID: "z", Name: "Zeta"}, {ID: "a", Name: "Alpha", Type: "NUMBER"},
+		{ID: "m", Name: "Mu", Type: "BOOLEAN"}, {ID: "b", Name: "Beta"}, {ID: "q", Name: "Quote \"q\""}}
 	id := srv.AddReport(fake.Report{Name: "types", Columns: cols, Rows: [][]any{
 		{"z1", 12345678901234567, true, nil, []string{"x", "y"}},
 		{"é\n", 1.5, false, "b", "plain"},
@@ -423,7 +423,7 @@ func TestExportCSV(t *testing.T) {
 	t.Parallel()
 	srv, c := newClient(t, nil)
 	id := srv.AddReport(fake.Report{Name: "csv", Columns: []fake.Column{
-		{ID: "name", Name: "Name"}, {ID: "amount", Name: "Amount", Type: fake.ColumnCurrency}, {ID: "ok", Name: "OK", Type: fake.ColumnBoolean},
+		{ID: "name", Name: "Name"}, {ID: "amount", Name: "Amount", Type: "CURRENCY"}, {ID: "ok", Name: "OK", Type: "BOOLEAN"},
 	}, Rows: [][]any{{"Acme, Inc.", 10.25, true}, {"Globex", nil, false}}})
 	var b bytes.Buffer
 	n, err := c.Reports.ExportCSV(context.Background(), id, &b, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}})

@@ -9,6 +9,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -17,14 +18,14 @@ var now = time.Date(2026, 3, 10, 12, 0, 0, 0, time.UTC)
 // filterReport has one column of every filter type.
 func filterReport(srv *fake.Server) int64 {
 	return srv.AddReport(fake.Report{Name: "filters", Columns: []fake.Column{
-		{ID: "name", Name: "Name", Type: fake.ColumnText},
-		{ID: "tags", Name: "Tags", Type: fake.ColumnTextRepeated},
-		{ID: "pg", Name: "PG", Type: fake.ColumnTextPGArray},
-		{ID: "ok", Name: "OK", Type: fake.ColumnBoolean},
-		{ID: "n", Name: "N", Type: fake.ColumnNumber},
-		{ID: "amount", Name: "Amount", Type: fake.ColumnCurrency},
-		{ID: "day", Name: "Day", Type: fake.ColumnDate},
-		{ID: "at", Name: "At", Type: fake.ColumnDateTime},
+		{ID: "name", Name: "Name", Type: "TEXT"},
+		{ID: "tags", Name: "Tags", Type: "TEXT_REPEATED"},
+		{ID: "pg", Name: "PG", Type: "TEXT_PG_ARRAY"},
+		{ID: "ok", Name: "OK", Type: "BOOLEAN"},
+		{ID: "n", Name: "N", Type: "NUMBER"},
+		{ID: "amount", Name: "Amount", Type: "CURRENCY"},
+		{ID: "day", Name: "Day", Type: "DATE"},
+		{ID: "at", Name: "At", Type: "DATE_TIME"},
 	}, Rows: [][]any{
 		{"alpha", []string{"x", "y"}, "{red,green}", true, 1, 10.5, "2026-03-01", "2026-03-09T08:00:00Z"},
 		{"beta", []string{}, "{}", false, 2, 20, "2026-02-01", "2026-01-01T00:00:00Z"},
@@ -115,7 +116,7 @@ func TestFilterValidatedBeforeSending(t *testing.T) {
 func TestChartDataAndMetadata(t *testing.T) {
 	_, c := newClient(t, []fake.Option{fake.WithDemoData()})
 	ctx := context.Background()
-	got, err := c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartDataParams{ChartIDs: []int64{2}})
+	got, err := c.Reports.ChartData(ctx, demo.ReportPartners, reports.ChartDataParams{ChartIDs: []int64{2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,7 +136,7 @@ func TestChartDataAndMetadata(t *testing.T) {
 
 	// Filters apply before grouping.
 	f := reports.And(reports.Text("region").EqualTo("EMEA"))
-	got, err = c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartDataParams{Filters: &f, ChartIDs: []int64{1}})
+	got, err = c.Reports.ChartData(ctx, demo.ReportPartners, reports.ChartDataParams{Filters: &f, ChartIDs: []int64{1}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -143,11 +144,11 @@ func TestChartDataAndMetadata(t *testing.T) {
 		t.Errorf("filtered chart %v", res)
 	}
 
-	if _, err := c.Reports.ChartData(ctx, fake.DemoReportPartners, reports.ChartDataParams{ChartIDs: []int64{99}}); !partner.IsNotFound(err) {
+	if _, err := c.Reports.ChartData(ctx, demo.ReportPartners, reports.ChartDataParams{ChartIDs: []int64{99}}); !partner.IsNotFound(err) {
 		t.Errorf("unknown chart: %v", err)
 	}
 
-	meta, err := c.Reports.ChartMetadata(ctx, fake.DemoReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{1, 2}})
+	meta, err := c.Reports.ChartMetadata(ctx, demo.ReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{1, 2}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -155,7 +156,7 @@ func TestChartDataAndMetadata(t *testing.T) {
 	if err != nil || len(infos) != 2 || infos[0].ID != 1 || infos[1].Name != "Partners by tier" {
 		t.Errorf("metadata charts %+v, %v (raw %s)", infos, err, meta.Raw)
 	}
-	if _, err := c.Reports.ChartMetadata(ctx, fake.DemoReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{42}}); !partner.IsNotFound(err) {
+	if _, err := c.Reports.ChartMetadata(ctx, demo.ReportPartners, reports.ChartMetadataParams{ChartIDs: []int64{42}}); !partner.IsNotFound(err) {
 		t.Errorf("unknown chart metadata: %v", err)
 	}
 }

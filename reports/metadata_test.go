@@ -145,7 +145,7 @@ func TestMetadataAgainstFake(t *testing.T) {
 	ctx := context.Background()
 	id := srv.AddReport(fake.Report{
 		Name:    "Deals",
-		Columns: []fake.Column{{ID: "deal", Name: "Deal"}, {ID: "stage", Name: "Stage"}, {ID: "amount", Name: "Amount", Type: fake.ColumnCurrency}},
+		Columns: []fake.Column{{ID: "deal", Name: "Deal"}, {ID: "stage", Name: "Stage"}, {ID: "amount", Name: "Amount", Type: "CURRENCY"}},
 		Rows:    [][]any{{"Renewal", "won", 12000}, {"Expansion", "open", 5400.5}, {"Pilot", "won", 800}},
 	})
 	md, err := c.Reports.Metadata(ctx, id)

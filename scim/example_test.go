@@ -10,6 +10,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/scim"
 )
@@ -42,11 +43,11 @@ func ExampleNew() {
 	users := scim.New(tokens.WithTokens(auth))
 
 	ctx := context.Background()
-	u, err := users.Get(ctx, fake.DemoUser1)
+	u, err := users.Get(ctx, demo.User1)
 	if err != nil {
 		log.Fatal(err)
 	}
-	fmt.Println(u.ID == fake.DemoUser1)
+	fmt.Println(u.ID == demo.User1)
 	_, err = users.Get(ctx, "usr-missing")
 	fmt.Println(partner.IsNotFound(err))
 	// Output:
@@ -87,13 +88,13 @@ func ExampleService_Suspend() {
 	defer done()
 	ctx := context.Background()
 
-	u, err := c.SCIM.Suspend(ctx, fake.DemoUser1)
+	u, err := c.SCIM.Suspend(ctx, demo.User1)
 	if err != nil {
 		log.Fatal(err)
 	}
 	fmt.Println(u.UserName, "active:", u.IsActive())
 
-	u, err = c.SCIM.Reactivate(ctx, fake.DemoUser1)
+	u, err = c.SCIM.Reactivate(ctx, demo.User1)
 	if err != nil {
 		log.Fatal(err)
 	}

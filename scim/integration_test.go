@@ -74,7 +74,7 @@ func TestLifecycle(t *testing.T) {
 		t.Fatal(err)
 	}
 	stored, _ := srv.User(created.ID)
-	if suspended.IsActive() || !stored.Suspended || stored.Department != "Research" || stored.GivenName != "Ada" {
+	if suspended.IsActive() || stored.IsActive() || stored.Department != "Research" || stored.GivenName != "Ada" {
 		t.Errorf("after Suspend: returned %+v, stored %+v", suspended, stored)
 	}
 
@@ -96,7 +96,7 @@ func TestLifecycle(t *testing.T) {
 	if _, err := c.SCIM.Reactivate(ctx, created.ID); err != nil {
 		t.Fatal(err)
 	}
-	if u, _ := srv.User(created.ID); u.Suspended {
+	if u, _ := srv.User(created.ID); !u.IsActive() {
 		t.Error("Reactivate left the user suspended")
 	}
 	if _, err := c.SCIM.FindByUserName(ctx, "nobody@example.com"); !errors.Is(err, scim.ErrNotFound) {
@@ -139,7 +139,7 @@ func TestSuspendReactivateKeepMembersTheReadOmits(t *testing.T) {
 			t.Fatalf("%s: %v", step.name, err)
 		}
 		got, _ := srv.User(id)
-		if got.Suspended != step.suspended || got.GivenName != "Ada" || got.FamilyName != "Lovelace" ||
+		if got.IsActive() == step.suspended || got.GivenName != "Ada" || got.FamilyName != "Lovelace" ||
 			got.DisplayName != "Ada Lovelace" || !slices.Equal(got.Emails, want.Emails) || got.Department != "Engineering" {
 			t.Errorf("after %s the stored user is %+v, want %+v with suspended %v", step.name, got, want, step.suspended)
 		}
@@ -173,7 +173,7 @@ func TestListPagesThroughTheFake(t *testing.T) {
 }
 
 func TestErrorsFromTheFake(t *testing.T) {
-	srv, c := newFake(t, fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret), fake.WithClient("users-only", "s", fake.ScopeUsers), fake.WithScopeChecks())
+	srv, c := newFake(t, fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret), fake.WithClient("users-only", "s", "users"), fake.WithScopeChecks())
 	ctx := context.Background()
 	u, err := c.SCIM.Create(ctx, &scim.User{UserName: "dup@example.com"})
 	if err != nil {
@@ -353,7 +353,7 @@ func TestListCancel(t *testing.T) {
 func TestListFilterAgainstTheFake(t *testing.T) {
 	srv, c := newFake(t)
 	ctx := context.Background()
-	if _, err := srv.AddUser(fake.User{UserName: "ada@example.com", Suspended: true}); err != nil {
+	if _, err := srv.AddUser(fake.User{UserName: "ada@example.com", Active: partner.Ptr(false)}); err != nil {
 		t.Fatal(err)
 	}
 	users, err := paging.Collect(c.SCIM.List(ctx, scim.ListParams{Filter: "userName eq " + scim.Quote("ADA@example.com")}))
@@ -371,7 +371,7 @@ func TestListFilterAgainstTheFake(t *testing.T) {
 // answers totalResults 0, as the deployed example does: the listing goes
 // on by resources and ends on the short last page.
 func TestListPagesOnResourcesAgainstTheFake(t *testing.T) {
-	srv, c := newFake(t, fake.WithSCIMZeroTotals())
+	srv, c := newFake(t, fake.WithDeployment(fake.Deployment{SCIMZeroTotals: true}))
 	for i := range 10 {
 		if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("z%02d@example.com", i)}); err != nil {
 			t.Fatal(err)
@@ -408,7 +408,7 @@ func TestListEndsAgainstAFakeIgnoringStartIndex(t *testing.T) {
 				next.ServeHTTP(w, r)
 			})
 		})
-		srv, c := newFake(t, fake.WithSCIMStartIndexIgnored(), fake.WithSCIMZeroTotals(), cap10)
+		srv, c := newFake(t, fake.WithDeployment(fake.Deployment{SCIMStartIndexIgnored: true, SCIMZeroTotals: true}), cap10)
 		for i := range 6 {
 			if _, err := srv.AddUser(fake.User{UserName: fmt.Sprintf("r%02d@example.com", i)}); err != nil {
 				t.Fatal(err)

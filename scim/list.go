@@ -9,13 +9,14 @@ import (
 	"strings"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/errs"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/internal/quote"
 )
 
 // ErrNotFound is returned by FindByUserName when no user has the userName.
 // partner.IsNotFound reports true for it, as for a 404 answer.
-var ErrNotFound = core.NotFound("partner: scim: no user with that userName")
+var ErrNotFound = errs.NotFound("partner: scim: no user with that userName")
 
 // ListParams selects the users List returns. The zero value lists every
 // user.

@@ -7,6 +7,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/users"
 )
 
@@ -22,8 +23,8 @@ func ExampleService_CheckAttribute() {
 	}
 
 	res, err := c.Users.CheckAttribute(context.Background(), users.CheckAttributeParams{
-		Email:       fake.DemoUserEmail1,
-		Namespace:   fake.DemoNamespace,
+		Email:       demo.UserEmail1,
+		Namespace:   demo.Namespace,
 		FilterValue: users.Attribute{Name: "role", Values: []string{"partner_admin", "viewer"}},
 	})
 	if err != nil {

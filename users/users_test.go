@@ -91,7 +91,7 @@ func TestCheckAttributeValidation(t *testing.T) {
 
 func TestCheckAttributeAgainstTheFake(t *testing.T) {
 	c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithDemoData(), fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret),
-		fake.WithClient("scim-only", "s", fake.ScopeSCIM), fake.WithScopeChecks()})
+		fake.WithClient("scim-only", "s", "scim"), fake.WithScopeChecks()})
 	srv.SetUserAttributes("pat@example.com", 3, "tier", "gold", "silver")
 	ctx := context.Background()
 

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // cancelOn is a writer that cancels a context once what was written
@@ -48,18 +49,18 @@ func TestBulkLoadInterruptedGoesOnWithStatus(t *testing.T) {
 	defer cancel()
 	out := &cancelOn{when: ": running\n", cancel: cancel}
 	var stderr syncBuffer
-	code := c.runCtx(ctx, t, out, &stderr, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--errors-out", errs)
+	code := c.runCtx(ctx, t, out, &stderr, "bulk", "load", in, "--integration", demo.AccountIntegration, "--errors-out", errs)
 	exe := srv.BulkExecutions()
 	if len(exe) != 1 {
 		t.Fatalf("executions: %+v", exe)
 	}
-	want := "to go on: partnerctl bulk status " + exe[0].ID + " --integration " + fake.DemoAccountIntegration +
+	want := "to go on: partnerctl bulk status " + exe[0].ID + " --integration " + demo.AccountIntegration +
 		" --wait --errors-out '" + errs + "'\n"
 	if code != exitInterrupted || !strings.HasSuffix(stderr.String(), want) || !strings.Contains(stderr.String(), "still running") {
 		t.Fatalf("exit %d, stderr %q; want 130 and ending %q", code, stderr.String(), want)
 	}
 	// The printed command, as the shell splits it.
-	goOn := []string{"bulk", "status", exe[0].ID, "--integration", fake.DemoAccountIntegration, "--wait", "--errors-out", errs}
+	goOn := []string{"bulk", "status", exe[0].ID, "--integration", demo.AccountIntegration, "--wait", "--errors-out", errs}
 
 	r := c.must(t, goOn[:5]...) // without --wait: one read
 	if !strings.Contains(r.stdout, exe[0].ID+": running\n") || !strings.Contains(r.stdout, "follow it with: partnerctl bulk status "+exe[0].ID) {
@@ -89,7 +90,7 @@ func TestBulkLoadPrintsReasons(t *testing.T) {
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "accounts.csv")
 	writeFile(t, in, accountsCSV+"X-4,Acme,lots\nX-5,Globex,few\nX-6,Stark,some\n")
-	r := c.must(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+	r := c.must(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
 	for _, want := range []string{
 		"completed: 6 records, 2 succeeded, 4 failed, 0 skipped\n",
 		"failed rows, 3 of 4 shown (--errors-out FILE writes them all as CSV):\n",
@@ -112,7 +113,7 @@ func TestBulkLoadPrintsReasons(t *testing.T) {
 
 	all := filepath.Join(t.TempDir(), "wrong-key.csv")
 	writeFile(t, all, "id,name\n1,Initech\n")
-	r = c.run(t, "bulk", "load", all, "--integration", fake.DemoAccountIntegration, "--wait")
+	r = c.run(t, "bulk", "load", all, "--integration", demo.AccountIntegration, "--wait")
 	if r.code != exitFail || !strings.Contains(r.stdout, "failed rows, 1 of 1 shown") || !strings.Contains(r.stderr, "no record succeeded: all 1 failed") {
 		t.Fatalf("all failed: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}
@@ -136,7 +137,7 @@ func TestBulkStatusUsage(t *testing.T) {
 	if n := len(srv.Requests()); n != 0 {
 		t.Fatalf("%d requests sent for usage errors", n)
 	}
-	r := c.run(t, "bulk", "status", "exe_nope", "--integration", fake.DemoAccountIntegration)
+	r := c.run(t, "bulk", "status", "exe_nope", "--integration", demo.AccountIntegration)
 	if r.code != exitFail || !strings.Contains(r.stderr, "exe_nope") {
 		t.Fatalf("unknown execution: exit %d, stderr %q", r.code, r.stderr)
 	}

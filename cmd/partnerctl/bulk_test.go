@@ -10,6 +10,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 const accountsCSV = "account_info.external_account_id,name,employees\n" +
@@ -32,7 +33,7 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 	writeFile(t, in, accountsCSV)
 	errs := filepath.Join(dir, "failed.csv")
 
-	r := c.must(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait", "--errors-out", errs)
+	r := c.must(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait", "--errors-out", errs)
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if !strings.HasPrefix(lines[0], "execution ") || !strings.Contains(lines[0], "started") {
 		t.Fatalf("first line %q", lines[0])
@@ -60,7 +61,7 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 		t.Fatalf("accounts after the load: %d", len(o))
 	}
 
-	if r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--fail-on-errors"); r.code != exitFail ||
+	if r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--fail-on-errors"); r.code != exitFail ||
 		!strings.Contains(r.stderr, "1 row failed") {
 		t.Fatalf("--fail-on-errors: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -72,7 +73,7 @@ func TestBulkLoadNoWaitAndProgress(t *testing.T) {
 	c.tty = true
 	in := filepath.Join(t.TempDir(), "accounts.json")
 	writeFile(t, in, `[{"account_info": {"external_account_id": "J-1"}, "name": "Json Corp"}]`)
-	r := c.must(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration)
+	r := c.must(t, "bulk", "load", in, "--integration", demo.AccountIntegration)
 	if strings.Count(r.stdout, "\n") != 1 || !strings.Contains(r.stdout, "started") {
 		t.Fatalf("without --wait: %q", r.stdout)
 	}
@@ -91,7 +92,7 @@ func TestBulkLoadXLSXOpportunities(t *testing.T) {
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "opps.xlsx")
 	writeXLSX(t, in, []any{"sales_details.crm_opportunity_id", "name", "amount"}, []any{"CRM-9", "Big deal", 5000})
-	r := c.must(t, "bulk", "load", in, "--integration", fake.DemoOpportunityIntegration, "--opportunities", "--wait")
+	r := c.must(t, "bulk", "load", in, "--integration", demo.OpportunityIntegration, "--opportunities", "--wait")
 	if !strings.Contains(r.stdout, "completed: 1 record, 1 succeeded, 0 failed") {
 		t.Fatalf("xlsx load:\n%s", r.stdout)
 	}
@@ -113,7 +114,7 @@ func TestBulkLoadXLSXPublishedRoutes(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "deals.xlsx")
 	writeXLSX(t, in, []any{"sales_details.crm_opportunity_id", "name"}, []any{"CRM-31", "Workbook deal"})
 	for _, extra := range [][]string{nil, {"--opportunities"}} {
-		args := append([]string{"bulk", "load", in, "--integration", fake.DemoOpportunityIntegration, "--wait"}, extra...)
+		args := append([]string{"bulk", "load", in, "--integration", demo.OpportunityIntegration, "--wait"}, extra...)
 		if r := c.must(t, args...); !strings.Contains(r.stdout, "completed: 1 record,") || strings.Contains(r.stdout, "1 failed") {
 			t.Fatalf("%v:\n%s", extra, r.stdout)
 		}
@@ -125,8 +126,8 @@ func TestBulkLoadXLSXPublishedRoutes(t *testing.T) {
 		}
 	}
 	want := []string{
-		"/bulk/v1/bulkload?data_format=XLSX&integration_id=" + fake.DemoOpportunityIntegration,
-		"/bulk/v1/bulkload_opportunity?content_type=XLSX&has_header_row=true&integration_id=" + fake.DemoOpportunityIntegration,
+		"/bulk/v1/bulkload?data_format=XLSX&integration_id=" + demo.OpportunityIntegration,
+		"/bulk/v1/bulkload_opportunity?content_type=XLSX&has_header_row=true&integration_id=" + demo.OpportunityIntegration,
 	}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("loads %q, want %q", got, want)
@@ -173,7 +174,7 @@ func TestBulkLoadErrorsOutReloads(t *testing.T) {
 	in := filepath.Join(dir, "accounts.csv")
 	writeFile(t, in, "account_info.external_account_id,_error,employees\nE-1,a note,many\nE-2,,7\n")
 	errs := filepath.Join(dir, "failed.csv")
-	c.must(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--errors-out", errs)
+	c.must(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--errors-out", errs)
 	got := readFile(t, errs)
 	recs, err := csv.NewReader(strings.NewReader(got)).ReadAll()
 	if err != nil || len(recs) != 2 || strings.Join(recs[0], ",") != "account_info.external_account_id,_error,employees,__error" ||
@@ -183,7 +184,7 @@ func TestBulkLoadErrorsOutReloads(t *testing.T) {
 
 	writeFile(t, errs, strings.Replace(got, ",many,", ",12,", 1))
 	errs2 := filepath.Join(dir, "failed-again.csv")
-	r := c.must(t, "bulk", "load", errs, "--integration", fake.DemoAccountIntegration, "--errors-out", errs2)
+	r := c.must(t, "bulk", "load", errs, "--integration", demo.AccountIntegration, "--errors-out", errs2)
 	if !strings.Contains(r.stdout, "completed: 1 record, 1 succeeded, 0 failed") ||
 		!strings.Contains(r.stdout, "no row failed: "+errs2+" not written") ||
 		!strings.Contains(r.stdout, "column __error not sent") {
@@ -215,7 +216,7 @@ func TestBulkLoadNoRecordSucceeded(t *testing.T) {
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "wrong-key.csv")
 	writeFile(t, in, "id,name\n1,Initech\n2,Hooli\n")
-	r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+	r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
 	if r.code != exitFail || !strings.Contains(r.stdout, "completed: 2 records, 0 succeeded, 2 failed") ||
 		!strings.Contains(r.stderr, "no record succeeded: all 2 failed") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
@@ -239,7 +240,7 @@ func TestBulkLoadPathsCheckedFirst(t *testing.T) {
 		{[]string{in, "--errors-out", dir}, "--errors-out " + dir + " is a directory"},
 		{[]string{in, "--errors-out", filepath.Join(dir, "nope", "f.csv")}, "directory " + filepath.Join(dir, "nope") + " does not exist"},
 	} {
-		r := c.run(t, append([]string{"bulk", "load", "--integration", fake.DemoAccountIntegration}, tc.args...)...)
+		r := c.run(t, append([]string{"bulk", "load", "--integration", demo.AccountIntegration}, tc.args...)...)
 		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.want)
 		}
@@ -255,7 +256,7 @@ func TestBulkLoadTruncatedJSON(t *testing.T) {
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "cut.json")
 	writeFile(t, in, `[{"account_info": {"external_account_id": "T-1"}}, {"account_info": {"external_account_id": "T-2"}}`)
-	r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration)
+	r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration)
 	if r.code != exitFail || !strings.Contains(r.stderr, "after record 2") || strings.Contains(r.stderr, "record 3") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}

@@ -19,8 +19,8 @@ import (
 	"golang.org/x/net/netutil"
 
 	partner "github.com/partnerapi/partner-go"
-	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/internal/urlrule"
 )
 
 type listenFlags struct {
@@ -223,7 +223,7 @@ func reachable(addr net.Addr) string {
 // onThisMachine reports whether the service at base runs on this
 // machine, by the SDK's plain-http rule (core.IsLoopback): "localhost"
 // in any case, or a loopback address.
-func onThisMachine(base *url.URL) bool { return core.IsLoopback(base.Hostname()) }
+func onThisMachine(base *url.URL) bool { return urlrule.IsLoopback(base.Hostname()) }
 
 // received is one delivery as the listener got it, with the outcome of
 // forwarding it.

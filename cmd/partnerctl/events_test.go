@@ -15,6 +15,8 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
@@ -23,7 +25,7 @@ func TestEventsKindsListDelete(t *testing.T) {
 	defer srv.Close()
 	c := newCLI(srv)
 	r := c.must(t, "events", "kinds")
-	for _, k := range []string{fake.EventObjectUpdate, fake.EventObjectAll} {
+	for _, k := range []string{"object.update", "object.all"} {
 		if !strings.Contains(r.stdout, k) {
 			t.Errorf("kinds lack %s:\n%s", k, r.stdout)
 		}
@@ -99,7 +101,7 @@ func TestEventsListen(t *testing.T) {
 	done := make(chan int, 1)
 	go func() {
 		done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update,object.create",
-			"--integration", fake.DemoOpportunityIntegration, "--forward", target.URL)
+			"--integration", demo.OpportunityIntegration, "--forward", target.URL)
 	}()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
 	subs := srv.Subscribers()
@@ -108,15 +110,15 @@ func TestEventsListen(t *testing.T) {
 	}
 	subs = subs[len(subs)-2:] // one per kind, each at its own path
 	for i, kind := range []string{"object.update", "object.create"} {
-		if sub := subs[i]; strings.Join(sub.Events, ",") != kind || sub.IntegrationID != fake.DemoOpportunityIntegration ||
+		if sub := subs[i]; strings.Join(sub.Events, ",") != kind || sub.IntegrationID != demo.OpportunityIntegration ||
 			!strings.HasPrefix(sub.CallbackURL, "http://127.0.0.1:") || !strings.Contains(sub.CallbackURL, "/hooks/partner/"+kind+"/") {
 			t.Fatalf("subscriber for %s: %+v", kind, sub)
 		}
 	}
 	sub := subs[0]
 
-	srv.UpdateObject(fake.DemoOpportunity2, map[string]any{"stage": "listen-test"})
-	opp, _ := srv.Object(fake.DemoOpportunity2)
+	srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "listen-test"})
+	opp, _ := srv.Object(demo.Opportunity2)
 	waitFor(t, func() bool { return strings.Count(stdout.String(), "\n") >= 2 }, &stderr)
 	lines := strings.Split(strings.TrimSpace(stdout.String()), "\n")
 	var got struct {
@@ -196,7 +198,7 @@ func TestEventsListenForwardStatus(t *testing.T) {
 			done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update", "--forward", tc.forward)
 		}()
 		waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
-		srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "forward " + tc.stderr}) // a change each time
+		srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "forward " + tc.stderr}) // a change each time
 		waitFor(t, func() bool {
 			ds := srv.Deliveries()
 			return len(ds) > 0 && ds[len(ds)-1].Final
@@ -325,12 +327,12 @@ func TestEventsIntegrations(t *testing.T) {
 	r := c.must(t, "events", "integrations")
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if len(lines) != 3 || strings.Join(strings.Fields(lines[0]), " ") != "ID TYPE NAME DESCRIPTION" ||
-		!strings.HasPrefix(lines[1], fake.DemoAccountIntegration+" ") || !strings.HasPrefix(lines[2], fake.DemoOpportunityIntegration+" ") {
+		!strings.HasPrefix(lines[1], demo.AccountIntegration+" ") || !strings.HasPrefix(lines[2], demo.OpportunityIntegration+" ") {
 		t.Fatalf("integrations:\n%s", r.stdout)
 	}
 	r = c.must(t, "events", "integrations", "--json")
 	var list []map[string]string
-	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 2 || list[0]["integration_id"] != fake.DemoAccountIntegration {
+	if err := json.Unmarshal([]byte(r.stdout), &list); err != nil || len(list) != 2 || list[0]["integration_id"] != demo.AccountIntegration {
 		t.Fatalf("json: %v %s", err, r.stdout)
 	}
 }
@@ -363,7 +365,7 @@ func TestTokenJSON(t *testing.T) {
 // --events object.update against partnerfake's handler receives the
 // change that the admin API's PATCH /_fake/objects/{id} makes.
 func TestEventsListenAdminUpdate(t *testing.T) {
-	admin := fake.NewAdmin(func() *fake.Fake {
+	admin := fakeadmin.New(func() *fake.Fake {
 		return fake.New(mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
 	})
 	ts := httptest.NewServer(admin)
@@ -378,7 +380,8 @@ func TestEventsListenAdminUpdate(t *testing.T) {
 	go func() { done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update") }()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
 
-	req, _ := http.NewRequest(http.MethodPatch, ts.URL+"/_fake/objects/"+fake.DemoOpportunity2, strings.NewReader(`{"fields":{"stage":"won"}}`))
+	req, _ := http.NewRequest(http.MethodPatch, ts.URL+"/_fake/objects/"+demo.Opportunity2, strings.NewReader(`{"fields":{"stage":"won"}}`))
+	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil || resp.StatusCode != http.StatusNoContent {
 		t.Fatalf("PATCH: %v %v", err, resp)
@@ -421,7 +424,7 @@ func TestEventsListenNamesKindAndSubscriber(t *testing.T) {
 	for _, s := range subs[len(subs)-2:] {
 		byKind[strings.Join(s.Events, ",")] = s.ID
 	}
-	srv.UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "kinds-test"})
+	srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "kinds-test"})
 	waitFor(t, func() bool { return strings.Count(stdout.String(), "\n") >= 2 }, stderr)
 	seen := map[string]string{}
 	var bodies []string

@@ -11,6 +11,8 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
@@ -101,7 +103,7 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 			ft.Method, ft.Path = http.MethodPost, load
 			srv.InjectFault(ft)
 			srv.InjectFault(fake.Fault{Method: http.MethodGet, Path: "/bulk/v1/status/*", Status: http.StatusBadGateway, Times: 1})
-			r := c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+			r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
 			if n := srv.CountRequests(http.MethodPost, load); n != tc.sent {
 				t.Errorf("the fake saw %d load requests, want %d", n, tc.sent)
 			}
@@ -127,7 +129,7 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 // after the fake took it exits 3, saying so, and is sent once.
 func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	t.Parallel()
-	admin := fake.NewAdmin(func() *fake.Fake {
+	admin := fakeadmin.New(func() *fake.Fake {
 		return fake.New(mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithBulkDelay(0))
 	})
 	ts := httptest.NewServer(admin)
@@ -137,7 +139,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}}
 	fault := func(body string) {
 		t.Helper()
-		resp, err := http.Post(ts.URL+fake.AdminPrefix+"faults", "application/json", strings.NewReader(body))
+		resp, err := http.Post(ts.URL+"/_fake/"+"faults", "application/json", strings.NewReader(body))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -148,7 +150,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	}
 	clearFaults := func() {
 		t.Helper()
-		req, _ := http.NewRequest(http.MethodDelete, ts.URL+fake.AdminPrefix+"faults", nil)
+		req, _ := http.NewRequest(http.MethodDelete, ts.URL+"/_fake/"+"faults", nil)
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
 			t.Fatal(err)
@@ -157,7 +159,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	}
 	dir := t.TempDir()
 	out := filepath.Join(dir, "pipeline.csv")
-	report := strconv.FormatInt(fake.DemoReportPipeline, 10)
+	report := strconv.FormatInt(demo.ReportPipeline, 10)
 
 	fault(`{"method":"post","path":"/report/v1/view/*/data","truncate":true}`)
 	r := c.run(t, "reports", "export", report, "-o", out)
@@ -174,7 +176,7 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	in := filepath.Join(dir, "accounts.csv")
 	writeFile(t, in, accountsCSV)
 	fault(`{"method":"POST","path":"/bulk/v1/bulkload","drop_after":true,"times":1}`)
-	r = c.run(t, "bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--wait")
+	r = c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
 	if n := admin.Fake().CountRequests(http.MethodPost, "/bulk/v1/bulkload"); n != 1 {
 		t.Errorf("the fake saw %d load requests, want 1", n)
 	}

@@ -188,7 +188,7 @@ func TestFlagsOverrideVariables(t *testing.T) {
 // subscription key, given as flags or variables.
 func TestDeploymentWords(t *testing.T) {
 	const key = "sk-cli-test-0123"
-	srv := newFake(t, fake.WithDemoData(), fake.WithEnvHeader("x-operator-env"), fake.WithSubscriptionKey(key))
+	srv := newFake(t, fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-operator-env", SubscriptionKey: key}))
 	defer srv.Close()
 	c := newCLI(srv)
 	if r := c.run(t, "reports", "list"); r.code != exitFail {

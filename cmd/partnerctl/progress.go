@@ -1,14 +1,17 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/vbauerster/mpb/v8"
 	"github.com/vbauerster/mpb/v8/decor"
+	"golang.org/x/term"
 )
 
 // progress draws a progress bar on a terminal with mpb, which fits the
@@ -29,8 +32,13 @@ func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *p
 	if !a.isTerminal(w) {
 		return nil
 	}
-	// isTerminal decided: refresh as on a terminal whatever w is.
-	pr := &progress{p: mpb.New(mpb.WithOutput(w), mpb.WithAutoRefresh())}
+	return a.newBar(newBarWriter(w), label, total, bytes)
+}
+
+// newBar returns a progress bar drawn by cw.
+func (a *app) newBar(cw *barWriter, label string, total int64, bytes bool) *progress {
+	// The caller decided cw draws on a terminal: refresh as on one.
+	pr := &progress{p: mpb.New(mpb.WithConsoleWriter(cw), mpb.WithAutoRefresh())}
 	pr.total.Store(total)
 	known := func() bool { return pr.total.Load() > 0 }
 	amount := func(n int64) string { return groupDigits(n) + " rows" }
@@ -115,6 +123,57 @@ func (p *progress) Done(err error) {
 		p.bar.SetTotal(-1, true)
 	}
 	p.p.Wait()
+}
+
+// barWriter is the terminal writer of a progress bar. On a terminal,
+// each frame goes back to the start of the line, up over the lines of the
+// frame before, clears to the end of the screen and draws the bar, in one
+// write. Going back to the start of the line matters when the terminal
+// wrote after the bar: Ctrl-C echoes ^C after the bar's line, and a frame
+// drawn from there would keep the echo's columns on the bar's line and
+// run past the terminal's width ("rereport 7 ..."). Elsewhere the frames
+// follow each other, one line each.
+type barWriter struct {
+	bytes.Buffer // the frame being drawn
+	out          io.Writer
+	fd           int  // the terminal's, to read its size, else -1
+	moves        bool // whether frames move the cursor
+	lines        int  // the lines of the frame drawn last
+	frame        []byte
+}
+
+func newBarWriter(out io.Writer) *barWriter {
+	w := &barWriter{out: out, fd: -1}
+	if f, ok := out.(*os.File); ok && term.IsTerminal(int(f.Fd())) {
+		w.fd, w.moves = int(f.Fd()), true
+	}
+	return w
+}
+
+// IsTerminal reports whether the bar can read the terminal's width.
+func (w *barWriter) IsTerminal() bool { return w.fd >= 0 }
+
+// GetTermSize returns the terminal's width and height.
+func (w *barWriter) GetTermSize() (width, height int, err error) {
+	return term.GetSize(w.fd)
+}
+
+// Flush draws the frame buffered, of the given number of lines, over the
+// frame before.
+func (w *barWriter) Flush(lines int) error {
+	w.frame = w.frame[:0]
+	if w.moves {
+		w.frame = append(w.frame, '\r')
+		if w.lines > 0 {
+			w.frame = fmt.Appendf(w.frame, "\x1b[%dA", w.lines)
+		}
+		w.frame = append(w.frame, "\x1b[J"...)
+	}
+	w.frame = append(w.frame, w.Bytes()...)
+	w.Reset()
+	w.lines = lines
+	_, err := w.out.Write(w.frame)
+	return err
 }
 
 // groupDigits writes n with thousands separators: 1,234,567.

@@ -70,7 +70,7 @@ func TestReportsExportResume(t *testing.T) {
 	srv := fake.NewServer(mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)) // the contract sees what the client sent
 	defer srv.Close()
 	const rows = 25_000
-	id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: fake.ColumnNumber}, {ID: "l", Name: "Label"}},
+	id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "l", Name: "Label"}},
 		RowCount: rows, Generate: func(i int) []any { return []any{i, fmt.Sprintf("row, %d", i)} }})
 	report := strconv.FormatInt(id, 10)
 	c := newCLI(srv)

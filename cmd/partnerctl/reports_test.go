@@ -40,7 +40,7 @@ func reportServer(t *testing.T) (*fake.Server, int64) {
 	t.Cleanup(srv.Close)
 	id := srv.AddReport(fake.Report{
 		ID: 7, Name: "Deals",
-		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}, {ID: "2", Name: "Account"}},
+		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}, {ID: "2", Name: "Account"}},
 		Rows:    [][]any{{"EMEA", 1200, "Acme, Inc."}, {"APAC", 30.5, "Globex"}, {"EMEA", 7, nil}},
 		Charts:  []fake.Chart{{ID: 1, Name: "By zone", GroupBy: "0"}},
 	})
@@ -200,7 +200,7 @@ func TestReportsExportEmptyReport(t *testing.T) {
 	srv := newFake(t)
 	defer srv.Close()
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
-		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}}})
+		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}}})
 	c := newCLI(srv)
 	if r := c.must(t, "reports", "export", "9"); r.stdout != "Zone,Amount\n" {
 		t.Fatalf("csv of an empty report: %q", r.stdout)
@@ -244,7 +244,7 @@ func TestReportsExportXLSXDimension(t *testing.T) {
 	t.Parallel()
 	srv, _ := reportServer(t)
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
-		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}}})
+		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}}})
 	c := newCLI(srv)
 	dir := t.TempDir()
 	for id, want := range map[string]string{"7": `<dimension ref="A1:C4"/>`, "9": `<dimension ref="A1:B1"/>`} {

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestOutputFilesNeverFollowLinks: every output file (-o of reports
@@ -28,7 +29,7 @@ func TestOutputFilesNeverFollowLinks(t *testing.T) {
 	}{
 		{"reports export -o", func(out string) []string { return []string{"reports", "export", "7", "-o", out} }},
 		{"bulk load --errors-out", func(out string) []string {
-			return []string{"bulk", "load", in, "--integration", fake.DemoAccountIntegration, "--errors-out", out}
+			return []string{"bulk", "load", in, "--integration", demo.AccountIntegration, "--errors-out", out}
 		}},
 	} {
 		dir := t.TempDir()
@@ -91,7 +92,7 @@ func TestTerminalOutputEscapesControls(t *testing.T) {
 	srv := fake.NewServer()
 	t.Cleanup(srv.Close)
 	srv.AddReport(fake.Report{ID: 7, Name: "Deals" + hostile,
-		Columns: []fake.Column{{ID: "0", Name: "Zone" + hostile}, {ID: "1", Name: "Amount", Type: fake.ColumnNumber}},
+		Columns: []fake.Column{{ID: "0", Name: "Zone" + hostile}, {ID: "1", Name: "Amount", Type: "NUMBER"}},
 		Rows:    [][]any{{"EMEA" + hostile, 1}},
 		Charts:  []fake.Chart{{ID: 1, Name: "By zone" + hostile, GroupBy: "0"}}})
 	c := newCLI(srv)
@@ -178,7 +179,7 @@ func TestCSVExportNeutralisesFormulas(t *testing.T) {
 // says so.
 func TestSecretsWithoutFlags(t *testing.T) {
 	const key = "sk-file-0123456789"
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithSubscriptionKey(key))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
 	t.Cleanup(srv.Close)
 	c := newCLI(srv)
 	keyFile := filepath.Join(t.TempDir(), "key")

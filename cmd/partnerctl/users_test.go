@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 func TestUsersListCreateSuspend(t *testing.T) {
@@ -15,14 +16,14 @@ func TestUsersListCreateSuspend(t *testing.T) {
 	c := newCLI(srv)
 
 	r := c.must(t, "users", "list")
-	for _, want := range []string{fake.DemoUser1, fake.DemoUserEmail2, fake.DemoUserEmail3} {
+	for _, want := range []string{demo.User1, demo.UserEmail2, demo.UserEmail3} {
 		if !strings.Contains(r.stdout, want) {
 			t.Errorf("users list lacks %s:\n%s", want, r.stdout)
 		}
 	}
-	r = c.must(t, "users", "list", "--filter", `userName eq "`+fake.DemoUserEmail2+`"`, "--json")
+	r = c.must(t, "users", "list", "--filter", `userName eq "`+demo.UserEmail2+`"`, "--json")
 	var users []map[string]any
-	if err := json.Unmarshal([]byte(r.stdout), &users); err != nil || len(users) != 1 || users[0]["userName"] != fake.DemoUserEmail2 {
+	if err := json.Unmarshal([]byte(r.stdout), &users); err != nil || len(users) != 1 || users[0]["userName"] != demo.UserEmail2 {
 		t.Fatalf("filtered list: %v %s", err, r.stdout)
 	}
 
@@ -32,7 +33,7 @@ func TestUsersListCreateSuspend(t *testing.T) {
 		t.Fatalf("create: %q", r.stdout)
 	}
 	u, ok := srv.User(fields[1])
-	if !ok || u.UserName != "new@example.com" || u.DisplayName != "New Person" || len(u.Emails) != 1 || u.Suspended {
+	if !ok || u.UserName != "new@example.com" || u.DisplayName != "New Person" || len(u.Emails) != 1 || !u.IsActive() {
 		t.Fatalf("created user: %+v", u)
 	}
 	if r := c.run(t, "users", "create", "--user-name", "NEW@example.com"); r.code != exitFail || !strings.Contains(r.stderr, "NEW@example.com") {
@@ -40,7 +41,7 @@ func TestUsersListCreateSuspend(t *testing.T) {
 	}
 
 	c.must(t, "users", "suspend", fields[1])
-	if u, _ := srv.User(fields[1]); !u.Suspended {
+	if u, _ := srv.User(fields[1]); u.IsActive() {
 		t.Fatal("user not suspended")
 	}
 	if r := c.run(t, "users", "suspend", "usr-nobody"); r.code != exitFail {
@@ -58,8 +59,8 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "people.csv")
 	writeFile(t, in, "userName,Display Name,email,department,active\n"+
 		"ann@example.com,Ann,ann@example.com,Sales,true\n"+ // new
-		fake.DemoUserEmail1+",Countess of Lovelace,,,\n"+ // changes the display name
-		fake.DemoUserEmail2+",,,,\n"+ // nothing to change
+		demo.UserEmail1+",Countess of Lovelace,,,\n"+ // changes the display name
+		demo.UserEmail2+",,,,\n"+ // nothing to change
 		"bob@example.com,Bob,,,maybe\n"+ // fails
 		",Nobody,,,\n") // fails: no userName
 
@@ -69,7 +70,7 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 		!strings.Contains(r.stdout, "line 6: failed: no userName\n") {
 		t.Fatalf("first import: exit %d\n%s%s", r.code, r.stdout, r.stderr)
 	}
-	u, _ := srv.User(fake.DemoUser1)
+	u, _ := srv.User(demo.User1)
 	if u.DisplayName != "Countess of Lovelace" {
 		t.Fatalf("updated user: %+v", u)
 	}
@@ -107,17 +108,17 @@ func TestUsersSuspendByUserName(t *testing.T) {
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
-	r := c.must(t, "users", "suspend", strings.ToUpper(fake.DemoUserEmail2))
+	r := c.must(t, "users", "suspend", strings.ToUpper(demo.UserEmail2))
 	var id string
 	for _, u := range srv.Users() {
-		if u.UserName == fake.DemoUserEmail2 {
+		if u.UserName == demo.UserEmail2 {
 			id = u.ID
-			if !u.Suspended {
+			if u.IsActive() {
 				t.Fatalf("%s not suspended", u.UserName)
 			}
 		}
 	}
-	if r.stdout != "suspended "+id+" "+fake.DemoUserEmail2+"\n" {
+	if r.stdout != "suspended "+id+" "+demo.UserEmail2+"\n" {
 		t.Fatalf("stdout %q", r.stdout)
 	}
 	if r := c.run(t, "users", "suspend", "kim@example.com"); r.code != exitFail ||
@@ -174,24 +175,24 @@ func TestUsersImportDefaultReads(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "people.csv")
 	writeFile(t, in, "userName,displayName,givenName,familyName,email,department,active\n"+
 		"ann@example.com,Ann,Ann,Example,ann@example.com,Sales,true\n"+ // new
-		fake.DemoUserEmail1+",Countess of Lovelace,Ada,Lovelace,ada@other.example.com,Research,true\n"+ // a new department
-		fake.DemoUserEmail2+",Rear Admiral Hopper,,,,,\n"+ // the display name alone
-		fake.DemoUserEmail3+",,,,turing@other.example.com,,\n"+ // the email alone
+		demo.UserEmail1+",Countess of Lovelace,Ada,Lovelace,ada@other.example.com,Research,true\n"+ // a new department
+		demo.UserEmail2+",Rear Admiral Hopper,,,,,\n"+ // the display name alone
+		demo.UserEmail3+",,,,turing@other.example.com,,\n"+ // the email alone
 		"ann@example.com,,,,,Sales,true\n") // what the reads show, equal
 	r := c.must(t, "users", "import", in)
 	if !strings.Contains(r.stdout, "1 created, 1 updated, 2 written, 1 unchanged, 0 failed") ||
-		!strings.Contains(r.stdout, "line 4: written "+fake.DemoUserEmail2+" "+fake.DemoUser2+"\n") ||
+		!strings.Contains(r.stdout, "line 4: written "+demo.UserEmail2+" "+demo.User2+"\n") ||
 		!strings.Contains(r.stdout, "line 6: unchanged ann@example.com") {
 		t.Fatalf("first import:\n%s", r.stdout)
 	}
-	u, _ := srv.User(fake.DemoUser1)
+	u, _ := srv.User(demo.User1)
 	if u.Department != "Research" || u.DisplayName != "Countess of Lovelace" || len(u.Emails) == 0 || u.Emails[0].Value != "ada@other.example.com" {
 		t.Fatalf("updated user: %+v, want the new department, display name and email", u)
 	}
-	if u, _ := srv.User(fake.DemoUser2); u.DisplayName != "Rear Admiral Hopper" || len(u.Emails) != 1 || u.Emails[0].Value != fake.DemoUserEmail2 {
+	if u, _ := srv.User(demo.User2); u.DisplayName != "Rear Admiral Hopper" || len(u.Emails) != 1 || u.Emails[0].Value != demo.UserEmail2 {
 		t.Fatalf("user with a new display name: %+v, want it stored and the emails kept", u)
 	}
-	if u, _ := srv.User(fake.DemoUser3); len(u.Emails) == 0 || u.Emails[0].Value != "turing@other.example.com" || u.DisplayName != "Alan Turing" || !u.Suspended {
+	if u, _ := srv.User(demo.User3); len(u.Emails) == 0 || u.Emails[0].Value != "turing@other.example.com" || u.DisplayName != "Alan Turing" || u.IsActive() {
 		t.Fatalf("user with a new email: %+v, want it stored and the rest kept", u)
 	}
 	puts := countRequests(srv, "PUT")
@@ -199,7 +200,7 @@ func TestUsersImportDefaultReads(t *testing.T) {
 	if !strings.Contains(r.stdout, "0 created, 0 updated, 4 written, 1 unchanged, 0 failed") || countRequests(srv, "PUT") != puts+4 {
 		t.Fatalf("second import (%d PUTs):\n%s", countRequests(srv, "PUT")-puts, r.stdout)
 	}
-	if u, _ := srv.User(fake.DemoUser2); u.DisplayName != "Rear Admiral Hopper" {
+	if u, _ := srv.User(demo.User2); u.DisplayName != "Rear Admiral Hopper" {
 		t.Fatalf("rewritten user: %+v", u)
 	}
 }
@@ -231,11 +232,11 @@ func TestUsersListColumns(t *testing.T) {
 	r = newCLI(full).must(t, "users", "list", "--columns", "username,email")
 	var line string
 	for l := range strings.Lines(r.stdout) {
-		if strings.HasPrefix(l, fake.DemoUserEmail2+" ") {
+		if strings.HasPrefix(l, demo.UserEmail2+" ") {
 			line = l
 		}
 	}
-	if !strings.HasPrefix(r.stdout, "USERNAME") || !strings.Contains(r.stdout, "EMAIL\n") || strings.Count(line, fake.DemoUserEmail2) != 2 {
+	if !strings.HasPrefix(r.stdout, "USERNAME") || !strings.Contains(r.stdout, "EMAIL\n") || strings.Count(line, demo.UserEmail2) != 2 {
 		t.Fatalf("--columns username,email:\n%s", r.stdout)
 	}
 	if r := c.run(t, "users", "list", "--columns", "id,phone"); r.code != exitUsage || !strings.Contains(r.stderr, `unknown column "phone"`) {

@@ -44,7 +44,7 @@
 //
 // The admin API under /_fake/ (inject, list, remove and clear faults,
 // advance the manual clock, read the request log and the deliveries, seed,
-// reset, health) is documented on fake.Admin. It answers loopback clients
+// reset, health) is documented in internal/fakeadmin and at GET /_fake/openapi.json. It answers loopback clients
 // only unless -admin-remote is given, since it can read every request and
 // create state.
 package main
@@ -66,6 +66,8 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 )
 
 func main() {
@@ -136,16 +138,16 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	secret := fs.String("client-secret", fake.DefaultClientSecret, "OAuth client secret of the demo client (`S`, or $PARTNERFAKE_CLIENT_SECRET); visible to other users of this machine in the process list: prefer the variable or -client-secret-file")
 	secretFile := fs.String("client-secret-file", "", "read the OAuth client secret from this `file`")
 	lifetime := fs.Duration("token-lifetime", time.Hour, "lifetime of access tokens")
-	demo := fs.Bool("demo", true, "seed the demo data set")
+	demoData := fs.Bool("demo", true, "seed the demo data set")
 	seedFile := fs.String("seed", "", "JSON `file` with a data set to load (format: fake.Seed)")
 	latency := fs.Duration("latency", 0, "base latency added to every request of the service's routes")
 	manual := fs.Bool("manual-clock", false, "run on a manual clock that only POST /_fake/clock/advance moves")
 	bulkDelay := fs.Duration("bulk-delay", fake.DefaultBulkDelay, "how long a bulk execution stays running")
 	adminRemote := fs.Bool("admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
-	logSize := fs.Int("request-log", fake.DefaultRequestLogSize, "how many of the last requests the request log keeps")
+	logSize := fs.Int("request-log", 100_000, "how many of the last requests the request log keeps")
 	fullSCIM := fs.Bool("full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
-	envHeader := fs.String("env-header", fake.DefaultEnvHeader, "name of the environment header (a deployment's own word)")
-	portal := fs.String("portal-word", fake.DefaultPortalWord, "the deployment's portal word, as in <word>.integration_status")
+	envHeader := fs.String("env-header", "x-svc-env", "name of the environment header (a deployment's own word)")
+	portal := fs.String("portal-word", "partner_portal", "the deployment's portal word, as in <word>.integration_status")
 	subKey := fs.String("subscription-key", "", "require this API gateway subscription `key` (header Ocp-Apim-Subscription-Key or query subscription-key; or $PARTNERFAKE_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or -subscription-key-file")
 	subKeyFile := fs.String("subscription-key-file", "", "read the API gateway subscription key from this `file`")
 	scopes := fs.Bool("scope-checks", false, "check the fake's own per-area OAuth scopes")
@@ -182,9 +184,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", *seedFile, err)
 		}
 		// Check it on a throwaway fake, so that a bad seed is an error
-		// here rather than a panic in build.
+		// here; build applies it again on every fresh fake.
 		var chkOpts []fake.Option
-		if *demo {
+		if *demoData {
 			chkOpts = append(chkOpts, fake.WithDemoData())
 		}
 		chk := fake.New(chkOpts...)
@@ -198,11 +200,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	build := func() *fake.Fake {
 		opts := []fake.Option{fake.WithClient(*id, *secret), fake.WithTokenLifetime(*lifetime), fake.WithBulkDelay(*bulkDelay),
 			fake.WithRequestLogSize(*logSize)}
-		if *demo {
+		if *demoData {
 			opts = append(opts, fake.WithDemoData())
-		}
-		if seed != nil {
-			opts = append(opts, fake.WithSeed(seed))
 		}
 		if *manual {
 			opts = append(opts, fake.WithClock(fake.NewManualClock(start)))
@@ -210,9 +209,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if *fullSCIM {
 			opts = append(opts, fake.WithFullSCIMFilter())
 		}
-		opts = append(opts, fake.WithEnvHeader(*envHeader), fake.WithPortalWord(*portal))
+		opts = append(opts, fake.WithDeployment(fake.Deployment{EnvHeader: *envHeader, PortalWord: *portal}))
 		if *subKey != "" {
-			opts = append(opts, fake.WithSubscriptionKey(*subKey))
+			opts = append(opts, fake.WithDeployment(fake.Deployment{SubscriptionKey: *subKey}))
 		}
 		if *scopes {
 			opts = append(opts, fake.WithScopeChecks())
@@ -220,22 +219,23 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if *envelope {
 			opts = append(opts, fake.WithDeliveryEnvelope())
 		}
-		return fake.New(opts...)
-	}
-	var adminOpts []fake.AdminOption
-	if *adminRemote {
-		adminOpts = append(adminOpts, fake.AdminAllowRemote())
+		f := fake.New(opts...)
+		if seed != nil {
+			f.ApplySeed(seed) // checked above on the same data set: no error
+		}
+		return f
 	}
 	ln, err := net.Listen("tcp", *addr)
 	if err != nil {
 		return err
 	}
-	admin := fake.NewAdmin(build, adminOpts...)
+	admin := fakeadmin.New(build)
+	admin.AllowRemote = *adminRemote
 	defer admin.Close()
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
 	srv := &http.Server{Handler: withLatency(admin, *latency), ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes: fake.MaxHeaderBytes}
+		MaxHeaderBytes: 64 << 10} // the fake's own header limit (431 beyond it)
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)
@@ -245,7 +245,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	} else {
 		fmt.Fprintln(out, "  client secret: the one given (not printed)")
 	}
-	if *demo {
+	if *demoData {
 		printDemo(out)
 	}
 	printIntegrations(out, admin.Fake().Integrations())
@@ -276,7 +276,7 @@ func withLatency(h http.Handler, d time.Duration) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, fake.AdminPrefix) {
+		if !strings.HasPrefix(r.URL.Path, "/_fake/") {
 			t := time.NewTimer(d)
 			select {
 			case <-t.C:
@@ -290,13 +290,13 @@ func withLatency(h http.Handler, d time.Duration) http.Handler {
 }
 
 func printDemo(out io.Writer) {
-	fmt.Fprintf(out, "  opportunities: %s %s %s\n", fake.DemoOpportunity1, fake.DemoOpportunity2, fake.DemoOpportunity3)
-	fmt.Fprintf(out, "  accounts:      %s %s\n", fake.DemoAccount1, fake.DemoAccount2)
+	fmt.Fprintf(out, "  opportunities: %s %s %s\n", demo.Opportunity1, demo.Opportunity2, demo.Opportunity3)
+	fmt.Fprintf(out, "  accounts:      %s %s\n", demo.Account1, demo.Account2)
 	fmt.Fprintf(out, "  users:         %s (%s), %s (%s), %s (%s, suspended)\n",
-		fake.DemoUser1, fake.DemoUserEmail1, fake.DemoUser2, fake.DemoUserEmail2, fake.DemoUser3, fake.DemoUserEmail3)
-	fmt.Fprintf(out, "  attributes:    namespace %d\n", fake.DemoNamespace)
+		demo.User1, demo.UserEmail1, demo.User2, demo.UserEmail2, demo.User3, demo.UserEmail3)
+	fmt.Fprintf(out, "  attributes:    namespace %d\n", demo.Namespace)
 	fmt.Fprintf(out, "  reports:       %d (pipeline, object-backed), %d (partners), %d (draft), %d (%d rows)\n",
-		fake.DemoReportPipeline, fake.DemoReportPartners, fake.DemoReportDraft, fake.DemoReportLarge, fake.DemoReportLargeRows)
+		demo.ReportPipeline, demo.ReportPartners, demo.ReportDraft, demo.ReportLarge, demo.ReportLargeRows)
 }
 
 // printIntegrations lists the integrations with the object type their bulk

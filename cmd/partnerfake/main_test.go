@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestServeAndShutdown starts the server on a free port, gets a token from
@@ -42,8 +42,8 @@ func TestServeAndShutdown(t *testing.T) {
 	}
 	// Each integration with what the service's listing does not show: the
 	// object type and the key field of its bulk loads.
-	if !regexp.MustCompile(fake.DemoAccountIntegration+` +object type account +key field account_info\.external_account_id\n`).MatchString(banner.String()) ||
-		!regexp.MustCompile(fake.DemoOpportunityIntegration+` +object type opportunity +key field sales_details\.crm_opportunity_id\n`).MatchString(banner.String()) {
+	if !regexp.MustCompile(demo.AccountIntegration+` +object type account +key field account_info\.external_account_id\n`).MatchString(banner.String()) ||
+		!regexp.MustCompile(demo.OpportunityIntegration+` +object type opportunity +key field sales_details\.crm_opportunity_id\n`).MatchString(banner.String()) {
 		t.Errorf("banner lacks the integrations' object types and key fields:\n%s", banner.String())
 	}
 	go io.Copy(io.Discard, pr)

@@ -101,13 +101,13 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	if base == "" {
 		fopts := []fake.Option{fake.WithDemoData()}
 		if envHeader != "" {
-			fopts = append(fopts, fake.WithEnvHeader(envHeader))
+			fopts = append(fopts, fake.WithDeployment(fake.Deployment{EnvHeader: envHeader}))
 		}
 		if portal != "" {
-			fopts = append(fopts, fake.WithPortalWord(portal))
+			fopts = append(fopts, fake.WithDeployment(fake.Deployment{PortalWord: portal}))
 		}
 		if key := getenv("PARTNER_SUBSCRIPTION_KEY"); key != "" {
-			fopts = append(fopts, fake.WithSubscriptionKey(key))
+			fopts = append(fopts, fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
 		}
 		srv := fake.NewServer(fopts...)
 		defer srv.Close()

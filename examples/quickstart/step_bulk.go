@@ -10,7 +10,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
-	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // opportunitiesCSV is a small load for the demo opportunity integration,
@@ -28,7 +28,7 @@ CRM-1003,Initech pilot,closed,7500,2026-01-15
 // for its execution with a progress line per change of state, and shows
 // the counts and the first errors.
 func bulkStep(ctx context.Context, c *partner.Client, w io.Writer) error {
-	integration := fake.DemoOpportunityIntegration
+	integration := demo.OpportunityIntegration
 	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: integration, Format: bulk.CSV}, strings.NewReader(opportunitiesCSV))
 	if err != nil {
 		return err

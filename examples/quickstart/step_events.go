@@ -11,7 +11,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/objects"
 )
 
@@ -23,7 +23,7 @@ import (
 // Against a real server the callback URL must be reachable from that
 // server.
 func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
-	const objectID = fake.DemoOpportunity1
+	const objectID = demo.Opportunity1
 	got := make(chan *events.Delivery, 16)
 	secret := events.NewSecret()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")

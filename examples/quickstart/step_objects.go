@@ -6,14 +6,14 @@ import (
 	"io"
 
 	partner "github.com/partnerapi/partner-go"
-	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/objects"
 )
 
 // objectsStep links a demo opportunity to its CRM record and writes the
 // integration status onto it.
 func objectsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
-	id := fake.DemoOpportunity2
+	id := demo.Opportunity2
 	link, err := c.Objects.ConnectExternalID(ctx, id, objects.ConnectExternalIDParams{ExternalID: "CRM-OPP-2002"})
 	if err != nil {
 		return err

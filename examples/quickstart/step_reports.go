@@ -9,7 +9,7 @@ import (
 	"time"
 
 	partner "github.com/partnerapi/partner-go"
-	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -31,7 +31,7 @@ func reportsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	pick := list[0]
 	for i, r := range list {
 		names[i] = fmt.Sprintf("%d %q", r.ID, r.Name)
-		if r.ID == fake.DemoReportPartners {
+		if r.ID == demo.ReportPartners {
 			pick = r
 		}
 	}

@@ -6,7 +6,7 @@ import (
 	"io"
 
 	partner "github.com/partnerapi/partner-go"
-	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/users"
 )
 
@@ -16,16 +16,16 @@ import (
 func usersStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	asked := []string{"partner_admin", "viewer"}
 	res, err := c.Users.CheckAttribute(ctx, users.CheckAttributeParams{
-		Email:       fake.DemoUserEmail1,
-		Namespace:   fake.DemoNamespace,
+		Email:       demo.UserEmail1,
+		Namespace:   demo.Namespace,
 		FilterValue: users.Attribute{Name: "role", Values: asked},
 	})
 	if partner.IsNotFound(err) {
-		fmt.Fprintf(w, "users: %s is not known to this service (it is in the fake's demo data)\n", fake.DemoUserEmail1)
+		fmt.Fprintf(w, "users: %s is not known to this service (it is in the fake's demo data)\n", demo.UserEmail1)
 		return nil
 	}
 	if err != nil {
-		return fmt.Errorf("checking %s: %w", fake.DemoUserEmail1, err)
+		return fmt.Errorf("checking %s: %w", demo.UserEmail1, err)
 	}
 	fmt.Fprintf(w, "users: %s holds %s %v of %v (namespace %d)\n",
 		res.Email, res.FilterValue.Data.Name, res.Values(), asked, res.Namespace)

@@ -24,6 +24,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/contract"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
@@ -107,16 +108,16 @@ func TestTourOfEveryOperation(t *testing.T) {
 
 	// Reports.
 	first("report list", adapt(cl.Reports.List(ctx, reports.ListParams{})))
-	first("report data", adapt(cl.Reports.DataPages(ctx, fake.DemoReportPartners, reports.DataParams{PageSize: 5})))
-	_, err = cl.Reports.ChartData(ctx, fake.DemoReportPipeline, reports.ChartDataParams{ChartIDs: []int64{1}})
+	first("report data", adapt(cl.Reports.DataPages(ctx, demo.ReportPartners, reports.DataParams{PageSize: 5})))
+	_, err = cl.Reports.ChartData(ctx, demo.ReportPipeline, reports.ChartDataParams{ChartIDs: []int64{1}})
 	must("chart data", err)
-	_, err = cl.Reports.ChartMetadata(ctx, fake.DemoReportPipeline, reports.ChartMetadataParams{ChartIDs: []int64{1}})
+	_, err = cl.Reports.ChartMetadata(ctx, demo.ReportPipeline, reports.ChartMetadataParams{ChartIDs: []int64{1}})
 	must("chart metadata", err)
-	_, err = cl.Reports.Metadata(ctx, fake.DemoReportPartners)
+	_, err = cl.Reports.Metadata(ctx, demo.ReportPartners)
 	must("report metadata", err)
-	_, err = cl.Reports.DataSchema(ctx, fake.DemoReportPartners)
+	_, err = cl.Reports.DataSchema(ctx, demo.ReportPartners)
 	must("data schema", err)
-	view, err := cl.Reports.PrepareExport(ctx, fake.DemoReportPartners)
+	view, err := cl.Reports.PrepareExport(ctx, demo.ReportPartners)
 	must("prepare export", err)
 	clock.Advance(time.Hour)
 	_, err = cl.Reports.ViewStatus(ctx, view)
@@ -136,25 +137,25 @@ func TestTourOfEveryOperation(t *testing.T) {
 
 	// Bulk.
 	const rows = "sales_details.crm_opportunity_id,name\nT-1,Tour\n"
-	ack, err := cl.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(rows))
+	ack, err := cl.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(rows))
 	must("load", err)
 	if ack != nil {
 		_, err = cl.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{IncludeErrors: partner.Ptr(true)})
 		must("status", err)
 	}
-	_, err = bulk.LoadRows(ctx, cl.Bulk, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, []map[string]string{{"sales_details.crm_opportunity_id": "T-2", "name": "Rows"}})
+	_, err = bulk.LoadRows(ctx, cl.Bulk, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, []map[string]string{{"sales_details.crm_opportunity_id": "T-2", "name": "Rows"}})
 	must("load rows", err)
-	_, err = cl.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, strings.NewReader(rows))
+	_, err = cl.Bulk.LoadOpportunities(ctx, bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(rows))
 	must("load opportunities", err)
-	_, err = cl.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: fake.DemoOpportunityIntegration}, "tour.csv", bytes.NewReader([]byte(rows)))
+	_, err = cl.Bulk.LoadAttachment(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, "tour.csv", bytes.NewReader([]byte(rows)))
 	must("load attachment", err)
-	_, err = cl.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: fake.DemoOpportunityIntegration}, "tour.csv", bytes.NewReader([]byte(rows)))
+	_, err = cl.Bulk.LoadOpportunitiesAttachment(ctx, bulk.LoadOpportunitiesParams{IntegrationID: demo.OpportunityIntegration}, "tour.csv", bytes.NewReader([]byte(rows)))
 	must("load opportunities attachment", err)
 	file := filepath.Join(t.TempDir(), "tour.csv")
 	if err := os.WriteFile(file, []byte(rows), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, err = cl.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: fake.DemoOpportunityIntegration}, file) // upload_url, the upload, bulkload
+	_, err = cl.Bulk.LoadFile(ctx, bulk.LoadFileParams{IntegrationID: demo.OpportunityIntegration}, file) // upload_url, the upload, bulkload
 	must("load file", err)
 
 	// Events.
@@ -170,7 +171,7 @@ func TestTourOfEveryOperation(t *testing.T) {
 	first("kinds", adapt(cl.Events.Kinds(ctx)))
 	_, err = cl.Events.Schema(ctx, events.KindObjectUpdate)
 	must("event schema", err)
-	callByName(t, cl, c, "GetObjectEventSchema", ctx, fake.DemoOpportunityIntegration)
+	callByName(t, cl, c, "GetObjectEventSchema", ctx, demo.OpportunityIntegration)
 
 	must("close", cl.Close(ctx))
 

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 
-	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/errs"
 )
 
 // State is the rule every Wait helper of the SDK follows. It reads a
@@ -71,7 +71,7 @@ func Unfinished(ctx context.Context, err error, format string, args ...any) erro
 	if err == nil || ctx.Err() == nil || !errors.Is(err, ctx.Err()) {
 		return err
 	}
-	return core.Wrap(err, format, args...)
+	return errs.Wrap(err, format, args...)
 }
 
 // StateText is a state as Unfinished's message shows it: the state, or

@@ -1,6 +1,11 @@
-package fake
+// Package eventfilter parses and evaluates the filter expressions of event
+// subscriptions as the fake does. The fake uses it at registration and for
+// every delivery decision; the events package's tests check the SDK's
+// filter builder against it.
+package eventfilter
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -8,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// EventFilter is a parsed subscription filter expression. The filter
+// Filter is a parsed subscription filter expression. The filter
 // language of event subscriptions, as the fake parses it (at most 16 KiB,
 // parentheses nested at most 32 deep):
 //
@@ -37,7 +42,7 @@ import (
 //   - values that cannot be compared are unequal, and unordered;
 //   - "!=" is exactly the negation of "=", and "in" is "=" with any
 //     member of the list.
-type EventFilter struct {
+type Filter struct {
 	root evNode
 }
 
@@ -47,9 +52,9 @@ const (
 	evMaxFilterDepth = 32
 )
 
-// ParseEventFilter parses a subscription filter expression as the fake's
+// Parse parses a subscription filter expression as the fake's
 // registration does. Tests can use it to check what a filter matches.
-func ParseEventFilter(expr string) (*EventFilter, error) {
+func Parse(expr string) (*Filter, error) {
 	if len(expr) > evMaxFilterLen {
 		return nil, fmt.Errorf("filter is longer than %d bytes", evMaxFilterLen)
 	}
@@ -65,17 +70,17 @@ func ParseEventFilter(expr string) (*EventFilter, error) {
 	if p.tok.kind != evTokEOF {
 		return nil, p.errorf("expected AND or the end of the filter, found %s", p.tok)
 	}
-	return &EventFilter{root: root}, nil
+	return &Filter{root: root}, nil
 }
 
 // Match reports whether an object with these fields satisfies the filter.
 // Fields nest as in Object.Fields; dotted names reach nested members.
-func (f *EventFilter) Match(fields map[string]any) bool { return f.root.match(fields) }
+func (f *Filter) Match(fields map[string]any) bool { return f.root.match(fields) }
 
 // String returns the filter in canonical form: comparisons as
 // `field op value`, each operand of AND in parentheses, strings quoted as
 // described above, numbers as written.
-func (f *EventFilter) String() string {
+func (f *Filter) String() string {
 	var b strings.Builder
 	f.root.write(&b)
 	return b.String()
@@ -160,7 +165,7 @@ func (n evCmpNode) write(b *strings.Builder) {
 }
 
 func (n evCmpNode) match(fields map[string]any) bool {
-	got, ok := getPath(fields, n.field)
+	got, ok := lookup(fields, n.field)
 	if !ok || got == nil {
 		return n.op == "!="
 	}
@@ -179,6 +184,12 @@ func (n evCmpNode) match(fields map[string]any) bool {
 		c, ok := evCompare(got, n.values[0])
 		return !ok || c != 0
 	}
+	return n.ordered(got)
+}
+
+// ordered evaluates the ordering operators (>, <, >=, <=); booleans and
+// values that cannot be compared are unordered.
+func (n evCmpNode) ordered(got any) bool {
 	c, ok := evCompare(got, n.values[0])
 	if !ok || n.values[0].kind == evBool {
 		return false
@@ -200,7 +211,7 @@ func (n evCmpNode) match(fields map[string]any) bool {
 func evCompare(field any, v evValue) (int, bool) {
 	switch v.kind {
 	case evString:
-		s, ok := eventValueString(field)
+		s, ok := Text(field)
 		if !ok {
 			return 0, false
 		}
@@ -310,36 +321,95 @@ func evWriteString(b *strings.Builder, s string) {
 // or 0 when there is none.
 func evScanNumber(s string) int {
 	i := 0
-	digits := func() int {
-		j := i
-		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
-			i++
-		}
-		return i - j
-	}
 	if i < len(s) && s[i] == '-' {
 		i++
 	}
-	switch {
-	case i < len(s) && s[i] == '0':
+	if i < len(s) && s[i] == '0' {
 		i++
-	case digits() == 0:
+	} else if n := evDigits(s[i:]); n > 0 {
+		i += n
+	} else {
 		return 0
 	}
 	if i < len(s) && s[i] == '.' {
-		i++
-		if digits() == 0 {
+		n := evDigits(s[i+1:])
+		if n == 0 {
 			return 0
 		}
+		i += 1 + n
 	}
 	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
-		i++
-		if i < len(s) && (s[i] == '+' || s[i] == '-') {
-			i++
-		}
-		if digits() == 0 {
+		n := evScanExponent(s[i+1:])
+		if n == 0 {
 			return 0
 		}
+		i += 1 + n
 	}
 	return i
+}
+
+// evScanExponent returns the length of an exponent's sign and digits at
+// the start of s, or 0 when there are no digits.
+func evScanExponent(s string) int {
+	j := 0
+	if j < len(s) && (s[j] == '+' || s[j] == '-') {
+		j++
+	}
+	n := evDigits(s[j:])
+	if n == 0 {
+		return 0
+	}
+	return j + n
+}
+
+// evDigits returns how many ASCII digits s starts with.
+func evDigits(s string) int {
+	n := 0
+	for n < len(s) && s[n] >= '0' && s[n] <= '9' {
+		n++
+	}
+	return n
+}
+
+// lookup reads a dotted name from nested maps: a member named with the
+// dots wins, then the first segment's object is searched for the rest.
+func lookup(m map[string]any, name string) (any, bool) {
+	if v, ok := m[name]; ok {
+		return v, true
+	}
+	head, rest, found := strings.Cut(name, ".")
+	if !found {
+		return nil, false
+	}
+	sub, ok := m[head].(map[string]any)
+	if !ok {
+		return nil, false
+	}
+	return lookup(sub, rest)
+}
+
+// Text renders a field value as the text a delivery carries:
+// strings as they are, numbers in plain decimal, booleans as true/false,
+// lists as JSON. It returns false for null.
+func Text(v any) (string, bool) {
+	switch t := v.(type) {
+	case nil:
+		return "", false
+	case string:
+		return t, true
+	case bool:
+		return strconv.FormatBool(t), true
+	case float64:
+		return strconv.FormatFloat(t, 'f', -1, 64), true
+	case float32:
+		return strconv.FormatFloat(float64(t), 'f', -1, 32), true
+	case int, int8, int16, int32, int64, uint, uint8, uint16, uint32, uint64:
+		b, _ := json.Marshal(t)
+		return string(b), true
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		return "", false
+	}
+	return string(b), true
 }

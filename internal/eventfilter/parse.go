@@ -1,4 +1,4 @@
-package fake
+package eventfilter
 
 import (
 	"errors"
@@ -89,42 +89,60 @@ func (p *evParser) next() {
 		p.pos++
 		p.tok = evToken{kind: evTokOp, text: "=", pos: start}
 	case c == '!' || c == '<' || c == '>':
-		p.pos++
-		op := string(c)
-		if p.pos < len(p.src) && p.src[p.pos] == '=' {
-			p.pos++
-			op += "="
-		}
-		if op == "!" {
-			p.tok = evToken{kind: evTokError, text: "'!' must be followed by '='", pos: start}
-			return
-		}
-		p.tok = evToken{kind: evTokOp, text: op, pos: start}
+		p.tok = p.scanOp(start)
 	case c == '"':
-		s, n, err := evUnquote(p.src[p.pos:])
-		if err != nil {
-			p.tok = evToken{kind: evTokError, text: err.Error(), pos: start}
-			return
-		}
-		p.pos += n
-		p.tok = evToken{kind: evTokString, text: s, pos: start}
+		p.tok = p.scanString(start)
 	case c == '-' || (c >= '0' && c <= '9'):
-		n := evScanNumber(p.src[p.pos:])
-		if n == 0 || (p.pos+n < len(p.src) && evNamePart(p.src[p.pos+n])) {
-			p.tok = evToken{kind: evTokError, text: "malformed number", pos: start}
-			return
-		}
-		p.pos += n
-		p.tok = evToken{kind: evTokNumber, text: p.src[start:p.pos], pos: start}
+		p.tok = p.scanNumber(start)
 	case evNameStart(c):
-		for p.pos < len(p.src) && (evNamePart(p.src[p.pos]) || (p.src[p.pos] == '.' && p.pos+1 < len(p.src) && evNameStart(p.src[p.pos+1]))) {
-			p.pos++
-		}
-		p.tok = evToken{kind: evTokName, text: p.src[start:p.pos], pos: start}
+		p.tok = p.scanName(start)
 	default:
 		r, _ := utf8.DecodeRuneInString(p.src[p.pos:])
 		p.tok = evToken{kind: evTokError, text: fmt.Sprintf("unexpected character %q", r), pos: start}
 	}
+}
+
+// scanOp reads an operator starting with '!', '<' or '>' at start.
+func (p *evParser) scanOp(start int) evToken {
+	op := string(p.src[p.pos])
+	p.pos++
+	if p.pos < len(p.src) && p.src[p.pos] == '=' {
+		p.pos++
+		op += "="
+	}
+	if op == "!" {
+		return evToken{kind: evTokError, text: "'!' must be followed by '='", pos: start}
+	}
+	return evToken{kind: evTokOp, text: op, pos: start}
+}
+
+// scanString reads a string literal at start.
+func (p *evParser) scanString(start int) evToken {
+	s, n, err := evUnquote(p.src[p.pos:])
+	if err != nil {
+		return evToken{kind: evTokError, text: err.Error(), pos: start}
+	}
+	p.pos += n
+	return evToken{kind: evTokString, text: s, pos: start}
+}
+
+// scanNumber reads a number at start; one followed by a name character is
+// malformed.
+func (p *evParser) scanNumber(start int) evToken {
+	n := evScanNumber(p.src[p.pos:])
+	if n == 0 || (p.pos+n < len(p.src) && evNamePart(p.src[p.pos+n])) {
+		return evToken{kind: evTokError, text: "malformed number", pos: start}
+	}
+	p.pos += n
+	return evToken{kind: evTokNumber, text: p.src[start:p.pos], pos: start}
+}
+
+// scanName reads a dotted field name or a keyword at start.
+func (p *evParser) scanName(start int) evToken {
+	for p.pos < len(p.src) && (evNamePart(p.src[p.pos]) || (p.src[p.pos] == '.' && p.pos+1 < len(p.src) && evNameStart(p.src[p.pos+1]))) {
+		p.pos++
+	}
+	return evToken{kind: evTokName, text: p.src[start:p.pos], pos: start}
 }
 
 // evUnquote reads the string literal at the start of s and

@@ -1,10 +1,12 @@
-package fake
+package fakeadmin
 
 import (
 	"encoding/json"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/fake"
 )
 
 // TestAdminOpenAPIMatchesRoutes checks that the published OpenAPI document
@@ -22,7 +24,7 @@ func TestAdminOpenAPIMatchesRoutes(t *testing.T) {
 			documented = append(documented, strings.ToUpper(m)+" "+p)
 		}
 	}
-	a := NewAdmin(func() *Fake { return New() })
+	a := New(func() *fake.Fake { return fake.New() })
 	defer a.Close()
 	for _, rt := range a.routeTable() {
 		served = append(served, rt.method+" "+rt.path)

@@ -1,4 +1,4 @@
-package fake_test
+package fakeadmin_test
 
 import (
 	"encoding/json"
@@ -19,13 +19,14 @@ type curlCall struct {
 	line        int
 	method, url string
 	body        string
+	contentType string // what curl sends with the body
 }
 
 // readmeCurls returns the curl lines of the README's "Fake server" section,
 // with $F replaced by base+"/_fake" and -d @FILE read from dir.
 func readmeCurls(t *testing.T, base, dir string) []curlCall {
 	t.Helper()
-	md, err := os.ReadFile("../README.md")
+	md, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -43,37 +44,47 @@ func readmeCurls(t *testing.T, base, dir string) []curlCall {
 		if err != nil {
 			t.Fatalf("README.md:%d: %v", i+1, err)
 		}
-		c := curlCall{line: i + 1}
-		for j := 1; j < len(words); j++ {
-			switch w := words[j]; {
-			case w == "-X" && j+1 < len(words):
-				j++
-				c.method = words[j]
-			case w == "-d" && j+1 < len(words):
-				j++
-				c.body = words[j]
-				if name, ok := strings.CutPrefix(c.body, "@"); ok {
-					b, err := os.ReadFile(filepath.Join(dir, name))
-					if err != nil {
-						t.Fatalf("README.md:%d: %v", c.line, err)
-					}
-					c.body = string(b)
-				}
-			case strings.HasPrefix(w, "-"):
-				t.Fatalf("README.md:%d: curl option %s is not understood by this test", c.line, w)
-			default:
-				c.url = strings.ReplaceAll(w, "$F", base+"/_fake")
-			}
-		}
-		if c.method == "" {
-			c.method = "GET"
-			if c.body != "" {
-				c.method = "POST"
-			}
-		}
-		calls = append(calls, c)
+		calls = append(calls, parseCurl(t, words, i+1, base, dir))
 	}
 	return calls
+}
+
+// parseCurl reads the words of one curl line.
+func parseCurl(t *testing.T, words []string, line int, base, dir string) curlCall {
+	t.Helper()
+	c := curlCall{line: line}
+	for j := 1; j < len(words); j++ {
+		switch w := words[j]; {
+		case w == "-X" && j+1 < len(words):
+			j++
+			c.method = words[j]
+		case (w == "-d" || w == "--json") && j+1 < len(words):
+			j++
+			c.body = words[j]
+			c.contentType = "application/x-www-form-urlencoded" // what curl -d sends
+			if w == "--json" {
+				c.contentType = "application/json"
+			}
+			if name, ok := strings.CutPrefix(c.body, "@"); ok {
+				b, err := os.ReadFile(filepath.Join(dir, name))
+				if err != nil {
+					t.Fatalf("README.md:%d: %v", c.line, err)
+				}
+				c.body = string(b)
+			}
+		case strings.HasPrefix(w, "-"):
+			t.Fatalf("README.md:%d: curl option %s is not understood by this test", c.line, w)
+		default:
+			c.url = strings.ReplaceAll(w, "$F", base+"/_fake")
+		}
+	}
+	if c.method == "" {
+		c.method = "GET"
+		if c.body != "" {
+			c.method = "POST"
+		}
+	}
+	return c
 }
 
 // shellWords splits a shell command line into words: single and double
@@ -135,7 +146,11 @@ func TestReadmeFakeServerCurls(t *testing.T) {
 			t.Errorf("README.md:%d: %s is not an admin URL", c.line, c.url)
 			continue
 		}
-		st, body := call(t, c.method, c.url, c.body)
+		var hdr []string
+		if c.contentType != "" {
+			hdr = []string{"Content-Type", c.contentType}
+		}
+		st, body := call(t, c.method, c.url, c.body, hdr...)
 		if st/100 != 2 {
 			t.Errorf("README.md:%d: %s %s: %d %s", c.line, c.method, c.url, st, body)
 		}

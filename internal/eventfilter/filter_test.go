@@ -1,4 +1,4 @@
-package fake
+package eventfilter
 
 import (
 	"strings"
@@ -23,13 +23,13 @@ func TestParseEventFilterCanonical(t *testing.T) {
 		{`AND = "AND"`, `AND = "AND"`},
 	}
 	for _, tt := range tests {
-		f, err := ParseEventFilter(tt.in)
+		f, err := Parse(tt.in)
 		if err != nil {
-			t.Errorf("ParseEventFilter(%q): %v", tt.in, err)
+			t.Errorf("Parse(%q): %v", tt.in, err)
 			continue
 		}
 		if got := f.String(); got != tt.want {
-			t.Errorf("ParseEventFilter(%q).String() = %q, want %q", tt.in, got, tt.want)
+			t.Errorf("Parse(%q).String() = %q, want %q", tt.in, got, tt.want)
 		}
 	}
 }
@@ -63,13 +63,13 @@ func TestParseEventFilterErrors(t *testing.T) {
 		{"a = \"" + strings.Repeat("x", evMaxFilterLen) + "\"", "longer than"},
 	}
 	for _, tt := range tests {
-		_, err := ParseEventFilter(tt.in)
+		_, err := Parse(tt.in)
 		if err == nil {
-			t.Errorf("ParseEventFilter(%.40q) = nil error, want %q", tt.in, tt.want)
+			t.Errorf("Parse(%.40q) = nil error, want %q", tt.in, tt.want)
 			continue
 		}
 		if !strings.Contains(err.Error(), tt.want) {
-			t.Errorf("ParseEventFilter(%.40q) = %q, want it to contain %q", tt.in, err, tt.want)
+			t.Errorf("Parse(%.40q) = %q, want it to contain %q", tt.in, err, tt.want)
 		}
 	}
 }
@@ -124,9 +124,9 @@ func TestEventFilterMatch(t *testing.T) {
 		{`(stage in ["closed", "won", "lost"]) AND (sales_details.partner = "P2")`, false},
 	}
 	for _, tt := range tests {
-		f, err := ParseEventFilter(tt.filter)
+		f, err := Parse(tt.filter)
 		if err != nil {
-			t.Fatalf("ParseEventFilter(%q): %v", tt.filter, err)
+			t.Fatalf("Parse(%q): %v", tt.filter, err)
 		}
 		if got := f.Match(fields); got != tt.want {
 			t.Errorf("%s: Match = %v, want %v", tt.filter, got, tt.want)
@@ -148,12 +148,12 @@ func FuzzParseEventFilter(f *testing.F) {
 	}
 	fields := map[string]any{"a": float64(1), "b": "x", "c": true, "stage": "won", "sales_details": map[string]any{"partner": "P1"}}
 	f.Fuzz(func(t *testing.T, expr string) {
-		p, err := ParseEventFilter(expr)
+		p, err := Parse(expr)
 		if err != nil {
 			return
 		}
 		canon := p.String()
-		q, err := ParseEventFilter(canon)
+		q, err := Parse(canon)
 		if err != nil {
 			t.Fatalf("canonical form %q of %q does not parse: %v", canon, expr, err)
 		}

@@ -1,4 +1,8 @@
-package fake
+// Package fakeadmin serves a fake.Fake together with an HTTP admin API
+// under /_fake/, so that tests written in any language can drive the fake
+// the way Go tests drive its methods. cmd/partnerfake serves one; the
+// admin API is described at GET /_fake/openapi.json.
+package fakeadmin
 
 import (
 	"context"
@@ -6,9 +10,12 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/partnerapi/partner-go/fake"
 	"io"
+	"mime"
 	"net"
 	"net/http"
+	"net/url"
 	"path"
 	"strings"
 	"sync"
@@ -18,23 +25,34 @@ import (
 // adminOpenAPI is the OpenAPI 3 description of the admin API, served at
 // GET /_fake/openapi.json.
 //
-//go:embed admin_openapi.json
+//go:embed openapi.json
 var adminOpenAPI []byte
 
-// AdminPrefix is the path prefix of the admin API that Admin serves. No
+// adminPrefix is the path prefix of the admin API that Admin serves. No
 // route of the service's interface starts with it.
-const AdminPrefix = "/_fake/"
+const adminPrefix = "/_fake/"
 
-// Admin serves a Fake together with an HTTP admin API under AdminPrefix,
+// Size limits of the admin routes' bodies (413 beyond them), those of the
+// fake's JSON routes; a seed may be larger.
+const (
+	maxJSONBody = 4 << 20
+	maxSeedBody = 64 << 20
+)
+
+// deliveryUserAgent is the User-Agent of the fake's webhook deliveries;
+// the admin API refuses requests that carry it.
+const deliveryUserAgent = "partner-fake-webhooks"
+
+// Admin serves a Fake together with an HTTP admin API under adminPrefix,
 // so that tests written in any language can drive the fake the way Go
 // tests drive its methods. cmd/partnerfake serves one; a Go program can
 // mount one too:
 //
-//	a := fake.NewAdmin(func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+//	a := fakeadmin.New(func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 //	defer a.Close()
 //	http.ListenAndServe("127.0.0.1:8080", a)
 //
-// Requests outside AdminPrefix go to the current Fake. The admin routes
+// Requests outside adminPrefix go to the current Fake. The admin routes
 // mirror the Go API; bodies and answers are JSON:
 //
 //	GET    /_fake/health               {"status": "ok", "now": "<fake clock>"}
@@ -64,6 +82,9 @@ const AdminPrefix = "/_fake/"
 //	                                   object type and bulk key field that the
 //	                                   service's own listing does not show
 //	                                   (Fake.Integrations)
+//	GET    /_fake/objects/{id}         the object in the Seed format: {"id", "type",
+//	                                   "fields", "integration_id"} (Fake.Object);
+//	                                   404 for an unknown object
 //	PATCH  /_fake/objects/{id}         {"fields": {"stage": "won"}}: set fields by
 //	                                   dotted name (Fake.UpdateObject); fires
 //	                                   object.update when a value changed; 404 for
@@ -77,43 +98,39 @@ const AdminPrefix = "/_fake/"
 // Answers: 200 with JSON for reads, 201 with the new fault's id, 204 for
 // other writes, 400 for a malformed body, 404 for an unknown admin route
 // or method. The admin routes have the size limits of the service's routes
-// (431, 414, 413): MaxJSONBody for their bodies, MaxSeedBody for a seed.
+// (431, 414, 413): maxJSONBody for their bodies, maxSeedBody for a seed.
 // Errors carry
 // {"error": "<code>", "message": "..."} like the fake's service routes.
 //
 // The admin API can read every request and create state, so by default it
 // answers only requests from a loopback address (403 otherwise); see
-// AdminAllowRemote.
+// AllowRemote. So that a web page or a webhook delivery cannot drive
+// it, it also refuses (403) a Host that is not a loopback address unless
+// AllowRemote, an Origin other than its own, and the fake's own
+// deliveries, and (415) a body without Content-Type application/json.
 type Admin struct {
-	build       func() *Fake
-	allowRemote bool
-	mux         *http.ServeMux
+	// AllowRemote lets the admin API answer requests from any address and
+	// with any Host, not only loopback ones. Set it before serving.
+	AllowRemote bool
+
+	build func() *fake.Fake
+	mux   *http.ServeMux
 
 	mu sync.RWMutex
-	f  *Fake
+	f  *fake.Fake
 }
-
-// AdminOption configures an Admin.
-type AdminOption func(*Admin)
-
-// AdminAllowRemote lets the admin API answer requests from any address,
-// not only from loopback ones.
-func AdminAllowRemote() AdminOption { return func(a *Admin) { a.allowRemote = true } }
 
 // NewAdmin builds a Fake with build and serves it with the admin API.
 // build is called again on every reset; it should return a fake with the
 // same options each time (a new ManualClock included, if it uses one).
-func NewAdmin(build func() *Fake, opts ...AdminOption) *Admin {
+func New(build func() *fake.Fake) *Admin {
 	a := &Admin{build: build, f: build(), mux: http.NewServeMux()}
-	for _, o := range opts {
-		o(a)
-	}
 	a.routes()
 	return a
 }
 
 // Fake returns the fake currently served; a reset replaces it.
-func (a *Admin) Fake() *Fake {
+func (a *Admin) Fake() *fake.Fake {
 	a.mu.RLock()
 	defer a.mu.RUnlock()
 	return a.f
@@ -142,25 +159,82 @@ func (a *Admin) Reset() {
 // Close closes the served fake.
 func (a *Admin) Close() { a.Fake().Close() }
 
-// ServeHTTP serves the admin API under AdminPrefix and the fake elsewhere.
+// ServeHTTP serves the admin API under adminPrefix and the fake elsewhere.
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasPrefix(r.URL.Path, AdminPrefix) && r.URL.Path != strings.TrimSuffix(AdminPrefix, "/") {
+	if !strings.HasPrefix(r.URL.Path, adminPrefix) && r.URL.Path != strings.TrimSuffix(adminPrefix, "/") {
 		a.Fake().ServeHTTP(w, r)
 		return
 	}
-	if !a.allowRemote && !loopback(r.RemoteAddr) {
+	if !a.AllowRemote && !loopback(r.RemoteAddr) {
 		writeError(w, http.StatusForbidden, "forbidden", "the admin API answers loopback clients only")
 		return
 	}
-	limit := int64(MaxJSONBody)
-	if r.URL.Path == AdminPrefix+"seed" {
-		limit = MaxSeedBody
+	limit := int64(maxJSONBody)
+	if r.URL.Path == adminPrefix+"seed" {
+		limit = maxSeedBody
 	}
 	rec := &statusRecorder{ResponseWriter: w}
 	if !limitRequest(rec, r, limit) {
 		return
 	}
+	if status, code, msg := a.refuseBrowserOrDelivery(r); status != 0 {
+		writeError(w, status, code, "%s", msg)
+		return
+	}
 	a.mux.ServeHTTP(rec, r)
+}
+
+// refuseBrowserOrDelivery returns the status and message that refuse r
+// when a web page or a webhook delivery could have sent it, and 0 when r
+// may go on:
+//
+//   - the Host must name a loopback address (localhost or a loopback IP),
+//     so that a page on a name that resolves to 127.0.0.1 (DNS rebinding)
+//     cannot drive it; AdminAllowRemote lifts this check;
+//   - an Origin header, which browsers send, must be the admin API's own
+//     origin (the same host and port as Host), so that a page on another
+//     origin cannot post to it (CSRF);
+//   - a request with a body or a Content-Type must be JSON
+//     (application/json), which a page cannot send cross-origin without
+//     the browser asking first;
+//   - a request the fake's own webhook deliveries sent (their User-Agent)
+//     is refused, so that a subscriber's callback never reaches an admin
+//     route whatever address it went through.
+func (a *Admin) refuseBrowserOrDelivery(r *http.Request) (status int, code, msg string) {
+	if r.Header.Get("User-Agent") == deliveryUserAgent {
+		return http.StatusForbidden, "forbidden", "the admin API does not answer webhook deliveries"
+	}
+	if !a.AllowRemote && !loopbackHost(r.Host) {
+		return http.StatusForbidden, "forbidden", fmt.Sprintf("the admin API answers only requests whose Host is a loopback address (localhost, 127.0.0.1, [::1]), not %.100q", r.Host)
+	}
+	if o := r.Header.Get("Origin"); o != "" {
+		u, err := url.Parse(o)
+		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || !strings.EqualFold(u.Host, r.Host) {
+			return http.StatusForbidden, "forbidden", fmt.Sprintf("the admin API answers no request from another origin (Origin %.100q)", o)
+		}
+	}
+	ct := r.Header.Get("Content-Type")
+	if ct == "" && r.ContentLength == 0 {
+		return 0, "", ""
+	}
+	if mt, _, err := mime.ParseMediaType(ct); err != nil || mt != "application/json" {
+		return http.StatusUnsupportedMediaType, "unsupported_media_type", fmt.Sprintf("an admin request with a body must have Content-Type application/json, not %.100q", ct)
+	}
+	return 0, "", ""
+}
+
+// loopbackHost reports whether a Host header names a loopback address:
+// localhost (or a name under .localhost) or a loopback IP, with any port.
+func loopbackHost(host string) bool {
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
+	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func loopback(remoteAddr string) bool {
@@ -178,10 +252,10 @@ type adminRoute struct {
 	handle       http.HandlerFunc
 }
 
-// routeTable lists the admin routes; admin_openapi.json describes the same
+// routeTable lists the admin routes; openapi.json describes the same
 // set (TestAdminOpenAPIMatchesRoutes).
 func (a *Admin) routeTable() []adminRoute {
-	p := strings.TrimSuffix(AdminPrefix, "/")
+	p := strings.TrimSuffix(adminPrefix, "/")
 	done := func(fn func()) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			fn()
@@ -197,7 +271,7 @@ func (a *Admin) routeTable() []adminRoute {
 		{"GET", p + "/faults", a.listFaults},
 		{"POST", p + "/faults", a.addFault},
 		{"DELETE", p + "/faults", done(func() { a.Fake().ClearFaults() })},
-		{"DELETE", p + "/faults/{id}", a.removeByID((*Fake).RemoveFault, "no fault %q in force")},
+		{"DELETE", p + "/faults/{id}", a.removeByID((*fake.Fake).RemoveFault, "no fault %q in force")},
 		{"GET", p + "/clock", a.clock},
 		{"POST", p + "/clock/advance", a.advance},
 		{"GET", p + "/requests", a.requests},
@@ -208,8 +282,9 @@ func (a *Admin) routeTable() []adminRoute {
 		{"GET", p + "/integrations", func(w http.ResponseWriter, r *http.Request) {
 			writeJSON(w, http.StatusOK, a.Fake().Integrations())
 		}},
+		{"GET", p + "/objects/{id}", a.getObject},
 		{"PATCH", p + "/objects/{id}", a.updateObject},
-		{"DELETE", p + "/objects/{id}", a.removeByID((*Fake).DeleteObject, "no object %q")},
+		{"DELETE", p + "/objects/{id}", a.removeByID((*fake.Fake).DeleteObject, "no object %q")},
 		{"POST", p + "/seed", a.seed},
 		{"POST", p + "/reset", done(a.Reset)},
 	}
@@ -219,7 +294,7 @@ func (a *Admin) routes() {
 	for _, rt := range a.routeTable() {
 		a.mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
 	}
-	a.mux.HandleFunc(AdminPrefix, func(w http.ResponseWriter, r *http.Request) {
+	a.mux.HandleFunc(adminPrefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no admin route %s %s", r.Method, r.URL.Path)
 	})
 }
@@ -270,8 +345,18 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusBadRequest, "invalid_request", "id is chosen by the fake: leave it out")
 		return
 	}
-	ft := Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
-		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate}
+	ft, msg := af.fault()
+	if msg != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", "%s", msg)
+		return
+	}
+	id := a.Fake().InjectFault(ft)
+	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
+}
+
+// parseDurations sets ft's latency and dribble from af's texts, or returns
+// a message saying which is not a duration.
+func parseDurations(ft *fake.Fault, af adminFault) string {
 	for _, d := range []struct {
 		name, text string
 		dst        *time.Duration
@@ -281,32 +366,38 @@ func (a *Admin) addFault(w http.ResponseWriter, r *http.Request) {
 		}
 		v, err := time.ParseDuration(d.text)
 		if err != nil || v < 0 {
-			writeError(w, http.StatusBadRequest, "invalid_request", "%s %q is not a duration such as \"250ms\"", d.name, d.text)
-			return
+			return fmt.Sprintf("%s %q is not a duration such as \"250ms\"", d.name, d.text)
 		}
 		*d.dst = v
 	}
+	return ""
+}
+
+// fault checks af and returns it as a fake.Fault, or a message saying
+// what is wrong.
+func (af adminFault) fault() (fake.Fault, string) {
+	ft := fake.Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
+		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate}
+	if msg := parseDurations(&ft, af); msg != "" {
+		return ft, msg
+	}
 	if ft.Path != "" {
 		if _, err := path.Match(ft.Path, "/"); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", "path %q is not a valid pattern: %v", ft.Path, err)
-			return
+			return ft, fmt.Sprintf("path %q is not a valid pattern: %v", ft.Path, err)
 		}
 	}
 	if ft.Status != 0 && (ft.Status < 100 || ft.Status > 599) {
-		writeError(w, http.StatusBadRequest, "invalid_request", "status %d is not an HTTP status", ft.Status)
-		return
+		return ft, fmt.Sprintf("status %d is not an HTTP status", ft.Status)
 	}
 	if ft.Status == 0 && ft.Latency == 0 && !ft.Drop && !ft.DropAfter && !ft.Truncate && ft.Dribble == 0 {
-		writeError(w, http.StatusBadRequest, "invalid_request", "a fault needs a status, a latency, drop, drop_after, truncate or dribble")
-		return
+		return ft, "a fault needs a status, a latency, drop, drop_after, truncate or dribble"
 	}
-	id := a.Fake().InjectFault(ft)
-	writeJSON(w, http.StatusCreated, map[string]string{"id": id})
+	return ft, ""
 }
 
 // removeByID answers DELETE .../{id}: 204 when remove found the id, else
 // 404 with notFound (a format taking the id).
-func (a *Admin) removeByID(remove func(f *Fake, id string) bool, notFound string) http.HandlerFunc {
+func (a *Admin) removeByID(remove func(f *fake.Fake, id string) bool, notFound string) http.HandlerFunc {
 	return func(w http.ResponseWriter, r *http.Request) {
 		id := r.PathValue("id")
 		if !remove(a.Fake(), id) {
@@ -319,7 +410,7 @@ func (a *Admin) removeByID(remove func(f *Fake, id string) bool, notFound string
 
 func (a *Admin) clock(w http.ResponseWriter, r *http.Request) {
 	f := a.Fake()
-	_, manual := f.clock.(*ManualClock)
+	_, manual := f.Clock().(*fake.ManualClock)
 	writeJSON(w, http.StatusOK, map[string]any{"now": f.Now(), "manual": manual})
 }
 
@@ -337,7 +428,7 @@ func (a *Admin) advance(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	f := a.Fake()
-	mc, ok := f.clock.(*ManualClock)
+	mc, ok := f.Clock().(*fake.ManualClock)
 	if !ok {
 		writeError(w, http.StatusConflict, "real_clock", "the fake runs on the real clock; start it with a manual clock to advance time")
 		return
@@ -376,7 +467,6 @@ func (a *Admin) requests(w http.ResponseWriter, r *http.Request) {
 				continue
 			}
 		}
-		//lint:ignore S1016 the wire type lists its members on purpose, so that a new LoggedRequest field does not change the wire
 		out = append(out, adminRequest{Time: e.Time, Method: e.Method, Path: e.Path, Query: e.Query,
 			ClientID: e.ClientID, Env: e.Env, Status: e.Status, Fault: e.Fault})
 	}
@@ -417,12 +507,21 @@ func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
 	}
 	out := []adminDelivery{}
 	for _, d := range f.Deliveries() {
-		//lint:ignore S1016 the wire type lists its members on purpose, so that a new DeliveryAttempt field does not change the wire
 		out = append(out, adminDelivery{DeliveryID: d.DeliveryID, SubscriberID: d.SubscriberID, Event: d.Event,
 			ObjectID: d.ObjectID, URL: d.URL, Attempt: d.Attempt, Time: d.Time, Status: d.Status, Err: d.Err,
 			Delivered: d.Delivered, Final: d.Final, Dropped: d.Dropped, Payload: d.Payload})
 	}
 	writeJSON(w, http.StatusOK, out)
+}
+
+func (a *Admin) getObject(w http.ResponseWriter, r *http.Request) {
+	id := r.PathValue("id")
+	o, ok := a.Fake().Object(id)
+	if !ok {
+		writeError(w, http.StatusNotFound, "not_found", "no object %q", id)
+		return
+	}
+	writeJSON(w, http.StatusOK, o)
 }
 
 func (a *Admin) updateObject(w http.ResponseWriter, r *http.Request) {
@@ -446,7 +545,7 @@ func (a *Admin) updateObject(w http.ResponseWriter, r *http.Request) {
 }
 
 func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
-	s, err := ParseSeed(r.Body) // capped at MaxSeedBody by ServeHTTP
+	s, err := fake.ParseSeed(r.Body) // capped at maxSeedBody by ServeHTTP
 	if err == nil {
 		err = a.Fake().ApplySeed(s)
 	}
@@ -460,7 +559,7 @@ func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
 // readStrictJSON reads an admin body, refusing unknown members so that a
 // misspelt one is an error rather than silently ignored.
 func readStrictJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body) // capped at MaxJSONBody by ServeHTTP
+	dec := json.NewDecoder(r.Body) // capped at maxJSONBody by ServeHTTP
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if errors.Is(err, io.EOF) {

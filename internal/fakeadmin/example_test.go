@@ -1,4 +1,4 @@
-package fake_test
+package fakeadmin_test
 
 import (
 	"fmt"
@@ -9,12 +9,13 @@ import (
 	"strings"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 )
 
 // A test written in another language drives the fake over HTTP through
 // the admin API; here the same calls are made from Go.
-func ExampleNewAdmin() {
-	a := fake.NewAdmin(func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+func ExampleNew() {
+	a := fakeadmin.New(func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 	defer a.Close()
 	ts := httptest.NewServer(a)
 	defer ts.Close()
@@ -25,6 +26,9 @@ func ExampleNewAdmin() {
 		req, err := http.NewRequest(method, ts.URL+path, strings.NewReader(body))
 		if err != nil {
 			log.Fatal(err)
+		}
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
 		}
 		resp, err := http.DefaultClient.Do(req)
 		if err != nil {
@@ -52,24 +56,4 @@ func ExampleNewAdmin() {
 	// 201 {"id":"fault-1"} 1
 	// 204 0
 	// []
-}
-
-// A seed file describes the data a fake starts with; cmd/partnerfake
-// loads one with -seed.
-func ExampleParseSeed() {
-	seed, err := fake.ParseSeed(strings.NewReader(`{
-	  "users": [{"user_name": "ada@example.com", "display_name": "Ada"}],
-	  "reports": [{"id": 7, "name": "Pipeline",
-	               "columns": [{"id": "0", "name": "Partner"}, {"id": "1", "name": "Amount", "type": "NUMBER"}],
-	               "rows": [["P1", 1200], ["P2", 300]]}]
-	}`))
-	if err != nil {
-		fmt.Println(err)
-		return
-	}
-	f := fake.New(fake.WithSeed(seed))
-	defer f.Close()
-	v, _ := f.ReportVersion(7)
-	fmt.Println(f.Users()[0].UserName, v > 0)
-	// Output: ada@example.com true
 }

@@ -1,7 +1,8 @@
-package fake_test
+package fakeadmin_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -11,12 +12,14 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakeadmin"
 )
 
 // adminServer serves a fake.Admin over HTTP; build makes the fake.
-func adminServer(t *testing.T, build func() *fake.Fake) (*fake.Admin, string) {
+func adminServer(t *testing.T, build func() *fake.Fake) (*fakeadmin.Admin, string) {
 	t.Helper()
-	a := fake.NewAdmin(build)
+	a := fakeadmin.New(build)
 	ts := httptest.NewServer(a)
 	a.SetURL(ts.URL)
 	t.Cleanup(func() { ts.Close(); a.Close() })
@@ -38,6 +41,10 @@ func call(t *testing.T, method, url, body string, header ...string) (int, string
 		req.Header.Set("Content-Type", "application/json")
 	}
 	for i := 0; i+1 < len(header); i += 2 {
+		if header[i] == "Host" {
+			req.Host = header[i+1] // the client sends req.Host, not a Host header
+			continue
+		}
 		req.Header.Set(header[i], header[i+1])
 	}
 	resp, err := http.DefaultClient.Do(req)
@@ -206,13 +213,13 @@ func TestAdminDeliveries(t *testing.T) {
 	if st/100 != 2 {
 		t.Fatalf("subscribe: %d %s", st, body)
 	}
-	a.Fake().UpdateObject(fake.DemoOpportunity1, map[string]any{"stage": "won-by-admin-test"})
+	a.Fake().UpdateObject(demo.Opportunity1, map[string]any{"stage": "won-by-admin-test"})
 	_, body = call(t, "GET", base+"/_fake/deliveries?wait=5s", "")
 	var ds []map[string]any
 	if err := json.Unmarshal([]byte(body), &ds); err != nil {
 		t.Fatal(err, body)
 	}
-	if len(ds) != 1 || ds[0]["object_id"] != fake.DemoOpportunity1 || ds[0]["delivered"] != true || ds[0]["status"] != 204.0 {
+	if len(ds) != 1 || ds[0]["object_id"] != demo.Opportunity1 || ds[0]["delivered"] != true || ds[0]["status"] != 204.0 {
 		t.Fatalf("deliveries = %s", body)
 	}
 	call(t, "DELETE", base+"/_fake/deliveries", "")
@@ -252,7 +259,14 @@ func TestAdminSeedAndReset(t *testing.T) {
 			t.Errorf("seed %s: %d %s, want 400", bad, st, body)
 		}
 	}
+	checkReset(t, a, base)
+}
 
+// checkReset resets a after injecting a fault: the fake is a fresh one,
+// without the seeded data and the fault, served at the same URL.
+func checkReset(t *testing.T, a *fakeadmin.Admin, base string) {
+	t.Helper()
+	f := a.Fake()
 	call(t, "POST", base+"/_fake/faults", `{"status":500}`)
 	if st, _ := call(t, "POST", base+"/_fake/reset", ""); st != 204 {
 		t.Fatalf("reset: %d", st)
@@ -274,10 +288,11 @@ func TestAdminSeedAndReset(t *testing.T) {
 func TestAdminLoopbackOnly(t *testing.T) {
 	build := func() *fake.Fake { return fake.New() }
 	for _, tc := range []struct {
-		opts []fake.AdminOption
-		want int
-	}{{nil, 403}, {[]fake.AdminOption{fake.AdminAllowRemote()}, 200}} {
-		a := fake.NewAdmin(build, tc.opts...)
+		allowRemote bool
+		want        int
+	}{{false, 403}, {true, 200}} {
+		a := fakeadmin.New(build)
+		a.AllowRemote = tc.allowRemote
 		req := httptest.NewRequest("GET", "/_fake/health", nil)
 		req.RemoteAddr = "192.0.2.10:4711"
 		rec := httptest.NewRecorder()
@@ -345,7 +360,7 @@ func TestAdminBodyFaults(t *testing.T) {
 func TestAdminSizeLimits(t *testing.T) {
 	_, base := adminServer(t, func() *fake.Fake { return fake.New() })
 	// Chunked (no Content-Length): the cap is found while reading.
-	req, _ := http.NewRequest("POST", base+"/_fake/faults", io.MultiReader(strings.NewReader(`{"message":"`), strings.NewReader(strings.Repeat("x", fake.MaxJSONBody)), strings.NewReader(`"}`)))
+	req, _ := http.NewRequest("POST", base+"/_fake/faults", io.MultiReader(strings.NewReader(`{"message":"`), strings.NewReader(strings.Repeat("x", 4<<20)), strings.NewReader(`"}`)))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -358,11 +373,11 @@ func TestAdminSizeLimits(t *testing.T) {
 	}
 	// A seed past MaxJSONBody is read (and refused as a seed, 400), one
 	// declared past MaxSeedBody is not.
-	if st, body := call(t, "POST", base+"/_fake/seed", `{"pad":"`+strings.Repeat("x", fake.MaxJSONBody)+`"}`); st != 400 {
+	if st, body := call(t, "POST", base+"/_fake/seed", `{"pad":"`+strings.Repeat("x", 4<<20)+`"}`); st != 400 {
 		t.Fatalf("seed past MaxJSONBody: %d %.200s", st, body)
 	}
-	req, _ = http.NewRequest("POST", base+"/_fake/seed", io.LimitReader(neverEnding('x'), fake.MaxSeedBody+1))
-	req.ContentLength = fake.MaxSeedBody + 1
+	req, _ = http.NewRequest("POST", base+"/_fake/seed", io.LimitReader(neverEnding('x'), (64<<20)+1))
+	req.ContentLength = (64 << 20) + 1
 	if resp, err := http.DefaultClient.Do(req); err != nil {
 		t.Fatal(err)
 	} else {
@@ -371,12 +386,12 @@ func TestAdminSizeLimits(t *testing.T) {
 			t.Fatalf("seed past MaxSeedBody: %d", resp.StatusCode)
 		}
 	}
-	if st, _ := call(t, "GET", base+"/_fake/requests?path="+strings.Repeat("x", fake.MaxQueryBytes), ""); st != 414 {
+	if st, _ := call(t, "GET", base+"/_fake/requests?path="+strings.Repeat("x", 16<<10), ""); st != 414 {
 		t.Fatalf("long admin query: %d, want 414", st)
 	}
 	var hdr []string
 	for i := range 4 {
-		hdr = append(hdr, "X-Pad-"+string(rune('a'+i)), strings.Repeat("x", fake.MaxHeaderBytes/4))
+		hdr = append(hdr, "X-Pad-"+string(rune('a'+i)), strings.Repeat("x", (64<<10)/4))
 	}
 	if st, _ := call(t, "GET", base+"/_fake/health", "", hdr...); st != 431 {
 		t.Fatalf("large admin headers: %d, want 431", st)
@@ -401,6 +416,24 @@ func (b neverEnding) Read(p []byte) (int, error) {
 // fields (object.update, and object.stage_change for the stage) and
 // removes one (object.delete), and lists the integrations with their
 // object type and key field.
+// checkGetObject reads an object through GET /_fake/objects/{id} and
+// compares it with what the fake holds; an unknown id is a 404.
+func checkGetObject(t *testing.T, a *fakeadmin.Admin, base, id, stage string) {
+	t.Helper()
+	st, body := call(t, "GET", base+"/_fake/objects/"+id, "")
+	var got fake.Object
+	if err := json.Unmarshal([]byte(body), &got); st != 200 || err != nil {
+		t.Fatalf("GET object: %d %s %v", st, body, err)
+	}
+	if want, _ := a.Fake().Object(id); got.ID != want.ID || got.Type != want.Type ||
+		got.IntegrationID != want.IntegrationID || got.Fields["stage"] != stage || fmt.Sprint(got.Fields) != fmt.Sprint(want.Fields) {
+		t.Fatalf("GET object: %+v, want %+v", got, want)
+	}
+	if st, body := call(t, "GET", base+"/_fake/objects/no-such-object", ""); st != 404 || !strings.Contains(body, `"message"`) {
+		t.Fatalf("GET unknown object: %d %s, want 404", st, body)
+	}
+}
+
 func TestAdminObjectsFireEvents(t *testing.T) {
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
 	defer hook.Close()
@@ -412,15 +445,16 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 	if st/100 != 2 {
 		t.Fatalf("subscribe: %d %s", st, body)
 	}
-	if st, body := call(t, "PATCH", base+"/_fake/objects/"+fake.DemoOpportunity1, `{"fields":{"stage":"won","sales_details.partner":"P9"}}`); st != 204 {
+	if st, body := call(t, "PATCH", base+"/_fake/objects/"+demo.Opportunity1, `{"fields":{"stage":"won","sales_details.partner":"P9"}}`); st != 204 {
 		t.Fatalf("PATCH: %d %s", st, body)
 	}
-	if o, _ := a.Fake().Object(fake.DemoOpportunity1); o.Fields["stage"] != "won" {
+	if o, _ := a.Fake().Object(demo.Opportunity1); o.Fields["stage"] != "won" {
 		t.Fatalf("object after PATCH: %+v", o)
 	} else if v, _ := o.Field("sales_details.partner"); v != "P9" {
 		t.Fatalf("dotted field after PATCH: %+v", o)
 	}
-	if st, body := call(t, "DELETE", base+"/_fake/objects/"+fake.DemoOpportunity3, ""); st != 204 {
+	checkGetObject(t, a, base, demo.Opportunity1, "won")
+	if st, body := call(t, "DELETE", base+"/_fake/objects/"+demo.Opportunity3, ""); st != 204 {
 		t.Fatalf("DELETE: %d %s", st, body)
 	}
 	_, body = call(t, "GET", base+"/_fake/deliveries?wait=5s", "")
@@ -436,7 +470,7 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 		got = append(got, d.Event+" "+d.ObjectID)
 	}
 	slices.Sort(got)
-	want := []string{"object.delete " + fake.DemoOpportunity3, "object.stage_change " + fake.DemoOpportunity1, "object.update " + fake.DemoOpportunity1}
+	want := []string{"object.delete " + demo.Opportunity3, "object.stage_change " + demo.Opportunity1, "object.update " + demo.Opportunity1}
 	if !slices.Equal(got, want) {
 		t.Fatalf("events %q, want %q", got, want)
 	}
@@ -446,9 +480,9 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 		status             int
 	}{
 		{"PATCH", "/_fake/objects/nope", `{"fields":{"stage":"x"}}`, 404},
-		{"PATCH", "/_fake/objects/" + fake.DemoOpportunity1, `{}`, 400},
-		{"PATCH", "/_fake/objects/" + fake.DemoOpportunity1, `{"field":{"stage":"x"}}`, 400},
-		{"DELETE", "/_fake/objects/" + fake.DemoOpportunity3, "", 404},
+		{"PATCH", "/_fake/objects/" + demo.Opportunity1, `{}`, 400},
+		{"PATCH", "/_fake/objects/" + demo.Opportunity1, `{"field":{"stage":"x"}}`, 400},
+		{"DELETE", "/_fake/objects/" + demo.Opportunity3, "", 404},
 	} {
 		if st, body := call(t, tc.method, base+tc.path, tc.body); st != tc.status || !strings.Contains(body, `"message"`) {
 			t.Errorf("%s %s %s: %d %s, want %d", tc.method, tc.path, tc.body, st, body, tc.status)
@@ -458,7 +492,7 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 	_, body = call(t, "GET", base+"/_fake/integrations", "")
 	var ins []fake.Integration
 	if err := json.Unmarshal([]byte(body), &ins); err != nil || len(ins) != 2 ||
-		ins[0] != (fake.Integration{ID: fake.DemoAccountIntegration, Type: "CRM", Name: "Demo CRM accounts",
+		ins[0] != (fake.Integration{ID: demo.AccountIntegration, Type: "CRM", Name: "Demo CRM accounts",
 			Description: "Accounts synced from the demo CRM", ObjectType: "account", KeyField: "account_info.external_account_id"}) {
 		t.Fatalf("integrations: %v %s", err, body)
 	}

@@ -1,4 +1,4 @@
-package fake_test
+package fakeadmin_test
 
 import (
 	"encoding/json"
@@ -14,7 +14,9 @@ import (
 // the client secret sent in a query, while it still logs those requests.
 func TestAdminRequestLogHoldsNoSecrets(t *testing.T) {
 	const key, secret = "sk-admin-log-8c41", "partner-test-secret"
-	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData(), fake.WithSubscriptionKey(key)) })
+	_, base := adminServer(t, func() *fake.Fake {
+		return fake.New(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
+	})
 	st, body := call(t, "POST", base+"/oauth/token?client_secret="+secret+"&subscription-key="+key,
 		`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"`+secret+`"}`)
 	if st != 200 {
