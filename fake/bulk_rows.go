@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/eventfilter"
 )
 
 // fieldKind is the type bulk loads expect for a known field of an object
@@ -237,7 +239,7 @@ func (f *Fake) observeObjects(c objectChange) {
 		}
 		field := pair[1]
 		drop := func(fields map[string]any) {
-			if v, ok := getPath(fields, field); ok {
+			if v, ok := eventfilter.Lookup(fields, field); ok {
 				e := keyIndexEntry{pair[0], field, scalarString(v)}
 				if f.bulk.index[e] == c.Object.ID {
 					delete(f.bulk.index, e)

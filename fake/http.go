@@ -1,18 +1,18 @@
 package fake
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"mime"
-	"net"
 	"net/http"
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // maxJSONBody caps JSON request bodies outside bulk loads.
@@ -65,7 +65,7 @@ func (f *Fake) requestEnv(r *http.Request) string {
 	return r.URL.Query().Get(f.deploy.envHeader)
 }
 
-// wrap logs a request, bounds its size (limitRequest), applies the
+// wrap logs a request, bounds its size (fakehttp.LimitRequest), applies the
 // gateway's subscription key check (gateway), injected faults and the
 // bearer token check (authorize).
 func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http.HandlerFunc) http.Handler {
@@ -84,7 +84,7 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 		logNow := func() {
 			if !logged {
 				logged = true
-				entry.Status = rec.status
+				entry.Status = rec.Status
 				f.reqlog.add(entry)
 			}
 		}
@@ -92,7 +92,7 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 		// answer; a dropped connection is logged before it is closed, so
 		// the entry is there by the time the client sees the failure.
 		defer logNow()
-		if !limitRequest(rec, r, maxBody) {
+		if !fakehttp.LimitRequest(rec, r, maxBody) {
 			entry.Fault = "too-large"
 			return
 		}
@@ -132,7 +132,7 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 				f.serve(buf, r, scope, authorize, h, &entry)
 				if ft.Truncate {
 					entry.Fault = "truncate"
-					rec.status = buf.code()
+					rec.Status = buf.code()
 					logNow()
 					buf.sendTruncated(rec)
 					return
@@ -187,55 +187,9 @@ func dropConnection(w http.ResponseWriter) {
 	panic(http.ErrAbortHandler)
 }
 
-type statusRecorder struct {
-	http.ResponseWriter
-	status int
-	// tooLarge reports that the request body went past its cap (limit);
-	// an error answer then becomes a 413 and the handler's body is
-	// dropped (swallow).
-	tooLarge func() bool
-	limit    int64
-	swallow  bool
-}
-
-func (s *statusRecorder) WriteHeader(code int) {
-	if s.status == 0 && code >= 400 && s.tooLarge != nil && s.tooLarge() {
-		s.status, s.swallow = http.StatusRequestEntityTooLarge, true
-		writeTooLarge(s.ResponseWriter, s.limit)
-		return
-	}
-	if s.swallow {
-		return
-	}
-	if s.status == 0 {
-		s.status = code
-	}
-	s.ResponseWriter.WriteHeader(code)
-}
-
-func (s *statusRecorder) Write(p []byte) (int, error) {
-	if s.swallow {
-		return len(p), nil
-	}
-	if s.status == 0 {
-		s.status = http.StatusOK
-	}
-	return s.ResponseWriter.Write(p)
-}
-
-func (s *statusRecorder) Flush() {
-	if fl, ok := s.ResponseWriter.(http.Flusher); ok {
-		fl.Flush()
-	}
-}
-
-// Hijack lets a fault drop the connection.
-func (s *statusRecorder) Hijack() (net.Conn, *bufio.ReadWriter, error) {
-	return http.NewResponseController(s.ResponseWriter).Hijack()
-}
-
-// Unwrap lets http.ResponseController and Hijack reach the real writer.
-func (s *statusRecorder) Unwrap() http.ResponseWriter { return s.ResponseWriter }
+// statusRecorder notes the status of an answer and turns an error answer
+// to a body cut at its cap into a 413 (fakehttp.LimitRequest).
+type statusRecorder = fakehttp.Recorder
 
 type discardWriter struct{ header http.Header }
 
@@ -243,24 +197,15 @@ func (d *discardWriter) Header() http.Header         { return d.header }
 func (d *discardWriter) Write(p []byte) (int, error) { return len(p), nil }
 func (d *discardWriter) WriteHeader(int)             {}
 
-// writeJSON answers with v encoded as JSON.
-func writeJSON(w http.ResponseWriter, status int, v any) {
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(status)
-	json.NewEncoder(w).Encode(v)
-}
+// The generic answers are fakehttp's, shared with the admin API.
+var (
+	writeJSON  = fakehttp.WriteJSON
+	writeError = fakehttp.WriteError
+)
 
 // apiError is the error body outside the token endpoint and SCIM, whose
 // shape the interface does not show.
-type apiError struct {
-	Error   string `json:"error"`
-	Message string `json:"message"`
-}
-
-// writeError answers with the generic error object.
-func writeError(w http.ResponseWriter, status int, code, format string, args ...any) {
-	writeJSON(w, status, apiError{Error: code, Message: fmt.Sprintf(format, args...)})
-}
+type apiError = fakehttp.APIError
 
 // scimError is the RFC 7644 error body.
 type scimError struct {

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/eventfilter"
 )
 
 // Object is a record of the partner platform: an opportunity, an
@@ -28,7 +29,7 @@ type Object struct {
 }
 
 // Field returns the value at a dotted field name.
-func (o Object) Field(name string) (any, bool) { return getPath(o.Fields, name) }
+func (o Object) Field(name string) (any, bool) { return eventfilter.Lookup(o.Fields, name) }
 
 // Change kinds of objectChange.
 const (
@@ -191,22 +192,6 @@ func deepCopy(v any) any {
 	default:
 		return v
 	}
-}
-
-// getPath reads a dotted name from nested maps.
-func getPath(m map[string]any, name string) (any, bool) {
-	if v, ok := m[name]; ok {
-		return v, true
-	}
-	head, rest, found := strings.Cut(name, ".")
-	if !found {
-		return nil, false
-	}
-	sub, ok := m[head].(map[string]any)
-	if !ok {
-		return nil, false
-	}
-	return getPath(sub, rest)
 }
 
 // setPath writes a dotted name into nested maps, creating the maps on the

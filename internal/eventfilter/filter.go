@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/partnerapi/partner-go/internal/quote"
 )
 
 // Filter is a parsed subscription filter expression. The filter
@@ -131,7 +133,7 @@ type evValue struct {
 func (v evValue) write(b *strings.Builder) {
 	switch v.kind {
 	case evString:
-		evWriteString(b, v.text)
+		quote.WriteLiteral(b, v.text)
 	case evNumber:
 		b.WriteString(v.text)
 	case evBool:
@@ -165,7 +167,7 @@ func (n evCmpNode) write(b *strings.Builder) {
 }
 
 func (n evCmpNode) match(fields map[string]any) bool {
-	got, ok := lookup(fields, n.field)
+	got, ok := Lookup(fields, n.field)
 	if !ok || got == nil {
 		return n.op == "!="
 	}
@@ -291,32 +293,6 @@ func evNumberOf(v any) (float64, bool) {
 	return 0, false
 }
 
-// evWriteString writes s as a filter string literal.
-func evWriteString(b *strings.Builder, s string) {
-	const hex = "0123456789abcdef"
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '"' || r == '\\':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			b.WriteString(`\u00`)
-			b.WriteByte(hex[r>>4])
-			b.WriteByte(hex[r&0xf])
-		default:
-			b.WriteRune(r)
-		}
-	}
-	b.WriteByte('"')
-}
-
 // evScanNumber returns the length of the JSON number at the start of s,
 // or 0 when there is none.
 func evScanNumber(s string) int {
@@ -371,9 +347,10 @@ func evDigits(s string) int {
 	return n
 }
 
-// lookup reads a dotted name from nested maps: a member named with the
+// Lookup reads a dotted name from nested maps: a member named with the
 // dots wins, then the first segment's object is searched for the rest.
-func lookup(m map[string]any, name string) (any, bool) {
+// The fake reads its objects' fields with it too.
+func Lookup(m map[string]any, name string) (any, bool) {
 	if v, ok := m[name]; ok {
 		return v, true
 	}
@@ -385,7 +362,7 @@ func lookup(m map[string]any, name string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return lookup(sub, rest)
+	return Lookup(sub, rest)
 }
 
 // Text renders a field value as the text a delivery carries:

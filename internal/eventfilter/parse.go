@@ -7,6 +7,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/partnerapi/partner-go/internal/quote"
 )
 
 // The lexer and parser of the filter language (see events_filter.go).
@@ -39,7 +41,7 @@ func (t evToken) String() string {
 		return "the end of the filter"
 	case evTokString:
 		var b strings.Builder
-		evWriteString(&b, t.text)
+		quote.WriteLiteral(&b, t.text)
 		return "string " + b.String()
 	case evTokNumber:
 		return "number " + t.text

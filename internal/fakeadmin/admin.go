@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 	"io"
 	"mime"
 	"net"
@@ -173,8 +174,8 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if r.URL.Path == adminPrefix+"seed" {
 		limit = maxSeedBody
 	}
-	rec := &statusRecorder{ResponseWriter: w}
-	if !limitRequest(rec, r, limit) {
+	rec := &fakehttp.Recorder{ResponseWriter: w}
+	if !fakehttp.LimitRequest(rec, r, limit) {
 		return
 	}
 	if status, code, msg := a.refuseBrowserOrDelivery(r); status != 0 {

@@ -14,7 +14,15 @@ import (
 // of valid UTF-8 as \ufffd. The result is a JSON string (RFC 8259 §7)
 // whose value is s (with invalid bytes replaced), so that no value can
 // change the structure of the expression around it.
-func Write(b *strings.Builder, s string) {
+func Write(b *strings.Builder, s string) { write(b, s, true) }
+
+// WriteLiteral is Write except that U+FFFD, and each byte that is not
+// part of valid UTF-8, is written as the character U+FFFD rather than as
+// \ufffd: the form in which eventfilter renders a parsed filter.
+func WriteLiteral(b *strings.Builder, s string) { write(b, s, false) }
+
+// write is Write, with U+FFFD escaped when escapeFFFD is set.
+func write(b *strings.Builder, s string, escapeFFFD bool) {
 	const hex = "0123456789abcdef"
 	b.Grow(len(s) + 2)
 	b.WriteByte('"')
@@ -33,7 +41,7 @@ func Write(b *strings.Builder, s string) {
 			b.WriteString(`\u00`)
 			b.WriteByte(hex[r>>4])
 			b.WriteByte(hex[r&0xf])
-		case r == utf8.RuneError:
+		case r == utf8.RuneError && escapeFFFD:
 			b.WriteString(`\ufffd`)
 		default:
 			b.WriteRune(r)

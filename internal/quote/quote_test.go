@@ -32,3 +32,20 @@ func TestWrite(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteLiteral(t *testing.T) {
+	for in, want := range map[string]string{
+		`say "hi"`:         `"say \"hi\""`,
+		"tab\tnl\n\x01":    `"tab\tnl\n\u0001"`,
+		"bad\xffutf8":      "\"bad\ufffdutf8\"",
+		"kept \ufffd":      "\"kept \ufffd\"",
+		`") or (1 eq "1`:   `"\") or (1 eq \"1"`,
+		"é \u2028 del\x7f": "\"é \u2028 del\\u007f\"",
+	} {
+		var b strings.Builder
+		WriteLiteral(&b, in)
+		if got := b.String(); got != want {
+			t.Errorf("WriteLiteral(%q) = %s, want %s", in, got, want)
+		}
+	}
+}
