@@ -266,10 +266,16 @@ func startReceiver(ln net.Listener, path string, secret events.Secret, forward s
 		WriteTimeout:   lim.read + forwardTimeout + 5*time.Second,
 		IdleTimeout:    lim.idle,
 		MaxHeaderBytes: 16 << 10,
+		ConnState:      receiverConnState,
 	}
 	go rc.srv.Serve(netutil.LimitListener(ln, lim.maxConns))
 	return rc
 }
+
+// receiverConnState, when set (by tests only, before the command runs), is
+// the receiver's http.Server.ConnState: it sees each connection the
+// server accepts and each one it closes.
+var receiverConnState func(net.Conn, http.ConnState)
 
 func (rc *receiver) deliver(ctx context.Context, d *events.Delivery) error {
 	r := received{Delivery: d}
