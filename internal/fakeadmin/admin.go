@@ -11,7 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"github.com/partnerapi/partner-go/fake"
-	"io"
+	"github.com/partnerapi/partner-go/internal/jsonwords"
 	"mime"
 	"net"
 	"net/http"
@@ -550,10 +550,21 @@ func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
 		err = a.Fake().ApplySeed(s)
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_seed", "%s", err.Error())
+		writeError(w, http.StatusBadRequest, "invalid_seed", "%s", seedProblem(err))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// seedProblem says what is wrong with a seed that ParseSeed or ApplySeed
+// refused, without the Go package prefixes their errors carry for Go
+// callers ("fake: seed: ", "fake: AddUser: ").
+func seedProblem(err error) string {
+	if msg, ok := jsonwords.Problem(err, "a seed: integrations, objects, users, reports"); ok {
+		return "seed: " + msg
+	}
+	msg := strings.TrimPrefix(err.Error(), "fake: ")
+	return strings.ReplaceAll(msg, "fake: AddUser: ", "")
 }
 
 // readStrictJSON reads an admin body, refusing unknown members so that a
@@ -562,10 +573,10 @@ func readStrictJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body) // capped at maxJSONBody by ServeHTTP
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("request body is empty")
+		if msg, ok := jsonwords.Problem(err, ""); ok {
+			return errors.New(msg)
 		}
-		return fmt.Errorf("malformed JSON: %v", err)
+		return errors.New("malformed JSON")
 	}
 	return nil
 }
