@@ -237,7 +237,7 @@ func scimDecode(w http.ResponseWriter, r *http.Request) (scimBody, bool) {
 	var u scimUser
 	if err := json.Unmarshal(raw, &u); err != nil {
 		var typ *json.UnmarshalTypeError
-		msg, ok := jsonwords.Problem(err, "a SCIM user")
+		msg, ok := jsonwords.Problem(err, "a SCIM user", &u)
 		switch {
 		case errors.As(err, &typ) && typ.Field != "":
 			msg = fmt.Sprintf("%s must be %s, not %s", typ.Field, jsonwords.Kind(typ.Type), typ.Value)

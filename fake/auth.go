@@ -331,7 +331,7 @@ func (f *Fake) invalidateToken(w http.ResponseWriter, r *http.Request) {
 		}
 		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", "%v", decodeProblem(r, err))
+			writeError(w, http.StatusBadRequest, "invalid_request", "%v", decodeProblem(r, err, &body))
 			return
 		}
 		tok = body.Token

@@ -314,13 +314,13 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 }
 
 // decodeProblem is the error to answer for a JSON body of r that
-// decoding refused with err, in the published member names and JSON's
-// words.
-func decodeProblem(r *http.Request, err error) error {
+// decoding into v refused with err, in the published member names and
+// JSON's words.
+func decodeProblem(r *http.Request, err error, v any) error {
 	if errors.As(err, new(*memberError)) {
 		return err
 	}
-	if msg, ok := jsonwords.Problem(err, publishedBody(r)); ok {
+	if msg, ok := jsonwords.Problem(err, publishedBody(r), v); ok {
 		return errors.New(msg)
 	}
 	return errors.New("malformed JSON")
@@ -335,7 +335,7 @@ func readJSON(r *http.Request, v any) error {
 	}
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxJSONBody+1))
 	if err := dec.Decode(v); err != nil {
-		return decodeProblem(r, err)
+		return decodeProblem(r, err, v)
 	}
 	if dec.More() {
 		return errors.New("malformed JSON: data after the JSON value")

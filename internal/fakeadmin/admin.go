@@ -560,7 +560,7 @@ func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
 // refused, without the Go package prefixes their errors carry for Go
 // callers ("fake: seed: ", "fake: AddUser: ").
 func seedProblem(err error) string {
-	if msg, ok := jsonwords.Problem(err, "a seed: integrations, objects, users, reports"); ok {
+	if msg, ok := jsonwords.Problem(err, "a seed: integrations, objects, users, reports", &fake.Seed{}); ok {
 		return "seed: " + msg
 	}
 	msg := strings.TrimPrefix(err.Error(), "fake: ")
@@ -573,7 +573,7 @@ func readStrictJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body) // capped at maxJSONBody by ServeHTTP
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if msg, ok := jsonwords.Problem(err, ""); ok {
+		if msg, ok := jsonwords.Problem(err, "", v); ok {
 			return errors.New(msg)
 		}
 		return errors.New("malformed JSON")
