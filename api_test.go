@@ -30,6 +30,7 @@ import (
 // takes or returns one cannot be called properly. Every public package of
 // the module is checked.
 func TestNoExportedFuncUsesInternalTypes(t *testing.T) {
+	t.Parallel()
 	fset := token.NewFileSet()
 	var found []string
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
@@ -116,6 +117,7 @@ func exportedRecv(fn *ast.FuncDecl) bool {
 // constant or variable may share its group's). Test files and package
 // main's commands are checked like the rest.
 func TestExportedNamesHaveDocs(t *testing.T) {
+	t.Parallel()
 	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
 		if err != nil || !d.IsDir() {
 			return err

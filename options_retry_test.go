@@ -15,6 +15,7 @@ import (
 // TestWithMaxRetryTime: a retry whose wait would end past the cap is not
 // made; zero removes the cap.
 func TestWithMaxRetryTime(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		cap      time.Duration
 		requests int

@@ -287,6 +287,7 @@ func TestTelemetryTraceContextMatchesAttempt(t *testing.T) {
 // TestLibraryImportsOnlyOTelAPI: the SDK's packages (tests aside) depend
 // on the OpenTelemetry API, never on its SDK or an exporter.
 func TestLibraryImportsOnlyOTelAPI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go list")
 	}

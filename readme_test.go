@@ -365,6 +365,7 @@ func ignoredErrors(fset *token.FileSet, f *ast.File, info *types.Info) []string 
 // complete test function, say), or statements, which may use the names
 // snippetPrelude declares.
 func TestReadmeSnippetsCompile(t *testing.T) {
+	t.Parallel()
 	docs, _ := filepath.Glob("docs/*.md")
 	for _, name := range append([]string{"README.md"}, docs...) {
 		md, err := os.ReadFile(name)
@@ -387,6 +388,7 @@ func TestReadmeSnippetsCompile(t *testing.T) {
 // TestReadmeCheckerCatchesBrokenSnippets: the check fails, naming the
 // block and the Markdown line, on each kind of broken snippet.
 func TestReadmeCheckerCatchesBrokenSnippets(t *testing.T) {
+	t.Parallel()
 	md := "# x\n\n```go\nif _, err := partner.New(partner.WithBaseURL(\"https://h\")); err != nil { return err }\n```\n\n" + // fine
 		"```\nnot go\n```\n\n" +
 		"```go\nexec, err := c.Bulk.WaitExecution(ctx, nil, nil)\n```\n\n" + // nil is no WaitOptions

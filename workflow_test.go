@@ -225,6 +225,7 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 // the same client; every create succeeds and the export has every row in
 // order.
 func TestWorkflowProvisionWhileExporting(t *testing.T) {
+	t.Parallel()
 	e := newWorkflowEnv(t)
 	ctx := context.Background()
 	const users = 20
@@ -287,6 +288,7 @@ func TestWorkflowProvisionWhileExporting(t *testing.T) {
 // many goroutines, across every area, fetches one token, however many
 // goroutines need it first.
 func TestWorkflowOneClientManyGoroutinesOneToken(t *testing.T) {
+	t.Parallel()
 	e := newWorkflowEnv(t)
 	ctx := context.Background()
 	calls := []func(i int) error{

@@ -35,9 +35,6 @@ const (
 	// maxXLSXCells caps the cells of the rows read, empty cells before a
 	// row's last value included.
 	maxXLSXCells = 1 << 20
-	// maxXLSXSharedStrings caps the entries of the shared strings table
-	// (1,048,576, a string for each row of a worksheet).
-	maxXLSXSharedStrings = 1 << 20
 	// maxXLSXCellText caps the characters of one cell (32,767, as in a
 	// spreadsheet application).
 	maxXLSXCellText = 32767
@@ -45,6 +42,11 @@ const (
 	// string counted at each cell that uses it.
 	maxXLSXText = maxXLSXUnzipped
 )
+
+// maxXLSXSharedStrings caps the entries of the shared strings table
+// (1,048,576, a string for each row of a worksheet). It is a variable only
+// so that a test can prove the cap on a smaller table.
+var maxXLSXSharedStrings = 1 << 20
 
 // parseXLSX reads the first sheet of an XLSX workbook (Office Open XML
 // spreadsheet) and emits its non-empty rows. Cell values are the text of

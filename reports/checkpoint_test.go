@@ -79,6 +79,7 @@ func readyViewClock(t *testing.T, rows int) (*fake.Server, *reports.Service, *pa
 // checkpoint as JSON, and goes on from it: the rows come exactly once, in
 // order, and the resumed export asks for no page before the checkpoint's.
 func TestExportResumesFromEveryCheckpoint(t *testing.T) {
+	t.Parallel()
 	const rows, size = 23, 5
 	_, svc, log, reportID, viewID := readyView(t, rows)
 	for _, how := range []string{"break", "cancel"} {

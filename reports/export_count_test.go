@@ -153,6 +153,7 @@ func (c *pageCounter) total() int {
 // request is retried by the transport, and the export completes with
 // every row, sending that one request more than an export without it.
 func TestExportRetriesThrottledPage(t *testing.T) {
+	t.Parallel()
 	f, pc, c := countingClient(t)
 	id := f.AddReport(fake.Report{Name: "r", Columns: numberCols, RowCount: 2000,
 		Generate: func(i int) []any { return []any{i, fmt.Sprintf("row %d", i)} }})

@@ -296,6 +296,7 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 }
 
 func TestWaitForFailedView(t *testing.T) {
+	t.Parallel()
 	clock := fake.NewManualClock(time.Now())
 	srv, c := newClient(t, []fake.Option{fake.WithClock(clock)})
 	id := srv.AddReport(fake.Report{Name: "broken", Columns: numberCols, FailViews: true})
@@ -320,6 +321,7 @@ func TestWaitForFailedView(t *testing.T) {
 }
 
 func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
+	t.Parallel()
 	srv, c := newClient(t, nil)
 	id := numbered(srv, 25_000)
 	// 16 in flight is more than the pages ExportView decodes at once.
@@ -418,6 +420,7 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 }
 
 func TestExportCSV(t *testing.T) {
+	t.Parallel()
 	srv, c := newClient(t, nil)
 	id := srv.AddReport(fake.Report{Name: "csv", Columns: []fake.Column{
 		{ID: "name", Name: "Name"}, {ID: "amount", Name: "Amount", Type: "CURRENCY"}, {ID: "ok", Name: "OK", Type: "BOOLEAN"},
@@ -483,6 +486,7 @@ func TestUnknownReportIsNotFound(t *testing.T) {
 }
 
 func TestReportReadsAreRetried(t *testing.T) {
+	t.Parallel()
 	srv, c := newClient(t, nil)
 	id := numbered(srv, 30)
 	// Report reads are POSTs that only read: a 503 is retried.

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -243,6 +244,40 @@ type receiver struct {
 	out     chan<- received
 	srv     *http.Server
 	done    chan struct{} // closed by stop
+
+	mu    sync.Mutex
+	fresh map[net.Conn]bool // connections on which no request has arrived yet
+
+	connState func(net.Conn, http.ConnState) // receiverConnState when started
+}
+
+// track records the connections on which no request has arrived yet.
+// http.Server.Shutdown counts such a connection as busy for its first 5
+// seconds, so that a client that opened a connection it never used (an
+// HTTP client's spare dial) would hold Ctrl-C for 5 seconds; stop closes
+// them instead.
+func (rc *receiver) track(c net.Conn, st http.ConnState) {
+	rc.mu.Lock()
+	if st == http.StateNew {
+		rc.fresh[c] = true
+	} else {
+		delete(rc.fresh, c)
+	}
+	rc.mu.Unlock()
+	if rc.connState != nil {
+		rc.connState(c, st)
+	}
+}
+
+// closeFresh closes the connections on which no request has arrived. Run
+// by Shutdown once the listener is closed, so that no new one follows.
+func (rc *receiver) closeFresh() {
+	rc.mu.Lock()
+	defer rc.mu.Unlock()
+	for c := range rc.fresh {
+		c.Close()
+		delete(rc.fresh, c)
+	}
 }
 
 // forwardTimeout bounds one POST to the --forward URL.
@@ -254,7 +289,8 @@ const forwardTimeout = 30 * time.Second
 // segment is not the secret. The server applies lim, as the events
 // package documentation advises.
 func startReceiver(ln net.Listener, path string, secret events.Secret, forward string, lim serverLimits, routes *events.Routes, out chan<- received) *receiver {
-	rc := &receiver{forward: forward, client: &http.Client{Timeout: forwardTimeout}, out: out, done: make(chan struct{})}
+	rc := &receiver{forward: forward, client: &http.Client{Timeout: forwardTimeout}, out: out, done: make(chan struct{}), connState: receiverConnState,
+		fresh: map[net.Conn]bool{}}
 	mux := http.NewServeMux()
 	mux.Handle(strings.TrimSuffix(path, "/")+"/", &events.Handler{Deliver: rc.deliver, Secrets: events.NewSecretSet(secret), Routes: routes})
 	rc.srv = &http.Server{
@@ -266,15 +302,17 @@ func startReceiver(ln net.Listener, path string, secret events.Secret, forward s
 		WriteTimeout:   lim.read + forwardTimeout + 5*time.Second,
 		IdleTimeout:    lim.idle,
 		MaxHeaderBytes: 16 << 10,
-		ConnState:      receiverConnState,
+		ConnState:      rc.track,
 	}
+	rc.srv.RegisterOnShutdown(rc.closeFresh)
 	go rc.srv.Serve(netutil.LimitListener(ln, lim.maxConns))
 	return rc
 }
 
 // receiverConnState, when set (by tests only, before the command runs), is
-// the receiver's http.Server.ConnState: it sees each connection the
-// server accepts and each one it closes.
+// called by the receiver's http.Server.ConnState (track) after its own
+// bookkeeping: it sees each connection the server accepts and each one it
+// closes. A receiver keeps the hook it was started with.
 var receiverConnState func(net.Conn, http.ConnState)
 
 func (rc *receiver) deliver(ctx context.Context, d *events.Delivery) error {

@@ -10,9 +10,11 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/spf13/cobra"
 
+	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
@@ -61,7 +63,10 @@ func newCLI(srv *fake.Server) *cli {
 func (c *cli) runCtx(ctx context.Context, t *testing.T, stdout, stderr io.Writer, args ...string) int {
 	t.Helper()
 	a := &app{stdin: strings.NewReader(""), stdout: stdout, stderr: stderr,
-		getenv: func(k string) string { return c.env[k] }, isTerminal: func(io.Writer) bool { return c.tty }}
+		getenv: func(k string) string { return c.env[k] }, isTerminal: func(io.Writer) bool { return c.tty },
+		// Retries as the command makes them, after waits of milliseconds
+		// rather than the default back-off (Retry-After still applies).
+		clientOpts: []partner.Option{partner.WithRetryWait(time.Millisecond, 5*time.Millisecond)}}
 	return a.execute(ctx, args)
 }
 

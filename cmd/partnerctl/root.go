@@ -48,6 +48,9 @@ type app struct {
 	isTerminal func(w io.Writer) bool
 	// now is the clock of progress rates; nil means time.Now.
 	now func() time.Time
+	// clientOpts are added to the client's options; tests shorten the
+	// retry back-off with them. Nil in the command.
+	clientOpts []partner.Option
 
 	baseURL, clientID, clientSecret, secretFile string
 	env, envHeader, subKey, subKeyHeader        string
@@ -251,7 +254,7 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 			opts = append(opts, o.opt(o.value))
 		}
 	}
-	c, err := partner.New(opts...)
+	c, err := partner.New(append(opts, a.clientOpts...)...)
 	if err != nil {
 		// The SDK names its options; say it with the settings' names.
 		msg := strings.NewReplacer(

@@ -176,6 +176,7 @@ func TestPagesRequestBound(t *testing.T) {
 	for _, pages := range []int64{0, 1, 2, 3, 4, 5, 10, 16, 17, 30, 64, 100, 257, 1000} {
 		for _, limit := range []int{1, 4, 16, 64} {
 			t.Run(fmt.Sprintf("%d pages, cap %d", pages, limit), func(t *testing.T) {
+				t.Parallel() // each has its own view; their simulated latencies overlap
 				v := &simView{pages: pages, size: 1000, latency: time.Millisecond}
 				v.export(t, limit, false)
 				P := max(pages, 1)
