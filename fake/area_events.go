@@ -3,6 +3,7 @@ package fake
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"maps"
@@ -298,6 +299,10 @@ func (f *Fake) evCheckCallbackURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
+		var ue *url.Error
+		if errors.As(err, &ue) {
+			err = ue.Err // without Go's "parse" and the URL again
+		}
 		return fmt.Errorf("is not a URL: %v", err)
 	case u.Scheme != "http" && u.Scheme != "https":
 		return fmt.Errorf("%q must be an absolute http or https URL", raw)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/jsonwords"
 )
 
 // This file is the scim area of the fake: /api/scim/v2/Users.
@@ -236,9 +237,12 @@ func scimDecode(w http.ResponseWriter, r *http.Request) (scimBody, bool) {
 	var u scimUser
 	if err := json.Unmarshal(raw, &u); err != nil {
 		var typ *json.UnmarshalTypeError
-		msg := err.Error()
-		if errors.As(err, &typ) && typ.Field != "" {
-			msg = fmt.Sprintf("%s must be %s, not %s", typ.Field, typ.Type, typ.Value)
+		msg, ok := jsonwords.Problem(err, "a SCIM user", &u)
+		switch {
+		case errors.As(err, &typ) && typ.Field != "":
+			msg = fmt.Sprintf("%s must be %s, not %s", typ.Field, jsonwords.Kind(typ.Type), typ.Value)
+		case !ok:
+			msg = "malformed SCIM user"
 		}
 		writeSCIMError(w, http.StatusBadRequest, "invalidSyntax", "%s", msg)
 		return scimBody{}, false

@@ -329,8 +329,9 @@ func (f *Fake) invalidateToken(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Token string `json:"token"`
 		}
-		if err := json.NewDecoder(http.MaxBytesReader(w, r.Body, 64<<10)).Decode(&body); err != nil {
-			writeError(w, http.StatusBadRequest, "invalid_request", "malformed JSON body: %v", err)
+		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
+			writeError(w, http.StatusBadRequest, "invalid_request", "%v", decodeProblem(r, err, &body))
 			return
 		}
 		tok = body.Token

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/jsonwords"
 )
 
 // maxJSONBody caps JSON request bodies outside bulk loads.
@@ -256,6 +257,19 @@ func decodeJSON(w http.ResponseWriter, r *http.Request, v any) bool {
 	return true
 }
 
+// decodeProblem is the error to answer for a JSON body of r that
+// decoding into v refused with err, in the published member names and
+// JSON's words.
+func decodeProblem(r *http.Request, err error, v any) error {
+	if errors.As(err, new(*memberError)) {
+		return err
+	}
+	if msg, ok := jsonwords.Problem(err, publishedBody(r), v); ok {
+		return errors.New(msg)
+	}
+	return errors.New("malformed JSON")
+}
+
 func readJSON(r *http.Request, v any) error {
 	if ct := r.Header.Get("Content-Type"); ct != "" {
 		mt, _, err := mime.ParseMediaType(ct)
@@ -265,23 +279,7 @@ func readJSON(r *http.Request, v any) error {
 	}
 	dec := json.NewDecoder(io.LimitReader(r.Body, maxJSONBody+1))
 	if err := dec.Decode(v); err != nil {
-		var syn *json.SyntaxError
-		var typ *json.UnmarshalTypeError
-		switch {
-		case errors.Is(err, io.EOF):
-			return errors.New("request body is empty")
-		case errors.As(err, &syn):
-			return fmt.Errorf("malformed JSON at byte %d: %v", syn.Offset, err)
-		case errors.As(err, &typ):
-			if typ.Field != "" {
-				return fmt.Errorf("member %q must be %s, not %s", typ.Field, jsonKind(typ.Type), typ.Value)
-			}
-			return fmt.Errorf("body must be %s (%s), not %s", jsonKind(typ.Type), publishedBody(r), typ.Value)
-		case errors.As(err, new(*memberError)):
-			return err
-		default:
-			return fmt.Errorf("malformed JSON: %v", err)
-		}
+		return decodeProblem(r, err, v)
 	}
 	if dec.More() {
 		return errors.New("malformed JSON: data after the JSON value")

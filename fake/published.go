@@ -158,6 +158,8 @@ func publishedBody(r *http.Request) string {
 		return "the subscribe request: event, name, webhook_settings, filters, integration_id, object_ids, subscriber_type"
 	case r.URL.Path == "/users/v1/check-attribute":
 		return "the check-attribute request: email, filter_value"
+	case r.URL.Path == "/oauth/token" && r.Method == http.MethodDelete:
+		return "the revoke request: token"
 	case r.URL.Path == "/oauth/token":
 		return "the token request"
 	case strings.Contains(r.URL.Path, "/chart-"):
@@ -166,32 +168,6 @@ func publishedBody(r *http.Request) string {
 		return "the page request: page, filters"
 	}
 	return "a JSON object"
-}
-
-// jsonKind says in JSON's words what a value of Go type t is written as.
-func jsonKind(t reflect.Type) string {
-	for t.Kind() == reflect.Pointer {
-		t = t.Elem()
-	}
-	switch t.Kind() {
-	case reflect.Struct, reflect.Map:
-		return "a JSON object"
-	case reflect.Slice, reflect.Array:
-		if t.Elem().Kind() == reflect.String {
-			return "an array of strings"
-		}
-		return "an array"
-	case reflect.String:
-		return "a string"
-	case reflect.Bool:
-		return "true or false"
-	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
-		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
-		return "a whole number"
-	case reflect.Float32, reflect.Float64:
-		return "a number"
-	}
-	return "a JSON value"
 }
 
 // memberError is a member's value that its own decoding refused, with a

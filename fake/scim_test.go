@@ -274,7 +274,7 @@ func TestSCIMBadInput(t *testing.T) {
 		{"email without value", "POST", "", `{` + core + `,"userName":"a@example.com","emails":[{"type":"work"}]}`, 400, "invalidValue", "emails[0].value"},
 		{"malformed JSON", "POST", "", `{"userName":`, 400, "invalidSyntax", "malformed JSON"},
 		{"array body", "POST", "", `[]`, 400, "invalidSyntax", "JSON object"},
-		{"wrong type", "POST", "", `{` + core + `,"userName":"a@example.com","active":"yes"}`, 400, "invalidSyntax", "active must be bool"},
+		{"wrong type", "POST", "", `{` + core + `,"userName":"a@example.com","active":"yes"}`, 400, "invalidSyntax", "active must be true or false"},
 		{"duplicate", "POST", "", `{` + core + `,"userName":"X@EXAMPLE.COM"}`, 409, "uniqueness", "already taken"},
 		{"unknown id", "GET", "/nope", "", 404, "", `"nope" not found`},
 		{"put unknown id", "PUT", "/nope", `{` + core + `,"userName":"a@example.com"}`, 404, "", "not found"},

@@ -247,6 +247,8 @@ type receiver struct {
 
 	mu    sync.Mutex
 	fresh map[net.Conn]bool // connections on which no request has arrived yet
+
+	connState func(net.Conn, http.ConnState) // receiverConnState when started
 }
 
 // track records the connections on which no request has arrived yet.
@@ -256,11 +258,14 @@ type receiver struct {
 // them instead.
 func (rc *receiver) track(c net.Conn, st http.ConnState) {
 	rc.mu.Lock()
-	defer rc.mu.Unlock()
 	if st == http.StateNew {
 		rc.fresh[c] = true
 	} else {
 		delete(rc.fresh, c)
+	}
+	rc.mu.Unlock()
+	if rc.connState != nil {
+		rc.connState(c, st)
 	}
 }
 
@@ -284,7 +289,7 @@ const forwardTimeout = 30 * time.Second
 // segment is not the secret. The server applies lim, as the events
 // package documentation advises.
 func startReceiver(ln net.Listener, path string, secret events.Secret, forward string, lim serverLimits, routes *events.Routes, out chan<- received) *receiver {
-	rc := &receiver{forward: forward, client: &http.Client{Timeout: forwardTimeout}, out: out, done: make(chan struct{}),
+	rc := &receiver{forward: forward, client: &http.Client{Timeout: forwardTimeout}, out: out, done: make(chan struct{}), connState: receiverConnState,
 		fresh: map[net.Conn]bool{}}
 	mux := http.NewServeMux()
 	mux.Handle(strings.TrimSuffix(path, "/")+"/", &events.Handler{Deliver: rc.deliver, Secrets: events.NewSecretSet(secret), Routes: routes})
@@ -303,6 +308,12 @@ func startReceiver(ln net.Listener, path string, secret events.Secret, forward s
 	go rc.srv.Serve(netutil.LimitListener(ln, lim.maxConns))
 	return rc
 }
+
+// receiverConnState, when set (by tests only, before the command runs), is
+// called by the receiver's http.Server.ConnState (track) after its own
+// bookkeeping: it sees each connection the server accepts and each one it
+// closes. A receiver keeps the hook it was started with.
+var receiverConnState func(net.Conn, http.ConnState)
 
 func (rc *receiver) deliver(ctx context.Context, d *events.Delivery) error {
 	r := received{Delivery: d}

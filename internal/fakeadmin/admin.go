@@ -10,9 +10,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/fakehttp"
-	"io"
 	"mime"
 	"net"
 	"net/http"
@@ -21,6 +18,10 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/jsonwords"
 )
 
 // adminOpenAPI is the OpenAPI 3 description of the admin API, served at
@@ -551,10 +552,21 @@ func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
 		err = a.Fake().ApplySeed(s)
 	}
 	if err != nil {
-		writeError(w, http.StatusBadRequest, "invalid_seed", "%s", err.Error())
+		writeError(w, http.StatusBadRequest, "invalid_seed", "%s", seedProblem(err))
 		return
 	}
 	w.WriteHeader(http.StatusNoContent)
+}
+
+// seedProblem says what is wrong with a seed that ParseSeed or ApplySeed
+// refused, without the Go package prefixes their errors carry for Go
+// callers ("fake: seed: ", "fake: AddUser: ").
+func seedProblem(err error) string {
+	if msg, ok := jsonwords.Problem(err, "a seed: integrations, objects, users, reports", &fake.Seed{}); ok {
+		return "seed: " + msg
+	}
+	msg := strings.TrimPrefix(err.Error(), "fake: ")
+	return strings.ReplaceAll(msg, "fake: AddUser: ", "")
 }
 
 // readStrictJSON reads an admin body, refusing unknown members so that a
@@ -563,10 +575,10 @@ func readStrictJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body) // capped at maxJSONBody by ServeHTTP
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if errors.Is(err, io.EOF) {
-			return errors.New("request body is empty")
+		if msg, ok := jsonwords.Problem(err, "", v); ok {
+			return errors.New(msg)
 		}
-		return fmt.Errorf("malformed JSON: %v", err)
+		return errors.New("malformed JSON")
 	}
 	return nil
 }
