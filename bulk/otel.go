@@ -42,8 +42,8 @@ func (s *Service) endWait(ctx context.Context, span trace.Span, e *Execution, er
 	if e != nil {
 		span.SetAttributes(attribute.String(attrState, string(e.Status)),
 			attribute.Int64("partner.bulk.error_count", e.ErrorCount))
-		if e.Done() {
-			s.t.AddRecordsLoaded(ctx, e.SuccessCount)
+		if e.Done() && e.SuccessCount > 0 {
+			s.records.Add(ctx, e.SuccessCount)
 		}
 	}
 	core.EndSpan(span, err)

@@ -66,6 +66,8 @@
 package bulk
 
 import (
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/partnerapi/partner-go/core"
 )
 
@@ -73,9 +75,16 @@ import (
 // A partner.Client has one as its Bulk field; New builds one over any
 // core.Client.
 type Service struct {
-	t *core.Client
+	t       *core.Client
+	records metric.Int64Counter // records completed executions created or updated
 }
 
 // New returns a Service that sends its requests through p, which
 // authorizes them (core.Config.Tokens).
-func New(p *core.Client) *Service { return &Service{t: p} }
+func New(p *core.Client) *Service {
+	// The API returns a working no-op instrument beside any error (a bad
+	// name or unit), which would be the SDK's own fault: ignored.
+	records, _ := p.Meter().Int64Counter("partner.bulk.records_loaded", metric.WithUnit("{record}"),
+		metric.WithDescription("Records a bulk execution created or updated, counted when a wait sees it complete."))
+	return &Service{t: p, records: records}
+}

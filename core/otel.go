@@ -54,8 +54,6 @@ const (
 	metricTokenFetches    = "partner.client.token.fetches"
 	metricTokenFailures   = "partner.client.token.failures"
 	metricRetryBudget     = "partner.client.retry_budget.remaining"
-	metricRowsExported    = "partner.reports.rows_exported"
-	metricRecordsLoaded   = "partner.bulk.records_loaded"
 )
 
 // outcomeUnknownText is the status description of a span whose write may
@@ -71,8 +69,7 @@ type telemetry struct {
 	retries  metric.Int64Counter
 	fetches  metric.Int64Counter
 	failures metric.Int64Counter
-	rows     metric.Int64Counter
-	records  metric.Int64Counter
+	meter    metric.Meter
 }
 
 // newTelemetry builds the instruments of cfg's providers (the global ones
@@ -86,7 +83,7 @@ func newTelemetry(cfg *Config, budget *retryBudget) *telemetry {
 		mp = otel.GetMeterProvider()
 	}
 	m := mp.Meter(scopeName)
-	t := &telemetry{tracer: tp.Tracer(scopeName), prop: otel.GetTextMapPropagator()}
+	t := &telemetry{tracer: tp.Tracer(scopeName), prop: otel.GetTextMapPropagator(), meter: m}
 	// The API returns a working no-op instrument beside any error (a bad
 	// name or unit), which would be the SDK's own fault: ignored.
 	t.duration, _ = m.Float64Histogram(metricRequestDuration, metric.WithUnit("s"),
@@ -98,10 +95,6 @@ func newTelemetry(cfg *Config, budget *retryBudget) *telemetry {
 		metric.WithDescription("Access token fetches and refreshes."))
 	t.failures, _ = m.Int64Counter(metricTokenFailures, metric.WithUnit("{fetch}"),
 		metric.WithDescription("Access token fetches and refreshes that failed."))
-	t.rows, _ = m.Int64Counter(metricRowsExported, metric.WithUnit("{row}"),
-		metric.WithDescription("Report rows yielded by exports."))
-	t.records, _ = m.Int64Counter(metricRecordsLoaded, metric.WithUnit("{record}"),
-		metric.WithDescription("Records a bulk execution created or updated, counted when a wait sees it complete."))
 	if budget != nil {
 		observeBudget(m, budget)
 	}
@@ -340,19 +333,10 @@ func (c *Client) CountTokenFetch(ctx context.Context, kind string, err error) {
 	}
 }
 
-// AddRowsExported counts n report rows an export yielded.
-func (c *Client) AddRowsExported(ctx context.Context, n int64) {
-	if n > 0 {
-		c.tel.rows.Add(ctx, n)
-	}
-}
-
-// AddRecordsLoaded counts n records a bulk execution created or updated.
-func (c *Client) AddRecordsLoaded(ctx context.Context, n int64) {
-	if n > 0 {
-		c.tel.records.Add(ctx, n)
-	}
-}
+// Meter returns the meter of the client's metrics (Config.MeterProvider,
+// the global provider when it was not set), for an area's own
+// instruments.
+func (c *Client) Meter() metric.Meter { return c.tel.meter }
 
 // TracerProvider returns the provider the client's spans go to:
 // Config.TracerProvider, nil when it was not set (the global provider).

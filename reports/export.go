@@ -79,7 +79,7 @@ type ExportOptions struct {
 // fails is yielded as a *ViewError, as WaitView returns it.
 func (s *Service) Export(ctx context.Context, reportID int64, opts ExportOptions) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		ctx, tr := startExportTrace(ctx, s.t, "reports.Export", attribute.Int64(attrReportID, reportID))
+		ctx, tr := s.startExportTrace(ctx, "reports.Export", attribute.Int64(attrReportID, reportID))
 		defer tr.end(ctx)
 		viewID, err := s.exportedView(ctx, reportID, opts)
 		if viewID != 0 {
@@ -184,7 +184,7 @@ func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptio
 	}
 	fetch = fromPage(cp.NextPage, size, fetch)
 	return func(yield func(Row, error) bool) {
-		ctx, tr := startExportTrace(ctx, s.t, "reports.ExportView", attribute.Int64(attrViewID, viewID))
+		ctx, tr := s.startExportTrace(ctx, "reports.ExportView", attribute.Int64(attrViewID, viewID))
 		tr.limit, tr.parent, tr.reads = limit, parent, true
 		defer tr.end(ctx)
 		for r, err := range checkpointRows(ctx, cp, opts, tr.count(export.Pages(ctx, size, limit, budget, fetch, &tr.stats))) {

@@ -5,6 +5,7 @@ import (
 	"iter"
 
 	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/partnerapi/partner-go/core"
@@ -28,7 +29,7 @@ const (
 // the engine reports of the pages in flight, and the rows counted in the
 // rows-exported metric.
 type exportTrace struct {
-	t           *core.Client
+	counted     metric.Int64Counter // the rows-exported metric
 	span        trace.Span
 	pages, rows int64
 	limit       int          // cap on page requests in flight, 0 until the pages are read
@@ -39,9 +40,9 @@ type exportTrace struct {
 }
 
 // startExportTrace starts the span "partner." + op of an export.
-func startExportTrace(ctx context.Context, t *core.Client, op string, attrs ...attribute.KeyValue) (context.Context, *exportTrace) {
-	ctx, span := t.StartSpan(ctx, op, attrs...)
-	return ctx, &exportTrace{t: t, span: span}
+func (s *Service) startExportTrace(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, *exportTrace) {
+	ctx, span := s.t.StartSpan(ctx, op, attrs...)
+	return ctx, &exportTrace{counted: s.rows, span: span}
 }
 
 // count counts the pages of seq.
@@ -73,8 +74,8 @@ func (e *exportTrace) row(err error) {
 // that reads the pages counts its rows in the rows-exported metric and
 // tells its parent (Export) its facts.
 func (e *exportTrace) end(ctx context.Context) {
-	if e.reads {
-		e.t.AddRowsExported(ctx, e.rows)
+	if e.reads && e.rows > 0 {
+		e.counted.Add(ctx, e.rows)
 	}
 	if e.parent != nil {
 		e.parent.pages, e.parent.limit, e.parent.stats = e.pages, e.limit, e.stats

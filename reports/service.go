@@ -19,6 +19,8 @@ import (
 	"net/http"
 	"time"
 
+	"go.opentelemetry.io/otel/metric"
+
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
 )
@@ -27,12 +29,19 @@ import (
 // A partner.Client has one as its Reports field; New builds one over any
 // core.Client.
 type Service struct {
-	t *core.Client
+	t    *core.Client
+	rows metric.Int64Counter // rows yielded by exports
 }
 
 // New returns a Service that sends its requests through p, which
 // authorizes them (core.Config.Tokens).
-func New(p *core.Client) *Service { return &Service{t: p} }
+func New(p *core.Client) *Service {
+	// The API returns a working no-op instrument beside any error (a bad
+	// name or unit), which would be the SDK's own fault: ignored.
+	rows, _ := p.Meter().Int64Counter("partner.reports.rows_exported", metric.WithUnit("{row}"),
+		metric.WithDescription("Report rows yielded by exports."))
+	return &Service{t: p, rows: rows}
+}
 
 // Paging limits of the interface.
 const (
