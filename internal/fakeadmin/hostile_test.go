@@ -23,7 +23,7 @@ func subscribe(t *testing.T, base, token, callback string) (int, string) {
 
 // TestCallbackCannotReachAdminAPI: a client with a token but no admin
 // rights subscribes with a callback at the fake's own admin API
-// (issue 24 #15): the subscription is refused with 400 naming the
+// (a delivery turned against the fake): the subscription is refused with 400 naming the
 // reason, an update fires no delivery to it, and the client's token
 // still works afterwards.
 func TestCallbackCannotReachAdminAPI(t *testing.T) {
@@ -93,7 +93,7 @@ func TestDeliveryToOwnListenerRefused(t *testing.T) {
 // TestAdminRefusesBrowsersAndDeliveries: requests a web page could send
 // (another Host through DNS rebinding, another Origin, a form or text
 // body) and requests with the fake's delivery User-Agent are refused
-// before they change anything (issue 24 #16); the fake's own routes are
+// before they change anything (CSRF, DNS rebinding); the fake's own routes are
 // not affected.
 func TestAdminRefusesBrowsersAndDeliveries(t *testing.T) {
 	a, base := adminServer(t, func() *fake.Fake { return fake.New() })
