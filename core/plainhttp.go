@@ -15,7 +15,7 @@ import (
 )
 
 // TowardLoopback reports whether the base URL's host is a loopback
-// address (IsLoopback): a fake on this machine, where the interface's
+// address (urlrule.IsLoopback): a fake on this machine, where the interface's
 // stand-in words are the fake's own rather than a deployment's.
 func (c *Client) TowardLoopback() bool {
 	return c.cfg.BaseURL != nil && urlrule.IsLoopback(c.cfg.BaseURL.Hostname())
@@ -26,7 +26,7 @@ func (c *Client) TowardLoopback() bool {
 func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
 
 // checkScheme refuses a URL the plain-http rule refuses
-// (PlainHTTPRefused). what names the URL in the error ("upload URL").
+// (urlrule.PlainHTTPRefused). what names the URL in the error ("upload URL").
 func (c *Client) checkScheme(what string, u *url.URL) error {
 	if urlrule.PlainHTTPRefused(u, c.cfg.AllowInsecureHTTP) {
 		return fmt.Errorf("partner: %s to %s is plain http; refused unless insecure HTTP is allowed", what, u.Host)

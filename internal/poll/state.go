@@ -63,7 +63,7 @@ func Wait[S any](ctx context.Context, opts Options, w Waiter[S]) (S, error) {
 }
 
 // Unfinished returns the error of a wait that ctx ended with the last state
-// read noted in it (format and args, as core.Wrap takes them), so that a
+// read noted in it (format and args, as errs.Wrap takes them), so that a
 // "context deadline exceeded" says what was still being waited for. Any
 // other error, and nil, is returned as it is; errors.Is still sees the
 // context's error.
