@@ -109,14 +109,6 @@ func (p RetryPolicy) withDefaults() RetryPolicy {
 	return p
 }
 
-// orDefaultString returns v, or def when v is empty.
-func orDefaultString(v, def string) string {
-	if v == "" {
-		return def
-	}
-	return v
-}
-
 // orDefault returns v, or def when v is zero (or negative, which no
 // setting means).
 func orDefault[T int | int64 | time.Duration](v, def T) T {

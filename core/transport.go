@@ -30,6 +30,7 @@ package core
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"encoding/json"
 	"errors"
@@ -187,7 +188,7 @@ func New(cfg Config) *Client {
 	}
 	c := &Client{cfg: cfg, budget: newRetryBudget(cfg.Retry), secrets: secrets}
 	if !cfg.NoRequestID {
-		c.reqIDHeader = http.CanonicalHeaderKey(orDefaultString(cfg.RequestIDHeader, DefaultRequestIDHeader))
+		c.reqIDHeader = http.CanonicalHeaderKey(cmp.Or(cfg.RequestIDHeader, DefaultRequestIDHeader))
 	}
 	c.tel = newTelemetry(&cfg, c.budget)
 	c.rc = &retryablehttp.Client{
