@@ -14,7 +14,7 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -195,28 +195,17 @@ func (e *attemptTimeoutError) Temporary() bool { return true }
 // attemptTimer bounds the current attempt of a call with an
 // AttemptTimeout: it cancels the attempt's context when the time is up.
 type attemptTimer struct {
-	mu       sync.Mutex
 	t        *time.Timer
 	cancel   context.CancelFunc
-	timedOut bool
+	timedOut atomic.Bool
 }
 
 // stop stops the timer; the attempt's context stays alive until its body
-// is closed (release).
-func (a *attemptTimer) stop() {
-	a.mu.Lock()
-	if a.t != nil {
-		a.t.Stop()
-	}
-	a.mu.Unlock()
-}
+// is closed (attemptBody.Close).
+func (a *attemptTimer) stop() { a.t.Stop() }
 
 // expired reports whether the attempt ran out of time.
-func (a *attemptTimer) expired() bool {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	return a.timedOut
-}
+func (a *attemptTimer) expired() bool { return a.timedOut.Load() }
 
 // roundTrip sends req through rt, bounded by its call's AttemptTimeout
 // when it has one.
@@ -228,9 +217,7 @@ func roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) 
 	ctx, cancel := context.WithCancel(req.Context())
 	a := &attemptTimer{cancel: cancel}
 	a.t = time.AfterFunc(st.opts.AttemptTimeout, func() {
-		a.mu.Lock()
-		a.timedOut = true
-		a.mu.Unlock()
+		a.timedOut.Store(true)
 		cancel()
 	})
 	st.timer = a
