@@ -221,7 +221,7 @@ func reachable(addr net.Addr) string {
 }
 
 // onThisMachine reports whether the service at base runs on this
-// machine, by the SDK's plain-http rule (core.IsLoopback): "localhost"
+// machine, by the SDK's plain-http rule (urlrule.IsLoopback): "localhost"
 // in any case, or a loopback address.
 func onThisMachine(base *url.URL) bool { return urlrule.IsLoopback(base.Hostname()) }
 
