@@ -18,10 +18,9 @@ import (
 
 // bulkLoadFlags are the flags of bulk load.
 type bulkLoadFlags struct {
-	integration, format, errorsOut string
-	opportunities, wait, failOnErr bool
-	force                          bool
-	maxErrors                      int
+	integration, format string
+	opportunities       bool
+	followFlags
 }
 
 func (a *app) bulkLoadCmd() *cobra.Command {
@@ -145,7 +144,7 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 	if !fl.wait {
 		return nil
 	}
-	ff := followFlags{wait: true, errorsOut: fl.errorsOut, force: fl.force, maxErrors: fl.maxErrors, failOnErr: fl.failOnErr}
+	ff := fl.followFlags
 	if format == bulk.CSV {
 		ff.order = csvHeader(path)
 	}

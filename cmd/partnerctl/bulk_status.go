@@ -24,9 +24,8 @@ const reasonsShown = 3
 
 // bulkStatusFlags are the flags of bulk status.
 type bulkStatusFlags struct {
-	integration, errorsOut string
-	wait, failOnErr, force bool
-	maxErrors              int
+	integration string
+	followFlags
 }
 
 func (a *app) bulkStatusCmd() *cobra.Command {
@@ -61,8 +60,8 @@ usage error; 130 when Ctrl-C ended the wait (the execution goes on).`,
 			if err := checkOutputPath("--errors-out", fl.errorsOut, fl.force); err != nil {
 				return err
 			}
-			ff := followFlags{wait: fl.wait || fl.errorsOut != "" || fl.failOnErr, errorsOut: fl.errorsOut, force: fl.force,
-				maxErrors: fl.maxErrors, failOnErr: fl.failOnErr}
+			ff := fl.followFlags
+			ff.wait = ff.wait || ff.errorsOut != "" || ff.failOnErr
 			ack := &bulk.Ack{IntegrationID: fl.integration, ExecutionID: args[0]}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
 				return followExecution(ctx, cmd.OutOrStdout(), c, ack, ff)
@@ -81,12 +80,12 @@ usage error; 130 when Ctrl-C ended the wait (the execution goes on).`,
 
 // followFlags say how to follow an execution.
 type followFlags struct {
-	wait      bool   // until it completes; else one status read
-	errorsOut string // file for the failed rows, or ""
-	force     bool   // errorsOut may replace a file
-	maxErrors int    // failed rows to fetch for errorsOut
-	failOnErr bool   // any failed row is a failure
-	order     []string
+	wait      bool     // until it completes; else one status read
+	errorsOut string   // file for the failed rows, or ""
+	force     bool     // errorsOut may replace a file
+	maxErrors int      // failed rows to fetch for errorsOut
+	failOnErr bool     // any failed row is a failure
+	order     []string // the loaded CSV file's columns, for errorsOut
 }
 
 // statusParams are the status reads' parameters: the failed rows are

@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync"
 	"time"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/net/netutil"
@@ -360,9 +361,10 @@ func (rc *receiver) stop(ctx context.Context) error {
 
 // printDelivery writes a delivery as one line of JSON: its kind and
 // subscriber (as its path names them) and its body as it was received,
-// compacted. On a terminal, what JSON lets through raw (C1 controls,
-// bidirectional overrides) is escaped by termSafe, as \u009b, which is
-// the same JSON.
+// compacted. On a terminal, what JSON lets through raw and a terminal
+// acts on (DEL, C1 controls, bidirectional overrides; see unsafeRune) is
+// written as a JSON escape (\u007f, \u009b), which is the same JSON, and
+// invalid UTF-8 as \ufffd, as a JSON decoder reads it.
 func printDelivery(w io.Writer, d *events.Delivery, tty bool) error {
 	b, err := json.Marshal(struct {
 		Event        events.Kind     `json:"event"`
@@ -374,10 +376,28 @@ func printDelivery(w io.Writer, d *events.Delivery, tty bool) error {
 	}
 	line := string(b) + "\n"
 	if tty {
-		line = termSafe(line)
+		line = jsonTermSafe(line)
 	}
 	_, err = io.WriteString(w, line)
 	return err
+}
+
+// jsonTermSafe returns the JSON text s with each rune a terminal acts on
+// written as a JSON \u escape, and each byte of invalid UTF-8 as \ufffd.
+// (termSafe's Go escapes, such as \x7f, are not JSON.)
+func jsonTermSafe(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, unsafeRune) {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range s {
+		if unsafeRune(r) || r == utf8.RuneError {
+			fmt.Fprintf(&b, "\\u%04x", r)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // hookPath is the path of the callback URL when listen makes it itself

@@ -35,7 +35,8 @@ func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *p
 	return a.newBar(newBarWriter(w), label, total, bytes)
 }
 
-// newBar returns a progress bar drawn by cw.
+// newBar returns a progress bar drawn by cw. The label (a file's name)
+// goes through termSafe.
 func (a *app) newBar(cw *barWriter, label string, total int64, bytes bool) *progress {
 	// The caller decided cw draws on a terminal: refresh as on one.
 	pr := &progress{p: mpb.New(mpb.WithConsoleWriter(cw), mpb.WithAutoRefresh())}
@@ -71,7 +72,7 @@ func (a *app) newBar(cw *barWriter, label string, total int64, bytes bool) *prog
 	// its own (it would ignore every later SetTotal, and Done would wait
 	// for a count that may never come); Done completes it.
 	pr.bar = pr.p.New(0, mpb.BarStyle(),
-		mpb.PrependDecorators(decor.Name(label+" ", decor.WCSyncSpaceR), count),
+		mpb.PrependDecorators(decor.Name(termSafe(label)+" ", decor.WCSyncSpaceR), count),
 		mpb.AppendDecorators(
 			decor.Any(func(s decor.Statistics) string {
 				if !known() {

@@ -66,6 +66,14 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("rate at 100%%: %q", out)
 	}
 
+	// A file's name that drives a terminal is shown escaped.
+	buf.Reset()
+	p = a.newProgress(&buf, "upload "+hostile+".csv", 10, true)
+	p.Done(nil)
+	if out := buf.String(); strings.Contains(out, "\x1b]0;") || strings.ContainsAny(out, "\a\u202e\u009b") || !strings.Contains(out, `\x1b]0;pwned`) {
+		t.Errorf("label with terminal controls drawn as %q", out)
+	}
+
 	off := (&app{isTerminal: func(io.Writer) bool { return false }}).newProgress(&buf, "x", 1, true)
 	if off != nil {
 		t.Fatal("a bar off a terminal")

@@ -128,19 +128,21 @@ func (e *exportFile) Write(p []byte) (int, error) {
 }
 
 // save keeps cp and the partial file's length (all written before cp)
-// in the checkpoint file, replaced whole.
+// in the checkpoint file, replaced whole. e.state stays what the file
+// holds: a save that fails leaves both at the checkpoint before.
 func (e *exportFile) save(cp reports.Checkpoint) {
 	if cp.Rows == 0 {
 		return
 	}
-	e.state.Checkpoint, e.state.Bytes = cp, e.n
-	b, err := json.Marshal(e.state)
+	st := e.state
+	st.Checkpoint, st.Bytes = cp, e.n
+	b, err := json.Marshal(st)
 	if err != nil {
 		return
 	}
 	tmp := e.checkpoint + ".tmp"
 	if os.WriteFile(tmp, b, 0o666) == nil && os.Rename(tmp, e.checkpoint) == nil {
-		e.saved = true
+		e.state, e.saved = st, true
 	}
 }
 

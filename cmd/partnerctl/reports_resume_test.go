@@ -17,6 +17,7 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/reports"
 )
 
 // pageCutter is a middleware that, while on, sends the fake's view data
@@ -148,5 +149,33 @@ func TestReportsExportResumeRefusals(t *testing.T) {
 	}
 	if n := len(srv.Requests()); n != 0 {
 		t.Errorf("%d requests sent", n)
+	}
+}
+
+// TestExportCheckpointSaveFails: a checkpoint that cannot be saved leaves
+// the export's state at the one saved before, so that the message of a
+// stopped export names the rows the checkpoint file holds.
+func TestExportCheckpointSaveFails(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "deals.csv")
+	ef, err := openExportFile(out, 7, formatCSV, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ef.discard()
+	ef.Write([]byte("a\n1\n"))
+	ef.save(reports.Checkpoint{Rows: 1})
+	// A directory in the checkpoint's place: the next save cannot replace it.
+	if err := os.Remove(ef.checkpoint); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(filepath.Join(ef.checkpoint, "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(ef.checkpoint)
+	ef.Write([]byte("2\n"))
+	ef.save(reports.Checkpoint{Rows: 2})
+	if ef.state.Checkpoint.Rows != 1 || ef.state.Bytes != 4 || !ef.saved {
+		t.Errorf("after a failed save: rows %d, bytes %d, saved %v; want the first checkpoint (1 row, 4 bytes)",
+			ef.state.Checkpoint.Rows, ef.state.Bytes, ef.saved)
 	}
 }

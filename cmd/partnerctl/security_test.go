@@ -2,13 +2,16 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
+	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 )
@@ -203,5 +206,35 @@ func TestSecretsWithoutFlags(t *testing.T) {
 		if !strings.Contains(line, "process list") {
 			t.Errorf("--help of %s does not say it is visible to others: %q", flag, line)
 		}
+	}
+}
+
+// TestPrintDeliveryOnTerminalIsJSON: a delivery printed on a terminal has
+// what a terminal acts on escaped, and is still one valid JSON line that
+// decodes to the text received (invalid UTF-8 read as U+FFFD, as a JSON
+// decoder reads it).
+func TestPrintDeliveryOnTerminalIsJSON(t *testing.T) {
+	// As a sender writes it: C0 controls escaped, DEL, C1 and bidi raw;
+	// then a byte of invalid UTF-8.
+	name, _ := json.Marshal("a" + hostile + "\x7f")
+	body := `{"name":` + strings.TrimSuffix(string(name), `"`) + "\xffb\"}"
+	d := &events.Delivery{Event: "object.update", SubscriberID: "sub-1", Raw: json.RawMessage(body)}
+	var buf strings.Builder
+	if err := printDelivery(&buf, d, true); err != nil {
+		t.Fatal(err)
+	}
+	line := buf.String()
+	noTerminalControl(t, "delivery line", line)
+	if strings.ContainsAny(line, "\x7f") || !utf8.ValidString(line) || !strings.HasSuffix(line, "}\n") {
+		t.Fatalf("delivery line %q: want valid UTF-8 without DEL, ending in one newline", line)
+	}
+	var got struct {
+		Body struct{ Name string } `json:"body"`
+	}
+	if err := json.Unmarshal([]byte(line), &got); err != nil {
+		t.Fatalf("delivery line %q is not JSON: %v", line, err)
+	}
+	if want := "a" + strings.ToValidUTF8(hostile+"\x7f\xff", "\uFFFD") + "b"; got.Body.Name != want {
+		t.Errorf("decoded name %q, want %q", got.Body.Name, want)
 	}
 }

@@ -44,9 +44,10 @@
 //
 // The admin API under /_fake/ (inject, list, remove and clear faults,
 // advance the manual clock, read the request log and the deliveries, seed,
-// reset, health) is documented in internal/fakeadmin and at GET /_fake/openapi.json. It answers loopback clients
-// only unless -admin-remote is given, since it can read every request and
-// create state.
+// reset, health) is documented in internal/fakeadmin and at GET
+// /_fake/openapi.json. It answers loopback clients only unless
+// -admin-remote is given, since it can read every request and create
+// state.
 package main
 
 import (
@@ -209,10 +210,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if *fullSCIM {
 			opts = append(opts, fake.WithFullSCIMFilter())
 		}
-		opts = append(opts, fake.WithDeployment(fake.Deployment{EnvHeader: *envHeader, PortalWord: *portal}))
-		if *subKey != "" {
-			opts = append(opts, fake.WithDeployment(fake.Deployment{SubscriptionKey: *subKey}))
-		}
+		opts = append(opts, fake.WithDeployment(fake.Deployment{EnvHeader: *envHeader, PortalWord: *portal, SubscriptionKey: *subKey}))
 		if *scopes {
 			opts = append(opts, fake.WithScopeChecks())
 		}

@@ -99,17 +99,9 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 		auditField = objects.FieldName(portal + ".integration_status")
 	}
 	if base == "" {
-		fopts := []fake.Option{fake.WithDemoData()}
-		if envHeader != "" {
-			fopts = append(fopts, fake.WithDeployment(fake.Deployment{EnvHeader: envHeader}))
-		}
-		if portal != "" {
-			fopts = append(fopts, fake.WithDeployment(fake.Deployment{PortalWord: portal}))
-		}
-		if key := getenv("PARTNER_SUBSCRIPTION_KEY"); key != "" {
-			fopts = append(fopts, fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
-		}
-		srv := fake.NewServer(fopts...)
+		// Empty words keep the interface's own.
+		srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{
+			EnvHeader: envHeader, PortalWord: portal, SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY")}))
 		defer srv.Close()
 		base, id, secret = srv.URL, fake.DefaultClientID, fake.DefaultClientSecret
 		fmt.Fprintf(w, "started the embedded fake service at %s\n", base)
