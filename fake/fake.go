@@ -134,6 +134,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // The client registered when no WithClient option is given.
@@ -330,7 +332,7 @@ type Server struct {
 func NewServer(opts ...Option) *Server {
 	f := New(opts...)
 	ts := httptest.NewUnstartedServer(f)
-	ts.Config.MaxHeaderBytes = maxHeaderBytes
+	ts.Config.MaxHeaderBytes = fakehttp.MaxHeaderBytes
 	ts.Start()
 	f.SetURL(ts.URL)
 	return &Server{Fake: f, URL: ts.URL, ts: ts}
