@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/partnerapi/partner-go/internal/eventfilter"
 	"io"
 	"maps"
 	"net"
@@ -17,6 +16,9 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/eventfilter"
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // DeliveryPolicy says how the fake sends webhook deliveries; zero fields
@@ -472,7 +474,7 @@ func (f *Fake) postDelivery(j evJob) (int, time.Duration, error) {
 		return 0, 0, fmt.Errorf("%s: %w", j.logURL, errSelfCallback)
 	}
 	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", deliveryUserAgent)
+	req.Header.Set("User-Agent", fakehttp.DeliveryUserAgent)
 	resp, err := f.events.client.Do(req)
 	if err != nil {
 		var ue *url.Error

@@ -16,6 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // evReceiver is a webhook receiver that records what it is sent, by path.
@@ -35,6 +36,9 @@ func newEvReceiver(t *testing.T, respond func(path string, n int) int) *evReceiv
 		var body map[string]string
 		if r.Method != http.MethodPost || r.Header.Get("Content-Type") != "application/json" {
 			t.Errorf("delivery sent as %s %s", r.Method, r.Header.Get("Content-Type"))
+		}
+		if ua := r.Header.Get("User-Agent"); ua != fakehttp.DeliveryUserAgent {
+			t.Errorf("delivery User-Agent %q, want %q (the admin API refuses it)", ua, fakehttp.DeliveryUserAgent)
 		}
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			t.Errorf("delivery body: %v", err)

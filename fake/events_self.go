@@ -9,6 +9,8 @@ import (
 	"path"
 	"strings"
 	"syscall"
+
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // A subscriber's callback must never reach the fake itself: a client
@@ -18,23 +20,17 @@ import (
 // subscriber registers (400), and checks again when it delivers, on the
 // address the callback's host resolves to then (a name may resolve
 // elsewhere later): a delivery to the fake's own listener, or to a path
-// under adminPrefix on any host, is not sent and not retried.
-
-// adminPrefix is the path prefix of the admin API that cmd/partnerfake
-// serves beside the fake (internal/fakeadmin).
-const adminPrefix = "/_fake/"
-
-// deliveryUserAgent is the User-Agent of every webhook delivery; the admin
-// API refuses requests that carry it (internal/fakeadmin says it again).
-const deliveryUserAgent = "partner-fake-webhooks"
+// under /_fake/ (fakehttp.AdminPrefix) on any host, is not sent and not
+// retried.
 
 // errSelfCallback is why a delivery to the fake itself was not sent.
 var errSelfCallback = errors.New("refused: the callback reaches the fake itself")
 
-// adminPath reports whether the URL path p, once cleaned, is under adminPrefix.
+// adminPath reports whether the URL path p, once cleaned, is under
+// fakehttp.AdminPrefix.
 func adminPath(p string) bool {
 	c := path.Clean("/" + p)
-	return c+"/" == adminPrefix || strings.HasPrefix(c, adminPrefix)
+	return c+"/" == fakehttp.AdminPrefix || strings.HasPrefix(c, fakehttp.AdminPrefix)
 }
 
 // selfPort returns the port of the fake's own listener, from URL; "" when
@@ -82,7 +78,7 @@ func selfIP(ip net.IP) bool {
 // to the check at delivery time.
 func (f *Fake) checkSelfCallback(ctx context.Context, u *url.URL) error {
 	if adminPath(u.Path) {
-		return fmt.Errorf("%s: a callback must not name a path under %s", maskCallbackURL(u.String()), adminPrefix)
+		return fmt.Errorf("%s: a callback must not name a path under %s", maskCallbackURL(u.String()), fakehttp.AdminPrefix)
 	}
 	own := f.selfPort()
 	if own == "" || portOf(u) != own {

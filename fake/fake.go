@@ -134,6 +134,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // The client registered when no WithClient option is given.
@@ -193,8 +195,9 @@ type Option func(*Fake)
 
 // WithClient registers an OAuth client. Without scopes it may use every
 // area; with scopes and WithScopeChecks, only the areas named ("scim",
-// "reports", ...: see WithScopeChecks); without WithScopeChecks the scopes are ignored. Without any
-// WithClient option the fake registers DefaultClientID/DefaultClientSecret.
+// "reports", ...: see WithScopeChecks); without WithScopeChecks the
+// scopes are ignored. Without any WithClient option the fake registers
+// DefaultClientID/DefaultClientSecret.
 func WithClient(id, secret string, scopes ...string) Option {
 	return func(f *Fake) { f.auth.register(id, secret, scopes) }
 }
@@ -211,7 +214,7 @@ func WithTokenLifetime(d time.Duration) Option { return func(f *Fake) { f.lifeti
 func WithClock(c Clock) Option { return func(f *Fake) { f.clock = c } }
 
 // WithDemoData seeds the demo data set, the one cmd/partnerfake serves,
-// whose ids the Demo* constants name:
+// whose ids package fake/demo names:
 //
 //   - integrations (id: object type, bulk key field):
 //     demo.OpportunityIntegration "int-demo-opportunities": opportunity,
@@ -330,7 +333,7 @@ type Server struct {
 func NewServer(opts ...Option) *Server {
 	f := New(opts...)
 	ts := httptest.NewUnstartedServer(f)
-	ts.Config.MaxHeaderBytes = maxHeaderBytes
+	ts.Config.MaxHeaderBytes = fakehttp.MaxHeaderBytes
 	ts.Start()
 	f.SetURL(ts.URL)
 	return &Server{Fake: f, URL: ts.URL, ts: ts}

@@ -156,7 +156,7 @@ type LoggedRequest struct {
 	// Fault is the injected fault, if any: a status, "drop" or
 	// "drop-after"; "subscription-key" when the gateway check refused it;
 	// "too-large" when its headers, query or body were over the limits
-	// (maxHeaderBytes, maxQueryBytes, maxJSONBody and siblings).
+	// (fakehttp.MaxHeaderBytes, fakehttp.MaxQueryBytes, maxJSONBody and siblings).
 	Fault string
 }
 

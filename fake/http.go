@@ -71,14 +71,14 @@ func (f *Fake) requestEnv(r *http.Request) string {
 // bearer token check (authorize).
 func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http.HandlerFunc) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		rec := &statusRecorder{ResponseWriter: w}
+		rec := &fakehttp.Recorder{ResponseWriter: w}
 		entry := LoggedRequest{
 			Time:   f.clock.Now(),
 			Method: clip(r.Method, maxLoggedMethod),
 			Path:   clip(r.URL.Path, maxLoggedPath),
 			Env:    clip(f.requestEnv(r), maxLoggedEnv),
 		}
-		if len(r.URL.RawQuery) <= maxQueryBytes {
+		if len(r.URL.RawQuery) <= fakehttp.MaxQueryBytes {
 			entry.Query = clip(maskQuery(r.URL.Query()), maxLoggedQuery)
 		}
 		logged := false
@@ -188,10 +188,6 @@ func dropConnection(w http.ResponseWriter) {
 	panic(http.ErrAbortHandler)
 }
 
-// statusRecorder notes the status of an answer and turns an error answer
-// to a body cut at its cap into a 413 (fakehttp.LimitRequest).
-type statusRecorder = fakehttp.Recorder
-
 type discardWriter struct{ header http.Header }
 
 func (d *discardWriter) Header() http.Header         { return d.header }
@@ -203,10 +199,6 @@ var (
 	writeJSON  = fakehttp.WriteJSON
 	writeError = fakehttp.WriteError
 )
-
-// apiError is the error body outside the token endpoint and SCIM, whose
-// shape the interface does not show.
-type apiError = fakehttp.APIError
 
 // scimError is the RFC 7644 error body.
 type scimError struct {

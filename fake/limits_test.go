@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // TestSizeLimits: every route caps its body (413, even when the body
@@ -39,12 +40,12 @@ func TestSizeLimits(t *testing.T) {
 	if a := tf.do(t, "POST", "/oauth/token", "application/json", `{"grant_type":"`+strings.Repeat("x", maxTokenBody)+`"}`); a.status != 413 {
 		t.Fatalf("token body over its cap: %d", a.status)
 	}
-	if a := tf.do(t, "GET", "/testonly/v1/ping?q="+strings.Repeat("x", maxQueryBytes), "", "", bearer...); a.status != 414 {
+	if a := tf.do(t, "GET", "/testonly/v1/ping?q="+strings.Repeat("x", fakehttp.MaxQueryBytes), "", "", bearer...); a.status != 414 {
 		t.Fatalf("long query: %d", a.status)
 	}
 	hdr := append([]string{}, bearer...)
 	for i := range 4 {
-		hdr = append(hdr, fmt.Sprintf("X-Pad-%d", i), strings.Repeat("x", maxHeaderBytes/4))
+		hdr = append(hdr, fmt.Sprintf("X-Pad-%d", i), strings.Repeat("x", fakehttp.MaxHeaderBytes/4))
 	}
 	if a := tf.do(t, "GET", "/testonly/v1/ping", "", "", hdr...); a.status != 431 {
 		t.Fatalf("large headers: %d", a.status)

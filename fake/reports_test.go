@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // call sends one request to f with a valid token and returns the status
@@ -32,7 +34,7 @@ func call(t *testing.T, f *Fake, method, path, body string) (int, string) {
 
 // message is the message of an error body, or the body.
 func message(body string) string {
-	var e apiError
+	var e fakehttp.APIError
 	if json.Unmarshal([]byte(body), &e) == nil && e.Message != "" {
 		return e.Message
 	}

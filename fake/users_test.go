@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 func TestUsersCheckAttribute(t *testing.T) {
@@ -51,7 +52,7 @@ func TestUsersCheckAttribute(t *testing.T) {
 				}
 				return
 			}
-			var e apiError
+			var e fakehttp.APIError
 			json.Unmarshal(body, &e)
 			code, msg, _ := strings.Cut(tc.want, ": ")
 			if e.Error != code || !strings.Contains(e.Message, msg) {

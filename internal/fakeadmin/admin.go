@@ -30,10 +30,6 @@ import (
 //go:embed openapi.json
 var adminOpenAPI []byte
 
-// adminPrefix is the path prefix of the admin API that Admin serves. No
-// route of the service's interface starts with it.
-const adminPrefix = "/_fake/"
-
 // Size limits of the admin routes' bodies (413 beyond them), those of the
 // fake's JSON routes; a seed may be larger.
 const (
@@ -41,11 +37,7 @@ const (
 	maxSeedBody = 64 << 20
 )
 
-// deliveryUserAgent is the User-Agent of the fake's webhook deliveries;
-// the admin API refuses requests that carry it.
-const deliveryUserAgent = "partner-fake-webhooks"
-
-// Admin serves a Fake together with an HTTP admin API under adminPrefix,
+// Admin serves a Fake together with an HTTP admin API under /_fake/,
 // so that tests written in any language can drive the fake the way Go
 // tests drive its methods. cmd/partnerfake serves one; a Go program can
 // mount one too:
@@ -54,7 +46,7 @@ const deliveryUserAgent = "partner-fake-webhooks"
 //	defer a.Close()
 //	http.ListenAndServe("127.0.0.1:8080", a)
 //
-// Requests outside adminPrefix go to the current Fake. The admin routes
+// Requests outside /_fake/ go to the current Fake. The admin routes
 // mirror the Go API; bodies and answers are JSON:
 //
 //	GET    /_fake/health               {"status": "ok", "now": "<fake clock>"}
@@ -161,9 +153,9 @@ func (a *Admin) Reset() {
 // Close closes the served fake.
 func (a *Admin) Close() { a.Fake().Close() }
 
-// ServeHTTP serves the admin API under adminPrefix and the fake elsewhere.
+// ServeHTTP serves the admin API under /_fake/ and the fake elsewhere.
 func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if !strings.HasPrefix(r.URL.Path, adminPrefix) && r.URL.Path != strings.TrimSuffix(adminPrefix, "/") {
+	if !strings.HasPrefix(r.URL.Path, fakehttp.AdminPrefix) && r.URL.Path != strings.TrimSuffix(fakehttp.AdminPrefix, "/") {
 		a.Fake().ServeHTTP(w, r)
 		return
 	}
@@ -172,7 +164,7 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	limit := int64(maxJSONBody)
-	if r.URL.Path == adminPrefix+"seed" {
+	if r.URL.Path == fakehttp.AdminPrefix+"seed" {
 		limit = maxSeedBody
 	}
 	rec := &fakehttp.Recorder{ResponseWriter: w}
@@ -203,7 +195,7 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 //     is refused, so that a subscriber's callback never reaches an admin
 //     route whatever address it went through.
 func (a *Admin) refuseBrowserOrDelivery(r *http.Request) (status int, code, msg string) {
-	if r.Header.Get("User-Agent") == deliveryUserAgent {
+	if r.Header.Get("User-Agent") == fakehttp.DeliveryUserAgent {
 		return http.StatusForbidden, "forbidden", "the admin API does not answer webhook deliveries"
 	}
 	if !a.AllowRemote && !loopbackHost(r.Host) {
@@ -257,7 +249,7 @@ type adminRoute struct {
 // routeTable lists the admin routes; openapi.json describes the same
 // set (TestAdminOpenAPIMatchesRoutes).
 func (a *Admin) routeTable() []adminRoute {
-	p := strings.TrimSuffix(adminPrefix, "/")
+	p := strings.TrimSuffix(fakehttp.AdminPrefix, "/")
 	done := func(fn func()) http.HandlerFunc {
 		return func(w http.ResponseWriter, r *http.Request) {
 			fn()
@@ -296,7 +288,7 @@ func (a *Admin) routes() {
 	for _, rt := range a.routeTable() {
 		a.mux.HandleFunc(rt.method+" "+rt.path, rt.handle)
 	}
-	a.mux.HandleFunc(adminPrefix, func(w http.ResponseWriter, r *http.Request) {
+	a.mux.HandleFunc(fakehttp.AdminPrefix, func(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusNotFound, "not_found", "no admin route %s %s", r.Method, r.URL.Path)
 	})
 }

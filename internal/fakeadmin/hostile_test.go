@@ -10,6 +10,7 @@ import (
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/fakeadmin"
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // subscribe registers a webhook subscriber for object.update with
@@ -167,5 +168,19 @@ func TestAdminAllowRemoteKeepsOriginCheck(t *testing.T) {
 	}
 	if st, body := call(t, "POST", ts.URL+"/_fake/tokens/expire", "", "Host", "fake.internal:8080", "Origin", "http://page.example"); st != 403 {
 		t.Errorf("foreign origin: %d %s, want 403", st, body)
+	}
+}
+
+// TestAdminRefusesDeliveryUserAgent: a request carrying the User-Agent of
+// the fake's webhook deliveries gets 403 from an admin route, whatever
+// address it came through; the same request without it is served.
+func TestAdminRefusesDeliveryUserAgent(t *testing.T) {
+	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+	st, body := call(t, "POST", base+"/_fake/reset", "", "User-Agent", fakehttp.DeliveryUserAgent)
+	if st != http.StatusForbidden || !strings.Contains(body, "webhook deliveries") {
+		t.Fatalf("reset with the delivery User-Agent: %d %s, want 403 naming webhook deliveries", st, body)
+	}
+	if st, body := call(t, "POST", base+"/_fake/reset", ""); st != http.StatusNoContent {
+		t.Fatalf("reset: %d %s, want 204", st, body)
 	}
 }

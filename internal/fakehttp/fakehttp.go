@@ -23,6 +23,15 @@ const (
 	MaxQueryBytes = 16 << 10
 )
 
+// AdminPrefix is the path prefix of the admin API (internal/fakeadmin)
+// that cmd/partnerfake serves beside the fake. No route of the service's
+// interface starts with it; the fake refuses a webhook callback under it.
+const AdminPrefix = "/_fake/"
+
+// DeliveryUserAgent is the User-Agent of the fake's webhook deliveries;
+// the admin API refuses requests that carry it.
+const DeliveryUserAgent = "partner-fake-webhooks"
+
 // WriteJSON answers with v encoded as JSON.
 func WriteJSON(w http.ResponseWriter, status int, v any) {
 	w.Header().Set("Content-Type", "application/json")
