@@ -51,11 +51,12 @@ func (p LoadParams) query(format Format) (url.Values, Format, error) {
 // Load sends body as the data of a load (POST /bulk/v1/bulkload): CSV
 // rows with a header row first, or a JSON array of objects, as p.Format
 // says. An XLSX workbook is never a body: Load refuses p.Format XLSX with
-// a body before sending (LoadAttachment attaches it). The body is streamed, never held in memory. A load is not
-// repeated once the server may have received it; when it must be sent
-// again (a 429, or a connection refused before anything was written) an
-// io.ReadSeeker such as an *os.File is rewound, while another reader
-// fails with ErrBodyNotReplayable. An error after which the service may
+// a body before sending (LoadAttachment attaches it). The body is
+// streamed, never held in memory. A load is not repeated once the server
+// may have received it; when it must be sent again (a 429, or a
+// connection refused before anything was written) an io.ReadSeeker such
+// as an *os.File is rewound, while another reader fails with
+// ErrBodyNotReplayable. An error after which the service may
 // have received the load is marked partner.IsOutcomeUnknown: read the
 // integration's data before loading again (see the package doc). body
 // may be nil when p.FileToken names an uploaded file.

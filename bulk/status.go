@@ -56,15 +56,10 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 		return nil, errors.New("partner: bulk: max errors must not be negative")
 	}
 	q := statusQuery{ExecutionID: executionID, StatusParams: p}
-	var e Execution
-	err := s.t.Do(ctx, &core.Request{
+	return core.DoNew[Execution](ctx, s.t, &core.Request{
 		Op:     "bulk.Status",
 		Method: http.MethodGet, Route: core.PathOf("/bulk/v1/status/{integration_id}", integrationID), Query: q,
-	}, &e)
-	if err != nil {
-		return nil, err
-	}
-	return &e, nil
+	})
 }
 
 // WaitOptions tune WaitExecution. The zero value reads the status at
@@ -161,16 +156,11 @@ func (s *Service) UploadURL(ctx context.Context, integrationID, fileName string)
 	if fileName == "" {
 		return nil, errors.New("partner: bulk: file name is required")
 	}
-	var t Ticket
-	err := s.t.Do(ctx, &core.Request{
+	return core.DoNew[Ticket](ctx, s.t, &core.Request{
 		Op:     "bulk.UploadURL",
 		Method: http.MethodGet, Route: core.PathOf("/bulk/v1/bulkload/{integration_id}/upload_url", integrationID),
 		Query: url.Values{"file_name": {fileName}},
-	}, &t)
-	if err != nil {
-		return nil, err
-	}
-	return &t, nil
+	})
 }
 
 // UploadParams choose how Upload sends a file to a ticket's signed URL.

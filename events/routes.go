@@ -1,7 +1,6 @@
 package events
 
 import (
-	"context"
 	"strings"
 	"sync"
 )
@@ -76,11 +75,4 @@ func (rs *Routes) route(path string, d *Delivery) {
 	if d.SubscriberID == "" {
 		d.SubscriberID = r.SubscriberID
 	}
-}
-
-// NewHandler returns a Handler that calls deliver, whose spans go to the
-// client's tracer provider (partner.WithTracerProvider), as the client's
-// own do; the global provider when the client has none.
-func (s *Service) NewHandler(deliver func(ctx context.Context, d *Delivery) error) *Handler {
-	return &Handler{Deliver: deliver, TracerProvider: s.t.TracerProvider()}
 }

@@ -129,10 +129,11 @@ const DefaultMaxDeliveryBytes = 1 << 20
 //
 // It first requires the last segment of the request's path to be one of
 // Secrets (SecretSet.Allows: constant-time comparisons) and answers 401
-// otherwise, before it looks at the method or reads the body. Subscribe puts the secret there (SubscribeParams.Secret). The
-// secret shows in no answer, no log record and no span: the path is
-// logged with its last segment, and any other holding 16 or more URL-safe
-// characters in a row, as "***", and the span carries no path.
+// otherwise, before it looks at the method or reads the body. Subscribe
+// puts the secret there (SubscribeParams.Secret). The secret shows in no
+// answer, no log record and no span: the path is logged with its last
+// segment, and any other holding 16 or more URL-safe characters in a row,
+// as "***", and the span carries no path.
 //
 // It accepts POST requests whose body is a JSON object of at most
 // MaxBodyBytes, decodes the delivery with ParseDelivery and calls Deliver
@@ -196,6 +197,14 @@ type Handler struct {
 	// the path it came to: Deliver finds them in Delivery.Event and
 	// Delivery.SubscriberID where the body does not carry them.
 	Routes *Routes
+}
+
+// NewHandler returns a Handler that calls deliver, whose spans go to the
+// client's tracer provider (partner.WithTracerProvider), as the client's
+// own do; the global provider when the client has none. Set its Secrets
+// (or Insecure) before serving: without them it refuses every request.
+func (s *Service) NewHandler(deliver func(ctx context.Context, d *Delivery) error) *Handler {
+	return &Handler{Deliver: deliver, TracerProvider: s.t.TracerProvider()}
 }
 
 // ServeHTTP receives one delivery.

@@ -28,13 +28,12 @@ type Checkpoint struct {
 	Rows int64 `json:"rows"`
 }
 
-// check reports what makes c unusable to go on reading view viewID (0:
-// any view).
+// check reports what makes c unusable to go on reading view viewID.
 func (c *Checkpoint) check(viewID int64) error {
 	switch {
 	case c.ViewID <= 0:
 		return fmt.Errorf("partner: reports: checkpoint: view id must be positive, got %d", c.ViewID)
-	case viewID != 0 && c.ViewID != viewID:
+	case c.ViewID != viewID:
 		return fmt.Errorf("partner: reports: checkpoint of view %d, not of view %d", c.ViewID, viewID)
 	case c.PageSize < 1 || c.PageSize > MaxPageSize:
 		return fmt.Errorf("partner: reports: checkpoint: page size must be between 1 and %d, got %d", MaxPageSize, c.PageSize)

@@ -167,9 +167,12 @@ func TestExportFromBadCheckpoint(t *testing.T) {
 			break
 		}
 	}
-	for _, err := range svc.ExportView(context.Background(), viewID+1, reports.ExportOptions{From: &reports.Checkpoint{ViewID: viewID, PageSize: 5}}) {
-		if err == nil || !strings.Contains(err.Error(), "not of view") {
-			t.Errorf("another view's checkpoint: %v", err)
+	for _, other := range []int64{viewID + 1, 0} {
+		for _, err := range svc.ExportView(context.Background(), other, reports.ExportOptions{From: &reports.Checkpoint{ViewID: viewID, PageSize: 5}}) {
+			if err == nil || !strings.Contains(err.Error(), "not of view") {
+				t.Errorf("view %d, checkpoint of view %d: %v", other, viewID, err)
+			}
+			break
 		}
 	}
 	if n := len(srv.Requests()); n != before {

@@ -51,7 +51,7 @@ type ViewDataParams struct {
 // of a report that changes meanwhile; for a consistent read of a large
 // report use Export. Reading past row 10,000 logs a warning once.
 func (s *Service) Data(ctx context.Context, reportID int64, p DataParams) iter.Seq2[Row, error] {
-	return rows(ctx, s.DataPages(ctx, reportID, p), nil)
+	return rows(ctx, s.DataPages(ctx, reportID, p))
 }
 
 // DataPages is Data page by page (POST /report/v1/{reportId}/data), with
@@ -82,7 +82,7 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, p DataParams) i
 // /report/v1/view/{viewId}/data). A view's data never changes; read it
 // once WaitView says SUCCESS.
 func (s *Service) ViewData(ctx context.Context, viewID int64, p ViewDataParams) iter.Seq2[Row, error] {
-	return rows(ctx, s.ViewDataPages(ctx, viewID, p), nil)
+	return rows(ctx, s.ViewDataPages(ctx, viewID, p))
 }
 
 // ViewDataPages is ViewData page by page (POST
@@ -129,12 +129,9 @@ func pageFetch(fetch func(ctx context.Context, n int64) (*Page, error)) paging.F
 	}
 }
 
-// rows flattens pages into rows, stopping as soon as ctx is done. When
-// progress is set, it is called after each page with the number of rows
-// yielded so far.
-func rows(ctx context.Context, seq iter.Seq2[*Page, error], progress func(rows int64)) iter.Seq2[Row, error] {
+// rows flattens pages into rows, stopping as soon as ctx is done.
+func rows(ctx context.Context, seq iter.Seq2[*Page, error]) iter.Seq2[Row, error] {
 	return func(yield func(Row, error) bool) {
-		var total int64
 		for p, err := range seq {
 			if err != nil {
 				yield(Row{}, err)
@@ -148,10 +145,6 @@ func rows(ctx context.Context, seq iter.Seq2[*Page, error], progress func(rows i
 				if !yield(r, nil) {
 					return
 				}
-			}
-			total += int64(len(p.Rows))
-			if progress != nil {
-				progress(total)
 			}
 		}
 	}

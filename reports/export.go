@@ -200,7 +200,7 @@ func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptio
 // read and decoded: its body, which the page's strings share, and its
 // rows, whose values and column lists take about 2.3 times the body for
 // rows of short values (BenchmarkDecodePage10k allocates 3.3 times the
-// body of its page).
+// body of its page). It counts 3.5 times the body: that, and a margin.
 func pageCost(size int64) int64 {
 	if size < 0 {
 		return -1

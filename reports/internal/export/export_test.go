@@ -15,8 +15,9 @@ type simView struct {
 	pages, size int64
 	latency     time.Duration
 	throttle    func(number, size int64) bool // when set and true, the answer calls Throttled first
-	// cost is what each page tells Ready it costs (0: 1), budget what
-	// the export may hold (0: 2 pages).
+	// cost is what each page tells Ready it costs (0: 1; -1: unknown,
+	// as for an answer without Content-Length), budget what the export
+	// may hold (0: 2 pages).
 	cost, budget int64
 
 	mu                    sync.Mutex
@@ -81,7 +82,11 @@ func (v *simView) fetch(ctx context.Context, number, size int64, h Hooks) (Page[
 	v.mu.Lock()
 	v.atGate++
 	v.mu.Unlock()
-	err := h.Ready(max(v.cost, 1))
+	cost := v.cost
+	if cost == 0 {
+		cost = 1
+	}
+	err := h.Ready(cost)
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	v.atGate--
@@ -140,7 +145,7 @@ func (v *simView) export(t *testing.T, limit int, settle bool) Stats {
 // many requests are in flight, an export holds at most its budget of
 // pages at once, counted in what Ready is told they cost (the page being
 // read and those ahead of it), or one page alone when a page costs more
-// than the budget. BenchmarkExportHeap measures the heap itself. Without
+// than the budget or its cost is unknown. BenchmarkExportHeap measures the heap itself. Without
 // the gate the test sees a whole window of decoded pages.
 func TestPagesBoundsHeldBytes(t *testing.T) {
 	for _, tc := range []struct {
@@ -150,7 +155,7 @@ func TestPagesBoundsHeldBytes(t *testing.T) {
 		held         int64 // most pages held at once
 	}{
 		{10, 1, 1, 2, 2}, {10, 16, 1, 2, 2}, {200, 8, 1, 2, 2}, {200, 64, 1, 2, 2}, {1000, 16, 1, 2, 2},
-		{200, 16, 3, 10, 3}, {200, 16, 5, 7, 1}, {200, 16, 10, 4, 1},
+		{200, 16, 3, 10, 3}, {200, 16, 5, 7, 1}, {200, 16, 10, 4, 1}, {200, 16, -1, 10, 1},
 	} {
 		t.Run(fmt.Sprintf("%d pages, %d in flight, %d of %d", tc.pages, tc.limit, tc.cost, tc.budget), func(t *testing.T) {
 			v := &simView{pages: tc.pages, size: 100, cost: tc.cost, budget: tc.budget}
