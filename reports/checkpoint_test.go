@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/reports"
@@ -61,7 +60,7 @@ func readyView(t *testing.T, rows int) (*fake.Server, *reports.Service, *pageLog
 // readyViewClock is readyView, with the fake's clock.
 func readyViewClock(t *testing.T, rows int) (*fake.Server, *reports.Service, *pageLog, int64, int64, *fake.ManualClock) {
 	t.Helper()
-	clock := fake.NewManualClock(time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC))
+	clock := viewClock()
 	log := &pageLog{}
 	srv, c := newClient(t, []fake.Option{fake.WithClock(clock), fake.WithMiddleware(log.middleware)})
 	id := numbered(srv, rows)
@@ -185,8 +184,7 @@ func TestExportFromBadCheckpoint(t *testing.T) {
 // checkpoint's length and continued is the whole export.
 func TestExportCSVResumes(t *testing.T) {
 	_, svc, _, reportID, _, clock := readyViewClock(t, 12)
-	// The new view gets ready as the wait reads its state.
-	wait := reports.WaitOptions{Progress: func(*reports.ViewStatus) { clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor) }}
+	wait := readyWait(clock)
 	var whole bytes.Buffer
 	if _, err := svc.ExportCSV(context.Background(), reportID, &whole, reports.ExportOptions{PageSize: 5, Wait: wait}); err != nil {
 		t.Fatal(err)

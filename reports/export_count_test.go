@@ -84,9 +84,13 @@ func (c *pageCounter) counts(rows, pageSize int64) (pages, pagesPast, probes, pr
 	return
 }
 
-func countingClient(t *testing.T) (*fake.Fake, *pageCounter, *partner.Client) {
+// countingClient starts a fake on a manual clock (see readyWait) behind a
+// pageCounter, and returns it with the counter, a client of it and the
+// clock.
+func countingClient(t *testing.T) (*fake.Fake, *pageCounter, *partner.Client, *fake.ManualClock) {
 	t.Helper()
-	f := fake.New(mocktest.ContractCheck(t))
+	clock := viewClock()
+	f := fake.New(fake.WithClock(clock), mocktest.ContractCheck(t))
 	t.Cleanup(f.Close)
 	pc := &pageCounter{h: f}
 	ts := httptest.NewServer(pc)
@@ -97,7 +101,7 @@ func countingClient(t *testing.T) (*fake.Fake, *pageCounter, *partner.Client) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f, pc, c
+	return f, pc, c, clock
 }
 
 // TestExportRequestBound counts, at the server, the requests of whole
@@ -111,10 +115,11 @@ func TestExportRequestBound(t *testing.T) {
 		for _, limit := range []int{0, 4} {
 			t.Run(fmt.Sprintf("%d rows, concurrency %d", rows, limit), func(t *testing.T) {
 				t.Parallel()
-				f, pc, c := countingClient(t)
+				f, pc, c, clock := countingClient(t)
 				id := f.AddReport(fake.Report{Name: "r", Columns: numberCols, RowCount: rows,
 					Generate: func(i int) []any { return []any{i, fmt.Sprintf("row %d", i)} }})
-				got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: pageSize, Concurrency: limit}))
+				got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: pageSize, Concurrency: limit,
+					Wait: readyWait(clock)}))
 				if len(got) != rows {
 					t.Fatalf("%d rows, want %d", len(got), rows)
 				}
@@ -154,7 +159,7 @@ func (c *pageCounter) total() int {
 // every row, sending that one request more than an export without it.
 func TestExportRetriesThrottledPage(t *testing.T) {
 	t.Parallel()
-	f, pc, c := countingClient(t)
+	f, pc, c, clock := countingClient(t)
 	id := f.AddReport(fake.Report{Name: "r", Columns: numberCols, RowCount: 2000,
 		Generate: func(i int) []any { return []any{i, fmt.Sprintf("row %d", i)} }})
 	ctx := context.Background()
@@ -162,7 +167,7 @@ func TestExportRetriesThrottledPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); err != nil {
+	if _, err := c.Reports.WaitView(ctx, viewID, readyWait(clock)); err != nil {
 		t.Fatal(err)
 	}
 	f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Times: 1, Status: 429, RetryAfter: "0"})

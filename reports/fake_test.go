@@ -12,6 +12,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -310,39 +311,135 @@ func TestWaitForFailedView(t *testing.T) {
 	if st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); st == nil || st.Status != reports.ViewFailed || !errors.As(err, &verr) || verr.View.ViewID != viewID || verr.View.Status != reports.ViewFailed {
 		t.Errorf("WaitView = %+v, %v; want FAILED and a *ViewError", st, err)
 	}
-	// Export waits on the real clock of another fake.
-	srv2, c2 := newClient(t, nil)
-	id = srv2.AddReport(fake.Report{Name: "broken", Columns: numberCols, FailViews: true})
-	for _, err := range c2.Reports.Export(ctx, id, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}) {
+	// Export yields the failure of the view it waits for.
+	id = srv.AddReport(fake.Report{Name: "broken too", Columns: numberCols, FailViews: true})
+	yields := 0
+	for _, err := range c.Reports.Export(ctx, id, reports.ExportOptions{Wait: readyWait(clock)}) {
+		yields++
 		if !errors.As(err, &verr) || verr.View.Status != reports.ViewFailed {
 			t.Errorf("Export of a failing report: %v", err)
 		}
 	}
+	if yields != 1 {
+		t.Errorf("Export of a failing report yielded %d times, want once (its error)", yields)
+	}
 }
 
+// TestExportKeepsOrderWithPagesArrivingOutOfOrder: whatever order the
+// page answers come in, the rows come in order. With a cap above 1 the
+// answer to page 0 comes after two others (firstPageLast), which the
+// export sends before its first answer: page 1 and a probe. The view has
+// 25 pages, more than 16 in flight.
 func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
 	t.Parallel()
-	srv, c := newClient(t, nil)
-	id := numbered(srv, 25_000)
-	// 16 in flight is more than the pages ExportView decodes at once.
+	const rows, size = 2500, 100
+	clock := viewClock()
+	var hold firstPageLast
+	srv, c := newClient(t, []fake.Option{fake.WithClock(clock), fake.WithMiddleware(hold.middleware)})
+	id := numbered(srv, rows)
 	for _, concurrency := range []int{1, 4, 16} {
 		t.Run(fmt.Sprint(concurrency), func(t *testing.T) {
-			// The first page answers last.
-			srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Latency: 50 * time.Millisecond, Times: 1})
+			after := 0 // a cap of 1 sends one request at a time
+			if concurrency > 1 {
+				after = 2
+			}
+			hold.set(t, after)
 			var progress []int64
 			got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{
-				PageSize: 1000, Concurrency: concurrency,
-				Wait:     reports.WaitOptions{Interval: 10 * time.Millisecond},
+				PageSize: size, Concurrency: concurrency, Wait: readyWait(clock),
 				Progress: func(n int64) { progress = append(progress, n) },
 			}))
-			if !slices.Equal(got, seq(25_000)) {
-				t.Fatalf("export read %d rows, not 0..24999 in order", len(got))
+			if !slices.Equal(got, seq(rows)) {
+				t.Fatalf("export read %d rows, not 0..%d in order", len(got), rows-1)
 			}
-			if len(progress) != 25 || progress[0] != 1000 || progress[24] != 25_000 {
+			if len(progress) != rows/size || progress[0] != size || progress[len(progress)-1] != rows {
 				t.Errorf("progress %v", progress)
+			}
+			if n := hold.overtaken(); n < after {
+				t.Errorf("%d answers before page 0's, want at least %d", n, after)
 			}
 		})
 	}
+}
+
+// firstPageLast holds the answer to page 0 of every view until the fake
+// has answered a number of other view data requests of that view, or the
+// request is cancelled. A hold longer than 10s fails the test and lets
+// the answer go: the export did not send what was expected of it.
+type firstPageLast struct {
+	mu    sync.Mutex
+	t     *testing.T
+	after int                  // answers page 0 waits for
+	views map[string]*heldView // by view data path
+}
+
+type heldView struct {
+	answered int           // other view data requests answered
+	enough   chan struct{} // closed when answered reaches after
+	before   int           // answered when page 0's answer went
+}
+
+// set makes page 0 of the views read from now on wait for after other
+// answers, failing t on a hold too long.
+func (h *firstPageLast) set(t *testing.T, after int) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.t, h.after, h.views = t, after, map[string]*heldView{}
+}
+
+// overtaken returns the other answers of the last view read that went
+// before page 0's.
+func (h *firstPageLast) overtaken() int {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	n := -1
+	for _, v := range h.views {
+		n = v.before
+	}
+	return n
+}
+
+func (h *firstPageLast) middleware(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != "POST" || !strings.HasPrefix(r.URL.Path, "/report/v1/view/") || !strings.HasSuffix(r.URL.Path, "/data") {
+			next.ServeHTTP(w, r)
+			return
+		}
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		var req struct {
+			Page struct{ Number, Size int64 } `json:"page"`
+		}
+		json.Unmarshal(body, &req)
+		h.mu.Lock()
+		v := h.views[r.URL.Path]
+		if v == nil {
+			v = &heldView{enough: make(chan struct{})}
+			h.views[r.URL.Path] = v
+		}
+		t, after := h.t, h.after
+		h.mu.Unlock()
+		first := req.Page.Number == 0 && req.Page.Size > 1
+		if first && after > 0 {
+			select {
+			case <-v.enough:
+			case <-r.Context().Done():
+			case <-time.After(10 * time.Second):
+				t.Errorf("page 0 of %s held 10s: fewer than %d other view data requests came before it", r.URL.Path, after)
+			}
+			h.mu.Lock()
+			v.before = v.answered
+			h.mu.Unlock()
+		}
+		next.ServeHTTP(w, r)
+		if !first {
+			h.mu.Lock()
+			if v.answered++; v.answered == after {
+				close(v.enough)
+			}
+			h.mu.Unlock()
+		}
+	})
 }
 
 // hangFrom serves h, except that view data requests for page n and after
@@ -371,7 +468,8 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, how := range []string{"cancel", "break"} {
 		t.Run(how, func(t *testing.T) {
-			f := fake.New(mocktest.ContractCheck(t))
+			clock := viewClock()
+			f := fake.New(fake.WithClock(clock), mocktest.ContractCheck(t))
 			// Pages 0 to 2 answer; the pages after them hang, so only
 			// cancellation can end their requests.
 			ts := httptest.NewServer(hangFrom(f, 3))
@@ -396,7 +494,7 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 			n := 0
 			var last error
 			for _, err := range c.Reports.Export(ctx, id, reports.ExportOptions{PageSize: 500, Concurrency: 2,
-				Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}) {
+				Wait: readyWait(clock)}) {
 				if err != nil {
 					last = err
 					break
@@ -421,12 +519,13 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 
 func TestExportCSV(t *testing.T) {
 	t.Parallel()
-	srv, c := newClient(t, nil)
+	clock := viewClock()
+	srv, c := newClient(t, []fake.Option{fake.WithClock(clock)})
 	id := srv.AddReport(fake.Report{Name: "csv", Columns: []fake.Column{
 		{ID: "name", Name: "Name"}, {ID: "amount", Name: "Amount", Type: "CURRENCY"}, {ID: "ok", Name: "OK", Type: "BOOLEAN"},
 	}, Rows: [][]any{{"Acme, Inc.", 10.25, true}, {"Globex", nil, false}}})
 	var b bytes.Buffer
-	n, err := c.Reports.ExportCSV(context.Background(), id, &b, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}})
+	n, err := c.Reports.ExportCSV(context.Background(), id, &b, reports.ExportOptions{Wait: readyWait(clock)})
 	if err != nil || n != 2 {
 		t.Fatalf("ExportCSV = %d, %v", n, err)
 	}
@@ -437,7 +536,7 @@ func TestExportCSV(t *testing.T) {
 	// An empty report has no row to take a header from: nothing is written.
 	empty := numbered(srv, 0)
 	b.Reset()
-	if n, err := c.Reports.ExportCSV(context.Background(), empty, &b, reports.ExportOptions{Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}); n != 0 || err != nil || b.Len() != 0 {
+	if n, err := c.Reports.ExportCSV(context.Background(), empty, &b, reports.ExportOptions{Wait: readyWait(clock)}); n != 0 || err != nil || b.Len() != 0 {
 		t.Errorf("empty export = %d, %v, %q", n, err, b.String())
 	}
 }
@@ -487,7 +586,8 @@ func TestUnknownReportIsNotFound(t *testing.T) {
 
 func TestReportReadsAreRetried(t *testing.T) {
 	t.Parallel()
-	srv, c := newClient(t, nil)
+	clock := viewClock()
+	srv, c := newClient(t, []fake.Option{fake.WithClock(clock)})
 	id := numbered(srv, 30)
 	// Report reads are POSTs that only read: a 503 is retried.
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/*/data", Status: 503, Times: 1})
@@ -496,7 +596,7 @@ func TestReportReadsAreRetried(t *testing.T) {
 		t.Errorf("Data read %v", got)
 	}
 	got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: 10,
-		Wait: reports.WaitOptions{Interval: 10 * time.Millisecond}}))
+		Wait: readyWait(clock)}))
 	if !slices.Equal(got, seq(30)) {
 		t.Errorf("Export read %v", got)
 	}
