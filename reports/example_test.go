@@ -14,8 +14,10 @@ import (
 )
 
 // exampleClient starts a fake with a small report and returns a client.
+// The fake's views are ready at their first status read.
 func exampleClient() (*fake.Server, *partner.Client, int64) {
-	srv := fake.NewServer()
+	clock := viewClock()
+	srv := fake.NewServer(fake.WithClock(clock), readyOnStatus(clock))
 	id := srv.AddReport(fake.Report{
 		Name: "Deals",
 		Columns: []fake.Column{
