@@ -225,7 +225,7 @@ func bound(P int64) int {
 func TestPlanRequestBoundAndRounds(t *testing.T) {
 	for pages := int64(0); pages <= 600; pages++ {
 		P := max(pages, 1)
-		reqs, rounds := sim(pages*100, 100, 16)
+		reqs, _, rounds := sim(pages*100, 100, 16)
 		if reqs > bound(P) {
 			t.Errorf("%d pages: %d requests, want at most %d", pages, reqs, bound(P))
 		}
@@ -235,6 +235,33 @@ func TestPlanRequestBoundAndRounds(t *testing.T) {
 		}
 		if float64(rounds) > 1.35*float64(known)+3 {
 			t.Errorf("%d pages: %d round trips, want about %d", pages, rounds, known)
+		}
+	}
+}
+
+// TestPlanRequestBoundEverySize drives the plan round by round (sim) for
+// every view of 0 to 1100 pages (past 2^10), whose last page is full or
+// holds one row (a probe of its first row then finds the view's last
+// row; a page partly full is read as a full one), at the caps of
+// TestPagesRequestBound: at most 2 page requests past the last page and
+// P + ceil(log2 P) + 2 requests in all. The probes of a cap c land on pages c·2^k, then
+// bisect: every size around them is here, which
+// reports.TestExportRequestBound samples through HTTP.
+func TestPlanRequestBoundEverySize(t *testing.T) {
+	const size = 10
+	for _, limit := range []int{1, 4, 16, 64} {
+		for pages := int64(0); pages <= 1100; pages++ {
+			P := max(pages, 1)
+			for _, rows := range []int64{pages * size, pages*size - size + 1} {
+				if pages == 0 && rows != 0 {
+					continue
+				}
+				reqs, past, _ := sim(rows, size, limit)
+				if past > speculative || reqs > bound(P) {
+					t.Errorf("%d rows in pages of %d, cap %d: %d requests, %d pages past the last; want at most %d and %d",
+						rows, size, limit, reqs, past, bound(P), speculative)
+				}
+			}
 		}
 	}
 }
