@@ -10,7 +10,9 @@ import (
 	"os/exec"
 	"runtime"
 	"runtime/metrics"
+	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -82,7 +84,8 @@ var (
 func childFake(b *testing.B) *benchEnv {
 	heapOnce.Do(func() {
 		cmd := exec.Command(os.Args[0])
-		cmd.Env = append(os.Environ(), heapFakeEnv+"=1")
+		// Without GODEBUG: a gctrace of this benchmark is the client's.
+		cmd.Env = append(slices.DeleteFunc(os.Environ(), func(kv string) bool { return strings.HasPrefix(kv, "GODEBUG=") }), heapFakeEnv+"=1")
 		cmd.Stderr = os.Stderr
 		// Never closed: the child lives as long as this process.
 		heapStdin, heapErr = cmd.StdinPipe()
