@@ -21,6 +21,7 @@ import (
 // (EOF) well before a generous deadline; the receiver's own timeouts are
 // set small.
 func TestEventsListenClosesSlowClients(t *testing.T) {
+	t.Parallel()
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
 	_, stderr, stop := listening(t, newCLI(srv), "--events", "object.update", "--read-timeout", "200ms", "--idle-timeout", "200ms")
@@ -77,6 +78,7 @@ func TestEventsListenClosesSlowClients(t *testing.T) {
 }
 
 func TestEventsListenLimitsMustBePositive(t *testing.T) {
+	t.Parallel()
 	c := &cli{env: map[string]string{}}
 	for _, flag := range []string{"--read-timeout=0s", "--idle-timeout=-1s", "--max-connections=0"} {
 		if r := c.run(t, "events", "listen", "--events", "object.update", flag); r.code != exitUsage {

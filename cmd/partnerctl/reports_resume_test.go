@@ -67,8 +67,10 @@ func (p *pageCutter) take() []int64 {
 // before the checkpoint's asked for), and leaves the file a fresh export
 // writes, with the partial file and checkpoint removed.
 func TestReportsExportResume(t *testing.T) {
+	t.Parallel()
 	cut := &pageCutter{}
-	srv := fake.NewServer(mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)) // the contract sees what the client sent
+	// The contract check, outermost, sees what the client sent.
+	srv := fake.NewServer(append([]fake.Option{mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)}, readyViews()...)...)
 	defer srv.Close()
 	const rows = 25_000
 	id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "l", Name: "Label"}},
@@ -129,6 +131,7 @@ func TestReportsExportResume(t *testing.T) {
 // lines and a stopped export to go on with; each refusal is a usage error
 // before anything is sent.
 func TestReportsExportResumeRefusals(t *testing.T) {
+	t.Parallel()
 	srv, id := reportServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -156,6 +159,7 @@ func TestReportsExportResumeRefusals(t *testing.T) {
 // the export's state at the one saved before, so that the message of a
 // stopped export names the rows the checkpoint file holds.
 func TestExportCheckpointSaveFails(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "deals.csv")
 	ef, err := openExportFile(out, 7, formatCSV, false)
 	if err != nil {
