@@ -146,10 +146,12 @@ func TestExportRequestBound(t *testing.T) {
 //
 //   - small views: empty, one row, a page short of full, full, and one
 //     row more (2 pages);
-//   - around the pages where probes land, cap·2^k with the caps 4 and 16
-//     (4 to 64 pages): one page short, exactly that many pages with a
-//     last page of one row or full, and one page more of one row (the
-//     probe of that page's first row finds the view's last row);
+//   - around the powers of two from 4 to 64 pages, where the bound's log
+//     term steps and the galloping probes of the caps 4 and 16 land (the
+//     first at the cap, each next at twice the highest page known to
+//     hold rows): one page short, exactly that many pages with a last
+//     page of one row or full, and one page more of one row (a probe of
+//     its first row finds the view's last row);
 //   - a large view of 1001 pages, at the default cap only.
 //
 // The plan behind the export is checked at every length from 0 to 1100

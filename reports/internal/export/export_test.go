@@ -267,8 +267,9 @@ func TestPlanRequestBoundAndRounds(t *testing.T) {
 // holds one row (a probe of its first row then finds the view's last
 // row; a page partly full is read as a full one), at the caps of
 // TestPagesRequestBound: at most 2 page requests past the last page and
-// P + ceil(log2 P) + 2 requests in all. The probes of a cap c land on pages c·2^k, then
-// bisect: every size around them is here, which
+// P + ceil(log2 P) + 2 requests in all. The bound's log term steps at
+// the powers of two, and the probes gallop from the cap by doubling,
+// then bisect: every length around them is here, which
 // reports.TestExportRequestBound samples through HTTP.
 func TestPlanRequestBoundEverySize(t *testing.T) {
 	const size = 10
