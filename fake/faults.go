@@ -1,7 +1,11 @@
 package fake
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"path"
 	"strings"
@@ -21,6 +25,14 @@ type Fault struct {
 	// Path matches the request path, with path.Match wildcards:
 	// "/report/v1/*/data". "" matches any.
 	Path string
+	// Page, when not nil, matches only requests whose JSON body asks for
+	// this page ({"page":{"number":N,"size":S}}, as the paged report
+	// routes read it; a body without a page asks for page 0 of 100): a
+	// fault on one request of a paged read, whichever order its requests
+	// arrive in. A body that is not such JSON matches no Page. The body
+	// is read ahead of the handler only while a fault with a Page is in
+	// force, and handed to the handler as it came.
+	Page *FaultPage
 	// Times is how many matching requests the fault applies to; 0 or less
 	// means every one until ClearFaults.
 	Times int
@@ -50,6 +62,12 @@ type Fault struct {
 	Dribble time.Duration
 }
 
+// FaultPage is a page of a paged request, for Fault.Page: page Number
+// of Size items (a one-row probe for row k is Number k, Size 1).
+type FaultPage struct {
+	Number, Size int64
+}
+
 type faultStore struct {
 	mu     sync.Mutex
 	faults []*faultState
@@ -68,6 +86,10 @@ func (f *Fake) InjectFault(ft Fault) string {
 	left := ft.Times
 	if left <= 0 {
 		left = -1
+	}
+	if ft.Page != nil {
+		p := *ft.Page
+		ft.Page = &p
 	}
 	f.faults.mu.Lock()
 	defer f.faults.mu.Unlock()
@@ -102,6 +124,10 @@ func (f *Fake) Faults() []Fault {
 	for _, ft := range f.faults.faults {
 		x := ft.Fault
 		x.Times = max(ft.left, 0)
+		if x.Page != nil {
+			p := *x.Page
+			x.Page = &p
+		}
 		out = append(out, x)
 	}
 	return out
@@ -114,7 +140,23 @@ func (f *Fake) ClearFaults() {
 	f.faults.faults = nil
 }
 
-func (s *faultStore) take(method, p string) *Fault {
+// matchesPages reports whether a fault in force matches on the page a
+// request asks for (Fault.Page), which take then needs.
+func (s *faultStore) matchesPages() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ft := range s.faults {
+		if ft.Page != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// take returns the first fault matching a request, counting it as used.
+// page is the page the request asks for; nil (not read, or no page)
+// matches no fault with a Page.
+func (s *faultStore) take(method, p string, page *FaultPage) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, ft := range s.faults {
@@ -125,6 +167,9 @@ func (s *faultStore) take(method, p string) *Fault {
 			if ok, _ := path.Match(ft.Path, p); !ok {
 				continue
 			}
+		}
+		if ft.Page != nil && (page == nil || *ft.Page != *page) {
+			continue
 		}
 		out := ft.Fault
 		if ft.left > 0 {
@@ -137,6 +182,50 @@ func (s *faultStore) take(method, p string) *Fault {
 	}
 	return nil
 }
+
+// requestPage returns the page r's JSON body asks for, as readPage reads
+// it, or nil when the body is not such JSON. It reads the body and
+// leaves r.Body giving the handler the same bytes, and the same error
+// at their end (a body over the size limit stays one).
+func requestPage(r *http.Request) *FaultPage {
+	if r.Body == nil || r.Body == http.NoBody {
+		return &FaultPage{Number: 0, Size: defaultPageSize}
+	}
+	b, err := io.ReadAll(r.Body)
+	rest := io.Reader(bytes.NewReader(b))
+	if err != nil {
+		rest = io.MultiReader(rest, errReader{err})
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{rest, r.Body}
+	if err != nil {
+		return nil
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return &FaultPage{Number: 0, Size: defaultPageSize}
+	}
+	var body struct {
+		Page *pageJSON `json:"page"`
+	}
+	if json.Unmarshal(b, &body) != nil {
+		return nil
+	}
+	switch p := body.Page; {
+	case p == nil:
+		return &FaultPage{Number: 0, Size: defaultPageSize}
+	case p.Number == nil || p.Size == nil:
+		return nil
+	default:
+		return &FaultPage{Number: *p.Number, Size: *p.Size}
+	}
+}
+
+// errReader fails every read with its error.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // LoggedRequest is one request as the fake saw it. It holds no secrets:
 // no headers, no bodies, and query values that could be secret are masked.

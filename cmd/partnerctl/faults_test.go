@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -14,6 +15,7 @@ import (
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/reports"
 )
 
 // exportWant is the CSV export of reportServer's report 7.
@@ -22,22 +24,26 @@ const exportWant = "Zone,Amount,Account\nEMEA,1200,\"Acme, Inc.\"\nAPAC,30.5,Glo
 // TestReportsExportUnderFaults runs reports export -o against the fake
 // with faults on its data pages: a fault the retries get past gives the
 // whole file; one they do not exits 1 naming the failure and leaves no
-// file, no temporary file, and an earlier file as it was. The 429's
-// Retry-After asks for no wait: the client's handling of the waits it
-// asks for is tested in package core.
+// file, no temporary file, and an earlier file as it was. A fault for
+// some requests is on page 0, the page that holds the rows, whatever
+// order the export's requests (page 0, a probe, a page past the end)
+// arrive in, and the test checks that the export met every use of it.
+// The 429's Retry-After asks for no wait: the client's handling of the
+// waits it asks for is tested in package core.
 func TestReportsExportUnderFaults(t *testing.T) {
 	t.Parallel()
 	const pages = "/report/v1/view/*/data"
+	page0 := &fake.FaultPage{Number: 0, Size: reports.DefaultExportPageSize}
 	for _, tc := range []struct {
 		name  string
 		fault fake.Fault
 		fails string // "" when the export succeeds; else what stderr says
 	}{
-		{"503 twice", fake.Fault{Status: http.StatusServiceUnavailable, Times: 2}, ""},
-		{"429 with Retry-After", fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: "0", Times: 1}, ""},
-		{"dropped after processing", fake.Fault{DropAfter: true, Times: 1}, ""},
-		{"answer cut short", fake.Fault{Truncate: true, Times: 2}, ""},
-		{"slow answer", fake.Fault{Dribble: time.Millisecond, Times: 1}, ""},
+		{"503 twice on page 0", fake.Fault{Status: http.StatusServiceUnavailable, Page: page0, Times: 2}, ""},
+		{"429 with Retry-After on page 0", fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: "0", Page: page0, Times: 1}, ""},
+		{"page 0 dropped after processing", fake.Fault{DropAfter: true, Page: page0, Times: 1}, ""},
+		{"page 0 cut short twice", fake.Fault{Truncate: true, Page: page0, Times: 2}, ""},
+		{"page 0 slow", fake.Fault{Dribble: time.Millisecond, Page: page0, Times: 1}, ""},
 		{"503 throughout", fake.Fault{Status: http.StatusServiceUnavailable}, "503"},
 		{"cut short throughout", fake.Fault{Truncate: true}, "reading response: unexpected EOF"},
 		{"dropped throughout", fake.Fault{Drop: true}, "EOF"},
@@ -53,6 +59,12 @@ func TestReportsExportUnderFaults(t *testing.T) {
 			ft.Method, ft.Path = http.MethodPost, pages
 			srv.InjectFault(ft)
 			r := c.run(t, "reports", "export", "7", "-o", out, "--force")
+			if left := srv.Faults(); ft.Times > 0 && len(left) != 0 {
+				t.Errorf("the fault was left with %d of its %d uses: the export did not meet it on page 0", left[0].Times, ft.Times)
+			}
+			if n := faultsMet(srv.Fake, pages); ft.Times == 0 && n == 0 {
+				t.Error("no data request met the fault")
+			}
 			entries, _ := os.ReadDir(dir)
 			if len(entries) != 1 {
 				t.Errorf("files in the directory: %v, want %s alone", entries, out)
@@ -72,6 +84,18 @@ func TestReportsExportUnderFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// faultsMet counts the requests to paths matching pattern that met an
+// injected fault, as the fake's request log tells.
+func faultsMet(f *fake.Fake, pattern string) int {
+	n := 0
+	for _, r := range f.Requests() {
+		if ok, _ := path.Match(pattern, r.Path); ok && r.Fault != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // TestBulkLoadUnderFaults runs bulk load --wait against the fake with

@@ -1,0 +1,54 @@
+package fake
+
+import (
+	"fmt"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestFaultOnOnePage: a fault with a Page applies to the requests for
+// that page alone (number and size), whatever comes before it; the
+// handler still reads the body the fault matched on. A body without a
+// page asks for page 0 of 100.
+func TestFaultOnOnePage(t *testing.T) {
+	f := New()
+	id := smallReport(f, 3)
+	path := fmt.Sprintf("/report/v1/%d/data", id)
+	f.InjectFault(Fault{Method: http.MethodPost, Path: "/report/v1/*/data", Page: &FaultPage{Number: 1, Size: 2}, Status: http.StatusServiceUnavailable, Times: 1})
+	for _, tc := range []struct {
+		body string
+		code int
+		want string
+	}{
+		{`{"page":{"number":0,"size":2}}`, 200, `"S":"r1"`},
+		{`{"page":{"number":2,"size":1}}`, 200, `"S":"r2"`},
+		{`{}`, 200, `"S":"r2"`},
+		{`{"page":`, 400, "malformed JSON"},
+		{` {"page":{"size":2, "number":1}}`, 503, "injected fault"},
+		{`{"page":{"number":1,"size":2}}`, 200, `"S":"r2"`}, // Times: 1 is spent
+	} {
+		if code, body := call(t, f, http.MethodPost, path, tc.body); code != tc.code || !strings.Contains(body, tc.want) {
+			t.Errorf("%s: %d %s, want %d with %s", tc.body, code, body, tc.code, tc.want)
+		}
+	}
+	if n := len(f.Faults()); n != 0 {
+		t.Errorf("%d faults in force, want the spent one gone", n)
+	}
+
+	// The default page, and a Page fault in force for every request.
+	page := &FaultPage{Number: 0, Size: defaultPageSize}
+	f.InjectFault(Fault{Path: path, Page: page, Status: http.StatusTooManyRequests})
+	page.Number = 5 // InjectFault keeps its own copy
+	for _, body := range []string{``, `{}`, `{"page":{"number":0,"size":100}}`} {
+		if code, _ := call(t, f, http.MethodPost, path, body); code != http.StatusTooManyRequests {
+			t.Errorf("%q: %d, want 429", body, code)
+		}
+	}
+	if code, _ := call(t, f, http.MethodPost, path, `{"page":{"number":0,"size":99}}`); code != 200 {
+		t.Errorf("another page size: %d, want 200", code)
+	}
+	if got := f.Faults(); len(got) != 1 || *got[0].Page != (FaultPage{Number: 0, Size: defaultPageSize}) {
+		t.Errorf("Faults() = %+v", got)
+	}
+}
