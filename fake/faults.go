@@ -25,14 +25,16 @@ type Fault struct {
 	// Path matches the request path, with path.Match wildcards:
 	// "/report/v1/*/data". "" matches any.
 	Path string
-	// Page, when not nil, matches only requests whose JSON body asks for
-	// this page ({"page":{"number":N,"size":S}}, as the paged report
-	// routes read it; a body without a page asks for page 0 of 100): a
-	// fault on one request of a paged read, whichever order its requests
-	// arrive in. A body that is not such JSON matches no Page. The body
-	// is read ahead of the handler only while a fault with a Page is in
-	// force, and handed to the handler as it came.
-	Page *FaultPage
+	// PageSize, when not 0, matches only requests whose JSON body asks
+	// for page PageNumber of PageSize items ({"page":{"number":N,
+	// "size":S}}, as the paged report routes read it; a body without a
+	// page asks for page 0 of 100): a fault on one request of a paged
+	// read, whichever order its requests arrive in. A body that is not
+	// such JSON matches no PageSize. The body is read ahead of the
+	// handler only while a fault with a PageSize is in force, and handed
+	// to the handler as it came. 0 matches any request.
+	PageSize   int64
+	PageNumber int64
 	// Times is how many matching requests the fault applies to; 0 or less
 	// means every one until ClearFaults.
 	Times int
@@ -62,11 +64,8 @@ type Fault struct {
 	Dribble time.Duration
 }
 
-// FaultPage is a page of a paged request, for Fault.Page: page Number
-// of Size items (a one-row probe for row k is Number k, Size 1).
-type FaultPage struct {
-	Number, Size int64
-}
+// requestedPage is the page a paged request asks for (Fault.PageSize).
+type requestedPage struct{ number, size int64 }
 
 type faultStore struct {
 	mu     sync.Mutex
@@ -86,10 +85,6 @@ func (f *Fake) InjectFault(ft Fault) string {
 	left := ft.Times
 	if left <= 0 {
 		left = -1
-	}
-	if ft.Page != nil {
-		p := *ft.Page
-		ft.Page = &p
 	}
 	f.faults.mu.Lock()
 	defer f.faults.mu.Unlock()
@@ -124,10 +119,6 @@ func (f *Fake) Faults() []Fault {
 	for _, ft := range f.faults.faults {
 		x := ft.Fault
 		x.Times = max(ft.left, 0)
-		if x.Page != nil {
-			p := *x.Page
-			x.Page = &p
-		}
 		out = append(out, x)
 	}
 	return out
@@ -141,12 +132,12 @@ func (f *Fake) ClearFaults() {
 }
 
 // matchesPages reports whether a fault in force matches on the page a
-// request asks for (Fault.Page), which take then needs.
+// request asks for (Fault.PageSize), which take then needs.
 func (s *faultStore) matchesPages() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ft := range s.faults {
-		if ft.Page != nil {
+		if ft.PageSize != 0 {
 			return true
 		}
 	}
@@ -154,9 +145,9 @@ func (s *faultStore) matchesPages() bool {
 }
 
 // take returns the first fault matching a request, counting it as used.
-// page is the page the request asks for; nil (not read, or no page)
-// matches no fault with a Page.
-func (s *faultStore) take(method, p string, page *FaultPage) *Fault {
+// page is the page the request asks for; nil (not read, or not a paged
+// body) matches no fault with a PageSize.
+func (s *faultStore) take(method, p string, page *requestedPage) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, ft := range s.faults {
@@ -168,7 +159,7 @@ func (s *faultStore) take(method, p string, page *FaultPage) *Fault {
 				continue
 			}
 		}
-		if ft.Page != nil && (page == nil || *ft.Page != *page) {
+		if ft.PageSize != 0 && (page == nil || *page != (requestedPage{ft.PageNumber, ft.PageSize})) {
 			continue
 		}
 		out := ft.Fault
@@ -187,9 +178,9 @@ func (s *faultStore) take(method, p string, page *FaultPage) *Fault {
 // it, or nil when the body is not such JSON. It reads the body and
 // leaves r.Body giving the handler the same bytes, and the same error
 // at their end (a body over the size limit stays one).
-func requestPage(r *http.Request) *FaultPage {
+func requestPage(r *http.Request) *requestedPage {
 	if r.Body == nil || r.Body == http.NoBody {
-		return &FaultPage{Number: 0, Size: defaultPageSize}
+		return &requestedPage{0, defaultPageSize}
 	}
 	b, err := io.ReadAll(r.Body)
 	rest := io.Reader(bytes.NewReader(b))
@@ -204,7 +195,7 @@ func requestPage(r *http.Request) *FaultPage {
 		return nil
 	}
 	if len(bytes.TrimSpace(b)) == 0 {
-		return &FaultPage{Number: 0, Size: defaultPageSize}
+		return &requestedPage{0, defaultPageSize}
 	}
 	var body struct {
 		Page *pageJSON `json:"page"`
@@ -214,11 +205,11 @@ func requestPage(r *http.Request) *FaultPage {
 	}
 	switch p := body.Page; {
 	case p == nil:
-		return &FaultPage{Number: 0, Size: defaultPageSize}
+		return &requestedPage{0, defaultPageSize}
 	case p.Number == nil || p.Size == nil:
 		return nil
 	default:
-		return &FaultPage{Number: *p.Number, Size: *p.Size}
+		return &requestedPage{*p.Number, *p.Size}
 	}
 }
 

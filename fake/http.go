@@ -101,7 +101,7 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 			entry.Fault = "subscription-key"
 			return
 		}
-		var page *FaultPage
+		var page *requestedPage
 		if f.faults.matchesPages() {
 			page = requestPage(r)
 		}

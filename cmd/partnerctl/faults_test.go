@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -33,17 +34,17 @@ const exportWant = "Zone,Amount,Account\nEMEA,1200,\"Acme, Inc.\"\nAPAC,30.5,Glo
 func TestReportsExportUnderFaults(t *testing.T) {
 	t.Parallel()
 	const pages = "/report/v1/view/*/data"
-	page0 := &fake.FaultPage{Number: 0, Size: reports.DefaultExportPageSize}
+	const size = reports.DefaultExportPageSize // the export's pages; PageNumber 0: page 0
 	for _, tc := range []struct {
 		name  string
 		fault fake.Fault
 		fails string // "" when the export succeeds; else what stderr says
 	}{
-		{"503 twice on page 0", fake.Fault{Status: http.StatusServiceUnavailable, Page: page0, Times: 2}, ""},
-		{"429 with Retry-After on page 0", fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: "0", Page: page0, Times: 1}, ""},
-		{"page 0 dropped after processing", fake.Fault{DropAfter: true, Page: page0, Times: 1}, ""},
-		{"page 0 cut short twice", fake.Fault{Truncate: true, Page: page0, Times: 2}, ""},
-		{"page 0 slow", fake.Fault{Dribble: time.Millisecond, Page: page0, Times: 1}, ""},
+		{"503 twice on page 0", fake.Fault{Status: http.StatusServiceUnavailable, PageSize: size, Times: 2}, ""},
+		{"429 with Retry-After on page 0", fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: "0", PageSize: size, Times: 1}, ""},
+		{"page 0 dropped after processing", fake.Fault{DropAfter: true, PageSize: size, Times: 1}, ""},
+		{"page 0 cut short twice", fake.Fault{Truncate: true, PageSize: size, Times: 2}, ""},
+		{"page 0 slow", fake.Fault{Dribble: time.Millisecond, PageSize: size, Times: 1}, ""},
 		{"503 throughout", fake.Fault{Status: http.StatusServiceUnavailable}, "503"},
 		{"cut short throughout", fake.Fault{Truncate: true}, "reading response: unexpected EOF"},
 		{"dropped throughout", fake.Fault{Drop: true}, "EOF"},
@@ -134,9 +135,16 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 			if n := srv.CountRequests(http.MethodPost, load); n != tc.sent {
 				t.Errorf("the fake saw %d load requests, want %d", n, tc.sent)
 			}
+			left := srv.Faults()
+			if slices.ContainsFunc(left, func(f fake.Fault) bool { return f.Path == load }) {
+				t.Error("the load request did not meet its fault")
+			}
 			if tc.sent == 2 || tc.fault.Dribble > 0 {
 				if r.code != exitOK || !strings.Contains(r.stdout, "completed: 3 records, 2 succeeded, 1 failed") {
 					t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+				}
+				if len(left) != 0 {
+					t.Error("no status read met the 502")
 				}
 				return
 			}
@@ -151,8 +159,8 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 
 // TestCLIFaultsThroughAdminAPI sets the faults as a user of partnerfake
 // does, through the admin API's POST /_fake/faults: an export whose data
-// pages are cut short every time exits 1 and leaves no file; one that
-// meets two 503s writes the whole file; a load whose answer is dropped
+// pages are cut short every time exits 1 and leaves no file; one whose
+// page 0 meets two 503s writes the whole file; a load whose answer is dropped
 // after the fake took it exits 3, saying so, and is sent once.
 func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	t.Parallel()
@@ -194,10 +202,14 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 		t.Errorf("export cut short throughout: exit %d, stderr %q, files %v; want 1 and no file", r.code, r.stderr, entries)
 	}
 	clearFaults()
-	fault(`{"method":"POST","path":"/report/v1/view/*/data","status":503,"times":2}`)
+	fault(`{"method":"POST","path":"/report/v1/view/*/data","status":503,"times":2,"page":{"number":0,"size":` +
+		strconv.Itoa(reports.DefaultExportPageSize) + `}}`)
 	r = c.run(t, "reports", "export", report, "-o", out)
 	if r.code != exitOK || strings.Count(readFile(t, out), "\n") < 2 {
 		t.Errorf("export after two 503s: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if left := admin.Fake().Faults(); len(left) != 0 {
+		t.Errorf("page 0 met %d of the two 503s", 2-left[0].Times)
 	}
 
 	in := filepath.Join(dir, "accounts.csv")
