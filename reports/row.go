@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Row is one row of report data: its values keyed by column name, in the
@@ -241,11 +242,18 @@ func (r Row) MarshalJSON() ([]byte, error) {
 
 // appendJSON writes value i as JSON to b.
 func (r Row) appendJSON(b *bytes.Buffer, i int) error {
+	var v any
 	if r.src.vals == nil {
-		b.WriteString(r.raw(i)) // valid JSON, checked when decoded
-		return nil
+		raw := r.raw(i)
+		if utf8.ValidString(raw) {
+			b.WriteString(raw) // valid JSON, checked when decoded
+			return nil
+		}
+		v = valueOf(raw) // invalid UTF-8 becomes U+FFFD
+	} else {
+		v = r.src.vals[i]
 	}
-	raw, err := json.Marshal(r.src.vals[i])
+	raw, err := json.Marshal(v)
 	if err != nil {
 		return err
 	}

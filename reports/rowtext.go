@@ -21,14 +21,7 @@ func valueOf(raw string) any {
 	}
 	switch raw[0] {
 	case '"':
-		if s := raw[1 : len(raw)-1]; strings.IndexByte(s, '\\') < 0 && utf8.ValidString(s) {
-			return s
-		}
-		var s string
-		if json.Unmarshal([]byte(raw), &s) != nil {
-			return nil
-		}
-		return s
+		return stringOf(raw)
 	case 't':
 		return true
 	case 'f':
@@ -53,12 +46,24 @@ func textOf(raw string) string {
 		return ""
 	}
 	switch raw[0] {
-	case '"', '[', '{':
+	case '"':
+		return stringOf(raw)
+	case '[', '{':
 		return formatValue(valueOf(raw))
 	case 'n':
 		return ""
 	}
 	return raw // a number as sent, true or false
+}
+
+// stringOf returns the string whose JSON text is raw.
+func stringOf(raw string) string {
+	if s := raw[1 : len(raw)-1]; strings.IndexByte(s, '\\') < 0 && utf8.ValidString(s) {
+		return s
+	}
+	var s string
+	json.Unmarshal([]byte(raw), &s) // valid: checked when its page was decoded
+	return s
 }
 
 // valueEnd returns where the value starting at i in s ends.

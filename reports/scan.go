@@ -319,29 +319,48 @@ func (d *scanner) literal(lit string) error {
 // substring of the input.
 func (d *scanner) str() (string, error) {
 	start := d.i + 1
-	ascii := true
-	for j := start; j < len(d.s); j++ {
-		switch c := d.s[j]; {
-		case c == '"' && (ascii || utf8.ValidString(d.s[start:j])):
+	j := start
+	for j < len(d.s) && plainByte[d.s[j]] {
+		j++
+	}
+	if j < len(d.s) && d.s[j] >= utf8.RuneSelf {
+		// Not ASCII: on to the end, then check the UTF-8.
+		for j < len(d.s) && d.s[j] != '"' && d.s[j] != '\\' && d.s[j] >= 0x20 {
+			j++
+		}
+		if j < len(d.s) && d.s[j] == '"' && utf8.ValidString(d.s[start:j]) {
 			d.i = j + 1
 			return d.s[start:j], nil
-		case c >= utf8.RuneSelf:
-			ascii = false
-		case c == '"' || c == '\\' || c < 0x20: // invalid UTF-8 is replaced, as encoding/json does
-			raw, err := d.skipString()
-			if err != nil {
-				return "", err
-			}
-			var out string
-			if err := json.Unmarshal([]byte(raw), &out); err != nil {
-				return "", err
-			}
-			return out, nil
 		}
+	} else if j < len(d.s) && d.s[j] == '"' {
+		d.i = j + 1
+		return d.s[start:j], nil
 	}
-	d.i = len(d.s)
-	return "", errEnd
+	if j >= len(d.s) {
+		d.i = len(d.s)
+		return "", errEnd
+	}
+	// Escapes, control characters or invalid UTF-8 (replaced, as
+	// encoding/json does).
+	raw, err := d.skipString()
+	if err != nil {
+		return "", err
+	}
+	var out string
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return "", err
+	}
+	return out, nil
 }
+
+// plainByte tells the bytes a string holds as they are, in ASCII: all but
+// the quote, the backslash and control characters.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // skipString moves past the string at d.i and returns its raw text.
 func (d *scanner) skipString() (string, error) {
