@@ -328,7 +328,8 @@ func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
 	for _, concurrency := range []int{1, 4, 16} {
 		t.Run(fmt.Sprint(concurrency), func(t *testing.T) {
 			// The first page answers last.
-			srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Latency: 50 * time.Millisecond, Times: 1})
+			srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Latency: 50 * time.Millisecond, Times: 1,
+				PageSize: 1000, PageNumber: 0})
 			var progress []int64
 			got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{
 				PageSize: 1000, Concurrency: concurrency,
@@ -340,6 +341,9 @@ func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
 			}
 			if len(progress) != 25 || progress[0] != 1000 || progress[24] != 25_000 {
 				t.Errorf("progress %v", progress)
+			}
+			if left := srv.Faults(); len(left) != 0 {
+				t.Errorf("page 0 was not delayed: %+v left", left)
 			}
 		})
 	}
@@ -491,7 +495,7 @@ func TestReportReadsAreRetried(t *testing.T) {
 	id := numbered(srv, 30)
 	// Report reads are POSTs that only read: a 503 is retried.
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/*/data", Status: 503, Times: 1})
-	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Status: 503, Times: 1})
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Status: 503, Times: 1, PageSize: 10, PageNumber: 0})
 	if got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataParams{PageSize: 10})); !slices.Equal(got, seq(30)) {
 		t.Errorf("Data read %v", got)
 	}
@@ -502,5 +506,8 @@ func TestReportReadsAreRetried(t *testing.T) {
 	}
 	if n := srv.CountRequests("POST", "/report/v1/*/data") + srv.CountRequests("POST", "/report/v1/view/*/data"); n < 2+3+1 {
 		t.Errorf("%d data requests: the faults were not retried", n)
+	}
+	if left := srv.Faults(); len(left) != 0 {
+		t.Errorf("faults not met: %+v", left)
 	}
 }
