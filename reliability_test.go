@@ -216,10 +216,15 @@ func TestTruncatedAnswers(t *testing.T) {
 	}
 
 	id := srv.AddReport(fake.Report{ID: 31, Name: "Cut", Columns: []fake.Column{{ID: "0", Name: "Zone"}}, Rows: [][]any{{"EMEA"}, {"APAC"}}})
-	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Times: 1, Truncate: true})
+	// On page 0, which holds the rows, rather than on whichever of the
+	// export's requests (page 0, a probe, page 1) comes first.
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", PageSize: reports.DefaultExportPageSize, Times: 1, Truncate: true})
 	var csv strings.Builder
 	if n, err := c.Reports.ExportCSV(ctx, id, &csv, reports.ExportOptions{}); err != nil || n != 2 || csv.String() != "Zone\nEMEA\nAPAC\n" {
 		t.Fatalf("export with a page cut once: %d rows %q, %v", n, csv.String(), err)
+	}
+	if len(srv.Faults()) != 0 {
+		t.Fatal("the export's page 0 was not cut")
 	}
 
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/api/scim/v2/Users", Times: 1, Truncate: true})

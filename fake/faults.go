@@ -1,7 +1,11 @@
 package fake
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
+	"io"
+	"net/http"
 	"net/url"
 	"path"
 	"strings"
@@ -21,6 +25,16 @@ type Fault struct {
 	// Path matches the request path, with path.Match wildcards:
 	// "/report/v1/*/data". "" matches any.
 	Path string
+	// PageSize, when not 0, matches only requests whose JSON body asks
+	// for page PageNumber of PageSize items ({"page":{"number":N,
+	// "size":S}}, as the paged report routes read it; a body without a
+	// page asks for page 0 of 100): a fault on one request of a paged
+	// read, whichever order its requests arrive in. A body that is not
+	// such JSON matches no PageSize. The body is read ahead of the
+	// handler only while a fault with a PageSize is in force, and handed
+	// to the handler as it came. 0 matches any request.
+	PageSize   int64
+	PageNumber int64
 	// Times is how many matching requests the fault applies to; 0 or less
 	// means every one until ClearFaults.
 	Times int
@@ -49,6 +63,9 @@ type Fault struct {
 	// of 16 bytes, waiting Dribble between two pieces: a slow server.
 	Dribble time.Duration
 }
+
+// requestedPage is the page a paged request asks for (Fault.PageSize).
+type requestedPage struct{ number, size int64 }
 
 type faultStore struct {
 	mu     sync.Mutex
@@ -114,7 +131,23 @@ func (f *Fake) ClearFaults() {
 	f.faults.faults = nil
 }
 
-func (s *faultStore) take(method, p string) *Fault {
+// matchesPages reports whether a fault in force matches on the page a
+// request asks for (Fault.PageSize), which take then needs.
+func (s *faultStore) matchesPages() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, ft := range s.faults {
+		if ft.PageSize != 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// take returns the first fault matching a request, counting it as used.
+// page is the page the request asks for; nil (not read, or not a paged
+// body) matches no fault with a PageSize.
+func (s *faultStore) take(method, p string, page *requestedPage) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, ft := range s.faults {
@@ -125,6 +158,9 @@ func (s *faultStore) take(method, p string) *Fault {
 			if ok, _ := path.Match(ft.Path, p); !ok {
 				continue
 			}
+		}
+		if ft.PageSize != 0 && (page == nil || *page != (requestedPage{ft.PageNumber, ft.PageSize})) {
+			continue
 		}
 		out := ft.Fault
 		if ft.left > 0 {
@@ -137,6 +173,50 @@ func (s *faultStore) take(method, p string) *Fault {
 	}
 	return nil
 }
+
+// requestPage returns the page r's JSON body asks for, as readPage reads
+// it, or nil when the body is not such JSON. It reads the body and
+// leaves r.Body giving the handler the same bytes, and the same error
+// at their end (a body over the size limit stays one).
+func requestPage(r *http.Request) *requestedPage {
+	if r.Body == nil || r.Body == http.NoBody {
+		return &requestedPage{0, defaultPageSize}
+	}
+	b, err := io.ReadAll(r.Body)
+	rest := io.Reader(bytes.NewReader(b))
+	if err != nil {
+		rest = io.MultiReader(rest, errReader{err})
+	}
+	r.Body = struct {
+		io.Reader
+		io.Closer
+	}{rest, r.Body}
+	if err != nil {
+		return nil
+	}
+	if len(bytes.TrimSpace(b)) == 0 {
+		return &requestedPage{0, defaultPageSize}
+	}
+	var body struct {
+		Page *pageJSON `json:"page"`
+	}
+	if json.Unmarshal(b, &body) != nil {
+		return nil
+	}
+	switch p := body.Page; {
+	case p == nil:
+		return &requestedPage{0, defaultPageSize}
+	case p.Number == nil || p.Size == nil:
+		return nil
+	default:
+		return &requestedPage{*p.Number, *p.Size}
+	}
+}
+
+// errReader fails every read with its error.
+type errReader struct{ err error }
+
+func (e errReader) Read([]byte) (int, error) { return 0, e.err }
 
 // LoggedRequest is one request as the fake saw it. It holds no secrets:
 // no headers, no bodies, and query values that could be secret are masked.

@@ -101,7 +101,11 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 			entry.Fault = "subscription-key"
 			return
 		}
-		if ft := f.faults.take(r.Method, r.URL.Path); ft != nil {
+		var page *requestedPage
+		if f.faults.matchesPages() {
+			page = requestPage(r)
+		}
+		if ft := f.faults.take(r.Method, r.URL.Path, page); ft != nil {
 			if ft.Latency > 0 {
 				select {
 				case <-time.After(ft.Latency):

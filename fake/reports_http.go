@@ -35,6 +35,10 @@ type pageJSON struct {
 	Size   *int64 `json:"size"`
 }
 
+// defaultPageSize is the size of the page a paged body without a page
+// asks for.
+const defaultPageSize = 100
+
 type pageBody struct {
 	Page    *pageJSON    `json:"page"`
 	Filters *filterGroup `json:"filters"`
@@ -46,7 +50,7 @@ func readPage(w http.ResponseWriter, r *http.Request) (number, size int64, filte
 	if !decodeOptionalJSON(w, r, &body) {
 		return 0, 0, nil, false
 	}
-	number, size = 0, 100
+	number, size = 0, defaultPageSize
 	if p := body.Page; p != nil {
 		switch {
 		case p.Number == nil:

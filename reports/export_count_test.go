@@ -201,7 +201,7 @@ func TestExportRetriesThrottledPage(t *testing.T) {
 	if _, err := c.Reports.WaitView(ctx, viewID, readyWait(clock)); err != nil {
 		t.Fatal(err)
 	}
-	f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Times: 1, Status: 429, RetryAfter: "0"})
+	f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Times: 1, Status: 429, RetryAfter: "0", PageSize: 100, PageNumber: 0})
 	got := collectN(t, c.Reports.ExportView(ctx, viewID, reports.ExportOptions{PageSize: 100}))
 	if len(got) != 2000 {
 		t.Fatalf("%d rows, want 2000", len(got))

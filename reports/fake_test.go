@@ -605,7 +605,7 @@ func TestReportReadsAreRetried(t *testing.T) {
 	id := numbered(srv, 30)
 	// Report reads are POSTs that only read: a 503 is retried.
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/*/data", Status: 503, Times: 1})
-	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Status: 503, Times: 1})
+	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Status: 503, Times: 1, PageSize: 10, PageNumber: 0})
 	if got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataParams{PageSize: 10})); !slices.Equal(got, seq(30)) {
 		t.Errorf("Data read %v", got)
 	}
@@ -616,5 +616,8 @@ func TestReportReadsAreRetried(t *testing.T) {
 	}
 	if n := srv.CountRequests("POST", "/report/v1/*/data") + srv.CountRequests("POST", "/report/v1/view/*/data"); n < 2+3+1 {
 		t.Errorf("%d data requests: the faults were not retried", n)
+	}
+	if left := srv.Faults(); len(left) != 0 {
+		t.Errorf("faults not met: %+v", left)
 	}
 }

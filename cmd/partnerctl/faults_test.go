@@ -4,7 +4,9 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"path"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +16,7 @@ import (
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/reports"
 )
 
 // exportWant is the CSV export of reportServer's report 7.
@@ -22,22 +25,26 @@ const exportWant = "Zone,Amount,Account\nEMEA,1200,\"Acme, Inc.\"\nAPAC,30.5,Glo
 // TestReportsExportUnderFaults runs reports export -o against the fake
 // with faults on its data pages: a fault the retries get past gives the
 // whole file; one they do not exits 1 naming the failure and leaves no
-// file, no temporary file, and an earlier file as it was. The 429's
-// Retry-After asks for no wait: the client's handling of the waits it
-// asks for is tested in package core.
+// file, no temporary file, and an earlier file as it was. A fault for
+// some requests is on page 0, the page that holds the rows, whatever
+// order the export's requests (page 0, a probe, a page past the end)
+// arrive in, and the test checks that the export met every use of it.
+// The 429's Retry-After asks for no wait: the client's handling of the
+// waits it asks for is tested in package core.
 func TestReportsExportUnderFaults(t *testing.T) {
 	t.Parallel()
 	const pages = "/report/v1/view/*/data"
+	const size = reports.DefaultExportPageSize // the export's pages; PageNumber 0: page 0
 	for _, tc := range []struct {
 		name  string
 		fault fake.Fault
 		fails string // "" when the export succeeds; else what stderr says
 	}{
-		{"503 twice", fake.Fault{Status: http.StatusServiceUnavailable, Times: 2}, ""},
-		{"429 with Retry-After", fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: "0", Times: 1}, ""},
-		{"dropped after processing", fake.Fault{DropAfter: true, Times: 1}, ""},
-		{"answer cut short", fake.Fault{Truncate: true, Times: 2}, ""},
-		{"slow answer", fake.Fault{Dribble: time.Millisecond, Times: 1}, ""},
+		{"503 twice on page 0", fake.Fault{Status: http.StatusServiceUnavailable, PageSize: size, Times: 2}, ""},
+		{"429 with Retry-After on page 0", fake.Fault{Status: http.StatusTooManyRequests, RetryAfter: "0", PageSize: size, Times: 1}, ""},
+		{"page 0 dropped after processing", fake.Fault{DropAfter: true, PageSize: size, Times: 1}, ""},
+		{"page 0 cut short twice", fake.Fault{Truncate: true, PageSize: size, Times: 2}, ""},
+		{"page 0 slow", fake.Fault{Dribble: time.Millisecond, PageSize: size, Times: 1}, ""},
 		{"503 throughout", fake.Fault{Status: http.StatusServiceUnavailable}, "503"},
 		{"cut short throughout", fake.Fault{Truncate: true}, "reading response: unexpected EOF"},
 		{"dropped throughout", fake.Fault{Drop: true}, "EOF"},
@@ -53,6 +60,12 @@ func TestReportsExportUnderFaults(t *testing.T) {
 			ft.Method, ft.Path = http.MethodPost, pages
 			srv.InjectFault(ft)
 			r := c.run(t, "reports", "export", "7", "-o", out, "--force")
+			if left := srv.Faults(); ft.Times > 0 && len(left) != 0 {
+				t.Errorf("the fault was left with %d of its %d uses: the export did not meet it on page 0", left[0].Times, ft.Times)
+			}
+			if n := faultsMet(srv.Fake, pages); ft.Times == 0 && n == 0 {
+				t.Error("no data request met the fault")
+			}
 			entries, _ := os.ReadDir(dir)
 			if len(entries) != 1 {
 				t.Errorf("files in the directory: %v, want %s alone", entries, out)
@@ -72,6 +85,18 @@ func TestReportsExportUnderFaults(t *testing.T) {
 			}
 		})
 	}
+}
+
+// faultsMet counts the requests to paths matching pattern that met an
+// injected fault, as the fake's request log tells.
+func faultsMet(f *fake.Fake, pattern string) int {
+	n := 0
+	for _, r := range f.Requests() {
+		if ok, _ := path.Match(pattern, r.Path); ok && r.Fault != "" {
+			n++
+		}
+	}
+	return n
 }
 
 // TestBulkLoadUnderFaults runs bulk load --wait against the fake with
@@ -110,9 +135,16 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 			if n := srv.CountRequests(http.MethodPost, load); n != tc.sent {
 				t.Errorf("the fake saw %d load requests, want %d", n, tc.sent)
 			}
+			left := srv.Faults()
+			if slices.ContainsFunc(left, func(f fake.Fault) bool { return f.Path == load }) {
+				t.Error("the load request did not meet its fault")
+			}
 			if tc.sent == 2 || tc.fault.Dribble > 0 {
 				if r.code != exitOK || !strings.Contains(r.stdout, "completed: 3 records, 2 succeeded, 1 failed") {
 					t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+				}
+				if len(left) != 0 {
+					t.Error("no status read met the 502")
 				}
 				return
 			}
@@ -127,8 +159,8 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 
 // TestCLIFaultsThroughAdminAPI sets the faults as a user of partnerfake
 // does, through the admin API's POST /_fake/faults: an export whose data
-// pages are cut short every time exits 1 and leaves no file; one that
-// meets two 503s writes the whole file; a load whose answer is dropped
+// pages are cut short every time exits 1 and leaves no file; one whose
+// page 0 meets two 503s writes the whole file; a load whose answer is dropped
 // after the fake took it exits 3, saying so, and is sent once.
 func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	t.Parallel()
@@ -170,10 +202,14 @@ func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 		t.Errorf("export cut short throughout: exit %d, stderr %q, files %v; want 1 and no file", r.code, r.stderr, entries)
 	}
 	clearFaults()
-	fault(`{"method":"POST","path":"/report/v1/view/*/data","status":503,"times":2}`)
+	fault(`{"method":"POST","path":"/report/v1/view/*/data","status":503,"times":2,"page":{"number":0,"size":` +
+		strconv.Itoa(reports.DefaultExportPageSize) + `}}`)
 	r = c.run(t, "reports", "export", report, "-o", out)
 	if r.code != exitOK || strings.Count(readFile(t, out), "\n") < 2 {
 		t.Errorf("export after two 503s: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if left := admin.Fake().Faults(); len(left) != 0 {
+		t.Errorf("page 0 met %d of the two 503s", 2-left[0].Times)
 	}
 
 	in := filepath.Join(dir, "accounts.csv")

@@ -55,7 +55,8 @@ const (
 //	POST   /_fake/faults               inject one (Fake.InjectFault), body a fault:
 //	       {"method": "GET", "path": "/report/v1/*/data", "times": 2, "status": 503,
 //	        "retry_after": "1", "message": "busy", "latency": "250ms",
-//	        "drop": false, "drop_after": false, "truncate": false, "dribble": "20ms"};
+//	        "drop": false, "drop_after": false, "truncate": false, "dribble": "20ms",
+//	        "page": {"number": 0, "size": 10000}};
 //	                                   answers 201 {"id": "fault-1"}
 //	DELETE /_fake/faults/{id}          remove that one (Fake.RemoveFault); 404 if it
 //	                                   is not in force (its times ran out)
@@ -299,18 +300,25 @@ func (a *Admin) health(w http.ResponseWriter, r *http.Request) {
 
 // adminFault is a Fault on the admin API's wire.
 type adminFault struct {
-	ID         string `json:"id,omitempty"` // in answers only
-	Method     string `json:"method,omitempty"`
-	Path       string `json:"path,omitempty"`
-	Times      int    `json:"times,omitempty"`
-	Status     int    `json:"status,omitempty"`
-	RetryAfter string `json:"retry_after,omitempty"`
-	Message    string `json:"message,omitempty"`
-	Latency    string `json:"latency,omitempty"`
-	Drop       bool   `json:"drop,omitempty"`
-	DropAfter  bool   `json:"drop_after,omitempty"`
-	Truncate   bool   `json:"truncate,omitempty"`
-	Dribble    string `json:"dribble,omitempty"`
+	ID         string     `json:"id,omitempty"` // in answers only
+	Method     string     `json:"method,omitempty"`
+	Path       string     `json:"path,omitempty"`
+	Times      int        `json:"times,omitempty"`
+	Status     int        `json:"status,omitempty"`
+	RetryAfter string     `json:"retry_after,omitempty"`
+	Message    string     `json:"message,omitempty"`
+	Latency    string     `json:"latency,omitempty"`
+	Drop       bool       `json:"drop,omitempty"`
+	DropAfter  bool       `json:"drop_after,omitempty"`
+	Truncate   bool       `json:"truncate,omitempty"`
+	Dribble    string     `json:"dribble,omitempty"`
+	Page       *adminPage `json:"page,omitempty"`
+}
+
+// adminPage is Fault.PageNumber and Fault.PageSize on the wire.
+type adminPage struct {
+	Number int64 `json:"number"`
+	Size   int64 `json:"size"`
 }
 
 func (a *Admin) listFaults(w http.ResponseWriter, r *http.Request) {
@@ -318,6 +326,9 @@ func (a *Admin) listFaults(w http.ResponseWriter, r *http.Request) {
 	for _, ft := range a.Fake().Faults() {
 		af := adminFault{ID: ft.ID, Method: ft.Method, Path: ft.Path, Times: ft.Times, Status: ft.Status,
 			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter, Truncate: ft.Truncate}
+		if ft.PageSize != 0 {
+			af.Page = &adminPage{Number: ft.PageNumber, Size: ft.PageSize}
+		}
 		if ft.Latency > 0 {
 			af.Latency = ft.Latency.String()
 		}
@@ -372,6 +383,12 @@ func parseDurations(ft *fake.Fault, af adminFault) string {
 func (af adminFault) fault() (fake.Fault, string) {
 	ft := fake.Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
 		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate}
+	if p := af.Page; p != nil {
+		if p.Number < 0 || p.Size < 1 {
+			return ft, fmt.Sprintf("page number %d, size %d: want a number of 0 or more and a size of 1 or more", p.Number, p.Size)
+		}
+		ft.PageNumber, ft.PageSize = p.Number, p.Size
+	}
 	if msg := parseDurations(&ft, af); msg != "" {
 		return ft, msg
 	}

@@ -111,9 +111,27 @@ func TestAdminFaults(t *testing.T) {
 		t.Fatalf("after clear: %d %s", st, body)
 	}
 	for _, bad := range []string{`{}`, `{"status":503,"unknown":1}`, `{"latency":"soon"}`, `{"status":42}`, `{"path":"[","status":500}`,
-		`{"id":"mine","status":500}`} {
+		`{"id":"mine","status":500}`, `{"status":503,"page":{"number":0}}`, `{"status":503,"page":{"number":-1,"size":1}}`} {
 		if st, body := call(t, "POST", base+"/_fake/faults", bad); st != 400 {
 			t.Errorf("fault %s: %d %s, want 400", bad, st, body)
+		}
+	}
+}
+
+// TestAdminFaultOnPage: a fault's page limits it to the requests for that
+// page (Fault.PageNumber, Fault.PageSize), and the list shows it.
+func TestAdminFaultOnPage(t *testing.T) {
+	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
+	tok := accessToken(t, base)
+	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/report/v1/list","status":503,"page":{"number":1,"size":1}}`); st != 201 {
+		t.Fatalf("inject: %d %s", st, body)
+	}
+	if _, body := call(t, "GET", base+"/_fake/faults", ""); !strings.Contains(body, `"page":{"number":1,"size":1}`) {
+		t.Fatalf("faults = %s, want the page", body)
+	}
+	for page, want := range map[string]int{`{"page":{"number":0,"size":1}}`: 200, `{"page":{"number":1,"size":2}}`: 200, `{"page":{"number":1,"size":1}}`: 503} {
+		if st, body := call(t, "POST", base+"/report/v1/list", page, "Authorization", "Bearer "+tok); st != want {
+			t.Errorf("%s: %d %s, want %d", page, st, body, want)
 		}
 	}
 }
