@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -91,7 +92,7 @@ func TestExportResumesFromEveryCheckpoint(t *testing.T) {
 				var got []int
 				for r, err := range svc.ExportView(ctx, viewID, opts) {
 					if err != nil {
-						if how == "cancel" && err == context.Canceled {
+						if how == "cancel" && errors.Is(err, context.Canceled) {
 							break
 						}
 						t.Fatalf("after %d rows: %v", len(got), err)
@@ -199,7 +200,7 @@ func TestExportCSVResumes(t *testing.T) {
 			cancel() // after the first page
 		}
 	}}
-	if _, err := svc.ExportCSV(ctx, reportID, &b, opts); err != context.Canceled {
+	if _, err := svc.ExportCSV(ctx, reportID, &b, opts); !errors.Is(err, context.Canceled) {
 		t.Fatalf("ExportCSV: %v, want it cancelled", err)
 	}
 	if cp.Rows < 5 || !strings.HasPrefix(whole.String(), b.String()[:kept]) {
