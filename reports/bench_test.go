@@ -277,7 +277,7 @@ func BenchmarkExport(b *testing.B) {
 			n := 0
 			for _, body := range bodies {
 				var p reports.Page
-				if err := reports.DecodePage(bytes.NewReader(body), int64(len(body)), &p); err != nil {
+				if _, err := reports.DecodePage(bytes.NewReader(body), int64(len(body)), 10000, &p); err != nil {
 					b.Fatal(err)
 				}
 				n += len(p.Rows)

@@ -66,7 +66,7 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, p DataParams) i
 	}
 	var warn sync.Once
 	return pages(ctx, p.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		pg, err := s.fetchPage(ctx, "reports.DataPages", "/report/v1/{reportId}/data", reportID, pageRequest{Page: page{Number: n, Size: size}, Filters: p.Filters}, pageHooks{})
+		pg, _, err := s.fetchPage(ctx, "reports.DataPages", "/report/v1/{reportId}/data", reportID, pageRequest{Page: page{Number: n, Size: size}, Filters: p.Filters}, pageHooks{})
 		if err == nil && n*size+int64(len(pg.Rows)) > RealTimeRowLimit {
 			warn.Do(func() {
 				s.t.Logger().LogAttrs(ctx, slog.LevelWarn,
@@ -93,11 +93,12 @@ func (s *Service) ViewDataPages(ctx context.Context, viewID int64, p ViewDataPar
 		return failed[*Page](err)
 	}
 	return pages(ctx, p.StartPage, func(ctx context.Context, n int64) (*Page, error) {
-		return s.viewPage(ctx, viewID, n, size, pageHooks{})
+		pg, _, err := s.viewPage(ctx, viewID, n, size, pageHooks{})
+		return pg, err
 	})
 }
 
-func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, h pageHooks) (*Page, error) {
+func (s *Service) viewPage(ctx context.Context, viewID, n, size int64, h pageHooks) (*Page, int64, error) {
 	return s.fetchPage(ctx, "reports.ViewDataPages", "/report/v1/view/{viewId}/data", viewID, pageRequest{Page: page{Number: n, Size: size}}, h)
 }
 
@@ -175,12 +176,14 @@ func (h pageHooks) observe() func(*http.Response) {
 }
 
 // fetchPage posts a page request to path filled with id (operation op)
-// and decodes the data page. The page is read in the retry loop
-// (core.Request.Read), so that a page cut off is sent for again, and
-// once h.ready lets it: the body is read straight into the one buffer
-// of its Content-Length that the page's strings share.
-func (s *Service) fetchPage(ctx context.Context, op, path string, id int64, body pageRequest, h pageHooks) (*Page, error) {
+// and decodes the data page, returning the bytes it holds (decodePage).
+// The page is read in the retry loop (core.Request.Read), so that a page
+// cut off is sent for again, and once h.ready lets it: the body is read
+// straight into the one buffer of its Content-Length that the page's rows
+// keep.
+func (s *Service) fetchPage(ctx context.Context, op, path string, id int64, body pageRequest, h pageHooks) (*Page, int64, error) {
 	var p *Page
+	var held int64
 	read := func(resp *http.Response) error {
 		if h.ready != nil {
 			if err := h.ready(resp.ContentLength); err != nil {
@@ -188,13 +191,15 @@ func (s *Service) fetchPage(ctx context.Context, op, path string, id int64, body
 			}
 		}
 		p = &Page{Number: body.Page.Number}
-		return decodePage(resp.Body, resp.ContentLength, p)
+		var err error
+		held, err = decodePage(resp.Body, resp.ContentLength, body.Page.Size, p)
+		return err
 	}
 	resp, err := s.t.Send(ctx, &core.Request{Op: op, Method: http.MethodPost, Route: core.PathOf(path, id), JSON: body, Idempotent: true, Observe: h.observe(),
 		MaxAnswerSize: core.MaxPageAnswerSize, Read: read})
 	if err != nil {
-		return nil, err
+		return nil, 0, err
 	}
 	resp.Body.Close()
-	return p, nil
+	return p, held, nil
 }

@@ -22,15 +22,15 @@ import (
 // the client's retry policy). Lower it for a service that should never
 // see more than a few concurrent queries from one client.
 //
-// The default memory budget of 12 MiB holds one page of 10,000 rows of
-// 10 columns of about 22 bytes each (2.2 MB on the wire, 7.7 MB read and
-// decoded), or two of shorter rows, which keeps an export's peak heap,
-// garbage included, under 32 MiB (about 17 MiB with such pages, see
-// BENCHMARKS.md).
+// The default memory budget of 8 MiB holds two pages of 10,000 rows of
+// 10 columns of about 22 bytes each (2.2 MB on the wire, 3 MB read and
+// decoded): the page being yielded and the next one, read and decoded
+// meanwhile. That keeps an export's peak heap, garbage included, under
+// 32 MiB (see BENCHMARKS.md).
 const (
 	DefaultExportPageSize    = MaxPageSize
 	DefaultExportConcurrency = 16
-	DefaultExportMaxMemory   = 12 << 20
+	DefaultExportMaxMemory   = 8 << 20
 )
 
 // ExportOptions tune Export, ExportView and ExportCSV.
@@ -48,12 +48,12 @@ type ExportOptions struct {
 	// unread in their connections (at most 2 of them past the cap).
 	Concurrency int
 	// MaxMemory bounds the bytes of pages an export holds at once, read
-	// and decoded (a page counts as about 3.5 times its body, Content-Length:
-	// the body, which its strings share, and its rows); 0 means
-	// DefaultExportMaxMemory. Pages are read in order, the one being
-	// yielded first, as far ahead as the budget allows; the answers
-	// beyond it wait unread in their connections. A page larger than
-	// the budget is read alone.
+	// and decoded: a page counts as twice its body (Content-Length) until
+	// it is decoded, then as what it holds (its body, which its rows
+	// keep, and its rows); 0 means DefaultExportMaxMemory. Pages are read
+	// in order, the one being yielded first, as far ahead as the budget
+	// allows; the answers beyond it wait unread in their connections. A
+	// page larger than the budget is read alone.
 	MaxMemory int64
 	// Wait tunes the wait for the view.
 	Wait WaitOptions
@@ -176,11 +176,11 @@ func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptio
 		if h.Ready != nil {
 			ph.ready = func(size int64) error { return h.Ready(pageCost(size)) }
 		}
-		pg, err := s.viewPage(ctx, viewID, number, size, ph)
+		pg, held, err := s.viewPage(ctx, viewID, number, size, ph)
 		if err != nil {
 			return export.Page[*Page]{}, err
 		}
-		return export.Page[*Page]{Value: pg, Rows: len(pg.Rows), End: pg.EndOfList}, nil
+		return export.Page[*Page]{Value: pg, Rows: len(pg.Rows), End: pg.EndOfList, Cost: held}, nil
 	}
 	fetch = fromPage(cp.NextPage, size, fetch)
 	return func(yield func(Row, error) bool) {
@@ -196,16 +196,16 @@ func (s *Service) exportView(ctx context.Context, viewID int64, opts ExportOptio
 	}
 }
 
-// pageCost is what a page of size bytes on the wire (-1: unknown) holds
-// read and decoded: its body, which the page's strings share, and its
-// rows, whose values and column lists take about 2.3 times the body for
-// rows of short values (BenchmarkDecodePage10k allocates 3.3 times the
-// body of its page). It counts 3.5 times the body: that, and a margin.
+// pageCost is what a page of size bytes on the wire (-1: unknown) is
+// taken to hold read and decoded until it is: twice its body. Its rows
+// and their value offsets take about 0.4 times the body for rows of 10
+// columns of about 22 bytes each (BenchmarkDecodePage10k), more for
+// shorter values; once decoded, the page counts what it holds.
 func pageCost(size int64) int64 {
 	if size < 0 {
 		return -1
 	}
-	return size / 2 * 7
+	return 2 * size
 }
 
 // ExportCSV exports a report (Export) as CSV to w: a header row with the
@@ -245,8 +245,8 @@ func (s *Service) ExportCSV(ctx context.Context, reportID int64, w io.Writer, op
 			record = make([]string, len(header.names))
 		}
 		if r.cols == header || (r.cols != nil && slices.Equal(r.cols.names, header.names)) {
-			for i, v := range r.vals {
-				record[i] = formatValue(v)
+			for i := range record {
+				record[i] = r.text(i)
 			}
 		} else {
 			for i, name := range header.names {

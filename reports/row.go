@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 )
 
 // Row is one row of report data: its values keyed by column name, in the
@@ -17,16 +18,26 @@ import (
 //
 // Values keep their JSON type: nil (null), bool, json.Number (numbers,
 // exactly as sent), string, []any and map[string]any (nested values, with
-// json.Number numbers). Rows of one page usually share their column list,
-// so a row costs its values only.
+// json.Number numbers, decoded anew on every call). A row read from the
+// service keeps where each value's JSON text starts in its page, 4 bytes a
+// value, and makes the value when it is asked for; rows of one page usually
+// share their column list.
 //
-// The strings of a row read from the service share the memory of the page
+// The values of a row read from the service share the memory of the page
 // they came in (one buffer per page, 2 MB for 10,000 rows of 10 columns):
 // a row kept long after its page, among few others, keeps that page alive.
 // Keep a Clone of such rows.
 type Row struct {
 	cols *columns
-	vals []any
+	src  *source
+	offs []uint32 // where each value starts in src.text
+}
+
+// source is what the values of rows are read from: the JSON text of a
+// page (or of a row), or the values given to NewRow.
+type source struct {
+	text string
+	vals []any // NewRow's values, when not nil
 }
 
 // columns is a list of column names shared by the rows that have it.
@@ -99,27 +110,41 @@ func NewRow(names []string, values []any) Row {
 	if len(names) != len(values) {
 		panic("reports: NewRow: names and values differ in length")
 	}
-	return Row{cols: &columns{names: slices.Clone(names)}, vals: slices.Clone(values)}
+	vals := slices.Clone(values)
+	if vals == nil {
+		vals = []any{}
+	}
+	return Row{cols: &columns{names: slices.Clone(names)}, src: &source{vals: vals}}
 }
 
 // Clone returns a copy of the row that shares no memory with its page.
 func (r Row) Clone() Row {
-	vals := make([]any, len(r.vals))
-	for i, v := range r.vals {
-		switch v := v.(type) {
-		case string:
-			vals[i] = strings.Clone(v)
-		case json.Number:
-			vals[i] = json.Number(strings.Clone(string(v)))
-		default:
-			vals[i] = v // nested values are decoded into their own memory
-		}
+	if r.src == nil || r.src.vals != nil {
+		return r // NewRow's values are the caller's, not a page's
 	}
-	return Row{cols: r.cols, vals: vals}
+	var b strings.Builder
+	offs := make([]uint32, len(r.offs))
+	for i := range r.offs {
+		offs[i] = uint32(b.Len())
+		b.WriteString(r.raw(i))
+		b.WriteByte(',')
+	}
+	return Row{cols: r.cols, src: &source{text: b.String()}, offs: offs}
+}
+
+// raw returns the JSON text of value i of a row read from the service.
+func (r Row) raw(i int) string {
+	off := int(r.offs[i])
+	return r.src.text[off:valueEnd(r.src.text, off)]
 }
 
 // Len returns the number of columns of the row.
-func (r Row) Len() int { return len(r.vals) }
+func (r Row) Len() int {
+	if r.src != nil && r.src.vals != nil {
+		return len(r.src.vals)
+	}
+	return len(r.offs)
+}
 
 // Columns returns the column names in order.
 func (r Row) Columns() []string {
@@ -133,10 +158,29 @@ func (r Row) Columns() []string {
 func (r Row) Column(i int) string { return r.cols.names[i] }
 
 // Value returns the value of column i.
-func (r Row) Value(i int) any { return r.vals[i] }
+func (r Row) Value(i int) any {
+	if r.src != nil && r.src.vals != nil {
+		return r.src.vals[i]
+	}
+	return valueOf(r.raw(i))
+}
+
+// text returns the value of column i as Text gives it.
+func (r Row) text(i int) string {
+	if r.src != nil && r.src.vals != nil {
+		return formatValue(r.src.vals[i])
+	}
+	return textOf(r.raw(i))
+}
 
 // Values returns the values in column order.
-func (r Row) Values() []any { return slices.Clone(r.vals) }
+func (r Row) Values() []any {
+	vals := make([]any, r.Len())
+	for i := range vals {
+		vals[i] = r.Value(i)
+	}
+	return vals
+}
 
 // Get returns the value of the column named name, and whether the row has
 // that column.
@@ -148,22 +192,28 @@ func (r Row) Get(name string) (any, bool) {
 	if !ok {
 		return nil, false
 	}
-	return r.vals[i], true
+	return r.Value(i), true
 }
 
 // Text returns the value of the named column as text: strings as they
 // are, numbers as sent, booleans as true/false, null or a missing column
 // as "", nested values as JSON. It is what ExportCSV writes.
 func (r Row) Text(name string) string {
-	v, _ := r.Get(name)
-	return formatValue(v)
+	if r.cols == nil {
+		return ""
+	}
+	i, ok := r.cols.lookup(name)
+	if !ok {
+		return ""
+	}
+	return r.text(i)
 }
 
 // All iterates over the columns in order, name and value.
 func (r Row) All() iter.Seq2[string, any] {
 	return func(yield func(string, any) bool) {
-		for i, v := range r.vals {
-			if !yield(r.cols.names[i], v) {
+		for i := range r.Len() {
+			if !yield(r.cols.names[i], r.Value(i)) {
 				return
 			}
 		}
@@ -175,21 +225,40 @@ func (r Row) All() iter.Seq2[string, any] {
 func (r Row) MarshalJSON() ([]byte, error) {
 	var b bytes.Buffer
 	b.WriteByte('{')
-	for i, v := range r.vals {
+	for i := range r.Len() {
 		if i > 0 {
 			b.WriteByte(',')
 		}
 		k, _ := json.Marshal(r.cols.names[i])
 		b.Write(k)
 		b.WriteByte(':')
-		raw, err := json.Marshal(v)
-		if err != nil {
+		if err := r.appendJSON(&b, i); err != nil {
 			return nil, fmt.Errorf("reports: column %q: %w", r.cols.names[i], err)
 		}
-		b.Write(raw)
 	}
 	b.WriteByte('}')
 	return b.Bytes(), nil
+}
+
+// appendJSON writes value i as JSON to b.
+func (r Row) appendJSON(b *bytes.Buffer, i int) error {
+	var v any
+	if r.src.vals == nil {
+		raw := r.raw(i)
+		if utf8.ValidString(raw) {
+			b.WriteString(raw) // valid JSON, checked when decoded
+			return nil
+		}
+		v = valueOf(raw) // invalid UTF-8 becomes U+FFFD
+	} else {
+		v = r.src.vals[i]
+	}
+	raw, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b.Write(raw)
+	return nil
 }
 
 // UnmarshalJSON decodes a JSON object keeping its member order.

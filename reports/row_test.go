@@ -49,3 +49,23 @@ func TestRowUnmarshalAndClone(t *testing.T) {
 		t.Error("an array decoded as a row")
 	}
 }
+
+// A row marshals to valid UTF-8 JSON, values as sent, whatever the page
+// held: invalid UTF-8 in a string becomes U+FFFD, as encoding/json makes it.
+func TestRowMarshalJSONIsValidUTF8(t *testing.T) {
+	var r reports.Row
+	in := "{\"s\":\"a\xffb\",\"e\":\"x\\u00e9\\\"\",\"n\":1.50,\"o\":{\"k\":[\"\xfe\"]}}"
+	if err := json.Unmarshal([]byte(in), &r); err != nil {
+		t.Fatal(err)
+	}
+	out, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := `{"s":"a` + "\ufffd" + `b","e":"x\u00e9\"","n":1.50,"o":{"k":["` + "\ufffd" + `"]}}`; string(out) != want {
+		t.Errorf("got  %s\nwant %s", out, want)
+	}
+	if v, _ := r.Get("s"); v != "a\ufffdb" {
+		t.Errorf("s = %q", v)
+	}
+}

@@ -5,9 +5,11 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"strings"
 	"unicode/utf8"
+	"unsafe"
 )
 
 // Report data pages are decoded by a small scanner instead of
@@ -33,28 +35,36 @@ const maxPageBody = 256 << 20
 // decodePage reads a report data page: {"version", "endOfList",
 // "results": [rows]}, members in any order, unknown members skipped.
 // size, when known (Content-Length), sizes the one buffer the body is
-// read into; the page's strings are substrings of it.
-func decodePage(r io.Reader, size int64, p *Page) error {
+// read into, which the page's rows keep. rows, the page size asked for,
+// sizes p.Rows (up to what size can hold). It returns the bytes the page
+// holds: its body, its rows and their value offsets.
+func decodePage(r io.Reader, size, rows int64, p *Page) (int64, error) {
+	if size > 0 {
+		p.Rows = make([]Row, 0, min(rows, size/3)) // a row takes at least 3 bytes: {},
+	}
 	var sb strings.Builder
 	if size > 0 && size <= maxPageBody {
 		sb.Grow(int(size))
 	}
 	if _, err := io.Copy(&sb, r); err != nil {
-		return err
+		return 0, err
 	}
 	d := &scanner{s: sb.String()}
 	if err := d.page(p); err != nil {
-		return fmt.Errorf("decoding report data: %w", err)
+		return 0, fmt.Errorf("decoding report data: %w", err)
 	}
-	return nil
+	return int64(sb.Cap()) + int64(cap(p.Rows))*int64(unsafe.Sizeof(Row{})) + d.chunks, nil
 }
 
 // scanner decodes JSON from s. Consecutive rows with the same keys share
 // one column list.
 type scanner struct {
-	s    string
-	i    int
-	last *columns
+	s      string
+	i      int
+	last   *columns
+	src    *source  // the rows' source: s
+	offs   []uint32 // the chunk the rows' value offsets are appended to
+	chunks int64    // the bytes of the chunks of offsets
 }
 
 var errEnd = errors.New("unexpected end of JSON")
@@ -135,7 +145,7 @@ func (d *scanner) page(p *Page) error {
 			if err != nil {
 				return err
 			}
-			switch v := v.(type) {
+			switch v := valueOf(v).(type) {
 			case json.Number:
 				if p.Version, err = v.Int64(); err != nil {
 					return fmt.Errorf("version: %w", err)
@@ -149,9 +159,9 @@ func (d *scanner) page(p *Page) error {
 			if err != nil {
 				return err
 			}
-			b, ok := v.(bool)
-			if !ok && v != nil {
-				return fmt.Errorf("endOfList is %T, not a boolean", v)
+			b, ok := valueOf(v).(bool)
+			if !ok && v != "null" {
+				return fmt.Errorf("endOfList is %T, not a boolean", valueOf(v))
 			}
 			p.EndOfList = b
 		case "results":
@@ -168,6 +178,7 @@ func (d *scanner) page(p *Page) error {
 }
 
 func (d *scanner) results(p *Page) error {
+	p.Rows = p.Rows[:0] // the last of duplicate members wins, as in encoding/json
 	if d.peek() == 'n' {
 		_, err := d.value()
 		return err
@@ -221,12 +232,11 @@ func (d *scanner) row() (Row, error) {
 	if err := d.consume('{'); err != nil {
 		return Row{}, err
 	}
-	n := 4
-	if d.last != nil {
-		n = len(d.last.names)
+	if d.src == nil {
+		d.src = &source{text: d.s}
 	}
-	vals := make([]any, 0, n)
 	keys := newRowKeys(d.last, true) // keys point into the page: copy them
+	start := len(d.offs)
 	for first := true; ; first = false {
 		ok, err := d.more('}', first)
 		if err != nil {
@@ -239,46 +249,62 @@ func (d *scanner) row() (Row, error) {
 		if err != nil {
 			return Row{}, err
 		}
-		keys.add(len(vals), key)
-		v, err := d.value()
-		if err != nil {
+		keys.add(len(d.offs)-start, key)
+		if d.peek(); d.i > math.MaxUint32 {
+			return Row{}, d.errorf("a value past 4 GiB")
+		}
+		off := uint32(d.i)
+		if _, err := d.value(); err != nil {
 			return Row{}, err
 		}
-		vals = append(vals, v)
+		if len(d.offs) == cap(d.offs) {
+			start = d.grow(start)
+		}
+		d.offs = append(d.offs, off)
 	}
-	cols := keys.columns(len(vals))
+	offs := d.offs[start:len(d.offs):len(d.offs)]
+	cols := keys.columns(len(offs))
 	d.last = cols
-	return Row{cols: cols, vals: vals}, nil
+	return Row{cols: cols, src: d.src, offs: offs}, nil
 }
 
-// value reads one JSON value: nil, bool, json.Number, string, or []any
-// and map[string]any for nested values.
-func (d *scanner) value() (any, error) {
-	switch c := d.peek(); {
+// maxChunk is the most value offsets the scanner allocates at once for
+// the rows it decodes: one allocation for thousands of rows, not one a
+// row.
+const maxChunk = 16384
+
+// grow gives d.offs a new chunk, twice the last up to maxChunk, holding
+// the offsets of the row being read (from start), and returns where that
+// row now starts.
+func (d *scanner) grow(start int) int {
+	row := d.offs[start:]
+	n := max(min(2*cap(d.offs), maxChunk), 16, 2*len(row))
+	d.offs = append(make([]uint32, 0, n), row...)
+	d.chunks += 4 * int64(n)
+	return 0
+}
+
+// value reads one JSON value, checking it, and returns its text.
+func (d *scanner) value() (string, error) {
+	c := d.peek()
+	start := d.i
+	switch {
 	case c == '"':
-		return d.str()
+		_, err := d.str()
+		return d.s[start:d.i], err
 	case c == '-' || (c >= '0' && c <= '9'):
-		return d.number()
+		n, err := d.number()
+		return string(n), err
 	case c == 't':
-		return true, d.literal("true")
+		return "true", d.literal("true")
 	case c == 'f':
-		return false, d.literal("false")
+		return "false", d.literal("false")
 	case c == 'n':
-		return nil, d.literal("null")
+		return "null", d.literal("null")
 	case c == '[' || c == '{':
-		raw, err := d.skip()
-		if err != nil {
-			return nil, err
-		}
-		dec := json.NewDecoder(strings.NewReader(raw))
-		dec.UseNumber()
-		var v any
-		if err := dec.Decode(&v); err != nil {
-			return nil, err
-		}
-		return v, nil
+		return d.skip()
 	}
-	return nil, d.errorf("unexpected character")
+	return d.s[start:d.i], d.errorf("unexpected character")
 }
 
 func (d *scanner) literal(lit string) error {
@@ -293,29 +319,48 @@ func (d *scanner) literal(lit string) error {
 // substring of the input.
 func (d *scanner) str() (string, error) {
 	start := d.i + 1
-	ascii := true
-	for j := start; j < len(d.s); j++ {
-		switch c := d.s[j]; {
-		case c == '"' && (ascii || utf8.ValidString(d.s[start:j])):
+	j := start
+	for j < len(d.s) && plainByte[d.s[j]] {
+		j++
+	}
+	if j < len(d.s) && d.s[j] >= utf8.RuneSelf {
+		// Not ASCII: on to the end, then check the UTF-8.
+		for j < len(d.s) && d.s[j] != '"' && d.s[j] != '\\' && d.s[j] >= 0x20 {
+			j++
+		}
+		if j < len(d.s) && d.s[j] == '"' && utf8.ValidString(d.s[start:j]) {
 			d.i = j + 1
 			return d.s[start:j], nil
-		case c >= utf8.RuneSelf:
-			ascii = false
-		case c == '"' || c == '\\' || c < 0x20: // invalid UTF-8 is replaced, as encoding/json does
-			raw, err := d.skipString()
-			if err != nil {
-				return "", err
-			}
-			var out string
-			if err := json.Unmarshal([]byte(raw), &out); err != nil {
-				return "", err
-			}
-			return out, nil
 		}
+	} else if j < len(d.s) && d.s[j] == '"' {
+		d.i = j + 1
+		return d.s[start:j], nil
 	}
-	d.i = len(d.s)
-	return "", errEnd
+	if j >= len(d.s) {
+		d.i = len(d.s)
+		return "", errEnd
+	}
+	// Escapes, control characters or invalid UTF-8 (replaced, as
+	// encoding/json does).
+	raw, err := d.skipString()
+	if err != nil {
+		return "", err
+	}
+	var out string
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		return "", err
+	}
+	return out, nil
 }
+
+// plainByte tells the bytes a string holds as they are, in ASCII: all but
+// the quote, the backslash and control characters.
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < utf8.RuneSelf; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 // skipString moves past the string at d.i and returns its raw text.
 func (d *scanner) skipString() (string, error) {

@@ -36,6 +36,7 @@ func (w *cancelOn) Write(p []byte) (int, error) {
 // the running execution without --wait, and with it follows the execution
 // to its end and writes the failed rows.
 func TestBulkLoadInterruptedGoesOnWithStatus(t *testing.T) {
+	t.Parallel()
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	srv := newFake(t, fake.WithDemoData(), fake.WithClock(clock), fake.WithBulkDelay(time.Minute))
 	defer srv.Close()
@@ -86,6 +87,7 @@ func TestBulkLoadInterruptedGoesOnWithStatus(t *testing.T) {
 // --errors-out, prints the first reasons (key, message, row) and names
 // the flag that writes them all, having asked the service for that many.
 func TestBulkLoadPrintsReasons(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "accounts.csv")
@@ -122,6 +124,7 @@ func TestBulkLoadPrintsReasons(t *testing.T) {
 // TestBulkStatusUsage: bulk status checks its arguments before sending,
 // and an unknown execution exits 1 naming it.
 func TestBulkStatusUsage(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	for _, args := range [][]string{

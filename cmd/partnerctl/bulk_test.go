@@ -18,14 +18,15 @@ const accountsCSV = "account_info.external_account_id,name,employees\n" +
 	"X-2,Hooli,many\n" +
 	"X-3,Umbrella,40\n"
 
-func bulkServer(t *testing.T) *fake.Server {
+func bulkServer(t *testing.T, opts ...fake.Option) *fake.Server {
 	t.Helper()
-	srv := newFake(t, fake.WithDemoData(), fake.WithBulkDelay(0))
+	srv := newFake(t, append([]fake.Option{fake.WithDemoData(), fake.WithBulkDelay(0)}, opts...)...)
 	t.Cleanup(srv.Close)
 	return srv
 }
 
 func TestBulkLoadWaitErrorsOut(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -68,6 +69,7 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 }
 
 func TestBulkLoadNoWaitAndProgress(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	c.tty = true
@@ -88,6 +90,7 @@ func TestBulkLoadNoWaitAndProgress(t *testing.T) {
 }
 
 func TestBulkLoadXLSXOpportunities(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "opps.xlsx")
@@ -109,6 +112,7 @@ func TestBulkLoadXLSXOpportunities(t *testing.T) {
 // the published operations, POST /bulk/v1/bulkload and
 // /bulk/v1/bulkload_opportunity, with its format in the query.
 func TestBulkLoadXLSXPublishedRoutes(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "deals.xlsx")
@@ -149,6 +153,7 @@ func writeXLSX(t *testing.T, path string, rows ...[]any) {
 }
 
 func TestBulkLoadNotStarted(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "a.csv")
@@ -168,6 +173,7 @@ func TestBulkLoadNotStarted(t *testing.T) {
 // (once the bad value is fixed), its error column never takes the name of
 // a column of the data, and no file is written when no row failed.
 func TestBulkLoadErrorsOutReloads(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -212,6 +218,7 @@ func TestBulkLoadErrorsOutReloads(t *testing.T) {
 // TestBulkLoadNoRecordSucceeded: a load where every record failed exits 1
 // even without --fail-on-errors.
 func TestBulkLoadNoRecordSucceeded(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "wrong-key.csv")
@@ -227,6 +234,7 @@ func TestBulkLoadNoRecordSucceeded(t *testing.T) {
 // --errors-out in a directory that does not exist, is a usage error before
 // any request.
 func TestBulkLoadPathsCheckedFirst(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -252,6 +260,7 @@ func TestBulkLoadPathsCheckedFirst(t *testing.T) {
 
 // TestBulkLoadTruncatedJSON: the fake names where a truncated body ends.
 func TestBulkLoadTruncatedJSON(t *testing.T) {
+	t.Parallel()
 	srv := bulkServer(t)
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "cut.json")

@@ -36,6 +36,7 @@ func (v *violations) all() []string {
 // contract (here a base URL with a path the service does not publish) is
 // a violation, while a published command is none.
 func TestCommandLineIsContractChecked(t *testing.T) {
+	t.Parallel()
 	rec := &violations{TB: t}
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithMiddleware(contract.Check(rec)))
 	defer srv.Close()

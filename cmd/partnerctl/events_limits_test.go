@@ -21,6 +21,7 @@ import (
 // (EOF) well before a generous deadline; the receiver's own timeouts are
 // set small.
 func TestEventsListenClosesSlowClients(t *testing.T) {
+	t.Parallel()
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
 	_, stderr, stop := listening(t, newCLI(srv), "--events", "object.update", "--read-timeout", "200ms", "--idle-timeout", "200ms")
@@ -51,8 +52,8 @@ func TestEventsListenClosesSlowClients(t *testing.T) {
 	}
 	defer trickle.Close()
 	io.WriteString(trickle, "POST "+forged+" HTTP/1.1\r\nHost: "+u.Host+"\r\nContent-Type: application/json\r\nContent-Length: 100000\r\n\r\n{\"a\":")
-	untilEOF("a body that stalls", trickle, trickle)
 
+	// The second connection runs its course while the first stalls.
 	idle, err := net.Dial("tcp", u.Host)
 	if err != nil {
 		t.Fatal(err)
@@ -69,6 +70,7 @@ func TestEventsListenClosesSlowClients(t *testing.T) {
 	if resp.StatusCode != http.StatusUnauthorized || resp.Close {
 		t.Fatalf("forged GET: %d (close %v), want a kept-alive 401", resp.StatusCode, resp.Close)
 	}
+	untilEOF("a body that stalls", trickle, trickle)
 	untilEOF("a keep-alive connection idle after its 401", idle, br)
 
 	if code := stop(); code != exitInterrupted || strings.Contains(stderr.String(), "panic") {
@@ -77,6 +79,7 @@ func TestEventsListenClosesSlowClients(t *testing.T) {
 }
 
 func TestEventsListenLimitsMustBePositive(t *testing.T) {
+	t.Parallel()
 	c := &cli{env: map[string]string{}}
 	for _, flag := range []string{"--read-timeout=0s", "--idle-timeout=-1s", "--max-connections=0"} {
 		if r := c.run(t, "events", "listen", "--events", "object.update", flag); r.code != exitUsage {

@@ -15,6 +15,7 @@ import (
 // webhook_settings in a listing, so a proxy in front of the fake answers
 // the listing with one.
 func TestEventsListMasksCallbackSecrets(t *testing.T) {
+	t.Parallel()
 	const secret = "Zq3XHc7RkPbW2mLyTn5VdA9sEf"
 	srv := newFake(t)
 	defer srv.Close()
@@ -47,6 +48,7 @@ func TestEventsListMasksCallbackSecrets(t *testing.T) {
 }
 
 func TestMaskCallbackURL(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct{ in, want string }{
 		{"https://hooks.example.com/partner", "https://hooks.example.com/partner"},
 		{"https://hooks.example.com/partner/Zq3XHc7RkPbW2mLyTn5VdA9sEf", "https://hooks.example.com/partner/<secret>"},

@@ -24,7 +24,9 @@ import (
 // accepted exactly the two held connections while its accept loop is
 // blocked waiting for a free slot of the connection cap
 // (netutil's limitListener.acquire, found in the goroutine stacks), and
-// the third request has been sent.
+// the third request has been sent. It does not call t.Parallel: it sets
+// the package's receiverConnState, and the goroutines it looks through
+// must be those of its own receiver alone.
 func TestEventsListenCapsConnections(t *testing.T) {
 	var mu sync.Mutex
 	var accepted []string // remote address of each connection the receiver accepted

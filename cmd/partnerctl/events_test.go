@@ -21,6 +21,7 @@ import (
 )
 
 func TestEventsKindsListDelete(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -75,6 +76,7 @@ func fakeToken(t *testing.T, srv *fake.Server) string {
 // TestEventsListen runs listen until "Ctrl-C": it subscribes, prints a
 // delivery as a JSON line, forwards it, and unsubscribes on the way out.
 func TestEventsListen(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
 	defer srv.Close()
 	var mu sync.Mutex
@@ -172,6 +174,7 @@ func TestEventsListen(t *testing.T) {
 // forward's own 4xx, so it gives up as it would with the forward itself,
 // and with 502 when the forward cannot be reached.
 func TestEventsListenForwardStatus(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond, Attempts: 2}))
 	defer srv.Close()
 	target := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -221,6 +224,7 @@ func TestEventsListenForwardStatus(t *testing.T) {
 // the last path segment, refuses with 401 a POST that does not carry it,
 // takes one that does, and prints the secret nowhere.
 func TestEventsListenSecret(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	stdout, stderr, stop := listening(t, newCLI(srv), "--events", "object.update")
@@ -276,6 +280,7 @@ func listening(t *testing.T, c *cli, args ...string) (stdout, stderr *syncBuffer
 }
 
 func TestEventsListenNeedsPublicURLForRemoteService(t *testing.T) {
+	t.Parallel()
 	c := &cli{env: map[string]string{"PARTNER_BASE_URL": "https://api.example.com", "PARTNER_CLIENT_ID": "x", "PARTNER_CLIENT_SECRET": "y"}}
 	if r := c.run(t, "events", "listen", "--events", "object.update"); r.code != exitUsage || !strings.Contains(r.stderr, "--public-url") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
@@ -294,6 +299,7 @@ func waitFor(t *testing.T, cond func() bool, stderr *syncBuffer) {
 }
 
 func TestToken(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithTokenLifetime(30*time.Minute))
 	defer srv.Close()
 	c := newCLI(srv)
@@ -321,6 +327,7 @@ func TestToken(t *testing.T) {
 // TestEventsIntegrations lists the integrations bulk loads and
 // subscriptions name.
 func TestEventsIntegrations(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -338,6 +345,7 @@ func TestEventsIntegrations(t *testing.T) {
 }
 
 func TestTokenJSON(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithTokenLifetime(30*time.Minute))
 	defer srv.Close()
 	c := newCLI(srv)
@@ -365,6 +373,7 @@ func TestTokenJSON(t *testing.T) {
 // --events object.update against partnerfake's handler receives the
 // change that the admin API's PATCH /_fake/objects/{id} makes.
 func TestEventsListenAdminUpdate(t *testing.T) {
+	t.Parallel()
 	admin := fakeadmin.New(func() *fake.Fake {
 		return fake.New(mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
 	})
@@ -401,6 +410,7 @@ func TestEventsListenAdminUpdate(t *testing.T) {
 // TestOnThisMachine: listen's default callback needs a service on this
 // machine, by the SDK's plain-http rule.
 func TestOnThisMachine(t *testing.T) {
+	t.Parallel()
 	for raw, want := range map[string]bool{
 		"http://localhost:8080": true, "https://LOCALHOST:8443/api": true, "http://127.0.0.1:1": true, "http://[::1]:80": true,
 		"https://localhost.:8443": false, "http://api.localhost": false, "https://api.example.com": false,
@@ -416,6 +426,7 @@ func TestOnThisMachine(t *testing.T) {
 // object.update and object.stage_change prints two lines that say which
 // kind and subscriber each came for (the body alone is the same).
 func TestEventsListenNamesKindAndSubscriber(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	stdout, stderr, stop := listening(t, newCLI(srv), "--events", "object.update,object.stage_change")

@@ -94,6 +94,7 @@ func (c *cli) must(t *testing.T, args ...string) result {
 }
 
 func TestUsageErrorsExitTwo(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -129,6 +130,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 // TestHelpEverywhere runs --help on every command: each exits 0 and shows
 // an example.
 func TestHelpEverywhere(t *testing.T) {
+	t.Parallel()
 	c := &cli{env: map[string]string{}}
 	a := &app{getenv: func(string) string { return "" }}
 	var walk func(cmd *cobra.Command)
@@ -152,6 +154,7 @@ func TestHelpEverywhere(t *testing.T) {
 }
 
 func TestCompletion(t *testing.T) {
+	t.Parallel()
 	c := &cli{env: map[string]string{}}
 	r := c.run(t, "completion", "bash")
 	if r.code != 0 || !strings.Contains(r.stdout, "bash completion") {
@@ -160,6 +163,7 @@ func TestCompletion(t *testing.T) {
 }
 
 func TestFlagsOverrideVariables(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -187,6 +191,7 @@ func TestFlagsOverrideVariables(t *testing.T) {
 // deployment's own words: another environment header and a gateway
 // subscription key, given as flags or variables.
 func TestDeploymentWords(t *testing.T) {
+	t.Parallel()
 	const key = "sk-cli-test-0123"
 	srv := newFake(t, fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-operator-env", SubscriptionKey: key}))
 	defer srv.Close()
@@ -216,6 +221,7 @@ func TestDeploymentWords(t *testing.T) {
 // line" section with the real command tree (--help appended, so nothing
 // runs): a renamed command or flag fails here.
 func TestReadmeCommandLine(t *testing.T) {
+	t.Parallel()
 	md, err := os.ReadFile("../../README.md")
 	if err != nil {
 		t.Fatal(err)
@@ -247,6 +253,7 @@ func TestReadmeCommandLine(t *testing.T) {
 // (partner.New's check) naming the flag or variable the operator wrote,
 // never an SDK option, and never showing a secret.
 func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
+	t.Parallel()
 	const key = "sk-never-shown-4711"
 	empty := t.TempDir() + "/empty"
 	writeFile(t, empty, "\n")
@@ -288,6 +295,7 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 // TestInterruptExits130: a command that Ctrl-C (the cancelled context)
 // stops exits 130, as shells report a command ended by SIGINT.
 func TestInterruptExits130(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)

@@ -17,6 +17,7 @@ import (
 // amount and the rate; the percentage once the total is known; nothing at
 // all off a terminal.
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	a := &app{isTerminal: func(io.Writer) bool { return true }}
 	p := a.newProgress(&buf, "upload a.csv", 4_000_000, true)
@@ -96,6 +97,7 @@ func TestProgressLine(t *testing.T) {
 // the message on the next, not the bar redrawn from the echo's column
 // ("rereport 7 ...").
 func TestProgressAfterInterrupt(t *testing.T) {
+	t.Parallel()
 	scr := &screen{drawn: make(chan struct{}, 1)}
 	a := &app{isTerminal: func(io.Writer) bool { return true }}
 	// The writer newProgress gives a terminal, of mpb's default width.

@@ -64,11 +64,14 @@ func (p *pageCutter) take() []int64 {
 // pages (of 10,000 rows) keeps its partial file and checkpoint beside -o
 // and prints the command that goes on; that command writes only the rows
 // not written yet, from the same view (no new view prepared, no page
-// before the checkpoint's asked for), and leaves the file a fresh export
-// writes, with the partial file and checkpoint removed.
+// before the checkpoint's asked for), and leaves the whole export, every
+// row once and in order (bigExport), with the partial file and
+// checkpoint removed.
 func TestReportsExportResume(t *testing.T) {
+	t.Parallel()
 	cut := &pageCutter{}
-	srv := fake.NewServer(mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)) // the contract sees what the client sent
+	// The contract check, outermost, sees what the client sent.
+	srv := fake.NewServer(append([]fake.Option{mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)}, readyViews()...)...)
 	defer srv.Close()
 	const rows = 25_000
 	id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "l", Name: "Label"}},
@@ -79,8 +82,7 @@ func TestReportsExportResume(t *testing.T) {
 		t.Run(ext, func(t *testing.T) {
 			dir := t.TempDir()
 			out := filepath.Join(dir, "big export."+ext)
-			fresh := filepath.Join(dir, "fresh."+ext)
-			c.must(t, "reports", "export", report, "-o", fresh)
+			whole := bigExport(ext, rows)
 
 			cut.on.Store(true)
 			r := c.run(t, "reports", "export", report, "-o", out)
@@ -92,7 +94,7 @@ func TestReportsExportResume(t *testing.T) {
 			if _, err := os.Stat(out); !os.IsNotExist(err) {
 				t.Fatalf("%s exists after the export stopped: %v", out, err)
 			}
-			if !strings.HasPrefix(readFile(t, fresh), readFile(t, partial)) {
+			if !strings.HasPrefix(whole, readFile(t, partial)) {
 				t.Fatal("the partial file is not the start of the export")
 			}
 			var st exportState
@@ -107,8 +109,8 @@ func TestReportsExportResume(t *testing.T) {
 			if !strings.Contains(r.stderr, "exported 25,000 rows of report "+report) {
 				t.Errorf("resumed: stderr %q", r.stderr)
 			}
-			if got := readFile(t, out); got != readFile(t, fresh) {
-				t.Fatalf("the resumed file differs from a fresh export (%d bytes, want %d)", len(got), len(readFile(t, fresh)))
+			if got := readFile(t, out); got != whole {
+				t.Fatalf("the resumed file differs from the whole export (%d bytes, want %d)", len(got), len(whole))
 			}
 			if n := srv.CountRequests(http.MethodPost, "/report/v1/view/"+report+"/prepare_export"); n != prepared {
 				t.Errorf("the resumed export prepared %d new views", n-prepared)
@@ -125,10 +127,28 @@ func TestReportsExportResume(t *testing.T) {
 	}
 }
 
+// bigExport is the export in ext (csv or jsonl) of the first rows rows of
+// TestReportsExportResume's report.
+func bigExport(ext string, rows int) string {
+	var b strings.Builder
+	if ext == "csv" {
+		b.WriteString("N,Label\n")
+	}
+	for i := range rows {
+		if ext == "csv" {
+			fmt.Fprintf(&b, "%d,\"row, %d\"\n", i, i)
+		} else {
+			fmt.Fprintf(&b, `{"N":%d,"Label":"row, %d"}`+"\n", i, i)
+		}
+	}
+	return b.String()
+}
+
 // TestReportsExportResumeRefusals: --resume needs a file of CSV or JSON
 // lines and a stopped export to go on with; each refusal is a usage error
 // before anything is sent.
 func TestReportsExportResumeRefusals(t *testing.T) {
+	t.Parallel()
 	srv, id := reportServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()
@@ -156,6 +176,7 @@ func TestReportsExportResumeRefusals(t *testing.T) {
 // the export's state at the one saved before, so that the message of a
 // stopped export names the rows the checkpoint file holds.
 func TestExportCheckpointSaveFails(t *testing.T) {
+	t.Parallel()
 	out := filepath.Join(t.TempDir(), "deals.csv")
 	ef, err := openExportFile(out, 7, formatCSV, false)
 	if err != nil {

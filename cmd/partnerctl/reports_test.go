@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xuri/excelize/v2"
 
@@ -32,11 +33,29 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
+// readyViews are fake options under which a report view is ready when
+// its status is read: the fake runs on a manual clock that every read of
+// a view's status first moves past a view's preparation
+// (fake.ViewPendingFor+fake.ViewRunningFor). An export then waits for no
+// real time; the wait for a view is tested in package reports.
+func readyViews() []fake.Option {
+	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	return []fake.Option{fake.WithClock(clock), fake.WithMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/report/v1/view/") && strings.HasSuffix(r.URL.Path, "/status") {
+				clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})}
+}
+
 // reportServer serves a fake with one report whose columns are not in
-// alphabetical order, so that column order is checked.
+// alphabetical order, so that column order is checked. Its views are
+// ready when read (readyViews).
 func reportServer(t *testing.T) (*fake.Server, int64) {
 	t.Helper()
-	srv := newFake(t)
+	srv := newFake(t, readyViews()...)
 	t.Cleanup(srv.Close)
 	id := srv.AddReport(fake.Report{
 		ID: 7, Name: "Deals",
@@ -48,6 +67,7 @@ func reportServer(t *testing.T) (*fake.Server, int64) {
 }
 
 func TestReportsList(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	c := newCLI(srv)
 	r := c.must(t, "reports", "list")
@@ -183,6 +203,7 @@ func TestReportsExportProgressOnTerminal(t *testing.T) {
 }
 
 func TestReportsCharts(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	c := newCLI(srv)
 	r := c.must(t, "reports", "charts", "7")
@@ -197,7 +218,7 @@ func TestReportsCharts(t *testing.T) {
 // its header, taken from the report's metadata.
 func TestReportsExportEmptyReport(t *testing.T) {
 	t.Parallel()
-	srv := newFake(t)
+	srv := newFake(t, readyViews()...)
 	defer srv.Close()
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
 		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}}})
@@ -264,6 +285,7 @@ func TestReportsExportXLSXDimension(t *testing.T) {
 // TestReportsExportRefusals: -o naming a directory fails before any
 // request, and a workbook is not written to a terminal.
 func TestReportsExportRefusals(t *testing.T) {
+	t.Parallel()
 	srv, _ := reportServer(t)
 	c := newCLI(srv)
 	dir := t.TempDir()

@@ -10,8 +10,9 @@ import (
 )
 
 // TestReportsExportHonoursUmask: under umask 077 a new export is 0600, as
-// any file the operator creates would be, not world-readable. (No test
-// of this package runs in parallel: the umask is the process's.)
+// any file the operator creates would be, not world-readable. It does not
+// call t.Parallel: the umask is the process's, and the package's parallel
+// tests start only once the tests that are not parallel have ended.
 func TestReportsExportHonoursUmask(t *testing.T) {
 	srv, _ := reportServer(t)
 	c := newCLI(srv)

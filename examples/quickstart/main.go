@@ -50,27 +50,30 @@ type step struct {
 	run  func(ctx context.Context, c *partner.Client, w io.Writer) error
 }
 
-// steps run in order; each area adds its own.
-var steps = []step{
-	{"auth", authStep},
-	{"scim", scimStep},
-	{"users", usersStep},
-	{"objects", objectsStep},
-	{"bulk", bulkStep},
-	{"reports", reportsStep},
-	{"events", eventsStep},
+// steps returns the steps, which run in order; each area adds its own.
+// audit is the audit field the objects and events steps write: the
+// interface's partner_portal.integration_status, or the deployment's own
+// with PARTNER_PORTAL_WORD.
+func steps(audit objects.FieldName) []step {
+	return []step{
+		{"auth", authStep},
+		{"scim", scimStep},
+		{"users", usersStep},
+		{"objects", func(ctx context.Context, c *partner.Client, w io.Writer) error { return objectsStep(ctx, c, w, audit) }},
+		{"bulk", bulkStep},
+		{"reports", reportsStep},
+		{"events", func(ctx context.Context, c *partner.Client, w io.Writer) error { return eventsStep(ctx, c, w, audit) }},
+	}
 }
-
-// auditField is the audit field the steps write: the interface's
-// partner_portal.integration_status, or the deployment's own with
-// PARTNER_PORTAL_WORD. run sets it.
-var auditField = objects.FieldIntegrationStatus
 
 // serverVars are the environment variables that point the quickstart at
 // a real server; all or none of them must be set.
 var serverVars = []string{"PARTNER_BASE_URL", "PARTNER_CLIENT_ID", "PARTNER_CLIENT_SECRET"}
 
-func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
+// run runs the walk-through, printing to w, with the settings getenv
+// reads. Without a server it starts the embedded fake, with the options
+// embedded added to its own (tests drive its clock with them).
+func run(ctx context.Context, w io.Writer, getenv func(string) string, embedded ...fake.Option) error {
 	var set, missing []string
 	for _, v := range serverVars {
 		if getenv(v) == "" {
@@ -94,14 +97,14 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 		return err
 	}
 	envHeader, portal := getenv("PARTNER_ENV_HEADER"), getenv("PARTNER_PORTAL_WORD")
-	auditField = objects.FieldIntegrationStatus
+	audit := objects.FieldIntegrationStatus
 	if portal != "" {
-		auditField = objects.FieldName(portal + ".integration_status")
+		audit = objects.FieldName(portal + ".integration_status")
 	}
 	if base == "" {
 		// Empty words keep the interface's own.
-		srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{
-			EnvHeader: envHeader, PortalWord: portal, SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY")}))
+		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithDeployment(fake.Deployment{
+			EnvHeader: envHeader, PortalWord: portal, SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY")})}, embedded...)...)
 		defer srv.Close()
 		base, id, secret = srv.URL, fake.DefaultClientID, fake.DefaultClientSecret
 		fmt.Fprintf(w, "started the embedded fake service at %s\n", base)
@@ -124,7 +127,8 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 	if err != nil {
 		return fmt.Errorf("the PARTNER_* variables do not make a client: %w", err)
 	}
-	for _, s := range steps {
+	parts := steps(audit)
+	for _, s := range parts {
 		if err := s.run(ctx, c, w); err != nil {
 			// Revoke the token on the way out; the step's error is the
 			// one to report, so Close's is joined to it.
@@ -135,8 +139,8 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string) error {
 		return fmt.Errorf("closing: %w", err)
 	}
 	fmt.Fprintln(w, "auth: invalidated the access token (DELETE /oauth/token)")
-	names := make([]string, len(steps))
-	for i, s := range steps {
+	names := make([]string, len(parts))
+	for i, s := range parts {
 		names[i] = s.name
 	}
 	fmt.Fprintf(w, "quickstart: every step passed (%s)\n", strings.Join(names, ", "))

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -11,12 +12,15 @@ import (
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
-// TestQuickstart runs the whole walk-through against the embedded fake.
+// TestQuickstart runs the whole walk-through against the embedded fake,
+// whose bulk execution and report view move on at each read of their
+// status (stepOnStatusReads).
 func TestQuickstart(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	if err := run(ctx, &out, func(string) string { return "" }); err != nil {
+	if err := run(ctx, &out, func(string) string { return "" }, stepOnStatusReads()...); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
 	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token",
@@ -29,7 +33,8 @@ func TestQuickstart(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", want, out.String())
 		}
 	}
-	// One line per state of the execution, however many polls.
+	// One line per state of the execution, however many polls (two
+	// here show it running).
 	if n := strings.Count(out.String(), "bulk: execution running"); n != 1 {
 		t.Errorf("%d lines for the running execution, want 1:\n%s", n, out.String())
 	}
@@ -41,9 +46,12 @@ func TestQuickstart(t *testing.T) {
 
 // TestQuickstartOnServer runs the walk-through against a server named by
 // PARTNER_BASE_URL: a fake with the demo data that holds every exchange
-// to the service's contract (api/openapi.yaml).
+// to the service's contract (api/openapi.yaml), and whose bulk execution
+// and report view move on at each read of their status
+// (stepOnStatusReads).
 func TestQuickstartOnServer(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), mocktest.ContractCheck(t))
+	t.Parallel()
+	srv := fake.NewServer(append(stepOnStatusReads(), fake.WithDemoData(), mocktest.ContractCheck(t))...)
 	defer srv.Close()
 	env := map[string]string{"PARTNER_BASE_URL": srv.URL,
 		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}
@@ -60,6 +68,7 @@ func TestQuickstartOnServer(t *testing.T) {
 // is reported in terms of the PARTNER_* variables, never Go options, and
 // nothing runs.
 func TestQuickstartEnvProblems(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		env  map[string]string
 		want []string
@@ -114,12 +123,13 @@ func TestQuickstartEnvProblems(t *testing.T) {
 // TestQuickstartDeploymentWords: a deployment's words and gateway key
 // reach the client, and the embedded fake takes the same ones.
 func TestQuickstartDeploymentWords(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	env := map[string]string{"PARTNER_PORTAL_WORD": "acme_portal", "PARTNER_ENV_HEADER": "x-acme-env",
 		"PARTNER_ENV": "sbx", "PARTNER_SUBSCRIPTION_KEY": "quickstart-key-1"}
 	var out bytes.Buffer
-	if err := run(ctx, &out, func(k string) string { return env[k] }); err != nil {
+	if err := run(ctx, &out, func(k string) string { return env[k] }, stepOnStatusReads()...); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
 	for _, want := range []string{"objects: audit acme_portal.integration_status = LINKED",
@@ -137,6 +147,7 @@ func TestQuickstartDeploymentWords(t *testing.T) {
 // base URLs it accepts, so it follows the SDK's rule: "localhost" in any
 // case and loopback addresses, nothing else.
 func TestQuickstartPlainHTTPRule(t *testing.T) {
+	t.Parallel()
 	for raw, ok := range map[string]bool{
 		"http://localhost:8080": true, "http://LocalHost:8080": true, "http://127.0.0.2:8080": true, "http://[::1]:8080": true,
 		"http://localhost.:8080": false, "http://api.localhost:8080": false, "http://api.example.com": false,
@@ -149,4 +160,27 @@ func TestQuickstartPlainHTTPRule(t *testing.T) {
 	if err := checkDeploymentVars(func(k string) string { return env[k] }); err != nil {
 		t.Errorf("PARTNER_ENV toward this machine without PARTNER_ENV_HEADER: %v", err)
 	}
+}
+
+// stepOnStatusReads are fake options under which the work the
+// walk-through waits for moves on at each read of its status, without
+// real waits: the fake runs on a manual clock that every such read, once
+// answered, moves on, by half of fake.DefaultBulkDelay after a bulk
+// status read (two reads show the execution running, the third
+// completed), and past a view's preparation
+// (fake.ViewPendingFor+fake.ViewRunningFor) after a view status read.
+func stepOnStatusReads() []fake.Option {
+	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	return []fake.Option{fake.WithClock(clock), fake.WithMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r)
+			switch p := r.URL.Path; {
+			case r.Method != http.MethodGet:
+			case strings.HasPrefix(p, "/bulk/v1/status/"):
+				clock.Advance(fake.DefaultBulkDelay / 2)
+			case strings.HasPrefix(p, "/report/v1/view/") && strings.HasSuffix(p, "/status"):
+				clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
+			}
+		})
+	})}
 }

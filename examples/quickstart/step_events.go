@@ -16,13 +16,13 @@ import (
 )
 
 // eventsStep hosts a webhook receiver on 127.0.0.1, subscribes it to
-// updates of a demo opportunity, changes the opportunity's audit status,
-// prints the delivery it receives and unsubscribes. The callback URL ends
-// in a fresh subscriber secret, and the receiver refuses (401) any request
-// without it: only the service, which was given the URL, can deliver.
-// Against a real server the callback URL must be reachable from that
-// server.
-func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
+// updates of a demo opportunity, changes the opportunity's audit status
+// (in the audit field audit), prints the delivery it receives and
+// unsubscribes. The callback URL ends in a fresh subscriber secret, and
+// the receiver refuses (401) any request without it: only the service,
+// which was given the URL, can deliver. Against a real server the
+// callback URL must be reachable from that server.
+func eventsStep(ctx context.Context, c *partner.Client, w io.Writer, audit objects.FieldName) error {
 	const objectID = demo.Opportunity1
 	got := make(chan *events.Delivery, 16)
 	secret := events.NewSecret()
@@ -72,7 +72,7 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	}
 
 	if _, err := c.Objects.Audit(ctx, objectID, objects.AuditParams{
-		FieldName:  auditField,
+		FieldName:  audit,
 		StatusCode: objects.StatusScheduled,
 		Message:    "quickstart: sync scheduled",
 	}); err != nil {
@@ -88,12 +88,12 @@ func eventsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 			// strings; no envelope names the event or the subscriber.
 			// The subscription names one object, so the audit status we
 			// wrote tells our delivery apart.
-			status := d.Fields[string(auditField)]
+			status := d.Fields[string(audit)]
 			if status != string(objects.StatusScheduled) {
 				continue
 			}
 			fmt.Fprintf(w, "events: received an update of %q: %s = %s\n", d.Fields["name"],
-				auditField, status)
+				audit, status)
 			return unsubscribe()
 		case <-wait.C:
 			return errors.Join(errors.New("no delivery within 30s"), unsubscribe())

@@ -11,8 +11,8 @@ import (
 )
 
 // objectsStep links a demo opportunity to its CRM record and writes the
-// integration status onto it.
-func objectsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
+// integration status onto it, in the audit field audit.
+func objectsStep(ctx context.Context, c *partner.Client, w io.Writer, audit objects.FieldName) error {
 	id := demo.Opportunity2
 	link, err := c.Objects.ConnectExternalID(ctx, id, objects.ConnectExternalIDParams{ExternalID: "CRM-OPP-2002"})
 	if err != nil {
@@ -25,7 +25,7 @@ func objectsStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 	}
 	fmt.Fprintf(w, "objects: %s has %d external id(s)\n", id, len(ids.Links))
 	res, err := c.Objects.Audit(ctx, id, objects.AuditParams{
-		FieldName:  auditField,
+		FieldName:  audit,
 		StatusCode: objects.StatusLinked,
 		ExternalID: link.ExternalID,
 		Message:    "linked to the CRM record",

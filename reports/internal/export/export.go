@@ -21,6 +21,9 @@ type Page[T any] struct {
 	Value T
 	Rows  int  // rows on the page
 	End   bool // the page says it is the last (endOfList)
+	// Cost, when not 0, is what holding the page costs, in bytes, as read
+	// and decoded: it replaces the cost Ready was told.
+	Cost int64
 }
 
 // Hooks let the export pace a request.
@@ -51,7 +54,8 @@ type Stats struct {
 // Pages yields pages 0, 1, 2, ... of size rows each, in order, until one
 // says End or holds no rows, with up to limit page requests in flight,
 // and at most budget bytes of pages held at once (what Ready is told
-// they cost; a page that costs more than budget alone is held alone):
+// they cost, then what the page says it costs once fetched; a page that
+// costs more than budget alone is held alone):
 // pages are let through Ready in order, from the page being read on, as
 // long as their cost fits.
 // A probe of page n is the one-row request fetch(ctx, n*size, 1, h).
@@ -201,6 +205,8 @@ func (r *runner[T]) send(n int64) *slot[T] {
 		if err != nil {
 			r.release(n)
 			r.moved()
+		} else if pg.Cost > 0 {
+			r.settle(n, pg.Cost)
 		}
 		if err == nil && r.plan.paged(n, pg.Rows, pg.End) {
 			r.found()
@@ -281,6 +287,17 @@ func (r *runner[T]) gate(m, cost int64) error {
 		case <-r.ctx.Done():
 			return r.ctx.Err()
 		}
+	}
+}
+
+// settle counts what page m, through its gate, really costs. r.mu is
+// held.
+func (r *runner[T]) settle(m, cost int64) {
+	if told, ok := r.costs[m]; ok {
+		r.held += cost - told
+		r.costs[m] = cost
+		r.known = max(r.known, cost)
+		r.moved()
 	}
 }
 

@@ -17,8 +17,9 @@ type simView struct {
 	throttle    func(number, size int64) bool // when set and true, the answer calls Throttled first
 	// cost is what each page tells Ready it costs (0: 1; -1: unknown,
 	// as for an answer without Content-Length), budget what the export
-	// may hold (0: 2 pages).
-	cost, budget int64
+	// may hold (0: 2 pages), held what a page says it costs once fetched
+	// (Page.Cost; 0: as told).
+	cost, budget, held int64
 
 	mu                    sync.Mutex
 	pageReqs, pastEnd     int // page requests, and those past the last page
@@ -93,7 +94,7 @@ func (v *simView) fetch(ctx context.Context, number, size int64, h Hooks) (Page[
 	if err != nil {
 		return Page[int64]{}, err
 	}
-	pg := Page[int64]{Value: number, End: number >= v.pages-1}
+	pg := Page[int64]{Value: number, End: number >= v.pages-1, Cost: v.held}
 	if number < v.pages {
 		pg.Rows = int(v.size)
 	}
@@ -168,6 +169,28 @@ func TestPagesBoundsHeldBytes(t *testing.T) {
 			// reader, and one probe at a time.
 			if v.maxInflight > tc.limit+unreadPages+1 {
 				t.Errorf("%d requests open at once, cap %d (+%d at the gate, +1 probe)", v.maxInflight, tc.limit, unreadPages)
+			}
+		})
+	}
+}
+
+// TestPagesCountWhatPagesHold: once fetched, a page counts what it says
+// it holds (Page.Cost) instead of what Ready was told: pages that hold
+// less than told let more pages through.
+func TestPagesCountWhatPagesHold(t *testing.T) {
+	for _, tc := range []struct {
+		cost, held, budget int64
+		most               int64 // pages held at once
+	}{
+		{4, 0, 8, 2}, // as told: 4 + 4
+		{4, 2, 8, 3}, // 2 + 2 + 4
+		{4, 1, 8, 5}, // 1 + 1 + 1 + 1 + 4
+	} {
+		t.Run(fmt.Sprintf("told %d, holds %d, budget %d", tc.cost, tc.held, tc.budget), func(t *testing.T) {
+			v := &simView{pages: 50, size: 100, cost: tc.cost, held: tc.held, budget: tc.budget}
+			v.export(t, 16, true)
+			if v.maxHeld != tc.most {
+				t.Errorf("%d pages held at once, want %d", v.maxHeld, tc.most)
 			}
 		})
 	}
