@@ -10,6 +10,7 @@ import (
 // from a directory of the module other than the root, as in a user's
 // module: no other package's import path ends in partner-go.
 func TestGoDocFindsTheSDK(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go doc")
 	}

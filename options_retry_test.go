@@ -13,16 +13,18 @@ import (
 )
 
 // TestWithMaxRetryTime: a retry whose wait would end past the cap is not
-// made; zero removes the cap.
+// made; zero removes the cap, where a cap of zero would refuse every
+// retry (even one the server asks for at once).
 func TestWithMaxRetryTime(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		cap      time.Duration
-		requests int
-		ok       bool
+		cap        time.Duration
+		retryAfter string
+		requests   int
+		ok         bool
 	}{
-		{500 * time.Millisecond, 1, false}, // Retry-After 1s is past the cap
-		{0, 2, true},                       // no cap: the retry waits the second
+		{500 * time.Millisecond, "1", 1, false}, // Retry-After 1s is past the cap
+		{0, "0", 2, true},                       // no cap: the retry is made
 	} {
 		seen := &seenRequests{}
 		c, srv := mocktest.FakeClient(t, []fake.Option{fake.WithMiddleware(seen.middleware)},
@@ -31,7 +33,7 @@ func TestWithMaxRetryTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		srv.InjectFault(fake.Fault{Method: "GET", Path: "/api/scim/v2/Users/*", Status: 503, RetryAfter: "1", Times: 1})
+		srv.InjectFault(fake.Fault{Method: "GET", Path: "/api/scim/v2/Users/*", Status: 503, RetryAfter: tc.retryAfter, Times: 1})
 		_, err = c.SCIM.Get(context.Background(), id)
 		got := len(seen.to("GET", "/api/scim/v2/Users/"))
 		if (err == nil) != tc.ok || got != tc.requests || !tc.ok && !partner.IsServerError(err) {

@@ -208,13 +208,15 @@ func snippetImporter(fset *token.FileSet) (types.Importer, error) {
 func checkGoBlocks(t *testing.T, name, md string) []string {
 	t.Helper()
 	var problems []string
+	// One file set and one importer for every block: the importer reads
+	// each package's export data once.
+	fset := token.NewFileSet()
+	imp, err := snippetImporter(fset)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, b := range goBlocks(md) {
 		where := fmt.Sprintf("%s, ```go block %d (starting at line %d)", name, b.n, b.line-1)
-		fset := token.NewFileSet()
-		imp, err := snippetImporter(fset)
-		if err != nil {
-			t.Fatal(err)
-		}
 		src := snippetFile(name, b)
 		f, err := parser.ParseFile(fset, "snippet.go", src, parser.ParseComments)
 		if err != nil {
@@ -484,6 +486,7 @@ func funcText(fset *token.FileSet, src []byte, fd *ast.FuncDecl) string {
 // TestPipelineReport is the README's example of a test against the fake,
 // word for word (TestReadmeTestFunctionsRun keeps them the same).
 func TestPipelineReport(t *testing.T) {
+	t.Parallel()
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
 	c, err := partner.New(

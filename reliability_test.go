@@ -200,7 +200,9 @@ func TestRetryOptions(t *testing.T) {
 // mid-body), a read is repeated and succeeds, an export's data page too,
 // and a create is sent once and fails marked outcome unknown.
 func TestTruncatedAnswers(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), mocktest.ContractCheck(t))
+	t.Parallel()
+	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), mocktest.ContractCheck(t))
 	defer srv.Close()
 	c := reliabilityClient(t, srv)
 	ctx := context.Background()
@@ -220,7 +222,13 @@ func TestTruncatedAnswers(t *testing.T) {
 	// export's requests (page 0, a probe, page 1) comes first.
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", PageSize: reports.DefaultExportPageSize, Times: 1, Truncate: true})
 	var csv strings.Builder
-	if n, err := c.Reports.ExportCSV(ctx, id, &csv, reports.ExportOptions{}); err != nil || n != 2 || csv.String() != "Zone\nEMEA\nAPAC\n" {
+	// The view is ready once the fake's clock has moved past its states.
+	wait := reports.WaitOptions{Interval: time.Millisecond, Progress: func(st *reports.ViewStatus) {
+		if st.Status != reports.ViewSuccess {
+			clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
+		}
+	}}
+	if n, err := c.Reports.ExportCSV(ctx, id, &csv, reports.ExportOptions{Wait: wait}); err != nil || n != 2 || csv.String() != "Zone\nEMEA\nAPAC\n" {
 		t.Fatalf("export with a page cut once: %d rows %q, %v", n, csv.String(), err)
 	}
 	if len(srv.Faults()) != 0 {

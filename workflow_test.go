@@ -96,6 +96,24 @@ func pipeline(t *testing.T, c *partner.Client) (int64, []string) {
 
 func sorted(s []string) []string { return slices.Sorted(slices.Values(s)) }
 
+// addDeals adds a report of n generated rows to srv, each with a "Deal
+// ID" that counts up from 100000 the way demo.ReportLarge's do, and
+// returns its ID.
+func addDeals(srv *fake.Server, n int) int64 {
+	return srv.AddReport(fake.Report{
+		Name: "Deals",
+		Columns: []fake.Column{
+			{ID: "deal_id", Name: "Deal ID", Type: "NUMBER"},
+			{ID: "partner", Name: "Partner"},
+			{ID: "amount", Name: "Amount", Type: "CURRENCY"},
+		},
+		Generate: func(i int) []any {
+			return []any{100000 + i, fmt.Sprintf("Partner %03d", i%250+1), float64(1000+(i*7919)%99000) + 0.5}
+		},
+		RowCount: n,
+	})
+}
+
 // objectByKey finds the opportunity a load stored under a CRM id.
 func objectByKey(t *testing.T, srv *fake.Server, key string) fake.Object {
 	t.Helper()
@@ -221,21 +239,22 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 }
 
 // TestWorkflowProvisionWhileExporting: users are provisioned from many
-// goroutines while the large demo report is exported through a view by
-// the same client; every create succeeds and the export has every row in
-// order.
+// goroutines while a report of 20 pages is exported through a view, 4
+// pages at a time, by the same client; every create succeeds and the
+// export has every row in order.
 func TestWorkflowProvisionWhileExporting(t *testing.T) {
 	t.Parallel()
 	e := newWorkflowEnv(t)
 	ctx := context.Background()
-	const users = 20
+	const users, deals = 20, 10_000
+	report := addDeals(e.srv, deals)
 
 	var wg sync.WaitGroup
 	var exported atomic.Int64
 	var exportErr error
 	wg.Go(func() {
 		next := int64(100000)
-		for r, err := range e.c.Reports.Export(ctx, demo.ReportLarge, reports.ExportOptions{Wait: e.viewWait(), PageSize: 5000, Concurrency: 4}) {
+		for r, err := range e.c.Reports.Export(ctx, report, reports.ExportOptions{Wait: e.viewWait(), PageSize: deals / 20, Concurrency: 4}) {
 			if err != nil {
 				exportErr = err
 				return
@@ -267,8 +286,8 @@ func TestWorkflowProvisionWhileExporting(t *testing.T) {
 			t.Errorf("user %d: %v", i, err)
 		}
 	}
-	if exportErr != nil || exported.Load() != demo.ReportLargeRows {
-		t.Fatalf("export: %d rows, %v; want %d rows", exported.Load(), exportErr, demo.ReportLargeRows)
+	if exportErr != nil || exported.Load() != deals {
+		t.Fatalf("export: %d rows, %v; want %d rows", exported.Load(), exportErr, deals)
 	}
 	suspended := 0
 	for u, err := range e.c.SCIM.List(ctx, scim.ListParams{Filter: "active eq false", Count: 7}) {
@@ -386,13 +405,15 @@ func TestWorkflowCancelBulkWait(t *testing.T) {
 func TestWorkflowCancelExport(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	e := newWorkflowEnv(t)
+	const deals = 20_000
+	report := addDeals(e.srv, deals)
 
 	t.Run("while reading rows", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var n int
 		var last error
-		for _, err := range e.c.Reports.Export(ctx, demo.ReportLarge, reports.ExportOptions{Wait: e.viewWait(), PageSize: 1000, Concurrency: 8}) {
+		for _, err := range e.c.Reports.Export(ctx, report, reports.ExportOptions{Wait: e.viewWait(), PageSize: 1000, Concurrency: 8}) {
 			if err != nil {
 				last = err
 				break
@@ -401,7 +422,7 @@ func TestWorkflowCancelExport(t *testing.T) {
 				cancel()
 			}
 		}
-		if !errors.Is(last, context.Canceled) || n < 2500 || n >= demo.ReportLargeRows {
+		if !errors.Is(last, context.Canceled) || n < 2500 || n >= deals {
 			t.Errorf("export ended after %d rows with %v, want context.Canceled soon after row 2500", n, last)
 		}
 	})
@@ -409,7 +430,7 @@ func TestWorkflowCancelExport(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		var b strings.Builder
-		n, err := e.c.Reports.ExportCSV(ctx, demo.ReportLarge, &b, reports.ExportOptions{Wait: reports.WaitOptions{
+		n, err := e.c.Reports.ExportCSV(ctx, report, &b, reports.ExportOptions{Wait: reports.WaitOptions{
 			Interval: time.Hour, MaxInterval: time.Hour,
 			Progress: func(*reports.ViewStatus) { cancel() }, // the clock stands still: the view stays PENDING
 		}})
@@ -421,8 +442,8 @@ func TestWorkflowCancelExport(t *testing.T) {
 		ctx, cancel := context.WithCancel(context.Background())
 		defer cancel()
 		w := &cancelAfter{w: io.Discard, left: 64 << 10, cancel: cancel}
-		n, err := e.c.Reports.ExportCSV(ctx, demo.ReportLarge, w, reports.ExportOptions{Wait: e.viewWait(), PageSize: 2000})
-		if !errors.Is(err, context.Canceled) || n == 0 || n >= demo.ReportLargeRows {
+		n, err := e.c.Reports.ExportCSV(ctx, report, w, reports.ExportOptions{Wait: e.viewWait(), PageSize: 2000})
+		if !errors.Is(err, context.Canceled) || n == 0 || n >= deals {
 			t.Errorf("ExportCSV = %d rows, %v; want some rows then context.Canceled", n, err)
 		}
 	})

@@ -1,8 +1,10 @@
 package bulk_test
 
 import (
+	"archive/zip"
 	"bytes"
 	"context"
+	"encoding/xml"
 	"errors"
 	"fmt"
 	"io"
@@ -14,7 +16,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/xuri/excelize/v2"
 	"go.uber.org/goleak"
 
 	partner "github.com/partnerapi/partner-go"
@@ -275,17 +276,62 @@ func loadRowsAndWait[T any](c *partner.Client, rows []T) (*bulk.Execution, error
 	return c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: partner.Ptr(true)}})
 }
 
-// xlsxFile returns an XLSX file whose first sheet holds rows.
+// xlsxFile returns an XLSX workbook whose one sheet holds rows: strings
+// as inline strings, other values as numbers. It is the smallest package
+// the format allows, written here so that the test binary links no
+// spreadsheet library; the fake's own tests read workbooks that excelize
+// writes.
 func xlsxFile(t *testing.T, rows [][]any) []byte {
 	t.Helper()
-	x := excelize.NewFile()
-	defer x.Close()
-	for i, row := range rows {
-		cell, _ := excelize.CoordinatesToCellName(1, i+1)
-		x.SetSheetRow("Sheet1", cell, &row)
+	const (
+		head   = `<?xml version="1.0" encoding="UTF-8" standalone="yes"?>` + "\n"
+		main   = `http://schemas.openxmlformats.org/spreadsheetml/2006/main`
+		rel    = `http://schemas.openxmlformats.org/officeDocument/2006/relationships`
+		pkgRel = `http://schemas.openxmlformats.org/package/2006/relationships`
+		ct     = `application/vnd.openxmlformats-officedocument.spreadsheetml`
+	)
+	var sheet bytes.Buffer
+	sheet.WriteString(head + `<worksheet xmlns="` + main + `"><sheetData>`)
+	for _, row := range rows {
+		sheet.WriteString("<row>")
+		for _, v := range row {
+			if s, ok := v.(string); ok {
+				sheet.WriteString(`<c t="inlineStr"><is><t>`)
+				xml.EscapeText(&sheet, []byte(s))
+				sheet.WriteString(`</t></is></c>`)
+			} else {
+				fmt.Fprintf(&sheet, "<c><v>%v</v></c>", v)
+			}
+		}
+		sheet.WriteString("</row>")
+	}
+	sheet.WriteString(`</sheetData></worksheet>`)
+	parts := []struct{ name, text string }{
+		{"[Content_Types].xml", head + `<Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">` +
+			`<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>` +
+			`<Default Extension="xml" ContentType="application/xml"/>` +
+			`<Override PartName="/xl/workbook.xml" ContentType="` + ct + `.sheet.main+xml"/>` +
+			`<Override PartName="/xl/worksheets/sheet1.xml" ContentType="` + ct + `.worksheet+xml"/></Types>`},
+		{"_rels/.rels", head + `<Relationships xmlns="` + pkgRel + `">` +
+			`<Relationship Id="rId1" Type="` + rel + `/officeDocument" Target="xl/workbook.xml"/></Relationships>`},
+		{"xl/workbook.xml", head + `<workbook xmlns="` + main + `" xmlns:r="` + rel + `">` +
+			`<sheets><sheet name="Sheet1" sheetId="1" r:id="rId1"/></sheets></workbook>`},
+		{"xl/_rels/workbook.xml.rels", head + `<Relationships xmlns="` + pkgRel + `">` +
+			`<Relationship Id="rId1" Type="` + rel + `/worksheet" Target="worksheets/sheet1.xml"/></Relationships>`},
+		{"xl/worksheets/sheet1.xml", sheet.String()},
 	}
 	var buf bytes.Buffer
-	if err := x.Write(&buf); err != nil {
+	zw := zip.NewWriter(&buf)
+	for _, p := range parts {
+		w, err := zw.Create(p.name)
+		if err == nil {
+			_, err = io.WriteString(w, p.text)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := zw.Close(); err != nil {
 		t.Fatal(err)
 	}
 	return buf.Bytes()

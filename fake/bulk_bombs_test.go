@@ -365,6 +365,7 @@ func TestCSVBombLongLine(t *testing.T) {
 // TestFakeLinksNoExcelize checks that a test binary importing the fake
 // does not link the spreadsheet library the command line writes with.
 func TestFakeLinksNoExcelize(t *testing.T) {
+	t.Parallel()
 	out, err := exec.Command("go", "list", "-deps", ".").CombinedOutput()
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)

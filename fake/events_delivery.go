@@ -148,6 +148,9 @@ type evDeliveryState struct {
 	pending int           // deliveries queued or in flight
 	idle    chan struct{} // closed while pending == 0
 	stopped bool
+	// testHookBackoff, set by the package's tests before any delivery, is
+	// called with each wait between attempts instead of waiting it.
+	testHookBackoff func(time.Duration)
 }
 
 type evJob struct {
@@ -421,17 +424,30 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 		if retryAfter > 0 {
 			d = min(retryAfter, p.MaxBackoff)
 		}
-		t := time.NewTimer(d)
-		select {
-		case <-t.C:
-		case <-f.events.ctx.Done():
-			t.Stop()
+		if !f.backoff(d) {
 			return
 		}
 		wait = min(2*wait, p.MaxBackoff)
 		if f.subscriberGone(s) {
 			return
 		}
+	}
+}
+
+// backoff waits d before a delivery's next attempt and reports false when
+// Close ended the wait.
+func (f *Fake) backoff(d time.Duration) bool {
+	if hook := f.events.testHookBackoff; hook != nil {
+		hook(d)
+		return f.events.ctx.Err() == nil
+	}
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-t.C:
+		return true
+	case <-f.events.ctx.Done():
+		return false
 	}
 }
 

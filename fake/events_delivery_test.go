@@ -473,14 +473,21 @@ func TestDeliveryQueueBound(t *testing.T) {
 }
 
 // TestDeliveryHonoursRetryAfter makes the backoff an hour: the retry
-// still comes, because the receiver's Retry-After asks for one second.
+// still comes, after the one second the receiver's Retry-After asks for
+// (the test records the wait instead of waiting it).
 func TestDeliveryHonoursRetryAfter(t *testing.T) {
 	evVerifyNoLeaks(t)
 	srv := NewServer(WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Hour, MaxBackoff: time.Hour}), WithDeliveryEnvelope())
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	var n int
+	var waits []time.Duration // the backoffs the fake chose, not waited
 	var mu sync.Mutex
+	srv.events.testHookBackoff = func(d time.Duration) {
+		mu.Lock()
+		waits = append(waits, d)
+		mu.Unlock()
+	}
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		mu.Lock()
 		n++
@@ -500,5 +507,10 @@ func TestDeliveryHonoursRetryAfter(t *testing.T) {
 	log := srv.Deliveries()
 	if len(log) != 2 || log[0].Status != http.StatusServiceUnavailable || !log[1].Delivered {
 		t.Fatalf("attempts %+v, want a 503 then a delivery", log)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(waits, []time.Duration{time.Second}) {
+		t.Errorf("waits between attempts %v, want the 1s the Retry-After asked for (the backoff is an hour)", waits)
 	}
 }

@@ -85,9 +85,10 @@ func TestReportRowLoopStopsWhenClientLeaves(t *testing.T) {
 // environment headers (within the fake's size limits), sent without credentials, leave entries of bounded
 // size in the request log, so the log's memory has a ceiling.
 func TestRequestLogEntriesBounded(t *testing.T) {
+	t.Parallel()
 	tf := newTestFake(t)
 	long := strings.Repeat("é", 30<<10) // 60 KB, two bytes a character
-	const n = 50
+	const n = 10                        // each entry is checked: a few show the bound
 	for i := range n {
 		tf.do(t, "GET", fmt.Sprintf("/api/scim/v2/Users/%d%s", i, long)+"?q="+strings.Repeat("a", 12<<10), "", "",
 			"x-svc-env", strings.Repeat("e", 40<<10))

@@ -16,6 +16,7 @@ import (
 // TestSizeLimits: every route caps its body (413, even when the body
 // declares no length), and bounds its headers (431) and query (414).
 func TestSizeLimits(t *testing.T) {
+	t.Parallel()
 	tf := newTestFake(t)
 	at, _ := tf.token(t)
 	bearer := []string{"Authorization", "Bearer " + at}
@@ -91,6 +92,7 @@ func TestRequestLogRing(t *testing.T) {
 // expired access tokens are swept, and a client keeps at most
 // maxRefreshTokens refresh tokens, the oldest refused first.
 func TestTokensSwept(t *testing.T) {
+	t.Parallel()
 	clk := NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	tf := newTestFake(t, WithClock(clk), WithTokenLifetime(time.Minute))
 	_, first := tf.token(t)

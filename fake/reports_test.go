@@ -228,6 +228,7 @@ func TestChartDataCounts(t *testing.T) {
 }
 
 func TestMillionRowReportIsCompact(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds a million rows")
 	}

@@ -9,6 +9,7 @@ import (
 // TestRequestLoggedBeforeAnswer pins that a request is in the log by the
 // time its answer reaches the client, so a test can count right after a call.
 func TestRequestLoggedBeforeAnswer(t *testing.T) {
+	t.Parallel()
 	srv := NewServer()
 	defer srv.Close()
 	for i := 0; i < 300; i++ {
