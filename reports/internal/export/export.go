@@ -261,22 +261,7 @@ func (r *runner[T]) found() {
 func (r *runner[T]) gate(m, cost int64) error {
 	for {
 		r.mu.Lock()
-		_, through := r.costs[m]
-		if !through && m <= r.admit {
-			if cost < 0 {
-				cost = r.known
-				if cost == 0 {
-					cost = r.budget
-				}
-			}
-			r.known = max(r.known, cost)
-			if through = r.held == 0 || r.held+cost <= r.budget; through {
-				r.costs[m] = cost
-				r.held += cost
-				r.admit = max(r.admit, m+1)
-				r.moved()
-			}
-		}
+		through := r.pass(m, cost)
 		ch := r.advance
 		r.mu.Unlock()
 		if through {
@@ -288,6 +273,32 @@ func (r *runner[T]) gate(m, cost int64) error {
 			return r.ctx.Err()
 		}
 	}
+}
+
+// pass lets page m, which costs cost bytes (-1: unknown), through its
+// gate when gate would, and reports whether it is through. r.mu is held.
+func (r *runner[T]) pass(m, cost int64) bool {
+	if _, through := r.costs[m]; through {
+		return true
+	}
+	if m > r.admit {
+		return false
+	}
+	if cost < 0 {
+		cost = r.known
+		if cost == 0 {
+			cost = r.budget
+		}
+	}
+	r.known = max(r.known, cost)
+	if r.held != 0 && r.held+cost > r.budget {
+		return false
+	}
+	r.costs[m] = cost
+	r.held += cost
+	r.admit = max(r.admit, m+1)
+	r.moved()
+	return true
 }
 
 // settle counts what page m, through its gate, really costs. r.mu is

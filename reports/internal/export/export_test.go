@@ -17,9 +17,8 @@ type simView struct {
 	throttle    func(number, size int64) bool // when set and true, the answer calls Throttled first
 	// cost is what each page tells Ready it costs (0: 1; -1: unknown,
 	// as for an answer without Content-Length), budget what the export
-	// may hold (0: 2 pages), held what a page says it costs once fetched
-	// (Page.Cost; 0: as told).
-	cost, budget, held int64
+	// may hold (0: 2 pages).
+	cost, budget int64
 
 	mu                    sync.Mutex
 	pageReqs, pastEnd     int // page requests, and those past the last page
@@ -94,7 +93,7 @@ func (v *simView) fetch(ctx context.Context, number, size int64, h Hooks) (Page[
 	if err != nil {
 		return Page[int64]{}, err
 	}
-	pg := Page[int64]{Value: number, End: number >= v.pages-1, Cost: v.held}
+	pg := Page[int64]{Value: number, End: number >= v.pages-1}
 	if number < v.pages {
 		pg.Rows = int(v.size)
 	}
@@ -174,25 +173,43 @@ func TestPagesBoundsHeldBytes(t *testing.T) {
 	}
 }
 
-// TestPagesCountWhatPagesHold: once fetched, a page counts what it says
-// it holds (Page.Cost) instead of what Ready was told: pages that hold
-// less than told let more pages through.
-func TestPagesCountWhatPagesHold(t *testing.T) {
-	for _, tc := range []struct {
-		cost, held, budget int64
-		most               int64 // pages held at once
-	}{
-		{4, 0, 8, 2}, // as told: 4 + 4
-		{4, 2, 8, 3}, // 2 + 2 + 4
-		{4, 1, 8, 5}, // 1 + 1 + 1 + 1 + 4
-	} {
-		t.Run(fmt.Sprintf("told %d, holds %d, budget %d", tc.cost, tc.held, tc.budget), func(t *testing.T) {
-			v := &simView{pages: 50, size: 100, cost: tc.cost, held: tc.held, budget: tc.budget}
-			v.export(t, 16, true)
-			if v.maxHeld != tc.most {
-				t.Errorf("%d pages held at once, want %d", v.maxHeld, tc.most)
-			}
-		})
+// TestGateCountsWhatPagesHold: a page passes its gate counted at what
+// Ready was told it costs, then at what it says it holds once fetched
+// (Page.Cost, through settle), in both ways, until it is released.
+func TestGateCountsWhatPagesHold(t *testing.T) {
+	r := newRunner[int64](context.Background(), 100, 16, 8, nil)
+	defer r.close()
+	pass := func(m, cost int64) bool {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		return r.pass(m, cost)
+	}
+	step := func(f func()) {
+		r.mu.Lock()
+		defer r.mu.Unlock()
+		f()
+	}
+	if !pass(0, 4) || !pass(1, 4) || pass(2, 4) {
+		t.Fatal("pages told 4 each: want 2 through a budget of 8")
+	}
+	step(func() { r.settle(0, 2); r.settle(1, 2) })
+	if !pass(2, 4) {
+		t.Error("two pages holding 2 each: want a third told 4 through (2 + 2 + 4)")
+	}
+	if pass(3, 1) {
+		t.Error("8 held: want no more through")
+	}
+	step(func() { r.settle(2, 6) })
+	step(func() { r.release(0) })
+	if pass(3, 1) {
+		t.Error("a page holding more than told (2 + 6 held): want no more through")
+	}
+	step(func() { r.release(1) })
+	if !pass(3, 2) {
+		t.Error("6 held: want a page told 2 through")
+	}
+	if r.held != 8 {
+		t.Errorf("%d held, want 8", r.held)
 	}
 }
 
