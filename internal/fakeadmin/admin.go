@@ -392,18 +392,24 @@ func (af adminFault) fault() (fake.Fault, string) {
 	if msg := parseDurations(&ft, af); msg != "" {
 		return ft, msg
 	}
+	return ft, checkFault(ft)
+}
+
+// checkFault returns what is wrong with ft's path, status and effect, or
+// "".
+func checkFault(ft fake.Fault) string {
 	if ft.Path != "" {
 		if _, err := path.Match(ft.Path, "/"); err != nil {
-			return ft, fmt.Sprintf("path %q is not a valid pattern: %v", ft.Path, err)
+			return fmt.Sprintf("path %q is not a valid pattern: %v", ft.Path, err)
 		}
 	}
 	if ft.Status != 0 && (ft.Status < 100 || ft.Status > 599) {
-		return ft, fmt.Sprintf("status %d is not an HTTP status", ft.Status)
+		return fmt.Sprintf("status %d is not an HTTP status", ft.Status)
 	}
 	if ft.Status == 0 && ft.Latency == 0 && !ft.Drop && !ft.DropAfter && !ft.Truncate && ft.Dribble == 0 {
-		return ft, "a fault needs a status, a latency, drop, drop_after, truncate or dribble"
+		return "a fault needs a status, a latency, drop, drop_after, truncate or dribble"
 	}
-	return ft, ""
+	return ""
 }
 
 // removeByID answers DELETE .../{id}: 204 when remove found the id, else
