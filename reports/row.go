@@ -20,7 +20,9 @@ import (
 // exactly as sent), string, []any and map[string]any (nested values, with
 // json.Number numbers, decoded anew on every call). A row read from the
 // service keeps where each value's JSON text starts in its page, 4 bytes a
-// value, and makes the value when it is asked for; rows of one page usually
+// value, and makes the value when it is asked for: Value and Get put it in
+// an interface (an allocation for a string or a number), Text gives a
+// string or a number's text without allocating. Rows of one page usually
 // share their column list.
 //
 // The values of a row read from the service share the memory of the page

@@ -69,3 +69,22 @@ func TestRowMarshalJSONIsValidUTF8(t *testing.T) {
 		t.Errorf("s = %q", v)
 	}
 }
+
+// Text gives a row's strings and numbers without allocating: they are
+// substrings of the page.
+func TestRowTextAllocatesNothing(t *testing.T) {
+	var r reports.Row
+	if err := json.Unmarshal([]byte(`{"s":"Account 42","n":1000.25,"b":true,"z":null}`), &r); err != nil {
+		t.Fatal(err)
+	}
+	var got [4]string
+	allocs := testing.AllocsPerRun(100, func() {
+		got = [4]string{r.Text("s"), r.Text("n"), r.Text("b"), r.Text("z")}
+	})
+	if got != [4]string{"Account 42", "1000.25", "true", ""} {
+		t.Errorf("Text gave %q", got)
+	}
+	if allocs != 0 {
+		t.Errorf("Text allocated %v times a call, want 0", allocs)
+	}
+}
