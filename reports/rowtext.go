@@ -7,8 +7,8 @@ import (
 )
 
 // The values of a row read from the service stay JSON text in their page
-// until asked for: a row holds where each starts (Row.offs), valueEnd finds
-// where it ends, and valueOf and textOf make it what Row.Value and Row.Text
+// until asked for: a row holds where each starts (Row.offs), valueEnd (the
+// scanner's too) finds where it ends, and valueOf and textOf make it what Row.Value and Row.Text
 // return. The text was checked when the page was decoded (scanner.row).
 
 // valueOf returns the value whose JSON text is raw, as Row.Value gives
@@ -66,7 +66,8 @@ func stringOf(raw string) string {
 	return s
 }
 
-// valueEnd returns where the value starting at i in s ends.
+// valueEnd returns where the value starting at i in s ends, or -1 when
+// s ends first (an array, object or string left open).
 func valueEnd(s string, i int) int {
 	switch s[i] {
 	case '"':
@@ -76,7 +77,10 @@ func valueEnd(s string, i int) int {
 		for j := i; j < len(s); j++ {
 			switch s[j] {
 			case '"':
-				j = stringEnd(s, j) - 1
+				if j = stringEnd(s, j); j < 0 {
+					return -1
+				}
+				j--
 			case '[', '{':
 				depth++
 			case ']', '}':
@@ -85,7 +89,7 @@ func valueEnd(s string, i int) int {
 				}
 			}
 		}
-		return len(s)
+		return -1
 	}
 	for j := i; j < len(s); j++ { // a number, true, false or null
 		switch s[j] {
@@ -97,7 +101,7 @@ func valueEnd(s string, i int) int {
 }
 
 // stringEnd returns where the string whose opening quote is at i in s
-// ends, after its closing quote.
+// ends, after its closing quote, or -1 when s ends first.
 func stringEnd(s string, i int) int {
 	for j := i + 1; j < len(s); j++ {
 		switch s[j] {
@@ -107,5 +111,5 @@ func stringEnd(s string, i int) int {
 			return j + 1
 		}
 	}
-	return len(s)
+	return -1
 }

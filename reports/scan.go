@@ -10,6 +10,8 @@ import (
 	"strings"
 	"unicode/utf8"
 	"unsafe"
+
+	"github.com/partnerapi/partner-go/core"
 )
 
 // Report data pages are decoded by a small scanner instead of
@@ -28,10 +30,6 @@ import (
 // page holds at most 10,000 rows, and ExportView bounds the bytes held
 // at once.
 
-// maxPageBody caps the size hint taken from Content-Length (the answer
-// itself is capped by core.MaxPageAnswerSize).
-const maxPageBody = 256 << 20
-
 // decodePage reads a report data page: {"version", "endOfList",
 // "results": [rows]}, members in any order, unknown members skipped.
 // size, when known (Content-Length), sizes the one buffer the body is
@@ -43,7 +41,7 @@ func decodePage(r io.Reader, size, rows int64, p *Page) (int64, error) {
 		p.Rows = make([]Row, 0, min(rows, size/3)) // a row takes at least 3 bytes: {},
 	}
 	var sb strings.Builder
-	if size > 0 && size <= maxPageBody {
+	if size > 0 && size <= core.MaxPageAnswerSize { // fetchPage's cap
 		sb.Grow(int(size))
 	}
 	if _, err := io.Copy(&sb, r); err != nil {
@@ -364,18 +362,19 @@ var plainByte = func() (t [256]bool) {
 
 // skipString moves past the string at d.i and returns its raw text.
 func (d *scanner) skipString() (string, error) {
-	start := d.i
-	for j := start + 1; j < len(d.s); j++ {
-		switch d.s[j] {
-		case '\\':
-			j++
-		case '"':
-			d.i = j + 1
-			return d.s[start:d.i], nil
-		}
+	return d.through(stringEnd(d.s, d.i))
+}
+
+// through moves d.i to end, the end of the value at d.i (valueEnd,
+// stringEnd), and returns the value's raw text: errEnd when it has none.
+func (d *scanner) through(end int) (string, error) {
+	if end < 0 {
+		d.i = len(d.s)
+		return "", errEnd
 	}
-	d.i = len(d.s)
-	return "", errEnd
+	raw := d.s[d.i:end]
+	d.i = end
+	return raw, nil
 }
 
 // number reads a JSON number, checking its grammar.
@@ -429,30 +428,11 @@ func (d *scanner) skip() (string, error) {
 		_, err := d.str()
 		return d.s[start:d.i], err
 	case c == '[' || c == '{':
-		depth := 0
-		for d.i < len(d.s) {
-			switch d.s[d.i] {
-			case '"':
-				if _, err := d.skipString(); err != nil {
-					return "", err
-				}
-				continue
-			case '[', '{':
-				depth++
-			case ']', '}':
-				depth--
-				if depth == 0 {
-					d.i++
-					raw := d.s[start:d.i]
-					if !json.Valid([]byte(raw)) {
-						return "", fmt.Errorf("offset %d: invalid JSON value", start)
-					}
-					return raw, nil
-				}
-			}
-			d.i++
+		raw, err := d.through(valueEnd(d.s, d.i))
+		if err == nil && !json.Valid([]byte(raw)) {
+			return "", fmt.Errorf("offset %d: invalid JSON value", start)
 		}
-		return "", errEnd
+		return raw, err
 	default:
 		_, err := d.value()
 		return d.s[start:d.i], err
