@@ -82,11 +82,8 @@ read the integration's data before loading again.`,
 			default:
 				return usagef("--format must be csv, json or xlsx, not %q", fl.format)
 			}
-			if fl.maxErrors < 0 {
-				return usagef("--max-errors must not be negative")
-			}
-			if fl.errorsOut != "" || fl.failOnErr {
-				fl.wait = true
+			if err := fl.check(); err != nil {
+				return err
 			}
 			if err := checkInputFile(args[0]); err != nil {
 				return err
@@ -103,11 +100,7 @@ read the integration's data before loading again.`,
 	f.StringVar(&fl.integration, "integration", "", "integration `ID` to load (required)")
 	f.StringVar(&fl.format, "format", "", "csv, json or xlsx (default: from the file's extension)")
 	f.BoolVar(&fl.opportunities, "opportunities", false, "load opportunities (POST /bulk/v1/bulkload_opportunity)")
-	f.BoolVar(&fl.wait, "wait", false, "follow the execution until it completes")
-	f.StringVar(&fl.errorsOut, "errors-out", "", "write the failed rows as CSV to `FILE` (implies --wait)")
-	f.BoolVar(&fl.force, "force", false, "replace the --errors-out file when it exists")
-	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 1 when rows failed (implies --wait)")
-	f.IntVar(&fl.maxErrors, "max-errors", 1000, "failed rows to fetch for --errors-out")
+	fl.addFlags(cmd)
 	cmd.RegisterFlagCompletionFunc("format", cobra.FixedCompletions([]string{"csv", "json", "xlsx"}, cobra.ShellCompDirectiveNoFileComp))
 	return cmd
 }

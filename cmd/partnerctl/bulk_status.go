@@ -54,27 +54,20 @@ usage error; 130 when Ctrl-C ended the wait (the execution goes on).`,
 			if fl.integration == "" {
 				return usagef("--integration is required")
 			}
-			if fl.maxErrors < 0 {
-				return usagef("--max-errors must not be negative")
+			if err := fl.check(); err != nil {
+				return err
 			}
 			if err := checkOutputPath("--errors-out", fl.errorsOut, fl.force); err != nil {
 				return err
 			}
-			ff := fl.followFlags
-			ff.wait = ff.wait || ff.errorsOut != "" || ff.failOnErr
 			ack := &bulk.Ack{IntegrationID: fl.integration, ExecutionID: args[0]}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
-				return followExecution(ctx, cmd.OutOrStdout(), c, ack, ff)
+				return followExecution(ctx, cmd.OutOrStdout(), c, ack, fl.followFlags)
 			})
 		},
 	}
-	f := cmd.Flags()
-	f.StringVar(&fl.integration, "integration", "", "integration `ID` the load went to (required)")
-	f.BoolVar(&fl.wait, "wait", false, "follow the execution until it completes")
-	f.StringVar(&fl.errorsOut, "errors-out", "", "write the failed rows as CSV to `FILE` (implies --wait)")
-	f.BoolVar(&fl.force, "force", false, "replace the --errors-out file when it exists")
-	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 1 when rows failed (implies --wait)")
-	f.IntVar(&fl.maxErrors, "max-errors", 1000, "failed rows to fetch for --errors-out")
+	cmd.Flags().StringVar(&fl.integration, "integration", "", "integration `ID` the load went to (required)")
+	fl.addFlags(cmd)
 	return cmd
 }
 
@@ -86,6 +79,26 @@ type followFlags struct {
 	maxErrors int      // failed rows to fetch for errorsOut
 	failOnErr bool     // any failed row is a failure
 	order     []string // the loaded CSV file's columns, for errorsOut
+}
+
+// addFlags adds the flags that set fl to cmd.
+func (fl *followFlags) addFlags(cmd *cobra.Command) {
+	f := cmd.Flags()
+	f.BoolVar(&fl.wait, "wait", false, "follow the execution until it completes")
+	f.StringVar(&fl.errorsOut, "errors-out", "", "write the failed rows as CSV to `FILE` (implies --wait)")
+	f.BoolVar(&fl.force, "force", false, "replace the --errors-out file when it exists")
+	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 1 when rows failed (implies --wait)")
+	f.IntVar(&fl.maxErrors, "max-errors", 1000, "failed rows to fetch for --errors-out")
+}
+
+// check checks the flags' values and sets wait when --errors-out or
+// --fail-on-errors implies it.
+func (fl *followFlags) check() error {
+	if fl.maxErrors < 0 {
+		return usagef("--max-errors must not be negative")
+	}
+	fl.wait = fl.wait || fl.errorsOut != "" || fl.failOnErr
+	return nil
 }
 
 // statusParams are the status reads' parameters: the failed rows are

@@ -7,7 +7,6 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/contract"
 )
 
 // violations is a testing.TB that records the errors reported to it
@@ -38,7 +37,7 @@ func (v *violations) all() []string {
 func TestCommandLineIsContractChecked(t *testing.T) {
 	t.Parallel()
 	rec := &violations{TB: t}
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithMiddleware(contract.Check(rec)))
+	srv := newFake(rec, fake.WithDemoData())
 	defer srv.Close()
 	c := newCLI(srv)
 	c.must(t, "reports", "list")

@@ -310,7 +310,7 @@ func TestInterruptExits130(t *testing.T) {
 // newFake starts a fake with opts whose every exchange is checked against
 // the contract (mocktest.ContractCheck): a request of the command line
 // that the contract does not publish, or an answer outside it, fails t.
-func newFake(t *testing.T, opts ...fake.Option) *fake.Server {
+func newFake(t testing.TB, opts ...fake.Option) *fake.Server {
 	t.Helper()
 	return fake.NewServer(append(opts, mocktest.ContractCheck(t))...)
 }

@@ -103,8 +103,8 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string, embedded 
 	}
 	if base == "" {
 		// Empty words keep the interface's own.
-		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithDeployment(fake.Deployment{
-			EnvHeader: envHeader, PortalWord: portal, SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY")})}, embedded...)...)
+		deployment := fake.Deployment{EnvHeader: envHeader, PortalWord: portal, SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY")}
+		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithDeployment(deployment)}, embedded...)...)
 		defer srv.Close()
 		base, id, secret = srv.URL, fake.DefaultClientID, fake.DefaultClientSecret
 		fmt.Fprintf(w, "started the embedded fake service at %s\n", base)
