@@ -1,8 +1,6 @@
 package reports_test
 
 import (
-	"net/http"
-	"strings"
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
@@ -30,19 +28,4 @@ func readyWait(clock *fake.ManualClock) reports.WaitOptions {
 			}
 		},
 	}
-}
-
-// readyOnStatus is a fake middleware that moves clock past the time the
-// fake takes to prepare a view before it answers a view status read: a
-// view is ready at its first status read, with no real wait, whatever
-// the waiting client's options.
-func readyOnStatus(clock *fake.ManualClock) fake.Option {
-	return fake.WithMiddleware(func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/report/v1/view/") && strings.HasSuffix(r.URL.Path, "/status") {
-				clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
-			}
-			next.ServeHTTP(w, r)
-		})
-	})
 }

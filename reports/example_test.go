@@ -10,14 +10,14 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 )
 
 // exampleClient starts a fake with a small report and returns a client.
 // The fake's views are ready at their first status read.
 func exampleClient() (*fake.Server, *partner.Client, int64) {
-	clock := viewClock()
-	srv := fake.NewServer(fake.WithClock(clock), readyOnStatus(clock))
+	srv := fake.NewServer(mocktest.ReadyViews()...)
 	id := srv.AddReport(fake.Report{
 		Name: "Deals",
 		Columns: []fake.Column{

@@ -71,7 +71,7 @@ func TestReportsExportResume(t *testing.T) {
 	t.Parallel()
 	cut := &pageCutter{}
 	// The contract check, outermost, sees what the client sent.
-	srv := fake.NewServer(append([]fake.Option{mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)}, readyViews()...)...)
+	srv := fake.NewServer(append([]fake.Option{mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)}, mocktest.ReadyViews()...)...)
 	defer srv.Close()
 	const rows = 25_000
 	id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "l", Name: "Label"}},

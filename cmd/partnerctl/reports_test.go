@@ -10,11 +10,11 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/xuri/excelize/v2"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 func writeFile(t *testing.T, path, content string) {
@@ -33,29 +33,12 @@ func readFile(t *testing.T, path string) string {
 	return string(b)
 }
 
-// readyViews are fake options under which a report view is ready when
-// its status is read: the fake runs on a manual clock that every read of
-// a view's status first moves past a view's preparation
-// (fake.ViewPendingFor+fake.ViewRunningFor). An export then waits for no
-// real time; the wait for a view is tested in package reports.
-func readyViews() []fake.Option {
-	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	return []fake.Option{fake.WithClock(clock), fake.WithMiddleware(func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/report/v1/view/") && strings.HasSuffix(r.URL.Path, "/status") {
-				clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
-			}
-			next.ServeHTTP(w, r)
-		})
-	})}
-}
-
 // reportServer serves a fake with one report whose columns are not in
 // alphabetical order, so that column order is checked. Its views are
-// ready when read (readyViews).
+// ready when read (mocktest.ReadyViews).
 func reportServer(t *testing.T) (*fake.Server, int64) {
 	t.Helper()
-	srv := newFake(t, readyViews()...)
+	srv := newFake(t, mocktest.ReadyViews()...)
 	t.Cleanup(srv.Close)
 	id := srv.AddReport(fake.Report{
 		ID: 7, Name: "Deals",
@@ -218,7 +201,7 @@ func TestReportsCharts(t *testing.T) {
 // its header, taken from the report's metadata.
 func TestReportsExportEmptyReport(t *testing.T) {
 	t.Parallel()
-	srv := newFake(t, readyViews()...)
+	srv := newFake(t, mocktest.ReadyViews()...)
 	defer srv.Close()
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
 		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}}})

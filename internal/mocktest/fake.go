@@ -2,7 +2,9 @@ package mocktest
 
 import (
 	"net/http"
+	"strings"
 	"testing"
+	"time"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
@@ -43,4 +45,21 @@ func ContractCheck(t testing.TB) fake.Option {
 			return contract.Check(t, f.Extensions()...)(next)
 		})(f)
 	}
+}
+
+// ReadyViews returns fake options under which the fake's report views are
+// ready at their first status read, with no real wait: a manual clock,
+// which every view status read moves past the time the fake takes to
+// prepare a view before the fake answers. It is for tests that are not
+// about the wait for a view.
+func ReadyViews() []fake.Option {
+	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	return []fake.Option{fake.WithClock(clock), fake.WithMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/report/v1/view/") && strings.HasSuffix(r.URL.Path, "/status") {
+				clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
+			}
+			next.ServeHTTP(w, r)
+		})
+	})}
 }
