@@ -197,7 +197,7 @@ func WithTokenSource(ts oauth2.TokenSource) Option { return func(s *settings) { 
 func WithInsecureHTTP() Option { return func(s *settings) { s.allowInsecure = true } }
 
 // WithStallTimeout sets the longest an answer's body may send nothing
-// while it is read (default 60s, core.DefaultStallTimeout): past it the
+// while it is read (zero: 60s, core.DefaultStallTimeout): past it the
 // attempt fails with ErrAnswerStalled, and is retried like a lost answer
 // (a write that is not safe to repeat says its outcome is unknown). It
 // applies to a client given with WithHTTPClient too.
@@ -273,7 +273,7 @@ func (s *settings) build() (core.Config, error) {
 		return cfg, errors.New("partner: WithSubscriptionKey: the key must not contain a line break")
 	}
 	if s.stallTimeout < 0 {
-		return cfg, errors.New("partner: WithStallTimeout needs a duration > 0")
+		return cfg, errors.New("partner: WithStallTimeout needs a duration >= 0")
 	}
 	if s.retry.MaxRetries < 0 {
 		return cfg, errors.New("partner: WithMaxRetries needs a number >= 0")

@@ -105,10 +105,8 @@ func TestSoak(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	startGoroutines := runtime.NumGoroutine()
 
-	tokenLifetime := 60 * time.Second
-	if total < 30_000 { // fewer than 3 tokens' worth of calls
-		tokenLifetime = time.Duration(total/3) * soakClockStep
-	}
+	// A token lives 60 seconds, or a third of a shorter run.
+	tokenLifetime := min(60*time.Second, time.Duration(total/3)*soakClockStep)
 	clock := fake.NewManualClock(time.Now())
 	f := fake.New(fake.WithDemoData(), fake.WithTokenLifetime(tokenLifetime), fake.WithClock(clock), mocktest.ContractCheck(t),
 		fake.WithRequestLogSize(1000))

@@ -9,7 +9,6 @@ import (
 	"net/http/httptrace"
 	"reflect"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -147,16 +146,9 @@ func TestCallOptionsKeepOutcomeUnknown(t *testing.T) {
 // further; a header the SDK sets itself is refused before sending.
 func TestCallOptionsHeader(t *testing.T) {
 	c, mt := newMockClient(t, func(cfg *Config) { cfg.Env = "sandbox" })
-	var seen []http.Header
-	var mu sync.Mutex
-	record := func(req *http.Request) (*http.Response, error) {
-		mu.Lock()
-		seen = append(seen, req.Header.Clone())
-		mu.Unlock()
-		return httpmock.NewStringResponse(200, "{}"), nil
-	}
-	mt.RegisterResponder("GET", base+"/h", record)
-	mt.RegisterResponder("PUT", "https://storage.other.test/up", record)
+	var h headerLog
+	mt.RegisterResponder("GET", base+"/h", h.record)
+	mt.RegisterResponder("PUT", "https://storage.other.test/up", h.record)
 	ctx := WithCallOptions(context.Background(), CallOptions{Header: http.Header{"X-Correlation": {"c-1"}}})
 	if err := c.Do(ctx, &Request{Method: "GET", Path: "/h"}, nil); err != nil {
 		t.Fatal(err)
@@ -167,6 +159,7 @@ func TestCallOptionsHeader(t *testing.T) {
 	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/h"}, nil); err != nil {
 		t.Fatal(err)
 	}
+	seen := h.seen
 	if seen[0].Get("X-Correlation") != "c-1" || seen[1].Get("X-Correlation") != "" || seen[2].Get("X-Correlation") != "" {
 		t.Errorf("X-Correlation sent as %q, %q (other host), %q (no options)",
 			seen[0].Get("X-Correlation"), seen[1].Get("X-Correlation"), seen[2].Get("X-Correlation"))
@@ -317,15 +310,8 @@ func TestCallHeaderNotPastRedirect(t *testing.T) {
 		got[req.URL.Host+req.URL.Path] = req.Header.Get("X-Team")
 		return httpmock.NewStringResponse(200, "{}"), nil
 	}
-	redirect := func(to string) httpmock.Responder {
-		return func(*http.Request) (*http.Response, error) {
-			r := httpmock.NewStringResponse(307, "")
-			r.Header.Set("Location", to)
-			return r, nil
-		}
-	}
-	mt.RegisterResponder("GET", base+"/away", redirect("https://files.other.test/x"))
-	mt.RegisterResponder("GET", base+"/near", redirect(base+"/y"))
+	mt.RegisterResponder("GET", base+"/away", redirectTo("https://files.other.test/x"))
+	mt.RegisterResponder("GET", base+"/near", redirectTo(base+"/y"))
 	mt.RegisterResponder("GET", "https://files.other.test/x", record)
 	mt.RegisterResponder("GET", base+"/y", record)
 	ctx := WithCallOptions(context.Background(), CallOptions{Header: http.Header{"X-Team": {"a"}}})

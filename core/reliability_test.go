@@ -224,14 +224,7 @@ func TestRetryBudget(t *testing.T) {
 // token; one on the same host keeps it.
 func TestRedirectRules(t *testing.T) {
 	c, mt := newMockClient(t)
-	redirect := func(to string) httpmock.Responder {
-		return func(*http.Request) (*http.Response, error) {
-			r := httpmock.NewStringResponse(307, "")
-			r.Header.Set("Location", to)
-			return r, nil
-		}
-	}
-	mt.RegisterResponder("GET", base+"/down", redirect("http://api.example.test/plain"))
+	mt.RegisterResponder("GET", base+"/down", redirectTo("http://api.example.test/plain"))
 	mt.RegisterResponder("GET", "http://api.example.test/plain", sequence(200))
 	err := c.Do(context.Background(), &Request{Method: "GET", Path: "/down", Token: "secret-token"}, nil)
 	if !errors.Is(err, ErrInsecureRedirect) || calls(mt) != 1 {
@@ -242,9 +235,9 @@ func TestRedirectRules(t *testing.T) {
 		auth[req.URL.Host+req.URL.Path] = req.Header.Get("Authorization")
 		return httpmock.NewStringResponse(200, "{}"), nil
 	}
-	mt.RegisterResponder("GET", base+"/away", redirect("https://files.api.example.test/x"))
+	mt.RegisterResponder("GET", base+"/away", redirectTo("https://files.api.example.test/x"))
 	mt.RegisterResponder("GET", "https://files.api.example.test/x", record)
-	mt.RegisterResponder("GET", base+"/near", redirect(base+"/y"))
+	mt.RegisterResponder("GET", base+"/near", redirectTo(base+"/y"))
 	mt.RegisterResponder("GET", base+"/y", record)
 	for _, p := range []string{"/away", "/near"} {
 		if err := c.Do(context.Background(), &Request{Method: "GET", Path: p, Token: "secret-token"}, nil); err != nil {

@@ -12,6 +12,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"testing"
@@ -56,6 +57,30 @@ func sequence(statuses ...int) httpmock.Responder {
 }
 
 func calls(mt *httpmock.MockTransport) int { return mt.GetTotalCallCount() }
+
+// redirectTo answers 307 with Location to.
+func redirectTo(to string) httpmock.Responder {
+	return func(*http.Request) (*http.Response, error) {
+		r := httpmock.NewStringResponse(307, "")
+		r.Header.Set("Location", to)
+		return r, nil
+	}
+}
+
+// headerLog keeps the headers of the requests its record answers, in
+// the order they came.
+type headerLog struct {
+	mu   sync.Mutex
+	seen []http.Header
+}
+
+// record is a responder: it keeps req's headers and answers 200 {}.
+func (l *headerLog) record(req *http.Request) (*http.Response, error) {
+	l.mu.Lock()
+	l.seen = append(l.seen, req.Header.Clone())
+	l.mu.Unlock()
+	return httpmock.NewStringResponse(200, "{}"), nil
+}
 
 func TestIdempotentRetriedOnRetryableStatus(t *testing.T) {
 	for _, st := range []int{429, 500, 502, 503, 504} {

@@ -233,17 +233,10 @@ func TestHeaders(t *testing.T) {
 		cfg.UserAgent = "partner-go/test app/1"
 		cfg.Header = http.Header{"Ocp-Subscription-Key": {"k1"}}
 	})
-	var seen []http.Header
-	var mu sync.Mutex
-	record := func(req *http.Request) (*http.Response, error) {
-		mu.Lock()
-		seen = append(seen, req.Header.Clone())
-		mu.Unlock()
-		return httpmock.NewStringResponse(200, "{}"), nil
-	}
-	mt.RegisterResponder("POST", base+"/json", record)
-	mt.RegisterResponder("POST", base+"/csv", record)
-	mt.RegisterResponder("POST", "https://storage.other.test/upload", record)
+	var h headerLog
+	mt.RegisterResponder("POST", base+"/json", h.record)
+	mt.RegisterResponder("POST", base+"/csv", h.record)
+	mt.RegisterResponder("POST", "https://storage.other.test/upload", h.record)
 	ctx := context.Background()
 	must := func(err error) {
 		t.Helper()
@@ -255,7 +248,7 @@ func TestHeaders(t *testing.T) {
 	must(c.Do(ctx, &Request{Method: "POST", Path: "/csv", Body: strings.NewReader("a,b\n"), ContentType: "text/csv"}, nil))
 	must(c.Do(ctx, &Request{Method: "POST", URL: "https://storage.other.test/upload", Body: strings.NewReader("x"), ContentType: "text/csv"}, nil))
 
-	j, csv, up := seen[0], seen[1], seen[2]
+	j, csv, up := h.seen[0], h.seen[1], h.seen[2]
 	for name, want := range map[string]string{
 		"x-svc-env": "sandbox-7", "User-Agent": "partner-go/test app/1", "Ocp-Subscription-Key": "k1",
 		"Content-Type": "application/json", "Accept": "application/json", "X-Op-Header": "r1",

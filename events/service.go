@@ -230,10 +230,10 @@ func checkCallbackURL(t *core.Client, raw string) error {
 		return fmt.Errorf("callback URL %q: %w", redact.URL(raw), redact.Error(err))
 	}
 	if !urlrule.IsHTTPURL(u) {
-		return fmt.Errorf("callback URL %q is not an absolute http or https URL", u.Redacted())
+		return fmt.Errorf("callback URL %q is not an absolute http or https URL", redact.URL(raw))
 	}
 	if urlrule.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
-		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", u.Redacted())
+		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", redact.URL(raw))
 	}
 	return nil
 }

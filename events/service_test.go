@@ -122,6 +122,8 @@ func TestSubscribeValidation(t *testing.T) {
 		{"blank name", func(r *events.SubscribeParams) { r.Name = " " }, "name is required"},
 		{"relative url", func(r *events.SubscribeParams) { r.CallbackURL = "/hook" }, `callback URL "/hook" is not an absolute http or https URL`},
 		{"other scheme", func(r *events.SubscribeParams) { r.CallbackURL = "ftp://h/x" }, "is not an absolute http or https URL"},
+		{"opaque url with a password", func(r *events.SubscribeParams) { r.CallbackURL = "http:admin:pw@h/x" },
+			`callback URL "xxxxx@h/x" is not an absolute http or https URL`},
 		{"bad url", func(r *events.SubscribeParams) { r.CallbackURL = "http://h/%zz" }, "invalid URL escape"},
 		{"bad filter", func(r *events.SubscribeParams) { r.Filter = events.Eq("a b", 1) }, `filter: field name "a b" is not a dotted name`},
 		{"empty object id", func(r *events.SubscribeParams) { r.ObjectIDs = []string{"x", ""} }, "object ids must not be empty"},

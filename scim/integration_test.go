@@ -476,3 +476,18 @@ func TestListResumesFromCheckpoint(t *testing.T) {
 		}
 	}
 }
+
+// TestListCheckpointOnError: a listing that fails before yielding a user
+// still tells its checkpoint, the StartIndex it began at.
+func TestListCheckpointOnError(t *testing.T) {
+	srv, c := newFake(t)
+	srv.InjectFault(fake.Fault{Method: "GET", Path: "/api/scim/v2/Users", Status: 400, Times: 1})
+	at := -1
+	var err error
+	for _, err = range c.SCIM.List(context.Background(), scim.ListParams{StartIndex: 3, Checkpoint: func(i int) { at = i }}) {
+		break
+	}
+	if !partner.IsBadRequest(err) || at != 3 {
+		t.Fatalf("listing ended with %v, checkpoint %d; want a 400 error and checkpoint 3", err, at)
+	}
+}
