@@ -12,10 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"runtime/metrics"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -23,6 +20,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // BenchmarkLoadCSV1M loads a 1,000,000-row CSV file (about 100 MB) to
@@ -131,7 +129,8 @@ func BenchmarkLoadCSV1M(b *testing.B) {
 			}
 			// The heap is sampled during every way, so that the sampler's
 			// wake-ups cost the baselines what they cost the SDK.
-			stop := (&peakHeap{}).start()
+			runtime.GC()
+			stop := mocktest.SampleHeap(time.Millisecond)
 			start := time.Now()
 			exID, err := w.fn(f)
 			w.took += time.Since(start)
@@ -248,34 +247,4 @@ func benchToken(b *testing.B, base string) string {
 	}
 	io.Copy(io.Discard, resp.Body)
 	return tok.AccessToken
-}
-
-// peakHeap samples the heap in use until stopped.
-type peakHeap struct{ max atomic.Uint64 }
-
-func (p *peakHeap) start() (stop func() uint64) {
-	runtime.GC()
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-		t := time.NewTicker(time.Millisecond)
-		defer t.Stop()
-		for {
-			metrics.Read(s)
-			if v := s[0].Value.Uint64(); v > p.max.Load() {
-				p.max.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	})
-	return func() uint64 {
-		close(done)
-		wg.Wait()
-		return p.max.Load()
-	}
 }

@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
-	"runtime/metrics"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,6 +18,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -156,9 +156,9 @@ func BenchmarkExportHeap(b *testing.B) {
 				for b.Loop() {
 					b.StopTimer()
 					runtime.GC()
-					base := heapObjects()
+					base := mocktest.HeapObjects()
 					b.StartTimer()
-					stop := sampleHeap(2 * time.Millisecond)
+					stop := mocktest.SampleHeap(2 * time.Millisecond)
 					n := way.run()
 					top := stop()
 					if n != rows {
@@ -204,36 +204,4 @@ func countValues(b *testing.B, seq func(func(reports.Row, error) bool)) int {
 		n++
 	}
 	return n
-}
-
-// heapObjects returns /memory/classes/heap/objects:bytes.
-func heapObjects() uint64 {
-	s := []metrics.Sample{{Name: "/memory/classes/heap/objects:bytes"}}
-	metrics.Read(s)
-	return s[0].Value.Uint64()
-}
-
-// sampleHeap reads heapObjects every interval until the returned function
-// is called, which returns the most it read (a last reading included).
-func sampleHeap(interval time.Duration) func() uint64 {
-	done := make(chan struct{})
-	var top uint64
-	var wg sync.WaitGroup
-	wg.Go(func() {
-		t := time.NewTicker(interval)
-		defer t.Stop()
-		for {
-			top = max(top, heapObjects())
-			select {
-			case <-done:
-				return
-			case <-t.C:
-			}
-		}
-	})
-	return func() uint64 {
-		close(done)
-		wg.Wait()
-		return max(top, heapObjects())
-	}
 }
