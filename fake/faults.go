@@ -236,7 +236,7 @@ type LoggedRequest struct {
 	// Fault is the injected fault, if any: a status, "drop" or
 	// "drop-after"; "subscription-key" when the gateway check refused it;
 	// "too-large" when its headers, query or body were over the limits
-	// (fakehttp.MaxHeaderBytes, fakehttp.MaxQueryBytes, maxJSONBody and siblings).
+	// (fakehttp.MaxHeaderBytes, fakehttp.MaxQueryBytes, fakehttp.MaxJSONBody and siblings).
 	Fault string
 }
 

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // TestFaultOnOnePage: a fault with a PageSize applies to the requests for
@@ -65,7 +67,7 @@ func TestFaultOnOnePageBodyTooLarge(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &at); err != nil || at.AccessToken == "" {
 		t.Fatalf("no token: %s", rec.Body.String())
 	}
-	body := io.MultiReader(strings.NewReader(`{"page":{"number":0,"size":1},"x":"`), strings.NewReader(strings.Repeat("a", maxJSONBody)), strings.NewReader(`"}`))
+	body := io.MultiReader(strings.NewReader(`{"page":{"number":0,"size":1},"x":"`), strings.NewReader(strings.Repeat("a", fakehttp.MaxJSONBody)), strings.NewReader(`"}`))
 	req := httptest.NewRequest(http.MethodPost, fmt.Sprintf("/report/v1/%d/data", id), body)
 	req.ContentLength = -1
 	req.Header.Set("Authorization", "Bearer "+at.AccessToken)
