@@ -81,3 +81,38 @@ func TestFaultOnOnePageBodyTooLarge(t *testing.T) {
 		t.Fatalf("Faults() = %+v, want the fault in force", got)
 	}
 }
+
+// readFlag is a request body that notes whether it was read.
+type readFlag struct {
+	io.Reader
+	read bool
+}
+
+func (r *readFlag) Read(p []byte) (int, error) {
+	r.read = true
+	return r.Reader.Read(p)
+}
+
+// TestFaultOnOnePageReadsOnlyItsRoutes: a fault with a PageSize reads
+// ahead the body of the requests its Method and Path match, and of no
+// other request (whose body may be a bulk load or an upload).
+func TestFaultOnOnePageReadsOnlyItsRoutes(t *testing.T) {
+	f := New()
+	f.InjectFault(Fault{Method: http.MethodPost, Path: "/report/v1/*/data", PageSize: 2, Status: http.StatusServiceUnavailable})
+	for _, tc := range []struct {
+		method, path string
+		readAhead    bool
+	}{
+		{http.MethodPost, "/report/v1/7/data", true},
+		{http.MethodPost, "/report/v1/list", false},
+		{http.MethodGet, "/event/v1/subscriber", false},
+	} {
+		body := &readFlag{Reader: strings.NewReader(`{"page":{"number":0,"size":2}}`)}
+		// No token: the fault, if any, answers before the handler, and
+		// otherwise the token check does; no handler reads the body.
+		f.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(tc.method, tc.path, body))
+		if body.read != tc.readAhead {
+			t.Errorf("%s %s: body read ahead %v, want %v", tc.method, tc.path, body.read, tc.readAhead)
+		}
+	}
+}

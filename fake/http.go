@@ -99,7 +99,7 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 			return
 		}
 		var page *requestedPage
-		if f.faults.matchesPages() {
+		if f.faults.matchesPages(r.Method, r.URL.Path) {
 			page = requestPage(r)
 		}
 		if ft := f.faults.take(r.Method, r.URL.Path, page); ft != nil {
