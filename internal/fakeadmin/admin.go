@@ -90,9 +90,9 @@ const maxSeedBody = 64 << 20
 // Answers: 200 with JSON for reads, 201 with the new fault's id, 204 for
 // other writes, 400 for a malformed body, 404 for an unknown admin route
 // or method. The admin routes have the size limits of the service's routes
-// (431, 414, 413): fakehttp.MaxJSONBody for their bodies, maxSeedBody for a seed.
-// Errors carry
-// {"error": "<code>", "message": "..."} like the fake's service routes.
+// (431, 414, 413): fakehttp.MaxJSONBody for their bodies, maxSeedBody for
+// a seed. Errors carry {"error": "<code>", "message": "..."} like the
+// fake's service routes.
 //
 // The admin API can read every request and create state, so by default it
 // answers only requests from a loopback address (403 otherwise); see
@@ -112,7 +112,7 @@ type Admin struct {
 	f  *fake.Fake
 }
 
-// NewAdmin builds a Fake with build and serves it with the admin API.
+// New builds a Fake with build and serves it with the admin API.
 // build is called again on every reset; it should return a fake with the
 // same options each time (a new ManualClock included, if it uses one).
 func New(build func() *fake.Fake) *Admin {
@@ -182,7 +182,7 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 //
 //   - the Host must name a loopback address (localhost or a loopback IP),
 //     so that a page on a name that resolves to 127.0.0.1 (DNS rebinding)
-//     cannot drive it; AdminAllowRemote lifts this check;
+//     cannot drive it; AllowRemote lifts this check;
 //   - an Origin header, which browsers send, must be the admin API's own
 //     origin (the same host and port as Host), so that a page on another
 //     origin cannot post to it (CSRF);
