@@ -1,7 +1,6 @@
 package fake
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -60,19 +59,12 @@ func TestFaultOnOnePageBodyTooLarge(t *testing.T) {
 	f := New()
 	id := smallReport(f, 3)
 	f.InjectFault(Fault{PageNumber: 0, PageSize: 1, Status: http.StatusServiceUnavailable})
-	rec := httptest.NewRecorder()
-	f.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/oauth/token", strings.NewReader(
-		fmt.Sprintf(`{"grant_type":"client_credentials","client_id":%q,"client_secret":%q}`, DefaultClientID, DefaultClientSecret))))
-	var at tokenResponse
-	if err := json.Unmarshal(rec.Body.Bytes(), &at); err != nil || at.AccessToken == "" {
-		t.Fatalf("no token: %s", rec.Body.String())
-	}
 	body := io.MultiReader(strings.NewReader(`{"page":{"number":0,"size":1},"x":"`), strings.NewReader(strings.Repeat("a", fakehttp.MaxJSONBody)), strings.NewReader(`"}`))
 	req := httptest.NewRequest(http.MethodPost, fmt.Sprintf("/report/v1/%d/data", id), body)
 	req.ContentLength = -1
-	req.Header.Set("Authorization", "Bearer "+at.AccessToken)
+	req.Header.Set("Authorization", "Bearer "+handlerToken(t, f))
 	req.Header.Set("Content-Type", "application/json")
-	rec = httptest.NewRecorder()
+	rec := httptest.NewRecorder()
 	f.ServeHTTP(rec, req)
 	if rec.Code != http.StatusRequestEntityTooLarge {
 		t.Fatalf("%d %.200s, want 413", rec.Code, rec.Body.String())
