@@ -33,7 +33,7 @@ const (
 	// eventPartnerPortalReferralSubmit is the referral kind with the
 	// interface's word: an opportunity was submitted to the partner
 	// portal as a referral. A deployment spells it with its own portal
-	// word (see withPortalWord).
+	// word (see Deployment.PortalWord).
 	eventPartnerPortalReferralSubmit = "object.partner_portal_referral_submit"
 )
 

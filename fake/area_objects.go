@@ -86,7 +86,7 @@ func (f *Fake) patchAudit(w http.ResponseWriter, r *http.Request) {
 		problems = append(problems, "field_name is required")
 	case *req.FieldName != auditField:
 		// A deployment accepts its own portal word only; the fake's is
-		// set with withPortalWord.
+		// set with Deployment.PortalWord.
 		problems = append(problems, "field_name must be "+auditField+
 			" (the fake's portal word is "+f.deploy.portal+"; a test of another deployment sets it with fake.Deployment.PortalWord)")
 	}

@@ -280,14 +280,7 @@ func (wb *workbook) loadSharedStrings() error {
 	return wb.readPart(wb.sharedP, func(dec *xml.Decoder) error {
 		var text strings.Builder
 		in, inT, phonetic := false, false, 0
-		for {
-			tok, err := dec.RawToken()
-			if errors.Is(err, io.EOF) {
-				return nil
-			}
-			if err != nil {
-				return err
-			}
+		return eachToken(dec, func(tok xml.Token) error {
 			switch t := tok.(type) {
 			case xml.StartElement:
 				switch t.Name.Local {
@@ -320,7 +313,8 @@ func (wb *workbook) loadSharedStrings() error {
 					text.Write(t)
 				}
 			}
-		}
+			return nil
+		})
 	})
 }
 
@@ -328,8 +322,10 @@ func cellTooLong(where string) error {
 	return badInputf("XLSX file: %s is longer than %d characters (the fake's limit)", where, maxXLSXCellText)
 }
 
-// eachStart calls fn for each start element of dec.
-func eachStart(dec *xml.Decoder, fn func(xml.StartElement) error) error {
+// eachToken calls fn for each raw token of dec, until the end of its
+// input or the first error, fn's or dec's. A token is valid only until fn
+// returns.
+func eachToken(dec *xml.Decoder, fn func(xml.Token) error) error {
 	for {
 		tok, err := dec.RawToken()
 		if errors.Is(err, io.EOF) {
@@ -338,12 +334,20 @@ func eachStart(dec *xml.Decoder, fn func(xml.StartElement) error) error {
 		if err != nil {
 			return err
 		}
-		if se, ok := tok.(xml.StartElement); ok {
-			if err := fn(se); err != nil {
-				return err
-			}
+		if err := fn(tok); err != nil {
+			return err
 		}
 	}
+}
+
+// eachStart calls fn for each start element of dec.
+func eachStart(dec *xml.Decoder, fn func(xml.StartElement) error) error {
+	return eachToken(dec, func(tok xml.Token) error {
+		if se, ok := tok.(xml.StartElement); ok {
+			return fn(se)
+		}
+		return nil
+	})
 }
 
 func attr(se xml.StartElement, local string) string {
@@ -381,26 +385,17 @@ type cellState struct {
 }
 
 func (s *sheetReader) read(dec *xml.Decoder) error {
-	for {
-		tok, err := dec.RawToken()
-		if errors.Is(err, io.EOF) {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
+	return eachToken(dec, func(tok xml.Token) error {
 		switch t := tok.(type) {
 		case xml.StartElement:
-			err = s.start(t)
+			return s.start(t)
 		case xml.EndElement:
-			err = s.end(t)
+			return s.end(t)
 		case xml.CharData:
-			err = s.chars(t)
+			return s.chars(t)
 		}
-		if err != nil {
-			return err
-		}
-	}
+		return nil
+	})
 }
 
 func (s *sheetReader) start(se xml.StartElement) error {

@@ -114,43 +114,21 @@ func WithDeployment(d Deployment) Option {
 				o(f)
 			}
 		}
-		set(d.PortalWord != "", withPortalWord(d.PortalWord))
-		set(d.EnvHeader != "", withEnvHeader(d.EnvHeader))
-		set(d.SubscriptionKey != "", withSubscriptionKey(d.SubscriptionKey))
-		set(d.SubscriptionKeyHeader != "", withSubscriptionKeyHeader(d.SubscriptionKeyHeader))
+		word := func(dst *string, v string) {
+			if v != "" {
+				*dst = v
+			}
+		}
+		word(&f.deploy.portal, d.PortalWord)
+		word(&f.deploy.envHeader, d.EnvHeader)
+		word(&f.deploy.subKey, d.SubscriptionKey)
+		word(&f.deploy.subKeyHeader, d.SubscriptionKeyHeader)
 		set(d.UploadMethod != "" || d.UploadContentType != "", withSignedUploads(d.UploadMethod, d.UploadContentType))
 		set(d.MisspelledSuccessCount, withMisspelledSuccessCount())
 		set(d.MisspelledIntegrationID, withMisspelledIntegrationID())
 		set(d.SCIMZeroTotals, withSCIMZeroTotals())
 		set(d.SCIMStartIndexIgnored, withSCIMStartIndexIgnored())
 	}
-}
-
-// withEnvHeader names the header that selects the environment (default
-// defaultEnvHeader, the interface's stand-in). The request log records
-// its value as LoggedRequest.Env.
-func withEnvHeader(name string) Option { return func(f *Fake) { f.deploy.envHeader = name } }
-
-// withPortalWord sets the word a deployment uses where the interface says
-// partner_portal (defaultPortalWord). It names the audit field
-// (<word>.integration_status), the referral id field (<word>.referral_id)
-// and the referral event kind (object.<word>_referral_submit). The fake
-// accepts the configured words and refuses others, as a deployment
-// accepts only its own: a team runs its tests with its production words
-// by giving both the SDK and the fake the same word.
-func withPortalWord(word string) Option { return func(f *Fake) { f.deploy.portal = word } }
-
-// withSubscriptionKey makes the fake require an API gateway subscription
-// key on every route (the signed upload URLs excepted, which are not
-// behind the gateway), in the header defaultSubscriptionKeyHeader (see
-// withSubscriptionKeyHeader) or the query parameter subscriptionKeyParam.
-// A request without it, or with another key, gets 401 before any other
-// check. Off by default. The key never appears in the request log.
-func withSubscriptionKey(key string) Option { return func(f *Fake) { f.deploy.subKey = key } }
-
-// withSubscriptionKeyHeader names the header withSubscriptionKey reads.
-func withSubscriptionKeyHeader(name string) Option {
-	return func(f *Fake) { f.deploy.subKeyHeader = name }
 }
 
 // WithScopeChecks turns on the fake's own per-area OAuth scopes, one per

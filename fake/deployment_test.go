@@ -89,7 +89,7 @@ func TestNoScopesByDefault(t *testing.T) {
 
 // TestPortalWord: the audit field, the referral field and the referral
 // event kind follow the fake's portal word; the environment header's name
-// follows WithEnvHeader.
+// follows Deployment.EnvHeader.
 func TestPortalWord(t *testing.T) {
 	f := New(WithDeployment(Deployment{PortalWord: "acme", EnvHeader: "x-acme-env"}))
 	defer f.Close()

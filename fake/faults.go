@@ -31,8 +31,9 @@ type Fault struct {
 	// page asks for page 0 of 100): a fault on one request of a paged
 	// read, whichever order its requests arrive in. A body that is not
 	// such JSON matches no PageSize. The body is read ahead of the
-	// handler only while a fault with a PageSize is in force, and handed
-	// to the handler as it came. 0 matches any request.
+	// handler only while a fault with a PageSize whose Method and Path
+	// match the request is in force, and handed to the handler as it
+	// came. 0 matches any request.
 	PageSize   int64
 	PageNumber int64
 	// Times is how many matching requests the fault applies to; 0 or less
@@ -131,17 +132,31 @@ func (f *Fake) ClearFaults() {
 	f.faults.faults = nil
 }
 
-// matchesPages reports whether a fault in force matches on the page a
-// request asks for (Fault.PageSize), which take then needs.
-func (s *faultStore) matchesPages() bool {
+// matchesPages reports whether a fault in force with a PageSize matches a
+// request's method and path p: take then needs the page it asks for.
+func (s *faultStore) matchesPages(method, p string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ft := range s.faults {
-		if ft.PageSize != 0 {
+		if ft.PageSize != 0 && ft.matchesRoute(method, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// matchesRoute reports whether ft's Method and Path match a request's
+// method and path p.
+func (ft *Fault) matchesRoute(method, p string) bool {
+	if ft.Method != "" && ft.Method != method {
+		return false
+	}
+	if ft.Path != "" {
+		if ok, _ := path.Match(ft.Path, p); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // take returns the first fault matching a request, counting it as used.
@@ -151,13 +166,8 @@ func (s *faultStore) take(method, p string, page *requestedPage) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, ft := range s.faults {
-		if ft.Method != "" && ft.Method != method {
+		if !ft.matchesRoute(method, p) {
 			continue
-		}
-		if ft.Path != "" {
-			if ok, _ := path.Match(ft.Path, p); !ok {
-				continue
-			}
 		}
 		if ft.PageSize != 0 && (page == nil || *page != (requestedPage{ft.PageNumber, ft.PageSize})) {
 			continue
@@ -229,14 +239,14 @@ type LoggedRequest struct {
 	Query    string
 	ClientID string // the client whose token authorized it, if any
 	// Env is the environment the request names: its environment header
-	// (x-svc-env unless withEnvHeader) or, on the token endpoint, the
+	// (x-svc-env unless Deployment.EnvHeader) or, on the token endpoint, the
 	// query parameter of that name when the header is absent.
 	Env    string
 	Status int // 0 when the connection was dropped
 	// Fault is the injected fault, if any: a status, "drop" or
 	// "drop-after"; "subscription-key" when the gateway check refused it;
 	// "too-large" when its headers, query or body were over the limits
-	// (fakehttp.MaxHeaderBytes, fakehttp.MaxQueryBytes, maxJSONBody and siblings).
+	// (fakehttp.MaxHeaderBytes, fakehttp.MaxQueryBytes, fakehttp.MaxJSONBody and siblings).
 	Fault string
 }
 

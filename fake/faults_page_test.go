@@ -1,13 +1,14 @@
 package fake
 
 import (
-	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // TestFaultOnOnePage: a fault with a PageSize applies to the requests for
@@ -58,24 +59,52 @@ func TestFaultOnOnePageBodyTooLarge(t *testing.T) {
 	f := New()
 	id := smallReport(f, 3)
 	f.InjectFault(Fault{PageNumber: 0, PageSize: 1, Status: http.StatusServiceUnavailable})
-	rec := httptest.NewRecorder()
-	f.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/oauth/token", strings.NewReader(
-		fmt.Sprintf(`{"grant_type":"client_credentials","client_id":%q,"client_secret":%q}`, DefaultClientID, DefaultClientSecret))))
-	var at tokenResponse
-	if err := json.Unmarshal(rec.Body.Bytes(), &at); err != nil || at.AccessToken == "" {
-		t.Fatalf("no token: %s", rec.Body.String())
-	}
-	body := io.MultiReader(strings.NewReader(`{"page":{"number":0,"size":1},"x":"`), strings.NewReader(strings.Repeat("a", maxJSONBody)), strings.NewReader(`"}`))
+	body := io.MultiReader(strings.NewReader(`{"page":{"number":0,"size":1},"x":"`), strings.NewReader(strings.Repeat("a", fakehttp.MaxJSONBody)), strings.NewReader(`"}`))
 	req := httptest.NewRequest(http.MethodPost, fmt.Sprintf("/report/v1/%d/data", id), body)
 	req.ContentLength = -1
-	req.Header.Set("Authorization", "Bearer "+at.AccessToken)
+	req.Header.Set("Authorization", "Bearer "+handlerToken(t, f))
 	req.Header.Set("Content-Type", "application/json")
-	rec = httptest.NewRecorder()
+	rec := httptest.NewRecorder()
 	f.ServeHTTP(rec, req)
 	if rec.Code != http.StatusRequestEntityTooLarge {
 		t.Fatalf("%d %.200s, want 413", rec.Code, rec.Body.String())
 	}
 	if got := f.Faults(); len(got) != 1 {
 		t.Fatalf("Faults() = %+v, want the fault in force", got)
+	}
+}
+
+// readFlag is a request body that notes whether it was read.
+type readFlag struct {
+	io.Reader
+	read bool
+}
+
+func (r *readFlag) Read(p []byte) (int, error) {
+	r.read = true
+	return r.Reader.Read(p)
+}
+
+// TestFaultOnOnePageReadsOnlyItsRoutes: a fault with a PageSize reads
+// ahead the body of the requests its Method and Path match, and of no
+// other request (whose body may be a bulk load or an upload).
+func TestFaultOnOnePageReadsOnlyItsRoutes(t *testing.T) {
+	f := New()
+	f.InjectFault(Fault{Method: http.MethodPost, Path: "/report/v1/*/data", PageSize: 2, Status: http.StatusServiceUnavailable})
+	for _, tc := range []struct {
+		method, path string
+		readAhead    bool
+	}{
+		{http.MethodPost, "/report/v1/7/data", true},
+		{http.MethodPost, "/report/v1/list", false},
+		{http.MethodGet, "/event/v1/subscriber", false},
+	} {
+		body := &readFlag{Reader: strings.NewReader(`{"page":{"number":0,"size":2}}`)}
+		// No token: the fault, if any, answers before the handler, and
+		// otherwise the token check does; no handler reads the body.
+		f.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest(tc.method, tc.path, body))
+		if body.read != tc.readAhead {
+			t.Errorf("%s %s: body read ahead %v, want %v", tc.method, tc.path, body.read, tc.readAhead)
+		}
 	}
 }

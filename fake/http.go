@@ -16,9 +16,6 @@ import (
 	"github.com/partnerapi/partner-go/internal/jsonwords"
 )
 
-// maxJSONBody caps JSON request bodies outside bulk loads.
-const maxJSONBody = 4 << 20
-
 type ctxKey int
 
 const clientKey ctxKey = iota
@@ -32,9 +29,9 @@ func clientID(r *http.Request) string {
 // handle registers h for pattern (a ServeMux pattern such as
 // "POST /report/v1/list"). Requests need a valid bearer token whose
 // client may use scope; they are logged and pass through injected faults.
-// Its body is capped at maxJSONBody.
+// Its body is capped at fakehttp.MaxJSONBody.
 func (f *Fake) handle(pattern, scope string, h http.HandlerFunc) {
-	f.mux.Handle(pattern, f.wrap(scope, true, true, maxJSONBody, h))
+	f.mux.Handle(pattern, f.wrap(scope, true, true, fakehttp.MaxJSONBody, h))
 }
 
 // handleLoad registers a bulk load route: as handle, with the body capped
@@ -102,7 +99,7 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 			return
 		}
 		var page *requestedPage
-		if f.faults.matchesPages() {
+		if f.faults.matchesPages(r.Method, r.URL.Path) {
 			page = requestPage(r)
 		}
 		if ft := f.faults.take(r.Method, r.URL.Path, page); ft != nil {
@@ -273,7 +270,7 @@ func readJSON(r *http.Request, v any) error {
 			return fmt.Errorf("Content-Type %q is not JSON", ct)
 		}
 	}
-	dec := json.NewDecoder(io.LimitReader(r.Body, maxJSONBody+1))
+	dec := json.NewDecoder(io.LimitReader(r.Body, fakehttp.MaxJSONBody+1))
 	if err := dec.Decode(v); err != nil {
 		return decodeProblem(r, err, v)
 	}

@@ -28,9 +28,7 @@ func TestCloseEndsInjectedLatency(t *testing.T) {
 		}
 		errc <- err
 	}()
-	for srv.faultPending() { // wait until the handler has taken the fault
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitUntil(t, "the handler takes the fault", func() bool { return !srv.faultPending() })
 	cancel()
 	<-errc
 	closed := make(chan struct{})
@@ -126,9 +124,7 @@ func TestAbandonedAnswerSendsNothing(t *testing.T) {
 				close(got)
 			}()
 			if tc.fault.Latency > 0 {
-				for srv.faultPending() { // wait until the handler has taken the fault
-					time.Sleep(5 * time.Millisecond)
-				}
+				waitUntil(t, "the handler takes the fault", func() bool { return !srv.faultPending() })
 			} else if resp := <-got; resp != nil {
 				defer resp.Body.Close()
 			}

@@ -21,13 +21,13 @@ func TestSizeLimits(t *testing.T) {
 	at, _ := tf.token(t)
 	bearer := []string{"Authorization", "Bearer " + at}
 
-	big := `{"pad":"` + strings.Repeat("x", maxJSONBody) + `"}`
+	big := `{"pad":"` + strings.Repeat("x", fakehttp.MaxJSONBody) + `"}`
 	if a := tf.do(t, "POST", "/testonly/v1/bump", "application/json", big, bearer...); a.status != 413 || a.body["error"] != "body_too_large" {
 		t.Fatalf("JSON body over the cap: %d %s", a.status, a.raw[:min(len(a.raw), 200)])
 	}
 	// Chunked, no Content-Length: the cap is found while reading. The
 	// SCIM create reads the body itself.
-	req, _ := http.NewRequest("POST", tf.srv.URL+"/api/scim/v2/Users", io.MultiReader(strings.NewReader(`{"userName":"`), strings.NewReader(strings.Repeat("x", maxJSONBody)), strings.NewReader(`"}`)))
+	req, _ := http.NewRequest("POST", tf.srv.URL+"/api/scim/v2/Users", io.MultiReader(strings.NewReader(`{"userName":"`), strings.NewReader(strings.Repeat("x", fakehttp.MaxJSONBody)), strings.NewReader(`"}`)))
 	req.Header.Set("Authorization", "Bearer "+at)
 	req.Header.Set("Content-Type", "application/scim+json")
 	resp, err := tf.srv.Client().Do(req)

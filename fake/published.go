@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // This file holds what keeps the fake's wire to the published one: the
@@ -40,7 +42,7 @@ func (f *Fake) decodeWrite(w http.ResponseWriter, r *http.Request, v any) bool {
 	if f.deploy.unknownMembers {
 		return decodeJSON(w, r, v)
 	}
-	raw, err := io.ReadAll(io.LimitReader(r.Body, maxJSONBody+1))
+	raw, err := io.ReadAll(io.LimitReader(r.Body, fakehttp.MaxJSONBody+1))
 	if err != nil {
 		writeError(w, http.StatusBadRequest, "invalid_request", "reading the body: %v", err)
 		return false

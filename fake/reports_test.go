@@ -17,6 +17,19 @@ import (
 // and body.
 func call(t *testing.T, f *Fake, method, path, body string) (int, string) {
 	t.Helper()
+	tok := handlerToken(t, f)
+	rec := httptest.NewRecorder()
+	req := httptest.NewRequest(method, path, strings.NewReader(body))
+	req.Header.Set("Authorization", "Bearer "+tok)
+	req.Header.Set("Content-Type", "application/json")
+	f.ServeHTTP(rec, req)
+	return rec.Code, rec.Body.String()
+}
+
+// handlerToken returns an access token of the fake's default client,
+// asked of f as an http.Handler.
+func handlerToken(t *testing.T, f *Fake) string {
+	t.Helper()
 	rec := httptest.NewRecorder()
 	f.ServeHTTP(rec, httptest.NewRequest("POST", "/oauth/token", strings.NewReader(
 		fmt.Sprintf(`{"grant_type":"client_credentials","client_id":%q,"client_secret":%q}`, DefaultClientID, DefaultClientSecret))))
@@ -24,12 +37,7 @@ func call(t *testing.T, f *Fake, method, path, body string) (int, string) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &tok); err != nil || tok.AccessToken == "" {
 		t.Fatalf("no token: %s", rec.Body.String())
 	}
-	rec = httptest.NewRecorder()
-	req := httptest.NewRequest(method, path, strings.NewReader(body))
-	req.Header.Set("Authorization", "Bearer "+tok.AccessToken)
-	req.Header.Set("Content-Type", "application/json")
-	f.ServeHTTP(rec, req)
-	return rec.Code, rec.Body.String()
+	return tok.AccessToken
 }
 
 // message is the message of an error body, or the body.

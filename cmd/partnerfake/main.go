@@ -69,6 +69,7 @@ import (
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/fakeadmin"
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 func main() {
@@ -233,7 +234,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
 	srv := &http.Server{Handler: withLatency(admin, *latency), ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes: 64 << 10} // the fake's own header limit (431 beyond it)
+		MaxHeaderBytes: fakehttp.MaxHeaderBytes}
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)
@@ -274,7 +275,7 @@ func withLatency(h http.Handler, d time.Duration) http.Handler {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if !strings.HasPrefix(r.URL.Path, "/_fake/") {
+		if !strings.HasPrefix(r.URL.Path, fakehttp.AdminPrefix) {
 			t := time.NewTimer(d)
 			select {
 			case <-t.C:

@@ -30,12 +30,9 @@ import (
 //go:embed openapi.json
 var adminOpenAPI []byte
 
-// Size limits of the admin routes' bodies (413 beyond them), those of the
-// fake's JSON routes; a seed may be larger.
-const (
-	maxJSONBody = 4 << 20
-	maxSeedBody = 64 << 20
-)
+// maxSeedBody bounds the body of a seed (413 beyond it); the other admin
+// routes take fakehttp.MaxJSONBody, as the fake's JSON routes do.
+const maxSeedBody = 64 << 20
 
 // Admin serves a Fake together with an HTTP admin API under /_fake/,
 // so that tests written in any language can drive the fake the way Go
@@ -93,9 +90,9 @@ const (
 // Answers: 200 with JSON for reads, 201 with the new fault's id, 204 for
 // other writes, 400 for a malformed body, 404 for an unknown admin route
 // or method. The admin routes have the size limits of the service's routes
-// (431, 414, 413): maxJSONBody for their bodies, maxSeedBody for a seed.
-// Errors carry
-// {"error": "<code>", "message": "..."} like the fake's service routes.
+// (431, 414, 413): fakehttp.MaxJSONBody for their bodies, maxSeedBody for
+// a seed. Errors carry {"error": "<code>", "message": "..."} like the
+// fake's service routes.
 //
 // The admin API can read every request and create state, so by default it
 // answers only requests from a loopback address (403 otherwise); see
@@ -115,7 +112,7 @@ type Admin struct {
 	f  *fake.Fake
 }
 
-// NewAdmin builds a Fake with build and serves it with the admin API.
+// New builds a Fake with build and serves it with the admin API.
 // build is called again on every reset; it should return a fake with the
 // same options each time (a new ManualClock included, if it uses one).
 func New(build func() *fake.Fake) *Admin {
@@ -164,7 +161,7 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, http.StatusForbidden, "forbidden", "the admin API answers loopback clients only")
 		return
 	}
-	limit := int64(maxJSONBody)
+	limit := int64(fakehttp.MaxJSONBody)
 	if r.URL.Path == fakehttp.AdminPrefix+"seed" {
 		limit = maxSeedBody
 	}
@@ -185,7 +182,7 @@ func (a *Admin) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 //
 //   - the Host must name a loopback address (localhost or a loopback IP),
 //     so that a page on a name that resolves to 127.0.0.1 (DNS rebinding)
-//     cannot drive it; AdminAllowRemote lifts this check;
+//     cannot drive it; AllowRemote lifts this check;
 //   - an Origin header, which browsers send, must be the admin API's own
 //     origin (the same host and port as Host), so that a page on another
 //     origin cannot post to it (CSRF);
@@ -587,7 +584,7 @@ func seedProblem(err error) string {
 // readStrictJSON reads an admin body, refusing unknown members so that a
 // misspelt one is an error rather than silently ignored.
 func readStrictJSON(r *http.Request, v any) error {
-	dec := json.NewDecoder(r.Body) // capped at maxJSONBody by ServeHTTP
+	dec := json.NewDecoder(r.Body) // capped at fakehttp.MaxJSONBody by ServeHTTP
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
 		if msg, ok := jsonwords.Problem(err, "", v); ok {

@@ -16,7 +16,7 @@ import (
 	"github.com/partnerapi/partner-go/internal/fakeadmin"
 )
 
-// adminServer serves a fake.Admin over HTTP; build makes the fake.
+// adminServer serves a fakeadmin.Admin over HTTP; build makes the fake.
 func adminServer(t *testing.T, build func() *fake.Fake) (*fakeadmin.Admin, string) {
 	t.Helper()
 	a := fakeadmin.New(build)

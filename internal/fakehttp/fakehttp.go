@@ -13,14 +13,18 @@ import (
 	"net/http"
 )
 
-// Header and query bounds of every route, the fake's own (the interface
-// shows none): a long-running fake must not be made to hold an unbounded
-// request.
+// Header, query and JSON body bounds of every route, the fake's own (the
+// interface shows none): a long-running fake must not be made to hold an
+// unbounded request.
 const (
 	// MaxHeaderBytes bounds the request headers (431 beyond it).
 	MaxHeaderBytes = 64 << 10
 	// MaxQueryBytes bounds the raw query string (414 beyond it).
 	MaxQueryBytes = 16 << 10
+	// MaxJSONBody bounds a JSON request body (413 beyond it), of the
+	// fake's routes and the admin API's alike; bulk loads, uploads and
+	// the admin API's seed have their own bounds.
+	MaxJSONBody = 4 << 20
 )
 
 // AdminPrefix is the path prefix of the admin API (internal/fakeadmin)
