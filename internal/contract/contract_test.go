@@ -166,8 +166,12 @@ paths:
       responses:
         "200": {description: ok}
 `
+	jsonDoc, err := contract.YAMLToJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
 	exchange := func(options []string, target string, status int) error {
-		c, err := contract.New([]byte(doc), options...)
+		c, err := contract.New(jsonDoc, options...)
 		if err != nil {
 			t.Fatal(err)
 		}
