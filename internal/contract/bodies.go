@@ -68,26 +68,49 @@ func (p *parser) content(v any, where string) ([]*mediaType, error) {
 	return out, nil
 }
 
+// mediaKinds are the media ranges the checker reads, and how.
+var mediaKinds = map[string]bodyKind{
+	"application/json":                  bodyJSON,
+	"application/x-www-form-urlencoded": bodyForm,
+	"multipart/form-data":               bodyMultipart,
+	"text/csv":                          bodyBytes,
+	"text/plain":                        bodyBytes,
+	"*/*":                               bodyBytes,
+}
+
 // kindOf is how a body of media range key and schema s is read, or an
-// error when the checker does not understand it.
+// error when the checker does not understand it. A string of format
+// binary is any bytes whatever the media type, as kin-openapi reads it.
 func kindOf(key string, s *schema) (bodyKind, error) {
+	kind, ok := mediaKinds[key]
+	if !ok && jsonType.MatchString(key) {
+		kind, ok = bodyJSON, true
+	}
 	switch {
-	case key != "*/*" && key != "application/json" && key != "application/x-www-form-urlencoded" &&
-		key != "multipart/form-data" && key != "text/csv" && key != "text/plain" && !jsonType.MatchString(key):
+	case !ok:
 		return 0, fmt.Errorf("media type %q is not understood by the checker", key)
-	case s == nil:
+	case s == nil || isBinary(s):
 		return bodyBytes, nil
-	case isBinary(s):
-		return bodyBytes, nil
-	case key == "application/json" || jsonType.MatchString(key):
-		return bodyJSON, nil
-	case key == "application/x-www-form-urlencoded" && s.typ == "object" && len(s.oneOf) == 0 && allProperties(s, isString):
-		return bodyForm, nil
-	case key == "multipart/form-data" && s.typ == "object" && len(s.oneOf) == 0 && s.additional == nil &&
-		s.additionalSchema == nil && allProperties(s, isBinary):
-		return bodyMultipart, nil
+	case readable(kind, s):
+		return kind, nil
 	}
 	return 0, fmt.Errorf("media type %q: this schema of it is not understood by the checker", key)
+}
+
+// readable reports whether the checker reads a body of this kind with
+// schema s: any JSON value; a form of strings; multipart files named by
+// the properties of a closed list.
+func readable(kind bodyKind, s *schema) bool {
+	object := s.typ == "object" && len(s.oneOf) == 0
+	switch kind {
+	case bodyJSON:
+		return true
+	case bodyForm:
+		return object && allProperties(s, isString)
+	case bodyMultipart:
+		return object && s.additional == nil && s.additionalSchema == nil && allProperties(s, isBinary)
+	}
+	return false // text and */* only as binary strings
 }
 
 func isBinary(s *schema) bool { return s.typ == "string" && s.format == "binary" }

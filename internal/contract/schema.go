@@ -3,6 +3,7 @@ package contract
 import (
 	"encoding/json"
 	"fmt"
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -252,13 +253,18 @@ func (s *schema) validate(v *validation, value any, at []string) {
 		}
 		return
 	}
-	if len(s.oneOf) > 0 && !s.validateOneOf(v, value, at) || value == nil && len(s.oneOf) > 0 {
+	if len(s.oneOf) > 0 && (!s.validateOneOf(v, value, at) || value == nil) {
 		return
 	}
 	if len(s.enum) > 0 && !slices.ContainsFunc(s.enum, func(e any) bool { return equalJSON(e, value) }) {
 		v.fail(at, "value is not one of the allowed values %s", enumText(s.enum))
 		return
 	}
+	s.validateValue(v, value, at)
+}
+
+// validateValue checks value against the keywords of its type.
+func (s *schema) validateValue(v *validation, value any, at []string) {
 	switch value := value.(type) {
 	case nil:
 		v.fail(at, "Value is not nullable")
@@ -401,11 +407,7 @@ func (s *schema) validateObject(v *validation, obj map[string]any, at []string) 
 	if !s.expect(v, "object", at) {
 		return
 	}
-	for _, k := range slices.Sorted(func(yield func(string) bool) {
-		for k := range obj {
-			yield(k)
-		}
-	}) {
+	for _, k := range slices.Sorted(maps.Keys(obj)) {
 		if p := s.properties[k]; p != nil {
 			p.validate(v, obj[k], append(at, k))
 			continue

@@ -38,7 +38,8 @@ import (
 // default answers must match the contract exactly, and every operation
 // of the service must have been exercised (the fake's own operations
 // need not: its upload URL is taken with POST here). Every request's
-// attempt span is held to the contract too (checkTourSpans).
+// attempt span is held to the contract too (checkTourSpans), and every
+// exchange is checked by the reference checker too (Differential).
 func TestTourOfEveryOperation(t *testing.T) {
 	c, err := contract.Load()
 	if err != nil {
@@ -67,7 +68,7 @@ func TestTourOfEveryOperation(t *testing.T) {
 	}
 	clock := fake.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithBulkDelay(0),
-		fake.WithMiddleware(record), fake.WithMiddleware(check))
+		fake.WithMiddleware(record), fake.WithMiddleware(check), fake.WithMiddleware(contract.Differential(t)))
 	defer srv.Close()
 	cl, err := partner.New(partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
