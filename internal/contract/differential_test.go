@@ -91,3 +91,6 @@ func describeRef(x *RefExchange) string {
 	}
 	return x.Operation() + " " + x.Template()
 }
+
+// JSONForm is the embedded JSON form of api/openapi.yaml.
+func JSONForm() []byte { return openapiJSON }
