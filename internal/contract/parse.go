@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -22,7 +23,7 @@ type parser struct {
 
 // decodeDocument decodes a JSON document, numbers kept as json.Number.
 func decodeDocument(doc []byte) (map[string]any, error) {
-	dec := json.NewDecoder(strings.NewReader(string(doc)))
+	dec := json.NewDecoder(bytes.NewReader(doc))
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
