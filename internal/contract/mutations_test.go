@@ -310,7 +310,8 @@ func retype(v any) any {
 
 // walk calls value for every value below v with a function that replaces
 // it (the value is restored after each call), member for every member of
-// every object, and object for every object, v included.
+// every object, and object for every object, v included; of a list, only
+// its first element (the others have the same schema).
 func walk(v any, value func(old any, replace func(any)), member func(map[string]any, string), object func(map[string]any)) {
 	switch v := v.(type) {
 	case map[string]any:
@@ -323,9 +324,10 @@ func walk(v any, value func(old any, replace func(any)), member func(map[string]
 			walk(old, value, member, object)
 		}
 	case []any:
-		for i, old := range v {
-			value(old, func(w any) { v[i] = w })
-			v[i] = old
+		if len(v) > 0 {
+			old := v[0]
+			value(old, func(w any) { v[0] = w })
+			v[0] = old
 			walk(old, value, member, object)
 		}
 	}

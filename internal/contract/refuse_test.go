@@ -18,6 +18,10 @@ func TestNewRefusesWhatItDoesNotApply(t *testing.T) {
 	if _, err := contract.New(contract.JSONForm()); err != nil {
 		t.Fatalf("the contract: %v", err)
 	}
+	var doc any
+	if err := json.Unmarshal(contract.JSONForm(), &doc); err != nil {
+		t.Fatal(err)
+	}
 	var (
 		audit  = "paths|/app/v1/object/{object_id}/audit|patch"
 		status = "paths|/bulk/v1/status/{integration_id}|get"
@@ -65,8 +69,7 @@ func TestNewRefusesWhatItDoesNotApply(t *testing.T) {
 		{"components", "responses", `{}`, "responses"},
 		{"paths", "/report/v1/{reportId:[0-9]+}/x", `{}`, "reportId:[0-9]+"},
 	} {
-		doc := edit(t, tc.at, tc.set, tc.value)
-		_, err := contract.New(doc)
+		_, err := contract.New(edit(t, doc, tc.at, tc.set, tc.value))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: %s: %s: New = %v, want an error naming %s", tc.at, tc.set, tc.value, err, tc.want)
 		}
@@ -76,16 +79,12 @@ func TestNewRefusesWhatItDoesNotApply(t *testing.T) {
 	}
 }
 
-// edit returns the contract's JSON form with the member set of the
-// object at ("|" between the names of the members leading to it, an
-// index into a list given as a number) set to value (JSON; null removes
-// it).
-func edit(t *testing.T, at, set, value string) []byte {
+// edit returns the JSON text of doc with the member set of the object at
+// ("|" between the names of the members leading to it, an index into a
+// list given as a number) set to value (JSON; null removes it). doc is
+// left as it was.
+func edit(t *testing.T, doc any, at, set, value string) []byte {
 	t.Helper()
-	var doc any
-	if err := json.Unmarshal(contract.JSONForm(), &doc); err != nil {
-		t.Fatal(err)
-	}
 	v := doc
 	if at != "" {
 		for _, name := range strings.Split(at, "|") {
@@ -109,12 +108,18 @@ func edit(t *testing.T, at, set, value string) []byte {
 	if err := json.Unmarshal([]byte(value), &x); err != nil {
 		t.Fatal(err)
 	}
+	old, had := obj[set]
 	if x == nil {
 		delete(obj, set)
 	} else {
 		obj[set] = x
 	}
 	b, err := json.Marshal(doc)
+	if had {
+		obj[set] = old
+	} else {
+		delete(obj, set)
+	}
 	if err != nil {
 		t.Fatal(err)
 	}
