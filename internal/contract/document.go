@@ -92,9 +92,6 @@ func (p *parser) document() (*document, error) {
 	if err != nil {
 		return nil, err
 	}
-	if global == nil {
-		global = [][]string{}
-	}
 	paths, ok := p.root["paths"].(map[string]any)
 	if !ok {
 		return nil, fmt.Errorf("paths: not an object")
