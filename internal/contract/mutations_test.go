@@ -21,6 +21,7 @@ type exchange struct {
 	method, target  string
 	reqType, body   string
 	auth            bool
+	chunked         bool // no Content-Length: the request's length is unknown (-1)
 	status          int
 	respType, reply string
 }
@@ -37,6 +38,9 @@ func (e exchange) send(t *testing.T, c *contract.Checker, ref *contract.Referenc
 	if e.reqType != "" {
 		req.Header.Set("Content-Type", e.reqType)
 	}
+	if e.chunked {
+		req.ContentLength = -1
+	}
 	header := http.Header{}
 	if e.respType != "" {
 		header.Set("Content-Type", e.respType)
@@ -50,8 +54,9 @@ func (e exchange) send(t *testing.T, c *contract.Checker, ref *contract.Referenc
 // the answer and the request body, every member removed, an invented one
 // added, each member retyped or its string changed (an enum value); of
 // the request, each query parameter dropped or given a value of another
-// type, a path identifier that is not a number, no bearer token, other
-// Content-Types, a body where none is declared; of the answer, other
+// type, a path identifier that is not a number, no bearer token, no
+// Content-Length, other Content-Types, a body where none is declared;
+// paths several templates match; of the answer, other
 // statuses and Content-Types. Bodies the JSON examples lack (forms,
 // multipart files, CSV, uploads) are mutated too. Each mutation must get
 // the same verdict from both, with a fake's options off (and, for the
@@ -139,6 +144,8 @@ func requestMutations(e exchange) []exchange {
 		}
 	}
 	add(func(m *exchange) { m.auth = false })
+	add(func(m *exchange) { m.chunked = true })
+	add(func(m *exchange) { m.body, m.reqType, m.chunked = `{}`, "application/json", true })
 	add(func(m *exchange) { m.target = e.target + "/" })
 	add(func(m *exchange) { m.target = strings.ToUpper(e.target) })
 	for _, method := range []string{"GET", "POST", "get"} {
@@ -209,7 +216,8 @@ func answerMutations(e exchange) []exchange {
 }
 
 // otherBodies are requests whose bodies the published JSON examples do
-// not show: token forms, CSV and text loads, attached files, uploads.
+// not show (token forms, CSV and text loads, attached files, uploads),
+// and requests to paths that several templates match.
 func otherBodies() []exchange {
 	ok := func(method, target, ct, body string) exchange {
 		return exchange{method: method, target: target, reqType: ct, body: body, auth: true, status: 200, respType: "application/json", reply: `{}`}
@@ -241,6 +249,14 @@ func otherBodies() []exchange {
 		}
 		out = append(out, ok("POST", target, "application/json", `[{"a": "1"}]`), ok("POST", target, "application/json", `[1]`), ok("POST", target, "application/json", `{"a": "1"}`))
 	}
+	// Paths more than one template matches: the first in matching order
+	// decides.
+	for _, path := range []string{"/report/v1/view/metadata", "/report/v1/view/data", "/report/v1/view/chart-data",
+		"/report/v1/view/data-schema", "/report/v1/view/prepare_export", "/report/v1/1/status", "/event/v1/subscriber/metadata"} {
+		for _, method := range []string{"GET", "POST"} {
+			out = append(out, ok(method, path, "application/json", `{}`), ok(method, path, "", ""))
+		}
+	}
 	for _, method := range []string{"POST", "PUT"} {
 		for _, ct := range []string{"", "text/csv", "application/octet-stream", "application/vnd.openxmlformats-officedocument.spreadsheetml.sheet", "application/json"} {
 			e := ok(method, "/upload/u1", ct, "a,b\n1,2\n")
@@ -253,8 +269,9 @@ func otherBodies() []exchange {
 
 // mutateJSON returns the mutations of a JSON text: of every object, each
 // member removed, an invented member added; of every value, its type
-// changed (retype), a string changed (an enum value), null; the whole
-// value replaced. A text that is not JSON has none.
+// changed (retype), a string changed (an enum value), null, a number at
+// the limits of the integer formats or a fraction; the whole value
+// replaced. A text that is not JSON has none.
 func mutateJSON(text string) []string {
 	var v any
 	dec := json.NewDecoder(strings.NewReader(text))
@@ -271,7 +288,12 @@ func mutateJSON(text string) []string {
 		emit(w)
 	}
 	walk(v, func(old any, replace func(any)) {
-		for _, w := range []any{nil, retype(old)} {
+		ws := []any{nil, retype(old)}
+		if _, ok := old.(json.Number); ok {
+			// At and past the limits of int32 and int64, and a fraction.
+			ws = append(ws, json.Number("2147483648"), json.Number("9223372036854775807"), json.Number("1e19"), json.Number("2.5"))
+		}
+		for _, w := range ws {
 			replace(w)
 			emit(v)
 		}
