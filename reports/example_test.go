@@ -17,7 +17,7 @@ import (
 // exampleClient starts a fake with a small report and returns a client.
 // The fake's views are ready at their first status read.
 func exampleClient() (*fake.Server, *partner.Client, int64) {
-	srv := fake.NewServer(mocktest.ReadyViews()...)
+	srv := fake.NewServer(mocktest.StepOnStatusReads()...)
 	id := srv.AddReport(fake.Report{
 		Name: "Deals",
 		Columns: []fake.Column{

@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"net/http"
 	"strings"
 	"testing"
 	"time"
@@ -14,13 +13,13 @@ import (
 
 // TestQuickstart runs the whole walk-through against the embedded fake,
 // whose bulk execution and report view move on at each read of their
-// status (stepOnStatusReads).
+// status (mocktest.StepOnStatusReads).
 func TestQuickstart(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	if err := run(ctx, &out, func(string) string { return "" }, stepOnStatusReads()...); err != nil {
+	if err := run(ctx, &out, func(string) string { return "" }, mocktest.StepOnStatusReads()...); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
 	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token",
@@ -48,10 +47,10 @@ func TestQuickstart(t *testing.T) {
 // PARTNER_BASE_URL: a fake with the demo data that holds every exchange
 // to the service's contract (api/openapi.yaml), and whose bulk execution
 // and report view move on at each read of their status
-// (stepOnStatusReads).
+// (mocktest.StepOnStatusReads).
 func TestQuickstartOnServer(t *testing.T) {
 	t.Parallel()
-	srv := fake.NewServer(append(stepOnStatusReads(), fake.WithDemoData(), mocktest.ContractCheck(t))...)
+	srv := fake.NewServer(append(mocktest.StepOnStatusReads(), fake.WithDemoData(), mocktest.ContractCheck(t))...)
 	defer srv.Close()
 	env := map[string]string{"PARTNER_BASE_URL": srv.URL,
 		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}
@@ -129,7 +128,7 @@ func TestQuickstartDeploymentWords(t *testing.T) {
 	env := map[string]string{"PARTNER_PORTAL_WORD": "acme_portal", "PARTNER_ENV_HEADER": "x-acme-env",
 		"PARTNER_ENV": "sbx", "PARTNER_SUBSCRIPTION_KEY": "quickstart-key-1"}
 	var out bytes.Buffer
-	if err := run(ctx, &out, func(k string) string { return env[k] }, stepOnStatusReads()...); err != nil {
+	if err := run(ctx, &out, func(k string) string { return env[k] }, mocktest.StepOnStatusReads()...); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
 	for _, want := range []string{"objects: audit acme_portal.integration_status = LINKED",
@@ -160,27 +159,4 @@ func TestQuickstartPlainHTTPRule(t *testing.T) {
 	if err := checkDeploymentVars(func(k string) string { return env[k] }); err != nil {
 		t.Errorf("PARTNER_ENV toward this machine without PARTNER_ENV_HEADER: %v", err)
 	}
-}
-
-// stepOnStatusReads are fake options under which the work the
-// walk-through waits for moves on at each read of its status, without
-// real waits: the fake runs on a manual clock that every such read, once
-// answered, moves on, by half of fake.DefaultBulkDelay after a bulk
-// status read (two reads show the execution running, the third
-// completed), and past a view's preparation
-// (fake.ViewPendingFor+fake.ViewRunningFor) after a view status read.
-func stepOnStatusReads() []fake.Option {
-	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	return []fake.Option{fake.WithClock(clock), fake.WithMiddleware(func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			next.ServeHTTP(w, r)
-			switch p := r.URL.Path; {
-			case r.Method != http.MethodGet:
-			case strings.HasPrefix(p, "/bulk/v1/status/"):
-				clock.Advance(fake.DefaultBulkDelay / 2)
-			case strings.HasPrefix(p, "/report/v1/view/") && strings.HasSuffix(p, "/status"):
-				clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
-			}
-		})
-	})}
 }

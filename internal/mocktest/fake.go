@@ -47,19 +47,31 @@ func ContractCheck(t testing.TB) fake.Option {
 	}
 }
 
-// ReadyViews returns fake options under which the fake's report views are
-// ready at their first status read, with no real wait: a manual clock,
-// which every view status read moves past the time the fake takes to
-// prepare a view before the fake answers. It is for tests that are not
-// about the wait for a view.
-func ReadyViews() []fake.Option {
+// StepOnStatusReads returns fake options under which the fake's
+// asynchronous work moves on at each read of its status, with no real
+// wait: a manual clock that every report view status read moves past
+// the time the fake takes to prepare a view, before the fake answers (a
+// view is ready at its first status read), and that every bulk status
+// read moves on by half of fake.DefaultBulkDelay, after the fake answers
+// (an execution of the default delay shows running at its first two
+// reads and is done at the third). It is for tests that are not about
+// those waits.
+func StepOnStatusReads() []fake.Option {
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	return []fake.Option{fake.WithClock(clock), fake.WithMiddleware(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/report/v1/view/") && strings.HasSuffix(r.URL.Path, "/status") {
+			if r.Method != http.MethodGet {
+				next.ServeHTTP(w, r)
+				return
+			}
+			p := r.URL.Path
+			if strings.HasPrefix(p, "/report/v1/view/") && strings.HasSuffix(p, "/status") {
 				clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
 			}
 			next.ServeHTTP(w, r)
+			if strings.HasPrefix(p, "/bulk/v1/status/") {
+				clock.Advance(fake.DefaultBulkDelay / 2)
+			}
 		})
 	})}
 }
