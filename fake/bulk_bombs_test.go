@@ -373,9 +373,13 @@ func (r *endless) Read(p []byte) (int, error) {
 	if r.n == 0 {
 		return 0, io.EOF
 	}
+	if len(p) == 0 {
+		return 0, nil
+	}
 	p = p[:min(len(p), r.n)]
-	for i := range p {
-		p[i] = r.b
+	p[0] = r.b
+	for i := 1; i < len(p); i *= 2 {
+		copy(p[i:], p[:i])
 	}
 	r.n -= len(p)
 	return len(p), nil
