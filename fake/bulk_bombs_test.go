@@ -363,7 +363,8 @@ func TestXLSXBombSharedStrings(t *testing.T) {
 	}
 }
 
-// endless is a reader of n bytes of b, made as they are read.
+// endless is a reader of n bytes of b, made as they are read: a body
+// over a size limit that the test does not hold.
 type endless struct {
 	b byte
 	n int

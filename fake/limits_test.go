@@ -27,7 +27,7 @@ func TestSizeLimits(t *testing.T) {
 	}
 	// Chunked, no Content-Length: the cap is found while reading. The
 	// SCIM create reads the body itself.
-	req, _ := http.NewRequest("POST", tf.srv.URL+"/api/scim/v2/Users", io.MultiReader(strings.NewReader(`{"userName":"`), strings.NewReader(strings.Repeat("x", fakehttp.MaxJSONBody)), strings.NewReader(`"}`)))
+	req, _ := http.NewRequest("POST", tf.srv.URL+"/api/scim/v2/Users", io.MultiReader(strings.NewReader(`{"userName":"`), &endless{b: 'x', n: fakehttp.MaxJSONBody}, strings.NewReader(`"}`)))
 	req.Header.Set("Authorization", "Bearer "+at)
 	req.Header.Set("Content-Type", "application/scim+json")
 	resp, err := tf.srv.Client().Do(req)
