@@ -26,6 +26,25 @@ type testFake struct {
 
 func newTestFake(t *testing.T, opts ...Option) *testFake {
 	t.Helper()
+	tf := newTestFakeUnstarted(opts...)
+	tf.srv.Start()
+	t.Cleanup(tf.srv.Close)
+	return tf
+}
+
+// newTestFakeNoLinger is newTestFake on a server whose Close does not
+// wait for its connections to end: a connection on which the server
+// refused a body it did not read stays open half a second (net/http
+// waits for the client to stop sending), which a test need not wait out.
+func newTestFakeNoLinger(t *testing.T, opts ...Option) *testFake {
+	t.Helper()
+	tf := newTestFakeUnstarted(opts...)
+	tf.srv.Start()
+	t.Cleanup(func() { tf.srv.Config.Close() })
+	return tf
+}
+
+func newTestFakeUnstarted(opts ...Option) *testFake {
 	tf := &testFake{Fake: New(opts...)}
 	tf.handle("GET /testonly/v1/ping", scopeReports, func(w http.ResponseWriter, r *http.Request) {
 		tf.pings.Add(1)
@@ -35,8 +54,7 @@ func newTestFake(t *testing.T, opts ...Option) *testFake {
 		tf.bumps.Add(1)
 		writeJSON(w, http.StatusOK, map[string]int{"n": int(tf.bumps.Load())})
 	})
-	tf.srv = httptest.NewServer(tf.Fake)
-	t.Cleanup(tf.srv.Close)
+	tf.srv = httptest.NewUnstartedServer(tf.Fake)
 	return tf
 }
 

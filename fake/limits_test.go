@@ -17,7 +17,7 @@ import (
 // declares no length), and bounds its headers (431) and query (414).
 func TestSizeLimits(t *testing.T) {
 	t.Parallel()
-	tf := newTestFake(t)
+	tf := newTestFakeNoLinger(t)
 	at, _ := tf.token(t)
 	bearer := []string{"Authorization", "Bearer " + at}
 
