@@ -55,10 +55,10 @@ func Example() {
 }
 
 // A test seeds exactly the state it needs: here a report with two rows,
-// exported through a view as the code under test would. The fake's clock
-// is manual and moves on each time the export reads the view's status,
-// so that the view is ready at the second read, without a wait of the
-// view's real preparation time.
+// exported through a view as the code under test would. The fake runs on
+// a manual clock, moved on each time the export reads the view's status:
+// the view is ready at the second read instead of after its 250 ms of
+// preparation.
 func ExampleFake_AddReport() {
 	clock := fake.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
 	srv := fake.NewServer(fake.WithClock(clock)) // empty: no demo data
