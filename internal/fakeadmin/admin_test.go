@@ -409,7 +409,7 @@ func TestAdminSizeLimits(t *testing.T) {
 	t.Parallel()
 	_, base := adminServerNoLinger(t, func() *fake.Fake { return fake.New() })
 	// Chunked (no Content-Length): the cap is found while reading.
-	req, _ := http.NewRequest("POST", base+"/_fake/faults", io.MultiReader(strings.NewReader(`{"message":"`), strings.NewReader(strings.Repeat("x", 4<<20)), strings.NewReader(`"}`)))
+	req, _ := http.NewRequest("POST", base+"/_fake/faults", io.MultiReader(strings.NewReader(`{"message":"`), io.LimitReader(neverEnding('x'), 4<<20), strings.NewReader(`"}`)))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -455,8 +455,12 @@ func TestAdminSizeLimits(t *testing.T) {
 type neverEnding byte
 
 func (b neverEnding) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(b)
+	if len(p) == 0 {
+		return 0, nil
+	}
+	p[0] = byte(b)
+	for i := 1; i < len(p); i *= 2 {
+		copy(p[i:], p[:i])
 	}
 	return len(p), nil
 }
