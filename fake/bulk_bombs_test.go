@@ -342,19 +342,18 @@ func TestXLSXBombSharedStrings(t *testing.T) {
 	refusedWithin(t, e, "XLSX", craftedXLSX(t, sheet, sharedText(long)), "bytes of text", 32<<20)
 
 	// More shared strings than the cap. The cap is a worksheet's rows
-	// (1,048,576); the test lowers it to 4,096 so that the fake parses a
-	// 256th of the entries (the full table takes about a second of CPU),
-	// and the bound on the bytes allocated shrinks with it (256 B an
-	// entry): most are the XML tokenizer's, collected as it goes, and the
-	// table holds 16 B an entry. The variable is restored before any
-	// parallel test runs.
+	// (1,048,576); the test lowers it to 65,536 so that the fake parses a
+	// sixteenth of the entries (the full table takes about a second of
+	// CPU), and the bound on the bytes allocated shrinks with it: most are
+	// the XML tokenizer's, collected as it goes, and the table holds 16 B
+	// an entry. The variable is restored before any parallel test runs.
 	if maxXLSXSharedStrings != maxXLSXRow {
 		t.Fatalf("maxXLSXSharedStrings = %d, want a worksheet's rows, %d", maxXLSXSharedStrings, maxXLSXRow)
 	}
 	defer func(n int) { maxXLSXSharedStrings = n }(maxXLSXSharedStrings)
-	maxXLSXSharedStrings = 1 << 12
+	maxXLSXSharedStrings = 1 << 16
 	shared := repeat(xmlHead+`<sst xmlns="`+nsMain+`">`, "<si/>", maxXLSXSharedStrings+1, "</sst>")
-	refusedWithin(t, e, "XLSX", craftedXLSX(t, sheetText(header), shared), "more than 4096 shared strings", 256<<20>>8)
+	refusedWithin(t, e, "XLSX", craftedXLSX(t, sheetText(header), shared), "more than 65536 shared strings", 256<<20>>4)
 	// One entry fewer is within the cap: the refusal is the cap's.
 	shared = repeat(xmlHead+`<sst xmlns="`+nsMain+`">`, "<si/>", maxXLSXSharedStrings, "</sst>")
 	ctype, body := attach(craftedXLSX(t, sheetText(header), shared))
