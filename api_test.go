@@ -243,6 +243,7 @@ func TestWaitsHaveOneShape(t *testing.T) {
 // Request) and core.Config (what every request of a core.Client shares)
 // are the pipeline's own vocabulary, not a call's parameters.
 func TestOneSuffixPerRole(t *testing.T) {
+	t.Parallel()
 	bad := []string{"Request", "Response", "Config", "Opts", "Args", "Input", "Output", "Record", "Req", "Resp"}
 	pipeline := map[string]bool{"core.Request": true, "core.Config": true}
 	for _, dir := range []string{".", "core", "oauth", "scim", "users", "reports", "objects", "bulk", "events"} {

@@ -10,6 +10,7 @@ import (
 	"maps"
 	"math/rand/v2"
 	"net/http"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -151,12 +152,33 @@ func (p *chaosProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		p.mu.Lock()
 		p.secrets = append(p.secrets, tok.AccessToken, tok.RefreshToken)
 		p.mu.Unlock()
+		body = shortLived(body)
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.WriteHeader(resp.StatusCode)
 		w.Write(body)
 		return
 	}
 	w.WriteHeader(resp.StatusCode)
 	io.Copy(w, resp.Body)
+}
+
+// chaosTokenLifetime is the lifetime, in seconds, the proxy gives the
+// tokens the fake issues.
+const chaosTokenLifetime = 1
+
+// shortLived returns the token answer body with its expires_in set to
+// chaosTokenLifetime, its other members as they are.
+func shortLived(body []byte) []byte {
+	var m map[string]json.RawMessage
+	if err := json.Unmarshal(body, &m); err != nil {
+		return body
+	}
+	m["expires_in"] = json.RawMessage(strconv.Itoa(chaosTokenLifetime))
+	out, err := json.Marshal(m)
+	if err != nil {
+		return body
+	}
+	return out
 }
 
 // refreshes counts the refresh grants of the client without 401s.

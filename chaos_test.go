@@ -103,8 +103,15 @@ func TestChaos(t *testing.T) {
 	}
 	const workers, rounds = 4, 3
 
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithFullSCIMFilter(),
-		fake.WithTokenLifetime(time.Second), fake.WithBulkDelay(20*time.Millisecond), mocktest.ContractCheck(t))
+	// The fake's asynchronous work moves on a manual clock, by as much
+	// as it waits at each status read that reaches it: a report view is
+	// ready, and a bulk execution done, at the first or second read, with
+	// no real wait. Its tokens live an hour on that clock; the proxy
+	// tells the clients they live a second (chaosTokenLifetime), so the
+	// clients' own clock, the real one, makes them refresh early.
+	clock := fake.NewManualClock(time.Now())
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithFullSCIMFilter(), fake.WithClock(clock),
+		fake.WithBulkDelay(chaosBulkDelay), fake.WithMiddleware(chaosClockStep(clock)), mocktest.ContractCheck(t))
 	defer srv.Close()
 	proxy := &chaosProxy{target: srv.URL, out: &http.Transport{MaxIdleConnsPerHost: 16}, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		expiryGrants: map[string]int{}}
@@ -246,6 +253,27 @@ func TestChaos(t *testing.T) {
 	}
 	if faulted < requests/5 {
 		t.Errorf("the proxy faulted %d of %d requests: the test tested little", faulted, requests)
+	}
+}
+
+// chaosBulkDelay is how long a bulk execution runs on the fake's clock.
+const chaosBulkDelay = 20 * time.Millisecond
+
+// chaosClockStep moves clock, before the fake answers, past the time a
+// report view takes to prepare at each view status read and past
+// chaosBulkDelay at each bulk status read.
+func chaosClockStep(clock *fake.ManualClock) func(http.Handler) http.Handler {
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			switch p := r.URL.Path; {
+			case r.Method != http.MethodGet:
+			case strings.HasPrefix(p, "/report/v1/view/") && strings.HasSuffix(p, "/status"):
+				clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
+			case strings.HasPrefix(p, "/bulk/v1/status/"):
+				clock.Advance(chaosBulkDelay)
+			}
+			next.ServeHTTP(w, r)
+		})
 	}
 }
 

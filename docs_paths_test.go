@@ -20,6 +20,7 @@ var backticked = regexp.MustCompile("`([^`\\s]+)`")
 // `google/go-github`) are not paths of this module: a path counts when
 // it ends in .go or .md or starts with a directory of the module root.
 func TestDocsNameFilesThatExist(t *testing.T) {
+	t.Parallel()
 	names := map[string]bool{} // base names of the module's files
 	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -84,6 +85,7 @@ var citedTest = regexp.MustCompile(`^(?:\w+\.)?((?:Test|Benchmark|Fuzz|Example)[
 // example README.md, BENCHMARKS.md and docs/*.md cite as the proof of a
 // claim is declared in a _test.go file of the module.
 func TestDocsNameTestsThatExist(t *testing.T) {
+	t.Parallel()
 	declared := map[string]bool{}
 	decl := regexp.MustCompile(`(?m)^func ((?:Test|Benchmark|Fuzz|Example)\w*)\(`)
 	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {

@@ -428,6 +428,7 @@ func TestReadmeCheckerCatchesBrokenSnippets(t *testing.T) {
 // test of this package, word for word, so it runs and passes here rather
 // than only compiling.
 func TestReadmeTestFunctionsRun(t *testing.T) {
+	t.Parallel()
 	md, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)

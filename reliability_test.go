@@ -38,6 +38,7 @@ func reliabilityClient(t *testing.T, srv *fake.Server, opts ...partner.Option) *
 // a retried unsubscribe whose first attempt removed the subscriber
 // succeeds; prepare_export is retried like a read.
 func TestAmbiguousWrites(t *testing.T) {
+	t.Parallel()
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithFullSCIMFilter(), mocktest.ContractCheck(t))
 	defer srv.Close()
 	c := reliabilityClient(t, srv)
@@ -132,6 +133,7 @@ func TestAmbiguousWrites(t *testing.T) {
 // that is not a loopback address is refused before anything is sent,
 // unless the client allows insecure HTTP.
 func TestPlainHTTPCallbackRefused(t *testing.T) {
+	t.Parallel()
 	srv := fake.NewServer(mocktest.ContractCheck(t))
 	defer srv.Close()
 	ctx := context.Background()
@@ -155,6 +157,7 @@ func TestPlainHTTPCallbackRefused(t *testing.T) {
 // client while the service fails; WithRetryBudget(0) removes the bound;
 // WithMaxRetryAfter ends the retries at once on a longer Retry-After.
 func TestRetryOptions(t *testing.T) {
+	t.Parallel()
 	srv := fake.NewServer(fake.WithDemoData(), mocktest.ContractCheck(t))
 	defer srv.Close()
 	ctx := context.Background()

@@ -4,7 +4,7 @@ package partner_test
 // every area against the fake, with a few percent injected faults and
 // tokens that expire and are replaced during the run. It records the heap
 // after GC, the goroutines and the open connections at 10k, 100k and 1M
-// calls. In `go test` it makes 1,500 calls and fails on a leaked
+// calls. In `go test` it makes 750 calls and fails on a leaked
 // goroutine or on open connections beyond the transport's idle pool;
 // PARTNER_SOAK_CALLS=1000000 makes the long run, whose figures are in
 // docs/reliability.md.
@@ -49,8 +49,9 @@ const (
 	// 60-second token lives 10,000 calls on the fake's side.
 	soakClockStep = 6 * time.Millisecond
 	// soakShortCalls is the length of the run in `go test`, where a token
-	// lives a third of the run so that it is replaced at least twice.
-	soakShortCalls = 1_500
+	// lives a third of the run so that it is replaced at least twice,
+	// and each kind of fault is injected 3 or 4 times.
+	soakShortCalls = 750
 )
 
 // soakFaults are the faults injected in turn: refusals before the fake

@@ -81,65 +81,70 @@ func readyViewClock(t *testing.T, rows int) (*fake.Server, *reports.Service, *pa
 func TestExportResumesFromEveryCheckpoint(t *testing.T) {
 	t.Parallel()
 	const rows, size = 23, 5
-	_, svc, log, reportID, viewID := readyView(t, rows)
 	for _, how := range []string{"break", "cancel"} {
-		for stop := 1; stop <= rows; stop++ {
-			t.Run(fmt.Sprintf("%s after %d", how, stop), func(t *testing.T) {
-				ctx, cancel := context.WithCancel(context.Background())
-				defer cancel()
-				var last reports.Checkpoint
-				opts := reports.ExportOptions{PageSize: size, Concurrency: 3, Checkpoint: func(cp reports.Checkpoint) { last = cp }}
-				var got []int
-				for r, err := range svc.ExportView(ctx, viewID, opts) {
+		// Each way of stopping has its own fake and view (their page logs
+		// apart), and runs beside the other.
+		t.Run(how, func(t *testing.T) {
+			t.Parallel()
+			_, svc, log, reportID, viewID := readyView(t, rows)
+			for stop := 1; stop <= rows; stop++ {
+				t.Run(fmt.Sprintf("after %d", stop), func(t *testing.T) {
+					ctx, cancel := context.WithCancel(context.Background())
+					defer cancel()
+					var last reports.Checkpoint
+					opts := reports.ExportOptions{PageSize: size, Concurrency: 3, Checkpoint: func(cp reports.Checkpoint) { last = cp }}
+					var got []int
+					for r, err := range svc.ExportView(ctx, viewID, opts) {
+						if err != nil {
+							if how == "cancel" && errors.Is(err, context.Canceled) {
+								break
+							}
+							t.Fatalf("after %d rows: %v", len(got), err)
+						}
+						got = append(got, rowN(t, r))
+						if len(got) == stop {
+							if how == "break" {
+								break
+							}
+							cancel()
+						}
+					}
+					if !slices.Equal(got, seq(stop)) {
+						t.Fatalf("first part: %v", got)
+					}
+					want := reports.Checkpoint{ViewID: viewID, PageSize: size, NextPage: int64(stop / size), PageRows: int64(stop % size), Rows: int64(stop)}
+					if stop == rows && last.Rows == rows {
+						// After the last row: where the short last page ends,
+						// or past it; both yield no more.
+						want = last
+					}
+					if last != want {
+						t.Fatalf("checkpoint %+v, want %+v", last, want)
+					}
+					b, err := json.Marshal(last)
 					if err != nil {
-						if how == "cancel" && errors.Is(err, context.Canceled) {
-							break
-						}
-						t.Fatalf("after %d rows: %v", len(got), err)
+						t.Fatal(err)
 					}
-					got = append(got, rowN(t, r))
-					if len(got) == stop {
-						if how == "break" {
-							break
-						}
-						cancel()
+					var from reports.Checkpoint
+					if err := json.Unmarshal(b, &from); err != nil {
+						t.Fatal(err)
 					}
-				}
-				if !slices.Equal(got, seq(stop)) {
-					t.Fatalf("first part: %v", got)
-				}
-				want := reports.Checkpoint{ViewID: viewID, PageSize: size, NextPage: int64(stop / size), PageRows: int64(stop % size), Rows: int64(stop)}
-				if stop == rows && last.Rows == rows {
-					// After the last row: where the short last page ends,
-					// or past it; both yield no more.
-					want = last
-				}
-				if last != want {
-					t.Fatalf("checkpoint %+v, want %+v", last, want)
-				}
-				b, err := json.Marshal(last)
-				if err != nil {
-					t.Fatal(err)
-				}
-				var from reports.Checkpoint
-				if err := json.Unmarshal(b, &from); err != nil {
-					t.Fatal(err)
-				}
-				log.take()
-				var progress int64
-				rest := collectN(t, svc.Export(context.Background(), reportID, reports.ExportOptions{From: &from, Concurrency: 3,
-					Progress: func(n int64) { progress = n }}))
-				if all := append(got, rest...); !slices.Equal(all, seq(rows)) {
-					t.Fatalf("resumed after %d: %v", stop, all)
-				}
-				if pages := log.take(); len(pages) > 0 && slices.Min(pages) != from.NextPage {
-					t.Errorf("resumed from page %d asked for pages %v", from.NextPage, pages)
-				}
-				if stop < rows && progress != rows {
-					t.Errorf("progress %d, want %d (the rows before the checkpoint counted)", progress, rows)
-				}
-			})
-		}
+					log.take()
+					var progress int64
+					rest := collectN(t, svc.Export(context.Background(), reportID, reports.ExportOptions{From: &from, Concurrency: 3,
+						Progress: func(n int64) { progress = n }}))
+					if all := append(got, rest...); !slices.Equal(all, seq(rows)) {
+						t.Fatalf("resumed after %d: %v", stop, all)
+					}
+					if pages := log.take(); len(pages) > 0 && slices.Min(pages) != from.NextPage {
+						t.Errorf("resumed from page %d asked for pages %v", from.NextPage, pages)
+					}
+					if stop < rows && progress != rows {
+						t.Errorf("progress %d, want %d (the rows before the checkpoint counted)", progress, rows)
+					}
+				})
+			}
+		})
 	}
 }
 

@@ -217,6 +217,7 @@ func TestRealTimeDataOverTenThousandRowsWarns(t *testing.T) {
 		warn bool
 	}{{10000, false}, {10001, true}, {15001, true}} {
 		t.Run(fmt.Sprint(tc.rows), func(t *testing.T) {
+			t.Parallel() // each has its own fake and logger
 			var msgs []string
 			srv, c := newClient(t, nil, partner.WithLogger(slog.New(capture{&msgs})))
 			id := numbered(srv, tc.rows)

@@ -69,17 +69,18 @@ func (p *pageCutter) take() []int64 {
 // checkpoint removed.
 func TestReportsExportResume(t *testing.T) {
 	t.Parallel()
-	cut := &pageCutter{}
-	// The contract check, outermost, sees what the client sent.
-	srv := fake.NewServer(append([]fake.Option{mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)}, mocktest.ReadyViews()...)...)
-	defer srv.Close()
 	const rows = 25_000
-	id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "l", Name: "Label"}},
-		RowCount: rows, Generate: func(i int) []any { return []any{i, fmt.Sprintf("row, %d", i)} }})
-	report := strconv.FormatInt(id, 10)
-	c := newCLI(srv)
 	for _, ext := range []string{"csv", "jsonl"} {
 		t.Run(ext, func(t *testing.T) {
+			t.Parallel() // each has its own fake, cutter and directory
+			cut := &pageCutter{}
+			// The contract check, outermost, sees what the client sent.
+			srv := fake.NewServer(append([]fake.Option{mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)}, mocktest.ReadyViews()...)...)
+			defer srv.Close()
+			id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "l", Name: "Label"}},
+				RowCount: rows, Generate: func(i int) []any { return []any{i, fmt.Sprintf("row, %d", i)} }})
+			report := strconv.FormatInt(id, 10)
+			c := newCLI(srv)
 			dir := t.TempDir()
 			out := filepath.Join(dir, "big export."+ext)
 			whole := bigExport(ext, rows)

@@ -15,7 +15,8 @@ const sdkAgent = "partner-go/test"
 
 // serve sends one request through the Middleware, for a fake with
 // options on, around a handler that answers status, contentType and body,
-// and returns the violations.
+// and returns the violations. The reference checker must agree
+// (contract.Differential).
 func serve(t *testing.T, options []string, method, target, reqBody string, status int, contentType, body string) []*contract.Violation {
 	t.Helper()
 	c, err := contract.Load(options...)
@@ -31,6 +32,7 @@ func serve(t *testing.T, options []string, method, target, reqBody string, statu
 		w.WriteHeader(status)
 		io.WriteString(w, body)
 	}))
+	h = contract.Differential(t, options...)(h)
 	req := httptest.NewRequest(method, target, strings.NewReader(reqBody))
 	req.Header.Set("User-Agent", sdkAgent)
 	req.Header.Set("Authorization", "Bearer t")
@@ -166,12 +168,22 @@ paths:
       responses:
         "200": {description: ok}
 `
+	jsonDoc, err := contract.YAMLToJSON([]byte(doc))
+	if err != nil {
+		t.Fatal(err)
+	}
 	exchange := func(options []string, target string, status int) error {
-		c, err := contract.New([]byte(doc), options...)
+		c, err := contract.New(jsonDoc, options...)
 		if err != nil {
 			t.Fatal(err)
 		}
-		x, v := c.CheckRequest(httptest.NewRequest("GET", target, nil), nil)
+		ref, err := contract.NewReference(jsonDoc, options...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req := httptest.NewRequest("GET", target, nil)
+		contract.Agree(t, c, ref, req, nil, true, status, http.Header{}, nil)
+		x, v := c.CheckRequest(req, nil)
 		if v != nil {
 			return v
 		}
@@ -208,6 +220,7 @@ func TestTestRequestsToNoOperationPass(t *testing.T) {
 	}
 	var got []*contract.Violation
 	h := c.Middleware(func(v *contract.Violation) { got = append(got, v) })(http.NotFoundHandler())
+	h = contract.Differential(t)(h)
 	h.ServeHTTP(httptest.NewRecorder(), httptest.NewRequest("GET", "/nope", nil))
 	if len(got) != 0 {
 		t.Errorf("test request: %v", got)

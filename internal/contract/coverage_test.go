@@ -21,7 +21,7 @@ type operation struct {
 
 func operations(t *testing.T) []operation {
 	t.Helper()
-	c, err := contract.Load()
+	c, err := contract.LoadReference()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -104,7 +104,7 @@ func noRoute(rec *httptest.ResponseRecorder) bool {
 // own) are not operations of the contract, and the fake answers a POST
 // to them like any route the service lacks.
 func TestConnectorOnlyPathsAreNoRoutes(t *testing.T) {
-	c, err := contract.Load()
+	c, err := contract.LoadReference()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,7 +9,7 @@ import (
 )
 
 // opByID finds an operation of the contract by its operationId.
-func opByID(t *testing.T, c *contract.Checker, id string) *openapi3.Operation {
+func opByID(t *testing.T, c *contract.Reference, id string) *openapi3.Operation {
 	t.Helper()
 	for _, item := range c.Doc().Paths.Map() {
 		for _, op := range item.Operations() {
@@ -27,7 +27,7 @@ func opByID(t *testing.T, c *contract.Checker, id string) *openapi3.Operation {
 // and on the event schema (events: GetEventSchema); the contract lists it
 // (in the interface's word) on both.
 func TestEnvironmentHeaderWhereTheExportListsIt(t *testing.T) {
-	c, err := contract.Load()
+	c, err := contract.LoadReference()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,7 +44,7 @@ func TestEnvironmentHeaderWhereTheExportListsIt(t *testing.T) {
 // getReportDataSchema, getReportViewMetadata) are the fake's own shapes:
 // their 200 and its schema are marked x-fake-extension.
 func TestUnpublishedAnswersAreMarked(t *testing.T) {
-	c, err := contract.Load()
+	c, err := contract.LoadReference()
 	if err != nil {
 		t.Fatal(err)
 	}

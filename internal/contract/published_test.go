@@ -13,6 +13,30 @@ import (
 // The gateway export's schema reads answer `{}`, which the contract
 // accepts beside the `schema` member the connector reads.
 func TestPublishedExamplesPass(t *testing.T) {
+	for _, tc := range publishedExamples() {
+		t.Run(tc.source, func(t *testing.T) {
+			ct := "application/json"
+			if tc.answer == "" {
+				ct = ""
+			}
+			if got := serve(t, nil, tc.method, tc.target, tc.body, tc.status, ct, tc.answer); len(got) > 0 {
+				t.Errorf("%v", got)
+			}
+		})
+	}
+}
+
+// published is an exchange the published descriptions show: a request
+// and the answer to it.
+type published struct {
+	source               string
+	method, target, body string
+	status               int
+	answer               string
+}
+
+// publishedExamples are the exchanges the published descriptions show.
+func publishedExamples() []published {
 	const (
 		scimUser = `{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
 			"userName": "scim_user@test.com", "meta": {"resourceType": "User"}, "id": "person-1", "active": true,
@@ -31,12 +55,7 @@ func TestPublishedExamplesPass(t *testing.T) {
 			{"id": "aw00079", "message": "invalid value in field 'close_date'", "data_row": {"opportunity_id": "aw00079", "close_date": "20-jan-2020", "amount": 250000}},
 			{"id": "", "message": "Missing value of key field", "data_row": {"opportunity_id": "", "close_date": "2020-10-20", "amount": 75000}}]}`
 	)
-	for _, tc := range []struct {
-		source               string
-		method, target, body string
-		status               int
-		answer               string
-	}{
+	return []published{
 		{"authentication post-token", "POST", "/oauth/token", `{"grant_type": "client_credentials", "client_id": "c", "client_secret": "s"}`, 200,
 			`{"access_token": "2YotnFZFEjr1zCsicMWpAA", "token_type": "Bearer", "expires_in": 3600, "refresh_token": "FZFEicMWpA"}`},
 		{"authentication post-token 400", "POST", "/oauth/token", `{"grant_type": "client_credentials"}`, 400, `{"error": "invalid_request"}`},
@@ -97,16 +116,6 @@ func TestPublishedExamplesPass(t *testing.T) {
 		{"connector GetReportList (no body)", "POST", "/report/v1/list", "", 200, `{"endOfList": true, "results": []}`},
 		{"authentication delete-token", "DELETE", "/oauth/token", "", 200, ""},
 		{"events DeleteSubscriber", "DELETE", "/event/v1/subscriber/s-1", "", 200, ""},
-	} {
-		t.Run(tc.source, func(t *testing.T) {
-			ct := "application/json"
-			if tc.answer == "" {
-				ct = ""
-			}
-			if got := serve(t, nil, tc.method, tc.target, tc.body, tc.status, ct, tc.answer); len(got) > 0 {
-				t.Errorf("%v", got)
-			}
-		})
 	}
 }
 

@@ -290,7 +290,7 @@ func (p *pkgScan) value(e ast.Expr, args map[string]ast.Expr) (string, bool) {
 // operations (method and path) that list it.
 func contractOps(t *testing.T) map[string][]operation {
 	t.Helper()
-	c, err := contract.Load()
+	c, err := contract.LoadReference()
 	if err != nil {
 		t.Fatal(err)
 	}

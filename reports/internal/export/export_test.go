@@ -148,6 +148,7 @@ func (v *simView) export(t *testing.T, limit int, settle bool) Stats {
 // than the budget or its cost is unknown. BenchmarkExportHeap measures the heap itself. Without
 // the gate the test sees a whole window of decoded pages.
 func TestPagesBoundsHeldBytes(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		pages        int64
 		limit        int
@@ -158,6 +159,7 @@ func TestPagesBoundsHeldBytes(t *testing.T) {
 		{200, 16, 3, 10, 3}, {200, 16, 5, 7, 1}, {200, 16, 10, 4, 1}, {200, 16, -1, 10, 1},
 	} {
 		t.Run(fmt.Sprintf("%d pages, %d in flight, %d of %d", tc.pages, tc.limit, tc.cost, tc.budget), func(t *testing.T) {
+			t.Parallel() // each has its own view
 			v := &simView{pages: tc.pages, size: 100, cost: tc.cost, budget: tc.budget}
 			v.export(t, tc.limit, true)
 			if v.maxHeld > tc.held {
@@ -218,6 +220,7 @@ func TestGateCountsWhatPagesHold(t *testing.T) {
 // at most 2 past the last page, and at most P + ceil(log2 P) + 2
 // requests in all, probes included.
 func TestPagesRequestBound(t *testing.T) {
+	t.Parallel()
 	for _, pages := range []int64{0, 1, 2, 3, 4, 5, 10, 16, 17, 30, 64, 100, 257, 1000} {
 		for _, limit := range []int{1, 4, 16, 64} {
 			t.Run(fmt.Sprintf("%d pages, cap %d", pages, limit), func(t *testing.T) {
@@ -263,6 +266,7 @@ func bound(P int64) int {
 // views: once the budget is spent, the last unknown pages come 2 a round
 // trip.
 func TestPlanRequestBoundAndRounds(t *testing.T) {
+	t.Parallel()
 	for pages := int64(0); pages <= 600; pages++ {
 		P := max(pages, 1)
 		reqs, _, rounds := sim(pages*100, 100, 16)
@@ -289,21 +293,25 @@ func TestPlanRequestBoundAndRounds(t *testing.T) {
 // then bisect: every length around them is here, which
 // reports.TestExportRequestBound samples through HTTP.
 func TestPlanRequestBoundEverySize(t *testing.T) {
+	t.Parallel()
 	const size = 10
 	for _, limit := range []int{1, 4, 16, 64} {
-		for pages := int64(0); pages <= 1100; pages++ {
-			P := max(pages, 1)
-			for _, rows := range []int64{pages * size, pages*size - size + 1} {
-				if pages == 0 && rows != 0 {
-					continue
-				}
-				reqs, past, _ := sim(rows, size, limit)
-				if past > speculative || reqs > bound(P) {
-					t.Errorf("%d rows in pages of %d, cap %d: %d requests, %d pages past the last; want at most %d and %d",
-						rows, size, limit, reqs, past, bound(P), speculative)
+		t.Run(fmt.Sprintf("cap %d", limit), func(t *testing.T) {
+			t.Parallel()
+			for pages := int64(0); pages <= 1100; pages++ {
+				P := max(pages, 1)
+				for _, rows := range []int64{pages * size, pages*size - size + 1} {
+					if pages == 0 && rows != 0 {
+						continue
+					}
+					reqs, past, _ := sim(rows, size, limit)
+					if past > speculative || reqs > bound(P) {
+						t.Errorf("%d rows in pages of %d, cap %d: %d requests, %d pages past the last; want at most %d and %d",
+							rows, size, limit, reqs, past, bound(P), speculative)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -345,6 +353,7 @@ func TestPlanWindowHalvesOnThrottling(t *testing.T) {
 // per window of pages answered, plus one probe) instead of up to the cap
 // of 16.
 func TestPagesThrottledCutsRequestsInFlight(t *testing.T) {
+	t.Parallel()
 	v := &simView{pages: 100, size: 100, latency: time.Millisecond}
 	maxLate := 0
 	v.throttle = func(number, size int64) bool {
@@ -368,8 +377,10 @@ func TestPagesThrottledCutsRequestsInFlight(t *testing.T) {
 // more (page 0 and page 1 go out before the first answer). A throttled
 // export reports its halvings.
 func TestPagesReportsPeakInFlight(t *testing.T) {
+	t.Parallel()
 	for _, limit := range []int{1, 2, 4, 16} {
 		t.Run(fmt.Sprintf("cap %d", limit), func(t *testing.T) {
+			t.Parallel() // each has its own view
 			v := &simView{pages: 40, size: 100, latency: time.Millisecond}
 			st := v.export(t, limit, true)
 			if st.PeakInFlight > limit || st.PeakInFlight < v.maxAwaitingPages || st.PeakInFlight < min(limit, 2) {

@@ -1,0 +1,96 @@
+package contract
+
+import (
+	"fmt"
+	"net/http"
+	"sync/atomic"
+	"testing"
+)
+
+// compared counts the exchanges Agree has compared, so that a test can
+// tell that its exchanges went through both checkers.
+var compared atomic.Int64
+
+// Compared is the number of exchanges Agree has compared so far.
+func Compared() int64 { return compared.Load() }
+
+// Differential returns a wrapper of a handler that checks every
+// exchange it serves with both the Checker and the Reference of the
+// contract for a fake with the named options on (Agree), as Middleware
+// sees it: the request's body when the handler read it whole, the
+// answer as written.
+func Differential(t testing.TB, options ...string) func(http.Handler) http.Handler {
+	t.Helper()
+	c, err := Load(options...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := LoadReference(options...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			tee := &teeBody{rc: r.Body}
+			r.Body = tee
+			rec := &recorder{ResponseWriter: w}
+			next.ServeHTTP(rec, r)
+			if rec.status == 0 {
+				rec.status = http.StatusOK
+			}
+			answered := !rec.hijacked && !rec.body.over && r.Context().Err() == nil
+			Agree(t, c, ref, r, tee.complete(), answered, rec.status, rec.Header(), rec.body.buf.Bytes())
+		})
+	}
+}
+
+// Agree checks one exchange with c and with ref, and fails t unless they
+// agree: the same operation, and on each side a violation from both or
+// from neither, of the same Key and Side. The answer is checked when
+// answered is true. It returns the Checker's violations of the request
+// and of the answer.
+func Agree(t testing.TB, c *Checker, ref *Reference, req *http.Request, body []byte, answered bool, status int, header http.Header, answer []byte) (request, response *Violation) {
+	t.Helper()
+	compared.Add(1)
+	x, v := c.CheckRequest(req, body)
+	rx, rv := ref.CheckRequest(req, body)
+	what := req.Method + " " + req.URL.String()
+	if (x == nil) != (rx == nil) || x != nil && (x.Operation() != rx.Operation() || x.Template() != rx.Template()) {
+		t.Errorf("%s: the checker's operation %v, the reference's %v", what, describe(x), describeRef(rx))
+		return v, nil
+	}
+	disagree(t, what+" request", v, rv)
+	if x == nil || !answered {
+		return v, nil
+	}
+	w := x.CheckResponse(status, header, answer)
+	disagree(t, fmt.Sprintf("%s answered %d", what, status), w, rx.CheckResponse(status, header, answer))
+	return v, w
+}
+
+// disagree fails t unless v and rv are the same verdict.
+func disagree(t testing.TB, what string, v, rv *Violation) {
+	t.Helper()
+	switch {
+	case v == nil && rv == nil:
+	case v == nil || rv == nil || v.Key != rv.Key || v.Side != rv.Side:
+		t.Errorf("%s: the checker says %v; the reference (kin-openapi) says %v", what, v, rv)
+	}
+}
+
+func describe(x *Exchange) string {
+	if x == nil {
+		return "none"
+	}
+	return x.Operation() + " " + x.Template()
+}
+
+func describeRef(x *RefExchange) string {
+	if x == nil {
+		return "none"
+	}
+	return x.Operation() + " " + x.Template()
+}
+
+// JSONForm is the embedded JSON form of api/openapi.yaml.
+func JSONForm() []byte { return openapiJSON }
