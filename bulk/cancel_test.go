@@ -3,14 +3,12 @@ package bulk_test
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"strings"
 	"sync/atomic"
 	"testing"
-	"time"
 
 	"go.uber.org/goleak"
 
@@ -24,7 +22,7 @@ import (
 // context.Canceled, and leaves no goroutine behind.
 func TestUploadsCancelledMidBody(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	c, ts, stop := stallingClient(t)
+	c, ts, stop := stallingClient(t, nil)
 	defer stop()
 	p := bulk.LoadParams{IntegrationID: "int-1"}
 	for name, send := range map[string]func(ctx context.Context, r io.Reader) error{
@@ -56,28 +54,34 @@ func TestUploadsCancelledMidBody(t *testing.T) {
 
 // TestLoadRowsCancelled: a load cancelled while its rows are being
 // encoded returns the context's error and leaves no goroutine behind. The
-// server takes the token request and then never reads a load's body.
+// server takes the token request and then never reads a load's body; the
+// load is cancelled once its request has reached the server, with far
+// more rows left than the socket buffers hold, so that the encoder
+// stops only if the SDK releases it.
 func TestLoadRowsCancelled(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
-	c, _, stop := stallingClient(t)
-	defer stop()
-	rows := make([]map[string]string, 200_000) // far more than the socket buffers hold
-	for i := range rows {
-		rows[i] = map[string]string{"sales_details.crm_opportunity_id": fmt.Sprintf("K-%d", i), "name": strings.Repeat("x", 40)}
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
+	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
+	c, _, stop := stallingClient(t, cancel)
+	defer stop()
+	row := map[string]string{"sales_details.crm_opportunity_id": "K-1", "name": strings.Repeat("x", 40)}
+	rows := make([]map[string]string, 200_000) // about 15 MB of JSON
+	for i := range rows {
+		rows[i] = row
+	}
 	_, err := bulk.LoadRows(ctx, c.Bulk, bulk.LoadParams{IntegrationID: "int-1"}, rows)
-	if !errors.Is(err, context.DeadlineExceeded) {
+	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("err = %v", err)
 	}
 }
 
 // stallingClient returns a client of a server that answers the token
 // request and never reads any other request's body, and stop, which the
-// test defers after goleak.VerifyNone: it releases the server's handlers,
-// closes the server and the client's idle connections.
-func stallingClient(t *testing.T) (*partner.Client, *httptest.Server, func()) {
+// test defers after goleak.VerifyNone: it closes the client's idle
+// connections and the server's, releases the server's handlers and closes
+// the server. reached, when not
+// nil, is called when another request reaches the server's handler.
+func stallingClient(t *testing.T, reached func()) (*partner.Client, *httptest.Server, func()) {
 	t.Helper()
 	release := make(chan struct{})
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -86,11 +90,18 @@ func stallingClient(t *testing.T) (*partner.Client, *httptest.Server, func()) {
 			io.WriteString(w, `{"access_token":"at","token_type":"Bearer","expires_in":3600}`)
 			return
 		}
+		if reached != nil {
+			reached()
+		}
 		<-release // never reads the body
 	}))
 	rt := http.DefaultTransport.(*http.Transport).Clone()
 	stop := func() {
 		rt.CloseIdleConnections()
+		// The connections close before the handlers return: a handler
+		// returning with a body unread on an open connection would make
+		// the server linger half a second before closing it.
+		ts.CloseClientConnections()
 		close(release)
 		ts.Close()
 	}

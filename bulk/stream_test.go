@@ -32,8 +32,8 @@ import (
 // go-retryablehttp does with a plain reader) would read all of it before
 // the server saw the first byte.
 const (
-	streamBodySize = 32 << 20 // much larger than maxStreamLag
-	maxStreamLag   = 1 << 20  // generous: net/http holds a few 4-32 KiB buffers
+	streamBodySize = 8 << 20 // much larger than maxStreamLag
+	maxStreamLag   = 1 << 20 // generous: net/http holds a few 4-32 KiB buffers
 )
 
 func TestBodiesStreamInBoundedMemory(t *testing.T) {
@@ -189,29 +189,28 @@ func (s *streamServer) close() {
 	s.wg.Wait()
 }
 
-// csvSource is a plain io.Reader of left bytes: line (csvLine when
-// empty) over and over. It counts the bytes read in n.
+// csvSource is a plain io.Reader of left bytes: csvLine over and over.
+// It counts the bytes read in n.
 type csvSource struct {
 	left int64
 	n    *atomic.Int64
-	line string
-	pos  int
+	pos  int // in csvLine
 }
 
 const csvLine = "CRM-000001,Some opportunity name,proposal,12345.67\n"
+
+// csvLines is csvLine over and over, a little more than 64 KiB of it.
+var csvLines = strings.Repeat(csvLine, 64<<10/len(csvLine)+1)
 
 func (c *csvSource) Read(p []byte) (int, error) {
 	if c.left <= 0 {
 		return 0, io.EOF
 	}
-	if c.line == "" {
-		c.line = csvLine
-	}
 	p = p[:min(int64(len(p)), c.left)]
 	for i := 0; i < len(p); {
-		n := copy(p[i:], c.line[c.pos:])
+		n := copy(p[i:], csvLines[c.pos:])
 		i += n
-		c.pos = (c.pos + n) % len(c.line)
+		c.pos = (c.pos + n) % len(csvLine)
 	}
 	c.left -= int64(len(p))
 	if c.n != nil {

@@ -65,15 +65,10 @@ func multipartFile(name string, data []byte) (*bytes.Buffer, string) {
 // .../file paths are not routes of the service: 404.
 func TestBulkAttachments(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0))
-	xlsx := xlsxBytes(t, [][]any{
-		{"sales_details.crm_opportunity_id", "name", "amount"},
-		{"F-1", "From Excel", 1234},
-		{"F-2", "Bad amount", "n/a"},
-	})
-	oppXLSX := xlsxBytes(t, [][]any{
-		{"sales_details.crm_opportunity_id", "name", "amount"},
-		{"F-5", "Opportunity from Excel", 99},
-	})
+	// Rows {"F-1", "From Excel", 1234} and {"F-2", "Bad amount", "n/a"},
+	// then {"F-5", "Opportunity from Excel", 99}, under a header.
+	xlsx := excelizeWorkbook(t, "excelize-attached.xlsx")
+	oppXLSX := excelizeWorkbook(t, "excelize-opportunity.xlsx")
 	for _, tc := range []struct {
 		path, name string
 		data       []byte

@@ -8,11 +8,11 @@ import (
 	"mime/multipart"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/xuri/excelize/v2"
 
 	"github.com/partnerapi/partner-go/fake/demo"
 )
@@ -406,30 +406,24 @@ func TestBulkSignedUpload(t *testing.T) {
 	}
 }
 
-func xlsxBytes(t *testing.T, rows [][]any) []byte {
+// excelizeWorkbook returns a workbook of testdata written by excelize, a
+// real spreadsheet library. The files are made, and checked to be what
+// excelize writes, by TestFakeWorkbooksWrittenByExcelize in
+// cmd/partnerctl, which names the rows each holds.
+func excelizeWorkbook(t *testing.T, name string) []byte {
 	t.Helper()
-	x := excelize.NewFile()
-	defer x.Close()
-	for i, row := range rows {
-		cell, _ := excelize.CoordinatesToCellName(1, i+1)
-		if err := x.SetSheetRow("Sheet1", cell, &row); err != nil {
-			t.Fatal(err)
-		}
-	}
-	var buf bytes.Buffer
-	if err := x.Write(&buf); err != nil {
+	data, err := os.ReadFile(filepath.Join("testdata", name))
+	if err != nil {
 		t.Fatal(err)
 	}
-	return buf.Bytes()
+	return data
 }
 
 func TestBulkMultipartXLSX(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0))
-	data := xlsxBytes(t, [][]any{
-		{"sales_details.crm_opportunity_id", "name", "amount"},
-		{"X-1", "From Excel", 1234},
-		{"X-2", "Bad amount", "n/a"},
-	})
+	// Written by excelize's SetSheetRow: a header, then
+	// {"X-1", "From Excel", 1234} and {"X-2", "Bad amount", "n/a"}.
+	data := excelizeWorkbook(t, "excelize-rows.xlsx")
 	var body bytes.Buffer
 	mw := multipart.NewWriter(&body)
 	mw.WriteField("note", "ignored")
@@ -627,31 +621,11 @@ func TestBulkSignedUploadMethod(t *testing.T) {
 // decimals, booleans, an empty cell) and checks every value the fake read.
 func TestBulkXLSXStreamWritten(t *testing.T) {
 	e := newBulkEnv(t, WithBulkDelay(0))
-	x := excelize.NewFile()
-	defer x.Close()
-	sw, err := x.NewStreamWriter(x.GetSheetName(0))
-	if err != nil {
-		t.Fatal(err)
-	}
-	rows := [][]any{
-		{"sales_details.crm_opportunity_id", "name", "amount", "note"},
-		{"S-1", "Streamed, \"quoted\" & <escaped>", int64(1234), true},
-		{"S-2", "Décimal", 12.5, nil},
-	}
-	for i, row := range rows {
-		cell, _ := excelize.CoordinatesToCellName(1, i+1)
-		if err := sw.SetRow(cell, row); err != nil {
-			t.Fatal(err)
-		}
-	}
-	if err := sw.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	var buf bytes.Buffer
-	if err := x.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	code, ack := loadXLSX(t, e, buf.Bytes())
+	// Written by excelize's stream writer: a header, then
+	// {"S-1", "Streamed, \"quoted\" & <escaped>", int64(1234), true} and
+	// {"S-2", "Décimal", 12.5, nil}.
+	data := excelizeWorkbook(t, "excelize-stream.xlsx")
+	code, ack := loadXLSX(t, e, data)
 	if code != 200 {
 		t.Fatalf("load: %d %v", code, ack)
 	}

@@ -59,7 +59,7 @@ func TestFaultOnOnePageBodyTooLarge(t *testing.T) {
 	f := New()
 	id := smallReport(f, 3)
 	f.InjectFault(Fault{PageNumber: 0, PageSize: 1, Status: http.StatusServiceUnavailable})
-	body := io.MultiReader(strings.NewReader(`{"page":{"number":0,"size":1},"x":"`), strings.NewReader(strings.Repeat("a", fakehttp.MaxJSONBody)), strings.NewReader(`"}`))
+	body := io.MultiReader(strings.NewReader(`{"page":{"number":0,"size":1},"x":"`), &endless{b: 'a', n: fakehttp.MaxJSONBody}, strings.NewReader(`"}`))
 	req := httptest.NewRequest(http.MethodPost, fmt.Sprintf("/report/v1/%d/data", id), body)
 	req.ContentLength = -1
 	req.Header.Set("Authorization", "Bearer "+handlerToken(t, f))

@@ -17,7 +17,7 @@ import (
 // declares no length), and bounds its headers (431) and query (414).
 func TestSizeLimits(t *testing.T) {
 	t.Parallel()
-	tf := newTestFake(t)
+	tf := newTestFakeNoLinger(t)
 	at, _ := tf.token(t)
 	bearer := []string{"Authorization", "Bearer " + at}
 
@@ -27,7 +27,7 @@ func TestSizeLimits(t *testing.T) {
 	}
 	// Chunked, no Content-Length: the cap is found while reading. The
 	// SCIM create reads the body itself.
-	req, _ := http.NewRequest("POST", tf.srv.URL+"/api/scim/v2/Users", io.MultiReader(strings.NewReader(`{"userName":"`), strings.NewReader(strings.Repeat("x", fakehttp.MaxJSONBody)), strings.NewReader(`"}`)))
+	req, _ := http.NewRequest("POST", tf.srv.URL+"/api/scim/v2/Users", io.MultiReader(strings.NewReader(`{"userName":"`), &endless{b: 'x', n: fakehttp.MaxJSONBody}, strings.NewReader(`"}`)))
 	req.Header.Set("Authorization", "Bearer "+at)
 	req.Header.Set("Content-Type", "application/scim+json")
 	resp, err := tf.srv.Client().Do(req)
@@ -97,7 +97,7 @@ func TestTokensSwept(t *testing.T) {
 	tf := newTestFake(t, WithClock(clk), WithTokenLifetime(time.Minute))
 	_, first := tf.token(t)
 	for range 3 * sweepEvery {
-		tf.token(t)
+		tf.grant(t)
 		clk.Advance(time.Second)
 	}
 	access, refresh := tf.tokensHeld()
@@ -107,7 +107,7 @@ func TestTokensSwept(t *testing.T) {
 		t.Fatalf("holding %d access and %d refresh tokens after %d grants", access, refresh, 3*sweepEvery+1)
 	}
 	for range maxRefreshTokens {
-		tf.token(t)
+		tf.grant(t)
 	}
 	if _, refresh := tf.tokensHeld(); refresh != maxRefreshTokens {
 		t.Fatalf("%d refresh tokens, want the cap %d", refresh, maxRefreshTokens)

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"io"
 	"net/http"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ func TestRequestLoggedBeforeAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		io.Copy(io.Discard, resp.Body) // read to the end, so that the connection is reused
 		resp.Body.Close()
 		if n := srv.CountRequests("POST", "/oauth/token"); n != i+1 {
 			t.Fatalf("after %d requests the log holds %d", i+1, n)

@@ -20,6 +20,7 @@ import (
 // TestServeAndShutdown starts the server on a free port, gets a token from
 // it over HTTP and checks that cancelling the context shuts it down.
 func TestServeAndShutdown(t *testing.T) {
+	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
@@ -124,6 +125,7 @@ func defaultToken(t *testing.T, url string) string {
 // TestSeedEmptyManualClock starts the server empty with a seed file and
 // a manual clock, and checks both through the admin API and the service.
 func TestSeedEmptyManualClock(t *testing.T) {
+	t.Parallel()
 	seed := filepath.Join(t.TempDir(), "seed.json")
 	os.WriteFile(seed, []byte(`{"users":[{"user_name":"ada@example.com"}],
 		"reports":[{"id":7,"name":"Only","columns":[{"id":"0","name":"A"}],"rows":[["x"]]}]}`), 0o600)
@@ -165,6 +167,7 @@ func TestSeedEmptyManualClock(t *testing.T) {
 // TestBadSeed checks that a seed file with an inconsistent report is an
 // error naming the file, not a panic.
 func TestBadSeed(t *testing.T) {
+	t.Parallel()
 	seed := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(seed, []byte(`{"reports":[{"name":"R","columns":[{"id":"0"}],"rows":[[1,2]]}]}`), 0o600)
 	err := run(context.Background(), []string{"-addr", "127.0.0.1:0", "-seed", seed}, io.Discard)
@@ -177,6 +180,7 @@ func TestBadSeed(t *testing.T) {
 // filters, as the deployed service documents; -full-scim-filter takes the
 // rest of RFC 7644.
 func TestFullSCIMFilterFlag(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		args []string
 		want int
@@ -204,6 +208,7 @@ func TestFullSCIMFilterFlag(t *testing.T) {
 // TestDeploymentFlags: the deployment's portal word and gateway key reach
 // the served fake.
 func TestDeploymentFlags(t *testing.T) {
+	t.Parallel()
 	url, stop := start(t, "-portal-word", "acme", "-subscription-key", "k-1")
 	defer stop()
 	call := func(method, path, key, bearer, body string) (int, string) {
@@ -242,6 +247,7 @@ func TestDeploymentFlags(t *testing.T) {
 // TestLatency starts the server with a base latency far longer than a
 // client waits: service requests time out, the admin API still answers.
 func TestLatency(t *testing.T) {
+	t.Parallel()
 	url, stop := start(t, "-latency", "1h")
 	defer stop()
 	client := &http.Client{Timeout: 300 * time.Millisecond}
@@ -259,6 +265,7 @@ func TestLatency(t *testing.T) {
 
 // TestExitCodes: -h exits 0, a bad flag or argument 2, a bad seed 1.
 func TestExitCodes(t *testing.T) {
+	t.Parallel()
 	seed := filepath.Join(t.TempDir(), "bad.json")
 	os.WriteFile(seed, []byte(`{"usres":[]}`), 0o600)
 	for _, tc := range []struct {

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -24,6 +25,25 @@ func adminServer(t *testing.T, build func() *fake.Fake) (*fakeadmin.Admin, strin
 	a.SetURL(ts.URL)
 	t.Cleanup(func() { ts.Close(); a.Close() })
 	return a, ts.URL
+}
+
+// adminServerNoLinger is adminServer on a server whose Close does not
+// wait for its connections to end: a connection on which the server
+// refused a body it did not read stays open half a second (net/http
+// waits for the client to stop sending), which a test need not wait out.
+func adminServerNoLinger(t *testing.T, build func() *fake.Fake) (*fakeadmin.Admin, string) {
+	t.Helper()
+	a := fakeadmin.New(build)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	hs := &http.Server{Handler: a}
+	go hs.Serve(ln)
+	base := "http://" + ln.Addr().String()
+	a.SetURL(base)
+	t.Cleanup(func() { hs.Close(); a.Close() })
+	return a, base
 }
 
 // call sends one request and returns the status and the body.
@@ -71,6 +91,7 @@ func accessToken(t *testing.T, base string) string {
 }
 
 func TestAdminHealth(t *testing.T) {
+	t.Parallel()
 	_, base := adminServer(t, func() *fake.Fake { return fake.New() })
 	st, body := call(t, "GET", base+"/_fake/health", "")
 	if st != 200 || !strings.Contains(body, `"status":"ok"`) {
@@ -85,6 +106,7 @@ func TestAdminHealth(t *testing.T) {
 }
 
 func TestAdminFaults(t *testing.T) {
+	t.Parallel()
 	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 	tok := accessToken(t, base)
 	st, body := call(t, "POST", base+"/_fake/faults",
@@ -121,6 +143,7 @@ func TestAdminFaults(t *testing.T) {
 // TestAdminFaultOnPage: a fault's page limits it to the requests for that
 // page (Fault.PageNumber, Fault.PageSize), and the list shows it.
 func TestAdminFaultOnPage(t *testing.T) {
+	t.Parallel()
 	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 	tok := accessToken(t, base)
 	if st, body := call(t, "POST", base+"/_fake/faults", `{"path":"/report/v1/list","status":503,"page":{"number":1,"size":1}}`); st != 201 {
@@ -139,6 +162,7 @@ func TestAdminFaultOnPage(t *testing.T) {
 // TestAdminRemoveOneFault: a fault's id removes that fault alone; ids are
 // not reused after a clear.
 func TestAdminRemoveOneFault(t *testing.T) {
+	t.Parallel()
 	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 	tok := accessToken(t, base)
 	call(t, "POST", base+"/_fake/faults", `{"status":500}`)
@@ -169,6 +193,7 @@ func TestAdminRemoveOneFault(t *testing.T) {
 }
 
 func TestAdminClock(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithClock(fake.NewManualClock(start))) })
 	st, body := call(t, "POST", base+"/_fake/clock/advance", `{"by":"90s"}`)
@@ -189,6 +214,7 @@ func TestAdminClock(t *testing.T) {
 }
 
 func TestAdminRequestLogAndTokens(t *testing.T) {
+	t.Parallel()
 	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 	tok := accessToken(t, base)
 	call(t, "POST", base+"/report/v1/list", `{}`, "Authorization", "Bearer "+tok, "x-svc-env", "sandbox")
@@ -217,6 +243,7 @@ func TestAdminRequestLogAndTokens(t *testing.T) {
 }
 
 func TestAdminDeliveries(t *testing.T) {
+	t.Parallel()
 	got := make(chan struct{}, 10)
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		got <- struct{}{}
@@ -255,6 +282,7 @@ const testSeed = `{
 }`
 
 func TestAdminSeedAndReset(t *testing.T) {
+	t.Parallel()
 	a, base := adminServer(t, func() *fake.Fake { return fake.New() })
 	if st, body := call(t, "POST", base+"/_fake/seed", testSeed); st != 204 {
 		t.Fatalf("seed: %d %s", st, body)
@@ -304,6 +332,7 @@ func checkReset(t *testing.T, a *fakeadmin.Admin, base string) {
 }
 
 func TestAdminLoopbackOnly(t *testing.T) {
+	t.Parallel()
 	build := func() *fake.Fake { return fake.New() }
 	for _, tc := range []struct {
 		allowRemote bool
@@ -333,6 +362,7 @@ func TestAdminLoopbackOnly(t *testing.T) {
 // TestAdminBodyFaults injects a truncated and a dribbled answer: the first
 // breaks off in the middle of a 200 body, the second arrives whole.
 func TestAdminBodyFaults(t *testing.T) {
+	t.Parallel()
 	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 	tok := accessToken(t, base)
 	list := func() (*http.Response, []byte, error) {
@@ -376,9 +406,10 @@ func TestAdminBodyFaults(t *testing.T) {
 // service's routes: 413 for a body past its cap (even chunked), 414 for a
 // long query, 431 for large headers; a seed may be larger than a JSON body.
 func TestAdminSizeLimits(t *testing.T) {
-	_, base := adminServer(t, func() *fake.Fake { return fake.New() })
+	t.Parallel()
+	_, base := adminServerNoLinger(t, func() *fake.Fake { return fake.New() })
 	// Chunked (no Content-Length): the cap is found while reading.
-	req, _ := http.NewRequest("POST", base+"/_fake/faults", io.MultiReader(strings.NewReader(`{"message":"`), strings.NewReader(strings.Repeat("x", 4<<20)), strings.NewReader(`"}`)))
+	req, _ := http.NewRequest("POST", base+"/_fake/faults", io.MultiReader(strings.NewReader(`{"message":"`), io.LimitReader(neverEnding('x'), 4<<20), strings.NewReader(`"}`)))
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -424,8 +455,12 @@ func TestAdminSizeLimits(t *testing.T) {
 type neverEnding byte
 
 func (b neverEnding) Read(p []byte) (int, error) {
-	for i := range p {
-		p[i] = byte(b)
+	if len(p) == 0 {
+		return 0, nil
+	}
+	p[0] = byte(b)
+	for i := 1; i < len(p); i *= 2 {
+		copy(p[i:], p[:i])
 	}
 	return len(p), nil
 }
@@ -453,6 +488,7 @@ func checkGetObject(t *testing.T, a *fakeadmin.Admin, base, id, stage string) {
 }
 
 func TestAdminObjectsFireEvents(t *testing.T) {
+	t.Parallel()
 	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.WriteHeader(204) }))
 	defer hook.Close()
 	a, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })

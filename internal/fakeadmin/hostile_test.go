@@ -28,6 +28,7 @@ func subscribe(t *testing.T, base, token, callback string) (int, string) {
 // reason, an update fires no delivery to it, and the client's token
 // still works afterwards.
 func TestCallbackCannotReachAdminAPI(t *testing.T) {
+	t.Parallel()
 	a, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 	tok := accessToken(t, base)
 	port := base[strings.LastIndex(base, ":"):]
@@ -65,6 +66,7 @@ func TestCallbackCannotReachAdminAPI(t *testing.T) {
 // when delivered, on the address it connects to: the delivery is not
 // sent, not retried, and the log says why.
 func TestDeliveryToOwnListenerRefused(t *testing.T) {
+	t.Parallel()
 	a := fakeadmin.New(func() *fake.Fake {
 		return fake.New(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Attempts: 3}))
 	})
@@ -97,6 +99,7 @@ func TestDeliveryToOwnListenerRefused(t *testing.T) {
 // before they change anything (CSRF, DNS rebinding); the fake's own routes are
 // not affected.
 func TestAdminRefusesBrowsersAndDeliveries(t *testing.T) {
+	t.Parallel()
 	a, base := adminServer(t, func() *fake.Fake { return fake.New() })
 	fault := `{"path":"/report/v1/list","status":503}`
 	for _, tc := range []struct {
@@ -159,6 +162,7 @@ func TestAdminRefusesBrowsersAndDeliveries(t *testing.T) {
 // TestAdminAllowRemoteKeepsOriginCheck: -admin-remote lifts the address
 // and Host checks, not the Origin and content type ones.
 func TestAdminAllowRemoteKeepsOriginCheck(t *testing.T) {
+	t.Parallel()
 	a := fakeadmin.New(func() *fake.Fake { return fake.New() })
 	a.AllowRemote = true
 	ts := httptest.NewServer(a)
@@ -175,6 +179,7 @@ func TestAdminAllowRemoteKeepsOriginCheck(t *testing.T) {
 // the fake's webhook deliveries gets 403 from an admin route, whatever
 // address it came through; the same request without it is served.
 func TestAdminRefusesDeliveryUserAgent(t *testing.T) {
+	t.Parallel()
 	_, base := adminServer(t, func() *fake.Fake { return fake.New(fake.WithDemoData()) })
 	st, body := call(t, "POST", base+"/_fake/reset", "", "User-Agent", fakehttp.DeliveryUserAgent)
 	if st != http.StatusForbidden || !strings.Contains(body, "webhook deliveries") {

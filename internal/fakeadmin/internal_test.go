@@ -12,6 +12,7 @@ import (
 // TestAdminOpenAPIMatchesRoutes checks that the published OpenAPI document
 // describes exactly the admin routes that are served.
 func TestAdminOpenAPIMatchesRoutes(t *testing.T) {
+	t.Parallel()
 	var doc struct {
 		Paths map[string]map[string]json.RawMessage `json:"paths"`
 	}

@@ -14,6 +14,7 @@ import (
 // the admin API's member names and JSON's words, never a Go type,
 // encoding/json's text or a Go package prefix.
 func TestAdminMessagesSpeakJSON(t *testing.T) {
+	t.Parallel()
 	_, base := adminServer(t, func() *fake.Fake { return fake.New() })
 	for _, tc := range []struct {
 		method, path, body string

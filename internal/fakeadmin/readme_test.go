@@ -130,6 +130,7 @@ func shellWords(line string) ([]string, error) {
 // admin route must have an example, so the README cannot drift from the
 // admin API.
 func TestReadmeFakeServerCurls(t *testing.T) {
+	t.Parallel()
 	_, base := adminServer(t, func() *fake.Fake {
 		return fake.New(fake.WithDemoData(), fake.WithClock(fake.NewManualClock(time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC))))
 	})

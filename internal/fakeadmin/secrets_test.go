@@ -13,6 +13,7 @@ import (
 // right or wrong, in any spelling of the parameter's case), nor tokens or
 // the client secret sent in a query, while it still logs those requests.
 func TestAdminRequestLogHoldsNoSecrets(t *testing.T) {
+	t.Parallel()
 	const key, secret = "sk-admin-log-8c41", "partner-test-secret"
 	_, base := adminServer(t, func() *fake.Fake {
 		return fake.New(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
