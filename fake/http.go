@@ -86,9 +86,10 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 				f.reqlog.add(entry)
 			}
 		}
-		// Logged when the handler returns, before the server sends the
-		// answer; a dropped connection is logged before it is closed, so
-		// the entry is there by the time the client sees the failure.
+		// Logged before the client can see the end of the answer: as
+		// the answer starts, or when the handler returns (the refusals
+		// below, small answers the server sends only then); a dropped
+		// connection is logged before it is closed.
 		defer logNow()
 		if !fakehttp.LimitRequest(rec, r, maxBody) {
 			entry.Fault = "too-large"
@@ -98,6 +99,7 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 			entry.Fault = "subscription-key"
 			return
 		}
+		rec.Start = logNow
 		var page *requestedPage
 		if f.faults.matchesPages(r.Method, r.URL.Path) {
 			page = requestPage(r)

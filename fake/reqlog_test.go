@@ -5,15 +5,23 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestRequestLoggedBeforeAnswer pins that a request is in the log by the
-// time its answer reaches the client, so a test can count right after a call.
+// time its answer reaches the client, so a test can count right after a
+// call: for answers the server sends when the handler returns, and for
+// answers of a known length sent as they are written, which the client
+// can read to their end before the handler returns (a dribbled answer
+// here, as report pages are sent).
 func TestRequestLoggedBeforeAnswer(t *testing.T) {
 	t.Parallel()
 	srv := NewServer()
 	defer srv.Close()
 	for i := 0; i < 300; i++ {
+		if i == 200 {
+			srv.InjectFault(Fault{Method: "POST", Path: "/oauth/token", Dribble: time.Nanosecond})
+		}
 		resp, err := http.Post(srv.URL+"/oauth/token", "application/json", strings.NewReader(`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`))
 		if err != nil {
 			t.Fatal(err)

@@ -62,7 +62,10 @@ func WriteError(w http.ResponseWriter, status int, code, format string, args ...
 type Recorder struct {
 	http.ResponseWriter
 	// Status is the status sent, 0 before the answer starts.
-	Status  int
+	Status int
+	// Start, when set, is called once as the answer starts: its Status
+	// is known and nothing of it has been sent.
+	Start   func()
 	body    *cappedBody
 	limit   int64
 	swallow bool
@@ -72,6 +75,7 @@ type Recorder struct {
 func (s *Recorder) WriteHeader(code int) {
 	if s.Status == 0 && code >= 400 && s.body != nil && s.body.over {
 		s.Status, s.swallow = http.StatusRequestEntityTooLarge, true
+		s.started()
 		s.ResponseWriter.Header().Del("Content-Length")
 		WriteError(s.ResponseWriter, http.StatusRequestEntityTooLarge, "body_too_large", "request body exceeds %d bytes", s.limit)
 		return
@@ -81,8 +85,17 @@ func (s *Recorder) WriteHeader(code int) {
 	}
 	if s.Status == 0 {
 		s.Status = code
+		s.started()
 	}
 	s.ResponseWriter.WriteHeader(code)
+}
+
+// started calls Start, once.
+func (s *Recorder) started() {
+	if f := s.Start; f != nil {
+		s.Start = nil
+		f()
+	}
 }
 
 // Write sends p, unless the answer became the 413.
@@ -92,6 +105,7 @@ func (s *Recorder) Write(p []byte) (int, error) {
 	}
 	if s.Status == 0 {
 		s.Status = http.StatusOK
+		s.started()
 	}
 	return s.ResponseWriter.Write(p)
 }
