@@ -89,20 +89,23 @@ func TestAttemptTimeout(t *testing.T) {
 		{"write not written", "POST", false, true},
 		{"write written", "POST", true, false},
 	} {
-		c, mt := newMockClient(t)
-		mt.RegisterResponder(tc.method, base+"/a", firstThen(blockUntilDone(tc.wrote)))
-		var info ResponseInfo
-		ctx := WithCallOptions(context.Background(), CallOptions{AttemptTimeout: d, MaxRetries: 5, Capture: &info})
-		err := c.Do(ctx, &Request{Method: tc.method, Path: "/a", JSON: map[string]int{"a": 1}}, nil)
-		if tc.ok {
-			if err != nil || info.Attempts < 2 || info.StatusCode != 200 {
-				t.Errorf("%s: err %v, %+v; want a success after the timed-out attempt", tc.name, err, info)
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel() // each waits out its own timeout
+			c, mt := newMockClient(t)
+			mt.RegisterResponder(tc.method, base+"/a", firstThen(blockUntilDone(tc.wrote)))
+			var info ResponseInfo
+			ctx := WithCallOptions(context.Background(), CallOptions{AttemptTimeout: d, MaxRetries: 5, Capture: &info})
+			err := c.Do(ctx, &Request{Method: tc.method, Path: "/a", JSON: map[string]int{"a": 1}}, nil)
+			if tc.ok {
+				if err != nil || info.Attempts < 2 || info.StatusCode != 200 {
+					t.Errorf("err %v, %+v; want a success after the timed-out attempt", err, info)
+				}
+				return
 			}
-			continue
-		}
-		if !IsOutcomeUnknown(err) || calls(mt) != 1 || !strings.Contains(err.Error(), "attempt timed out") || !isTimeout(err) {
-			t.Errorf("%s: err %v after %d calls; want an outcome-unknown attempt timeout after 1", tc.name, err, calls(mt))
-		}
+			if !IsOutcomeUnknown(err) || calls(mt) != 1 || !strings.Contains(err.Error(), "attempt timed out") || !isTimeout(err) {
+				t.Errorf("err %v after %d calls; want an outcome-unknown attempt timeout after 1", err, calls(mt))
+			}
+		})
 	}
 }
 
