@@ -202,9 +202,10 @@ func TestEventsListenForwardStatus(t *testing.T) {
 		}()
 		waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
 		srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "forward " + tc.stderr}) // a change each time
+		// The CLI tells of its answer once it has sent it: wait for both.
 		waitFor(t, func() bool {
 			ds := srv.Deliveries()
-			return len(ds) > 0 && ds[len(ds)-1].Final
+			return len(ds) > 0 && ds[len(ds)-1].Final && strings.Contains(stderr.String(), tc.stderr)
 		}, &stderr)
 		var got []int
 		for _, d := range srv.Deliveries() {
