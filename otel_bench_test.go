@@ -14,21 +14,6 @@ import (
 	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
-// benchUser is the user scim's BenchmarkGet reads (scim's specUser, a
-// user as section 2 of the interface describes it); it is sent on one
-// line.
-const benchUser = `{
-  "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
-  "id": "2819c223-7f76-453a-919d-413861904646",
-  "userName": "bjensen@example.com",
-  "name": {"givenName": "Barbara", "familyName": "Jensen"},
-  "emails": [{"primary": true, "value": "bjensen@example.com", "type": "work"}],
-  "displayName": "Babs Jensen",
-  "meta": {"resourceType": "User"},
-  "active": true,
-  "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {"department": "Tour Operations"}
-}`
-
 // BenchmarkGetTraced: SCIM.Get as scim's BenchmarkGet (the same canned
 // server and answer), with the default (global, no-op) providers beside
 // recording ones: an SDK tracer provider that samples every span into a
@@ -36,7 +21,7 @@ const benchUser = `{
 // provider with a manual reader. It lives here, where the test binary
 // links the OpenTelemetry SDK anyway, rather than in scim's.
 func BenchmarkGetTraced(b *testing.B) {
-	user := []byte(strings.ReplaceAll(benchUser, "\n", ""))
+	user := []byte(strings.ReplaceAll(mocktest.SpecUser, "\n", ""))
 	srv := mocktest.CannedServer(func(w http.ResponseWriter, r *http.Request) bool {
 		if !strings.HasPrefix(r.URL.Path, "/api/scim/v2/Users/") || r.Header.Get("Authorization") != "Bearer "+mocktest.AccessToken {
 			return false

@@ -20,17 +20,7 @@ import (
 const base = mocktest.BaseURL
 
 // specUser is a user as section 2 of the interface describes it.
-const specUser = `{
-  "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
-  "id": "2819c223-7f76-453a-919d-413861904646",
-  "userName": "bjensen@example.com",
-  "name": {"givenName": "Barbara", "familyName": "Jensen"},
-  "emails": [{"primary": true, "value": "bjensen@example.com", "type": "work"}],
-  "displayName": "Babs Jensen",
-  "meta": {"resourceType": "User"},
-  "active": true,
-  "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {"department": "Tour Operations"}
-}`
+const specUser = mocktest.SpecUser
 
 func TestUserJSONRoundTrip(t *testing.T) {
 	var u scim.User

@@ -29,19 +29,9 @@ func Differential(t testing.TB, options ...string) func(http.Handler) http.Handl
 	if err != nil {
 		t.Fatal(err)
 	}
-	return func(next http.Handler) http.Handler {
-		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			tee := &teeBody{rc: r.Body}
-			r.Body = tee
-			rec := &recorder{ResponseWriter: w}
-			next.ServeHTTP(rec, r)
-			if rec.status == 0 {
-				rec.status = http.StatusOK
-			}
-			answered := !rec.hijacked && !rec.body.over && r.Context().Err() == nil
-			Agree(t, c, ref, r, tee.complete(), answered, rec.status, rec.Header(), rec.body.buf.Bytes())
-		})
-	}
+	return capture(func(r *http.Request, body []byte, a answer) {
+		Agree(t, c, ref, r, body, a.whole, a.status, a.header, a.body)
+	})
 }
 
 // Agree checks one exchange with c and with ref, and fails t unless they

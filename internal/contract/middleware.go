@@ -31,6 +31,43 @@ const sdkAgent = "partner-go/"
 // not when the connection was taken over (a dropped or cut answer) or
 // the client went away before the answer was whole.
 func (c *Checker) Middleware(report func(*Violation)) func(http.Handler) http.Handler {
+	return capture(func(r *http.Request, body []byte, a answer) {
+		x, v := c.CheckRequest(r, body)
+		switch {
+		case x == nil:
+			if strings.HasPrefix(r.Header.Get("User-Agent"), sdkAgent) {
+				report(v)
+			}
+			return
+		case v != nil && a.status/100 == 2:
+			report(v)
+		}
+		if !a.whole {
+			return
+		}
+		if v := x.CheckResponse(a.status, a.header, a.body); v != nil {
+			report(v)
+		}
+	})
+}
+
+// answer is what a handler answered, as capture saw it.
+type answer struct {
+	status int
+	header http.Header
+	body   []byte
+	// whole is false when the connection was taken over, the body
+	// went past maxChecked or the client went away before it was whole:
+	// body is then not the answer.
+	whole bool
+}
+
+// capture returns a wrapper of a handler that serves each request with
+// it, keeping a copy of the request's body as the handler reads it and
+// of the answer as written, then calls check with the request, its body
+// (nil unless the handler read it to its end within maxChecked) and the
+// answer.
+func capture(check func(r *http.Request, body []byte, a answer)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			tee := &teeBody{rc: r.Body}
@@ -40,22 +77,12 @@ func (c *Checker) Middleware(report func(*Violation)) func(http.Handler) http.Ha
 			if rec.status == 0 {
 				rec.status = http.StatusOK
 			}
-			x, v := c.CheckRequest(r, tee.complete())
-			switch {
-			case x == nil:
-				if strings.HasPrefix(r.Header.Get("User-Agent"), sdkAgent) {
-					report(v)
-				}
-				return
-			case v != nil && rec.status/100 == 2:
-				report(v)
-			}
-			if rec.hijacked || rec.body.over || r.Context().Err() != nil {
-				return
-			}
-			if v := x.CheckResponse(rec.status, rec.Header(), rec.body.buf.Bytes()); v != nil {
-				report(v)
-			}
+			check(r, tee.complete(), answer{
+				status: rec.status,
+				header: rec.Header(),
+				body:   rec.body.buf.Bytes(),
+				whole:  !rec.hijacked && !rec.body.over && r.Context().Err() == nil,
+			})
 		})
 	}
 }

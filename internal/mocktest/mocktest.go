@@ -35,6 +35,20 @@ const (
 const TokenResponse = `{"access_token":"` + AccessToken + `","refresh_token":"` + RefreshToken +
 	`","token_type":"Bearer","expires_in":3600}`
 
+// SpecUser is a SCIM user as section 2 of the interface describes it,
+// as the service sends it (indented over several lines).
+const SpecUser = `{
+  "schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
+  "id": "2819c223-7f76-453a-919d-413861904646",
+  "userName": "bjensen@example.com",
+  "name": {"givenName": "Barbara", "familyName": "Jensen"},
+  "emails": [{"primary": true, "value": "bjensen@example.com", "type": "work"}],
+  "displayName": "Babs Jensen",
+  "meta": {"resourceType": "User"},
+  "active": true,
+  "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User": {"department": "Tour Operations"}
+}`
+
 // New returns a client on BaseURL whose requests go to its own mock
 // transport, which already answers POST /oauth/token with TokenResponse.
 // Retries are off (a wire test pins one exchange) and retry waits are a
