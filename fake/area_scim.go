@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/jsonwords"
+	"github.com/partnerapi/partner-go/internal/fakehttp"
 )
 
 // This file is the scim area of the fake: /api/scim/v2/Users.
@@ -237,10 +237,10 @@ func scimDecode(w http.ResponseWriter, r *http.Request) (scimBody, bool) {
 	var u scimUser
 	if err := json.Unmarshal(raw, &u); err != nil {
 		var typ *json.UnmarshalTypeError
-		msg, ok := jsonwords.Problem(err, "a SCIM user", &u)
+		msg, ok := fakehttp.JSONProblem(err, "a SCIM user", &u)
 		switch {
 		case errors.As(err, &typ) && typ.Field != "":
-			msg = fmt.Sprintf("%s must be %s, not %s", typ.Field, jsonwords.Kind(typ.Type), typ.Value)
+			msg = fmt.Sprintf("%s must be %s, not %s", typ.Field, fakehttp.JSONKind(typ.Type), typ.Value)
 		case !ok:
 			msg = "malformed SCIM user"
 		}

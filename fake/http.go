@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/fakehttp"
-	"github.com/partnerapi/partner-go/internal/jsonwords"
 )
 
 type ctxKey int
@@ -259,7 +258,7 @@ func decodeProblem(r *http.Request, err error, v any) error {
 	if errors.As(err, new(*memberError)) {
 		return err
 	}
-	if msg, ok := jsonwords.Problem(err, publishedBody(r), v); ok {
+	if msg, ok := fakehttp.JSONProblem(err, publishedBody(r), v); ok {
 		return errors.New(msg)
 	}
 	return errors.New("malformed JSON")

@@ -21,7 +21,6 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/fakehttp"
-	"github.com/partnerapi/partner-go/internal/jsonwords"
 )
 
 // adminOpenAPI is the OpenAPI 3 description of the admin API, served at
@@ -574,7 +573,7 @@ func (a *Admin) seed(w http.ResponseWriter, r *http.Request) {
 // refused, without the Go package prefixes their errors carry for Go
 // callers ("fake: seed: ", "fake: AddUser: ").
 func seedProblem(err error) string {
-	if msg, ok := jsonwords.Problem(err, "a seed: integrations, objects, users, reports", &fake.Seed{}); ok {
+	if msg, ok := fakehttp.JSONProblem(err, "a seed: integrations, objects, users, reports", &fake.Seed{}); ok {
 		return "seed: " + msg
 	}
 	msg := strings.TrimPrefix(err.Error(), "fake: ")
@@ -587,7 +586,7 @@ func readStrictJSON(r *http.Request, v any) error {
 	dec := json.NewDecoder(r.Body) // capped at fakehttp.MaxJSONBody by ServeHTTP
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(v); err != nil {
-		if msg, ok := jsonwords.Problem(err, "", v); ok {
+		if msg, ok := fakehttp.JSONProblem(err, "", v); ok {
 			return errors.New(msg)
 		}
 		return errors.New("malformed JSON")

@@ -1,6 +1,7 @@
 // Package fakehttp holds the HTTP plumbing the fake's service routes
 // (package fake) and its admin API (internal/fakeadmin) share: the JSON
-// answers, the error body, and the size limits of every request.
+// answers, the error body, the size limits of every request, and what is
+// wrong with a JSON body, in JSON's words (JSONProblem).
 package fakehttp
 
 import (

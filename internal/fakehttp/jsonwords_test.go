@@ -1,4 +1,4 @@
-package jsonwords
+package fakehttp
 
 import (
 	"encoding/json"
@@ -7,7 +7,7 @@ import (
 	"testing"
 )
 
-func TestProblem(t *testing.T) {
+func TestJSONProblem(t *testing.T) {
 	type inner struct {
 		N int64 `json:"n"`
 	}
@@ -39,12 +39,12 @@ func TestProblem(t *testing.T) {
 		dec.DisallowUnknownFields()
 		var v body
 		err := dec.Decode(&v)
-		got, ok := Problem(err, "the test body", &v)
+		got, ok := JSONProblem(err, "the test body", &v)
 		if !ok || !slices.Contains(strings.Split(tc.want, "|"), got) {
 			t.Errorf("%s: %q, %v; want %q", tc.in, got, ok, tc.want)
 		}
 	}
-	if got, ok := Problem(errNotJSON{}, "", nil); ok || got != "" {
+	if got, ok := JSONProblem(errNotJSON{}, "", nil); ok || got != "" {
 		t.Errorf("not a JSON error: %q, %v", got, ok)
 	}
 }

@@ -1,8 +1,9 @@
-// Package jsonwords says what is wrong with a JSON body in JSON's words,
-// for the messages the fake answers: its clients are written in any
+package fakehttp
+
+// What is wrong with a JSON body, in JSON's words, for the messages the
+// fake and its admin API answer: their clients are written in any
 // language, so a message names the published members and JSON's kinds of
 // value, never a Go type or encoding/json's own text.
-package jsonwords
 
 import (
 	"encoding/json"
@@ -14,8 +15,8 @@ import (
 	"strings"
 )
 
-// Kind says in JSON's words what a value of Go type t is written as.
-func Kind(t reflect.Type) string {
+// JSONKind says in JSON's words what a value of Go type t is written as.
+func JSONKind(t reflect.Type) string {
 	for t.Kind() == reflect.Pointer {
 		t = t.Elem()
 	}
@@ -40,14 +41,14 @@ func Kind(t reflect.Type) string {
 	return "a JSON value"
 }
 
-// Problem says what is wrong with a body that decoding with encoding/json
+// JSONProblem says what is wrong with a body that decoding with encoding/json
 // refused with err: empty, malformed, a member (named by its JSON path) or
 // the whole body of the wrong kind, or a member a strict decoder does not
 // know. body names the published body for a body of the wrong kind ("" to
 // leave it out); v, when not nil, is what the body was decoded into, so
 // that an element of an array member of the wrong kind is named as one.
 // ok is false when err is not such an error; msg is then empty.
-func Problem(err error, body string, v any) (msg string, ok bool) {
+func JSONProblem(err error, body string, v any) (msg string, ok bool) {
 	var syn *json.SyntaxError
 	var typ *json.UnmarshalTypeError
 	var big *http.MaxBytesError
@@ -62,15 +63,15 @@ func Problem(err error, body string, v any) (msg string, ok bool) {
 		return fmt.Sprintf("malformed JSON at byte %d: %s", syn.Offset, syn.Error()), true
 	case errors.As(err, &typ):
 		if typ.Field != "" && v != nil && isElement(reflect.TypeOf(v), typ.Field, typ.Type) {
-			return fmt.Sprintf("every element of member %q must be %s, not %s", typ.Field, Kind(typ.Type), typ.Value), true
+			return fmt.Sprintf("every element of member %q must be %s, not %s", typ.Field, JSONKind(typ.Type), typ.Value), true
 		}
 		if typ.Field != "" {
-			return fmt.Sprintf("member %q must be %s, not %s", jsonPath(typ.Field), Kind(typ.Type), typ.Value), true
+			return fmt.Sprintf("member %q must be %s, not %s", jsonPath(typ.Field), JSONKind(typ.Type), typ.Value), true
 		}
 		if body != "" {
-			return fmt.Sprintf("body must be %s (%s), not %s", Kind(typ.Type), body, typ.Value), true
+			return fmt.Sprintf("body must be %s (%s), not %s", JSONKind(typ.Type), body, typ.Value), true
 		}
-		return fmt.Sprintf("body must be %s, not %s", Kind(typ.Type), typ.Value), true
+		return fmt.Sprintf("body must be %s, not %s", JSONKind(typ.Type), typ.Value), true
 	}
 	text := err.Error()
 	if i := strings.Index(text, "json: unknown field "); i >= 0 {
