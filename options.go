@@ -14,8 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/core"
-	"github.com/partnerapi/partner-go/internal/redact"
-	"github.com/partnerapi/partner-go/internal/urlrule"
+	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // Option configures a Client built by New.
@@ -229,19 +228,19 @@ func (s *settings) build() (core.Config, error) {
 	if s.baseURL == "" {
 		return cfg, errors.New("partner: no base URL: use WithBaseURL")
 	}
-	// Messages name the base URL without its password (redact.URL).
+	// Messages name the base URL without its password (urls.Redacted).
 	u, err := url.Parse(s.baseURL)
 	if err != nil {
-		return cfg, fmt.Errorf("partner: bad base URL %q: %w", redact.URL(s.baseURL), redact.Error(err))
+		return cfg, fmt.Errorf("partner: bad base URL %q: %w", urls.Redacted(s.baseURL), urls.ParseError(err))
 	}
 	switch {
-	case !urlrule.IsHTTPURL(u):
-		return cfg, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", redact.URL(s.baseURL))
+	case !urls.IsHTTPURL(u):
+		return cfg, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", urls.Redacted(s.baseURL))
 	case u.User != nil:
 		return cfg, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
 	case u.RawQuery != "" || u.Fragment != "":
 		return cfg, errors.New("partner: base URL must not have a query or fragment")
-	case urlrule.PlainHTTPRefused(u, s.allowInsecure):
+	case urls.PlainHTTPRefused(u, s.allowInsecure):
 		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", u.Redacted())
 	}
 	if s.tokenSource == nil && (s.clientID == "" || s.clientSecret == "") {
@@ -314,7 +313,7 @@ func (s *settings) checkEnvironment(base *url.URL) error {
 	if strings.ContainsAny(s.env, "/\\?#@ \t\r\n") || strings.ContainsFunc(s.env, unicode.IsControl) {
 		return fmt.Errorf("partner: WithEnvironment: %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", s.env)
 	}
-	if s.envHeader == "" && !urlrule.IsLoopback(base.Hostname()) {
+	if s.envHeader == "" && !urls.IsLoopback(base.Hostname()) {
 		return fmt.Errorf("partner: WithEnvironment needs WithEnvironmentHeader toward %s: a deployment reads the environment from a header named after its operator, not from the interface's stand-in %s, and would send the request to production; set WithEnvironmentHeader to the deployment's header name",
 			base.Hostname(), core.EnvHeader)
 	}

@@ -18,7 +18,7 @@ import (
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/errs"
 	"github.com/partnerapi/partner-go/internal/poll"
-	"github.com/partnerapi/partner-go/internal/urlrule"
+	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // StatusParams choose what a status read returns (its query parameters).
@@ -211,7 +211,7 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 		return errors.New("partner: bulk: ticket has no upload URL")
 	}
 	u, err := url.Parse(t.UploadURL)
-	if err != nil || !urlrule.IsHTTPURL(u) {
+	if err != nil || !urls.IsHTTPURL(u) {
 		return errors.New("partner: bulk: ticket's upload URL is not an absolute http(s) URL")
 	}
 	if r == nil {

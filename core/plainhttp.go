@@ -11,14 +11,14 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/partnerapi/partner-go/internal/urlrule"
+	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // TowardLoopback reports whether the base URL's host is a loopback
-// address (urlrule.IsLoopback): a fake on this machine, where the interface's
+// address (urls.IsLoopback): a fake on this machine, where the interface's
 // stand-in words are the fake's own rather than a deployment's.
 func (c *Client) TowardLoopback() bool {
-	return c.cfg.BaseURL != nil && urlrule.IsLoopback(c.cfg.BaseURL.Hostname())
+	return c.cfg.BaseURL != nil && urls.IsLoopback(c.cfg.BaseURL.Hostname())
 }
 
 // InsecureHTTPAllowed reports whether plain http URLs to hosts other than
@@ -26,9 +26,9 @@ func (c *Client) TowardLoopback() bool {
 func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
 
 // checkScheme refuses a URL the plain-http rule refuses
-// (urlrule.PlainHTTPRefused). what names the URL in the error ("upload URL").
+// (urls.PlainHTTPRefused). what names the URL in the error ("upload URL").
 func (c *Client) checkScheme(what string, u *url.URL) error {
-	if urlrule.PlainHTTPRefused(u, c.cfg.AllowInsecureHTTP) {
+	if urls.PlainHTTPRefused(u, c.cfg.AllowInsecureHTTP) {
 		return fmt.Errorf("partner: %s to %s is plain http; refused unless insecure HTTP is allowed", what, u.Host)
 	}
 	return nil

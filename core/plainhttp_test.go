@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/partnerapi/partner-go/internal/urlrule"
+	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // TestPlainHTTPRule: plain http goes only to hosts that certainly are this
@@ -33,14 +33,14 @@ func TestPlainHTTPRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := urlrule.PlainHTTPRefused(u, false); got != tc.refused {
-			t.Errorf("urlrule.PlainHTTPRefused(%s) = %v, want %v", tc.url, got, tc.refused)
+		if got := urls.PlainHTTPRefused(u, false); got != tc.refused {
+			t.Errorf("urls.PlainHTTPRefused(%s) = %v, want %v", tc.url, got, tc.refused)
 		}
-		if urlrule.PlainHTTPRefused(u, true) {
-			t.Errorf("urlrule.PlainHTTPRefused(%s) with insecure HTTP allowed = true", tc.url)
+		if urls.PlainHTTPRefused(u, true) {
+			t.Errorf("urls.PlainHTTPRefused(%s) with insecure HTTP allowed = true", tc.url)
 		}
-		if !urlrule.IsHTTPURL(u) {
-			t.Errorf("urlrule.IsHTTPURL(%s) = false", tc.url)
+		if !urls.IsHTTPURL(u) {
+			t.Errorf("urls.IsHTTPURL(%s) = false", tc.url)
 		}
 	}
 	for _, raw := range []string{"ftp://example.com/", "http:opaque", "/relative", "http:///path", "mailto:a@b.c"} {
@@ -48,8 +48,8 @@ func TestPlainHTTPRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if urlrule.IsHTTPURL(u) {
-			t.Errorf("urlrule.IsHTTPURL(%s) = true", raw)
+		if urls.IsHTTPURL(u) {
+			t.Errorf("urls.IsHTTPURL(%s) = true", raw)
 		}
 	}
 }

@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/go-querystring/query"
 
-	"github.com/partnerapi/partner-go/internal/redact"
+	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // Decoder reads a successful response body itself, for streaming answers.
@@ -231,7 +231,7 @@ func (c *Client) url(r *Request) (*url.URL, string, error) {
 		if err != nil {
 			// The error of url.Parse repeats the base URL, which may
 			// carry a password.
-			return nil, "", fmt.Errorf("partner: bad path %q: %w", path, redact.Error(err))
+			return nil, "", fmt.Errorf("partner: bad path %q: %w", path, urls.ParseError(err))
 		}
 		return u, us, nil
 	}
@@ -257,7 +257,7 @@ func (c *Client) resolve(r *Request, path string) (*url.URL, error) {
 		var err error
 		if u, err = url.Parse(r.URL); err != nil {
 			// Not the URL: it may carry a password or a signature.
-			return nil, fmt.Errorf("partner: bad URL: %w", redact.Error(err))
+			return nil, fmt.Errorf("partner: bad URL: %w", urls.ParseError(err))
 		}
 		if err := c.checkScheme("URL", u); err != nil {
 			return nil, err
@@ -268,7 +268,7 @@ func (c *Client) resolve(r *Request, path string) (*url.URL, error) {
 		}
 		rel, err := url.Parse(strings.TrimPrefix(path, "/"))
 		if err != nil {
-			return nil, fmt.Errorf("partner: bad path %q: %w", path, redact.Error(err))
+			return nil, fmt.Errorf("partner: bad path %q: %w", path, urls.ParseError(err))
 		}
 		base := *c.cfg.BaseURL
 		if !strings.HasSuffix(base.Path, "/") {

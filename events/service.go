@@ -59,8 +59,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
-	"github.com/partnerapi/partner-go/internal/redact"
-	"github.com/partnerapi/partner-go/internal/urlrule"
+	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // Service calls the /event/v1 operations. It is safe for concurrent use.
@@ -227,13 +226,13 @@ func checkCallbackURL(t *core.Client, raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("callback URL %q: %w", redact.URL(raw), redact.Error(err))
+		return fmt.Errorf("callback URL %q: %w", urls.Redacted(raw), urls.ParseError(err))
 	}
-	if !urlrule.IsHTTPURL(u) {
-		return fmt.Errorf("callback URL %q is not an absolute http or https URL", redact.URL(raw))
+	if !urls.IsHTTPURL(u) {
+		return fmt.Errorf("callback URL %q is not an absolute http or https URL", urls.Redacted(raw))
 	}
-	if urlrule.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
-		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", redact.URL(raw))
+	if urls.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
+		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", urls.Redacted(raw))
 	}
 	return nil
 }

@@ -21,7 +21,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/internal/urlrule"
+	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 type listenFlags struct {
@@ -222,9 +222,9 @@ func reachable(addr net.Addr) string {
 }
 
 // onThisMachine reports whether the service at base runs on this
-// machine, by the SDK's plain-http rule (urlrule.IsLoopback): "localhost"
+// machine, by the SDK's plain-http rule (urls.IsLoopback): "localhost"
 // in any case, or a loopback address.
-func onThisMachine(base *url.URL) bool { return urlrule.IsLoopback(base.Hostname()) }
+func onThisMachine(base *url.URL) bool { return urls.IsLoopback(base.Hostname()) }
 
 // received is one delivery as the listener got it, with the outcome of
 // forwarding it.

@@ -1,17 +1,16 @@
-// Package redact hides the password of a URL in messages about it.
-package redact
+package urls
 
 import (
 	"net/url"
 	"strings"
 )
 
-// URL returns raw with the password of its userinfo replaced by "xxxxx"
+// Redacted returns raw with the password of its userinfo replaced by "xxxxx"
 // (url.URL.Redacted), for a message about the URL. A raw URL that does
 // not parse, or whose userinfo url.Parse does not see (an opaque URL such
 // as "admin:pw@host"), has everything before the last "@" of its
 // authority replaced instead.
-func URL(raw string) string {
+func Redacted(raw string) string {
 	if u, err := url.Parse(raw); err == nil && u.Opaque == "" {
 		return u.Redacted()
 	}
@@ -30,9 +29,9 @@ func URL(raw string) string {
 	return raw[:start] + "xxxxx" + raw[start+at:]
 }
 
-// Error returns the error of url.Parse without the URL it repeats: err's
+// ParseError returns the error of url.Parse without the URL it repeats: err's
 // inner error when err is a *url.Error, err otherwise.
-func Error(err error) error {
+func ParseError(err error) error {
 	if uerr, ok := err.(*url.Error); ok {
 		return uerr.Err
 	}

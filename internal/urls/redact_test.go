@@ -1,4 +1,4 @@
-package redact
+package urls
 
 import (
 	"net/url"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestURL(t *testing.T) {
+func TestRedacted(t *testing.T) {
 	for raw, want := range map[string]string{
 		"https://admin:pw@host/x":     "https://admin:xxxxx@host/x",
 		"ftp://admin:pw@host":         "ftp://admin:xxxxx@host",
@@ -16,11 +16,11 @@ func TestURL(t *testing.T) {
 		"admin:pw@host":               "xxxxx@host",
 		"http://a:pw@h\x7f/":          "http://xxxxx@h\x7f/",
 	} {
-		if got := URL(raw); got != want {
-			t.Errorf("URL(%q) = %q, want %q", raw, got, want)
+		if got := Redacted(raw); got != want {
+			t.Errorf("Redacted(%q) = %q, want %q", raw, got, want)
 		}
-		if strings.Contains(URL(raw), "pw") {
-			t.Errorf("URL(%q) keeps the password", raw)
+		if strings.Contains(Redacted(raw), "pw") {
+			t.Errorf("Redacted(%q) keeps the password", raw)
 		}
 	}
 }
@@ -28,9 +28,9 @@ func TestURL(t *testing.T) {
 // badURL does not parse (a variable: a constant would be flagged).
 var badURL = "https://admin:pw@host/%zz"
 
-func TestError(t *testing.T) {
+func TestParseError(t *testing.T) {
 	_, err := url.Parse(badURL)
-	if err == nil || strings.Contains(Error(err).Error(), "pw") {
-		t.Fatalf("Error(%v) = %v", err, Error(err))
+	if err == nil || strings.Contains(ParseError(err).Error(), "pw") {
+		t.Fatalf("ParseError(%v) = %v", err, ParseError(err))
 	}
 }
