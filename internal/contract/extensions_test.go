@@ -1,13 +1,20 @@
 package contract_test
 
 import (
+	"fmt"
+	"io"
+	"net/http"
+	"net/http/httptest"
 	"regexp"
 	"slices"
+	"strings"
+	"sync"
 	"testing"
 
 	"github.com/partnerapi/partner-go/api"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 )
 
 // TestFakeExtensionsNameWhatTheContractMarks: Fake.Extensions names none
@@ -35,5 +42,58 @@ func TestFakeExtensionsNameWhatTheContractMarks(t *testing.T) {
 	}
 	if _, err := contract.Load(on...); err != nil {
 		t.Error(err)
+	}
+}
+
+// failures is a testing.TB that keeps what is reported to it as failing.
+type failures struct {
+	testing.TB
+	mu   sync.Mutex
+	errs []string
+}
+
+func (f *failures) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+
+// TestContractCheckFollowsTheFakesOptions: ContractCheck learns from the
+// fake it wraps which options that add members are on. A view status
+// answer carrying viewId, a member only WithViewStatusDetail adds, breaks
+// the contract for a fake with WithDemoData only or with another such
+// option, and keeps it for a fake with WithViewStatusDetail on.
+func TestContractCheckFollowsTheFakesOptions(t *testing.T) {
+	// answer stands for a fake that answers the member whatever its
+	// options.
+	answer := func(http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			w.Header().Set("Content-Type", "application/json")
+			io.WriteString(w, `{"viewStatus": "RUNNING", "viewId": 453}`)
+		})
+	}
+	for _, tc := range []struct {
+		name  string
+		opts  []fake.Option
+		fails bool
+	}{
+		{"demo data only", []fake.Option{fake.WithDemoData()}, true},
+		{"another option", []fake.Option{fake.WithDemoData(), fake.WithSCIMFullResources()}, true},
+		{"its option", []fake.Option{fake.WithDemoData(), fake.WithViewStatusDetail()}, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rec := &failures{TB: t}
+			f := fake.New(append(tc.opts, mocktest.ContractCheck(rec), fake.WithMiddleware(answer))...)
+			defer f.Close()
+			req := httptest.NewRequest("GET", "/report/v1/view/453/status", nil)
+			req.Header.Set("Authorization", "Bearer t")
+			f.ServeHTTP(httptest.NewRecorder(), req)
+			switch {
+			case tc.fails && (len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "viewId")):
+				t.Errorf("failures %q, want one naming viewId", rec.errs)
+			case !tc.fails && len(rec.errs) > 0:
+				t.Errorf("failures %q, want none", rec.errs)
+			}
+		})
 	}
 }
