@@ -185,42 +185,36 @@ func (s *faultStore) take(method, p string, page *requestedPage) *Fault {
 }
 
 // requestPage returns the page r's JSON body asks for, as readPage reads
-// it, or nil when the body is not such JSON. It reads the body and
+// it (pageOf), or nil when the body is not such JSON or its page is not
+// one readPage takes. It reads the body and
 // leaves r.Body giving the handler the same bytes, and the same error
 // at their end (a body over the size limit stays one).
 func requestPage(r *http.Request) *requestedPage {
-	if r.Body == nil || r.Body == http.NoBody {
-		return &requestedPage{0, defaultPageSize}
-	}
-	b, err := io.ReadAll(r.Body)
-	rest := io.Reader(bytes.NewReader(b))
-	if err != nil {
-		rest = io.MultiReader(rest, errReader{err})
-	}
-	r.Body = struct {
-		io.Reader
-		io.Closer
-	}{rest, r.Body}
-	if err != nil {
-		return nil
-	}
-	if len(bytes.TrimSpace(b)) == 0 {
-		return &requestedPage{0, defaultPageSize}
-	}
 	var body struct {
 		Page *pageJSON `json:"page"`
 	}
-	if json.Unmarshal(b, &body) != nil {
+	if r.Body != nil && r.Body != http.NoBody {
+		b, err := io.ReadAll(r.Body)
+		rest := io.Reader(bytes.NewReader(b))
+		if err != nil {
+			rest = io.MultiReader(rest, errReader{err})
+		}
+		r.Body = struct {
+			io.Reader
+			io.Closer
+		}{rest, r.Body}
+		if err != nil {
+			return nil
+		}
+		if len(bytes.TrimSpace(b)) != 0 && json.Unmarshal(b, &body) != nil {
+			return nil
+		}
+	}
+	number, size, problem := pageOf(body.Page)
+	if problem != "" {
 		return nil
 	}
-	switch p := body.Page; {
-	case p == nil:
-		return &requestedPage{0, defaultPageSize}
-	case p.Number == nil || p.Size == nil:
-		return nil
-	default:
-		return &requestedPage{*p.Number, *p.Size}
-	}
+	return &requestedPage{number, size}
 }
 
 // errReader fails every read with its error.

@@ -50,25 +50,30 @@ func readPage(w http.ResponseWriter, r *http.Request) (number, size int64, filte
 	if !decodeOptionalJSON(w, r, &body) {
 		return 0, 0, nil, false
 	}
-	number, size = 0, defaultPageSize
-	if p := body.Page; p != nil {
-		switch {
-		case p.Number == nil:
-			writeError(w, http.StatusBadRequest, "invalid_request", "page.number is required inside page")
-			return 0, 0, nil, false
-		case p.Size == nil:
-			writeError(w, http.StatusBadRequest, "invalid_request", "page.size is required inside page")
-			return 0, 0, nil, false
-		case *p.Number < 0:
-			writeError(w, http.StatusBadRequest, "invalid_request", "page.number must be 0 or more, got %d", *p.Number)
-			return 0, 0, nil, false
-		case *p.Size < 1 || *p.Size > maxPageSize:
-			writeError(w, http.StatusBadRequest, "invalid_request", "page.size must be between 1 and %d, got %d", maxPageSize, *p.Size)
-			return 0, 0, nil, false
-		}
-		number, size = *p.Number, *p.Size
+	number, size, problem := pageOf(body.Page)
+	if problem != "" {
+		writeError(w, http.StatusBadRequest, "invalid_request", "%s", problem)
+		return 0, 0, nil, false
 	}
 	return number, size, body.Filters, true
+}
+
+// pageOf returns the page a paged body's page member asks for (page 0
+// of defaultPageSize when it has none), or what is wrong with it.
+func pageOf(p *pageJSON) (number, size int64, problem string) {
+	switch {
+	case p == nil:
+		return 0, defaultPageSize, ""
+	case p.Number == nil:
+		return 0, 0, "page.number is required inside page"
+	case p.Size == nil:
+		return 0, 0, "page.size is required inside page"
+	case *p.Number < 0:
+		return 0, 0, fmt.Sprintf("page.number must be 0 or more, got %d", *p.Number)
+	case *p.Size < 1 || *p.Size > maxPageSize:
+		return 0, 0, fmt.Sprintf("page.size must be between 1 and %d, got %d", maxPageSize, *p.Size)
+	}
+	return *p.Number, *p.Size, ""
 }
 
 // pageBounds returns the item range [lo, hi) of a page over n items and
