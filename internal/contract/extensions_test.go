@@ -1,14 +1,12 @@
 package contract_test
 
 import (
-	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/partnerapi/partner-go/api"
@@ -45,19 +43,6 @@ func TestFakeExtensionsNameWhatTheContractMarks(t *testing.T) {
 	}
 }
 
-// failures is a testing.TB that keeps what is reported to it as failing.
-type failures struct {
-	testing.TB
-	mu   sync.Mutex
-	errs []string
-}
-
-func (f *failures) Errorf(format string, args ...any) {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.errs = append(f.errs, fmt.Sprintf(format, args...))
-}
-
 // TestContractCheckFollowsTheFakesOptions: ContractCheck learns from the
 // fake it wraps which options that add members are on. A view status
 // answer carrying viewId, a member only WithViewStatusDetail adds, breaks
@@ -82,17 +67,17 @@ func TestContractCheckFollowsTheFakesOptions(t *testing.T) {
 		{"its option", []fake.Option{fake.WithDemoData(), fake.WithViewStatusDetail()}, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rec := &failures{TB: t}
+			rec := &mocktest.Failures{TB: t}
 			f := fake.New(append(tc.opts, mocktest.ContractCheck(rec), fake.WithMiddleware(answer))...)
 			defer f.Close()
 			req := httptest.NewRequest("GET", "/report/v1/view/453/status", nil)
 			req.Header.Set("Authorization", "Bearer t")
 			f.ServeHTTP(httptest.NewRecorder(), req)
-			switch {
-			case tc.fails && (len(rec.errs) != 1 || !strings.Contains(rec.errs[0], "viewId")):
-				t.Errorf("failures %q, want one naming viewId", rec.errs)
-			case !tc.fails && len(rec.errs) > 0:
-				t.Errorf("failures %q, want none", rec.errs)
+			switch errs := rec.Errors(); {
+			case tc.fails && (len(errs) != 1 || !strings.Contains(errs[0], "viewId")):
+				t.Errorf("failures %q, want one naming viewId", errs)
+			case !tc.fails && len(errs) > 0:
+				t.Errorf("failures %q, want none", errs)
 			}
 		})
 	}

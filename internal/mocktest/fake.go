@@ -1,8 +1,10 @@
 package mocktest
 
 import (
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -74,4 +76,27 @@ func StepOnStatusReads() []fake.Option {
 			}
 		})
 	})}
+}
+
+// Failures is a testing.TB that keeps what is reported to it with Errorf
+// instead of failing its test, for tests of a check that reports to a
+// testing.TB (ContractCheck, contract.Check). Its other methods are TB's.
+type Failures struct {
+	testing.TB
+	mu   sync.Mutex
+	errs []string
+}
+
+// Errorf keeps the message.
+func (f *Failures) Errorf(format string, args ...any) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.errs = append(f.errs, fmt.Sprintf(format, args...))
+}
+
+// Errors returns the messages kept so far.
+func (f *Failures) Errors() []string {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	return append([]string(nil), f.errs...)
 }
