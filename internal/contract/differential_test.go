@@ -7,18 +7,12 @@ import (
 	"testing"
 )
 
-// compared counts the exchanges Agree has compared, so that a test can
-// tell that its exchanges went through both checkers.
-var compared atomic.Int64
-
-// Compared is the number of exchanges Agree has compared so far.
-func Compared() int64 { return compared.Load() }
-
 // Differential returns a wrapper of a handler that checks every
 // exchange it serves with both the Checker and the Reference of the
 // contract for a fake with the named options on (Agree), as Middleware
 // sees it: the request's body when the handler read it whole, the
-// answer as written.
+// answer as written. It fails t at the test's end when no exchange went
+// through it, so that a wrapper in the wrong place cannot pass unseen.
 func Differential(t testing.TB, options ...string) func(http.Handler) http.Handler {
 	t.Helper()
 	c, err := Load(options...)
@@ -29,7 +23,14 @@ func Differential(t testing.TB, options ...string) func(http.Handler) http.Handl
 	if err != nil {
 		t.Fatal(err)
 	}
+	var compared atomic.Int64
+	t.Cleanup(func() {
+		if compared.Load() == 0 {
+			t.Error("no exchange went through the differential check")
+		}
+	})
 	return capture(func(r *http.Request, body []byte, a answer) {
+		compared.Add(1)
 		Agree(t, c, ref, r, body, a.whole, a.status, a.header, a.body)
 	})
 }
@@ -41,7 +42,6 @@ func Differential(t testing.TB, options ...string) func(http.Handler) http.Handl
 // and of the answer.
 func Agree(t testing.TB, c *Checker, ref *Reference, req *http.Request, body []byte, answered bool, status int, header http.Header, answer []byte) (request, response *Violation) {
 	t.Helper()
-	compared.Add(1)
 	x, v := c.CheckRequest(req, body)
 	rx, rv := ref.CheckRequest(req, body)
 	what := req.Method + " " + req.URL.String()
