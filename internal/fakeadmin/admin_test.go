@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"slices"
@@ -34,16 +33,10 @@ func adminServer(t *testing.T, build func() *fake.Fake) (*fakeadmin.Admin, strin
 func adminServerNoLinger(t *testing.T, build func() *fake.Fake) (*fakeadmin.Admin, string) {
 	t.Helper()
 	a := fakeadmin.New(build)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	hs := &http.Server{Handler: a}
-	go hs.Serve(ln)
-	base := "http://" + ln.Addr().String()
-	a.SetURL(base)
-	t.Cleanup(func() { hs.Close(); a.Close() })
-	return a, base
+	ts := httptest.NewServer(a)
+	a.SetURL(ts.URL)
+	t.Cleanup(func() { ts.Config.Close(); a.Close() })
+	return a, ts.URL
 }
 
 // call sends one request and returns the status and the body.
