@@ -184,22 +184,45 @@ func (op *operation) checkBody(req *http.Request, body []byte) error {
 	if len(op.body.content) == 0 {
 		return nil
 	}
-	ct := req.Header.Get("Content-Type")
-	mt := lookup(op.body.content, ct)
+	return checkContent(op.body.content, req.Header.Get("Content-Type"), body, requestWords)
+}
+
+// contentWords are the messages of a failed checkContent, as kin-openapi
+// words them for a request's body or an answer's.
+type contentWords struct{ badType, badDecode, badSchema string }
+
+var (
+	requestWords = contentWords{
+		badType:   "request body has an error: header Content-Type has unexpected value %q",
+		badDecode: "request body has an error: failed to decode request body: %w",
+		badSchema: "request body has an error: doesn't match schema: %w",
+	}
+	responseWords = contentWords{
+		badType:   "response error: response header Content-Type has unexpected value: %q",
+		badDecode: "response error: failed to decode response body: %w",
+		badSchema: "response error: response body doesn't match schema: %w",
+	}
+)
+
+// checkContent checks a body sent as media type ct against the media
+// types content declares: ct must be one of them, and the body must
+// decode as it and match its schema, when it has one.
+func checkContent(content []*mediaType, ct string, body []byte, words contentWords) error {
+	mt := lookup(content, ct)
 	switch {
 	case mt == nil:
-		return fmt.Errorf("request body has an error: header Content-Type has unexpected value %q", ct)
+		return fmt.Errorf(words.badType, ct)
 	case mt.schema == nil:
 		return nil
 	}
 	value, err := mt.decode(body, ct)
 	if err != nil {
-		return fmt.Errorf("request body has an error: failed to decode request body: %w", err)
+		return fmt.Errorf(words.badDecode, err)
 	}
 	var v validation
 	mt.schema.validate(&v, value, nil)
 	if len(v.errs) > 0 {
-		return fmt.Errorf("request body has an error: doesn't match schema: %w", joinErrors(v.errs))
+		return fmt.Errorf(words.badSchema, joinErrors(v.errs))
 	}
 	return nil
 }
@@ -246,24 +269,7 @@ func (op *operation) checkResponse(method string, status int, header http.Header
 	if len(r.content) == 0 {
 		return nil
 	}
-	ct := header.Get("Content-Type")
-	mt := lookup(r.content, ct)
-	switch {
-	case mt == nil:
-		return fmt.Errorf("response error: response header Content-Type has unexpected value: %q", ct)
-	case mt.schema == nil:
-		return nil
-	}
-	value, err := mt.decode(body, ct)
-	if err != nil {
-		return fmt.Errorf("response error: failed to decode response body: %w", err)
-	}
-	var v validation
-	mt.schema.validate(&v, value, nil)
-	if len(v.errs) > 0 {
-		return fmt.Errorf("response error: response body doesn't match schema: %w", joinErrors(v.errs))
-	}
-	return nil
+	return checkContent(r.content, header.Get("Content-Type"), body, responseWords)
 }
 
 // joinErrors is the errors of one value, " | " between them.
