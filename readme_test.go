@@ -25,6 +25,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
@@ -488,11 +489,13 @@ func funcText(fset *token.FileSet, src []byte, fd *ast.FuncDecl) string {
 // word for word (TestReadmeTestFunctionsRun keeps them the same).
 func TestPipelineReport(t *testing.T) {
 	t.Parallel()
-	srv := fake.NewServer(fake.WithDemoData())
+	// Report views ready at once, and quick retries: the test waits for nothing.
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithViewDelay(0))
 	defer srv.Close()
 	c, err := partner.New(
 		partner.WithBaseURL(srv.URL),
 		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithRetryWait(time.Millisecond, 10*time.Millisecond),
 	)
 	if err != nil {
 		t.Fatal(err)

@@ -45,12 +45,26 @@ const (
 	viewDeleted = "DELETED"
 )
 
-// How a view moves through its states, measured on the fake's clock.
+// How a view moves through its states by default, measured on the fake's
+// clock (WithViewDelay changes the first two).
 const (
 	ViewPendingFor = 100 * time.Millisecond // PENDING for this long after prepare
 	ViewRunningFor = 150 * time.Millisecond // then RUNNING for this long, then SUCCESS
 	viewLifetime   = 24 * time.Hour         // then DELETED, its data 404
 )
+
+// WithViewDelay sets how long a report view takes to be ready after it
+// was prepared, measured on the fake's clock (default
+// ViewPendingFor+ViewRunningFor): it is PENDING for the first two fifths
+// of d, RUNNING for the rest, then SUCCESS (FAILED for a report with
+// FailViews), as WithBulkDelay does for bulk executions. Zero (or less)
+// makes views ready at once, so an export in a test waits for nothing.
+func WithViewDelay(d time.Duration) Option {
+	d = max(d, 0)
+	return func(f *Fake) {
+		f.reports.pendingFor, f.reports.runningFor, f.reports.delaySet = d*2/5, d-d*2/5, true
+	}
+}
 
 // Person is who created or modified a report.
 type Person struct {
@@ -123,9 +137,12 @@ type view struct {
 	id       int64
 	reportID int64
 	created  time.Time
-	failed   bool
-	version  int64
-	rows     rowSet // immutable snapshot
+	// pendingFor and runningFor are the fake's (WithViewDelay), copied
+	// here so that status needs only the view.
+	pendingFor, runningFor time.Duration
+	failed                 bool
+	version                int64
+	rows                   rowSet // immutable snapshot
 }
 
 type reportsStore struct {
@@ -135,6 +152,9 @@ type reportsStore struct {
 	nextID   int64
 	nextView int64
 	observed bool
+
+	pendingFor, runningFor time.Duration // WithViewDelay
+	delaySet               bool
 }
 
 // AddReport stores a report (replacing one with the same ID) and returns
@@ -371,9 +391,9 @@ func (v view) status(now time.Time) string {
 	switch {
 	case age >= viewLifetime:
 		return viewDeleted
-	case age < ViewPendingFor:
+	case age < v.pendingFor:
 		return viewPending
-	case age < ViewPendingFor+ViewRunningFor:
+	case age < v.pendingFor+v.runningFor:
 		return viewRunning
 	case v.failed:
 		return viewFailed
@@ -401,6 +421,7 @@ func (f *Fake) prepareView(reportID int64) (int64, bool) {
 	}
 	s.views[s.nextView] = &view{
 		id: s.nextView, reportID: reportID, created: f.clock.Now(), failed: r.def.FailViews,
+		pendingFor: s.pendingFor, runningFor: s.runningFor,
 		version: r.version, rows: r.rows,
 	}
 	return s.nextView, true

@@ -19,8 +19,8 @@
 //	// Inject a fault: a status, latency, a dropped or cut answer on matching requests.
 //	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/list", Status: 503, Times: 1})
 //
-//	// Move its clock: bulk executions run DefaultBulkDelay, views are ready
-//	// after ViewPendingFor+ViewRunningFor, tokens expire (or ExpireTokens).
+//	// Move its clock: bulk executions run DefaultBulkDelay (WithBulkDelay), views are ready
+//	// after ViewPendingFor+ViewRunningFor (WithViewDelay), tokens expire (or ExpireTokens).
 //	clock.Advance(fake.DefaultBulkDelay)
 //
 // It holds real state (clients and tokens, users, reports, objects,

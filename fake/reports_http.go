@@ -20,6 +20,9 @@ const maxPageSize = 10000
 
 // registerReports registers the routes of the reports area.
 func (f *Fake) registerReports() {
+	if s := &f.reports; !s.delaySet {
+		s.pendingFor, s.runningFor = ViewPendingFor, ViewRunningFor
+	}
 	f.handle("POST /report/v1/list", scopeReports, f.handleReportList)
 	f.handle("POST /report/v1/{reportId}/data", scopeReports, f.handleReportData)
 	f.handle("POST /report/v1/view/{reportId}/prepare_export", scopeReports, f.handlePrepareExport)

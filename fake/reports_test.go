@@ -188,6 +188,52 @@ func TestViewSnapshotAndLifetime(t *testing.T) {
 	}
 }
 
+// TestViewDelay: WithViewDelay(d) keeps a view PENDING for two fifths of
+// d and RUNNING for the rest; zero makes it SUCCESS, or FAILED for a
+// report with FailViews, at once, as does a negative delay.
+func TestViewDelay(t *testing.T) {
+	clock := NewManualClock(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	prepare := func(f *Fake, report int64) func() string {
+		code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/view/%d/prepare_export", report), ``)
+		var v struct{ ViewID int64 }
+		if code != 200 || json.Unmarshal([]byte(body), &v) != nil || v.ViewID == 0 {
+			t.Fatalf("prepare: %d %s", code, body)
+		}
+		return func() string {
+			_, body := call(t, f, "GET", fmt.Sprintf("/report/v1/view/%d/status", v.ViewID), ``)
+			var st struct{ ViewStatus string }
+			json.Unmarshal([]byte(body), &st)
+			return st.ViewStatus
+		}
+	}
+	f := New(WithClock(clock), WithViewDelay(time.Second))
+	status := prepare(f, smallReport(f, 2))
+	for _, step := range []struct {
+		advance time.Duration
+		want    string
+	}{{0, viewPending}, {399 * time.Millisecond, viewPending}, {time.Millisecond, viewRunning},
+		{599 * time.Millisecond, viewRunning}, {time.Millisecond, viewSuccess}} {
+		clock.Advance(step.advance)
+		if st := status(); st != step.want {
+			t.Fatalf("WithViewDelay(1s), %v after prepare: %s, want %s", step.advance, st, step.want)
+		}
+	}
+
+	f = New(WithClock(clock), WithViewDelay(0))
+	if st := prepare(f, smallReport(f, 2))(); st != viewSuccess {
+		t.Errorf("WithViewDelay(0): %s at once, want %s", st, viewSuccess)
+	}
+	failing := f.AddReport(Report{Name: "fails", Columns: []Column{{ID: "N"}}, FailViews: true})
+	if st := prepare(f, failing)(); st != viewFailed {
+		t.Errorf("WithViewDelay(0), FailViews: %s at once, want %s", st, viewFailed)
+	}
+
+	f = New(WithClock(clock), WithViewDelay(-time.Second))
+	if st := prepare(f, smallReport(f, 2))(); st != viewSuccess {
+		t.Errorf("WithViewDelay(-1s): %s at once, want %s", st, viewSuccess)
+	}
+}
+
 // TestViewStatusPublishedShape: the view status answer carries only
 // viewStatus, as the published example does; WithViewStatusDetail adds
 // the fake's own members.

@@ -27,6 +27,7 @@
 //	-manual-clock       run on a manual clock, stopped at the start time, that
 //	                    only POST /_fake/clock/advance moves
 //	-bulk-delay D       how long a bulk execution stays running (default 1s)
+//	-view-delay D       how long a report view takes to be ready (default 250ms)
 //	-admin-remote       let the admin API answer non-loopback clients
 //
 // A deployment's own words and gateway (docs/deployed-service.md):
@@ -145,6 +146,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	latency := fs.Duration("latency", 0, "base latency added to every request of the service's routes")
 	manual := fs.Bool("manual-clock", false, "run on a manual clock that only POST /_fake/clock/advance moves")
 	bulkDelay := fs.Duration("bulk-delay", fake.DefaultBulkDelay, "how long a bulk execution stays running")
+	viewDelay := fs.Duration("view-delay", fake.ViewPendingFor+fake.ViewRunningFor, "how long a report view takes to be ready")
 	adminRemote := fs.Bool("admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
 	logSize := fs.Int("request-log", 100_000, "how many of the last requests the request log keeps")
 	fullSCIM := fs.Bool("full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
@@ -201,7 +203,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	start := time.Now().UTC().Truncate(time.Second)
 	build := func() *fake.Fake {
 		opts := []fake.Option{fake.WithClient(*id, *secret), fake.WithTokenLifetime(*lifetime), fake.WithBulkDelay(*bulkDelay),
-			fake.WithRequestLogSize(*logSize)}
+			fake.WithViewDelay(*viewDelay), fake.WithRequestLogSize(*logSize)}
 		if *demoData {
 			opts = append(opts, fake.WithDemoData())
 		}

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"os"
@@ -161,6 +162,46 @@ func TestSeedEmptyManualClock(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestViewDelayFlag: on the manual clock a view is PENDING after prepare;
+// with -view-delay 0 it is SUCCESS at once.
+func TestViewDelayFlag(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "PENDING"},
+		{[]string{"-view-delay", "0"}, "SUCCESS"},
+	} {
+		url, stop := start(t, append([]string{"-manual-clock"}, tc.args...)...)
+		token := defaultToken(t, url)
+		call := func(method, path string) string {
+			req, _ := http.NewRequest(method, url+path, nil)
+			req.Header.Set("Authorization", "Bearer "+token)
+			resp, err := http.DefaultClient.Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer resp.Body.Close()
+			b, _ := io.ReadAll(resp.Body)
+			if resp.StatusCode != http.StatusOK {
+				t.Fatalf("%v: %s %s: %s %s", tc.args, method, path, resp.Status, b)
+			}
+			return string(b)
+		}
+		var v struct{ ViewID int64 }
+		json.Unmarshal([]byte(call("POST", fmt.Sprintf("/report/v1/view/%d/prepare_export", demo.ReportPipeline))), &v)
+		var st struct{ ViewStatus string }
+		json.Unmarshal([]byte(call("GET", fmt.Sprintf("/report/v1/view/%d/status", v.ViewID))), &st)
+		if st.ViewStatus != tc.want {
+			t.Errorf("%v: view status %q right after prepare, want %q", tc.args, st.ViewStatus, tc.want)
+		}
+		if err := stop(); err != nil {
+			t.Fatal(err)
+		}
 	}
 }
 
