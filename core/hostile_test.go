@@ -243,7 +243,7 @@ func stallServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 // end long before the context's generous deadline.
 func TestStalledAnswerFails(t *testing.T) {
 	srv, attempts := stallServer(t)
-	c := loopbackClient(t, srv, func(cfg *Config) { cfg.StallTimeout = 50 * time.Millisecond })
+	c := loopbackClient(t, srv, func(cfg *Config) { cfg.StallTimeout = 10 * time.Millisecond })
 	for _, tc := range []struct {
 		method   string
 		attempts int32
