@@ -29,6 +29,10 @@
 //	-bulk-delay D       how long a bulk execution stays running (default 1s)
 //	-view-delay D       how long a report view takes to be ready (default 250ms)
 //	-admin-remote       let the admin API answer non-loopback clients
+//	-request-log N      how many of the last requests the request log keeps
+//	                    (default 100000)
+//	-full-scim-filter   take every RFC 7644 SCIM filter, not only the
+//	                    deployed service's userName eq "..."
 //
 // A deployment's own words and gateway (docs/deployed-service.md):
 //
@@ -134,28 +138,45 @@ func secretValue(fs *flag.FlagSet, name, file, variable string, value *string) e
 	return nil
 }
 
-func run(ctx context.Context, args []string, out io.Writer) error {
+// config is what partnerfake's flags set.
+type config struct {
+	addr, id, secret, secretFile, seedFile  string
+	envHeader, portal, subKey, subKeyFile   string
+	lifetime, latency, bulkDelay, viewDelay time.Duration
+	demo, manual, adminRemote, fullSCIM     bool
+	scopes, envelope                        bool
+	logSize                                 int
+}
+
+// newFlags returns partnerfake's flags, which parse into the config.
+func newFlags() (*flag.FlagSet, *config) {
+	c := &config{}
 	fs := flag.NewFlagSet("partnerfake", flag.ContinueOnError)
-	addr := fs.String("addr", "127.0.0.1:8080", "address to listen on")
-	id := fs.String("client-id", fake.DefaultClientID, "OAuth client id of the demo client")
-	secret := fs.String("client-secret", fake.DefaultClientSecret, "OAuth client secret of the demo client (`S`, or $PARTNERFAKE_CLIENT_SECRET); visible to other users of this machine in the process list: prefer the variable or -client-secret-file")
-	secretFile := fs.String("client-secret-file", "", "read the OAuth client secret from this `file`")
-	lifetime := fs.Duration("token-lifetime", time.Hour, "lifetime of access tokens")
-	demoData := fs.Bool("demo", true, "seed the demo data set")
-	seedFile := fs.String("seed", "", "JSON `file` with a data set to load (format: fake.Seed)")
-	latency := fs.Duration("latency", 0, "base latency added to every request of the service's routes")
-	manual := fs.Bool("manual-clock", false, "run on a manual clock that only POST /_fake/clock/advance moves")
-	bulkDelay := fs.Duration("bulk-delay", fake.DefaultBulkDelay, "how long a bulk execution stays running")
-	viewDelay := fs.Duration("view-delay", fake.ViewPendingFor+fake.ViewRunningFor, "how long a report view takes to be ready")
-	adminRemote := fs.Bool("admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
-	logSize := fs.Int("request-log", 100_000, "how many of the last requests the request log keeps")
-	fullSCIM := fs.Bool("full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
-	envHeader := fs.String("env-header", "x-svc-env", "name of the environment header (a deployment's own word)")
-	portal := fs.String("portal-word", "partner_portal", "the deployment's portal word, as in <word>.integration_status")
-	subKey := fs.String("subscription-key", "", "require this API gateway subscription `key` (header Ocp-Apim-Subscription-Key or query subscription-key; or $PARTNERFAKE_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or -subscription-key-file")
-	subKeyFile := fs.String("subscription-key-file", "", "read the API gateway subscription key from this `file`")
-	scopes := fs.Bool("scope-checks", false, "check the fake's own per-area OAuth scopes")
-	envelope := fs.Bool("delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
+	fs.StringVar(&c.addr, "addr", "127.0.0.1:8080", "address to listen on")
+	fs.StringVar(&c.id, "client-id", fake.DefaultClientID, "OAuth client id of the demo client")
+	fs.StringVar(&c.secret, "client-secret", fake.DefaultClientSecret, "OAuth client secret of the demo client (`S`, or $PARTNERFAKE_CLIENT_SECRET); visible to other users of this machine in the process list: prefer the variable or -client-secret-file")
+	fs.StringVar(&c.secretFile, "client-secret-file", "", "read the OAuth client secret from this `file`")
+	fs.DurationVar(&c.lifetime, "token-lifetime", time.Hour, "lifetime of access tokens")
+	fs.BoolVar(&c.demo, "demo", true, "seed the demo data set")
+	fs.StringVar(&c.seedFile, "seed", "", "JSON `file` with a data set to load (format: fake.Seed)")
+	fs.DurationVar(&c.latency, "latency", 0, "base latency added to every request of the service's routes")
+	fs.BoolVar(&c.manual, "manual-clock", false, "run on a manual clock that only POST /_fake/clock/advance moves")
+	fs.DurationVar(&c.bulkDelay, "bulk-delay", fake.DefaultBulkDelay, "how long a bulk execution stays running")
+	fs.DurationVar(&c.viewDelay, "view-delay", fake.ViewPendingFor+fake.ViewRunningFor, "how long a report view takes to be ready")
+	fs.BoolVar(&c.adminRemote, "admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
+	fs.IntVar(&c.logSize, "request-log", 100_000, "how many of the last requests the request log keeps")
+	fs.BoolVar(&c.fullSCIM, "full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
+	fs.StringVar(&c.envHeader, "env-header", "x-svc-env", "name of the environment header (a deployment's own word)")
+	fs.StringVar(&c.portal, "portal-word", "partner_portal", "the deployment's portal word, as in <word>.integration_status")
+	fs.StringVar(&c.subKey, "subscription-key", "", "require this API gateway subscription `key` (header Ocp-Apim-Subscription-Key or query subscription-key; or $PARTNERFAKE_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or -subscription-key-file")
+	fs.StringVar(&c.subKeyFile, "subscription-key-file", "", "read the API gateway subscription key from this `file`")
+	fs.BoolVar(&c.scopes, "scope-checks", false, "check the fake's own per-area OAuth scopes")
+	fs.BoolVar(&c.envelope, "delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
+	return fs, c
+}
+
+func run(ctx context.Context, args []string, out io.Writer) error {
+	fs, c := newFlags()
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -169,55 +190,55 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		flag, file, variable string
 		value                *string
 	}{
-		{"client-secret", *secretFile, "PARTNERFAKE_CLIENT_SECRET", secret},
-		{"subscription-key", *subKeyFile, "PARTNERFAKE_SUBSCRIPTION_KEY", subKey},
+		{"client-secret", c.secretFile, "PARTNERFAKE_CLIENT_SECRET", &c.secret},
+		{"subscription-key", c.subKeyFile, "PARTNERFAKE_SUBSCRIPTION_KEY", &c.subKey},
 	} {
 		if err := secretValue(fs, sec.flag, sec.file, sec.variable, sec.value); err != nil {
 			return err
 		}
 	}
 	var seed *fake.Seed
-	if *seedFile != "" {
-		file, err := os.Open(*seedFile)
+	if c.seedFile != "" {
+		file, err := os.Open(c.seedFile)
 		if err != nil {
 			return err
 		}
 		seed, err = fake.ParseSeed(file)
 		file.Close()
 		if err != nil {
-			return fmt.Errorf("%s: %w", *seedFile, err)
+			return fmt.Errorf("%s: %w", c.seedFile, err)
 		}
 		// Check it on a throwaway fake, so that a bad seed is an error
 		// here; build applies it again on every fresh fake.
 		var chkOpts []fake.Option
-		if *demoData {
+		if c.demo {
 			chkOpts = append(chkOpts, fake.WithDemoData())
 		}
 		chk := fake.New(chkOpts...)
 		err = chk.ApplySeed(seed)
 		chk.Close()
 		if err != nil {
-			return fmt.Errorf("%s: %w", *seedFile, err)
+			return fmt.Errorf("%s: %w", c.seedFile, err)
 		}
 	}
 	start := time.Now().UTC().Truncate(time.Second)
 	build := func() *fake.Fake {
-		opts := []fake.Option{fake.WithClient(*id, *secret), fake.WithTokenLifetime(*lifetime), fake.WithBulkDelay(*bulkDelay),
-			fake.WithViewDelay(*viewDelay), fake.WithRequestLogSize(*logSize)}
-		if *demoData {
+		opts := []fake.Option{fake.WithClient(c.id, c.secret), fake.WithTokenLifetime(c.lifetime), fake.WithBulkDelay(c.bulkDelay),
+			fake.WithViewDelay(c.viewDelay), fake.WithRequestLogSize(c.logSize)}
+		if c.demo {
 			opts = append(opts, fake.WithDemoData())
 		}
-		if *manual {
+		if c.manual {
 			opts = append(opts, fake.WithClock(fake.NewManualClock(start)))
 		}
-		if *fullSCIM {
+		if c.fullSCIM {
 			opts = append(opts, fake.WithFullSCIMFilter())
 		}
-		opts = append(opts, fake.WithDeployment(fake.Deployment{EnvHeader: *envHeader, PortalWord: *portal, SubscriptionKey: *subKey}))
-		if *scopes {
+		opts = append(opts, fake.WithDeployment(fake.Deployment{EnvHeader: c.envHeader, PortalWord: c.portal, SubscriptionKey: c.subKey}))
+		if c.scopes {
 			opts = append(opts, fake.WithScopeChecks())
 		}
-		if *envelope {
+		if c.envelope {
 			opts = append(opts, fake.WithDeliveryEnvelope())
 		}
 		f := fake.New(opts...)
@@ -226,31 +247,31 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		return f
 	}
-	ln, err := net.Listen("tcp", *addr)
+	ln, err := net.Listen("tcp", c.addr)
 	if err != nil {
 		return err
 	}
 	admin := fakeadmin.New(build)
-	admin.AllowRemote = *adminRemote
+	admin.AllowRemote = c.adminRemote
 	defer admin.Close()
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
-	srv := &http.Server{Handler: withLatency(admin, *latency), ReadHeaderTimeout: 10 * time.Second,
+	srv := &http.Server{Handler: withLatency(admin, c.latency), ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes: fakehttp.MaxHeaderBytes}
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)
-	fmt.Fprintf(out, "  client id:     %s\n", *id)
-	if *secret == fake.DefaultClientSecret {
-		fmt.Fprintf(out, "  client secret: %s\n", *secret) // the documented default, not a secret
+	fmt.Fprintf(out, "  client id:     %s\n", c.id)
+	if c.secret == fake.DefaultClientSecret {
+		fmt.Fprintf(out, "  client secret: %s\n", c.secret) // the documented default, not a secret
 	} else {
 		fmt.Fprintln(out, "  client secret: the one given (not printed)")
 	}
-	if *demoData {
+	if c.demo {
 		printDemo(out)
 	}
 	printIntegrations(out, admin.Fake().Integrations())
-	fmt.Fprintf(out, "try: PARTNER_BASE_URL=%s PARTNER_CLIENT_ID=%s PARTNER_CLIENT_SECRET=... go run ./examples/quickstart\n", url, *id)
+	fmt.Fprintf(out, "try: PARTNER_BASE_URL=%s PARTNER_CLIENT_ID=%s PARTNER_CLIENT_SECRET=... go run ./examples/quickstart\n", url, c.id)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
