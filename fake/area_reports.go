@@ -54,11 +54,11 @@ const (
 )
 
 // WithViewDelay sets how long a report view takes to be ready after it
-// was prepared, measured on the fake's clock (default
-// ViewPendingFor+ViewRunningFor): it is PENDING for the first two fifths
-// of d, RUNNING for the rest, then SUCCESS (FAILED for a report with
-// FailViews), as WithBulkDelay does for bulk executions. Zero (or less)
-// makes views ready at once, so an export in a test waits for nothing.
+// was prepared, as WithBulkDelay does for bulk executions, measured on
+// the fake's clock (default ViewPendingFor+ViewRunningFor): it is PENDING
+// for the first two fifths of d, RUNNING for the rest, then SUCCESS
+// (FAILED for a report with FailViews). Zero (or less) makes views ready
+// at once, so an export in a test waits for nothing.
 func WithViewDelay(d time.Duration) Option {
 	d = max(d, 0)
 	return func(f *Fake) {
