@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -288,15 +287,8 @@ func TestTelemetryTraceContextMatchesAttempt(t *testing.T) {
 // on the OpenTelemetry API, never on its SDK or an exporter.
 func TestLibraryImportsOnlyOTelAPI(t *testing.T) {
 	t.Parallel()
-	if testing.Short() {
-		t.Skip("runs go list")
-	}
-	out, err := exec.Command("go", "list", "-deps", "./...").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
 	api := false
-	for _, p := range strings.Fields(string(out)) {
+	for p := range listed(t) {
 		switch {
 		case p == "go.opentelemetry.io/otel/trace":
 			api = true

@@ -5,25 +5,20 @@ package partner_test
 // `go test ./...` with the README's line number.
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"go/ast"
-	"go/importer"
 	"go/parser"
 	"go/scanner"
 	"go/token"
 	"go/types"
-	"io"
 	"maps"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -160,49 +155,6 @@ func snippetFile(name string, b goBlock) string {
 	return f.String()
 }
 
-var (
-	exportsOnce sync.Once
-	exports     map[string]string
-	exportsErr  error
-)
-
-// snippetImporter reads export data that `go list -export` builds (from
-// the build cache when warm) for the snippet packages and their
-// dependencies, with the go command of the toolchain running this test:
-// go test puts that toolchain's bin directory first on the test's PATH.
-func snippetImporter(fset *token.FileSet) (types.Importer, error) {
-	exportsOnce.Do(func() {
-		args := []string{"list", "-export", "-deps", "-f", "{{if .Export}}{{.ImportPath}}={{.Export}}{{end}}"}
-		for _, p := range snippetPackages {
-			args = append(args, p)
-		}
-		cmd := exec.Command("go", args...)
-		var stderr bytes.Buffer
-		cmd.Stderr = &stderr
-		out, err := cmd.Output()
-		if err != nil {
-			exportsErr = fmt.Errorf("go list -export: %v\n%s", err, stderr.Bytes())
-			return
-		}
-		exports = map[string]string{}
-		for _, l := range strings.Split(strings.TrimSpace(string(out)), "\n") {
-			if path, file, ok := strings.Cut(l, "="); ok {
-				exports[path] = file
-			}
-		}
-	})
-	if exportsErr != nil {
-		return nil, exportsErr
-	}
-	return importer.ForCompiler(fset, "gc", func(path string) (io.ReadCloser, error) {
-		f, ok := exports[path]
-		if !ok {
-			return nil, fmt.Errorf("package %s is not one a README snippet may import (see snippetPackages in readme_test.go)", path)
-		}
-		return os.Open(f)
-	}), nil
-}
-
 // checkGoBlocks type-checks every ```go block of md (called name in the
 // messages) and returns one message per problem. Unused variables and
 // imports are allowed: a snippet shows a call, not what follows it.
@@ -212,10 +164,7 @@ func checkGoBlocks(t *testing.T, name, md string) []string {
 	// One file set and one importer for every block: the importer reads
 	// each package's export data once.
 	fset := token.NewFileSet()
-	imp, err := snippetImporter(fset)
-	if err != nil {
-		t.Fatal(err)
-	}
+	imp := exportImporter(fset, listed(t))
 	for _, b := range goBlocks(md) {
 		where := fmt.Sprintf("%s, ```go block %d (starting at line %d)", name, b.n, b.line-1)
 		src := snippetFile(name, b)

@@ -1,35 +1,25 @@
-// Package apirecord computes the exported API of the module's public
-// packages, one line per identifier in the style of the Go project's
-// api/go1.N.txt, so that a test can hold it to the record in api/v1.txt:
+package partner_test
+
+// The record of the exported API (api/v1.txt): one line per identifier
+// of the module's public packages, in the style of the Go project's
+// api/go1.N.txt, computed from the compiler's export data (listing), so
+// the packages are read as they build:
 //
 //	pkg github.com/partnerapi/partner-go/scim, func (*Service) Get(context.Context, string) (*User, error)
-//
-// Packages under cmd/, examples/ and internal/, and test files, are left
-// out. Types come from the compiler's export data (go list -export), so
-// the packages are read as they build.
-package apirecord
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
-	"go/importer"
 	"go/token"
 	"go/types"
-	"io"
-	"os"
-	"os/exec"
-	"path/filepath"
+	"maps"
 	"slices"
 	"strings"
 )
 
-// Module is the path of the module whose API is recorded.
-const Module = "github.com/partnerapi/partner-go"
-
-// Public reports whether the package path is part of the recorded API.
-func Public(path string) bool {
-	rel, ok := strings.CutPrefix(path, Module)
+// apiPublic reports whether the package path is part of the recorded API:
+// packages under cmd/, examples/ and internal/ are not.
+func apiPublic(path string) bool {
+	rel, ok := strings.CutPrefix(path, modulePath)
 	if !ok || (rel != "" && !strings.HasPrefix(rel, "/")) {
 		return false
 	}
@@ -42,69 +32,28 @@ func Public(path string) bool {
 	return true
 }
 
-// Compute returns the sorted API lines of the module's public packages,
-// running go list in dir (a folder of the module).
-func Compute(dir string) ([]string, error) {
-	cmd := exec.Command(goCommand(), "list", "-export", "-deps", "-f", "{{.ImportPath}}\t{{.Export}}\t{{.Name}}", Module+"/...")
-	cmd.Dir = dir
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
-		return nil, fmt.Errorf("go list: %w\n%s", err, stderr.Bytes())
-	}
-	exports := map[string]string{}
-	var public []string
-	sc := bufio.NewScanner(bytes.NewReader(out))
-	for sc.Scan() {
-		f := strings.Split(sc.Text(), "\t")
-		if len(f) != 3 {
+// apiRecordLines returns the sorted API lines of the module's public
+// packages in pkgs (programs aside).
+func apiRecordLines(pkgs map[string]listedPackage) ([]string, error) {
+	imp := exportImporter(token.NewFileSet(), pkgs)
+	var lines []string
+	for _, path := range slices.Sorted(maps.Keys(pkgs)) {
+		if !apiPublic(path) || pkgs[path].name == "main" {
 			continue
 		}
-		exports[f[0]] = f[1]
-		if Public(f[0]) && f[2] != "main" {
-			public = append(public, f[0])
-		}
-	}
-	imp := importer.ForCompiler(token.NewFileSet(), "gc", func(path string) (io.ReadCloser, error) {
-		file, ok := exports[path]
-		if !ok || file == "" {
-			return nil, fmt.Errorf("no export data for %s", path)
-		}
-		return os.Open(file)
-	})
-	var lines []string
-	for _, path := range public {
 		pkg, err := imp.Import(path)
 		if err != nil {
 			return nil, err
 		}
-		lines = append(lines, PackageLines(pkg)...)
+		lines = append(lines, apiLines(pkg)...)
 	}
 	slices.Sort(lines)
 	return slices.Compact(lines), nil
 }
 
-// goCommand is the go command of the toolchain running the test when the
-// go command said which (GOROOT is set when it switched toolchains), so
-// that the export data is in the format of the importer built with it.
-func goCommand() string {
-	if root := os.Getenv("GOROOT"); root != "" {
-		if p := filepath.Join(root, "bin", "go"); fileExists(p) {
-			return p
-		}
-	}
-	return "go"
-}
-
-func fileExists(name string) bool {
-	_, err := os.Stat(name)
-	return err == nil
-}
-
-// PackageLines returns the API lines of pkg's exported names.
-func PackageLines(pkg *types.Package) []string {
-	w := &writer{pkg: pkg, prefix: "pkg " + pkg.Path() + ", "}
+// apiLines returns the API lines of pkg's exported names.
+func apiLines(pkg *types.Package) []string {
+	w := &apiWriter{pkg: pkg, prefix: "pkg " + pkg.Path() + ", "}
 	scope := pkg.Scope()
 	for _, name := range scope.Names() {
 		obj := scope.Lookup(name)
@@ -129,28 +78,28 @@ func PackageLines(pkg *types.Package) []string {
 	return w.lines
 }
 
-type writer struct {
+type apiWriter struct {
 	pkg    *types.Package
 	prefix string
 	lines  []string
 }
 
-func (w *writer) add(format string, args ...any) {
+func (w *apiWriter) add(format string, args ...any) {
 	w.lines = append(w.lines, w.prefix+fmt.Sprintf(format, args...))
 }
 
 // qualify names other packages by their name, as source code does.
-func (w *writer) qualify(p *types.Package) string {
+func (w *apiWriter) qualify(p *types.Package) string {
 	if p == w.pkg {
 		return ""
 	}
 	return p.Name()
 }
 
-func (w *writer) typ(t types.Type) string { return types.TypeString(t, w.qualify) }
+func (w *apiWriter) typ(t types.Type) string { return types.TypeString(t, w.qualify) }
 
 // signature is a function's parameters and results, without names.
-func (w *writer) signature(sig *types.Signature) string {
+func (w *apiWriter) signature(sig *types.Signature) string {
 	var b strings.Builder
 	if tp := sig.TypeParams(); tp != nil {
 		b.WriteString(w.typeParams(tp))
@@ -182,7 +131,7 @@ func (w *writer) signature(sig *types.Signature) string {
 	return b.String()
 }
 
-func (w *writer) typeParams(tp *types.TypeParamList) string {
+func (w *apiWriter) typeParams(tp *types.TypeParamList) string {
 	parts := make([]string, tp.Len())
 	for i := range parts {
 		p := tp.At(i)
@@ -193,7 +142,7 @@ func (w *writer) typeParams(tp *types.TypeParamList) string {
 
 // typeName adds a type's line, then its fields or methods, then the
 // methods declared on it.
-func (w *writer) typeName(obj *types.TypeName) {
+func (w *apiWriter) typeName(obj *types.TypeName) {
 	name := obj.Name()
 	if obj.IsAlias() {
 		w.add("type %s = %s", name, w.typ(obj.Type()))
@@ -230,7 +179,7 @@ func (w *writer) typeName(obj *types.TypeName) {
 	}
 }
 
-func (w *writer) fields(name string, s *types.Struct) {
+func (w *apiWriter) fields(name string, s *types.Struct) {
 	for i := range s.NumFields() {
 		f := s.Field(i)
 		if !f.Exported() {
@@ -244,7 +193,7 @@ func (w *writer) fields(name string, s *types.Struct) {
 	}
 }
 
-func (w *writer) interfaceMethods(name string, it *types.Interface) {
+func (w *apiWriter) interfaceMethods(name string, it *types.Interface) {
 	for i := range it.NumEmbeddeds() {
 		w.add("type %s interface, embedded %s", name, w.typ(it.EmbeddedType(i)))
 	}
@@ -258,10 +207,10 @@ func (w *writer) interfaceMethods(name string, it *types.Interface) {
 	}
 }
 
-// Key is the identifier a line is about, without what is said of it: the
+// apiKey is the identifier a line is about, without what is said of it: the
 // line up to the name of the constant, variable, type, field, method or
 // function. Two lines with one key and different text are a change.
-func Key(line string) string {
+func apiKey(line string) string {
 	rest, ok := strings.CutPrefix(line, "pkg ")
 	if !ok {
 		return line
@@ -275,31 +224,31 @@ func Key(line string) string {
 	case strings.HasPrefix(decl, "func ("):
 		recv, after, _ := strings.Cut(decl, ") ")
 		// A method moving between value and pointer receiver is a change.
-		return head + strings.Replace(recv, "*", "", 1) + ") " + ident(after)
+		return head + strings.Replace(recv, "*", "", 1) + ") " + apiIdent(after)
 	case strings.HasPrefix(decl, "func "):
-		return head + "func " + ident(decl[len("func "):])
+		return head + "func " + apiIdent(decl[len("func "):])
 	case strings.HasPrefix(decl, "type "):
 		name, member, isMember := strings.Cut(decl[len("type "):], ", ")
-		typeName := ident(name)
+		typeName := apiIdent(name)
 		if isMember {
-			return head + "type " + typeName + ", " + ident(member) + member0(member)
+			return head + "type " + typeName + ", " + apiIdent(member) + apiMember0(member)
 		}
 		return head + "type " + typeName
 	}
 	kind, after, _ := strings.Cut(decl, " ")
-	return head + kind + " " + ident(after)
+	return head + kind + " " + apiIdent(after)
 }
 
-// member0 keeps the name after "embedded" in an embedded member's key.
-func member0(member string) string {
+// apiMember0 keeps the name after "embedded" in an embedded member's key.
+func apiMember0(member string) string {
 	if f := strings.Fields(member); len(f) > 1 && f[0] == "embedded" {
 		return " " + f[1]
 	}
 	return ""
 }
 
-// ident is the identifier at the start of s.
-func ident(s string) string {
+// apiIdent is the identifier at the start of s.
+func apiIdent(s string) string {
 	end := strings.IndexFunc(s, func(r rune) bool { return r == ' ' || r == '(' || r == '[' })
 	if end < 0 {
 		return s
@@ -307,10 +256,10 @@ func ident(s string) string {
 	return s[:end]
 }
 
-// Diff compares the recorded lines with the current ones and describes
+// apiDiff compares the recorded lines with the current ones and describes
 // each identifier added, removed or changed, sorted.
-func Diff(recorded, current []string) []string {
-	rec, cur := byKey(recorded), byKey(current)
+func apiDiff(recorded, current []string) []string {
+	rec, cur := byapiKey(recorded), byapiKey(current)
 	var out []string
 	for k, line := range rec {
 		switch now, ok := cur[k]; {
@@ -329,11 +278,11 @@ func Diff(recorded, current []string) []string {
 	return out
 }
 
-func byKey(lines []string) map[string]string {
+func byapiKey(lines []string) map[string]string {
 	m := make(map[string]string, len(lines))
 	for _, l := range lines {
 		if l = strings.TrimSpace(l); l != "" {
-			m[Key(l)] = l
+			m[apiKey(l)] = l
 		}
 	}
 	return m

@@ -1,4 +1,4 @@
-package apirecord
+package partner_test
 
 import (
 	"flag"
@@ -10,27 +10,35 @@ import (
 	"testing"
 )
 
-// computed is the module's API, computed once for the tests of this file.
-var computed = sync.OnceValues(func() ([]string, error) { return Compute(".") })
+var updateRecord = flag.Bool("update", false, "rewrite api/v1.txt with the module's current exported API")
 
-var update = flag.Bool("update", false, "rewrite api/v1.txt with the module's current exported API")
+// apiRecord is the module's API as it builds, computed once for the tests
+// of this file.
+var apiRecord = sync.OnceValues(func() ([]string, error) {
+	pkgs, err := listing()
+	if err != nil {
+		return nil, err
+	}
+	return apiRecordLines(pkgs)
+})
 
-// recordFile is the checked-in record, relative to this package.
-var recordFile = filepath.Join("..", "..", "api", "v1.txt")
+// recordFile is the checked-in record.
+var recordFile = filepath.Join("api", "v1.txt")
 
 const recordHeader = `# The exported API of github.com/partnerapi/partner-go v1, one line per
-# identifier. Checked by internal/apirecord's tests; after a deliberate
-# change, rewrite it with: go test ./internal/apirecord -update
+# identifier. Checked by the root package's TestAPIRecord; after a
+# deliberate change, rewrite it with: go test -run TestAPIRecord . -update
 `
 
 // TestAPIRecord fails when an exported identifier of a public package was
 // added, removed or changed without the record being updated.
 func TestAPIRecord(t *testing.T) {
-	current, err := computed()
+	t.Parallel()
+	current, err := apiRecord()
 	if err != nil {
 		t.Fatal(err)
 	}
-	if *update {
+	if *updateRecord {
 		text := recordHeader + strings.Join(current, "\n") + "\n"
 		if err := os.WriteFile(recordFile, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
@@ -40,7 +48,7 @@ func TestAPIRecord(t *testing.T) {
 	}
 	data, err := os.ReadFile(recordFile)
 	if err != nil {
-		t.Fatalf("%v (create it with: go test ./internal/apirecord -update)", err)
+		t.Fatalf("%v (create it with: go test -run TestAPIRecord . -update)", err)
 	}
 	var recorded []string
 	for _, l := range strings.Split(string(data), "\n") {
@@ -48,14 +56,17 @@ func TestAPIRecord(t *testing.T) {
 			recorded = append(recorded, l)
 		}
 	}
-	if diff := Diff(recorded, current); len(diff) > 0 {
-		t.Errorf("the exported API differs from %s:\n%s\n\nIf the change is deliberate (see the compatibility promise in README.md), rewrite the record with:\n\tgo test ./internal/apirecord -update",
+	if diff := apiDiff(recorded, current); len(diff) > 0 {
+		t.Errorf("the exported API differs from %s:\n%s\n\nIf the change is deliberate (see the compatibility promise in README.md), rewrite the record with:\n\tgo test -run TestAPIRecord . -update",
 			recordFile, strings.Join(diff, "\n"))
 	}
 }
 
-func TestComputeCoversPublicPackagesOnly(t *testing.T) {
-	current, err := computed()
+// TestAPIRecordCoversPublicPackagesOnly: the record has lines for the
+// public packages, and for no other.
+func TestAPIRecordCoversPublicPackagesOnly(t *testing.T) {
+	t.Parallel()
+	current, err := apiRecord()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -64,19 +75,19 @@ func TestComputeCoversPublicPackagesOnly(t *testing.T) {
 		p, _, _ := strings.Cut(strings.TrimPrefix(l, "pkg "), ", ")
 		pkgs[p] = true
 	}
-	for _, want := range []string{Module, Module + "/scim", Module + "/fake", Module + "/core", Module + "/api"} {
+	for _, want := range []string{modulePath, modulePath + "/scim", modulePath + "/fake", modulePath + "/core", modulePath + "/api"} {
 		if !pkgs[want] {
 			t.Errorf("no line for package %s", want)
 		}
 	}
 	for p := range pkgs {
-		if !Public(p) {
+		if !apiPublic(p) {
 			t.Errorf("lines for %s, which is not public", p)
 		}
 	}
 	for _, want := range []string{
-		"pkg " + Module + "/scim, func (*Service) Get(context.Context, string) (*User, error)",
-		"pkg " + Module + ", func New(...Option) (*Client, error)",
+		"pkg " + modulePath + "/scim, func (*Service) Get(context.Context, string) (*User, error)",
+		"pkg " + modulePath + ", func New(...Option) (*Client, error)",
 	} {
 		if !slices.Contains(current, want) {
 			t.Errorf("no line %q", want)
@@ -84,7 +95,9 @@ func TestComputeCoversPublicPackagesOnly(t *testing.T) {
 	}
 }
 
-func TestDiffNamesEachIdentifier(t *testing.T) {
+// TestAPIDiffNamesEachIdentifier: a difference from the record names each
+// identifier added, removed or changed.
+func TestAPIDiffNamesEachIdentifier(t *testing.T) {
 	const p = "pkg example.com/m, "
 	recorded := []string{
 		p + "func Old(string) error",
@@ -111,7 +124,7 @@ func TestDiffNamesEachIdentifier(t *testing.T) {
 		"changed: " + p + "type T struct, Name string\n      to: " + p + "type T struct, Name []string",
 		"removed: " + p + "func Old(string) error",
 	}
-	if got := Diff(recorded, current); !slices.Equal(got, want) {
+	if got := apiDiff(recorded, current); !slices.Equal(got, want) {
 		t.Errorf("Diff =\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
 	}
 }
