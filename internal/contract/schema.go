@@ -29,7 +29,8 @@ type schema struct {
 	items            *schema
 	oneOf            []*schema
 	ext              map[string]any
-	// empty: no keyword constrains a value but null (set by markEmpty).
+	// empty: no keyword of s or below it constrains a value, so that it
+	// takes any value but null (New sets it, isEmpty).
 	empty bool
 }
 
@@ -196,8 +197,9 @@ func (s *schema) constrains() bool {
 		len(s.required) > 0 || s.additional != nil && !*s.additional
 }
 
-// isEmpty is markEmpty's test, on a graph that may be cyclic: a schema met
-// again on the way down adds nothing of its own there.
+// isEmpty reports whether no keyword of s or of a schema below it
+// constrains a value, on a graph that may be cyclic: a schema met again
+// on the way down adds nothing of its own there.
 func (s *schema) isEmpty(visiting map[*schema]bool) bool {
 	if visiting[s] {
 		return true
