@@ -52,19 +52,14 @@ var formats = map[string][]string{
 // components/schemas (a schema reached through several refs is one
 // *schema, recursion included).
 func (p *parser) parseSchema(v any, where string) (*schema, error) {
-	if ref, ok, err := refOf(v, where); err != nil || ok {
-		if err != nil {
-			return nil, err
-		}
+	ref, isRef, err := refOf(v, where)
+	switch {
+	case err != nil:
+		return nil, err
+	case isRef:
 		return p.schemaRef(ref, where)
 	}
-	m, err := object(v, where, schemaKeys...)
-	if err != nil {
-		return nil, err
-	}
-	s := &schema{ext: extensions(m)}
-	p.all = append(p.all, s)
-	return s, p.fillSchema(s, m, where)
+	return p.readSchema(v, where, "")
 }
 
 // schemaRef is the schema a $ref names.
@@ -80,14 +75,23 @@ func (p *parser) schemaRef(ref, where string) (*schema, error) {
 	if !ok {
 		return nil, fmt.Errorf("%s: $ref %q: no such schema", where, ref)
 	}
-	m, err := object(raw, ref, schemaKeys...)
+	return p.readSchema(raw, ref, name)
+}
+
+// readSchema reads the Schema Object v at where into a new schema; one
+// of components/schemas (name) is known by its name before its
+// subschemas are read, so that a $ref among them to it finds it.
+func (p *parser) readSchema(v any, where, name string) (*schema, error) {
+	m, err := object(v, where, schemaKeys...)
 	if err != nil {
 		return nil, err
 	}
 	s := &schema{ext: extensions(m)}
-	p.schemas[name] = s
+	if name != "" {
+		p.schemas[name] = s
+	}
 	p.all = append(p.all, s)
-	return s, p.fillSchema(s, m, ref)
+	return s, p.fillSchema(s, m, where)
 }
 
 // fillSchema reads the keywords of m into s.
