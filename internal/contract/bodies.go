@@ -187,15 +187,9 @@ func (m *mediaType) decodeForm(body []byte) (any, error) {
 	}
 	obj := map[string]any{}
 	for name := range m.schema.properties {
-		vs, ok := values[name]
-		if !ok || len(vs) == 0 {
-			continue
+		if vs := values[name]; len(vs) > 0 {
+			obj[name] = firstValue(vs)
 		}
-		v := vs[0]
-		if i := slices.IndexFunc(vs, func(s string) bool { return s != "" }); i >= 0 {
-			v = vs[i]
-		}
-		obj[name] = v
 	}
 	return obj, nil
 }

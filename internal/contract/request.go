@@ -108,19 +108,22 @@ func (p *parameter) raw(req *http.Request, vars map[string]string, query url.Val
 		return v, v != ""
 	case "query":
 		vs, ok := query[p.name]
-		if len(vs) == 0 {
-			return "", ok
-		}
-		if i := slices.IndexFunc(vs, func(s string) bool { return s != "" }); i >= 0 {
-			return vs[i], true
-		}
-		return "", true
+		return firstValue(vs), ok
 	}
 	vs, ok := req.Header[http.CanonicalHeaderKey(p.name)]
 	if len(vs) == 0 {
 		return "", ok
 	}
 	return vs[0], true
+}
+
+// firstValue is the first of a query's or form's values of one name
+// that is not empty, or "".
+func firstValue(vs []string) string {
+	if i := slices.IndexFunc(vs, func(s string) bool { return s != "" }); i >= 0 {
+		return vs[i]
+	}
+	return ""
 }
 
 // parse turns a parameter's text into a value of its schema's type; an
