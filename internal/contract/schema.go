@@ -276,17 +276,13 @@ func (s *schema) validateValue(v *validation, value any, at []string) {
 		v.fail(at, "Value is not nullable")
 	case bool:
 		s.expect(v, "boolean", at)
-	case json.Number:
-		f, err := strconv.ParseFloat(string(value), 64)
-		if err != nil {
+	case json.Number, int64, float64:
+		f, ok := asFloat(value)
+		if !ok {
 			v.fail(at, "cannot convert json.Number to float64")
 			return
 		}
 		s.validateNumber(v, f, at)
-	case int64:
-		s.validateNumber(v, float64(value), at)
-	case float64:
-		s.validateNumber(v, value, at)
 	case string:
 		s.validateString(v, value, at)
 	case []any:
@@ -435,14 +431,16 @@ func (s *schema) validateObject(v *validation, obj map[string]any, at []string) 
 
 // equalJSON compares an enum value with a decoded one: numbers by value.
 func equalJSON(e, value any) bool {
-	if n, ok := e.(json.Number); ok {
-		x, err := strconv.ParseFloat(string(n), 64)
+	if _, ok := e.(json.Number); ok {
+		x, okE := asFloat(e)
 		y, ok := asFloat(value)
-		return err == nil && ok && x == y
+		return okE && ok && x == y
 	}
 	return e == value
 }
 
+// asFloat is a number as a float64: a json.Number that parses, an
+// int64 or a float64.
 func asFloat(value any) (float64, bool) {
 	switch value := value.(type) {
 	case json.Number:
