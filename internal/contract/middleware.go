@@ -22,14 +22,15 @@ const sdkAgent = "partner-go/"
 // report with each Violation, after the handler has answered. A request
 // of the SDK (its User-Agent) must match an operation; a test's own
 // requests to no operation pass unchecked (tests send them on purpose).
-// A request that breaks its operation's parameters, security or body is a
-// violation when the handler accepted it (2xx); refused, it shows the
-// handler enforcing the contract (tests send bad input on purpose, through
-// the SDK too). Every answer to an operation is checked. The body streams to the handler as
-// the client sends it, a copy kept on the way; a body the handler did
-// not read to its end is not checked. Answers are checked as written:
-// not when the connection was taken over (a dropped or cut answer) or
-// the client went away before the answer was whole.
+// A request that breaks its operation's parameters, security or body is
+// a violation when the handler accepted it (2xx); refused, it shows the
+// handler enforcing the contract (tests send bad input on purpose,
+// through the SDK too). Every answer to an operation is checked. The
+// body streams to the handler as the client sends it, a copy kept on the
+// way; a body the handler did not read to its end is not checked.
+// Answers are checked as written: not when the connection was taken over
+// (a dropped or cut answer), the answer went past maxChecked, or the
+// client went away before the answer was whole.
 func (c *Checker) Middleware(report func(*Violation)) func(http.Handler) http.Handler {
 	return capture(func(r *http.Request, body []byte, a answer) {
 		x, v := c.CheckRequest(r, body)
