@@ -326,9 +326,9 @@ func (p *parser) parameters(v any, where string) ([]*parameter, error) {
 		if ref, ok, err := refOf(e, at); err != nil {
 			return nil, err
 		} else if ok {
-			name, _ := strings.CutPrefix(ref, "#/components/parameters/")
+			name, isParam := strings.CutPrefix(ref, "#/components/parameters/")
 			raw, found := p.components("parameters")[name]
-			if !found || !strings.HasPrefix(ref, "#/components/parameters/") {
+			if !isParam || !found {
 				return nil, fmt.Errorf("%s: $ref %q: no such parameter", at, ref)
 			}
 			e, at = raw, ref
