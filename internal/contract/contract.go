@@ -157,13 +157,6 @@ func (x *Exchange) Method() string { return x.method }
 // it ("/report/v1/{reportId}/data").
 func (x *Exchange) Template() string { return x.op.path.template }
 
-// SDKMethod is the SDK method the contract says sends the operation
-// (x-sdk-method, "Reports.DataPages"), "" when it names none.
-func (x *Exchange) SDKMethod() string {
-	s, _ := x.op.ext["x-sdk-method"].(string)
-	return s
-}
-
 // SDKOps are the operation names (core.Request.Op) of the SDK's requests
 // to the exchange's operation, as the contract lists them (x-sdk-ops).
 func (x *Exchange) SDKOps() []string {
