@@ -99,26 +99,6 @@ func (tf *testFake) token(t *testing.T) (access, refresh string) {
 	return a.body["access_token"].(string), a.body["refresh_token"].(string)
 }
 
-// grant gets an access and a refresh token for the default client as
-// token does, from the fake's handler without a connection: for tests
-// that need many tokens.
-func (tf *testFake) grant(t *testing.T) (access, refresh string) {
-	t.Helper()
-	req := httptest.NewRequest("POST", "/oauth/token", strings.NewReader(
-		`{"grant_type":"client_credentials","client_id":"`+DefaultClientID+`","client_secret":"`+DefaultClientSecret+`"}`))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	tf.ServeHTTP(rec, req)
-	var tok struct {
-		Access  string `json:"access_token"`
-		Refresh string `json:"refresh_token"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &tok); rec.Code != 200 || err != nil || tok.Access == "" || tok.Refresh == "" {
-		t.Fatalf("token: %d %s", rec.Code, rec.Body)
-	}
-	return tok.Access, tok.Refresh
-}
-
 func TestTokenEndpointBadInput(t *testing.T) {
 	tf := newTestFake(t, WithClient(DefaultClientID, DefaultClientSecret), WithClient("narrow", "narrow-secret", scopeReports), WithScopeChecks())
 	_, spent := tf.token(t)
