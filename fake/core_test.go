@@ -26,8 +26,7 @@ type testFake struct {
 
 func newTestFake(t *testing.T, opts ...Option) *testFake {
 	t.Helper()
-	tf := newTestFakeUnstarted(opts...)
-	tf.srv.Start()
+	tf := serveTestFake(opts...)
 	t.Cleanup(tf.srv.Close)
 	return tf
 }
@@ -38,13 +37,14 @@ func newTestFake(t *testing.T, opts ...Option) *testFake {
 // waits for the client to stop sending), which a test need not wait out.
 func newTestFakeNoLinger(t *testing.T, opts ...Option) *testFake {
 	t.Helper()
-	tf := newTestFakeUnstarted(opts...)
-	tf.srv.Start()
+	tf := serveTestFake(opts...)
 	t.Cleanup(func() { tf.srv.Config.Close() })
 	return tf
 }
 
-func newTestFakeUnstarted(opts ...Option) *testFake {
+// serveTestFake serves a fake with opts and the test-only routes on an
+// httptest server, which its caller closes.
+func serveTestFake(opts ...Option) *testFake {
 	tf := &testFake{Fake: New(opts...)}
 	tf.handle("GET /testonly/v1/ping", scopeReports, func(w http.ResponseWriter, r *http.Request) {
 		tf.pings.Add(1)
@@ -54,7 +54,7 @@ func newTestFakeUnstarted(opts ...Option) *testFake {
 		tf.bumps.Add(1)
 		writeJSON(w, http.StatusOK, map[string]int{"n": int(tf.bumps.Load())})
 	})
-	tf.srv = httptest.NewUnstartedServer(tf.Fake)
+	tf.srv = httptest.NewServer(tf.Fake)
 	return tf
 }
 
