@@ -26,8 +26,7 @@ type testFake struct {
 
 func newTestFake(t *testing.T, opts ...Option) *testFake {
 	t.Helper()
-	tf := newTestFakeUnstarted(opts...)
-	tf.srv.Start()
+	tf := serveTestFake(opts...)
 	t.Cleanup(tf.srv.Close)
 	return tf
 }
@@ -38,13 +37,14 @@ func newTestFake(t *testing.T, opts ...Option) *testFake {
 // waits for the client to stop sending), which a test need not wait out.
 func newTestFakeNoLinger(t *testing.T, opts ...Option) *testFake {
 	t.Helper()
-	tf := newTestFakeUnstarted(opts...)
-	tf.srv.Start()
+	tf := serveTestFake(opts...)
 	t.Cleanup(func() { tf.srv.Config.Close() })
 	return tf
 }
 
-func newTestFakeUnstarted(opts ...Option) *testFake {
+// serveTestFake serves a fake with opts and the test-only routes on an
+// httptest server, which its caller closes.
+func serveTestFake(opts ...Option) *testFake {
 	tf := &testFake{Fake: New(opts...)}
 	tf.handle("GET /testonly/v1/ping", scopeReports, func(w http.ResponseWriter, r *http.Request) {
 		tf.pings.Add(1)
@@ -54,7 +54,7 @@ func newTestFakeUnstarted(opts ...Option) *testFake {
 		tf.bumps.Add(1)
 		writeJSON(w, http.StatusOK, map[string]int{"n": int(tf.bumps.Load())})
 	})
-	tf.srv = httptest.NewUnstartedServer(tf.Fake)
+	tf.srv = httptest.NewServer(tf.Fake)
 	return tf
 }
 
@@ -97,26 +97,6 @@ func (tf *testFake) token(t *testing.T) (access, refresh string) {
 		t.Fatalf("token: %d %s", a.status, a.raw)
 	}
 	return a.body["access_token"].(string), a.body["refresh_token"].(string)
-}
-
-// grant gets an access and a refresh token for the default client as
-// token does, from the fake's handler without a connection: for tests
-// that need many tokens.
-func (tf *testFake) grant(t *testing.T) (access, refresh string) {
-	t.Helper()
-	req := httptest.NewRequest("POST", "/oauth/token", strings.NewReader(
-		`{"grant_type":"client_credentials","client_id":"`+DefaultClientID+`","client_secret":"`+DefaultClientSecret+`"}`))
-	req.Header.Set("Content-Type", "application/json")
-	rec := httptest.NewRecorder()
-	tf.ServeHTTP(rec, req)
-	var tok struct {
-		Access  string `json:"access_token"`
-		Refresh string `json:"refresh_token"`
-	}
-	if err := json.Unmarshal(rec.Body.Bytes(), &tok); rec.Code != 200 || err != nil || tok.Access == "" || tok.Refresh == "" {
-		t.Fatalf("token: %d %s", rec.Code, rec.Body)
-	}
-	return tok.Access, tok.Refresh
 }
 
 func TestTokenEndpointBadInput(t *testing.T) {

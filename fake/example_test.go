@@ -55,13 +55,9 @@ func Example() {
 }
 
 // A test seeds exactly the state it needs: here a report with two rows,
-// exported through a view as the code under test would. The fake runs on
-// a manual clock, moved on each time the export reads the view's status:
-// the view is ready at the second read instead of after its 250 ms of
-// preparation.
+// exported through a view as the code under test would.
 func ExampleFake_AddReport() {
-	clock := fake.NewManualClock(time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC))
-	srv := fake.NewServer(fake.WithClock(clock)) // empty: no demo data
+	srv := fake.NewServer(fake.WithViewDelay(0)) // empty: no demo data; views are ready at once
 	defer srv.Close()
 	id := srv.AddReport(fake.Report{
 		Name: "Regions",
@@ -74,10 +70,7 @@ func ExampleFake_AddReport() {
 	c := client(srv)
 
 	var out strings.Builder
-	opts := reports.ExportOptions{Wait: reports.WaitOptions{Progress: func(*reports.ViewStatus) {
-		clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
-	}}}
-	n, err := c.Reports.ExportCSV(context.Background(), id, &out, opts)
+	n, err := c.Reports.ExportCSV(context.Background(), id, &out, reports.ExportOptions{})
 	if err != nil {
 		log.Fatal(err)
 	}

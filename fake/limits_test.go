@@ -97,7 +97,7 @@ func TestTokensSwept(t *testing.T) {
 	tf := newTestFake(t, WithClock(clk), WithTokenLifetime(time.Minute))
 	_, first := tf.token(t)
 	for range 3 * sweepEvery {
-		tf.grant(t)
+		handlerToken(t, tf.Fake)
 		clk.Advance(time.Second)
 	}
 	access, refresh := tf.tokensHeld()
@@ -107,7 +107,7 @@ func TestTokensSwept(t *testing.T) {
 		t.Fatalf("holding %d access and %d refresh tokens after %d grants", access, refresh, 3*sweepEvery+1)
 	}
 	for range maxRefreshTokens {
-		tf.grant(t)
+		handlerToken(t, tf.Fake)
 	}
 	if _, refresh := tf.tokensHeld(); refresh != maxRefreshTokens {
 		t.Fatalf("%d refresh tokens, want the cap %d", refresh, maxRefreshTokens)

@@ -23,8 +23,8 @@ const (
 	// MaxQueryBytes bounds the raw query string (414 beyond it).
 	MaxQueryBytes = 16 << 10
 	// MaxJSONBody bounds a JSON request body (413 beyond it), of the
-	// fake's routes and the admin API's alike; bulk loads, uploads and
-	// the admin API's seed have their own bounds.
+	// fake's routes and the admin API's alike; the token endpoint, bulk
+	// loads, uploads and the admin API's seed have their own bounds.
 	MaxJSONBody = 4 << 20
 )
 
