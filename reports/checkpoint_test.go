@@ -14,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -50,27 +51,24 @@ func (l *pageLog) take() []int64 {
 	return p
 }
 
-// readyView prepares a view of a report of rows numbered rows and moves
-// the fake's clock until it is ready.
+// readyView prepares a view of a report of rows numbered rows and waits
+// until it is ready, on a fake whose views are ready at their first
+// status read (mocktest.StepOnStatusReads), as are those its exports
+// prepare.
 func readyView(t *testing.T, rows int) (*fake.Server, *reports.Service, *pageLog, int64, int64) {
 	t.Helper()
-	srv, svc, log, reportID, viewID, _ := readyViewClock(t, rows)
-	return srv, svc, log, reportID, viewID
-}
-
-// readyViewClock is readyView, with the fake's clock.
-func readyViewClock(t *testing.T, rows int) (*fake.Server, *reports.Service, *pageLog, int64, int64, *fake.ManualClock) {
-	t.Helper()
-	clock := viewClock()
 	log := &pageLog{}
-	srv, c := newClient(t, []fake.Option{fake.WithClock(clock), fake.WithMiddleware(log.middleware)})
+	srv, c := newClient(t, append(mocktest.StepOnStatusReads(), fake.WithMiddleware(log.middleware)))
 	id := numbered(srv, rows)
-	viewID, err := c.Reports.PrepareExport(context.Background(), id)
+	ctx := context.Background()
+	viewID, err := c.Reports.PrepareExport(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
-	return srv, c.Reports, log, id, viewID, clock
+	if _, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	return srv, c.Reports, log, id, viewID
 }
 
 // TestExportResumesFromEveryCheckpoint stops an export of 23 rows in
@@ -189,17 +187,16 @@ func TestExportFromBadCheckpoint(t *testing.T) {
 // are written, and From goes on without a header: the file cut at the
 // checkpoint's length and continued is the whole export.
 func TestExportCSVResumes(t *testing.T) {
-	_, svc, _, reportID, _, clock := readyViewClock(t, 12)
-	wait := readyWait(clock)
+	_, svc, _, reportID, _ := readyView(t, 12)
 	var whole bytes.Buffer
-	if _, err := svc.ExportCSV(context.Background(), reportID, &whole, reports.ExportOptions{PageSize: 5, Wait: wait}); err != nil {
+	if _, err := svc.ExportCSV(context.Background(), reportID, &whole, reports.ExportOptions{PageSize: 5}); err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	var b bytes.Buffer
 	var cp reports.Checkpoint
 	var kept int
-	opts := reports.ExportOptions{PageSize: 5, Wait: wait, Checkpoint: func(c reports.Checkpoint) {
+	opts := reports.ExportOptions{PageSize: 5, Checkpoint: func(c reports.Checkpoint) {
 		cp, kept = c, b.Len()
 		if c.Rows >= 5 {
 			cancel() // after the first page

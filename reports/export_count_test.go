@@ -84,13 +84,12 @@ func (c *pageCounter) counts(rows, pageSize int64) (pages, pagesPast, probes, pr
 	return
 }
 
-// countingClient starts a fake on a manual clock (see readyWait) behind a
-// pageCounter, and returns it with the counter, a client of it and the
-// clock.
-func countingClient(t *testing.T) (*fake.Fake, *pageCounter, *partner.Client, *fake.ManualClock) {
+// countingClient starts a fake whose views are ready at their first
+// status read (mocktest.StepOnStatusReads) behind a pageCounter, and
+// returns it with the counter and a client of it.
+func countingClient(t *testing.T) (*fake.Fake, *pageCounter, *partner.Client) {
 	t.Helper()
-	clock := viewClock()
-	f := fake.New(fake.WithClock(clock), mocktest.ContractCheck(t))
+	f := fake.New(append(mocktest.StepOnStatusReads(), mocktest.ContractCheck(t))...)
 	t.Cleanup(f.Close)
 	pc := &pageCounter{h: f}
 	ts := httptest.NewServer(pc)
@@ -101,7 +100,7 @@ func countingClient(t *testing.T) (*fake.Fake, *pageCounter, *partner.Client, *f
 	if err != nil {
 		t.Fatal(err)
 	}
-	return f, pc, c, clock
+	return f, pc, c
 }
 
 // TestExportRequestBound counts, at the server, the requests of whole
@@ -119,11 +118,10 @@ func TestExportRequestBound(t *testing.T) {
 		for _, limit := range limits {
 			t.Run(fmt.Sprintf("%d rows, concurrency %d", rows, limit), func(t *testing.T) {
 				t.Parallel()
-				f, pc, c, clock := countingClient(t)
+				f, pc, c := countingClient(t)
 				id := f.AddReport(fake.Report{Name: "r", Columns: numberCols, RowCount: rows,
 					Generate: func(i int) []any { return []any{i, fmt.Sprintf("row %d", i)} }})
-				got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: pageSize, Concurrency: limit,
-					Wait: readyWait(clock)}))
+				got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: pageSize, Concurrency: limit}))
 				if len(got) != rows {
 					t.Fatalf("%d rows, want %d", len(got), rows)
 				}
@@ -192,7 +190,7 @@ func (c *pageCounter) total() int {
 // every row, sending that one request more than an export without it.
 func TestExportRetriesThrottledPage(t *testing.T) {
 	t.Parallel()
-	f, pc, c, clock := countingClient(t)
+	f, pc, c := countingClient(t)
 	id := f.AddReport(fake.Report{Name: "r", Columns: numberCols, RowCount: 2000,
 		Generate: func(i int) []any { return []any{i, fmt.Sprintf("row %d", i)} }})
 	ctx := context.Background()
@@ -200,7 +198,7 @@ func TestExportRetriesThrottledPage(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := c.Reports.WaitView(ctx, viewID, readyWait(clock)); err != nil {
+	if _, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); err != nil {
 		t.Fatal(err)
 	}
 	f.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/view/*/data", Times: 1, Status: 429, RetryAfter: "0", PageSize: 100, PageNumber: 0})

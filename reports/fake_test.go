@@ -303,15 +303,13 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 
 func TestWaitForFailedView(t *testing.T) {
 	t.Parallel()
-	clock := fake.NewManualClock(time.Now())
-	srv, c := newClient(t, []fake.Option{fake.WithClock(clock)})
+	srv, c := newClient(t, mocktest.StepOnStatusReads())
 	id := srv.AddReport(fake.Report{Name: "broken", Columns: numberCols, FailViews: true})
 	ctx := context.Background()
 	viewID, err := c.Reports.PrepareExport(ctx, id)
 	if err != nil {
 		t.Fatal(err)
 	}
-	clock.Advance(time.Second)
 	var verr *reports.ViewError
 	if st, err := c.Reports.WaitView(ctx, viewID, reports.WaitOptions{}); st == nil || st.Status != reports.ViewFailed || !errors.As(err, &verr) || verr.View.ViewID != viewID || verr.View.Status != reports.ViewFailed {
 		t.Errorf("WaitView = %+v, %v; want FAILED and a *ViewError", st, err)
@@ -319,7 +317,7 @@ func TestWaitForFailedView(t *testing.T) {
 	// Export yields the failure of the view it waits for.
 	id = srv.AddReport(fake.Report{Name: "broken too", Columns: numberCols, FailViews: true})
 	yields := 0
-	for _, err := range c.Reports.Export(ctx, id, reports.ExportOptions{Wait: readyWait(clock)}) {
+	for _, err := range c.Reports.Export(ctx, id, reports.ExportOptions{}) {
 		yields++
 		if !errors.As(err, &verr) || verr.View.Status != reports.ViewFailed {
 			t.Errorf("Export of a failing report: %v", err)
@@ -338,9 +336,8 @@ func TestWaitForFailedView(t *testing.T) {
 func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
 	t.Parallel()
 	const rows, size = 2500, 100
-	clock := viewClock()
 	var hold firstPageLast
-	srv, c := newClient(t, []fake.Option{fake.WithClock(clock), fake.WithMiddleware(hold.middleware)})
+	srv, c := newClient(t, append(mocktest.StepOnStatusReads(), fake.WithMiddleware(hold.middleware)))
 	id := numbered(srv, rows)
 	for _, concurrency := range []int{1, 4, 16} {
 		t.Run(fmt.Sprint(concurrency), func(t *testing.T) {
@@ -351,7 +348,7 @@ func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
 			hold.set(t, after)
 			var progress []int64
 			got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{
-				PageSize: size, Concurrency: concurrency, Wait: readyWait(clock),
+				PageSize: size, Concurrency: concurrency,
 				Progress: func(n int64) { progress = append(progress, n) },
 			}))
 			if !slices.Equal(got, seq(rows)) {
@@ -483,8 +480,7 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, how := range []string{"cancel", "break"} {
 		t.Run(how, func(t *testing.T) {
-			clock := viewClock()
-			f := fake.New(fake.WithClock(clock), mocktest.ContractCheck(t))
+			f := fake.New(append(mocktest.StepOnStatusReads(), mocktest.ContractCheck(t))...)
 			// Pages 0 to 2 answer; the pages after them hang, so only
 			// cancellation can end their requests.
 			ts := httptest.NewServer(hangFrom(f, 3))
@@ -508,8 +504,7 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 			defer cancel()
 			n := 0
 			var last error
-			for _, err := range c.Reports.Export(ctx, id, reports.ExportOptions{PageSize: 500, Concurrency: 2,
-				Wait: readyWait(clock)}) {
+			for _, err := range c.Reports.Export(ctx, id, reports.ExportOptions{PageSize: 500, Concurrency: 2}) {
 				if err != nil {
 					last = err
 					break
@@ -534,13 +529,12 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 
 func TestExportCSV(t *testing.T) {
 	t.Parallel()
-	clock := viewClock()
-	srv, c := newClient(t, []fake.Option{fake.WithClock(clock)})
+	srv, c := newClient(t, mocktest.StepOnStatusReads())
 	id := srv.AddReport(fake.Report{Name: "csv", Columns: []fake.Column{
 		{ID: "name", Name: "Name"}, {ID: "amount", Name: "Amount", Type: "CURRENCY"}, {ID: "ok", Name: "OK", Type: "BOOLEAN"},
 	}, Rows: [][]any{{"Acme, Inc.", 10.25, true}, {"Globex", nil, false}}})
 	var b bytes.Buffer
-	n, err := c.Reports.ExportCSV(context.Background(), id, &b, reports.ExportOptions{Wait: readyWait(clock)})
+	n, err := c.Reports.ExportCSV(context.Background(), id, &b, reports.ExportOptions{})
 	if err != nil || n != 2 {
 		t.Fatalf("ExportCSV = %d, %v", n, err)
 	}
@@ -551,7 +545,7 @@ func TestExportCSV(t *testing.T) {
 	// An empty report has no row to take a header from: nothing is written.
 	empty := numbered(srv, 0)
 	b.Reset()
-	if n, err := c.Reports.ExportCSV(context.Background(), empty, &b, reports.ExportOptions{Wait: readyWait(clock)}); n != 0 || err != nil || b.Len() != 0 {
+	if n, err := c.Reports.ExportCSV(context.Background(), empty, &b, reports.ExportOptions{}); n != 0 || err != nil || b.Len() != 0 {
 		t.Errorf("empty export = %d, %v, %q", n, err, b.String())
 	}
 }
@@ -601,8 +595,7 @@ func TestUnknownReportIsNotFound(t *testing.T) {
 
 func TestReportReadsAreRetried(t *testing.T) {
 	t.Parallel()
-	clock := viewClock()
-	srv, c := newClient(t, []fake.Option{fake.WithClock(clock)})
+	srv, c := newClient(t, mocktest.StepOnStatusReads())
 	id := numbered(srv, 30)
 	// Report reads are POSTs that only read: a 503 is retried.
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/*/data", Status: 503, Times: 1})
@@ -610,8 +603,7 @@ func TestReportReadsAreRetried(t *testing.T) {
 	if got := collectN(t, c.Reports.Data(context.Background(), id, reports.DataParams{PageSize: 10})); !slices.Equal(got, seq(30)) {
 		t.Errorf("Data read %v", got)
 	}
-	got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: 10,
-		Wait: readyWait(clock)}))
+	got := collectN(t, c.Reports.Export(context.Background(), id, reports.ExportOptions{PageSize: 10}))
 	if !slices.Equal(got, seq(30)) {
 		t.Errorf("Export read %v", got)
 	}

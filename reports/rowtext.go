@@ -8,8 +8,9 @@ import (
 
 // The values of a row read from the service stay JSON text in their page
 // until asked for: a row holds where each starts (Row.offs), valueEnd (the
-// scanner's too) finds where it ends, and valueOf and textOf make it what Row.Value and Row.Text
-// return. The text was checked when the page was decoded (scanner.row).
+// scanner's too) finds where it ends, and valueOf and textOf make it what
+// Row.Value and Row.Text return. The text was checked when the page was
+// decoded (scanner.row).
 
 // valueOf returns the value whose JSON text is raw, as Row.Value gives
 // it: a string without escapes, in valid UTF-8, is a substring of raw;

@@ -215,6 +215,33 @@ func TestGateCountsWhatPagesHold(t *testing.T) {
 	}
 }
 
+// TestFetchedPageCountsItsCost: the runner counts a fetched page at the
+// cost it says it holds (Page.Cost), not at what Ready was told. Only
+// page 0 answers; every other request waits for the export's end.
+func TestFetchedPageCountsItsCost(t *testing.T) {
+	t.Parallel()
+	fetch := func(ctx context.Context, number, size int64, h Hooks) (Page[int64], error) {
+		if number != 0 || size == 1 {
+			<-ctx.Done()
+			return Page[int64]{}, ctx.Err()
+		}
+		if err := h.Ready(4); err != nil {
+			return Page[int64]{}, err
+		}
+		return Page[int64]{Rows: int(size), Cost: 1}, nil
+	}
+	r := newRunner(context.Background(), 100, 16, 8, fetch)
+	defer r.close()
+	if _, err := r.get(context.Background(), 0); err != nil {
+		t.Fatal(err)
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.held != 1 {
+		t.Errorf("%d held for a page told 4 that holds 1, want 1", r.held)
+	}
+}
+
 // TestPagesRequestBound: whatever the view's length and the cap on
 // requests in flight, an export of P pages sends one request per page,
 // at most 2 past the last page, and at most P + ceil(log2 P) + 2
