@@ -100,12 +100,12 @@ func TestChaos(t *testing.T) {
 	}
 	const workers, rounds = 4, 3
 
-	// The fake's asynchronous work moves on at each read of its status
-	// (mocktest.StepOnStatusReads), with no real wait. Its tokens live an
+	// The fake's asynchronous work needs no real wait
+	// (mocktest.NoWaits). Its tokens live an
 	// hour on that manual clock; the proxy tells the clients they live a
 	// second (chaosTokenLifetime), so the clients' own clock, the real
 	// one, makes them refresh early.
-	srv := fake.NewServer(append(mocktest.StepOnStatusReads(), fake.WithDemoData(), fake.WithFullSCIMFilter(), mocktest.ContractCheck(t))...)
+	srv := fake.NewServer(append(mocktest.NoWaits(), fake.WithDemoData(), fake.WithFullSCIMFilter(), mocktest.ContractCheck(t))...)
 	defer srv.Close()
 	proxy := &chaosProxy{target: srv.URL, out: &http.Transport{MaxIdleConnsPerHost: 16}, rng: rand.New(rand.NewPCG(seed, seed^0x9e3779b97f4a7c15)),
 		expiryGrants: map[string]int{}}

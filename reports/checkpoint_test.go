@@ -52,13 +52,12 @@ func (l *pageLog) take() []int64 {
 }
 
 // readyView prepares a view of a report of rows numbered rows and waits
-// until it is ready, on a fake whose views are ready at their first
-// status read (mocktest.StepOnStatusReads), as are those its exports
-// prepare.
+// until it is ready, on a fake whose views are ready at once
+// (mocktest.NoWaits), as are those its exports prepare.
 func readyView(t *testing.T, rows int) (*fake.Server, *reports.Service, *pageLog, int64, int64) {
 	t.Helper()
 	log := &pageLog{}
-	srv, c := newClient(t, append(mocktest.StepOnStatusReads(), fake.WithMiddleware(log.middleware)))
+	srv, c := newClient(t, append(mocktest.NoWaits(), fake.WithMiddleware(log.middleware)))
 	id := numbered(srv, rows)
 	ctx := context.Background()
 	viewID, err := c.Reports.PrepareExport(ctx, id)

@@ -15,9 +15,9 @@ import (
 )
 
 // exampleClient starts a fake with a small report and returns a client.
-// The fake's views are ready at their first status read.
+// The fake's views are ready at once.
 func exampleClient() (*fake.Server, *partner.Client, int64) {
-	srv := fake.NewServer(mocktest.StepOnStatusReads()...)
+	srv := fake.NewServer(mocktest.NoWaits()...)
 	id := srv.AddReport(fake.Report{
 		Name: "Deals",
 		Columns: []fake.Column{

@@ -84,12 +84,12 @@ func (c *pageCounter) counts(rows, pageSize int64) (pages, pagesPast, probes, pr
 	return
 }
 
-// countingClient starts a fake whose views are ready at their first
-// status read (mocktest.StepOnStatusReads) behind a pageCounter, and
+// countingClient starts a fake whose views are ready at once
+// (mocktest.NoWaits) behind a pageCounter, and
 // returns it with the counter and a client of it.
 func countingClient(t *testing.T) (*fake.Fake, *pageCounter, *partner.Client) {
 	t.Helper()
-	f := fake.New(append(mocktest.StepOnStatusReads(), mocktest.ContractCheck(t))...)
+	f := fake.New(append(mocktest.NoWaits(), mocktest.ContractCheck(t))...)
 	t.Cleanup(f.Close)
 	pc := &pageCounter{h: f}
 	ts := httptest.NewServer(pc)

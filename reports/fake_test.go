@@ -303,7 +303,7 @@ func TestViewLifecycleAndConsistency(t *testing.T) {
 
 func TestWaitForFailedView(t *testing.T) {
 	t.Parallel()
-	srv, c := newClient(t, mocktest.StepOnStatusReads())
+	srv, c := newClient(t, mocktest.NoWaits())
 	id := srv.AddReport(fake.Report{Name: "broken", Columns: numberCols, FailViews: true})
 	ctx := context.Background()
 	viewID, err := c.Reports.PrepareExport(ctx, id)
@@ -337,7 +337,7 @@ func TestExportKeepsOrderWithPagesArrivingOutOfOrder(t *testing.T) {
 	t.Parallel()
 	const rows, size = 2500, 100
 	var hold firstPageLast
-	srv, c := newClient(t, append(mocktest.StepOnStatusReads(), fake.WithMiddleware(hold.middleware)))
+	srv, c := newClient(t, append(mocktest.NoWaits(), fake.WithMiddleware(hold.middleware)))
 	id := numbered(srv, rows)
 	for _, concurrency := range []int{1, 4, 16} {
 		t.Run(fmt.Sprint(concurrency), func(t *testing.T) {
@@ -480,7 +480,7 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 	defer goleak.VerifyNone(t, goleak.IgnoreCurrent())
 	for _, how := range []string{"cancel", "break"} {
 		t.Run(how, func(t *testing.T) {
-			f := fake.New(append(mocktest.StepOnStatusReads(), mocktest.ContractCheck(t))...)
+			f := fake.New(append(mocktest.NoWaits(), mocktest.ContractCheck(t))...)
 			// Pages 0 to 2 answer; the pages after them hang, so only
 			// cancellation can end their requests.
 			ts := httptest.NewServer(hangFrom(f, 3))
@@ -529,7 +529,7 @@ func TestExportCancelledMidwayLeavesNoGoroutine(t *testing.T) {
 
 func TestExportCSV(t *testing.T) {
 	t.Parallel()
-	srv, c := newClient(t, mocktest.StepOnStatusReads())
+	srv, c := newClient(t, mocktest.NoWaits())
 	id := srv.AddReport(fake.Report{Name: "csv", Columns: []fake.Column{
 		{ID: "name", Name: "Name"}, {ID: "amount", Name: "Amount", Type: "CURRENCY"}, {ID: "ok", Name: "OK", Type: "BOOLEAN"},
 	}, Rows: [][]any{{"Acme, Inc.", 10.25, true}, {"Globex", nil, false}}})
@@ -595,7 +595,7 @@ func TestUnknownReportIsNotFound(t *testing.T) {
 
 func TestReportReadsAreRetried(t *testing.T) {
 	t.Parallel()
-	srv, c := newClient(t, mocktest.StepOnStatusReads())
+	srv, c := newClient(t, mocktest.NoWaits())
 	id := numbered(srv, 30)
 	// Report reads are POSTs that only read: a 503 is retried.
 	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/*/data", Status: 503, Times: 1})

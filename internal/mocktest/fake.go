@@ -49,29 +49,19 @@ func ContractCheck(t testing.TB) fake.Option {
 	}
 }
 
-// StepOnStatusReads returns fake options under which the fake's
-// asynchronous work moves on at each read of its status, with no real
-// wait: a manual clock that every report view status read moves past
-// the time the fake takes to prepare a view, before the fake answers (a
-// view is ready at its first status read), and that every bulk status
-// read moves on by half of fake.DefaultBulkDelay, after the fake answers
-// (an execution of the default delay shows running at its first two
-// reads and is done at the third). It is for tests that are not about
-// those waits.
-func StepOnStatusReads() []fake.Option {
+// NoWaits returns fake options under which the fake's
+// asynchronous work needs no real wait: report views are ready at once
+// (fake.WithViewDelay(0)), and a manual clock moves on by half of
+// fake.DefaultBulkDelay after every bulk status read is answered (an
+// execution of the default delay shows running at its first two reads
+// and is done at the third). It is for tests that are not about those
+// waits.
+func NoWaits() []fake.Option {
 	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
-	return []fake.Option{fake.WithClock(clock), fake.WithMiddleware(func(next http.Handler) http.Handler {
+	return []fake.Option{fake.WithViewDelay(0), fake.WithClock(clock), fake.WithMiddleware(func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if r.Method != http.MethodGet {
-				next.ServeHTTP(w, r)
-				return
-			}
-			p := r.URL.Path
-			if strings.HasPrefix(p, "/report/v1/view/") && strings.HasSuffix(p, "/status") {
-				clock.Advance(fake.ViewPendingFor + fake.ViewRunningFor)
-			}
 			next.ServeHTTP(w, r)
-			if strings.HasPrefix(p, "/bulk/v1/status/") {
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/bulk/v1/status/") {
 				clock.Advance(fake.DefaultBulkDelay / 2)
 			}
 		})
