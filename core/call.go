@@ -54,6 +54,7 @@ type call struct {
 	tok     *oauth2.Token // the token of the current attempt
 	attempt int           // the current attempt, from 0
 	retries int           // retries made for a failure (not the repeat after a 401)
+	resends int           // of them, sends the transport made again by itself (noReplay)
 	// replayed is set once the request was repeated after a 401.
 	replayed bool
 	cost     int // tokens taken for the last retry, refunded on success

@@ -14,8 +14,11 @@ import (
 	"io"
 	"net/http"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/check"
 )
 
 // DefaultRequestIDHeader is the header that carries the request id the
@@ -36,7 +39,9 @@ type CallOptions struct {
 	// an absolute URL on another host, nor past a redirect to one). The
 	// headers the SDK sets itself (Authorization, Accept, Content-Type,
 	// User-Agent, the environment, subscription key and request id
-	// headers, the trace context) cannot be set here: such a call fails
+	// headers, the trace context) cannot be set here, nor
+	// Idempotency-Key and X-Idempotency-Key, which would let net/http
+	// send a write again after a broken connection: such a call fails
 	// before sending.
 	Header http.Header
 	// AttemptTimeout bounds each attempt, from sending it until its
@@ -55,15 +60,21 @@ type CallOptions struct {
 	NoRetries  bool
 	// Capture, when set, is filled with the final answer of the call
 	// (of each request, for an iterator or a Wait: it then holds the
-	// last one's), successful or not.
+	// last one's), successful or not. Requests sent at once under one
+	// context (an export's pages) write it one at a time: it holds the
+	// answer of the request that ended last. Read it once the call has
+	// returned. What the server sent is masked in it as in an Error (a
+	// token the server echoes reads [redacted]).
 	Capture *ResponseInfo
 }
 
 // ResponseInfo is what CallOptions.Capture receives: the final answer of a
 // call and how it was reached.
 type ResponseInfo struct {
-	// StatusCode and Header are the final answer's; zero and nil when
-	// the call ended without an answer (a network error, a timeout).
+	// StatusCode and Header are the final answer's (a value of Header
+	// that holds one of the client's secrets is masked); zero and nil
+	// when the call ended without an answer (a network error, a
+	// timeout).
 	StatusCode int
 	Header     http.Header
 	// Attempts counts the requests sent: the first, every retry, and the
@@ -77,7 +88,8 @@ type ResponseInfo struct {
 	// same on every attempt; "" when that header is off.
 	RequestID string
 	// ServiceRequestID is the service's own id of the request, read from
-	// the header Config.ServiceRequestIDHeader names; "" when none.
+	// the header Config.ServiceRequestIDHeader names (masked as Header
+	// is); "" when none.
 	ServiceRequestID string
 }
 
@@ -102,6 +114,9 @@ func (c *Client) checkCallHeader(h http.Header) error {
 	for k := range h {
 		if c.reserved(k) {
 			return fmt.Errorf("partner: CallOptions.Header: %q is set by the SDK", k)
+		}
+		if err := check.ReplayHeader(k); err != nil {
+			return fmt.Errorf("partner: CallOptions.Header: %w", err)
 		}
 	}
 	return nil
@@ -146,26 +161,32 @@ func newRequestID() string {
 	return string(b[:])
 }
 
+// captureMu serialises the writes of every Capture: the requests of an
+// export, sent at once under one context, share theirs.
+var captureMu sync.Mutex
+
 // capture fills the call's Capture, when it has one, with its end.
 func (st *call) capture(resp *http.Response) {
 	if st.opts == nil || st.opts.Capture == nil {
 		return
 	}
-	info := ResponseInfo{Attempts: st.attempt + 1, Duration: time.Since(st.start), RequestID: st.requestID}
+	info := ResponseInfo{Attempts: st.attempt + 1 + st.resends, Duration: time.Since(st.start), RequestID: st.requestID}
 	if resp != nil {
-		info.StatusCode, info.Header = resp.StatusCode, resp.Header
+		info.StatusCode, info.Header = resp.StatusCode, st.c.secrets.maskHeader(resp.Header)
 		info.ServiceRequestID = st.serviceRequestID(resp)
 	}
+	captureMu.Lock()
 	*st.opts.Capture = info
+	captureMu.Unlock()
 }
 
-// serviceRequestID is the service's id of the request in resp, "" when
-// the client reads none.
+// serviceRequestID is the service's id of the request in resp, masked
+// (a server may echo a token there), "" when the client reads none.
 func (st *call) serviceRequestID(resp *http.Response) string {
 	if st.c.cfg.ServiceRequestIDHeader == "" || resp == nil {
 		return ""
 	}
-	return resp.Header.Get(st.c.cfg.ServiceRequestIDHeader)
+	return st.c.secrets.mask(resp.Header.Get(st.c.cfg.ServiceRequestIDHeader))
 }
 
 // maxRetries is the number of retries the call may make for failures.
@@ -252,10 +273,20 @@ func (st *call) attemptErr(err error) error {
 	return err
 }
 
-// notSent reports whether err says that nothing of the request reached
-// the server: net/http closes a pooled connection the server closed
-// while it was idle before the request is counted on it, and fails the
-// request with this error, whose type it does not export.
+// notSent reports whether err says that the server did not process the
+// request, from errors whose types net/http does not export: it closes
+// a pooled connection the server closed while it was idle before the
+// request is counted on it ("server closed idle connection"); an
+// HTTP/2 server refused the stream (REFUSED_STREAM), or announced with
+// GOAWAY that it stops below the stream's id. The HTTP/2 transport,
+// which may not rewind the body (noReplay), reports the last two as
+// "cannot retry err [...]".
 func notSent(err error) bool {
-	return err != nil && strings.HasSuffix(err.Error(), "http: server closed idle connection")
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.HasSuffix(msg, "http: server closed idle connection") ||
+		strings.Contains(msg, "REFUSED_STREAM; received from peer") ||
+		strings.Contains(msg, "received Server's graceful shutdown GOAWAY")
 }

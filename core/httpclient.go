@@ -70,7 +70,9 @@ var ErrInsecureRedirect = errors.New("partner: refused a redirect from https to 
 //     and any redirect to another host of a request that forbids it, is
 //     refused (ErrCrossHostRedirect);
 //   - an answer's body that sends nothing for stall while it is read
-//     fails with ErrAnswerStalled.
+//     fails with ErrAnswerStalled;
+//   - the transport gets requests it cannot send again by itself once
+//     any of them may have reached the server (noreplay.go).
 func wrapClient(hc *http.Client, serviceOnly []string, prop propagation.TextMapPropagator, stall time.Duration) *http.Client {
 	cp := *hc
 	rt := cp.Transport
@@ -139,8 +141,9 @@ func crossHostRefused(req, first *http.Request) error {
 }
 
 // roundTripperOnly is the transport of the pipeline's HTTP client: the
-// given one without CloseIdleConnections (see wrapClient), whose answers'
-// bodies fail with ErrAnswerStalled when they send nothing for stall.
+// given one without CloseIdleConnections (see wrapClient), which gets
+// requests it cannot replay (noreplay.go), and whose answers' bodies
+// fail with ErrAnswerStalled when they send nothing for stall.
 type roundTripperOnly struct {
 	rt    http.RoundTripper
 	stall time.Duration
@@ -151,7 +154,18 @@ func (r roundTripperOnly) RoundTrip(req *http.Request) (*http.Response, error) {
 	// cancelled when its body stalls or is closed: cancelling is how
 	// net/http stops a read blocked on the connection.
 	ctx, cancel := context.WithCancelCause(req.Context())
-	resp, err := roundTrip(r.rt, req.WithContext(ctx)) // with the call's attempt timeout
+	st, ok := callOf(req.Context())
+	if ok {
+		ctx = st.countResends(ctx, req, cancel)
+	}
+	hop := req.WithContext(ctx)
+	if ok {
+		st.noReplay(hop)
+	}
+	resp, err := roundTrip(r.rt, hop) // with the call's attempt timeout
+	if err != nil && errors.Is(context.Cause(ctx), errResendRefused) {
+		err = errResendRefused
+	}
 	if err != nil || resp.Body == nil || resp.Body == http.NoBody {
 		cancel(nil)
 		return resp, err

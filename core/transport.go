@@ -536,8 +536,8 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 	}
 	st.capture(resp)
 	e := newError(resp, r.Method, path)
-	c.secrets.maskError(e)
 	e.RequestID, e.ServiceRequestID = st.requestID, st.serviceRequestID(resp)
+	c.secrets.maskError(e)
 	return nil, st.settle(e)
 }
 
