@@ -1,9 +1,9 @@
 package core
 
 // This file is per-call control, carried by the context: the options one
-// call (or every request of one iterator or Wait) sets for itself, the
-// capture of its final answer, the call's request id, and the attempt
-// timeout, applied around each attempt's round trip.
+// call (or every request of one iterator or Wait) sets for itself, read
+// once into the call (readOptions), the call's request id, and the
+// attempt timeout, applied around each attempt's round trip.
 
 import (
 	"context"
@@ -14,7 +14,6 @@ import (
 	"io"
 	"net/http"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -161,44 +160,29 @@ func newRequestID() string {
 	return string(b[:])
 }
 
-// captureMu serialises the writes of every Capture: the requests of an
-// export, sent at once under one context, share theirs.
-var captureMu sync.Mutex
-
-// capture fills the call's Capture, when it has one, with its end.
-func (st *call) capture(resp *http.Response) {
-	if st.opts == nil || st.opts.Capture == nil {
-		return
+// readOptions reads the CallOptions in ctx into the call's state, once:
+// the only place that reads them. A call made for another call (its
+// token request) takes none.
+func (st *call) readOptions(ctx context.Context) error {
+	st.maxRetries = st.c.cfg.Retry.maxRetries()
+	if nested(ctx) {
+		return nil
 	}
-	info := ResponseInfo{Attempts: st.attempt + 1 + st.resends, Duration: time.Since(st.start), RequestID: st.requestID}
-	if resp != nil {
-		info.StatusCode, info.Header = resp.StatusCode, st.c.secrets.maskHeader(resp.Header)
-		info.ServiceRequestID = st.serviceRequestID(resp)
+	o := callOptionsOf(ctx)
+	if o == nil {
+		return nil
 	}
-	captureMu.Lock()
-	*st.opts.Capture = info
-	captureMu.Unlock()
-}
-
-// serviceRequestID is the service's id of the request in resp, masked
-// (a server may echo a token there), "" when the client reads none.
-func (st *call) serviceRequestID(resp *http.Response) string {
-	if st.c.cfg.ServiceRequestIDHeader == "" || resp == nil {
-		return ""
+	if err := st.c.checkCallHeader(o.Header); err != nil {
+		return err
 	}
-	return st.c.secrets.mask(resp.Header.Get(st.c.cfg.ServiceRequestIDHeader))
-}
-
-// maxRetries is the number of retries the call may make for failures.
-func (st *call) maxRetries() int {
-	switch o := st.opts; {
-	case o == nil:
+	st.header, st.attemptTimeout, st.captureTo = o.Header, o.AttemptTimeout, o.Capture
+	switch {
 	case o.NoRetries:
-		return 0
+		st.maxRetries = 0
 	case o.MaxRetries > 0:
-		return o.MaxRetries
+		st.maxRetries = o.MaxRetries
 	}
-	return st.c.cfg.Retry.maxRetries()
+	return nil
 }
 
 // attemptTimeoutError is the failure of an attempt that ran past
@@ -228,16 +212,15 @@ func (a *attemptTimer) stop() { a.t.Stop() }
 // expired reports whether the attempt ran out of time.
 func (a *attemptTimer) expired() bool { return a.timedOut.Load() }
 
-// roundTrip sends req through rt, bounded by its call's AttemptTimeout
+// roundTrip sends req through rt, bounded by the call's AttemptTimeout
 // when it has one.
-func roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
-	st, ok := callOf(req.Context())
-	if !ok || st.opts == nil || st.opts.AttemptTimeout <= 0 {
+func (st *call) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if st.attemptTimeout <= 0 {
 		return rt.RoundTrip(req)
 	}
 	ctx, cancel := context.WithCancel(req.Context())
 	a := &attemptTimer{cancel: cancel}
-	a.t = time.AfterFunc(st.opts.AttemptTimeout, func() {
+	a.t = time.AfterFunc(st.attemptTimeout, func() {
 		a.timedOut.Store(true)
 		cancel()
 	})
@@ -268,7 +251,7 @@ func (b *attemptBody) Close() error {
 // the attempt timeout's error.
 func (st *call) attemptErr(err error) error {
 	if err != nil && st.timer != nil && st.timer.expired() && errors.Is(err, context.Canceled) {
-		return &attemptTimeoutError{st.opts.AttemptTimeout}
+		return &attemptTimeoutError{st.attemptTimeout}
 	}
 	return err
 }

@@ -22,6 +22,9 @@ func h2Client(t *testing.T, s *h2fault.Server, p RetryPolicy, xnet bool) *Client
 	u, _ := url.Parse(s.URL)
 	var rt http.RoundTripper
 	if xnet {
+		// x/net's own transport, deprecated for net/http's, is what a
+		// user may still pass in Config.HTTPClient.
+		//lint:ignore SA1019 the test covers a client built on it
 		rt = &http2.Transport{TLSClientConfig: &tls.Config{RootCAs: s.Roots}}
 	} else {
 		tr := New(Config{}).cfg.HTTPClient.Transport.(*http.Transport)

@@ -9,16 +9,10 @@ package core
 
 import (
 	"context"
-	"errors"
 	"io"
 	"net/http"
 	"net/http/httptrace"
 )
-
-// errResendRefused is the failure of an attempt whose transport would
-// have sent it again by itself after a failure, when the retry policy
-// allows no more attempts.
-var errResendRefused = errors.New("partner: the connection failed and the transport would send the request again; the retry policy allows no more attempts")
 
 // noReplay makes hop, the request of one hop of an attempt as the
 // transport gets it, one the transport cannot send again by itself once

@@ -9,6 +9,7 @@ import (
 	"crypto/tls"
 	"crypto/x509"
 	"io"
+	"log"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -72,7 +73,7 @@ func New(t testing.TB, fault Fault) *Server {
 	s := &Server{fault: fault, Body: []byte(`{"ok":true}`)}
 	s.srv = httptest.NewUnstartedServer(http.NotFoundHandler())
 	s.srv.TLS = &tls.Config{NextProtos: []string{"h2"}}
-	s.srv.Config.ErrorLog = nil
+	s.srv.Config.ErrorLog = log.New(io.Discard, "", 0) // a client that leaves mid-handshake
 	s.srv.Config.TLSNextProto = map[string]func(*http.Server, *tls.Conn, http.Handler){
 		"h2": func(_ *http.Server, c *tls.Conn, _ http.Handler) {
 			s.wg.Add(1)
@@ -117,29 +118,36 @@ func (s *Server) serve(c net.Conn, conn int) {
 		if err != nil {
 			return
 		}
-		ended := false
-		switch f := f.(type) {
-		case *http2.SettingsFrame:
-			if !f.IsAck() && fr.WriteSettingsAck() != nil {
-				return
-			}
-		case *http2.PingFrame:
-			if !f.IsAck() && fr.WritePing(true, f.Data) != nil {
-				return
-			}
-		case *http2.MetaHeadersFrame:
-			ended = f.StreamEnded()
-		case *http2.DataFrame:
-			if n := uint32(len(f.Data())); n > 0 {
-				fr.WriteWindowUpdate(0, n)
-				fr.WriteWindowUpdate(f.StreamID, n)
-			}
-			ended = f.StreamEnded()
-		}
-		if ended && !s.act(fr, f.Header().StreamID, conn) {
+		ended, ok := s.frame(fr, f)
+		if !ok || ended && !s.act(fr, f.Header().StreamID, conn) {
 			return
 		}
 	}
+}
+
+// frame answers a frame that is not a request's end (settings, pings,
+// flow control), and reports whether it ends a request, and false when
+// the connection failed.
+func (s *Server) frame(fr *http2.Framer, f http2.Frame) (ended, ok bool) {
+	switch f := f.(type) {
+	case *http2.SettingsFrame:
+		if !f.IsAck() && fr.WriteSettingsAck() != nil {
+			return false, false
+		}
+	case *http2.PingFrame:
+		if !f.IsAck() && fr.WritePing(true, f.Data) != nil {
+			return false, false
+		}
+	case *http2.MetaHeadersFrame:
+		return f.StreamEnded(), true
+	case *http2.DataFrame:
+		if n := uint32(len(f.Data())); n > 0 {
+			fr.WriteWindowUpdate(0, n)
+			fr.WriteWindowUpdate(f.StreamID, n)
+		}
+		return f.StreamEnded(), true
+	}
+	return false, true
 }
 
 // act does the fault's Act with the request on stream id; false when it
