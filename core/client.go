@@ -180,6 +180,11 @@ func New(cfg Config) *Client {
 // EnvQuery is the environment as a query parameter named after the
 // environment header, which token requests carry beside the header as the
 // deployed service's descriptions show; nil when no environment is set.
+//
+// Deprecated: it is the SDK's own plumbing, which its area packages
+// reach through an internal package; it stays for v1. A service of
+// one's own over a Client needs Do and Send (Request.Op names the
+// call's span).
 func (c *Client) EnvQuery() url.Values {
 	if c.cfg.Env == "" {
 		return nil
@@ -220,6 +225,11 @@ func (c *Client) authHeader(token string) []string {
 }
 
 // Logger returns the client's logger (never nil).
+//
+// Deprecated: it is the SDK's own plumbing, which its area packages
+// reach through an internal package; it stays for v1. A service of
+// one's own over a Client needs Do and Send (Request.Op names the
+// call's span).
 func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 
 // Do sends r and decodes a 2xx answer into out: nil discards it, a

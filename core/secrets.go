@@ -158,6 +158,11 @@ func (e *maskedError) Unwrap() error { return e.err }
 // token of each token request, package events the subscriber secret of
 // each subscription. Values shorter than 6 bytes are not masked; the 64
 // most recently added are kept.
+//
+// Deprecated: it is the SDK's own plumbing, which its area packages
+// reach through an internal package; it stays for v1. A service of
+// one's own over a Client needs Do and Send (Request.Op names the
+// call's span).
 func (c *Client) MaskSecrets(values ...string) { c.secrets.add(values...) }
 
 // maskHandler masks the client's secrets in the attributes of every
