@@ -107,7 +107,8 @@
 // # Events
 //
 // Every change to a stored object goes to the subscribers of its kind
-// (object.all takes all four):
+// (object.all takes all four), once to each subscriber, as the most
+// specific kind it subscribes to (DeliveryPolicy says how):
 //
 //   - object.create: AddObject, a seed's object (ApplySeed,
 //     POST /_fake/seed; also when it replaces an object of the same id),
@@ -118,10 +119,10 @@
 //     written through PATCH /app/v1/object/{object_id}/audit or
 //     /external_id. Only a change of value fires: setting a
 //     field to the value it has fires nothing.
-//   - object.stage_change: with object.update, when the stage field is
-//     among the changes.
-//   - The referral event (Fake.ReferralEvent): with object.update, when
-//     the referral field (Fake.ReferralField) of an opportunity is set.
+//   - object.stage_change: an object.update whose changes include the
+//     stage field.
+//   - The referral event (Fake.ReferralEvent): an object.update that sets
+//     the referral field (Fake.ReferralField) of an opportunity.
 //   - object.delete: DeleteObject, DELETE /_fake/objects/{id}.
 package fake
 
