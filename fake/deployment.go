@@ -11,13 +11,18 @@ import (
 // subscription key, and the checks the fake can do beyond the deployed
 // service (scopes). See docs/deployed-service.md.
 
-// Defaults of the deployment words: the interface's neutral stand-ins.
+// Defaults of the deployment words (Deployment.EnvHeader,
+// Deployment.PortalWord): the interface's neutral stand-ins.
 const (
-	// defaultEnvHeader is the environment header's name in the interface.
-	defaultEnvHeader = "x-svc-env"
-	// defaultPortalWord is the interface's stand-in for the operator's
+	// DefaultEnvHeader is the environment header's name in the interface.
+	DefaultEnvHeader = "x-svc-env"
+	// DefaultPortalWord is the interface's stand-in for the operator's
 	// portal word, as in partner_portal.integration_status.
-	defaultPortalWord = "partner_portal"
+	DefaultPortalWord = "partner_portal"
+)
+
+// The API gateway's words.
+const (
 	// defaultSubscriptionKeyHeader is the header an API gateway reads the
 	// subscription key from; the query parameter subscriptionKeyParam is
 	// accepted too.
@@ -45,10 +50,10 @@ type deployment struct {
 
 func (d *deployment) defaults() {
 	if d.envHeader == "" {
-		d.envHeader = defaultEnvHeader
+		d.envHeader = DefaultEnvHeader
 	}
 	if d.portal == "" {
-		d.portal = defaultPortalWord
+		d.portal = DefaultPortalWord
 	}
 	if d.subKeyHeader == "" {
 		d.subKeyHeader = defaultSubscriptionKeyHeader
@@ -62,14 +67,14 @@ func (d *deployment) defaults() {
 // interface; WithDeployment applies the fields that are set.
 type Deployment struct {
 	// PortalWord is the word the deployment uses where the interface says
-	// partner_portal. It names the audit field (AuditField), the referral
+	// partner_portal (DefaultPortalWord). It names the audit field (AuditField), the referral
 	// id field (ReferralField) and the referral event kind
 	// (ReferralEvent). The fake accepts the configured words and refuses
 	// others, as a deployment accepts only its own: give the SDK and the
 	// fake the same word.
 	PortalWord string
 	// EnvHeader names the header that selects the environment (default
-	// x-svc-env, the interface's stand-in). The request log records its
+	// DefaultEnvHeader, the interface's stand-in). The request log records its
 	// value as LoggedRequest.Env.
 	EnvHeader string
 	// SubscriptionKey makes the fake require an API gateway subscription

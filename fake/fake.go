@@ -203,7 +203,12 @@ func WithClient(id, secret string, scopes ...string) Option {
 	return func(f *Fake) { f.auth.register(id, secret, scopes) }
 }
 
-// WithTokenLifetime sets the lifetime of access tokens (default 1h).
+// DefaultTokenLifetime is the lifetime of access tokens unless
+// WithTokenLifetime says otherwise.
+const DefaultTokenLifetime = time.Hour
+
+// WithTokenLifetime sets the lifetime of access tokens (default
+// DefaultTokenLifetime).
 func WithTokenLifetime(d time.Duration) Option { return func(f *Fake) { f.lifetime = d } }
 
 // WithClock makes the fake read time from c; pass a *ManualClock to drive
@@ -242,7 +247,7 @@ func WithMiddleware(mw func(http.Handler) http.Handler) Option {
 
 // New returns the fake as a bare http.Handler, for hosting it yourself.
 func New(opts ...Option) *Fake {
-	f := &Fake{clock: realClock{}, lifetime: time.Hour, mux: http.NewServeMux(), stop: make(chan struct{})}
+	f := &Fake{clock: realClock{}, lifetime: DefaultTokenLifetime, mux: http.NewServeMux(), stop: make(chan struct{})}
 	f.auth.init()
 	for _, o := range opts {
 		o(f)

@@ -322,12 +322,12 @@ func clip(s string, max int) string {
 	return s[:n] + clipMark
 }
 
-// defaultRequestLogSize is how many requests the log keeps unless
+// DefaultRequestLogSize is how many requests the request log keeps unless
 // WithRequestLogSize says otherwise.
-const defaultRequestLogSize = 100_000
+const DefaultRequestLogSize = 100_000
 
 // WithRequestLogSize keeps the last n requests in the request log
-// (default defaultRequestLogSize): the log is a ring, so that a fake
+// (default DefaultRequestLogSize): the log is a ring, so that a fake
 // serving millions of requests holds flat memory. Older entries are
 // dropped. n < 1 means the default.
 func WithRequestLogSize(n int) Option { return func(f *Fake) { f.reqlog.size = n } }
@@ -343,7 +343,7 @@ type requestLog struct {
 
 func (l *requestLog) capacity() int {
 	if l.size < 1 {
-		return defaultRequestLogSize
+		return DefaultRequestLogSize
 	}
 	return l.size
 }
