@@ -180,6 +180,7 @@ type tokenResponse struct {
 func (f *Fake) registerAuth() {
 	f.handlePublic("POST /oauth/token", f.issueToken)
 	f.handlePublic("DELETE /oauth/token", f.invalidateToken)
+	f.handlePublic("GET /oauth/authorize", f.authorizeCode) // authorize.go
 }
 
 func oauthFail(w http.ResponseWriter, code, desc string) {

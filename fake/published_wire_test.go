@@ -65,7 +65,7 @@ func (w *wire) do(method, path, body string, header ...string) (int, []byte, htt
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := wireClient.Do(req)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -73,6 +73,9 @@ func (w *wire) do(method, path, body string, header ...string) (int, []byte, htt
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b, resp.Header
 }
+
+// wireClient follows no redirect: a 302 is an answer to check.
+var wireClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // TestSubscribeEventAsString: the connector's Subscribe and referral
 // subscribe bodies send event as a string (apiDefinition.swagger.json,
