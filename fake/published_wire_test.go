@@ -2,6 +2,7 @@ package fake_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
@@ -212,7 +213,7 @@ func TestSCIMUniqueByEmail(t *testing.T) {
 	if status != 409 || !strings.Contains(string(body), `"scimType":"uniqueness"`) || !strings.Contains(string(body), "scim_user@test.com") || h.Get("Content-Type") != "application/json" {
 		t.Fatalf("same e-mail, another userName: %d %q %s", status, h.Get("Content-Type"), body)
 	}
-	// Without a primary e-mail, a userName in e-mail form is the e-mail.
+	// A userName in e-mail form is one of the user's e-mails.
 	byName := `{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "third", "emails": [{"primary": true, "value": "Name@Example.com"}]}`
 	if status, body, _ := w.do("POST", "/api/scim/v2/Users", `{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "name@example.com"}`); status != 201 {
 		t.Fatalf("userName in e-mail form: %d %s", status, body)
@@ -222,6 +223,59 @@ func TestSCIMUniqueByEmail(t *testing.T) {
 	}
 	if n := len(w.srv.Users()) - before; n != 2 {
 		t.Fatalf("%d users stored, want 2", n)
+	}
+}
+
+// TestSCIMUniqueByEveryEmail: a user is unique by every one of its
+// e-mails, not only the primary: a create or a replace that gives a user
+// an e-mail another user holds (as any of its emails or as its userName)
+// is 409 uniqueness; a replace that drops an e-mail frees it.
+func TestSCIMUniqueByEveryEmail(t *testing.T) {
+	w := newWire(t)
+	user := func(name string, emails ...string) string {
+		var list []string
+		for i, e := range emails {
+			list = append(list, fmt.Sprintf(`{"value": %q, "primary": %t}`, e, i == 0))
+		}
+		return fmt.Sprintf(`{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": %q, "emails": [%s]}`, name, strings.Join(list, ", "))
+	}
+	status, body, _ := w.do("POST", "/api/scim/v2/Users", user("ada", "ada@example.com", "Ada.Work@Example.com"))
+	var ada struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(body, &ada); status != 201 || err != nil {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	for _, tc := range []struct {
+		name, body string
+		status     int
+	}{
+		{"another's secondary e-mail as primary", user("grace", "ada.work@example.com"), 409},
+		{"another's secondary e-mail as secondary", user("grace", "grace@example.com", "ADA.WORK@example.com"), 409},
+		{"another's secondary e-mail as userName", user("ada.work@example.com"), 409},
+		{"e-mails of its own", user("grace", "grace@example.com", "grace.work@example.com"), 201},
+		{"another's userName as secondary e-mail", user("alan", "alan@example.com", "grace"), 201}, // grace is no e-mail
+	} {
+		if status, body, _ := w.do("POST", "/api/scim/v2/Users", tc.body); status != tc.status ||
+			status == 409 && !strings.Contains(string(body), `"scimType":"uniqueness"`) {
+			t.Errorf("%s: %d %s, want %d", tc.name, status, body, tc.status)
+		}
+	}
+	// Ada's replace keeps her own e-mails, may not take Grace's, and frees
+	// the one it drops.
+	put := func(emails ...string) int {
+		b := strings.Replace(user("ada", emails...), `{"schemas"`, `{"id": "`+ada.ID+`", "schemas"`, 1)
+		status, body, _ := w.do("PUT", "/api/scim/v2/Users/"+ada.ID, b)
+		if status != 200 && status != 409 {
+			t.Fatalf("replace: %d %s", status, body)
+		}
+		return status
+	}
+	if put("ada@example.com", "ada.work@example.com") != 200 || put("ada@example.com", "grace.work@example.com") != 409 || put("ada@example.com") != 200 {
+		t.Fatal("replaces of Ada's e-mails: want 200, 409 (Grace's), 200")
+	}
+	if status, body, _ := w.do("POST", "/api/scim/v2/Users", user("ada-work", "ada.work@example.com")); status != 201 {
+		t.Errorf("an e-mail a replace dropped: %d %s, want 201", status, body)
 	}
 }
 
