@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
@@ -300,5 +301,43 @@ func TestMessagesAndTimesAsPublished(t *testing.T) {
 	json.Unmarshal(body, &ack)
 	if status != 200 || len(ack.CreatedAt) != len("2020-05-18T14:06:57.572Z") || !strings.HasSuffix(ack.CreatedAt, "Z") || ack.CreatedAt[19] != '.' {
 		t.Errorf("created_at %q, want milliseconds as published (%d %s)", ack.CreatedAt, status, body)
+	}
+}
+
+// TestReportListTimesAsPublished: the report list writes createdAt and
+// modifiedAt as its published example does ("2021-05-10T14:25:04.96388Z",
+// gateway export report: getReports): UTC, to the microsecond, no
+// trailing zeros in the fraction, none for a whole second.
+func TestReportListTimesAsPublished(t *testing.T) {
+	w := newWire(t)
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2021, 5, 10, 14, 25, 4, 963880000, time.UTC), "2021-05-10T14:25:04.96388Z"},
+		{time.Date(2021, 5, 10, 16, 25, 4, 123456789, time.FixedZone("", 2*3600)), "2021-05-10T14:25:04.123456Z"},
+		{time.Date(2021, 5, 10, 14, 25, 4, 0, time.UTC), "2021-05-10T14:25:04Z"},
+	} {
+		id := w.srv.AddReport(fake.Report{Name: tc.want, CreatedAt: tc.at, ModifiedAt: tc.at, Columns: []fake.Column{{ID: "a"}}})
+		status, body, _ := w.do("POST", "/report/v1/list", `{"page": {"number": 0, "size": 10000}}`)
+		type entry struct {
+			ID         int64  `json:"id"`
+			CreatedAt  string `json:"createdAt"`
+			ModifiedAt string `json:"modifiedAt"`
+		}
+		var list struct {
+			Results []entry `json:"results"`
+		}
+		if err := json.Unmarshal(body, &list); status != 200 || err != nil {
+			t.Fatalf("list: %d %s", status, body)
+		}
+		i := slices.IndexFunc(list.Results, func(r entry) bool { return r.ID == id })
+		if i < 0 || list.Results[i].CreatedAt != tc.want || list.Results[i].ModifiedAt != tc.want {
+			t.Errorf("report at %v listed as %+v, want %s", tc.at, list.Results, tc.want)
+		}
+	}
+	_, body, _ := w.do("POST", "/report/v1/list", `{}`)
+	if !strings.Contains(string(body), `"createdAt":"2026-01-15T09:30:04.96388Z"`) {
+		t.Errorf("the demo reports' times: %s", body)
 	}
 }
