@@ -14,7 +14,8 @@ import (
 	"unicode/utf8"
 )
 
-// Fault makes the fake misbehave on matching requests.
+// Fault makes the fake misbehave on matching requests, or on its webhook
+// deliveries (Redeliver, DropAnswer).
 type Fault struct {
 	// ID names the fault once injected ("fault-1", ...), for RemoveFault.
 	// Faults reports it; InjectFault ignores the ID it is given.
@@ -67,8 +68,8 @@ type Fault struct {
 	// Redeliver and DropAnswer make the fault act on the fake's webhook
 	// deliveries instead of the requests it serves, so that a test can
 	// exercise a receiver's duplicate guard (events.Dedup). Such a fault
-	// matches the attempts of a delivery that got an answer: Method, when
-	// set, must be POST, and Path matches the path of the subscriber's
+	// matches the attempts of a delivery that got an answer: Method
+	// matches the delivery's POST, and Path the path of the subscriber's
 	// callback URL; PageSize and the effects above do not apply. Times
 	// counts the attempts it acted on, which the delivery log marks
 	// (DeliveryAttempt.Redelivery, DeliveryAttempt.AnswerDropped). A
