@@ -15,13 +15,9 @@ import (
 
 // TestConnectorTour drives the fake as the deployed service's low-code
 // connector does, under the contract's check (and the reference's): its
-// sign-in, GET /oauth/authorize answered 302 to the redirect URI with a
-// code and the caller's state, the code then posted to the token endpoint
-// with the client credentials grant in the connector's token and refresh
-// bodies (apiProperties.json: tokenBodyTemplate, refreshBodyTemplate);
-// and its webhook trigger's subscription, deleted through the Location of
-// the subscribe answer. Every operation the SDK sends nothing to
-// (x-no-sdk) must have been exercised.
+// sign-in (connectorSignIn) and its webhook trigger (connectorTrigger).
+// Every operation the SDK sends nothing to (x-no-sdk) must have been
+// exercised.
 func TestConnectorTour(t *testing.T) {
 	c, err := contract.Load()
 	if err != nil {
@@ -44,37 +40,55 @@ func TestConnectorTour(t *testing.T) {
 	srv := fake.NewServer(fake.WithMiddleware(record), fake.WithMiddleware(c.Middleware(contract.Fail(t))),
 		fake.WithMiddleware(contract.Differential(t)))
 	defer srv.Close()
-	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-	do := func(req *http.Request) (*http.Response, []byte) {
-		t.Helper()
-		resp, err := noRedirect.Do(req)
-		if err != nil {
-			t.Fatal(err)
+	connectorTrigger(t, srv, connectorSignIn(t, srv))
+	for _, op := range operations(t) {
+		if op.noSDK != "" && !seen[op.id] {
+			t.Errorf("the connector's tour did not exercise %s (%s %s)", op.id, op.method, op.path)
 		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp, b
 	}
+}
 
-	// Sign-in: the authorization code, then the token and a refresh.
+// sendNoRedirect sends req without following a redirect and returns the
+// answer with its body read.
+func sendNoRedirect(t *testing.T, req *http.Request) (*http.Response, []byte) {
+	t.Helper()
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	resp, err := noRedirect.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	return resp, b
+}
+
+// connectorSignIn signs in as the connector does and returns the access
+// token: GET /oauth/authorize answered 302 to the redirect URI with a code
+// and the caller's state, the code then posted to the token endpoint with
+// the client credentials grant in the connector's token and refresh bodies
+// (apiProperties.json: tokenBodyTemplate, refreshBodyTemplate).
+func connectorSignIn(t *testing.T, srv *fake.Server) string {
+	t.Helper()
 	const redirect = "https://consent.example.com/redirect"
 	q := url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {redirect},
 		"scope": {"read write"}, "state": {"st-42"}}
 	req, _ := http.NewRequest("GET", srv.URL+"/oauth/authorize?"+q.Encode(), nil)
-	resp, body := do(req)
+	resp, body := sendNoRedirect(t, req)
 	loc, err := url.Parse(resp.Header.Get("Location"))
-	if resp.StatusCode != http.StatusFound || err != nil || loc.Scheme+"://"+loc.Host+loc.Path != redirect ||
-		loc.Query().Get("code") == "" || loc.Query().Get("state") != "st-42" {
+	if resp.StatusCode != http.StatusFound || err != nil || loc.Scheme+"://"+loc.Host+loc.Path != redirect || loc.Query().Get("state") != "st-42" {
 		t.Fatalf("authorize: %d Location %q %s", resp.StatusCode, resp.Header.Get("Location"), body)
 	}
 	code := loc.Query().Get("code")
+	if code == "" {
+		t.Fatalf("authorize: no code in %s", loc)
+	}
 	var token string
 	for _, operation := range []string{"token", "refresh"} {
 		form := url.Values{"client_id": {fake.DefaultClientID}, "code": {code}, "redirect_uri": {redirect}, "grant_type": {"client_credentials"},
 			"client_secret": {fake.DefaultClientSecret}, "refresh_token_type": {"dummy"}, "operation": {operation}}
 		req, _ := http.NewRequest("POST", srv.URL+"/oauth/token?x-svc-env=sandbox.example.com", strings.NewReader(form.Encode()))
 		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-		resp, body := do(req)
+		resp, body := sendNoRedirect(t, req)
 		var tok struct {
 			AccessToken string `json:"access_token"`
 		}
@@ -83,13 +97,18 @@ func TestConnectorTour(t *testing.T) {
 		}
 		token = tok.AccessToken
 	}
+	return token
+}
 
-	// The webhook trigger: subscribe, then delete through the Location.
+// connectorTrigger subscribes as the connector's webhook trigger does and
+// unsubscribes through the Location of the subscribe answer.
+func connectorTrigger(t *testing.T, srv *fake.Server, token string) {
+	t.Helper()
 	sub := `{"subscriber_type": "webhook", "event": "object.all", "name": "flow", "webhook_settings": {"callback_url": "https://flows.example.com/hook"}}`
-	req, _ = http.NewRequest("POST", srv.URL+"/event/v1/subscriber", strings.NewReader(sub))
+	req, _ := http.NewRequest("POST", srv.URL+"/event/v1/subscriber", strings.NewReader(sub))
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Authorization", "Bearer "+token)
-	resp, body = do(req)
+	resp, body := sendNoRedirect(t, req)
 	var created struct {
 		ID string `json:"subscriber_id"`
 	}
@@ -102,13 +121,7 @@ func TestConnectorTour(t *testing.T) {
 	}
 	req, _ = http.NewRequest("DELETE", where.String(), nil)
 	req.Header.Set("Authorization", "Bearer "+token)
-	if resp, body := do(req); resp.StatusCode != http.StatusOK || len(srv.Subscribers()) != 0 {
+	if resp, body := sendNoRedirect(t, req); resp.StatusCode != http.StatusOK || len(srv.Subscribers()) != 0 {
 		t.Fatalf("DELETE the Location: %d %s, subscribers %v", resp.StatusCode, body, srv.Subscribers())
-	}
-
-	for _, op := range operations(t) {
-		if op.noSDK != "" && !seen[op.id] {
-			t.Errorf("the connector's tour did not exercise %s (%s %s)", op.id, op.method, op.path)
-		}
 	}
 }

@@ -410,16 +410,32 @@ func checkFault(ft fake.Fault) string {
 	if ft.Status != 0 && (ft.Status < 100 || ft.Status > 599) {
 		return fmt.Sprintf("status %d is not an HTTP status", ft.Status)
 	}
+	return checkEffects(ft)
+}
+
+// checkEffects returns what is wrong with ft's effects: none, or effects
+// on requests and on deliveries together; "" when nothing is.
+func checkEffects(ft fake.Fault) string {
 	onRequests := ft.Status != 0 || ft.Latency != 0 || ft.Drop || ft.DropAfter || ft.Truncate || ft.Dribble != 0
-	switch onDeliveries := ft.Redeliver || ft.DropAnswer; {
-	case onDeliveries && (onRequests || ft.PageSize != 0):
+	switch {
+	case ft.Redeliver || ft.DropAnswer:
+		return checkDeliveryFault(ft, onRequests || ft.PageSize != 0)
+	case !onRequests:
+		return "a fault needs a status, a latency, drop, drop_after, truncate or dribble (on requests), or redeliver or drop_answer (on webhook deliveries)"
+	}
+	return ""
+}
+
+// checkDeliveryFault returns what is wrong with ft, a fault on webhook
+// deliveries; onRequests says it has effects on requests too.
+func checkDeliveryFault(ft fake.Fault, onRequests bool) string {
+	switch {
+	case onRequests:
 		return "redeliver and drop_answer act on webhook deliveries: inject a fault on requests (status, latency, drop, drop_after, truncate, dribble, page) on its own"
 	case ft.Redeliver && ft.DropAnswer:
 		return "redeliver and drop_answer are two faults: inject each on its own"
-	case onDeliveries && ft.Method != "" && ft.Method != http.MethodPost:
+	case ft.Method != "" && ft.Method != http.MethodPost:
 		return fmt.Sprintf("method %s: a fault on webhook deliveries matches their POST only", ft.Method)
-	case !onRequests && !onDeliveries:
-		return "a fault needs a status, a latency, drop, drop_after, truncate or dribble (on requests), or redeliver or drop_answer (on webhook deliveries)"
 	}
 	return ""
 }
