@@ -89,4 +89,12 @@ func TestTokenTakesTheCode(t *testing.T) {
 			t.Errorf("%s: %d %s, want %d", tc.body, status, body, tc.status)
 		}
 	}
+	// A code in the query is masked in the request log, as the other
+	// credentials are.
+	w.do("POST", "/oauth/token?code=code_in_the_query", `{"grant_type": "client_credentials"}`)
+	for _, e := range w.srv.Requests() {
+		if strings.Contains(e.Query, "code_in_the_query") {
+			t.Errorf("the request log holds the code: %+v", e)
+		}
+	}
 }

@@ -409,7 +409,8 @@ func (f *Fake) ResetRequests() {
 	f.reqlog.entries, f.reqlog.next, f.reqlog.dropped = nil, 0, 0
 }
 
-var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, subscriptionKeyParam: true}
+var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, subscriptionKeyParam: true,
+	"code": true} // an OAuth authorization code (GET /oauth/authorize)
 
 // maskQuery encodes q with the values of secretParams masked, whatever
 // the case of their names: a client that spells a secret parameter
