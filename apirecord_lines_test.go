@@ -145,7 +145,11 @@ func (w *apiWriter) typeParams(tp *types.TypeParamList) string {
 func (w *apiWriter) typeName(obj *types.TypeName) {
 	name := obj.Name()
 	if obj.IsAlias() {
-		w.add("type %s = %s", name, w.typ(obj.Type()))
+		rhs := obj.Type()
+		if a, ok := rhs.(*types.Alias); ok {
+			rhs = a.Rhs()
+		}
+		w.add("type %s = %s", name, w.typ(rhs))
 		return
 	}
 	named, ok := obj.Type().(*types.Named)
