@@ -511,7 +511,6 @@ func TestListCheckpointOnError(t *testing.T) {
 	}
 	srv.InjectFault(fake.Fault{Method: "GET", Path: "/api/scim/v2/Users", Status: 400, Times: 1})
 	at := -1
-	//lint:ignore SA1019 the deprecated field keeps working.
 	p := scim.ListParams{StartIndex: 3, Checkpoint: func(i int) { at = i }}
 	for _, err = range c.SCIM.List(context.Background(), p) {
 		break
