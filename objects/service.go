@@ -40,19 +40,25 @@ const FieldIntegrationStatus FieldName = "partner_portal.integration_status"
 // DefaultOpportunityExternalIDField when it holds a value.
 const FieldReferralID = "partner_portal.referral_id"
 
-// StatusCode is the value of an audit field.
-type StatusCode string
+// AuditStatus is the value of an audit field: where the partner's side
+// of an object stands (the wire's status_code).
+type AuditStatus string
 
-// Audit status codes.
+// StatusCode is the earlier name of AuditStatus.
+//
+// Deprecated: Use AuditStatus; the two are one type.
+type StatusCode = AuditStatus
+
+// Audit statuses.
 const (
-	StatusScheduled    StatusCode = "SCHEDULED"
-	StatusCreateFailed StatusCode = "CREATE_FAILED"
-	StatusUpdateFailed StatusCode = "UPDATE_FAILED"
-	StatusLinked       StatusCode = "LINKED"
+	StatusScheduled    AuditStatus = "SCHEDULED"
+	StatusCreateFailed AuditStatus = "CREATE_FAILED"
+	StatusUpdateFailed AuditStatus = "UPDATE_FAILED"
+	StatusLinked       AuditStatus = "LINKED"
 )
 
-// Valid reports whether c is one of the documented status codes.
-func (c StatusCode) Valid() bool {
+// Valid reports whether c is one of the documented statuses.
+func (c AuditStatus) Valid() bool {
 	switch c {
 	case StatusScheduled, StatusCreateFailed, StatusUpdateFailed, StatusLinked:
 		return true
@@ -80,16 +86,16 @@ type AuditParams struct {
 	// ExternalID is the object's id in the external system (optional).
 	ExternalID string `json:"external_id,omitempty"`
 	// StatusCode is the value to write (required).
-	StatusCode StatusCode `json:"status_code"`
+	StatusCode AuditStatus `json:"status_code"`
 	// Message details the audit request (required).
 	Message string `json:"message"`
 }
 
 // AuditResult is the answer of Audit: the field written and its value now.
 type AuditResult struct {
-	ObjectID   string     `json:"object_id"`
-	FieldName  FieldName  `json:"field_name"`
-	StatusCode StatusCode `json:"status_code"`
+	ObjectID   string      `json:"object_id"`
+	FieldName  FieldName   `json:"field_name"`
+	StatusCode AuditStatus `json:"status_code"`
 }
 
 // Audit writes p onto the object (PATCH /app/v1/object/{object_id}/audit)
