@@ -36,10 +36,11 @@ func (s *service) Close(ctx context.Context) error {
 	return err
 }
 
-// connect makes a client from the PARTNER_* variables getenv reads. When
-// none of serverVars is set it starts the embedded fake with its demo data
-// and fakeOpts instead (tests pass options that make it quick).
-func connect(getenv func(string) string, userAgent string, fakeOpts ...fake.Option) (*service, error) {
+// connect makes a client, with the options extra, from the PARTNER_*
+// variables getenv reads. When none of serverVars is set it starts the
+// embedded fake with its demo data and fakeOpts instead (tests pass
+// options that make it quick).
+func connect(getenv func(string) string, userAgent string, extra []partner.Option, fakeOpts ...fake.Option) (*service, error) {
 	var set, missing []string
 	for _, v := range serverVars {
 		if getenv(v) == "" {
@@ -77,7 +78,7 @@ func connect(getenv func(string) string, userAgent string, fakeOpts ...fake.Opti
 	if v := getenv("PARTNER_SUBSCRIPTION_KEY"); v != "" {
 		opts = append(opts, partner.WithSubscriptionKey(v))
 	}
-	c, err := partner.New(opts...)
+	c, err := partner.New(append(opts, extra...)...)
 	if err != nil {
 		if s.fake != nil {
 			s.fake.Close()

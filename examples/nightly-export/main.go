@@ -89,7 +89,7 @@ type state struct {
 }
 
 func run(ctx context.Context, cfg config) (err error) {
-	svc, err := connect(cfg.getenv, "nightly-export", cfg.fakeOpts...)
+	svc, err := connect(cfg.getenv, "nightly-export", []partner.Option{partner.WithLogger(cfg.log)}, cfg.fakeOpts...)
 	if err != nil {
 		return err
 	}
