@@ -117,8 +117,8 @@ func TestBadInput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for content, want := range map[string]string{
-		"name,stage\nAcme,won\n":                          "the CSV has no column sales_details.crm_opportunity_id",
-		"sales_details.crm_opportunity_id,name\n":         "no rows under the header",
+		"name,stage\nAcme,won\n":                         "the CSV has no column sales_details.crm_opportunity_id",
+		"sales_details.crm_opportunity_id,name\n":        "no rows under the header",
 		"sales_details.crm_opportunity_id,name\nX,a,b\n": "wrong number of fields",
 	} {
 		in := filepath.Join(dir, "in.csv")
