@@ -1,26 +1,24 @@
 // Command crm-sync loads a CSV of CRM opportunities into the Partner
-// Integration Service in bulk. It
+// Integration Service in bulk:
+//
+//	go run ./examples/crm-sync                         # the sample opportunities.csv, three rows of which are refused
+//	go run ./examples/crm-sync -in fixed.csv -integration int-42
+//
+// It
 //
 //  1. reads the CSV: a header row naming the fields (dotted names, the
 //     integration's key field sales_details.crm_opportunity_id among
 //     them), and optionally a partner_object_id column, the service's id
 //     of an opportunity the CRM already knows (one that came from the
 //     partner platform); that column is not loaded;
-//
 //  2. maps those opportunities to their CRM ids (external ids), so that the
 //     load updates them rather than creating others;
-//
 //  3. loads the rows in bulk and waits for the execution;
-//
 //  4. writes the refused rows, with the service's reason in a last column
 //     refused_reason, to a file that a person fixes and loads again as it
 //     is (crm-sync -in crm-sync-refused.csv);
-//
 //  5. writes the audit status onto the opportunities it knows by id:
 //     LINKED when loaded, UPDATE_FAILED with the reason when refused.
-//
-//     go run ./examples/crm-sync                         # the sample opportunities.csv, three rows of which are refused
-//     go run ./examples/crm-sync -in fixed.csv -integration int-42
 //
 // With no PARTNER_* variables it runs against the embedded fake service;
 // with PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET
