@@ -239,7 +239,8 @@ func load(ctx context.Context, cfg config, svc *service, integration string, hea
 	if w.Flush(); w.Error() != nil {
 		return nil, w.Error()
 	}
-	ack, err := svc.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: integration, Format: bulk.CSV}, &body)
+	// A bytes.Reader seeks, so the client can send it again after a 429.
+	ack, err := svc.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: integration, Format: bulk.CSV}, bytes.NewReader(body.Bytes()))
 	if err != nil {
 		// With partner.IsOutcomeUnknown(err) the service may have the
 		// load: the error says so. Loading again is safe here, since a
