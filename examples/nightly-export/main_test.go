@@ -33,9 +33,10 @@ func stopAfter(t *testing.T, cfg config, rows int64) (context.Context, config) {
 	return ctx, cfg
 }
 
-// checkDeals fails unless file holds the header and every row of the demo
-// report of deal registrations once, in order.
-func checkDeals(t *testing.T, file string) {
+// checkRows fails unless file holds a header whose first column is
+// first, then rows numbered from start to start+n-1 in that column, each
+// once, in order.
+func checkRows(t *testing.T, file, first string, start, n int) {
 	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
@@ -46,27 +47,34 @@ func checkDeals(t *testing.T, file string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(recs) != demo.ReportLargeRows+1 || recs[0][0] != "Deal ID" {
-		t.Fatalf("%s has %d records (first %q), want a header and %d rows", file, len(recs), recs[0], demo.ReportLargeRows)
+	if len(recs) != n+1 || recs[0][0] != first {
+		t.Fatalf("%s has %d records (first %q), want a header and %d rows", file, len(recs), recs[0], n)
 	}
 	for i, r := range recs[1:] {
-		if id, _ := strconv.Atoi(r[0]); id != 100000+i {
-			t.Fatalf("row %d is deal %q, want %d: a row is missing or repeated", i+1, r[0], 100000+i)
+		if id, _ := strconv.Atoi(r[0]); id != start+i {
+			t.Fatalf("row %d is %q, want %d: a row is missing or repeated", i+1, r[0], start+i)
 		}
 	}
 }
 
-// testResume runs an export that is stopped after 30,000 rows, then
-// again, and checks that the second run goes on where the first stopped
-// and the file has every row once.
-func testResume(t *testing.T, cfg config) {
+// resumeCase is a report to export, the page size, and where to stop.
+type resumeCase struct {
+	pageSize, stopAt int64
+	first            string // the first column's name
+	start, rows      int    // its number in the first row, the rows
+}
+
+// testResume runs an export that is stopped mid-way, then again, and
+// checks that the second run goes on where the first stopped and the file
+// has every row once.
+func testResume(t *testing.T, cfg config, rc resumeCase) {
 	dir := t.TempDir()
-	cfg.out = filepath.Join(dir, "deals.csv")
-	cfg.pageSize = 5000
+	cfg.out = filepath.Join(dir, "report.csv")
+	cfg.pageSize = rc.pageSize
 	var logs bytes.Buffer
 	cfg.log = slog.New(slog.NewTextHandler(&logs, nil))
 
-	ctx, first := stopAfter(t, cfg, 30000)
+	ctx, first := stopAfter(t, cfg, rc.stopAt)
 	err := run(ctx, first)
 	if !errors.Is(err, errStopped) {
 		t.Fatalf("first run: %v, want it stopped\nlogs:\n%s", err, logs.String())
@@ -79,19 +87,27 @@ func testResume(t *testing.T, cfg config) {
 	if err := json.Unmarshal(b, &st); err != nil {
 		t.Fatal(err)
 	}
-	if st.Checkpoint.Rows < 30000 || st.Checkpoint.Rows >= demo.ReportLargeRows {
+	if st.Checkpoint.Rows < rc.stopAt || st.Checkpoint.Rows >= int64(rc.rows) {
 		t.Fatalf("checkpoint at %d rows, want it mid-way", st.Checkpoint.Rows)
 	}
 	if _, err := os.Stat(cfg.out); err == nil {
 		t.Fatal("the stopped run wrote the final file")
 	}
+	// A kill can come after rows were written and before their
+	// checkpoint was: the next run must drop them.
+	f, err := os.OpenFile(cfg.out+".partial", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.Repeat("999999,written after the checkpoint\n", 2000)) // longer than the rest
+	f.Close()
 
 	logs.Reset()
 	if err := run(t.Context(), cfg); err != nil {
 		t.Fatalf("second run: %v\nlogs:\n%s", err, logs.String())
 	}
-	checkDeals(t, cfg.out)
-	want := "rows_this_run=" + strconv.FormatInt(demo.ReportLargeRows-st.Checkpoint.Rows, 10)
+	checkRows(t, cfg.out, rc.first, rc.start, rc.rows)
+	want := "rows_this_run=" + strconv.FormatInt(int64(rc.rows)-st.Checkpoint.Rows, 10)
 	if !strings.Contains(logs.String(), "going on with a stopped export") || !strings.Contains(logs.String(), want) {
 		t.Errorf("second run did not go on from the checkpoint (want %q in its logs):\n%s", want, logs.String())
 	}
@@ -110,14 +126,17 @@ func TestResumeOnServer(t *testing.T) {
 	defer srv.Close()
 	env := map[string]string{"PARTNER_BASE_URL": srv.URL,
 		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}
-	testResume(t, config{getenv: func(k string) string { return env[k] }, reportID: demo.ReportLarge})
+	testResume(t, config{getenv: func(k string) string { return env[k] }, reportID: demo.ReportPartners},
+		resumeCase{pageSize: 4, stopAt: 10, first: "Partner ID", start: 1, rows: 25})
 }
 
-// TestResumeOnEmbeddedFake: the same with the embedded fake, which a
-// second run starts afresh, as after a kill.
+// TestResumeOnEmbeddedFake: the program's default, the demo report of
+// 100,000 rows on the embedded fake, which a second run starts afresh, as
+// after a kill.
 func TestResumeOnEmbeddedFake(t *testing.T) {
 	t.Parallel()
-	testResume(t, config{getenv: func(string) string { return "" }, fakeOpts: quick})
+	testResume(t, config{getenv: func(string) string { return "" }, fakeOpts: quick},
+		resumeCase{pageSize: 10000, stopAt: 30000, first: "Deal ID", start: 100000, rows: demo.ReportLargeRows})
 }
 
 // TestViewGoneStartsOver: a checkpoint whose view the service no longer

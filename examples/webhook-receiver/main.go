@@ -84,9 +84,15 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	tp, flush := cfg.tracer, func(context.Context) error { return nil }
+	tp := cfg.tracer
 	if tp == nil {
+		var flush func(context.Context) error
 		tp, flush = newTracerProvider(cfg.log)
+		defer func() {
+			fctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
+			defer cancel()
+			err = errors.Join(err, flush(fctx)) // the spans still batched
+		}()
 	}
 	// The client's spans and the Handler's go to tp (NewHandler takes the
 	// client's), its debug records to the log.
@@ -95,18 +101,18 @@ func run(ctx context.Context, cfg config) (err error) {
 	if err != nil {
 		return err
 	}
-	demo := svc.fake != nil
+	onFake := svc.fake != nil
 	if secrets.current == "" { // the demonstration makes its own
 		secrets.current = events.NewSecret()
 	}
 	defer func() {
 		cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 		defer cancel()
-		err = errors.Join(err, svc.Close(cctx), flush(cctx))
+		err = errors.Join(err, svc.Close(cctx))
 	}()
 
 	var got chan *events.Delivery // the demonstration's deliveries
-	if demo {
+	if onFake {
 		got = make(chan *events.Delivery, 64)
 	}
 	handler := svc.Events.NewHandler(func(ctx context.Context, d *events.Delivery) error {
@@ -144,7 +150,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		ErrorLog:          slog.NewLogLogger(cfg.log.Handler(), slog.LevelWarn),
 	}
 	addr := cfg.getenv("RECEIVER_ADDR")
-	if addr == "" && demo {
+	if addr == "" && onFake {
 		addr = "127.0.0.1:0"
 	} else if addr == "" {
 		addr = ":8080"
@@ -161,7 +167,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 
 	var work error
-	if demo {
+	if onFake {
 		work = demonstrate(ctx, cfg, svc, secrets.current, "http://"+ln.Addr().String()+callbackPath, got)
 	} else {
 		select {
