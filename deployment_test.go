@@ -13,6 +13,7 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/contract"
@@ -80,17 +81,23 @@ func TestEnvironmentHeaderName(t *testing.T) {
 	}
 }
 
-// TestEnvironmentNeedsHeaderName: toward a host that is not a loopback
-// address, New refuses an environment without a header name, saying what
-// to set, since a deployment ignores the stand-in header and would write
-// to production; an environment that is not a host name is refused too.
-// Toward a loopback address (the fake) the stand-in is the default.
+// TestEnvironmentNeedsHeaderName: New refuses an environment without a
+// header name, saying what to set, toward any host: a deployment ignores
+// the stand-in header and would write to production, and a test against
+// the fake (or a client behind a sidecar proxy on 127.0.0.1) takes the path
+// production takes. An environment that is not a host name is refused too.
+// The header's name comes from WithEnvironmentHeader, WithWords or
+// WithConnection.
 func TestEnvironmentNeedsHeaderName(t *testing.T) {
 	creds := WithClientCredentials("id", "secret")
-	_, err := New(WithBaseURL("https://api.example.com"), creds, WithEnvironment("sandbox.example.com"))
-	if err == nil || !strings.HasPrefix(err.Error(), "partner: ") || !strings.Contains(err.Error(), "WithEnvironmentHeader") ||
-		!strings.Contains(err.Error(), "api.example.com") || !strings.Contains(err.Error(), "production") {
-		t.Fatalf("environment without a header name toward a deployment: %v", err)
+	for _, b := range []string{"https://api.example.com", "http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"} {
+		_, err := New(WithBaseURL(b), creds, WithEnvironment("sandbox.example.com"))
+		host := strings.TrimPrefix(strings.TrimPrefix(b, "https://"), "http://")
+		host = strings.Trim(strings.TrimSuffix(host, ":8080"), "[]")
+		if err == nil || !strings.HasPrefix(err.Error(), "partner: ") || !strings.Contains(err.Error(), "WithEnvironmentHeader") ||
+			!strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), "production") {
+			t.Errorf("environment without a header name toward %s: %v", b, err)
+		}
 	}
 	for _, env := range []string{"https://sandbox.example.com", "sandbox.example.com/x", "sand box", "a\nb"} {
 		_, err := New(WithBaseURL("https://api.example.com"), creds, WithEnvironment(env), WithEnvironmentHeader("x-acme-env"))
@@ -101,14 +108,18 @@ func TestEnvironmentNeedsHeaderName(t *testing.T) {
 	for _, opts := range [][]Option{
 		{WithBaseURL("https://api.example.com"), WithEnvironment("sandbox.example.com"), WithEnvironmentHeader("x-acme-env")},
 		{WithBaseURL("https://api.example.com"), WithEnvironment("sandbox.example.com"), WithEnvironmentHeader("x-svc-env")},
+		{WithBaseURL("https://api.example.com"), WithEnvironment("sandbox.example.com"), WithWords(deployment.Words{EnvHeader: "x-acme-env"})},
 		{WithBaseURL("https://api.example.com")},
-		{WithBaseURL("http://127.0.0.1:8080"), WithEnvironment("sandbox.example.com")},
-		{WithBaseURL("http://localhost:8080"), WithEnvironment("sandbox")},
-		{WithBaseURL("http://[::1]:8080"), WithEnvironment("sandbox")},
+		{WithBaseURL("http://127.0.0.1:8080"), WithEnvironment("sandbox.example.com"), WithEnvironmentHeader("x-svc-env")},
+		{WithConnection(deployment.Connection{BaseURL: "http://localhost:8080", ClientID: "id", ClientSecret: "s", Words: deployment.Words{EnvHeader: "x-svc-env"}}), WithEnvironment("sandbox")},
 	} {
 		if _, err := New(append(opts, creds)...); err != nil {
 			t.Errorf("New: %v", err)
 		}
+	}
+	_, err := New(WithBaseURL("https://api.example.com"), creds, WithWords(deployment.Words{PortalWord: "acme.portal"}))
+	if err == nil || !strings.Contains(err.Error(), "portal word") {
+		t.Errorf("a portal word with a dot: %v", err)
 	}
 }
 
@@ -233,9 +244,27 @@ func TestDeploymentWordsOnFake(t *testing.T) {
 		t.Fatalf("audit with the deployment's field: %+v, %v", res, err)
 	}
 	// The fake refuses what the deployment refuses: the stand-in word.
-	_, err = c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	_, err = c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{FieldName: objects.FieldIntegrationStatus, StatusCode: objects.StatusLinked, Message: "m"})
 	if !IsBadRequest(err) || !strings.Contains(err.Error(), "acme_portal.integration_status") {
 		t.Fatalf("audit with the interface's word on a renamed fake: %v", err)
+	}
+	// Without a field name and without words the client refuses, toward
+	// the fake as toward a deployment; with the fake's words (its
+	// Connection, key included) it writes the deployment's field.
+	_, err = c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	if err == nil || !strings.Contains(err.Error(), "AuditParams.FieldName") {
+		t.Fatalf("audit without a field name or words: %v", err)
+	}
+	cc, err := New(WithConnection(srv.Connection()), WithEnvironment("sandbox-eu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = cc.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	if err != nil || res.FieldName != "acme_portal.integration_status" {
+		t.Fatalf("audit with the fake's words: %+v, %v", res, err)
+	}
+	if err := cc.Close(ctx); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := c.Objects.ConnectExternalID(ctx, demo.Opportunity1, objects.ConnectExternalIDParams{FieldName: "acme_portal.referral_id", ExternalID: "REF-9"}); err != nil {
 		t.Fatal(err)

@@ -188,6 +188,9 @@ type Fake struct {
 	closers   []func()
 	stop      chan struct{} // closed by Close
 	closeOnce sync.Once
+	// connClient is the id and secret of the first client registered
+	// (WithClient, else the default client), which Connection names.
+	connClient [2]string
 }
 
 // Option configures a Fake.
@@ -199,7 +202,12 @@ type Option func(*Fake)
 // scopes are ignored. Without any WithClient option the fake registers
 // DefaultClientID/DefaultClientSecret.
 func WithClient(id, secret string, scopes ...string) Option {
-	return func(f *Fake) { f.auth.register(id, secret, scopes) }
+	return func(f *Fake) {
+		f.auth.register(id, secret, scopes)
+		if f.connClient[0] == "" {
+			f.connClient = [2]string{id, secret}
+		}
+	}
 }
 
 // WithTokenLifetime sets the lifetime of access tokens (default 1h).
@@ -250,6 +258,7 @@ func New(opts ...Option) *Fake {
 	f.auth.checkScopes = f.deploy.scopeChecks
 	if len(f.auth.clients) == 0 {
 		f.auth.register(DefaultClientID, DefaultClientSecret, nil)
+		f.connClient = [2]string{DefaultClientID, DefaultClientSecret}
 	}
 	f.objects.init()
 	f.integ.init()
