@@ -366,7 +366,7 @@ func (s *settings) checkEnvironment(base *url.URL) error {
 		return fmt.Errorf("partner: WithEnvironment: %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", s.env)
 	}
 	if s.envHeader == "" {
-		return fmt.Errorf("partner: WithEnvironment needs WithEnvironmentHeader toward %s: a deployment reads the environment from a header named after its operator, not from the interface's stand-in %s, and would send the request to production; set WithEnvironmentHeader to the deployment's header name (or WithWords, or WithConnection with a fake's Connection)",
+		return fmt.Errorf("partner: WithEnvironment needs WithEnvironmentHeader toward %s: a deployment reads the environment from a header named after its operator, not from the interface's stand-in %s, and would send the request to production; set WithEnvironmentHeader to the deployment's header name",
 			base.Hostname(), core.EnvHeader)
 	}
 	return nil

@@ -5,8 +5,7 @@
 //	clock := fake.NewManualClock(time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC))
 //	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock))
 //	defer srv.Close()
-//	c, err := partner.New(partner.WithBaseURL(srv.URL),
-//		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+//	c, err := partner.New(partner.WithConnection(srv.Connection())) // its URL, credentials and words
 //
 //	// Seed it: WithDemoData (ids in package fake/demo), or AddObject, AddUser,
 //	// AddReport, AddIntegration, SetUserAttributes, ApplySeed.
@@ -28,8 +27,9 @@
 // through its states over time, answers bad input with the statuses the
 // interface documents, and can be told to fail. It is an independent
 // implementation of the interface: it has its own wire types and imports
-// no package of the SDK, so a mistake in the SDK's JSON cannot be mirrored
-// here. The examples show each of the five at work.
+// no package of the SDK but package deployment (the plain-string words it
+// hands a test in Connection), so a mistake in the SDK's JSON cannot be
+// mirrored here. The examples show each of the five at work.
 //
 // # Options
 //
