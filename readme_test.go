@@ -443,8 +443,7 @@ func TestPipelineReport(t *testing.T) {
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithViewDelay(0))
 	defer srv.Close()
 	c, err := partner.New(
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithConnection(srv.Connection()), // the fake's URL, credentials and words
 		partner.WithRetryWait(time.Millisecond, 10*time.Millisecond),
 	)
 	if err != nil {
