@@ -22,7 +22,7 @@ import (
 )
 
 // DeliveryPolicy says how the fake sends webhook deliveries; zero fields
-// take the defaults (defaultDeliveryPolicy).
+// take the defaults each field names.
 //
 // When an object changes, the fake works out which events happened
 // (object.create; object.update, plus object.stage_change when the

@@ -278,7 +278,7 @@ func clip(s string, max int) string {
 const defaultRequestLogSize = 100_000
 
 // WithRequestLogSize keeps the last n requests in the request log
-// (default defaultRequestLogSize): the log is a ring, so that a fake
+// (default 100,000): the log is a ring, so that a fake
 // serving millions of requests holds flat memory. Older entries are
 // dropped. n < 1 means the default.
 func WithRequestLogSize(n int) Option { return func(f *Fake) { f.reqlog.size = n } }

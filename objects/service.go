@@ -76,10 +76,11 @@ const (
 type AuditParams struct {
 	// FieldName is the field to write, sent as it is: a deployment names
 	// the field after its portal (<portal>.integration_status) and refuses
-	// any other. When it is empty, Audit sends FieldIntegrationStatus, the
-	// interface's stand-in, only toward a loopback address (the fake);
-	// toward any other host it returns an error before sending, since a
-	// deployment would refuse the stand-in.
+	// any other. When it is empty, Audit sends <portal>.integration_status
+	// of the portal word the client was given (partner.WithWords, or
+	// partner.WithConnection with a fake's Connection, whose word is the
+	// stand-in's unless the fake was given another); a client given no
+	// portal word returns an error before sending, whatever the host.
 	FieldName FieldName `json:"field_name"`
 	// IntegrationID names the related integration (optional).
 	IntegrationID string `json:"integration_id,omitempty"`
@@ -100,8 +101,10 @@ type AuditResult struct {
 
 // Audit writes p onto the object (PATCH /app/v1/object/{object_id}/audit)
 // and returns the field's resulting value. Writing a value is idempotent,
-// so the call is retried like a read. Toward a host that is not a
-// loopback address p.FieldName is required (see AuditParams.FieldName).
+// so the call is retried like a read. When p.FieldName is empty, Audit
+// writes the field of the portal word the client was given
+// (partner.WithWords), and without one it fails before sending, toward the
+// fake and toward a deployment alike (see AuditParams.FieldName).
 func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*AuditResult, error) {
 	if err := checkID(objectID); err != nil {
 		return nil, err
@@ -115,10 +118,10 @@ func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*A
 		return nil, fmt.Errorf("partner: objects: audit status_code %q is not one of SCHEDULED, CREATE_FAILED, UPDATE_FAILED, LINKED", p.StatusCode)
 	case strings.TrimSpace(p.Message) == "":
 		return nil, errors.New("partner: objects: audit message is required")
-	case p.FieldName == "" && !s.t.TowardLoopback():
-		return nil, fmt.Errorf("partner: objects: audit field_name is empty: set AuditParams.FieldName to the deployment's <portal>.integration_status; a deployment refuses the interface's stand-in %s, which is the default toward a loopback address (the fake) only", FieldIntegrationStatus)
+	case p.FieldName == "" && s.t.PortalWord() == "":
+		return nil, fmt.Errorf("partner: objects: audit field_name is empty: set AuditParams.FieldName to the deployment's <portal>.integration_status, or give the client the deployment's portal word (partner.WithWords; a fake's words come with partner.WithConnection(srv.Connection())); a deployment refuses the interface's stand-in %s", FieldIntegrationStatus)
 	case p.FieldName == "":
-		p.FieldName = FieldIntegrationStatus
+		p.FieldName = FieldName(s.t.PortalWord() + ".integration_status")
 	}
 	return core.DoNew[AuditResult](ctx, s.t, &core.Request{
 		Op:         "objects.Audit",
