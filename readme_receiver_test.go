@@ -20,10 +20,7 @@ func TestReceiverHandlesAChangeOnce(t *testing.T) {
 	// Retries after a millisecond: the test waits for nothing.
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
 	defer srv.Close()
-	c, err := partner.New(
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
-	)
+	c, err := partner.New(partner.WithConnection(srv.Connection())) // the fake's URL, credentials and words
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -96,7 +96,7 @@ func TestStatusWire(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Status != bulk.Completed || !ex.Done() || ex.InputCount != 10 || ex.SuccessCount != 6 || ex.ErrorCount != 3 || ex.SkipCount != 1 ||
+	if ex.Status != bulk.StateCompleted || !ex.Done() || ex.InputCount != 10 || ex.SuccessCount != 6 || ex.ErrorCount != 3 || ex.SkipCount != 1 ||
 		!ex.IncludeErrors || ex.IntegrationID != "int/1" {
 		t.Errorf("execution = %+v", ex)
 	}
@@ -129,7 +129,7 @@ func TestStatusWireRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Done() || ex.Status != bulk.Running || !ex.CompletedAt.IsZero() || ex.InputCount != 4 {
+	if ex.Done() || ex.Status != bulk.StateRunning || !ex.CompletedAt.IsZero() || ex.InputCount != 4 {
 		t.Errorf("execution = %+v", ex)
 	}
 }

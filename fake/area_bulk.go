@@ -108,7 +108,7 @@ func WithBulkDiscard() Option { return func(f *Fake) { f.bulk.discard = true } }
 
 // WithBulkStatusDefaults sets what the status operation does when a
 // request leaves include_errors or max_errors out. The fake's defaults are
-// false and defaultMaxErrors (10); the deployed service's published
+// false and 10; the deployed service's published
 // descriptions disagree (false or true, 10 or 5), so a team can run its
 // tests against either.
 func WithBulkStatusDefaults(includeErrors bool, maxErrors int) Option {

@@ -77,7 +77,11 @@ type Person struct {
 type Column struct {
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`
-	Type string `json:"type,omitempty"` // columnText, columnNumber, ...; "" is columnText
+	// Type is the column's type, which also names the filters that
+	// apply to it: "TEXT" (the default when ""), "TEXT_REPEATED",
+	// "TEXT_PG_ARRAY", "BOOLEAN", "NUMBER", "DECIMAL", "DATE",
+	// "DATE_OFFSET", "DATE_TIME", "DATE_TIME_OFFSET" or "CURRENCY".
+	Type string `json:"type,omitempty"`
 }
 
 // Chart groups a report's rows by one column and counts each group. Its
@@ -96,7 +100,7 @@ type Report struct {
 	ID          int64     `json:"id,omitempty"` // 0: assigned by AddReport
 	Name        string    `json:"name"`
 	Description string    `json:"description,omitempty"`
-	Status      string    `json:"status,omitempty"` // reportDraft, reportPublished; "" is reportPublished
+	Status      string    `json:"status,omitempty"` // "DRAFT" or "PUBLISHED" (the default when "")
 	CreatedBy   *Person   `json:"-"`
 	ModifiedBy  *Person   `json:"-"`
 	CreatedAt   time.Time `json:"-"` // zero: the fake's clock at AddReport

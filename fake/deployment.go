@@ -3,6 +3,8 @@ package fake
 import (
 	"crypto/subtle"
 	"net/http"
+
+	shared "github.com/partnerapi/partner-go/deployment"
 )
 
 // This file holds the options that make the fake speak like one
@@ -11,18 +13,13 @@ import (
 // subscription key, and the checks the fake can do beyond the deployed
 // service (scopes). See docs/deployed-service.md.
 
-// Defaults of the deployment words (Deployment.EnvHeader,
-// Deployment.PortalWord): the interface's neutral stand-ins.
+// Defaults of the deployment words: the interface's neutral stand-ins.
 const (
-	// DefaultEnvHeader is the environment header's name in the interface.
-	DefaultEnvHeader = "x-svc-env"
-	// DefaultPortalWord is the interface's stand-in for the operator's
+	// defaultEnvHeader is the environment header's name in the interface.
+	defaultEnvHeader = "x-svc-env"
+	// defaultPortalWord is the interface's stand-in for the operator's
 	// portal word, as in partner_portal.integration_status.
-	DefaultPortalWord = "partner_portal"
-)
-
-// The API gateway's words.
-const (
+	defaultPortalWord = "partner_portal"
 	// defaultSubscriptionKeyHeader is the header an API gateway reads the
 	// subscription key from; the query parameter subscriptionKeyParam is
 	// accepted too.
@@ -50,10 +47,10 @@ type deployment struct {
 
 func (d *deployment) defaults() {
 	if d.envHeader == "" {
-		d.envHeader = DefaultEnvHeader
+		d.envHeader = defaultEnvHeader
 	}
 	if d.portal == "" {
-		d.portal = DefaultPortalWord
+		d.portal = defaultPortalWord
 	}
 	if d.subKeyHeader == "" {
 		d.subKeyHeader = defaultSubscriptionKeyHeader
@@ -67,14 +64,14 @@ func (d *deployment) defaults() {
 // interface; WithDeployment applies the fields that are set.
 type Deployment struct {
 	// PortalWord is the word the deployment uses where the interface says
-	// partner_portal (DefaultPortalWord). It names the audit field (AuditField), the referral
+	// partner_portal. It names the audit field (AuditField), the referral
 	// id field (ReferralField) and the referral event kind
 	// (ReferralEvent). The fake accepts the configured words and refuses
 	// others, as a deployment accepts only its own: give the SDK and the
 	// fake the same word.
 	PortalWord string
 	// EnvHeader names the header that selects the environment (default
-	// DefaultEnvHeader, the interface's stand-in). The request log records its
+	// x-svc-env, the interface's stand-in). The request log records its
 	// value as LoggedRequest.Env.
 	EnvHeader string
 	// SubscriptionKey makes the fake require an API gateway subscription
@@ -144,6 +141,34 @@ func WithDeployment(d Deployment) Option {
 // the fake requires none: any scope may be asked for and every token may
 // use every area.
 func WithScopeChecks() Option { return func(f *Fake) { f.deploy.scopeChecks = true } }
+
+// Connection returns what a client needs to talk to the fake as it is
+// configured: its URL (NewServer's, or SetURL's), the first client
+// registered (WithClient, else DefaultClientID and DefaultClientSecret),
+// the subscription key it requires (Deployment.SubscriptionKey, else
+// none) and the words it speaks, the interface's stand-ins unless
+// WithDeployment gave others: the environment header, the portal word and
+// the subscription key's header, each named explicitly. A test gives it
+// to the client whole, so the client takes the path it takes toward a
+// deployment, with the fake's words:
+//
+//	c, err := partner.New(partner.WithConnection(srv.Connection()))
+//
+// Package deployment, which holds its type, imports nothing; the fake
+// imports no other package of the SDK.
+func (f *Fake) Connection() shared.Connection {
+	return shared.Connection{
+		BaseURL:         f.URL(),
+		ClientID:        f.connClient[0],
+		ClientSecret:    f.connClient[1],
+		SubscriptionKey: f.deploy.subKey,
+		Words: shared.Words{
+			EnvHeader:             f.deploy.envHeader,
+			PortalWord:            f.deploy.portal,
+			SubscriptionKeyHeader: f.deploy.subKeyHeader,
+		},
+	}
+}
 
 // AuditField is the audit field the fake accepts:
 // <portal word>.integration_status.

@@ -22,7 +22,7 @@ import (
 )
 
 // DeliveryPolicy says how the fake sends webhook deliveries; zero fields
-// take the defaults (defaultDeliveryPolicy).
+// take the defaults each field names.
 //
 // When an object changes, the fake works out which kinds of event the
 // change is (object.create; object.update, which is also

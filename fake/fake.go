@@ -5,8 +5,7 @@
 //	clock := fake.NewManualClock(time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC))
 //	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock))
 //	defer srv.Close()
-//	c, err := partner.New(partner.WithBaseURL(srv.URL),
-//		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+//	c, err := partner.New(partner.WithConnection(srv.Connection())) // its URL, credentials and words
 //
 //	// Seed it: WithDemoData (ids in package fake/demo), or AddObject, AddUser,
 //	// AddReport, AddIntegration, SetUserAttributes, ApplySeed.
@@ -28,8 +27,9 @@
 // through its states over time, answers bad input with the statuses the
 // interface documents, and can be told to fail. It is an independent
 // implementation of the interface: it has its own wire types and imports
-// no package of the SDK, so a mistake in the SDK's JSON cannot be mirrored
-// here. The examples show each of the five at work.
+// no package of the SDK but package deployment (the plain-string words it
+// hands a test in Connection), so a mistake in the SDK's JSON cannot be
+// mirrored here. The examples show each of the five at work.
 //
 // # Options
 //
@@ -189,6 +189,9 @@ type Fake struct {
 	closers   []func()
 	stop      chan struct{} // closed by Close
 	closeOnce sync.Once
+	// connClient is the id and secret of the first client registered
+	// (WithClient, else the default client), which Connection names.
+	connClient [2]string
 }
 
 // Option configures a Fake.
@@ -200,7 +203,12 @@ type Option func(*Fake)
 // scopes are ignored. Without any WithClient option the fake registers
 // DefaultClientID/DefaultClientSecret.
 func WithClient(id, secret string, scopes ...string) Option {
-	return func(f *Fake) { f.auth.register(id, secret, scopes) }
+	return func(f *Fake) {
+		f.auth.register(id, secret, scopes)
+		if f.connClient[0] == "" {
+			f.connClient = [2]string{id, secret}
+		}
+	}
 }
 
 // DefaultTokenLifetime is the lifetime of access tokens unless
@@ -256,6 +264,7 @@ func New(opts ...Option) *Fake {
 	f.auth.checkScopes = f.deploy.scopeChecks
 	if len(f.auth.clients) == 0 {
 		f.auth.register(DefaultClientID, DefaultClientSecret, nil)
+		f.connClient = [2]string{DefaultClientID, DefaultClientSecret}
 	}
 	f.objects.init()
 	f.integ.init()

@@ -328,7 +328,7 @@ func clip(s string, max int) string {
 const DefaultRequestLogSize = 100_000
 
 // WithRequestLogSize keeps the last n requests in the request log
-// (default DefaultRequestLogSize): the log is a ring, so that a fake
+// (default DefaultRequestLogSize, 100,000): the log is a ring, so that a fake
 // serving millions of requests holds flat memory. Older entries are
 // dropped. n < 1 means the default.
 func WithRequestLogSize(n int) Option { return func(f *Fake) { f.reqlog.size = n } }

@@ -169,6 +169,7 @@ func TestFlagsOverrideVariables(t *testing.T) {
 	c := newCLI(srv)
 	c.env["PARTNER_BASE_URL"] = "http://127.0.0.1:1" // nothing listens there
 	c.env["PARTNER_ENV"] = "from-variable"
+	c.env["PARTNER_ENV_HEADER"] = srv.Connection().Words.EnvHeader // named toward the fake too
 	c.must(t, "reports", "list", "--base-url", srv.URL, "--env", "from-flag")
 	reqs := srv.Requests()
 	if last := reqs[len(reqs)-1]; last.Env != "from-flag" {

@@ -129,7 +129,7 @@ before doing it again), 130 interrupted (Ctrl-C).`,
 	pf.StringVar(&a.clientSecret, "client-secret", "", "OAuth client secret (PARTNER_CLIENT_SECRET); visible to other users of this machine in the process list: prefer the variable or --client-secret-file")
 	pf.StringVar(&a.secretFile, "client-secret-file", "", "read the client secret from this `file`")
 	pf.StringVar(&a.env, "env", "", "host name of the environment, sent in the environment header (PARTNER_ENV); a deployment needs --env-header too")
-	pf.StringVar(&a.envHeader, "env-header", "", "name of the deployment's environment header, x-svc-env toward this machine only (PARTNER_ENV_HEADER)")
+	pf.StringVar(&a.envHeader, "env-header", "", "name of the deployment's environment header, needed with --env toward any host; the fake's is x-svc-env unless it was given another (PARTNER_ENV_HEADER)")
 	pf.StringVar(&a.subKey, "subscription-key", "", "gateway subscription key (PARTNER_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or --subscription-key-file")
 	pf.StringVar(&a.subKeyFile, "subscription-key-file", "", "read the gateway subscription key from this `file`")
 	pf.StringVar(&a.subKeyHeader, "subscription-key-header", "", "name of the subscription key header (PARTNER_SUBSCRIPTION_KEY_HEADER)")

@@ -76,6 +76,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/fakeadmin"
@@ -171,14 +172,24 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.BoolVar(&c.adminRemote, "admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
 	fs.IntVar(&c.logSize, "request-log", fake.DefaultRequestLogSize, "how many of the last requests the request log keeps")
 	fs.BoolVar(&c.fullSCIM, "full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
-	fs.StringVar(&c.envHeader, "env-header", fake.DefaultEnvHeader, "name of the environment header (a deployment's own word)")
-	fs.StringVar(&c.portal, "portal-word", fake.DefaultPortalWord, "the deployment's portal word, as in <word>.integration_status")
+	words := defaultWords()
+	fs.StringVar(&c.envHeader, "env-header", words.EnvHeader, "name of the environment header (a deployment's own word)")
+	fs.StringVar(&c.portal, "portal-word", words.PortalWord, "the deployment's portal word, as in <word>.integration_status")
 	fs.StringVar(&c.subKey, "subscription-key", "", "require this API gateway subscription `key` (header Ocp-Apim-Subscription-Key or query subscription-key; or $PARTNERFAKE_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or -subscription-key-file")
 	fs.StringVar(&c.subKeyFile, "subscription-key-file", "", "read the API gateway subscription key from this `file`")
 	fs.BoolVar(&c.scopes, "scope-checks", false, "check the fake's own per-area OAuth scopes")
 	fs.BoolVar(&c.envelope, "delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
 	fs.BoolVar(&c.unknownMembers, "unknown-members", false, "accept and ignore members of write bodies (subscribe, audit, external id) that their published descriptions do not name, instead of answering 400")
 	return fs, c
+}
+
+// defaultWords are the words a fake speaks unless told others (the
+// interface's stand-ins), read from one, so that the flags' defaults are
+// the fake's.
+func defaultWords() deployment.Words {
+	f := fake.New()
+	defer f.Close()
+	return f.Connection().Words
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {

@@ -72,8 +72,7 @@ func TestTourOfEveryOperation(t *testing.T) {
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock), fake.WithBulkDelay(0),
 		fake.WithMiddleware(record), fake.WithMiddleware(check), fake.WithMiddleware(contract.Differential(t)))
 	defer srv.Close()
-	cl, err := partner.New(partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+	cl, err := partner.New(partner.WithConnection(srv.Connection()),
 		partner.WithTracerProvider(sdktrace.NewTracerProvider(sdktrace.WithSpanProcessor(spans))))
 	if err != nil {
 		t.Fatal(err)
