@@ -127,8 +127,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
-// TestHelpEverywhere runs --help on every command: each exits 0 and shows
-// an example.
+// TestHelpEverywhere runs --help on every command: each exits 0, shows
+// an example, and shows boolean flags without [=true|false].
 func TestHelpEverywhere(t *testing.T) {
 	t.Parallel()
 	c := &cli{env: map[string]string{}}
@@ -145,6 +145,10 @@ func TestHelpEverywhere(t *testing.T) {
 		r := c.run(t, args...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
 			t.Errorf("partner %s: exit %d, stdout %q", strings.Join(args, " "), r.code, r.stdout)
+		}
+		// pflag v1.1.0 shows every boolean flag so (--json[=true|false]).
+		if strings.Contains(r.stdout, "[=true|false]") {
+			t.Errorf("partner %s: a boolean flag shows [=true|false]:\n%s", strings.Join(args, " "), r.stdout)
 		}
 		if cmd.Example == "" || !strings.Contains(r.stdout, "Examples:") {
 			t.Errorf("%s has no example", cmd.CommandPath())
