@@ -186,7 +186,7 @@ func TestFlagsOverrideVariables(t *testing.T) {
 	if r := c.run(t, "reports", "list", "--client-secret", "x", "--client-secret-file", secret); r.code != exitUsage {
 		t.Fatalf("both secrets: exit %d, want 2", r.code)
 	}
-	if r := c.run(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret", "wrong"); r.code != exitFail {
+	if r := c.run(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret", "wrong"); r.code != exitAuth {
 		t.Fatalf("wrong secret: exit %d, want 1", r.code)
 	}
 }
@@ -200,8 +200,8 @@ func TestDeploymentWords(t *testing.T) {
 	srv := newFake(t, fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-operator-env", SubscriptionKey: key}))
 	defer srv.Close()
 	c := newCLI(srv)
-	if r := c.run(t, "reports", "list"); r.code != exitFail {
-		t.Fatalf("without the subscription key: exit %d", r.code)
+	if r := c.run(t, "reports", "list"); r.code != exitAuth {
+		t.Fatalf("without the subscription key: exit %d, want 4", r.code)
 	}
 	r := c.must(t, "reports", "list", "--subscription-key", key, "--env-header", "x-operator-env", "--env", "prod")
 	if strings.Contains(r.stdout+r.stderr, key) {

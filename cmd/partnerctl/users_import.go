@@ -38,7 +38,8 @@ differs. Running the same file again creates and updates nothing, so an
 interrupted import is safely re-run.
 
 It prints one line per row and the counts of created, updated, written,
-unchanged and failed users; it exits 1 when a row failed. When the file
+unchanged and failed users; it exits 5 when a row failed (1 when the file
+could not be read to its end). When the file
 cannot be read to its end (a malformed line) or Ctrl-C stops it, the counts
 say the line it stopped after: the rows after it were not imported.`,
 		Example: `  printf 'userName,displayName,email\nada@example.com,Ada,ada@example.com\n' > people.csv
@@ -82,7 +83,7 @@ say the line it stopped after: the rows after it were not imported.`,
 					return fmt.Errorf("import %s: %w", args[0], err)
 				}
 				if counts[importFailed] > 0 {
-					return fmt.Errorf("import %s: %d rows failed", args[0], counts[importFailed])
+					return dataFailedf("import %s: %d rows failed", args[0], counts[importFailed])
 				}
 				return nil
 			})
