@@ -116,7 +116,7 @@ func (fl followFlags) statusParams() bulk.StatusParams {
 	if fl.errorsOut != "" {
 		n = fl.maxErrors
 	}
-	return bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(n)}
+	return bulk.StatusParams{IncludeErrors: new(true), MaxErrors: new(n)}
 }
 
 // goOn is the command line that goes on following the execution.
