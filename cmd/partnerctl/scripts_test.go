@@ -154,12 +154,8 @@ func TestExitCodes(t *testing.T) {
 		{"the data says it failed", nil, []string{"bulk", "load", allFail, "--integration", demo.AccountIntegration, "--wait"}, exitDataFailed},
 	} {
 		cc := &cli{base: c.base, env: map[string]string{}}
-		for k, v := range c.env {
-			cc.env[k] = v
-		}
-		for k, v := range tc.env {
-			cc.env[k] = v
-		}
+		maps.Copy(cc.env, c.env)
+		maps.Copy(cc.env, tc.env)
 		if r := cc.run(t, tc.args...); r.code != tc.want {
 			t.Errorf("%s: %q exits %d, want %d (stderr %q)", tc.name, tc.args, r.code, tc.want, r.stderr)
 		}
@@ -242,7 +238,7 @@ func TestDebugLogsRequests(t *testing.T) {
 	c.env["PARTNER_DEBUG"] = "1"
 	r := c.must(t, "users", "list")
 	var done []string
-	for _, line := range strings.Split(strings.TrimSpace(r.stderr), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(r.stderr), "\n") {
 		if strings.Contains(line, "request done") && strings.Contains(line, "path=/api/scim/") {
 			done = append(done, line)
 		}
