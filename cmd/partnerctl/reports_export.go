@@ -180,7 +180,10 @@ func exportResumable(ctx context.Context, c *partner.Client, id int64, format st
 		// another report's view would append that report's rows. Its
 		// row count is the progress bar's total.
 		md, err := c.Reports.ViewMetadata(ctx, from.ViewID)
-		if err == nil && md.ReportID != 0 && md.ReportID != id {
+		switch {
+		case partner.IsNotFound(err):
+			err = fmt.Errorf("--resume: view %d is gone (a view lasts about a day): %s: %w", from.ViewID, startOver, err)
+		case err == nil && md.ReportID != 0 && md.ReportID != id:
 			err = usagef("--resume: the checkpoint in %s names view %d, of report %d, not %d: %s", ef.checkpoint, from.ViewID, md.ReportID, id, startOver)
 		}
 		if err != nil {

@@ -171,6 +171,17 @@ func TestExportResumeRefusesForeignCheckpoints(t *testing.T) {
 		}
 	}
 
+	// A view the service no longer has: the resume says to start over.
+	s.restore(t)
+	s.editCheckpoint(t, func(m map[string]any) { m["checkpoint"].(map[string]any)["view_id"] = 999_999 })
+	r := s.c.run(t, "reports", "export", s.report, "-o", s.out, "--resume")
+	if r.code != exitFail || !strings.Contains(r.stderr, "view 999999 is gone") || !strings.Contains(r.stderr, "export without --resume") {
+		t.Errorf("gone view: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if got := readFile(t, s.partial); got != s.partialBytes {
+		t.Error("gone view: the partial file was written")
+	}
+
 	// The files left as they were, the same command goes on.
 	s.restore(t)
 	s.c.must(t, "reports", "export", s.report, "-o", s.out, "--resume")
