@@ -157,7 +157,11 @@ func followExecution(ctx context.Context, out, msgs io.Writer, c *partner.Client
 	var failed *bulk.ExecutionError
 	switch {
 	case errors.As(err, &failed):
-		return fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)
+		// The execution was followed to its end, which is a failure.
+		if jerr := printExecutionJSON(data, failed.Execution, fl); jerr != nil {
+			return jerr
+		}
+		return dataFailure{fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)}
 	case err != nil && fl.wait:
 		return fmt.Errorf("following execution %s: %w; to go on: %s", ack.ExecutionID, err, fl.goOn(ack))
 	case err != nil:

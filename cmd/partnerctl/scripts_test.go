@@ -270,3 +270,34 @@ func TestDebugLogsRequests(t *testing.T) {
 		t.Errorf("--debug: stderr %q", r.stderr)
 	}
 }
+
+// TestBulkExecutionFailedExitsFive: an execution that ends failed (a
+// status_msg, a *bulk.ExecutionError) was followed to its end: the data
+// says it failed, exit 5, and --json prints it.
+func TestBulkExecutionFailedExitsFive(t *testing.T) {
+	t.Parallel()
+	srv := bulkServer(t, fake.WithMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !strings.HasPrefix(r.URL.Path, "/bulk/v1/status/") {
+				next.ServeHTTP(w, r)
+				return
+			}
+			w.Header().Set("Content-Type", "application/json")
+			json.NewEncoder(w).Encode(map[string]any{
+				"integration_id": strings.TrimPrefix(r.URL.Path, "/bulk/v1/status/"), "execution_id": r.URL.Query().Get("execution_id"),
+				"status": "completed", "status_msg": "the file could not be read", "input_count": 0, "success_count": 0,
+				"error_count": 0, "skip_count": 0, "started_at": "2026-03-01T09:00:00Z", "completed_at": "2026-03-01T09:00:01Z",
+				"include_errors": true,
+			})
+		})
+	}))
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "accounts.csv")
+	writeFile(t, in, accountsCSV)
+	r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait", "--json")
+	var ex executionJSON
+	if r.code != exitDataFailed || !strings.Contains(r.stderr, "the file could not be read") ||
+		json.Unmarshal([]byte(r.stdout), &ex) != nil || ex.StatusMessage != "the file could not be read" {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 5 and the execution as JSON", r.code, r.stdout, r.stderr)
+	}
+}
