@@ -50,7 +50,7 @@ func newWorkflowEnv(t *testing.T) *workflowEnv {
 // execution's processing time whenever a status read says it still runs.
 func (e *workflowEnv) bulkWait() bulk.WaitOptions {
 	return bulk.WaitOptions{
-		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
+		Status:   bulk.StatusParams{IncludeErrors: new(true)},
 		Interval: time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
 			if !ex.Done() {

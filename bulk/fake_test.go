@@ -74,7 +74,7 @@ func TestLoadThenWaitAgainstFake(t *testing.T) {
 	clock.Advance(fake.DefaultBulkDelay)
 	var seen []bulk.State
 	ex, err = c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
-		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
+		Status:   bulk.StatusParams{IncludeErrors: new(true)},
 		Progress: func(e *bulk.Execution) { seen = append(seen, e.Status) },
 	})
 	if err != nil {
@@ -273,7 +273,7 @@ func loadRowsAndWait[T any](c *partner.Client, rows []T) (*bulk.Execution, error
 	if err != nil {
 		return nil, err
 	}
-	return c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: partner.Ptr(true)}})
+	return c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: new(true)}})
 }
 
 // xlsxFile returns an XLSX workbook whose one sheet holds rows: strings

@@ -353,7 +353,7 @@ func TestListCancel(t *testing.T) {
 func TestListFilterAgainstTheFake(t *testing.T) {
 	srv, c := newFake(t)
 	ctx := context.Background()
-	if _, err := srv.AddUser(fake.User{UserName: "ada@example.com", Active: partner.Ptr(false)}); err != nil {
+	if _, err := srv.AddUser(fake.User{UserName: "ada@example.com", Active: new(false)}); err != nil {
 		t.Fatal(err)
 	}
 	users, err := paging.Collect(c.SCIM.List(ctx, scim.ListParams{Filter: "userName eq " + scim.Quote("ADA@example.com")}))

@@ -67,7 +67,7 @@ type User struct {
 	Emails      []Email `json:"emails,omitempty"`
 	// Active is whether the user may sign in; false means suspended. Nil
 	// leaves it to the service (new users are active). Set it with
-	// partner.Ptr(false) or partner.Ptr(true); read it with IsActive.
+	// new(false) or new(true); read it with IsActive.
 	Active *bool `json:"active,omitempty"`
 	// Meta is assigned by the service.
 	Meta *Meta `json:"meta,omitempty"`

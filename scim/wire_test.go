@@ -35,7 +35,7 @@ func TestUserJSONRoundTrip(t *testing.T) {
 		Emails:      []scim.Email{{Primary: true, Value: "bjensen@example.com", Type: "work"}},
 		DisplayName: "Babs Jensen",
 		Meta:        &scim.Meta{ResourceType: "User"},
-		Active:      partner.Ptr(true),
+		Active:      new(true),
 		Enterprise:  &scim.EnterpriseUser{Department: "Tour Operations"},
 	}
 	if !reflect.DeepEqual(u, want) {
@@ -126,7 +126,7 @@ func TestGetUpdateWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.DisplayName = "Barbara J."
-	u.Active = partner.Ptr(false)
+	u.Active = new(false)
 	mt.RegisterResponder(http.MethodPut, base+"/api/scim/v2/Users/2819c223-7f76-453a-919d-413861904646", mocktest.JSONResponder(t, `{
 		"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
 		"id": "2819c223-7f76-453a-919d-413861904646",

@@ -142,7 +142,7 @@ func TestTourOfEveryOperation(t *testing.T) {
 	ack, err := cl.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, strings.NewReader(rows))
 	must("load", err)
 	if ack != nil {
-		_, err = cl.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{IncludeErrors: partner.Ptr(true)})
+		_, err = cl.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{IncludeErrors: new(true)})
 		must("status", err)
 	}
 	_, err = bulk.LoadRows(ctx, cl.Bulk, bulk.LoadParams{IntegrationID: demo.OpportunityIntegration}, []map[string]string{{"sales_details.crm_opportunity_id": "T-2", "name": "Rows"}})
