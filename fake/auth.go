@@ -180,6 +180,7 @@ type tokenResponse struct {
 func (f *Fake) registerAuth() {
 	f.handlePublic("POST /oauth/token", f.issueToken)
 	f.handlePublic("DELETE /oauth/token", f.invalidateToken)
+	f.handlePublic("GET /oauth/authorize", f.authorizeCode) // authorize.go
 }
 
 func oauthFail(w http.ResponseWriter, code, desc string) {
@@ -195,7 +196,7 @@ func (f *Fake) issueToken(w http.ResponseWriter, r *http.Request) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch mt {
 	case "application/x-www-form-urlencoded":
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		r.Body = http.MaxBytesReader(w, r.Body, maxTokenBody)
 		if err := r.ParseForm(); err != nil {
 			oauthFail(w, "invalid_request", "malformed form body: "+err.Error())
 			return
@@ -329,7 +330,7 @@ func (f *Fake) invalidateToken(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Token string `json:"token"`
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		r.Body = http.MaxBytesReader(w, r.Body, maxTokenBody)
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			writeError(w, http.StatusBadRequest, "invalid_request", "%v", decodeProblem(r, err, &body))
 			return

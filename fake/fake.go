@@ -107,7 +107,8 @@
 // # Events
 //
 // Every change to a stored object goes to the subscribers of its kind
-// (object.all takes all four):
+// (object.all takes all four), once to each subscriber, as the most
+// specific kind it subscribes to (DeliveryPolicy says how):
 //
 //   - object.create: AddObject, a seed's object (ApplySeed,
 //     POST /_fake/seed; also when it replaces an object of the same id),
@@ -118,10 +119,10 @@
 //     written through PATCH /app/v1/object/{object_id}/audit or
 //     /external_id. Only a change of value fires: setting a
 //     field to the value it has fires nothing.
-//   - object.stage_change: with object.update, when the stage field is
-//     among the changes.
-//   - The referral event (Fake.ReferralEvent): with object.update, when
-//     the referral field (Fake.ReferralField) of an opportunity is set.
+//   - object.stage_change: an object.update whose changes include the
+//     stage field.
+//   - The referral event (Fake.ReferralEvent): an object.update that sets
+//     the referral field (Fake.ReferralField) of an opportunity.
 //   - object.delete: DeleteObject, DELETE /_fake/objects/{id}.
 package fake
 
@@ -210,7 +211,12 @@ func WithClient(id, secret string, scopes ...string) Option {
 	}
 }
 
-// WithTokenLifetime sets the lifetime of access tokens (default 1h).
+// DefaultTokenLifetime is the lifetime of access tokens unless
+// WithTokenLifetime says otherwise.
+const DefaultTokenLifetime = time.Hour
+
+// WithTokenLifetime sets the lifetime of access tokens (default
+// DefaultTokenLifetime).
 func WithTokenLifetime(d time.Duration) Option { return func(f *Fake) { f.lifetime = d } }
 
 // WithClock makes the fake read time from c; pass a *ManualClock to drive
@@ -249,7 +255,7 @@ func WithMiddleware(mw func(http.Handler) http.Handler) Option {
 
 // New returns the fake as a bare http.Handler, for hosting it yourself.
 func New(opts ...Option) *Fake {
-	f := &Fake{clock: realClock{}, lifetime: time.Hour, mux: http.NewServeMux(), stop: make(chan struct{})}
+	f := &Fake{clock: realClock{}, lifetime: DefaultTokenLifetime, mux: http.NewServeMux(), stop: make(chan struct{})}
 	f.auth.init()
 	for _, o := range opts {
 		o(f)
