@@ -78,7 +78,14 @@ type bulkStore struct {
 	errBytes   int
 	uploads    map[string]*bulkUpload // by upload token
 	uploadURLs map[string]*bulkUpload // by the id in the upload URL
-	kinds      map[string]map[string]fieldKind
+	// upOrder lists the uploads in the order they were handed out, which
+	// is the order they expire in; the sweep and maxUploads drop from its
+	// front. upBytes counts the bytes of the files held.
+	upOrder        []*bulkUpload
+	upBytes        int64
+	maxUploads     int
+	maxUploadBytes int64
+	kinds          map[string]map[string]fieldKind
 
 	idxMu   sync.Mutex
 	indexed map[[2]string]bool
@@ -127,7 +134,7 @@ type bulkRowError struct {
 type bulkUpload struct {
 	token, urlID, integrationID, fileName string
 	expires                               time.Time
-	data                                  []byte
+	data                                  *chunks
 	uploaded, used                        bool
 }
 
@@ -168,6 +175,12 @@ func (f *Fake) registerBulk() {
 	}
 	if !b.defSet {
 		b.defMaxErrors = defaultMaxErrors
+	}
+	if b.maxUploads == 0 {
+		b.maxUploads = defaultMaxUploads
+	}
+	if b.maxUploadBytes == 0 {
+		b.maxUploadBytes = defaultMaxUploadBytes
 	}
 	b.executions = map[string]*bulkExecution{}
 	b.uploads = map[string]*bulkUpload{}

@@ -6,7 +6,6 @@ package fake
 // area as a whole).
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -66,7 +65,7 @@ func (f *Fake) bulkLoadData(w http.ResponseWriter, r *http.Request) {
 			refuseLoad(w, r, http.StatusBadRequest, "%s", msg)
 			return
 		}
-		body = bytes.NewReader(up.data)
+		body = io.NewSectionReader(up.data, 0, up.data.size)
 	} else if body, ok = loadBody(w, r); !ok {
 		return
 	}

@@ -6,7 +6,6 @@ package fake
 
 import (
 	"archive/zip"
-	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -51,22 +50,33 @@ func (c *chunks) ReadAt(p []byte, off int64) (int, error) {
 // one in memory (an uploaded file), else read into chunks. A body of more
 // than limit bytes is refused with 413 once limit bytes are read.
 func readWhole(body io.Reader, limit int64) (readerAtSize, error) {
-	if br, ok := body.(*bytes.Reader); ok {
-		if br.Size() > limit {
+	if ra, ok := body.(readerAtSize); ok {
+		if ra.Size() > limit {
 			return nil, xlsxTooLarge(limit)
 		}
-		return br, nil
+		return ra, nil
 	}
+	c, err := readChunks(body, limit)
+	if err != nil {
+		return nil, err
+	}
+	if c.size > limit {
+		return nil, xlsxTooLarge(limit)
+	}
+	return c, nil
+}
+
+// readChunks reads r into chunks, up to limit bytes and at most a chunk
+// more: a result larger than limit says r holds more. Unlike io.ReadAll
+// it never holds a body twice while it grows.
+func readChunks(r io.Reader, limit int64) (*chunks, error) {
 	c := &chunks{}
-	for {
-		buf := make([]byte, chunkSize)
-		n, err := io.ReadFull(body, buf)
+	for c.size <= limit {
+		buf := make([]byte, min(chunkSize, limit+1-c.size))
+		n, err := io.ReadFull(r, buf)
 		if n > 0 {
 			c.bufs = append(c.bufs, buf[:n:n])
 			c.size += int64(n)
-		}
-		if c.size > limit {
-			return nil, xlsxTooLarge(limit)
 		}
 		if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
 			return c, nil
@@ -75,6 +85,7 @@ func readWhole(body io.Reader, limit int64) (readerAtSize, error) {
 			return nil, err
 		}
 	}
+	return c, nil
 }
 
 func xlsxTooLarge(limit int64) error {
