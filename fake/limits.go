@@ -29,17 +29,18 @@ const (
 // its default. docs/reliability.md ("Shared fake") gives the cost of each
 // kind of state.
 type Limits struct {
-	// AccessTokens caps the live access tokens (default 100,000). A token issued past it makes the fake
-	// forget the oldest, which is then refused as unknown (401).
+	// AccessTokens caps the live access tokens (default 100,000). A
+	// token issued past it makes the fake forget the oldest, which is
+	// then refused as unknown (401).
 	AccessTokens int
 	// Uploads caps the signed upload URLs handed out and not yet expired
-	// (default 10,000). A URL handed out past it makes the
-	// fake forget the oldest with its file: its URL answers 404 and its
-	// token is refused as unknown.
+	// (default 10,000). A URL handed out past it makes the fake forget
+	// the oldest with its file: its URL answers 404 and its token is
+	// refused as unknown.
 	Uploads int
 	// UploadBytes caps the bytes of the uploaded files the fake holds
-	// (default 1 GiB). An upload that would pass it is
-	// refused with 413; a file is let go once loaded or expired.
+	// (default 1 GiB). An upload that would pass it is refused with 413;
+	// a file is let go once loaded or expired.
 	UploadBytes int64
 }
 
@@ -56,4 +57,13 @@ func WithLimits(l Limits) Option {
 			f.bulk.maxUploadBytes = l.UploadBytes
 		}
 	}
+}
+
+// WithAllowedHosts names hosts (without port) that a fake listening on a
+// loopback address (NewServer, or partnerfake's -allow-host) admits as
+// the Host of a request besides loopback names and addresses, for a setup
+// that reaches it by another name (a container network's name for the
+// host). A fake served by the caller's own server is not affected.
+func WithAllowedHosts(hosts ...string) Option {
+	return func(f *Fake) { f.hosts = append(f.hosts, hosts...) }
 }
