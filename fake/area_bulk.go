@@ -109,7 +109,10 @@ func (b *bulkStore) keep(ex *bulkExecution) {
 	b.executions[ex.id] = ex
 	b.order = append(b.order, ex.id)
 	for len(b.order) > maxExecutions {
-		delete(b.executions, b.order[0])
+		old := b.executions[b.order[0]]
+		b.errBytes -= old.errBytes
+		old.errors, old.errBytes = nil, 0
+		delete(b.executions, old.id)
 		b.order = b.order[1:]
 	}
 	if len(ex.errors) == 0 {

@@ -46,21 +46,24 @@ type record struct {
 }
 
 // maxErrorRow caps the bytes of the data_row an execution keeps of a
-// refused row: a row within it is kept whole (a JSON record as sent),
-// a longer one by its first columns whose names and text values fit in
-// it, the others left out.
-const maxErrorRow = 2 << 10
+// refused row, and maxErrorColumns its columns: a row within both is
+// kept whole (a JSON record as sent), a longer one by its first columns
+// that fit, the others left out.
+const (
+	maxErrorRow     = 2 << 10
+	maxErrorColumns = 32
+)
 
 // dataRow returns the row as an object of column name to value, the
 // data_row of an execution error, at most about maxErrorRow bytes.
 func (r record) dataRow() map[string]any {
-	if r.raw != nil && r.size <= maxErrorRow {
+	if r.raw != nil && r.size <= maxErrorRow && len(r.cols) <= maxErrorColumns {
 		return deepCopy(r.raw).(map[string]any)
 	}
-	m := make(map[string]any, min(len(r.cols), 64))
+	m := make(map[string]any, min(len(r.cols), maxErrorColumns))
 	left := maxErrorRow
 	for i, c := range r.cols {
-		if i >= len(r.vals) {
+		if i >= len(r.vals) || i == maxErrorColumns {
 			break
 		}
 		v := r.vals[i]
