@@ -367,6 +367,7 @@ func TestMemoryModelLoads(t *testing.T) {
 			q := url.Values{"execution_id": {exID}, "include_errors": {"true"}, "max_errors": {"1000"}}
 			s := e.send("GET", "/bulk/v1/status/"+demo.OpportunityIntegration+"?"+q.Encode(), "", nil)
 			e.want(s, 200, "Missing value of key field")
+			t.Logf("status answer: %d bytes", s.n)
 			if s.n > 4<<20 {
 				t.Errorf("the status answer is %d bytes, want at most 4 MiB", s.n)
 			}
