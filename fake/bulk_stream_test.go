@@ -5,6 +5,8 @@ import (
 	"io"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 )
 
 // TestBulkLoadWritesInBatches: a load writes its valid rows in batches as
@@ -94,4 +96,24 @@ func TestBulkRecordCaps(t *testing.T) {
 			t.Errorf("%s: %d %.300s, want 400 saying %q", tc.name, s.status, s.head, tc.want)
 		}
 	}
+}
+
+// TestUploadTotal: the files the fake holds stay within Limits.UploadBytes;
+// an upload past it is refused with 413 however small, and a loaded file
+// makes room again.
+func TestUploadTotal(t *testing.T) {
+	e := newMemEnv(t, WithLimits(Limits{UploadBytes: 1 << 20}))
+	defer e.f.Close()
+	e.f.SetURL("http://127.0.0.1:1")
+	ticket := func() (url, token string) {
+		s := e.send("GET", "/bulk/v1/bulkload/"+demo.OpportunityIntegration+"/upload_url?file_name=a.csv", "", nil)
+		return "/upload/" + between(string(s.head), "/upload/", `"`), between(string(s.head), `"upload_token":"`, `"`)
+	}
+	csv := "sales_details.crm_opportunity_id,name\nU-1," + strings.Repeat("n", 1<<20-43) + "\n"
+	url, token := ticket()
+	e.want(e.send("POST", url, "text/csv", strings.NewReader(csv)), 200, "")
+	url2, _ := ticket()
+	e.want(e.send("POST", url2, "text/csv", strings.NewReader("x")), 413, "its limit")
+	e.want(e.send("POST", loadPath("file_token", token), "", nil), 200, "execution_id")
+	e.want(e.send("POST", url2, "text/csv", strings.NewReader("x")), 200, "")
 }

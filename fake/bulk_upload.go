@@ -97,7 +97,7 @@ func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
 		writeError(w, status, "invalid_request", "%s", msg)
 		return
 	}
-	data, err := readChunks(r.Body, min(maxUploadSize, room))
+	data, err := readChunks(r.Body, min(maxUploadSize, max(room, 0)))
 	f.bulk.mu.Lock()
 	switch {
 	case err != nil:
