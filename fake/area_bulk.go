@@ -219,7 +219,8 @@ type BulkExecution struct {
 	StartedAt, CompletedAt                          time.Time
 }
 
-// BulkExecutions returns every bulk execution, oldest first.
+// BulkExecutions returns every bulk execution the fake remembers (the
+// newest 100,000), oldest first.
 func (f *Fake) BulkExecutions() []BulkExecution {
 	now := f.clock.Now()
 	f.bulk.mu.Lock()
