@@ -22,7 +22,8 @@ var loopbackAllowed = map[string]string{
 	"internal/urls/plainhttp.go:PlainHTTPRefused":   "the plain-http rule",
 	"core/plainhttp.go:TowardLoopback":              "deprecated, kept for v1; nothing calls it",
 	"fake/events_self.go:selfIP":                    "the fake refuses a callback URL aimed at its own listener (the callback's address, not a client's base URL)",
-	"internal/fakeadmin/admin.go:loopbackHost":      "partnerfake's admin API serves loopback clients only (the caller's address)",
+	"internal/fakehttp/hosts.go:LoopbackHost":       "a fake on a loopback listener answers a loopback Host only (the request's Host, not a client's base URL)",
+	"internal/fakehttp/hosts.go:LoopbackAddr":       "whether the fake's own listener is a loopback one",
 	"internal/fakeadmin/admin.go:loopback":          "partnerfake's admin API serves loopback clients only (the caller's address)",
 	"cmd/partnerctl/events_listen.go:onThisMachine": "partnerctl events listen's default callback URL (the listener's own address) when no --public-url is given",
 }

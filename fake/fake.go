@@ -167,6 +167,7 @@ type Fake struct {
 	demo     bool
 	lifetime time.Duration
 	deploy   deployment // words, gateway key, optional checks (deployment.go)
+	hosts    []string   // Host names NewServer admits besides loopback ones (WithAllowedHosts)
 
 	auth    authStore
 	faults  faultStore
@@ -344,10 +345,15 @@ type Server struct {
 	ts  *httptest.Server
 }
 
-// NewServer starts a Fake on a loopback port. Close it when done.
+// NewServer starts a Fake on a loopback port. Close it when done. It
+// answers only requests whose Host is a loopback name or address
+// (localhost, a name under .localhost, 127.0.0.0/8, ::1, with or without
+// a port) or one WithAllowedHosts names, and whose Origin, when there is
+// one, is too: other requests get 403, so that a web page whose name is
+// rebound to 127.0.0.1 cannot drive it. It answers no CORS.
 func NewServer(opts ...Option) *Server {
 	f := New(opts...)
-	ts := httptest.NewUnstartedServer(f)
+	ts := httptest.NewUnstartedServer(fakehttp.LocalOnly(f, f.hosts))
 	ts.Config.MaxHeaderBytes = fakehttp.MaxHeaderBytes
 	ts.Start()
 	f.SetURL(ts.URL)

@@ -36,6 +36,11 @@
 //	-unknown-members    accept and ignore members of write bodies (subscribe,
 //	                    audit, external id) that their published descriptions
 //	                    do not name, instead of answering 400 naming each
+//	-allow-host NAME    admit this Host name besides loopback ones when
+//	                    listening on a loopback address (repeatable)
+//	-max-tokens N       live access tokens kept (default 100000)
+//	-max-uploads N      signed upload URLs kept (default 10000)
+//	-max-upload-bytes N bytes of uploaded files held (default 1073741824)
 //
 // A deployment's own words and gateway (docs/deployed-service.md):
 //
@@ -58,6 +63,12 @@
 // /_fake/openapi.json. It answers loopback clients only unless
 // -admin-remote is given, since it can read every request and create
 // state.
+//
+// Listening on a loopback address, partnerfake answers every route,
+// service and admin, only when the request's Host is a loopback name or
+// address (or one -allow-host names), and its Origin, when it has one, is
+// too (403 otherwise), so that a web page whose DNS name is rebound to
+// 127.0.0.1 cannot drive it; it answers no CORS.
 package main
 
 import (
@@ -152,6 +163,9 @@ type config struct {
 	demo, manual, adminRemote, fullSCIM     bool
 	scopes, envelope, unknownMembers        bool
 	logSize                                 int
+	// the fake's totals (fake.Limits) and the Host names it admits
+	limits     fake.Limits
+	allowHosts []string
 }
 
 // newFlags returns partnerfake's flags, which parse into the config.
@@ -180,6 +194,18 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.BoolVar(&c.scopes, "scope-checks", false, "check the fake's own per-area OAuth scopes")
 	fs.BoolVar(&c.envelope, "delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
 	fs.BoolVar(&c.unknownMembers, "unknown-members", false, "accept and ignore members of write bodies (subscribe, audit, external id) that their published descriptions do not name, instead of answering 400")
+	limits := fake.DefaultLimits()
+	fs.IntVar(&c.limits.AccessTokens, "max-tokens", limits.AccessTokens, "how many live access tokens the fake keeps (the oldest forgotten past it)")
+	fs.IntVar(&c.limits.Uploads, "max-uploads", limits.Uploads, "how many signed upload URLs the fake keeps (the oldest forgotten past it)")
+	fs.Int64Var(&c.limits.UploadBytes, "max-upload-bytes", limits.UploadBytes, "how many bytes of uploaded files the fake holds (413 past it)")
+	fs.Func("allow-host", "admit this Host `name` besides loopback ones when listening on a loopback address (repeatable, or comma-separated)", func(v string) error {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				c.allowHosts = append(c.allowHosts, h)
+			}
+		}
+		return nil
+	})
 	return fs, c
 }
 
@@ -241,7 +267,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	start := time.Now().UTC().Truncate(time.Second)
 	build := func() *fake.Fake {
 		opts := []fake.Option{fake.WithClient(c.id, c.secret), fake.WithTokenLifetime(c.lifetime), fake.WithBulkDelay(c.bulkDelay),
-			fake.WithViewDelay(c.viewDelay), fake.WithRequestLogSize(c.logSize)}
+			fake.WithViewDelay(c.viewDelay), fake.WithRequestLogSize(c.logSize), fake.WithLimits(c.limits)}
 		if c.demo {
 			opts = append(opts, fake.WithDemoData())
 		}
@@ -276,7 +302,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer admin.Close()
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
-	srv := &http.Server{Handler: withLatency(admin, c.latency), ReadHeaderTimeout: 10 * time.Second,
+	handler := withLatency(admin, c.latency)
+	if fakehttp.LoopbackAddr(ln.Addr()) {
+		handler = fakehttp.LocalOnly(handler, c.allowHosts)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes: fakehttp.MaxHeaderBytes}
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)

@@ -220,17 +220,7 @@ func (a *Admin) refuseBrowserOrDelivery(r *http.Request) (status int, code, msg 
 
 // loopbackHost reports whether a Host header names a loopback address:
 // localhost (or a name under .localhost) or a loopback IP, with any port.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func loopbackHost(host string) bool { return fakehttp.LoopbackHost(host) }
 
 func loopback(remoteAddr string) bool {
 	host, _, err := net.SplitHostPort(remoteAddr)
