@@ -97,8 +97,8 @@ type Dedup struct {
 	Field string
 	// Key, when set, returns what identifies a delivery, for bodies where
 	// one member is not enough (an object id and its modified time, say);
-	// it is used instead of Field. For a delivery it returns "" for, the
-	// body is the key.
+	// it is used instead of Field. A delivery it returns "" for is keyed
+	// by its body.
 	Key func(d *Delivery) string
 	// Store remembers the keys; nil means an in-memory store of
 	// DefaultDedupEntries keys, made on first use. Receivers behind a
