@@ -39,6 +39,8 @@ var snippetPackages = map[string]string{
 	"fake":       "github.com/partnerapi/partner-go/fake",
 	"demo":       "github.com/partnerapi/partner-go/fake/demo",
 	"oauth":      "github.com/partnerapi/partner-go/oauth",
+	"redis":      "github.com/redis/go-redis/v9",
+	"redisdedup": "github.com/partnerapi/partner-go/events/redisdedup",
 	"objects":    "github.com/partnerapi/partner-go/objects",
 	"reports":    "github.com/partnerapi/partner-go/reports",
 	"scim":       "github.com/partnerapi/partner-go/scim",
