@@ -1,6 +1,8 @@
 package redisdedup_test
 
 import (
+	"github.com/partnerapi/partner-go/internal/redistest"
+
 	"context"
 	"fmt"
 	"net/http"
@@ -46,7 +48,7 @@ func BenchmarkDelivery(b *testing.B) {
 		run(b, &events.Handler{Insecure: true, Deliver: deliver, Dedup: &events.Dedup{}})
 	})
 	b.Run("guard=redis", func(b *testing.B) {
-		srv := startRedis(b)
+		srv := redistest.Start(b)
 		run(b, &events.Handler{Insecure: true, Deliver: deliver, Dedup: &events.Dedup{Store: redisdedup.New(srv.Client())}})
 	})
 }

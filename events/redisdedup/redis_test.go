@@ -1,6 +1,8 @@
 package redisdedup_test
 
 import (
+	"github.com/partnerapi/partner-go/internal/redistest"
+
 	"context"
 	"errors"
 	"fmt"
@@ -80,7 +82,7 @@ func keys(t *testing.T, c *redis.Client, prefix string) []string {
 // stores of two prefixes do not see each other. Bad durations are
 // refused before anything is sent.
 func TestRedisStoreStates(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	admin := srv.Client()
 	ctx := context.Background()
 	a := redisdedup.New(srv.Client(), redisdedup.WithPrefix("app-a:"))
@@ -152,7 +154,7 @@ func TestRedisStoreStates(t *testing.T) {
 // the other answered, and once more after success. Every delivery
 // reaches Deliver exactly once across the two.
 func TestRedisReplicasExactlyOnce(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	var count counter
 	replicas := [2]*events.Handler{}
 	for i := range replicas {
@@ -221,7 +223,7 @@ func TestRedisReplicasExactlyOnce(t *testing.T) {
 // the other replica is asked to come back until the claim lapses in
 // Redis, then handles the retry.
 func TestRedisReplicaDiesMidDelivery(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	admin := srv.Client()
 	const lease = time.Second
 	entered, dead := make(chan struct{}), make(chan struct{})
@@ -251,7 +253,7 @@ func TestRedisReplicaDiesMidDelivery(t *testing.T) {
 	} else {
 		t.Logf("the claim lapsed before the copy was sent (the machine stalled for %v): keys %v", lease, ks)
 	}
-	waitFor(t, "the claim to lapse", func() bool { return len(keys(t, admin, "crash:")) == 0 || count.get("1") > 0 })
+	redistest.WaitFor(t, "the claim to lapse", func() bool { return len(keys(t, admin, "crash:")) == 0 || count.get("1") > 0 })
 	if code := post(survivor, body); code != http.StatusNoContent || count.get("1") != 1 {
 		t.Fatalf("the retry after the lease: %d, %d calls; want 204 and 1", code, count.get("1"))
 	}
@@ -265,7 +267,7 @@ func TestRedisReplicaDiesMidDelivery(t *testing.T) {
 // replica took since still holds (a third copy is asked to come back),
 // and that replica's success is remembered.
 func TestRedisLapsedClaimReleasedLate(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	admin := srv.Client()
 	const lease = 300 * time.Millisecond
 	slowIn, slowOut := make(chan struct{}), make(chan error)
@@ -286,7 +288,7 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 	slowCode, nextCode := make(chan int, 1), make(chan int, 1)
 	go func() { slowCode <- post(slow, body) }()
 	<-slowIn
-	waitFor(t, "the slow claim to lapse", func() bool { return len(keys(t, admin, "late:")) == 0 })
+	redistest.WaitFor(t, "the slow claim to lapse", func() bool { return len(keys(t, admin, "late:")) == 0 })
 	go func() { nextCode <- post(next, body) }()
 	<-nextIn
 	slowOut <- errors.New("database down")
@@ -313,7 +315,7 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 // loss); when Redis is back on the same address, the guard works again
 // without a restart of the receiver.
 func TestRedisDown(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	// Dial once per command: go-redis's defaults retry a refused dial
 	// for about a second per command.
 	client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1})
@@ -339,7 +341,7 @@ func TestRedisDown(t *testing.T) {
 	}
 
 	srv.Restart()
-	waitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
+	redistest.WaitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
 	for range 3 {
 		if code := post(h, `{"n":"after"}`); code != http.StatusNoContent {
 			t.Fatalf("after: %d", code)
@@ -355,7 +357,7 @@ func TestRedisDown(t *testing.T) {
 // again, and loses none: a delivery handled across the restart is
 // remembered once done, and every delivery reaches Deliver.
 func TestRedisRestart(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	client := srv.Client()
 	var count counter
 	inflight, release := make(chan struct{}), make(chan struct{})
@@ -375,7 +377,7 @@ func TestRedisRestart(t *testing.T) {
 	<-inflight
 
 	srv.Restart()
-	waitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
+	redistest.WaitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
 	close(release)
 	if c := <-code; c != http.StatusNoContent {
 		t.Fatalf("the delivery in flight across the restart: %d", c)
@@ -405,7 +407,7 @@ func TestRedisRestart(t *testing.T) {
 // scripts); a claim made after its caller gave up is released, so it
 // keeps no retry away.
 func TestRedisHonoursContext(t *testing.T) {
-	srv := startRedis(t)
+	srv := redistest.Start(t)
 	admin := srv.Client()
 	store := redisdedup.New(srv.Client(), redisdedup.WithPrefix("ctx:"))
 	bg := context.Background()
@@ -437,7 +439,7 @@ func TestRedisHonoursContext(t *testing.T) {
 	if err := admin.Do(bg, "CLIENT", "UNPAUSE").Err(); err != nil {
 		t.Fatal(err)
 	}
-	waitFor(t, "the abandoned claim to be made and released", func() bool {
+	redistest.WaitFor(t, "the abandoned claim to be made and released", func() bool {
 		claimed, err1 := admin.Exists(bg, "ctx:k").Result()
 		done, err2 := admin.Exists(bg, "ctx:other").Result()
 		return err1 == nil && err2 == nil && claimed == 0 && done == 1

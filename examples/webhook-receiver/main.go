@@ -19,6 +19,8 @@
 //	RECEIVER_ADDR        address to listen on (default :8080; the demo: 127.0.0.1, any port)
 //	RECEIVER_SECRET      the subscriber secret in the callback URL's last segment (required with a deployment)
 //	RECEIVER_OLD_SECRET  the secret before a rotation, accepted too until it is removed
+//	RECEIVER_REDIS_ADDR  host:port of a Redis the replicas share for the duplicate guard (default: in memory)
+//	RECEIVER_REDIS_PREFIX the guard's key prefix in that Redis (default redisdedup.DefaultPrefix)
 //
 // To rotate the secret without losing a delivery: set RECEIVER_OLD_SECRET to
 // the current secret and RECEIVER_SECRET to a new one (events.NewSecret),
@@ -39,11 +41,13 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/trace"
 	"golang.org/x/net/netutil"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/events/redisdedup"
 	"github.com/partnerapi/partner-go/fake"
 )
 
@@ -132,7 +136,17 @@ func run(ctx context.Context, cfg config) (err error) {
 	})
 	handler.Secrets = events.NewSecretSet(secrets.current, secrets.old)
 	handler.Logger = cfg.log
-	handler.Dedup = &events.Dedup{Store: dedupStore()}
+	store, closeStore, err := dedupStore(cfg.getenv)
+	if err != nil {
+		return err
+	}
+	defer closeStore()
+	// Keyed by the body: a delivery is the object's fields and nothing
+	// else, so the guard remembers it only for events.DefaultDedupRetryWindow
+	// and a later change back to the same fields is handled. With a field
+	// that identifies a change, set Dedup.Field or Dedup.Key and a longer
+	// Window.
+	handler.Dedup = &events.Dedup{Store: store}
 
 	mux := http.NewServeMux()
 	mux.Handle(callbackPath, handler)
@@ -210,13 +224,27 @@ func secretsFromEnv(getenv func(string) string) (receiverSecrets, error) {
 	return s, nil
 }
 
-// dedupStore is the store of the duplicate guard: the in-memory one, which
-// serves one process.
+// dedupStore is the store of the duplicate guard. Receivers behind a load
+// balancer must share one store, or each would handle its own copy of a
+// repeated delivery: with RECEIVER_REDIS_ADDR set, the guard's keys are in
+// that Redis (under RECEIVER_REDIS_PREFIX, default redisdedup's), shared
+// by every replica; otherwise they are in this process's memory. close
+// releases what the store holds.
 //
-// ==> A SHARED STORE PLUGS IN HERE. Receivers behind a load balancer must
-// share one store, or each would handle its own copy of a repeated
-// delivery: return one here (any events.DedupStore, such as one over the
-// team's cache), chosen by its own settings from the environment.
-func dedupStore() events.DedupStore {
-	return events.NewMemoryDedupStore(0, nil)
+// Any other shared cache plugs in here too: an events.DedupStore (and
+// events.DedupHolderStore) over it.
+func dedupStore(getenv func(string) string) (store events.DedupStore, close func() error, err error) {
+	addr := getenv("RECEIVER_REDIS_ADDR")
+	if addr == "" {
+		return events.NewMemoryDedupStore(0, nil), func() error { return nil }, nil
+	}
+	// Few retries: while Redis is down, each delivery waits for them
+	// before the guard lets it through (a duplicate is less harm than a
+	// loss).
+	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialerRetries: 1, DialTimeout: time.Second})
+	var opts []redisdedup.Option
+	if p := getenv("RECEIVER_REDIS_PREFIX"); p != "" {
+		opts = append(opts, redisdedup.WithPrefix(p))
+	}
+	return redisdedup.New(rdb, opts...), rdb.Close, nil
 }

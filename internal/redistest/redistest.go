@@ -1,4 +1,8 @@
-package redisdedup_test
+// Package redistest starts a real redis-server for a test: on a free
+// loopback port, persistence off, stopped when the test ends. Without
+// redis-server on PATH the test is skipped, or failed when
+// PARTNER_REQUIRE_REDIS=1 (as .ci/run sets).
+package redistest
 
 import (
 	"bytes"
@@ -16,13 +20,13 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// requireRedisEnv, set to 1 (as .ci/run does), makes a missing
+// RequireEnv, set to 1 (as .ci/run does), makes a missing
 // redis-server fail the tests instead of skipping them.
-const requireRedisEnv = "PARTNER_REQUIRE_REDIS"
+const RequireEnv = "PARTNER_REQUIRE_REDIS"
 
-// redisServer is a redis-server a test started on a free loopback port,
+// Server is a redis-server a test started on a free loopback port,
 // persistence off, stopped when the test ends.
-type redisServer struct {
+type Server struct {
 	t    testing.TB
 	bin  string
 	dir  string
@@ -52,20 +56,20 @@ func (l *lockedBuffer) String() string {
 	return l.b.String()
 }
 
-// startRedis starts a redis-server for t, or skips t (fails it under
+// Start starts a redis-server for t, or skips t (fails it under
 // PARTNER_REQUIRE_REDIS=1) when there is none on PATH.
-func startRedis(t testing.TB) *redisServer {
+func Start(t testing.TB) *Server {
 	t.Helper()
 	bin, err := exec.LookPath("redis-server")
 	if err != nil {
 		msg := "redis-server is not on PATH: the Redis store's tests need a real server " +
 			"(apt-get install redis-server, or your system's redis package)"
-		if os.Getenv(requireRedisEnv) == "1" {
-			t.Fatalf("%s; %s=1 requires them", msg, requireRedisEnv)
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%s; %s=1 requires them", msg, RequireEnv)
 		}
 		t.Skip(msg)
 	}
-	s := &redisServer{t: t, bin: bin, dir: t.TempDir()}
+	s := &Server{t: t, bin: bin, dir: t.TempDir()}
 	var lastErr error
 	for range 3 { // another process may take the free port first
 		port, err := freePort()
@@ -93,7 +97,7 @@ func freePort() (int, error) {
 
 // start runs the server on s.Addr and waits, at most 10 s, until it
 // answers PING.
-func (s *redisServer) start() error {
+func (s *Server) start() error {
 	_, port, _ := net.SplitHostPort(s.Addr)
 	s.cmd = exec.Command(s.bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
 		"--dir", s.dir, "--logfile", "", "--daemonize", "no")
@@ -126,7 +130,7 @@ func (s *redisServer) start() error {
 }
 
 // Stop stops the server (SIGTERM, then SIGKILL after 10 s).
-func (s *redisServer) Stop() {
+func (s *Server) Stop() {
 	if s.cmd == nil {
 		return
 	}
@@ -139,14 +143,14 @@ func (s *redisServer) Stop() {
 	s.cmd = nil
 }
 
-func (s *redisServer) kill() {
+func (s *Server) kill() {
 	s.cmd.Process.Kill()
 	<-s.exited
 }
 
 // Restart stops the server and starts it again on the same port: with
 // persistence off, it comes back empty.
-func (s *redisServer) Restart() {
+func (s *Server) Restart() {
 	s.t.Helper()
 	s.Stop()
 	if err := s.start(); err != nil {
@@ -155,14 +159,14 @@ func (s *redisServer) Restart() {
 }
 
 // Client returns a client of the server, closed when the test ends.
-func (s *redisServer) Client() *redis.Client {
+func (s *Server) Client() *redis.Client {
 	c := redis.NewClient(&redis.Options{Addr: s.Addr})
 	s.t.Cleanup(func() { c.Close() })
 	return c
 }
 
-// waitFor polls cond every 10 ms until it holds, failing t after 10 s.
-func waitFor(t testing.TB, what string, cond func() bool) {
+// WaitFor polls cond every 10 ms until it holds, failing t after 10 s.
+func WaitFor(t testing.TB, what string, cond func() bool) {
 	t.Helper()
 	for deadline := time.Now().Add(10 * time.Second); !cond(); {
 		if time.Now().After(deadline) {
