@@ -250,7 +250,7 @@ func load(ctx context.Context, cfg config, svc *service, integration string, hea
 	cfg.log.Info("loading", "integration", integration, "execution", ack.ExecutionID, "rows", len(rows))
 	var last bulk.State
 	ex, err := svc.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
-		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(len(rows))},
+		Status:   bulk.StatusParams{IncludeErrors: new(true), MaxErrors: new(len(rows))},
 		Interval: time.Second,
 		Progress: func(ex *bulk.Execution) {
 			if ex.Status != last { // a record per state, not per read

@@ -88,7 +88,7 @@ opp-demo-0003,,Initech pilot,closed,7500,2026-01-15,"Missing value of key field 
 	}
 }
 
-func checkAudit(t *testing.T, srv *fake.Server, id string, want objects.StatusCode) {
+func checkAudit(t *testing.T, srv *fake.Server, id string, want objects.AuditStatus) {
 	t.Helper()
 	o, _ := srv.Object(id)
 	if v, _ := o.Field(string(objects.FieldIntegrationStatus)); v != string(want) {
