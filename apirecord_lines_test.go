@@ -6,12 +6,22 @@ package partner_test
 // the packages are read as they build:
 //
 //	pkg github.com/partnerapi/partner-go/scim, func (*Service) Get(context.Context, string) (*User, error)
+//
+// A name whose doc comment has a paragraph that begins "Deprecated: " has
+// a second line that says so, as the Go project's record does:
+//
+//	pkg github.com/partnerapi/partner-go/bulk, const Running //deprecated
 
 import (
 	"fmt"
+	"go/ast"
+	"go/build"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"maps"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 )
@@ -46,6 +56,11 @@ func apiRecordLines(pkgs map[string]listedPackage) ([]string, error) {
 			return nil, err
 		}
 		lines = append(lines, apiLines(pkg)...)
+		dep, err := deprecatedLines(path)
+		if err != nil {
+			return nil, err
+		}
+		lines = append(lines, dep...)
 	}
 	slices.Sort(lines)
 	return slices.Compact(lines), nil
@@ -145,7 +160,11 @@ func (w *apiWriter) typeParams(tp *types.TypeParamList) string {
 func (w *apiWriter) typeName(obj *types.TypeName) {
 	name := obj.Name()
 	if obj.IsAlias() {
-		w.add("type %s = %s", name, w.typ(obj.Type()))
+		rhs := obj.Type()
+		if a, ok := rhs.(*types.Alias); ok {
+			rhs = a.Rhs()
+		}
+		w.add("type %s = %s", name, w.typ(rhs))
 		return
 	}
 	named, ok := obj.Type().(*types.Named)
@@ -286,4 +305,130 @@ func byapiKey(lines []string) map[string]string {
 		}
 	}
 	return m
+}
+
+// deprecatedLines returns a line for each exported name of the package
+// path whose doc comment has a "Deprecated: " paragraph: its constants,
+// variables, functions, types, methods and struct fields. They are read
+// from the package's source (export data keeps no comments).
+func deprecatedLines(path string) ([]string, error) {
+	dir := "." + strings.TrimPrefix(path, modulePath)
+	var files []*ast.File
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		if ok, err := build.Default.MatchFile(dir, name); err != nil || !ok {
+			if err != nil {
+				return nil, err
+			}
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	prefix := "pkg " + path + ", "
+	var lines []string
+	add := func(format string, args ...any) {
+		lines = append(lines, prefix+fmt.Sprintf(format, args...)+" //deprecated")
+	}
+	for _, f := range files {
+		for _, decl := range f.Decls {
+			switch d := decl.(type) {
+			case *ast.FuncDecl:
+				if !d.Name.IsExported() || !deprecated(d.Doc) {
+					continue
+				}
+				if d.Recv == nil {
+					add("func %s", d.Name.Name)
+				} else if recv := recvName(d.Recv.List[0].Type); ast.IsExported(strings.TrimPrefix(recv, "*")) {
+					add("method (%s) %s", recv, d.Name.Name)
+				}
+			case *ast.GenDecl:
+				for _, spec := range d.Specs {
+					lines = append(lines, specDeprecations(prefix, d, spec)...)
+				}
+			}
+		}
+	}
+	return lines, nil
+}
+
+// specDeprecations returns the deprecation lines of one spec of d: a
+// spec's own doc, or the declaration's when it is the only spec.
+func specDeprecations(prefix string, d *ast.GenDecl, spec ast.Spec) []string {
+	var lines []string
+	line := func(s string) { lines = append(lines, prefix+s+" //deprecated") }
+	docOf := func(own *ast.CommentGroup) *ast.CommentGroup {
+		if own == nil && len(d.Specs) == 1 {
+			return d.Doc
+		}
+		return own
+	}
+	switch sp := spec.(type) {
+	case *ast.ValueSpec:
+		kind := map[token.Token]string{token.CONST: "const", token.VAR: "var"}[d.Tok]
+		for _, n := range sp.Names {
+			if n.IsExported() && deprecated(docOf(sp.Doc)) {
+				line(kind + " " + n.Name)
+			}
+		}
+	case *ast.TypeSpec:
+		if !sp.Name.IsExported() {
+			return nil
+		}
+		if deprecated(docOf(sp.Doc)) {
+			line("type " + sp.Name.Name)
+		}
+		st, ok := sp.Type.(*ast.StructType)
+		if !ok {
+			return lines
+		}
+		for _, field := range st.Fields.List {
+			for _, n := range field.Names {
+				if n.IsExported() && deprecated(field.Doc) {
+					line("type " + sp.Name.Name + " struct, " + n.Name)
+				}
+			}
+		}
+	}
+	return lines
+}
+
+// recvName is a method receiver's type as the record writes it: T or *T.
+func recvName(e ast.Expr) string {
+	switch t := e.(type) {
+	case *ast.StarExpr:
+		return "*" + recvName(t.X)
+	case *ast.IndexExpr:
+		return recvName(t.X)
+	case *ast.IndexListExpr:
+		return recvName(t.X)
+	case *ast.Ident:
+		return t.Name
+	}
+	return ""
+}
+
+// deprecated reports whether a doc comment has a paragraph that begins
+// "Deprecated: ", the Go convention.
+func deprecated(doc *ast.CommentGroup) bool {
+	if doc == nil {
+		return false
+	}
+	for para := range strings.SplitSeq(doc.Text(), "\n\n") {
+		if strings.HasPrefix(para, "Deprecated: ") {
+			return true
+		}
+	}
+	return false
 }

@@ -120,8 +120,8 @@ func TestChaos(t *testing.T) {
 	// through the faults. Both log at debug level into logs.
 	logs := &syncBuffer{}
 	logger := debugLogger(logs)
-	opts := []partner.Option{partner.WithBaseURL(ps.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret), partner.WithLogger(logger),
+	// The fake's connection (credentials, words), through the proxy.
+	opts := []partner.Option{partner.WithConnection(srv.Connection()), partner.WithBaseURL(ps.URL), partner.WithLogger(logger),
 		partner.WithHTTPClient(hc), partner.WithMaxRetries(6), partner.WithRetryWait(time.Millisecond, 20*time.Millisecond)}
 	c, err := partner.New(opts...)
 	if err != nil {

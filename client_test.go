@@ -272,7 +272,7 @@ func TestHeaderOptions(t *testing.T) {
 func TestWithEnvironmentOnFake(t *testing.T) {
 	srv := fake.NewServer(fake.WithMiddleware(contract.Check(t)))
 	defer srv.Close()
-	c, err := New(WithBaseURL(srv.URL), WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret), WithEnvironment("sandbox-eu"))
+	c, err := New(WithConnection(srv.Connection()), WithEnvironment("sandbox-eu"))
 	if err != nil {
 		t.Fatal(err)
 	}

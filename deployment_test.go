@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -13,6 +14,7 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/contract"
@@ -80,17 +82,23 @@ func TestEnvironmentHeaderName(t *testing.T) {
 	}
 }
 
-// TestEnvironmentNeedsHeaderName: toward a host that is not a loopback
-// address, New refuses an environment without a header name, saying what
-// to set, since a deployment ignores the stand-in header and would write
-// to production; an environment that is not a host name is refused too.
-// Toward a loopback address (the fake) the stand-in is the default.
+// TestEnvironmentNeedsHeaderName: New refuses an environment without a
+// header name, saying what to set, toward any host: a deployment ignores
+// the stand-in header and would write to production, and a test against
+// the fake (or a client behind a sidecar proxy on 127.0.0.1) takes the path
+// production takes. An environment that is not a host name is refused too.
+// The header's name comes from WithEnvironmentHeader, WithWords or
+// WithConnection.
 func TestEnvironmentNeedsHeaderName(t *testing.T) {
 	creds := WithClientCredentials("id", "secret")
-	_, err := New(WithBaseURL("https://api.example.com"), creds, WithEnvironment("sandbox.example.com"))
-	if err == nil || !strings.HasPrefix(err.Error(), "partner: ") || !strings.Contains(err.Error(), "WithEnvironmentHeader") ||
-		!strings.Contains(err.Error(), "api.example.com") || !strings.Contains(err.Error(), "production") {
-		t.Fatalf("environment without a header name toward a deployment: %v", err)
+	for _, b := range []string{"https://api.example.com", "http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"} {
+		_, err := New(WithBaseURL(b), creds, WithEnvironment("sandbox.example.com"))
+		host := strings.TrimPrefix(strings.TrimPrefix(b, "https://"), "http://")
+		host = strings.Trim(strings.TrimSuffix(host, ":8080"), "[]")
+		if err == nil || !strings.HasPrefix(err.Error(), "partner: ") || !strings.Contains(err.Error(), "WithEnvironmentHeader") ||
+			!strings.Contains(err.Error(), host) || !strings.Contains(err.Error(), "production") {
+			t.Errorf("environment without a header name toward %s: %v", b, err)
+		}
 	}
 	for _, env := range []string{"https://sandbox.example.com", "sandbox.example.com/x", "sand box", "a\nb"} {
 		_, err := New(WithBaseURL("https://api.example.com"), creds, WithEnvironment(env), WithEnvironmentHeader("x-acme-env"))
@@ -101,14 +109,18 @@ func TestEnvironmentNeedsHeaderName(t *testing.T) {
 	for _, opts := range [][]Option{
 		{WithBaseURL("https://api.example.com"), WithEnvironment("sandbox.example.com"), WithEnvironmentHeader("x-acme-env")},
 		{WithBaseURL("https://api.example.com"), WithEnvironment("sandbox.example.com"), WithEnvironmentHeader("x-svc-env")},
+		{WithBaseURL("https://api.example.com"), WithEnvironment("sandbox.example.com"), WithWords(deployment.Words{EnvHeader: "x-acme-env"})},
 		{WithBaseURL("https://api.example.com")},
-		{WithBaseURL("http://127.0.0.1:8080"), WithEnvironment("sandbox.example.com")},
-		{WithBaseURL("http://localhost:8080"), WithEnvironment("sandbox")},
-		{WithBaseURL("http://[::1]:8080"), WithEnvironment("sandbox")},
+		{WithBaseURL("http://127.0.0.1:8080"), WithEnvironment("sandbox.example.com"), WithEnvironmentHeader("x-svc-env")},
+		{WithConnection(deployment.Connection{BaseURL: "http://localhost:8080", ClientID: "id", ClientSecret: "s", Words: deployment.Words{EnvHeader: "x-svc-env"}}), WithEnvironment("sandbox")},
 	} {
 		if _, err := New(append(opts, creds)...); err != nil {
 			t.Errorf("New: %v", err)
 		}
+	}
+	_, err := New(WithBaseURL("https://api.example.com"), creds, WithWords(deployment.Words{PortalWord: "acme.portal"}))
+	if err == nil || !strings.Contains(err.Error(), "portal word") {
+		t.Errorf("a portal word with a dot: %v", err)
 	}
 }
 
@@ -233,9 +245,27 @@ func TestDeploymentWordsOnFake(t *testing.T) {
 		t.Fatalf("audit with the deployment's field: %+v, %v", res, err)
 	}
 	// The fake refuses what the deployment refuses: the stand-in word.
-	_, err = c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	_, err = c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{FieldName: objects.FieldIntegrationStatus, StatusCode: objects.StatusLinked, Message: "m"})
 	if !IsBadRequest(err) || !strings.Contains(err.Error(), "acme_portal.integration_status") {
 		t.Fatalf("audit with the interface's word on a renamed fake: %v", err)
+	}
+	// Without a field name and without words the client refuses, toward
+	// the fake as toward a deployment; with the fake's words (its
+	// Connection, key included) it writes the deployment's field.
+	_, err = c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	if err == nil || !strings.Contains(err.Error(), "AuditParams.FieldName") {
+		t.Fatalf("audit without a field name or words: %v", err)
+	}
+	cc, err := New(WithConnection(srv.Connection()), WithEnvironment("sandbox-eu"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err = cc.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	if err != nil || res.FieldName != "acme_portal.integration_status" {
+		t.Fatalf("audit with the fake's words: %+v, %v", res, err)
+	}
+	if err := cc.Close(ctx); err != nil {
+		t.Fatal(err)
 	}
 	if _, err := c.Objects.ConnectExternalID(ctx, demo.Opportunity1, objects.ConnectExternalIDParams{FieldName: "acme_portal.referral_id", ExternalID: "REF-9"}); err != nil {
 		t.Fatal(err)
@@ -295,5 +325,120 @@ func TestDeploymentHeadersStayOnTheServiceHost(t *testing.T) {
 	want := "GET /x Ocp-Apim-Subscription-Key= x-acme-env=\nGET /y Ocp-Apim-Subscription-Key=sk-redirect x-acme-env=sbx"
 	if got := strings.Join(log.seen, "\n"); got != want {
 		t.Fatalf("after redirects:\n%s\nwant:\n%s", got, want)
+	}
+}
+
+// recordingTransport records every request it carries as one line
+// (method, path, query, the deployment's headers, the body), then hands it
+// to next.
+type recordingTransport struct {
+	mu    sync.Mutex
+	lines []string
+	words deployment.Words
+	next  http.RoundTripper
+}
+
+func (rt *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	var body []byte
+	if req.Body != nil {
+		b, err := io.ReadAll(req.Body)
+		if err != nil {
+			return nil, err
+		}
+		req.Body.Close()
+		body = b
+		req.Body = io.NopCloser(bytes.NewReader(b))
+	}
+	auth := req.Header.Get("Authorization")
+	if strings.HasPrefix(auth, "Bearer ") {
+		auth = "Bearer <token>" // tokens differ between servers
+	}
+	line := fmt.Sprintf("%s %s?%s %s=%q %s=%q %s=%q content-type=%q authorization=%q body=%s",
+		req.Method, req.URL.Path, req.URL.RawQuery,
+		rt.words.EnvHeader, req.Header.Get(rt.words.EnvHeader), core.EnvHeader, req.Header.Get(core.EnvHeader),
+		core.SubscriptionKeyHeader, req.Header.Get(core.SubscriptionKeyHeader),
+		req.Header.Get("Content-Type"), auth, body)
+	rt.mu.Lock()
+	rt.lines = append(rt.lines, line)
+	rt.mu.Unlock()
+	return rt.next.RoundTrip(req)
+}
+
+// deploymentShaped answers as a deployment whose words are acme's does,
+// with the published answers' shapes; it is reached through a
+// transport, at a host that is not a loopback address.
+func deploymentShaped(t *testing.T) http.RoundTripper {
+	mt := httpmock.NewMockTransport()
+	const host = "https://api.acme.example"
+	mt.RegisterResponder("POST", host+"/oauth/token", httpmock.NewStringResponder(200,
+		`{"access_token":"acme-tok","token_type":"Bearer","expires_in":3600,"refresh_token":"acme-refresh"}`))
+	mt.RegisterResponder("DELETE", host+"/oauth/token", httpmock.NewStringResponder(200, ""))
+	mt.RegisterResponder("PATCH", host+"/app/v1/object/"+demo.Opportunity1+"/audit", httpmock.NewStringResponder(200,
+		`{"object_id":"`+demo.Opportunity1+`","field_name":"acme_portal.integration_status","status_code":"LINKED"}`))
+	mt.RegisterResponder("PATCH", host+"/app/v1/object/"+demo.Opportunity1+"/external_id", httpmock.NewStringResponder(200,
+		`{"object_id":"`+demo.Opportunity1+`","external_id":"REF-9","field_name":"acme_portal.referral_id"}`))
+	mt.RegisterNoResponder(func(req *http.Request) (*http.Response, error) {
+		t.Errorf("the deployment has no answer to %s %s", req.Method, req.URL)
+		return httpmock.NewStringResponse(404, `{"message":"no such route"}`), nil
+	})
+	return mt
+}
+
+// TestSameRequestsToFakeAndDeployment runs one client configuration (a
+// deployment's words, environment and gateway key, from the fake's
+// Connection) against the fake, on a loopback address, and against a
+// deployment-shaped server at another host: the requests are the same,
+// but for the base URL. Before, toward the loopback address the client
+// would have sent the stand-in header and the stand-in audit field.
+func TestSameRequestsToFakeAndDeployment(t *testing.T) {
+	const key = "gw-key-same-path"
+	words := deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithMiddleware(contract.Check(t)),
+		fake.WithDeployment(fake.Deployment{EnvHeader: words.EnvHeader, PortalWord: words.PortalWord, SubscriptionKey: key}))
+	defer srv.Close()
+
+	run := func(conn deployment.Connection, next http.RoundTripper) []string {
+		t.Helper()
+		rt := &recordingTransport{words: words, next: next}
+		c, err := New(WithConnection(conn), WithEnvironment("sandbox-eu"), WithRequestIDHeader(""),
+			WithHTTPClient(&http.Client{Transport: rt}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := context.Background()
+		res, err := c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "linked"})
+		if err != nil || res.FieldName != objects.FieldName(words.AuditField()) {
+			t.Fatalf("audit toward %s: %+v, %v", conn.BaseURL, res, err)
+		}
+		if _, err := c.Objects.ConnectExternalID(ctx, demo.Opportunity1, objects.ConnectExternalIDParams{FieldName: words.ReferralField(), ExternalID: "REF-9"}); err != nil {
+			t.Fatalf("connect toward %s: %v", conn.BaseURL, err)
+		}
+		if err := c.Close(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return rt.lines
+	}
+
+	conn := srv.Connection()
+	if conn.Words.EnvHeader != words.EnvHeader || conn.Words.PortalWord != words.PortalWord || conn.SubscriptionKey != key {
+		t.Fatalf("the fake's connection %v does not carry its words and key", conn)
+	}
+	toFake := run(conn, http.DefaultTransport)
+	conn.BaseURL = "https://api.acme.example"
+	toDeployment := run(conn, deploymentShaped(t))
+
+	if len(toFake) != 4 {
+		t.Fatalf("requests to the fake:\n%s\nwant the token, audit, external id and revocation", strings.Join(toFake, "\n"))
+	}
+	if got, want := strings.Join(toFake, "\n"), strings.Join(toDeployment, "\n"); got != want {
+		t.Fatalf("requests to the fake:\n%s\nto the deployment:\n%s", got, want)
+	}
+	for _, line := range toFake {
+		if !strings.Contains(line, `x-acme-env="sandbox-eu"`) || !strings.Contains(line, `x-svc-env=""`) {
+			t.Errorf("not in the deployment's environment header alone: %s", line)
+		}
+	}
+	if !strings.Contains(toFake[1], `"field_name":"acme_portal.integration_status"`) {
+		t.Errorf("audit did not name the deployment's field: %s", toFake[1])
 	}
 }

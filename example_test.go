@@ -13,14 +13,16 @@ import (
 )
 
 // ExampleNew builds a client against the in-memory fake service, as a
-// test would. New does no I/O: the first call fetches the token.
+// test would: the fake's Connection gives its URL, credentials and words
+// (toward a deployment: WithBaseURL, WithClientCredentials and WithWords
+// with the deployment's). New does no I/O: the first call fetches the
+// token.
 func ExampleNew() {
 	srv := fake.NewServer()
 	defer srv.Close()
 
 	c, err := partner.New(
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithConnection(srv.Connection()),
 		partner.WithEnvironment("sandbox"),
 	)
 	if err != nil {

@@ -14,6 +14,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/internal/check"
 	"github.com/partnerapi/partner-go/internal/urls"
 )
@@ -31,6 +32,7 @@ type settings struct {
 	envHeader     string
 	subKey        string
 	subKeyHeader  string
+	portalWord    string
 	httpClient    *http.Client
 	retry         core.RetryPolicy
 	logger        *slog.Logger
@@ -81,9 +83,10 @@ func WithState(state string) Option { return func(s *settings) { s.state = state
 // A deployment reads the environment from a header named after its
 // operator, which the interface's stand-in x-svc-env is not: a header of
 // another name is ignored, and the request goes to the production
-// environment. So toward a host that is not a loopback address New
-// refuses WithEnvironment without WithEnvironmentHeader; toward a
-// loopback address (the fake) the header defaults to x-svc-env.
+// environment. So New refuses WithEnvironment unless the header is named,
+// toward any host: by WithEnvironmentHeader, WithWords or WithConnection
+// (a fake's fake.Fake.Connection names the fake's, x-svc-env unless it was
+// given another).
 func WithEnvironment(env string) Option { return func(s *settings) { s.env = env } }
 
 // WithEnvironmentHeader sets the name of the environment header (and of
@@ -104,6 +107,50 @@ func WithSubscriptionKey(key string) Option { return func(s *settings) { s.subKe
 // travels in, for a gateway that names it otherwise.
 func WithSubscriptionKeyHeader(name string) Option {
 	return func(s *settings) { s.subKeyHeader = name }
+}
+
+// WithWords gives the client the deployment's words: the environment
+// header's name (as WithEnvironmentHeader), the portal word, and the
+// subscription key's header (as WithSubscriptionKeyHeader). A field left
+// empty leaves that setting alone. With a portal word, objects.Service.Audit
+// writes the deployment's audit field (deployment.Words.AuditField) when
+// its params name none.
+//
+// Give the fake and the client the same words: fake.Fake.Connection
+// returns the fake's, and WithConnection takes them with its address and
+// credentials.
+func WithWords(w deployment.Words) Option {
+	return func(s *settings) {
+		set := func(dst *string, v string) {
+			if v != "" {
+				*dst = v
+			}
+		}
+		set(&s.envHeader, w.EnvHeader)
+		set(&s.portalWord, w.PortalWord)
+		set(&s.subKeyHeader, w.SubscriptionKeyHeader)
+	}
+}
+
+// WithConnection sets the base URL, the client credentials, the
+// subscription key (when c has one) and the words (WithWords) from c, as
+// WithBaseURL, WithClientCredentials, WithSubscriptionKey and WithWords
+// would. A test hands it a fake's (fake.Fake.Connection), so the client
+// speaks the fake's words on the path it takes toward a deployment:
+//
+//	srv := fake.NewServer()
+//	c, err := partner.New(partner.WithConnection(srv.Connection()))
+//
+// Options after it override what it set.
+func WithConnection(c deployment.Connection) Option {
+	return func(s *settings) {
+		s.baseURL = c.BaseURL
+		s.clientID, s.clientSecret = c.ClientID, c.ClientSecret
+		if c.SubscriptionKey != "" {
+			s.subKey = c.SubscriptionKey
+		}
+		WithWords(c.Words)(s)
+	}
 }
 
 // WithHTTPClient sets the *http.Client requests go through (its Transport,
@@ -274,6 +321,9 @@ func (s *settings) build() (core.Config, error) {
 	if err := s.checkEnvironment(u); err != nil {
 		return cfg, err
 	}
+	if w := s.portalWord; w != "" && (strings.ContainsAny(w, ". \t\r\n") || strings.ContainsFunc(w, unicode.IsControl)) {
+		return cfg, fmt.Errorf("partner: WithWords: portal word %q is not one word: it names fields as <word>.integration_status, without dots or spaces", w)
+	}
 	if s.subKey != "" && strings.ContainsAny(s.subKey, "\r\n") {
 		return cfg, errors.New("partner: WithSubscriptionKey: the key must not contain a line break")
 	}
@@ -294,6 +344,7 @@ func (s *settings) build() (core.Config, error) {
 		EnvHeader:              s.envHeader,
 		SubscriptionKey:        s.subKey,
 		SubscriptionKeyHeader:  s.subKeyHeader,
+		PortalWord:             s.portalWord,
 		UserAgent:              ua,
 		Header:                 s.header,
 		Logger:                 s.logger,
@@ -309,9 +360,10 @@ func (s *settings) build() (core.Config, error) {
 }
 
 // checkEnvironment refuses an environment that would silently miss: one
-// that is not a host name, or one sent toward a deployment (a host that is
-// not a loopback address) in the interface's stand-in header, which a
-// deployment does not read.
+// that is not a host name, or one whose header is not named, which would
+// go in the interface's stand-in header that a deployment does not read.
+// It refuses the same toward any host: a test against the fake takes the
+// path production takes.
 func (s *settings) checkEnvironment(base *url.URL) error {
 	if s.env == "" {
 		return nil
@@ -319,7 +371,7 @@ func (s *settings) checkEnvironment(base *url.URL) error {
 	if strings.ContainsAny(s.env, "/\\?#@ \t\r\n") || strings.ContainsFunc(s.env, unicode.IsControl) {
 		return fmt.Errorf("partner: WithEnvironment: %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", s.env)
 	}
-	if s.envHeader == "" && !urls.IsLoopback(base.Hostname()) {
+	if s.envHeader == "" {
 		return fmt.Errorf("partner: WithEnvironment needs WithEnvironmentHeader toward %s: a deployment reads the environment from a header named after its operator, not from the interface's stand-in %s, and would send the request to production; set WithEnvironmentHeader to the deployment's header name",
 			base.Hostname(), core.EnvHeader)
 	}

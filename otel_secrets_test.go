@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -284,11 +285,22 @@ func TestTelemetryTraceContextMatchesAttempt(t *testing.T) {
 }
 
 // TestLibraryImportsOnlyOTelAPI: the SDK's packages (tests aside) depend
-// on the OpenTelemetry API, never on its SDK or an exporter.
+// on the OpenTelemetry API, never on its SDK or an exporter. Programs
+// (cmd/, examples/) may: a program installs the OTel SDK.
 func TestLibraryImportsOnlyOTelAPI(t *testing.T) {
 	t.Parallel()
+	var libs []string
+	for p, lp := range listed(t) {
+		if (p == modulePath || strings.HasPrefix(p, modulePath+"/")) && lp.name != "main" {
+			libs = append(libs, p)
+		}
+	}
+	out, err := exec.Command("go", append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, libs...)...).Output()
+	if err != nil {
+		t.Fatalf("go list -deps: %v", err)
+	}
 	api := false
-	for p := range listed(t) {
+	for _, p := range strings.Fields(string(out)) {
 		switch {
 		case p == "go.opentelemetry.io/otel/trace":
 			api = true

@@ -4,6 +4,11 @@ package partner
 // resources that tell "unset" from a zero value: scim.User.Active,
 // bulk.StatusParams.IncludeErrors and MaxErrors.
 //
-//	u := &scim.User{UserName: "ada@example.com", Active: partner.Ptr(false)}
-//	st := bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(3)}
-func Ptr[T any](v T) *T { return &v }
+// Deprecated: Go 1.26's new(expr) does the same, and go fix rewrites
+// the calls:
+//
+//	u := &scim.User{UserName: "ada@example.com", Active: new(false)}
+//	st := bulk.StatusParams{IncludeErrors: new(true), MaxErrors: new(3)}
+//
+//go:fix inline
+func Ptr[T any](v T) *T { return new(v) }

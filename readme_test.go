@@ -32,29 +32,32 @@ import (
 // importing them: the module's own and the standard ones the README
 // needs. A block that starts with a package clause imports for itself.
 var snippetPackages = map[string]string{
-	"partner":  "github.com/partnerapi/partner-go",
-	"bulk":     "github.com/partnerapi/partner-go/bulk",
-	"events":   "github.com/partnerapi/partner-go/events",
-	"fake":     "github.com/partnerapi/partner-go/fake",
-	"demo":     "github.com/partnerapi/partner-go/fake/demo",
-	"oauth":    "github.com/partnerapi/partner-go/oauth",
-	"objects":  "github.com/partnerapi/partner-go/objects",
-	"reports":  "github.com/partnerapi/partner-go/reports",
-	"scim":     "github.com/partnerapi/partner-go/scim",
-	"users":    "github.com/partnerapi/partner-go/users",
-	"context":  "context",
-	"errors":   "errors",
-	"fmt":      "fmt",
-	"http":     "net/http",
-	"httptest": "net/http/httptest",
-	"io":       "io",
-	"json":     "encoding/json",
-	"log":      "log",
-	"os":       "os",
-	"slog":     "log/slog",
-	"strings":  "strings",
-	"testing":  "testing",
-	"time":     "time",
+	"partner":    "github.com/partnerapi/partner-go",
+	"bulk":       "github.com/partnerapi/partner-go/bulk",
+	"deployment": "github.com/partnerapi/partner-go/deployment",
+	"events":     "github.com/partnerapi/partner-go/events",
+	"fake":       "github.com/partnerapi/partner-go/fake",
+	"demo":       "github.com/partnerapi/partner-go/fake/demo",
+	"oauth":      "github.com/partnerapi/partner-go/oauth",
+	"redis":      "github.com/redis/go-redis/v9",
+	"redisdedup": "github.com/partnerapi/partner-go/events/redisdedup",
+	"objects":    "github.com/partnerapi/partner-go/objects",
+	"reports":    "github.com/partnerapi/partner-go/reports",
+	"scim":       "github.com/partnerapi/partner-go/scim",
+	"users":      "github.com/partnerapi/partner-go/users",
+	"context":    "context",
+	"errors":     "errors",
+	"fmt":        "fmt",
+	"http":       "net/http",
+	"httptest":   "net/http/httptest",
+	"io":         "io",
+	"json":       "encoding/json",
+	"log":        "log",
+	"os":         "os",
+	"slog":       "log/slog",
+	"strings":    "strings",
+	"testing":    "testing",
+	"time":       "time",
 }
 
 // snippetPrelude declares the names a block of statements may use
@@ -442,8 +445,7 @@ func TestPipelineReport(t *testing.T) {
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithViewDelay(0))
 	defer srv.Close()
 	c, err := partner.New(
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
+		partner.WithConnection(srv.Connection()), // the fake's URL, credentials and words
 		partner.WithRetryWait(time.Millisecond, 10*time.Millisecond),
 	)
 	if err != nil {

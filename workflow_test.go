@@ -50,7 +50,7 @@ func newWorkflowEnv(t *testing.T) *workflowEnv {
 // execution's processing time whenever a status read says it still runs.
 func (e *workflowEnv) bulkWait() bulk.WaitOptions {
 	return bulk.WaitOptions{
-		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
+		Status:   bulk.StatusParams{IncludeErrors: new(true)},
 		Interval: time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
 			if !ex.Done() {
@@ -152,7 +152,7 @@ func TestWorkflowBulkLoadShowsInReportAndObjects(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Status != bulk.Completed || ex.InputCount != 3 || ex.SuccessCount != 2 || ex.ErrorCount != 1 || ex.SkipCount != 0 {
+	if ex.Status != bulk.StateCompleted || ex.InputCount != 3 || ex.SuccessCount != 2 || ex.ErrorCount != 1 || ex.SkipCount != 0 {
 		t.Fatalf("execution %+v, want 3 received, 2 loaded, 1 failed", ex)
 	}
 	if len(ex.Errors) != 1 || ex.Errors[0].ID != "CRM-3" || !strings.Contains(ex.Errors[0].Message, "amount") ||
@@ -385,13 +385,13 @@ func TestWorkflowCancelBulkWait(t *testing.T) {
 		Interval: time.Hour, MaxInterval: time.Hour,
 		Progress: func(ex *bulk.Execution) {
 			polls++
-			if ex.Status != bulk.Running {
+			if ex.Status != bulk.StateRunning {
 				t.Errorf("status %q while the clock stands still", ex.Status)
 			}
 			cancel() // mid-wait: the next poll is an hour away
 		},
 	})
-	if ex == nil || ex.Status != bulk.Running || !errors.Is(err, context.Canceled) || polls != 1 {
+	if ex == nil || ex.Status != bulk.StateRunning || !errors.Is(err, context.Canceled) || polls != 1 {
 		t.Fatalf("WaitExecution = %+v, %v after %d polls; want the running status and context.Canceled after 1", ex, err, polls)
 	}
 	e.c.Close(context.Background())

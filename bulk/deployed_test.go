@@ -30,9 +30,9 @@ func TestStatusDefaultsAgainstFake(t *testing.T) {
 		wantErrors int
 	}{
 		"service defaults": {bulk.StatusParams{}, 1},
-		"explicit false":   {bulk.StatusParams{IncludeErrors: partner.Ptr(false)}, 0},
-		"explicit zero":    {bulk.StatusParams{MaxErrors: partner.Ptr(0)}, 0},
-		"explicit both":    {bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(2)}, 2},
+		"explicit false":   {bulk.StatusParams{IncludeErrors: new(false)}, 0},
+		"explicit zero":    {bulk.StatusParams{MaxErrors: new(0)}, 0},
+		"explicit both":    {bulk.StatusParams{IncludeErrors: new(true), MaxErrors: new(2)}, 2},
 	} {
 		ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, tc.opts)
 		if err != nil {

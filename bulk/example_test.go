@@ -44,7 +44,7 @@ func ExampleService_Load() {
 		log.Fatal(err)
 	}
 	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
-		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
+		Status:   bulk.StatusParams{IncludeErrors: new(true)},
 		Progress: func(ex *bulk.Execution) { fmt.Println("status:", ex.Status) },
 	})
 	if err != nil {

@@ -68,23 +68,23 @@ func TestLoadThenWaitAgainstFake(t *testing.T) {
 		t.Errorf("ack = %+v", ack)
 	}
 	ex, err := c.Bulk.Status(ctx, ack.IntegrationID, ack.ExecutionID, bulk.StatusParams{})
-	if err != nil || ex.Status != bulk.Running || ex.Done() || ex.InputCount != 4 {
+	if err != nil || ex.Status != bulk.StateRunning || ex.Done() || ex.InputCount != 4 {
 		t.Fatalf("first status = %+v, %v", ex, err)
 	}
 	clock.Advance(fake.DefaultBulkDelay)
 	var seen []bulk.State
 	ex, err = c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
-		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
+		Status:   bulk.StatusParams{IncludeErrors: new(true)},
 		Progress: func(e *bulk.Execution) { seen = append(seen, e.Status) },
 	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Status != bulk.Completed || ex.InputCount != 4 || ex.SuccessCount != 2 || ex.ErrorCount != 2 || ex.SkipCount != 0 ||
+	if ex.Status != bulk.StateCompleted || ex.InputCount != 4 || ex.SuccessCount != 2 || ex.ErrorCount != 2 || ex.SkipCount != 0 ||
 		ex.SuccessCount+ex.ErrorCount+ex.SkipCount != ex.InputCount || ex.CompletedAt.Sub(ex.StartedAt) != fake.DefaultBulkDelay {
 		t.Errorf("final = %+v", ex)
 	}
-	if len(seen) != 1 || seen[0] != bulk.Completed {
+	if len(seen) != 1 || seen[0] != bulk.StateCompleted {
 		t.Errorf("progress saw %v", seen)
 	}
 	if len(ex.Errors) != 2 || ex.Errors[0].Message != `Missing value of key field "sales_details.crm_opportunity_id"` || ex.Errors[0].Row["name"] != "No key" ||
@@ -120,7 +120,7 @@ func TestLoadThenWaitProgress(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if want := []bulk.State{bulk.Running, bulk.Running, bulk.Completed}; !equalStates(seen, want) {
+	if want := []bulk.State{bulk.StateRunning, bulk.StateRunning, bulk.StateCompleted}; !equalStates(seen, want) {
 		t.Errorf("progress saw %v, want %v", seen, want)
 	}
 	if ex.SuccessCount != 2 || ex.Errors != nil {
@@ -273,7 +273,7 @@ func loadRowsAndWait[T any](c *partner.Client, rows []T) (*bulk.Execution, error
 	if err != nil {
 		return nil, err
 	}
-	return c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: partner.Ptr(true)}})
+	return c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{Status: bulk.StatusParams{IncludeErrors: new(true)}})
 }
 
 // xlsxFile returns an XLSX workbook whose one sheet holds rows: strings

@@ -10,7 +10,7 @@
 //	ack, err := c.Bulk.Load(ctx, bulk.LoadParams{IntegrationID: id}, csvFile)
 //	...
 //	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
-//		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true)},
+//		Status:   bulk.StatusParams{IncludeErrors: new(true)},
 //		Progress: func(ex *bulk.Execution) { log.Println(ex.Status) },
 //	})
 //

@@ -28,7 +28,7 @@ import (
 // between deployments (include_errors false or true, max_errors 10 or 5),
 // so set both when the answer matters.
 //
-//	bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(3)}
+//	bulk.StatusParams{IncludeErrors: new(true), MaxErrors: new(3)}
 type StatusParams struct {
 	// IncludeErrors asks for the failed records (include_errors=true) or
 	// asks not to get them (include_errors=false).
@@ -70,8 +70,8 @@ func (s *Service) Status(ctx context.Context, integrationID, executionID string,
 // back is the service's default, which differs between deployments.
 type WaitOptions struct {
 	// Status is passed to every status read: set IncludeErrors to
-	// partner.Ptr(true) to get the failed records with the final status,
-	// or to partner.Ptr(false) to be sure not to get them.
+	// new(true) to get the failed records with the final status,
+	// or to new(false) to be sure not to get them.
 	Status StatusParams
 	// Interval sets the pace of the status reads (default 1s): the first
 	// wait is Interval/16, each next one half as long again, up to

@@ -86,8 +86,16 @@ type State string
 
 // States of an execution. The service may send others; they are kept.
 const (
-	Running   State = "running"
-	Completed State = "completed"
+	StateRunning   State = "running"
+	StateCompleted State = "completed"
+)
+
+// Earlier names of the states.
+const (
+	// Deprecated: Use StateRunning, named like the other packages' states.
+	Running = StateRunning
+	// Deprecated: Use StateCompleted, named like the other packages' states.
+	Completed = StateCompleted
 )
 
 // Execution is the status of a bulk execution
@@ -122,9 +130,9 @@ type Execution struct {
 }
 
 // Done reports whether the execution reached a known terminal state
-// (Completed). A running, empty or unknown status is not done:
+// (StateCompleted). A running, empty or unknown status is not done:
 // WaitExecution keeps polling through it.
-func (e *Execution) Done() bool { return e.Status == Completed }
+func (e *Execution) Done() bool { return e.Status == StateCompleted }
 
 // UnmarshalJSON reads the wire form, where absent or empty timestamps are
 // left zero and counts may be written as JSON numbers of any form. The

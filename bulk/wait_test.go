@@ -42,7 +42,7 @@ func TestWaitExecutionUnknownStatusIsNotTerminal(t *testing.T) {
 	opts := fastWait
 	opts.Progress = func(ex *bulk.Execution) { seen = append(seen, string(ex.Status)) }
 	ex, err := c.Bulk.WaitExecution(context.Background(), &bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-1"}, opts)
-	if err != nil || ex == nil || ex.Status != bulk.Completed || ex.ErrorCount != 1 {
+	if err != nil || ex == nil || ex.Status != bulk.StateCompleted || ex.ErrorCount != 1 {
 		t.Fatalf("WaitExecution = %+v, %v", ex, err)
 	}
 	if strings.Join(seen, ",") != ",queued,running,completed" {
@@ -77,7 +77,7 @@ func TestWaitExecutionContextEnds(t *testing.T) {
 	opts := fastWait
 	opts.Progress = func(*bulk.Execution) { cancel() }
 	ex, err := c.Bulk.WaitExecution(ctx, &bulk.Ack{IntegrationID: "int-1", ExecutionID: "exe-1"}, opts)
-	if !errors.Is(err, context.Canceled) || ex == nil || ex.Status != bulk.Running || ex.InputCount != 3 {
+	if !errors.Is(err, context.Canceled) || ex == nil || ex.Status != bulk.StateRunning || ex.InputCount != 3 {
 		t.Fatalf("WaitExecution = %+v, %v; want the running status and context.Canceled", ex, err)
 	}
 	// The error says what was still awaited, not only that ctx ended.
@@ -105,7 +105,7 @@ func TestLoadOpportunitiesThenWaitExecution(t *testing.T) {
 		t.Fatal(err)
 	}
 	ex, err := c.Bulk.WaitExecution(ctx, ack, fastWait)
-	if err != nil || ex.Status != bulk.Completed || ex.ExecutionID != "exe-1" || ex.SuccessCount != 1 {
+	if err != nil || ex.Status != bulk.StateCompleted || ex.ExecutionID != "exe-1" || ex.SuccessCount != 1 {
 		t.Fatalf("WaitExecution = %+v, %v", ex, err)
 	}
 	if strings.Join(asked, " ") != "execution_id=exe-1 execution_id=exe-1" {

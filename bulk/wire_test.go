@@ -92,11 +92,11 @@ func TestStatusWire(t *testing.T) {
 			]
 		}`), nil
 	})
-	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(3)})
+	ex, err := c.Bulk.Status(context.Background(), "int/1", "exe-42", bulk.StatusParams{IncludeErrors: new(true), MaxErrors: new(3)})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Status != bulk.Completed || !ex.Done() || ex.InputCount != 10 || ex.SuccessCount != 6 || ex.ErrorCount != 3 || ex.SkipCount != 1 ||
+	if ex.Status != bulk.StateCompleted || !ex.Done() || ex.InputCount != 10 || ex.SuccessCount != 6 || ex.ErrorCount != 3 || ex.SkipCount != 1 ||
 		!ex.IncludeErrors || ex.IntegrationID != "int/1" {
 		t.Errorf("execution = %+v", ex)
 	}
@@ -129,7 +129,7 @@ func TestStatusWireRunning(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if ex.Done() || ex.Status != bulk.Running || !ex.CompletedAt.IsZero() || ex.InputCount != 4 {
+	if ex.Done() || ex.Status != bulk.StateRunning || !ex.CompletedAt.IsZero() || ex.InputCount != 4 {
 		t.Errorf("execution = %+v", ex)
 	}
 }
@@ -380,7 +380,7 @@ func TestValidation(t *testing.T) {
 		}(),
 		"no execution": func() error { _, err := c.Bulk.Status(ctx, "i", "", bulk.StatusParams{}); return err }(),
 		"negative max": func() error {
-			_, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusParams{MaxErrors: partner.Ptr(-1)})
+			_, err := c.Bulk.Status(ctx, "i", "e", bulk.StatusParams{MaxErrors: new(-1)})
 			return err
 		}(),
 		"relative URL":  c.Bulk.Upload(ctx, &bulk.Ticket{UploadURL: "/upload/x"}, bulk.UploadParams{}, body),
@@ -527,9 +527,9 @@ func TestStatusWireExplicitFalse(t *testing.T) {
 		wantQuery string
 	}{
 		"nil":           {bulk.StatusParams{}, "execution_id=exe-1"},
-		"false":         {bulk.StatusParams{IncludeErrors: partner.Ptr(false)}, "execution_id=exe-1&include_errors=false"},
-		"true and five": {bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(5)}, "execution_id=exe-1&include_errors=true&max_errors=5"},
-		"zero":          {bulk.StatusParams{MaxErrors: partner.Ptr(0)}, "execution_id=exe-1&max_errors=0"},
+		"false":         {bulk.StatusParams{IncludeErrors: new(false)}, "execution_id=exe-1&include_errors=false"},
+		"true and five": {bulk.StatusParams{IncludeErrors: new(true), MaxErrors: new(5)}, "execution_id=exe-1&include_errors=true&max_errors=5"},
+		"zero":          {bulk.StatusParams{MaxErrors: new(0)}, "execution_id=exe-1&max_errors=0"},
 	} {
 		t.Run(name, func(t *testing.T) {
 			c, mt := mockClient(t)

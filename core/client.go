@@ -68,6 +68,11 @@ type Config struct {
 	// SubscriptionKeyHeader names its header ("" means
 	// SubscriptionKeyHeader).
 	SubscriptionKeyHeader string
+	// PortalWord is the deployment's word for the interface's
+	// partner_portal (deployment.Words.PortalWord), when the client was
+	// given one: services read it (PortalWord) to name the deployment's own
+	// fields, such as the audit field.
+	PortalWord string
 	// UserAgent is the User-Agent header of every request, when set.
 	UserAgent string
 	// Header holds fixed extra headers of every request to the service

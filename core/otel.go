@@ -25,14 +25,23 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/semconv/v1.43.0/httpconv"
 	"go.opentelemetry.io/otel/trace"
 )
 
-// scopeName is the instrumentation scope of the SDK's tracer and meter.
+// scopeName is the instrumentation scope of the SDK's tracer and meter;
+// their scope also carries scopeVersion and the schema URL of the
+// semantic conventions the HTTP attributes follow (semconv.SchemaURL).
 const scopeName = "github.com/partnerapi/partner-go"
 
-// Names of the SDK's own span attributes and metrics. The HTTP ones
-// follow the OpenTelemetry semantic conventions.
+// scopeVersion is the SDK's version, partner.Version (the root package
+// imports this one, so it cannot be read from there);
+// TestTelemetryScope keeps the two the same.
+const scopeVersion = "1.0.0"
+
+// Names of the SDK's own span attributes and metrics. The HTTP ones are
+// the OpenTelemetry semantic conventions' (semconv, httpconv).
 const (
 	// attrOperation names the SDK operation ("reports.Export").
 	attrOperation = "partner.operation"
@@ -49,11 +58,10 @@ const (
 	// eventRetry is the event an operation span gets before each retry.
 	eventRetry = "partner.retry"
 
-	metricRequestDuration = "http.client.request.duration"
-	metricRetries         = "partner.client.retries"
-	metricTokenFetches    = "partner.client.token.fetches"
-	metricTokenFailures   = "partner.client.token.failures"
-	metricRetryBudget     = "partner.client.retry_budget.remaining"
+	metricRetries       = "partner.client.retries"
+	metricTokenFetches  = "partner.client.token.fetches"
+	metricTokenFailures = "partner.client.token.failures"
+	metricRetryBudget   = "partner.client.retry_budget.remaining"
 )
 
 // outcomeUnknownText is the status description of a span whose write may
@@ -82,11 +90,12 @@ func newTelemetry(cfg *Config, budget *retryBudget) *telemetry {
 	if mp == nil {
 		mp = otel.GetMeterProvider()
 	}
-	m := mp.Meter(scopeName)
-	t := &telemetry{tracer: tp.Tracer(scopeName), prop: otel.GetTextMapPropagator(), meter: m}
+	m := mp.Meter(scopeName, metric.WithInstrumentationVersion(scopeVersion), metric.WithSchemaURL(semconv.SchemaURL))
+	tracer := tp.Tracer(scopeName, trace.WithInstrumentationVersion(scopeVersion), trace.WithSchemaURL(semconv.SchemaURL))
+	t := &telemetry{tracer: tracer, prop: otel.GetTextMapPropagator(), meter: m}
 	// The API returns a working no-op instrument beside any error (a bad
 	// name or unit), which would be the SDK's own fault: ignored.
-	t.duration, _ = m.Float64Histogram(metricRequestDuration, metric.WithUnit("s"),
+	t.duration, _ = m.Float64Histogram(httpconv.ClientRequestDuration{}.Name(), metric.WithUnit(httpconv.ClientRequestDuration{}.Unit()),
 		metric.WithDescription("Duration of HTTP client requests (each attempt)."),
 		metric.WithExplicitBucketBoundaries(0.005, 0.01, 0.025, 0.05, 0.075, 0.1, 0.25, 0.5, 0.75, 1, 2.5, 5, 7.5, 10))
 	t.retries, _ = m.Int64Counter(metricRetries, metric.WithUnit("{retry}"),
@@ -153,7 +162,7 @@ func EndSpan(span trace.Span, err error) {
 		} else {
 			span.SetStatus(codes.Error, errorType(err))
 		}
-		span.SetAttributes(attribute.String("error.type", errorType(err)))
+		span.SetAttributes(semconv.ErrorTypeKey.String(errorType(err)))
 	}
 	span.End()
 }
@@ -246,9 +255,9 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 		}
 		attrs := st.requestAttrs(make([]attribute.KeyValue, 0, 6))
 		if attempt > 0 {
-			attrs = append(attrs, attribute.Int("http.request.resend_count", attempt),
+			attrs = append(attrs, semconv.HTTPRequestResendCountKey.Int(attempt),
 				attribute.Float64(attrRetryWait, wait.Seconds()))
-			ct.op.AddEvent(eventRetry, trace.WithAttributes(attribute.Int("http.request.resend_count", attempt),
+			ct.op.AddEvent(eventRetry, trace.WithAttributes(semconv.HTTPRequestResendCountKey.Int(attempt),
 				attribute.Float64(attrRetryWait, wait.Seconds())))
 		}
 		ctx, ct.attempt = tel.tracer.Start(ctx, name, trace.WithSpanKind(trace.SpanKindClient),
@@ -263,12 +272,12 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 // method, host, port and url.template.
 func (st *call) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
 	ct := &st.tel
-	attrs = append(attrs, attribute.String("http.request.method", st.method), attribute.String("server.address", ct.host))
+	attrs = append(attrs, semconv.HTTPRequestMethodKey.String(st.method), semconv.ServerAddressKey.String(ct.host))
 	if ct.port != 0 {
-		attrs = append(attrs, attribute.Int("server.port", ct.port))
+		attrs = append(attrs, semconv.ServerPortKey.Int(ct.port))
 	}
 	if ct.template != "" {
-		attrs = append(attrs, attribute.String("url.template", ct.template))
+		attrs = append(attrs, semconv.URLTemplateKey.String(ct.template))
 	}
 	return attrs
 }
@@ -295,10 +304,10 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 	if tel := st.c.tel; tel.duration.Enabled(ctx) {
 		attrs := st.requestAttrs(append(make([]attribute.KeyValue, 0, 7), attribute.String(attrOperation, ct.opName)))
 		if status != 0 {
-			attrs = append(attrs, attribute.Int("http.response.status_code", status))
+			attrs = append(attrs, semconv.HTTPResponseStatusCodeKey.Int(status))
 		}
 		if errType != "" {
-			attrs = append(attrs, attribute.String("error.type", errType))
+			attrs = append(attrs, semconv.ErrorTypeKey.String(errType))
 		}
 		tel.duration.Record(ctx, ct.ended.Sub(ct.start).Seconds(), metric.WithAttributes(attrs...))
 	}
@@ -306,10 +315,10 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 		return
 	}
 	if status != 0 {
-		ct.attempt.SetAttributes(attribute.Int("http.response.status_code", status))
+		ct.attempt.SetAttributes(semconv.HTTPResponseStatusCodeKey.Int(status))
 	}
 	if errType != "" {
-		ct.attempt.SetAttributes(attribute.String("error.type", errType))
+		ct.attempt.SetAttributes(semconv.ErrorTypeKey.String(errType))
 		ct.attempt.SetStatus(codes.Error, errType)
 	}
 	ct.attempt.End(trace.WithTimestamp(ct.ended))
@@ -344,7 +353,7 @@ func (c *Client) CountTokenFetch(ctx context.Context, kind string, err error) {
 	kindAttr := attribute.String("partner.token.kind", kind)
 	c.tel.fetches.Add(ctx, 1, metric.WithAttributes(kindAttr))
 	if err != nil {
-		c.tel.failures.Add(ctx, 1, metric.WithAttributes(kindAttr, attribute.String("error.type", errorType(err))))
+		c.tel.failures.Add(ctx, 1, metric.WithAttributes(kindAttr, semconv.ErrorTypeKey.String(errorType(err))))
 	}
 }
 

@@ -15,8 +15,13 @@ import (
 )
 
 // TowardLoopback reports whether the base URL's host is a loopback
-// address (urls.IsLoopback): a fake on this machine, where the interface's
-// stand-in words are the fake's own rather than a deployment's.
+// address (urls.IsLoopback).
+//
+// Deprecated: no behaviour of the SDK depends on it but the plain-http
+// rule, which Client applies itself: a test against the fake takes the
+// path production takes. Name a deployment's words explicitly
+// (Config.EnvHeader, Config.PortalWord) instead of guessing them from the
+// host.
 func (c *Client) TowardLoopback() bool {
 	return c.cfg.BaseURL != nil && urls.IsLoopback(c.cfg.BaseURL.Hostname())
 }

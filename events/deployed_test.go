@@ -98,7 +98,7 @@ func TestIntegrationSchema(t *testing.T) {
 func TestDeployedShapesAgainstFake(t *testing.T) {
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: 1}), mocktest.ContractCheck(t))
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL), partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithConnection(srv.Connection()))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -104,6 +104,12 @@ func In[V Value](field string, vs ...V) Filter {
 // And is the conjunction of filters: each operand is put in parentheses.
 // Zero operands are left out; And of a single operand is that operand, and
 // And of none is the zero Filter.
+//
+// It returns a Filter, not a group as reports.And does: a subscriber's
+// filter is one expression of the service's filter language, so a
+// conjunction is an expression like its operands and nests in another And,
+// Or or Not; a report's filter is a JSON tree whose groups hold field
+// filters, which reports.And builds.
 func And(fs ...Filter) Filter {
 	var ops []Filter
 	for _, f := range fs {

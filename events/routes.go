@@ -43,32 +43,46 @@ func (rs *Routes) Remove(path string) {
 	delete(rs.paths, strings.TrimSuffix(path, "/"))
 }
 
-// lookup returns the route of a request's path: the path itself, or the
-// path without its last segment (the secret).
-func (rs *Routes) lookup(path string) (Route, bool) {
-	rs.mu.RLock()
-	defer rs.mu.RUnlock()
+// subscriberPath returns the part of a delivery's path that names its
+// subscriber, and the route Routes has for it. It is the one rule both
+// Routes and Dedup's key use: the path without a trailing slash, when
+// Routes names it; else the path without its last segment (the secret
+// Subscribe appends), when Routes names that or when secrets is set (the
+// last segment is then a secret); else the whole path (a Handler without
+// Secrets and without a route cannot tell a secret from a path segment).
+// rs may be nil.
+func (rs *Routes) subscriberPath(path string, secrets bool) (string, Route, bool) {
 	path = strings.TrimSuffix(path, "/")
-	if r, ok := rs.paths[path]; ok {
-		return r, true
+	if r, ok := rs.get(path); ok {
+		return path, r, true
 	}
+	parent := path
 	if i := strings.LastIndexByte(path, '/'); i >= 0 {
-		r, ok := rs.paths[path[:max(i, 1)]]
-		return r, ok
+		parent = path[:max(i, 1)]
 	}
-	return Route{}, false
+	if r, ok := rs.get(parent); ok {
+		return parent, r, true
+	}
+	if secrets {
+		return parent, Route{}, false
+	}
+	return path, Route{}, false
 }
 
-// route fills the kind and subscriber of d from the route of path, where
-// its body does not carry them.
-func (rs *Routes) route(path string, d *Delivery) {
+// get returns the route of a path as added.
+func (rs *Routes) get(path string) (Route, bool) {
 	if rs == nil {
-		return
+		return Route{}, false
 	}
-	r, ok := rs.lookup(path)
-	if !ok {
-		return
-	}
+	rs.mu.RLock()
+	defer rs.mu.RUnlock()
+	r, ok := rs.paths[path]
+	return r, ok
+}
+
+// fill sets the kind and subscriber of d from r, where its body does not
+// carry them.
+func (r Route) fill(d *Delivery) {
 	if d.Event == "" {
 		d.Event = r.Kind
 	}

@@ -245,14 +245,15 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(r, w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "partner: events: "), nil)
 		return
 	}
-	h.Routes.route(r.URL.Path, d)
+	sub, route, _ := h.Routes.subscriberPath(r.URL.Path, h.Secrets != nil)
+	route.fill(d)
 	dt.delivery(d)
 	if h.Deliver == nil {
 		h.fail(r, w, http.StatusInternalServerError, "delivery not handled", errors.New("events: Handler.Deliver is nil"))
 		return
 	}
 	if h.Dedup != nil {
-		h.serveOnce(w, r, d)
+		h.serveOnce(w, r, sub, d)
 		return
 	}
 	h.answer(w, r, h.Deliver(r.Context(), d))

@@ -6,9 +6,12 @@ package fake
 // itself.
 //
 // A load parses its body as it is read (CSV, JSON array, XLSX), checks
-// each row, and once the whole body is parsed writes the valid rows into
-// the object store (an upsert by the integration's key field). A
-// malformed body is refused with a 400 and changes nothing. The execution
+// each row, and writes the valid rows into the object store (an upsert by
+// the integration's key field) in batches of 1,000 rows (or 4 MiB) as
+// they are read, so that a load holds a batch and not its body. A
+// malformed body is refused with a 400 and records no execution; the
+// batches before the fault stay written (a body malformed within its
+// first batch changes nothing). The execution
 // then reports `running` until the bulk delay (WithBulkDelay, default 1s)
 // has passed on the fake's clock, and `completed` with its counts after.
 //
@@ -34,8 +37,16 @@ const (
 	bulkUploadTTL = 15 * time.Minute
 	// maxUploadSize caps a file sent to a signed upload URL, kept in memory.
 	maxUploadSize = 256 << 20
-	// maxKeptErrors caps the row errors an execution remembers.
+	// maxKeptErrors caps the row errors an execution remembers, each
+	// capped in bytes (maxErrorText, maxErrorRow).
 	maxKeptErrors = 1000
+	// maxKeptErrorBytes caps the bytes of the row errors of all
+	// executions: past it the oldest executions' errors are forgotten
+	// (their counts stay).
+	maxKeptErrorBytes = 32 << 20
+	// maxExecutions caps the executions the fake remembers; past it the
+	// oldest is forgotten (its status is a 404).
+	maxExecutions = 100000
 	// defaultMaxErrors is the max_errors of the status operation when the
 	// request leaves it out (see WithBulkStatusDefaults).
 	defaultMaxErrors = 10
@@ -60,10 +71,21 @@ type bulkStore struct {
 	// (withSignedUploads)
 	upMethod, upType string
 	executions       map[string]*bulkExecution
-	order            []string               // execution ids, oldest first
-	uploads          map[string]*bulkUpload // by upload token
-	uploadURLs       map[string]*bulkUpload // by the id in the upload URL
-	kinds            map[string]map[string]fieldKind
+	order            []string // execution ids, oldest first
+	// erring lists the executions that keep error rows, oldest first,
+	// and errBytes counts their bytes, for maxKeptErrorBytes.
+	erring     []*bulkExecution
+	errBytes   int
+	uploads    map[string]*bulkUpload // by upload token
+	uploadURLs map[string]*bulkUpload // by the id in the upload URL
+	// upOrder lists the uploads in the order they were handed out, which
+	// is the order they expire in; the sweep and maxUploads drop from its
+	// front. upBytes counts the bytes of the files held.
+	upOrder        []*bulkUpload
+	upBytes        int64
+	maxUploads     int
+	maxUploadBytes int64
+	kinds          map[string]map[string]fieldKind
 
 	idxMu   sync.Mutex
 	indexed map[[2]string]bool
@@ -78,6 +100,32 @@ type bulkExecution struct {
 	input, success, failed int
 	skipped                int
 	errors                 []bulkRowError
+	errBytes               int // about the bytes errors hold
+}
+
+// keep records ex, forgetting the oldest executions past maxExecutions
+// and the oldest error rows past maxKeptErrorBytes: O(1) amortised.
+func (b *bulkStore) keep(ex *bulkExecution) {
+	b.executions[ex.id] = ex
+	b.order = append(b.order, ex.id)
+	for len(b.order) > maxExecutions {
+		old := b.executions[b.order[0]]
+		b.errBytes -= old.errBytes
+		old.errors, old.errBytes = nil, 0
+		delete(b.executions, old.id)
+		b.order = b.order[1:]
+	}
+	if len(ex.errors) == 0 {
+		return
+	}
+	b.erring = append(b.erring, ex)
+	b.errBytes += ex.errBytes
+	for b.errBytes > maxKeptErrorBytes && len(b.erring) > 1 {
+		old := b.erring[0]
+		b.errBytes -= old.errBytes
+		old.errors, old.errBytes = nil, 0
+		b.erring = b.erring[1:]
+	}
 }
 
 type bulkRowError struct {
@@ -89,7 +137,7 @@ type bulkRowError struct {
 type bulkUpload struct {
 	token, urlID, integrationID, fileName string
 	expires                               time.Time
-	data                                  []byte
+	data                                  *chunks
 	uploaded, used                        bool
 }
 
@@ -108,7 +156,7 @@ func WithBulkDiscard() Option { return func(f *Fake) { f.bulk.discard = true } }
 
 // WithBulkStatusDefaults sets what the status operation does when a
 // request leaves include_errors or max_errors out. The fake's defaults are
-// false and defaultMaxErrors (10); the deployed service's published
+// false and 10; the deployed service's published
 // descriptions disagree (false or true, 10 or 5), so a team can run its
 // tests against either.
 func WithBulkStatusDefaults(includeErrors bool, maxErrors int) Option {
@@ -130,6 +178,12 @@ func (f *Fake) registerBulk() {
 	}
 	if !b.defSet {
 		b.defMaxErrors = defaultMaxErrors
+	}
+	if b.maxUploads == 0 {
+		b.maxUploads = defaultMaxUploads
+	}
+	if b.maxUploadBytes == 0 {
+		b.maxUploadBytes = defaultMaxUploadBytes
 	}
 	b.executions = map[string]*bulkExecution{}
 	b.uploads = map[string]*bulkUpload{}
@@ -165,7 +219,8 @@ type BulkExecution struct {
 	StartedAt, CompletedAt                          time.Time
 }
 
-// BulkExecutions returns every bulk execution, oldest first.
+// BulkExecutions returns every bulk execution the fake remembers (the
+// newest 100,000), oldest first.
 func (f *Fake) BulkExecutions() []BulkExecution {
 	now := f.clock.Now()
 	f.bulk.mu.Lock()

@@ -220,7 +220,8 @@ func (f *Fake) listSubscribers(w http.ResponseWriter, r *http.Request) {
 
 // createSubscriber registers a webhook subscriber. subscriber_type may be
 // left out (it defaults to webhook); every other rule of the interface is
-// checked, and all violations are reported in one 400 message.
+// checked, and all violations are reported in one 400 message. The 200
+// answer's Location names the subscriber (DELETE it to unsubscribe).
 func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	var req evSubscribeRequest
 	if !f.decodeWrite(w, r, &req) {
@@ -292,6 +293,10 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	s.seq = f.events.seq
 	f.events.subs[s.ID] = s
 	f.events.mu.Unlock()
+	// The connector's webhook triggers delete their subscription through
+	// the Location of this answer (conn def: Subscribe, x-ms-trigger): the
+	// subscriber's path, relative to the request's URL.
+	w.Header().Set("Location", "/event/v1/subscriber/"+url.PathEscape(s.ID))
 	writeJSON(w, http.StatusOK, map[string]string{"subscriber_id": s.ID})
 }
 

@@ -77,7 +77,11 @@ type Person struct {
 type Column struct {
 	ID   string `json:"id"`
 	Name string `json:"name,omitempty"`
-	Type string `json:"type,omitempty"` // columnText, columnNumber, ...; "" is columnText
+	// Type is the column's type, which also names the filters that
+	// apply to it: "TEXT" (the default when ""), "TEXT_REPEATED",
+	// "TEXT_PG_ARRAY", "BOOLEAN", "NUMBER", "DECIMAL", "DATE",
+	// "DATE_OFFSET", "DATE_TIME", "DATE_TIME_OFFSET" or "CURRENCY".
+	Type string `json:"type,omitempty"`
 }
 
 // Chart groups a report's rows by one column and counts each group. Its
@@ -96,7 +100,7 @@ type Report struct {
 	ID          int64     `json:"id,omitempty"` // 0: assigned by AddReport
 	Name        string    `json:"name"`
 	Description string    `json:"description,omitempty"`
-	Status      string    `json:"status,omitempty"` // reportDraft, reportPublished; "" is reportPublished
+	Status      string    `json:"status,omitempty"` // "DRAFT" or "PUBLISHED" (the default when "")
 	CreatedBy   *Person   `json:"-"`
 	ModifiedBy  *Person   `json:"-"`
 	CreatedAt   time.Time `json:"-"` // zero: the fake's clock at AddReport
@@ -179,7 +183,7 @@ func (f *Fake) AddReport(r Report) int64 {
 		r.Status = reportPublished
 	}
 	if r.CreatedAt.IsZero() {
-		r.CreatedAt = f.clock.Now().UTC().Truncate(time.Second)
+		r.CreatedAt = f.clock.Now().UTC()
 	}
 	if r.ModifiedAt.IsZero() {
 		r.ModifiedAt = r.CreatedAt
@@ -276,7 +280,7 @@ func (f *Fake) editReportRows(id int64, edit func(r *report)) bool {
 	f.materialize(r)
 	edit(r)
 	r.version++
-	r.def.ModifiedAt = f.clock.Now().UTC().Truncate(time.Second)
+	r.def.ModifiedAt = f.clock.Now().UTC()
 	return true
 }
 
@@ -334,7 +338,7 @@ func (f *Fake) reportObjectChanged(c objectChange) {
 		if r.def.ObjectType != "" && r.def.ObjectType == c.Object.Type {
 			r.version++
 			r.ready = false
-			r.def.ModifiedAt = c.At.UTC().Truncate(time.Second)
+			r.def.ModifiedAt = c.At.UTC()
 		}
 	}
 }
@@ -462,7 +466,7 @@ func (f *Fake) lookupView(id int64) (view, bool) {
 // of 100,000 generated rows; all have charts.
 func (f *Fake) seedReportsDemo() {
 	admin := &Person{ID: "usr-demo-admin", Name: "Demo Admin"}
-	created := time.Date(2026, 1, 15, 9, 30, 0, 0, time.UTC)
+	created := time.Date(2026, 1, 15, 9, 30, 4, 963880000, time.UTC) // "2026-01-15T09:30:04.96388Z", as the published example writes times
 	f.AddReport(Report{
 		ID: demo.ReportPipeline, Name: "Pipeline by stage", Description: "Open opportunities and their stage",
 		CreatedBy: admin, ModifiedBy: admin, CreatedAt: created,

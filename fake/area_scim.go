@@ -23,10 +23,10 @@ import (
 //     invalidValue); schemas may only list the core and enterprise user
 //     URNs, must list the core one, and must list the enterprise one when
 //     its extension object is sent.
-//   - userName is unique without regard to case, and so is the e-mail
-//     (the primary one, else a userName in e-mail form), as the published
-//     create says ("Create the user if user doesnt exist with the same
-//     email"): 409 uniqueness.
+//   - userName is unique without regard to case, and so is every e-mail
+//     of a user (each of its emails, and its userName in e-mail form), as
+//     the published create says ("Create the user if user doesnt exist
+//     with the same email"): 409 uniqueness.
 //   - answers are application/json, the only media type the gateway
 //     export shows for SCIM.
 //   - an id sent on POST and meta sent on POST or PUT are ignored (both
@@ -156,7 +156,7 @@ type scimStore struct {
 	mu            sync.RWMutex
 	byID          map[string]*scimRecord
 	byName        map[string]string // lower-case userName -> id
-	byEmail       map[string]string // lower-case e-mail (scimEmailKey) -> id
+	byEmail       map[string]string // lower-case e-mail (scimEmailKeys) -> id
 	order         []string          // ids in creation order
 }
 
@@ -478,12 +478,12 @@ func WithSCIMFullResources() Option { return func(f *Fake) { f.scim.fullResource
 func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now time.Time) (*scimRecord, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	key, email := strings.ToLower(u.UserName), scimEmailKey(u)
+	key, emails := strings.ToLower(u.UserName), scimEmailKeys(u)
 	if _, taken := s.byName[key]; taken {
 		return nil, scimErrorf(http.StatusConflict, "uniqueness", "userName %q is already taken", u.UserName)
 	}
-	if _, taken := s.byEmail[email]; taken && email != "" {
-		return nil, scimErrorf(http.StatusConflict, "uniqueness", "a user with the e-mail %q exists", email)
+	if err := s.emailsFree(emails, ""); err != nil {
+		return nil, err
 	}
 	if u.ID == "" {
 		u.ID = newID("usr-", 12)
@@ -496,8 +496,8 @@ func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now tim
 	rec := &scimRecord{user: u, extra: extra, created: now, modified: now, version: 1}
 	s.byID[u.ID] = rec
 	s.byName[key] = u.ID
-	if email != "" {
-		s.byEmail[email] = u.ID
+	for _, e := range emails {
+		s.byEmail[e] = u.ID
 	}
 	s.order = append(s.order, u.ID)
 	return rec, nil
@@ -521,9 +521,9 @@ func (s *scimStore) replace(b scimBody, now time.Time) (*scimRecord, error) {
 	if !s.fullResources {
 		u, extra = keepUncarried(b, old)
 	}
-	email := scimEmailKey(u)
-	if owner, taken := s.byEmail[email]; taken && email != "" && owner != u.ID {
-		return nil, scimErrorf(http.StatusConflict, "uniqueness", "a user with the e-mail %q exists", email)
+	emails := scimEmailKeys(u)
+	if err := s.emailsFree(emails, u.ID); err != nil {
+		return nil, err
 	}
 	if u.Active == nil {
 		u.Active = old.user.Active
@@ -531,11 +531,11 @@ func (s *scimStore) replace(b scimBody, now time.Time) (*scimRecord, error) {
 	rec := &scimRecord{user: u, extra: extra, created: old.created, modified: now, version: old.version + 1}
 	delete(s.byName, oldKey)
 	s.byName[key] = u.ID
-	if oldEmail := scimEmailKey(old.user); oldEmail != "" {
-		delete(s.byEmail, oldEmail)
+	for _, e := range scimEmailKeys(old.user) {
+		delete(s.byEmail, e)
 	}
-	if email != "" {
-		s.byEmail[email] = u.ID
+	for _, e := range emails {
+		s.byEmail[e] = u.ID
 	}
 	s.byID[u.ID] = rec
 	return rec, nil
@@ -590,18 +590,32 @@ func (f *Fake) seedSCIMDemo() {
 // boolPtr returns a pointer to b.
 func boolPtr(b bool) *bool { return &b }
 
-// scimEmailKey is the e-mail a user is unique by, lower-case: its primary
-// e-mail, else its userName when that is in e-mail form, else "" (the
-// published create: "Create the user if user doesnt exist with the same
-// email").
-func scimEmailKey(u scimUser) string {
+// scimEmailKeys are the e-mails a user is unique by, lower-case and each
+// once: every one of its emails, and its userName when that is in e-mail
+// form (the published create: "Create the user if user doesnt exist with
+// the same email").
+func scimEmailKeys(u scimUser) []string {
+	var keys []string
 	for _, e := range u.Emails {
-		if e.Primary && e.Value != "" {
-			return strings.ToLower(e.Value)
+		if e.Value != "" {
+			keys = append(keys, strings.ToLower(e.Value))
 		}
 	}
 	if strings.Contains(u.UserName, "@") {
-		return strings.ToLower(u.UserName)
+		keys = append(keys, strings.ToLower(u.UserName))
 	}
-	return ""
+	slices.Sort(keys)
+	return slices.Compact(keys)
+}
+
+// emailsFree returns a 409 uniqueness error naming the first of emails
+// (scimEmailKeys) that a user other than self holds; nil when none does.
+// Called with s.mu held.
+func (s *scimStore) emailsFree(emails []string, self string) error {
+	for _, e := range emails {
+		if owner, taken := s.byEmail[e]; taken && owner != self {
+			return scimErrorf(http.StatusConflict, "uniqueness", "a user with the e-mail %q exists", e)
+		}
+	}
+	return nil
 }

@@ -32,11 +32,11 @@ type refreshToken struct {
 }
 
 // Token bookkeeping of a long-running fake: expired access tokens are
-// swept (every sweepEvery grants, once expired for tokenGrace), and a
-// client keeps at most maxRefreshTokens unused refresh tokens, the oldest
-// dropped first. Both are the fake's own limits.
+// swept (at each grant, once expired for tokenGrace, oldest first: O(1)
+// amortised), at most Limits.AccessTokens are live (the oldest forgotten
+// first), and a client keeps at most maxRefreshTokens unused refresh
+// tokens, the oldest dropped first. All are the fake's own limits.
 const (
-	sweepEvery = 256
 	tokenGrace = time.Minute
 	// maxRefreshTokens is how many unused refresh tokens one client keeps;
 	// an older one is refused as unknown (invalid_grant).
@@ -51,7 +51,12 @@ type authStore struct {
 	// refreshOrder lists each client's refresh tokens, oldest first (some
 	// may be spent already), to drop the oldest past maxRefreshTokens.
 	refreshOrder map[string][]string
-	issued       int
+	// accessOrder lists the access tokens in the order they were issued,
+	// which is the order they expire in (they share one lifetime); the
+	// sweep and maxAccess drop from its front.
+	accessOrder []string
+	maxAccess   int
+	issued      int
 	// checkScopes turns on the per-area scopes (WithScopeChecks).
 	checkScopes bool
 }
@@ -61,15 +66,22 @@ func (s *authStore) init() {
 	s.access = map[string]*accessToken{}
 	s.refresh = map[string]*refreshToken{}
 	s.refreshOrder = map[string][]string{}
+	s.maxAccess = defaultMaxAccessTokens
 }
 
-// sweep drops the access tokens expired for longer than tokenGrace. A
-// swept token is refused as unknown: still a 401, or a 403 on DELETE.
+// sweep drops the access tokens expired for longer than tokenGrace, and
+// the oldest past maxAccess. A dropped token is refused as unknown: still
+// a 401, or a 403 on DELETE. Tokens expire in the order they were issued,
+// so the sweep stops at the first live one.
 func (s *authStore) sweep(now time.Time) {
-	for k, t := range s.access {
-		if now.After(t.expires.Add(tokenGrace)) {
-			delete(s.access, k)
+	for len(s.accessOrder) > 0 {
+		k := s.accessOrder[0]
+		if t := s.access[k]; len(s.accessOrder) <= s.maxAccess && t != nil && !now.After(t.expires.Add(tokenGrace)) {
+			break
 		}
+		delete(s.access, k)
+		s.accessOrder[0] = ""
+		s.accessOrder = s.accessOrder[1:]
 	}
 }
 
@@ -180,6 +192,7 @@ type tokenResponse struct {
 func (f *Fake) registerAuth() {
 	f.handlePublic("POST /oauth/token", f.issueToken)
 	f.handlePublic("DELETE /oauth/token", f.invalidateToken)
+	f.handlePublic("GET /oauth/authorize", f.authorizeCode) // authorize.go
 }
 
 func oauthFail(w http.ResponseWriter, code, desc string) {
@@ -195,7 +208,7 @@ func (f *Fake) issueToken(w http.ResponseWriter, r *http.Request) {
 	mt, _, _ := mime.ParseMediaType(r.Header.Get("Content-Type"))
 	switch mt {
 	case "application/x-www-form-urlencoded":
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		r.Body = http.MaxBytesReader(w, r.Body, maxTokenBody)
 		if err := r.ParseForm(); err != nil {
 			oauthFail(w, "invalid_request", "malformed form body: "+err.Error())
 			return
@@ -299,12 +312,11 @@ func (s *authStore) grant(req tokenRequest, now time.Time, lifetime time.Duratio
 	}
 	access, refresh := newID("at_", 24), newID("rt_", 24)
 	s.access[access] = &accessToken{clientID: client.id, scopes: granted, expires: now.Add(lifetime)}
+	s.accessOrder = append(s.accessOrder, access)
 	s.refresh[refresh] = &refreshToken{clientID: client.id, scopes: granted}
 	s.keepRefresh(client.id, refresh)
 	s.issued++
-	if s.issued%sweepEvery == 0 {
-		s.sweep(now)
-	}
+	s.sweep(now)
 	return tokenResponse{
 		AccessToken: access, RefreshToken: refresh, TokenType: "Bearer",
 		ExpiresIn: int32(lifetime / time.Second), State: req.State,
@@ -329,7 +341,7 @@ func (f *Fake) invalidateToken(w http.ResponseWriter, r *http.Request) {
 		var body struct {
 			Token string `json:"token"`
 		}
-		r.Body = http.MaxBytesReader(w, r.Body, 64<<10)
+		r.Body = http.MaxBytesReader(w, r.Body, maxTokenBody)
 		if err := json.NewDecoder(r.Body).Decode(&body); err != nil {
 			writeError(w, http.StatusBadRequest, "invalid_request", "%v", decodeProblem(r, err, &body))
 			return

@@ -92,7 +92,7 @@ func repeat(prefix, unit string, n int, suffix string) part {
 }
 
 // workbookZip builds an XLSX archive of parts.
-func workbookZip(t *testing.T, parts ...part) []byte {
+func workbookZip(t testing.TB, parts ...part) []byte {
 	t.Helper()
 	var buf bytes.Buffer
 	zw := zip.NewWriter(&buf)
@@ -196,7 +196,7 @@ func bookParts() []part {
 }
 
 // craftedXLSX is a workbook whose sheet and shared strings are given.
-func craftedXLSX(t *testing.T, sheet, shared part) []byte {
+func craftedXLSX(t testing.TB, sheet, shared part) []byte {
 	t.Helper()
 	sheet.name, shared.name = "xl/worksheets/sheet1.xml", "xl/sharedStrings.xml"
 	return workbookZip(t, append(bookParts(), shared, sheet)...)

@@ -6,7 +6,6 @@ package fake
 // area as a whole).
 
 import (
-	"bytes"
 	"errors"
 	"io"
 	"mime"
@@ -66,7 +65,7 @@ func (f *Fake) bulkLoadData(w http.ResponseWriter, r *http.Request) {
 			refuseLoad(w, r, http.StatusBadRequest, "%s", msg)
 			return
 		}
-		body = bytes.NewReader(up.data)
+		body = io.NewSectionReader(up.data, 0, up.data.size)
 	} else if body, ok = loadBody(w, r); !ok {
 		return
 	}
@@ -222,8 +221,7 @@ func (f *Fake) execute(w http.ResponseWriter, r *http.Request, in Integration, f
 		return nil, false
 	}
 	f.bulk.mu.Lock()
-	f.bulk.executions[ex.id] = ex
-	f.bulk.order = append(f.bulk.order, ex.id)
+	f.bulk.keep(ex)
 	f.bulk.mu.Unlock()
 	return ex, true
 }
@@ -232,8 +230,20 @@ func newAck(ex *bulkExecution) ackWire {
 	return ackWire{IntegrationID: ex.integrationID, ExecutionID: ex.id, CreatedAt: wireTime(ex.created)}
 }
 
-// runLoad parses body and checks its rows into ex, then writes the valid
-// rows unless discard. Nothing is written when the body is malformed.
+// Batches of a load: valid rows are written as they are read, every
+// applyBatchRows rows or applyBatchBytes bytes of them, so that what a
+// load holds is a batch, not its body.
+const (
+	applyBatchRows  = 1000
+	applyBatchBytes = 4 << 20
+)
+
+// maxErrorText caps the bytes of an error row's id and message.
+const maxErrorText = 1 << 10
+
+// runLoad parses body and checks its rows into ex, writing the valid rows
+// in batches as they are read, unless discard. A body found malformed
+// after some batches leaves those batches written.
 func (f *Fake) runLoad(in Integration, ex *bulkExecution, format string, delim rune, header, discard bool, body io.Reader) error {
 	kinds := f.fieldKinds(in.ObjectType)
 	keyCol := in.KeyField
@@ -241,13 +251,23 @@ func (f *Fake) runLoad(in Integration, ex *bulkExecution, format string, delim r
 		keyCol = "1"
 	}
 	var staged []stagedRow
+	stagedBytes := 0
+	flush := func() {
+		written, skipped := f.applyRows(in, staged)
+		ex.success += written
+		ex.skipped += skipped
+		clear(staged)
+		staged, stagedBytes = staged[:0], 0
+	}
 	err := parseRows(body, format, delim, header, func(rec record) error {
 		ex.input++
 		key, fields, msg := checkRecord(in, kinds, keyCol, rec, !discard)
 		if msg != "" {
 			ex.failed++
 			if len(ex.errors) < maxKeptErrors {
-				ex.errors = append(ex.errors, bulkRowError{ID: key, Message: msg, DataRow: rec.dataRow()})
+				e := bulkRowError{ID: clip(key, maxErrorText), Message: clip(msg, maxErrorText), DataRow: rec.dataRow()}
+				ex.errors = append(ex.errors, e)
+				ex.errBytes += len(e.ID) + len(e.Message) + min(rec.size, maxErrorRow) + 64
 			}
 			return nil
 		}
@@ -256,13 +276,14 @@ func (f *Fake) runLoad(in Integration, ex *bulkExecution, format string, delim r
 			return nil
 		}
 		staged = append(staged, stagedRow{key: key, fields: fields})
+		if stagedBytes += rec.size; len(staged) >= applyBatchRows || stagedBytes >= applyBatchBytes {
+			flush()
+		}
 		return nil
 	})
 	if err != nil {
 		return err
 	}
-	written, skipped := f.applyRows(in, staged)
-	ex.success += written
-	ex.skipped += skipped
+	flush()
 	return nil
 }

@@ -40,19 +40,42 @@ type record struct {
 	vals []any
 	// raw is the JSON object as sent, kept to show it back in errors.
 	raw map[string]any
+	// size is the bytes the record took in the body (the text of its
+	// cells for XLSX), to bound what a load keeps of it.
+	size int
 }
 
+// maxErrorRow caps the bytes of the data_row an execution keeps of a
+// refused row, and maxErrorColumns its columns: a row within both is
+// kept whole (a JSON record as sent), a longer one by its first columns
+// that fit, the others left out.
+const (
+	maxErrorRow     = 2 << 10
+	maxErrorColumns = 32
+)
+
 // dataRow returns the row as an object of column name to value, the
-// data_row of an execution error.
+// data_row of an execution error, at most about maxErrorRow bytes.
 func (r record) dataRow() map[string]any {
-	if r.raw != nil {
+	if r.raw != nil && r.size <= maxErrorRow && len(r.cols) <= maxErrorColumns {
 		return deepCopy(r.raw).(map[string]any)
 	}
-	m := make(map[string]any, len(r.cols))
+	m := make(map[string]any, min(len(r.cols), maxErrorColumns))
+	left := maxErrorRow
 	for i, c := range r.cols {
-		if i < len(r.vals) {
-			m[c] = r.vals[i]
+		if i >= len(r.vals) || i == maxErrorColumns {
+			break
 		}
+		v := r.vals[i]
+		n := len(c) + 8
+		if s, ok := v.(string); ok {
+			n += len(s)
+		}
+		if n > left {
+			break
+		}
+		left -= n
+		m[c] = v
 	}
 	return m
 }
@@ -81,14 +104,17 @@ const (
 	// maxCSVFields caps the fields of one CSV record, as many as a
 	// worksheet has columns.
 	maxCSVFields = maxXLSXColumn
+	// maxJSONRecord caps the bytes of one record of a JSON body, as
+	// maxCSVRecord a CSV record's.
+	maxJSONRecord = 1 << 20
 )
 
 // csvBuffer is the read-ahead of the CSV reader.
 const csvBuffer = 64 << 10
 
-// recordLimiter reads a CSV body and fails once the reader has taken
-// more than maxCSVRecord bytes (plus its read-ahead) past the end of the
-// last whole record.
+// recordLimiter reads a CSV or JSON body and fails once the reader has
+// taken more than a record's cap (plus its read-ahead) past the end of
+// the last whole record: max is moved on at each record.
 type recordLimiter struct {
 	r       io.Reader
 	read    int64 // bytes read so far
@@ -109,7 +135,7 @@ func (l *recordLimiter) Read(p []byte) (int, error) {
 	return n, err
 }
 
-var errRecordTooLong = errors.New("CSV record too long")
+var errRecordTooLong = errors.New("record too long")
 
 func parseCSV(body io.Reader, delim rune, header bool, emit func(record) error) error {
 	lim := &recordLimiter{r: body, max: maxCSVRecord + csvBuffer}
@@ -129,6 +155,7 @@ func parseCSV(body io.Reader, delim rune, header bool, emit func(record) error) 
 		if lim.tripped {
 			return badInputf("malformed CSV: record %d is longer than %d bytes (the fake's limit)", n, maxCSVRecord)
 		}
+		size := int(cr.InputOffset() - (lim.max - maxCSVRecord - csvBuffer))
 		lim.max = cr.InputOffset() + maxCSVRecord + csvBuffer
 		if len(fields) > maxCSVFields { // fields come with a wrong count too
 			return badInputf("malformed CSV: record %d has more than %d fields (the fake's limit)", n, maxCSVFields)
@@ -157,7 +184,7 @@ func parseCSV(body io.Reader, delim rune, header bool, emit func(record) error) 
 		for i, s := range fields {
 			vals[i] = s
 		}
-		if err := emit(record{cols: cols, vals: vals}); err != nil {
+		if err := emit(record{cols: cols, vals: vals, size: size}); err != nil {
 			return err
 		}
 	}
@@ -223,9 +250,14 @@ func (e *endReader) endedBefore(offset int64) bool {
 	return e.ended && e.significant < offset
 }
 
+// jsonSlack is what the JSON reader may read past a record's end: its
+// own read-ahead and the decoder's buffer, which can hold a record.
+const jsonSlack = maxJSONRecord + 2*csvBuffer
+
 func parseJSON(body io.Reader, emit func(record) error) error {
-	end := &endReader{r: body, significant: -1}
-	dec := json.NewDecoder(bufio.NewReaderSize(end, 64<<10))
+	lim := &recordLimiter{r: body, max: maxJSONRecord + jsonSlack}
+	end := &endReader{r: lim, significant: -1}
+	dec := json.NewDecoder(bufio.NewReaderSize(end, csvBuffer))
 	tok, err := dec.Token()
 	if err != nil {
 		if errors.Is(err, io.EOF) {
@@ -240,8 +272,13 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 	for dec.More() {
 		n++
 		start := dec.InputOffset()
+		lim.max = start + maxJSONRecord + jsonSlack
 		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil {
+		err := dec.Decode(&obj)
+		if lim.tripped || err == nil && dec.InputOffset()-start > maxJSONRecord {
+			return badInputf("malformed JSON: record %d (byte %d) is longer than %d bytes (the fake's limit)", n, start, maxJSONRecord)
+		}
+		if err != nil {
 			if end.endedBefore(start) {
 				return badInputf("malformed JSON at byte %d (after record %d): unexpected end of body", start, n-1)
 			}
@@ -255,7 +292,7 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 			return badInputf("malformed JSON: record %d (byte %d) is not an object", n, start)
 		}
 		flat := flatten(obj)
-		rec := record{cols: slices.Sorted(maps.Keys(flat)), raw: obj}
+		rec := record{cols: slices.Sorted(maps.Keys(flat)), raw: obj, size: int(dec.InputOffset() - start)}
 		rec.vals = make([]any, len(rec.cols))
 		for i, c := range rec.cols {
 			rec.vals[i] = flat[c]

@@ -262,9 +262,9 @@ func (f *Fake) observeObjects(c objectChange) {
 	}
 }
 
-// applyRows upserts the staged rows of a load into the object store, in
+// applyRows upserts a batch of rows of a load into the object store, in
 // order, and returns how many were written and how many were skipped
-// because the stored object already held the same values. Loads apply
+// because the stored object already held the same values. Batches apply
 // one at a time, so two rows with the same key never make two objects.
 func (f *Fake) applyRows(in Integration, rows []stagedRow) (written, skipped int) {
 	f.bulk.applyMu.Lock()

@@ -8,7 +8,6 @@ package fake
 import (
 	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
 	"time"
@@ -45,9 +44,10 @@ func (f *Fake) bulkUploadURL(w http.ResponseWriter, r *http.Request) {
 		fileName: name, expires: f.clock.Now().Add(bulkUploadTTL),
 	}
 	f.bulk.mu.Lock()
-	f.bulk.sweepUploads(f.clock.Now())
 	f.bulk.uploads[up.token] = up
 	f.bulk.uploadURLs[up.urlID] = up
+	f.bulk.upOrder = append(f.bulk.upOrder, up)
+	f.bulk.sweepUploads(f.clock.Now())
 	f.bulk.mu.Unlock()
 	writeJSON(w, http.StatusOK, ticketWire{UploadURL: strings.TrimSuffix(f.URL(), "/") + "/upload/" + up.urlID, UploadToken: up.token})
 }
@@ -64,10 +64,11 @@ func withSignedUploads(method, contentType string) Option {
 }
 
 // bulkUpload serves /upload/{id}, the signed upload URL: no bearer token;
-// the body is the file, kept in memory (at most 256 MiB). An unknown URL
-// is a 404; a request the signature does not cover (a method other than
-// POST, or as withSignedUploads says) or an expired URL a 403; a second
-// upload a 409.
+// the body is the file, kept in memory (at most 256 MiB, and at most
+// Limits.UploadBytes for all files held: 413 beyond either). An unknown
+// URL is a 404; a request the signature does not cover (a method other
+// than POST, or as withSignedUploads says) or an expired URL a 403; a
+// second upload a 409.
 func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
 	method := f.bulk.upMethod
 	if method == "" {
@@ -90,20 +91,28 @@ func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
 	default:
 		up.uploaded = true // claimed; a failed read releases it below
 	}
+	room := f.bulk.maxUploadBytes - f.bulk.upBytes
 	f.bulk.mu.Unlock()
 	if status != 0 {
 		writeError(w, status, "invalid_request", "%s", msg)
 		return
 	}
-	data, err := io.ReadAll(io.LimitReader(r.Body, maxUploadSize+1))
-	if err == nil && len(data) > maxUploadSize {
-		err = errors.New("file larger than 256 MiB")
-	}
+	data, err := readChunks(r.Body, min(maxUploadSize, max(room, 0)))
 	f.bulk.mu.Lock()
+	switch {
+	case err != nil:
+	case data.size > maxUploadSize:
+		err = errors.New("file larger than 256 MiB")
+	case f.bulk.upBytes+data.size > f.bulk.maxUploadBytes:
+		err = fmt.Errorf("the fake holds %d bytes of uploaded files, its limit", f.bulk.maxUploadBytes)
+	case f.bulk.uploadURLs[up.urlID] != up:
+		err = errors.New("upload URL forgotten while the file was sent")
+	default:
+		up.data = data
+		f.bulk.upBytes += data.size
+	}
 	if err != nil {
 		up.uploaded = false
-	} else {
-		up.data = data
 	}
 	f.bulk.mu.Unlock()
 	if err != nil {
@@ -120,15 +129,30 @@ func signedFor(method, ctype string) string {
 	return method + " " + ctype
 }
 
-// sweepUploads forgets the uploads expired for more than a minute, with
-// their files, so that a long-running fake does not keep files nobody
-// loaded. A forgotten token is refused as unknown.
+// sweepUploads forgets the uploads expired for more than a minute, and
+// the oldest past maxUploads, with their files, so that a long-running
+// fake does not keep files nobody loaded. A forgotten token is refused as
+// unknown. Uploads expire in the order they were handed out, so the sweep
+// stops at the first live one: O(1) amortised.
 func (b *bulkStore) sweepUploads(now time.Time) {
-	for tok, up := range b.uploads {
-		if now.After(up.expires.Add(time.Minute)) {
-			delete(b.uploads, tok)
-			delete(b.uploadURLs, up.urlID)
+	for len(b.upOrder) > 0 {
+		up := b.upOrder[0]
+		if len(b.upOrder) <= b.maxUploads && !now.After(up.expires.Add(time.Minute)) {
+			break
 		}
+		delete(b.uploads, up.token)
+		delete(b.uploadURLs, up.urlID)
+		b.dropFile(up)
+		b.upOrder[0] = nil
+		b.upOrder = b.upOrder[1:]
+	}
+}
+
+// dropFile lets go of the file of up.
+func (b *bulkStore) dropFile(up *bulkUpload) {
+	if up.data != nil {
+		b.upBytes -= up.data.size
+		up.data = nil
 	}
 }
 
@@ -152,7 +176,7 @@ func (f *Fake) takeUpload(token, integrationID string) (*bulkUpload, string) {
 	}
 	up.used = true
 	out := *up
-	up.data = nil // the file is gone once loaded
+	f.bulk.dropFile(up) // the file is gone once loaded
 	delete(f.bulk.uploadURLs, up.urlID)
 	return &out, ""
 }

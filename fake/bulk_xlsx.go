@@ -2,7 +2,6 @@ package fake
 
 import (
 	"archive/zip"
-	"bytes"
 	"encoding/xml"
 	"errors"
 	"fmt"
@@ -16,12 +15,18 @@ import (
 // Limits of an uploaded workbook, the fake's own. A zip archive of a few
 // hundred KiB can declare gigabytes of XML and millions of rows; these
 // bound what a load holds in memory and how long it runs. A workbook past
-// one of them is refused with 400 before anything is written.
+// one of them is refused with 400 (413 for the body's size) before
+// anything is written.
 const (
 	// maxXLSXBody caps an XLSX body: a zip archive keeps its directory at
 	// the end, so unlike CSV and JSON it cannot be read as a stream and is
 	// held in memory while it is parsed (413 beyond it).
-	maxXLSXBody = 64 << 20
+	maxXLSXBody = 32 << 20
+	// maxXLSXDirectory caps the bytes of the zip's central directory,
+	// and maxXLSXEntries its entries: both are checked as the directory is
+	// read, before any part is.
+	maxXLSXDirectory = 1 << 20
+	maxXLSXEntries   = 10000
 	// maxXLSXUnzipped caps the decompressed bytes of the parts read (the
 	// package and workbook relationships, the workbook, the shared strings
 	// and the first sheet), declared or actual.
@@ -36,11 +41,18 @@ const (
 	// row's last value included.
 	maxXLSXCells = 1 << 20
 	// maxXLSXCellText caps the characters of one cell (32,767, as in a
-	// spreadsheet application).
+	// spreadsheet application); a cell's or shared string's bytes are
+	// capped at four times as many.
 	maxXLSXCellText = 32767
+	// maxXLSXRowText caps the bytes of the values of one row, as
+	// maxCSVRecord a CSV record's.
+	maxXLSXRowText = maxCSVRecord
 	// maxXLSXText caps the bytes of the values of the cells read, a shared
 	// string counted at each cell that uses it.
 	maxXLSXText = maxXLSXUnzipped
+	// maxXLSXSharedText caps the bytes of the shared strings table's
+	// text, which is held while the sheet is read.
+	maxXLSXSharedText = 8 << 20
 )
 
 // maxXLSXSharedStrings caps the entries of the shared strings table
@@ -53,16 +65,13 @@ var maxXLSXSharedStrings = 1 << 20
 // the cell: a shared or inline string, TRUE or FALSE for a boolean, or
 // the stored value of a number, date or formula result, unformatted.
 func parseXLSX(body io.Reader, header bool, emit func(record) error) error {
-	data, err := io.ReadAll(io.LimitReader(body, maxXLSXBody+1))
+	data, err := readWhole(body, maxXLSXBody)
 	if err != nil {
 		return err
 	}
-	if len(data) > maxXLSXBody {
-		return &badInput{status: 413, msg: fmt.Sprintf("XLSX file larger than %d bytes", maxXLSXBody)}
-	}
-	zr, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+	zr, err := openZip(data)
 	if err != nil {
-		return badInputf("malformed XLSX file: %v", err)
+		return err
 	}
 	wb := &workbook{zr: zr, left: maxXLSXUnzipped}
 	sheet, err := wb.firstSheet()
@@ -279,7 +288,7 @@ func (wb *workbook) loadSharedStrings() error {
 	}
 	return wb.readPart(wb.sharedP, func(dec *xml.Decoder) error {
 		var text strings.Builder
-		in, inT, phonetic := false, false, 0
+		in, inT, phonetic, held := false, false, 0, 0
 		return eachToken(dec, func(tok xml.Token) error {
 			switch t := tok.(type) {
 			case xml.StartElement:
@@ -298,10 +307,16 @@ func (wb *workbook) loadSharedStrings() error {
 			case xml.EndElement:
 				switch t.Name.Local {
 				case "si":
+					if !in {
+						return nil // an end tag without its start: nothing to add
+					}
+					if held += text.Len(); held > maxXLSXSharedText {
+						return badInputf("XLSX file: the shared strings hold more than %d bytes of text (the fake's limit)", maxXLSXSharedText)
+					}
 					wb.shared = append(wb.shared, text.String())
-					in = false
+					in, inT = false, false
 				case "rPh":
-					phonetic--
+					phonetic = max(0, phonetic-1)
 				case "t":
 					inT = false
 				}
@@ -374,6 +389,11 @@ type sheetReader struct {
 	cell    cellState
 	held    int // cells read so far, for maxXLSXCells
 	text    int // bytes of the values read so far, for maxXLSXText
+	rowText int // bytes of the current row's values, for maxXLSXRowText
+	// inRow and inCell say a row's or a cell's start tag was read and
+	// not yet its end: an end tag without its start does nothing, so
+	// that each row is emitted once and each cell counted once.
+	inRow, inCell bool
 }
 
 // cellState is the c element being read.
@@ -412,7 +432,8 @@ func (s *sheetReader) start(se xml.StartElement) error {
 		if n > maxXLSXRow {
 			return badInputf("XLSX file: sheet %q has a row past row %d (the last row of a worksheet)", s.sheet, maxXLSXRow)
 		}
-		s.row, s.cells, s.lastCol = n, s.cells[:0], 0
+		s.row, s.cells, s.lastCol, s.rowText = n, s.cells[:0], 0, 0
+		s.inRow, s.inCell = true, false
 	case "c":
 		col := s.lastCol + 1
 		if ref := attr(se, "r"); ref != "" {
@@ -427,10 +448,11 @@ func (s *sheetReader) start(se xml.StartElement) error {
 		}
 		s.cell.col, s.cell.typ = col, attr(se, "t")
 		s.cell.text.Reset()
+		s.inCell = true
 	case "v":
-		s.cell.inValue = true
+		s.cell.inValue = s.inCell
 	case "t":
-		s.cell.inValue = s.cell.typ == "inlineStr"
+		s.cell.inValue = s.inCell && s.cell.typ == "inlineStr"
 	}
 	return nil
 }
@@ -451,8 +473,16 @@ func (s *sheetReader) end(ee xml.EndElement) error {
 	case "v", "t":
 		s.cell.inValue = false
 	case "c":
+		if !s.inCell {
+			return nil
+		}
+		s.inCell, s.cell.inValue = false, false
 		return s.endCell()
 	case "row":
+		if !s.inRow {
+			return nil
+		}
+		s.inRow, s.inCell = false, false
 		return s.endRow()
 	}
 	return nil
@@ -488,11 +518,15 @@ func (s *sheetReader) endCell() error {
 	if s.held+s.cell.col-len(s.cells) > maxXLSXCells {
 		return badInputf("XLSX file: sheet %q has more than %d cells (the fake's limit)", s.sheet, maxXLSXCells)
 	}
+	if s.rowText+len(v) > maxXLSXRowText {
+		return badInputf("XLSX file: sheet %q, row %d holds more than %d bytes of text (the fake's limit)", s.sheet, s.row, maxXLSXRowText)
+	}
 	if s.text+len(v) > maxXLSXText {
 		return badInputf("XLSX file: the cells of sheet %q hold more than %d bytes of text (the fake's limit)", s.sheet, maxXLSXText)
 	}
 	s.held += s.cell.col - len(s.cells)
 	s.text += len(v)
+	s.rowText += len(v)
 	for len(s.cells) < s.cell.col-1 {
 		s.cells = append(s.cells, "")
 	}
@@ -520,7 +554,7 @@ func (s *sheetReader) endRow() error {
 	for i, v := range cells {
 		vals[i] = v
 	}
-	return s.emit(record{cols: s.cols[:len(cells)], vals: vals})
+	return s.emit(record{cols: s.cols[:len(cells)], vals: vals, size: s.rowText})
 }
 
 // refColumn is the 1-based column of a cell reference such as "B7".

@@ -3,6 +3,8 @@ package fake
 import (
 	"crypto/subtle"
 	"net/http"
+
+	shared "github.com/partnerapi/partner-go/deployment"
 )
 
 // This file holds the options that make the fake speak like one
@@ -139,6 +141,34 @@ func WithDeployment(d Deployment) Option {
 // the fake requires none: any scope may be asked for and every token may
 // use every area.
 func WithScopeChecks() Option { return func(f *Fake) { f.deploy.scopeChecks = true } }
+
+// Connection returns what a client needs to talk to the fake as it is
+// configured: its URL (NewServer's, or SetURL's), the first client
+// registered (WithClient, else DefaultClientID and DefaultClientSecret),
+// the subscription key it requires (Deployment.SubscriptionKey, else
+// none) and the words it speaks, the interface's stand-ins unless
+// WithDeployment gave others: the environment header, the portal word and
+// the subscription key's header, each named explicitly. A test gives it
+// to the client whole, so the client takes the path it takes toward a
+// deployment, with the fake's words:
+//
+//	c, err := partner.New(partner.WithConnection(srv.Connection()))
+//
+// Package deployment, which holds its type, imports nothing; the fake
+// imports no other package of the SDK.
+func (f *Fake) Connection() shared.Connection {
+	return shared.Connection{
+		BaseURL:         f.URL(),
+		ClientID:        f.connClient[0],
+		ClientSecret:    f.connClient[1],
+		SubscriptionKey: f.deploy.subKey,
+		Words: shared.Words{
+			EnvHeader:             f.deploy.envHeader,
+			PortalWord:            f.deploy.portal,
+			SubscriptionKeyHeader: f.deploy.subKeyHeader,
+		},
+	}
+}
 
 // AuditField is the audit field the fake accepts:
 // <portal word>.integration_status.

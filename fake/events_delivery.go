@@ -22,24 +22,29 @@ import (
 )
 
 // DeliveryPolicy says how the fake sends webhook deliveries; zero fields
-// take the defaults (defaultDeliveryPolicy).
+// take the defaults each field names.
 //
-// When an object changes, the fake works out which events happened
-// (object.create; object.update, plus object.stage_change when the
-// top-level "stage" field changed; the referral kind (Fake.ReferralEvent)
-// too when an opportunity's referral field (Fake.ReferralField) was set;
-// object.delete) and queues one delivery
-// for every subscriber that wants the event:
+// When an object changes, the fake works out which kinds of event the
+// change is (object.create; object.update, which is also
+// object.stage_change when the top-level "stage" field changed, and also
+// the referral kind (Fake.ReferralEvent) when an opportunity's referral
+// field (Fake.ReferralField) was set; object.delete) and queues one
+// delivery for every subscriber that wants the change:
 //
-//   - its event kinds name the event, or object.all;
+//   - its event kinds name one of the change's kinds, or object.all (which
+//     stands for the four object.* kinds, not the referral kind);
 //   - its integration_id, when set, is the object's integration;
 //   - its object_ids, when set, hold the object's id;
 //   - its filters, when set, match the object's fields (after the change;
 //     before it, for a delete).
 //
-// A subscriber of several matching kinds gets one delivery per event, so
-// a stage change reaches an object.all subscriber twice: once as
-// object.update and once as object.stage_change.
+// A subscriber gets one delivery per change, however many of the change's
+// kinds it names, as the deployed service's connector fires one trigger
+// per change: a stage change reaches an object.all subscriber once. The
+// delivery is of the most specific kind the subscriber wants: the
+// referral kind, then object.stage_change, then object.update. The kind
+// shows in the delivery log (DeliveryAttempt.Event) and, with
+// WithDeliveryEnvelope, in the delivery's event member.
 //
 // Each subscriber has its own queue, worked by one goroutine while it is
 // not empty, so its deliveries arrive in the order the changes happened
@@ -135,6 +140,13 @@ type DeliveryAttempt struct {
 	Dropped bool
 	// Payload is the body that was sent.
 	Payload map[string]string
+	// Redelivery is true when the attempt repeats a delivery its
+	// receiver had answered 2xx, sent by a Fault.Redeliver.
+	Redelivery bool
+	// AnswerDropped is true when a Fault.DropAnswer dropped the
+	// receiver's answer to the attempt: Status is then 0, and Err says
+	// which status was dropped.
+	AnswerDropped bool
 }
 
 // evDeliveryState is the delivery half of eventsStore, guarded by its mu.
@@ -155,6 +167,7 @@ type evDeliveryState struct {
 
 type evJob struct {
 	id, event, objectID, url string
+	path                     string // url's path, which a delivery fault's Path matches
 	logURL                   string // url as the delivery log shows it (maskCallbackURL)
 	payload                  map[string]string
 	body                     []byte
@@ -277,23 +290,8 @@ func (f *Fake) ResetDeliveries() {
 
 // eventsObjectChanged is the object store observer that queues deliveries.
 func (f *Fake) eventsObjectChanged(c objectChange) {
-	var kinds []string
-	switch c.Kind {
-	case changeCreate:
-		kinds = []string{eventObjectCreate}
-	case changeUpdate:
-		kinds = []string{eventObjectUpdate}
-		if slices.Contains(c.Changed, "stage") {
-			kinds = append(kinds, eventObjectStageChange)
-		}
-		if rf := f.ReferralField(); c.Object.Type == "opportunity" && slices.Contains(c.Changed, rf) {
-			if v, ok := c.Object.Field(rf); ok && v != nil && v != "" {
-				kinds = append(kinds, f.ReferralEvent())
-			}
-		}
-	case changeDelete:
-		kinds = []string{eventObjectDelete}
-	default:
+	kinds := f.changeKinds(c)
+	if len(kinds) == 0 {
 		return
 	}
 	var fields map[string]string // the object's fields as text, built once
@@ -303,29 +301,62 @@ func (f *Fake) eventsObjectChanged(c objectChange) {
 		return
 	}
 	for _, s := range f.sortedSubscribersLocked() {
-		for _, kind := range kinds {
-			if !s.wants(kind, c.Object) {
-				continue
-			}
-			if fields == nil {
-				fields = map[string]string{}
-				for k, v := range flatten(c.Object.Fields) {
-					fields[k], _ = eventfilter.Text(v)
-				}
-			}
-			f.enqueueDeliveryLocked(s, f.newDelivery(s, kind, c, fields))
+		kind, ok := s.kindOf(kinds)
+		if !ok || !s.matches(c.Object) {
+			continue
 		}
+		if fields == nil {
+			fields = map[string]string{}
+			for k, v := range flatten(c.Object.Fields) {
+				fields[k], _ = eventfilter.Text(v)
+			}
+		}
+		f.enqueueDeliveryLocked(s, f.newDelivery(s, kind, c, fields))
 	}
+}
+
+// changeKinds returns the kinds of event the change c is, the most
+// specific first: one delivery per subscriber carries the first of them
+// it wants (kindOf).
+func (f *Fake) changeKinds(c objectChange) []string {
+	switch c.Kind {
+	case changeCreate:
+		return []string{eventObjectCreate}
+	case changeUpdate:
+		var kinds []string
+		if rf := f.ReferralField(); c.Object.Type == "opportunity" && slices.Contains(c.Changed, rf) {
+			if v, ok := c.Object.Field(rf); ok && v != nil && v != "" {
+				kinds = append(kinds, f.ReferralEvent())
+			}
+		}
+		if slices.Contains(c.Changed, "stage") {
+			kinds = append(kinds, eventObjectStageChange)
+		}
+		return append(kinds, eventObjectUpdate)
+	case changeDelete:
+		return []string{eventObjectDelete}
+	}
+	return nil
 }
 
 // objectAllKinds are the kinds an object.all subscriber gets.
 var objectAllKinds = []string{eventObjectCreate, eventObjectUpdate, eventObjectDelete, eventObjectStageChange}
 
-// wants reports whether s subscribes to an event of kind about o.
-func (s *evSubscriber) wants(kind string, o Object) bool {
-	if !slices.Contains(s.Events, kind) && !(slices.Contains(s.Events, eventObjectAll) && slices.Contains(objectAllKinds, kind)) {
-		return false
+// kindOf returns the first of kinds (a change's, most specific first)
+// that s subscribes to, by name or through object.all.
+func (s *evSubscriber) kindOf(kinds []string) (string, bool) {
+	all := slices.Contains(s.Events, eventObjectAll)
+	for _, k := range kinds {
+		if slices.Contains(s.Events, k) || all && slices.Contains(objectAllKinds, k) {
+			return k, true
+		}
 	}
+	return "", false
+}
+
+// matches reports whether a change of o passes s's integration, object
+// ids and filters.
+func (s *evSubscriber) matches(o Object) bool {
 	if s.IntegrationID != "" && s.IntegrationID != o.IntegrationID {
 		return false
 	}
@@ -337,6 +368,9 @@ func (s *evSubscriber) wants(kind string, o Object) bool {
 
 func (f *Fake) newDelivery(s *evSubscriber, kind string, c objectChange, fields map[string]string) evJob {
 	j := evJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL, logURL: s.logURL}
+	if u, err := url.Parse(s.CallbackURL); err == nil { // checked when it subscribed
+		j.path = u.Path
+	}
 	j.payload = maps.Clone(fields)
 	if !f.deploy.envelope {
 		j.body, _ = json.Marshal(j.payload) // a map of strings always encodes
@@ -401,21 +435,39 @@ func (f *Fake) deliverQueue(s *evSubscriber) {
 func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 	p := f.events.policy
 	wait := p.Backoff
+	redelivered, redelivery := false, false
 	for attempt := 1; ; attempt++ {
 		a := j.attempt(s, attempt, f.clock.Now())
+		a.Redelivery = redelivery
 		status, retryAfter, err := f.postDelivery(j)
 		a.Status = status
 		if err != nil {
 			a.Err = err.Error()
 		}
 		a.Delivered = status >= 200 && status < 300
+		redelivery = false
+		if status != 0 {
+			switch ft := f.faults.takeDelivery(j.path, a.Delivered, redelivered); {
+			case ft == nil:
+			case ft.DropAnswer:
+				a.AnswerDropped, a.Status, a.Delivered, retryAfter = true, 0, false, 0
+				a.Err = fmt.Sprintf("injected fault %s: the answer (%d) was dropped", ft.ID, status)
+				status = 0
+			default: // Redeliver
+				redelivered, redelivery = true, true
+			}
+		}
 
 		f.events.mu.Lock()
 		abandoned := s.gone || f.events.ctx.Err() != nil
+		redelivery = redelivery && !abandoned
 		retry := !a.Delivered && !abandoned && attempt < p.Attempts && retryableDelivery(status) && !errors.Is(err, errSelfCallback)
-		a.Final = a.Delivered || (!retry && !abandoned)
+		a.Final = !redelivery && (a.Delivered || (!retry && !abandoned))
 		f.logDeliveryLocked(a)
 		f.events.mu.Unlock()
+		if redelivery {
+			continue // at once: the receiver has answered
+		}
 		if !retry {
 			return
 		}

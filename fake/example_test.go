@@ -1,7 +1,8 @@
 package fake_test
 
 // Examples of the fake as a test uses it: through the SDK's client. (The
-// package fake itself imports no SDK package; its examples may.)
+// package fake itself imports no SDK package but the leaf deployment; its
+// examples may.)
 
 import (
 	"context"
@@ -16,15 +17,14 @@ import (
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
 )
 
-// client returns an SDK client of srv with the fake's default client.
+// client returns an SDK client of srv made from its Connection: its URL,
+// its default client and its words.
 func client(srv *fake.Server, opts ...partner.Option) *partner.Client {
-	c, err := partner.New(append([]partner.Option{
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
-	}, opts...)...)
+	c, err := partner.New(append([]partner.Option{partner.WithConnection(srv.Connection())}, opts...)...)
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -52,6 +52,31 @@ func Example() {
 	// 103 Quarterly targets (draft)
 	// 104 Deal registrations
 	// opportunity Acme renewal
+}
+
+// Connection hands a test what its client needs: the fake's URL, the
+// credentials it accepts and the words it speaks, named explicitly, so that
+// the client takes the path it takes toward a deployment. Given a
+// deployment's words, the fake speaks those, and so does the client.
+func ExampleFake_Connection() {
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}))
+	defer srv.Close()
+	conn := srv.Connection()
+	fmt.Println(conn.ClientID, conn.Words.EnvHeader, conn.Words.AuditField())
+
+	c, err := partner.New(partner.WithConnection(conn), partner.WithEnvironment("sandbox-eu"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	ctx := context.Background()
+	res, err := c.Objects.Audit(ctx, demo.Opportunity1, objects.AuditParams{StatusCode: objects.StatusLinked, Message: "linked"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println(res.FieldName, res.StatusCode, srv.Requests()[1].Env)
+	// Output:
+	// partner-test-client x-acme-env acme_portal.integration_status
+	// acme_portal.integration_status LINKED sandbox-eu
 }
 
 // A test seeds exactly the state it needs: here a report with two rows,

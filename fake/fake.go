@@ -5,8 +5,7 @@
 //	clock := fake.NewManualClock(time.Date(2026, 1, 15, 9, 0, 0, 0, time.UTC))
 //	srv := fake.NewServer(fake.WithDemoData(), fake.WithClock(clock))
 //	defer srv.Close()
-//	c, err := partner.New(partner.WithBaseURL(srv.URL),
-//		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+//	c, err := partner.New(partner.WithConnection(srv.Connection())) // its URL, credentials and words
 //
 //	// Seed it: WithDemoData (ids in package fake/demo), or AddObject, AddUser,
 //	// AddReport, AddIntegration, SetUserAttributes, ApplySeed.
@@ -28,8 +27,9 @@
 // through its states over time, answers bad input with the statuses the
 // interface documents, and can be told to fail. It is an independent
 // implementation of the interface: it has its own wire types and imports
-// no package of the SDK, so a mistake in the SDK's JSON cannot be mirrored
-// here. The examples show each of the five at work.
+// no package of the SDK but package deployment (the plain-string words it
+// hands a test in Connection), so a mistake in the SDK's JSON cannot be
+// mirrored here. The examples show each of the five at work.
 //
 // # Options
 //
@@ -107,7 +107,8 @@
 // # Events
 //
 // Every change to a stored object goes to the subscribers of its kind
-// (object.all takes all four):
+// (object.all takes all four), once to each subscriber, as the most
+// specific kind it subscribes to (DeliveryPolicy says how):
 //
 //   - object.create: AddObject, a seed's object (ApplySeed,
 //     POST /_fake/seed; also when it replaces an object of the same id),
@@ -118,10 +119,10 @@
 //     written through PATCH /app/v1/object/{object_id}/audit or
 //     /external_id. Only a change of value fires: setting a
 //     field to the value it has fires nothing.
-//   - object.stage_change: with object.update, when the stage field is
-//     among the changes.
-//   - The referral event (Fake.ReferralEvent): with object.update, when
-//     the referral field (Fake.ReferralField) of an opportunity is set.
+//   - object.stage_change: an object.update whose changes include the
+//     stage field.
+//   - The referral event (Fake.ReferralEvent): an object.update that sets
+//     the referral field (Fake.ReferralField) of an opportunity.
 //   - object.delete: DeleteObject, DELETE /_fake/objects/{id}.
 package fake
 
@@ -166,6 +167,7 @@ type Fake struct {
 	demo     bool
 	lifetime time.Duration
 	deploy   deployment // words, gateway key, optional checks (deployment.go)
+	hosts    []string   // Host names NewServer admits besides loopback ones (WithAllowedHosts)
 
 	auth    authStore
 	faults  faultStore
@@ -188,6 +190,9 @@ type Fake struct {
 	closers   []func()
 	stop      chan struct{} // closed by Close
 	closeOnce sync.Once
+	// connClient is the id and secret of the first client registered
+	// (WithClient, else the default client), which Connection names.
+	connClient [2]string
 }
 
 // Option configures a Fake.
@@ -199,10 +204,20 @@ type Option func(*Fake)
 // scopes are ignored. Without any WithClient option the fake registers
 // DefaultClientID/DefaultClientSecret.
 func WithClient(id, secret string, scopes ...string) Option {
-	return func(f *Fake) { f.auth.register(id, secret, scopes) }
+	return func(f *Fake) {
+		f.auth.register(id, secret, scopes)
+		if f.connClient[0] == "" {
+			f.connClient = [2]string{id, secret}
+		}
+	}
 }
 
-// WithTokenLifetime sets the lifetime of access tokens (default 1h).
+// DefaultTokenLifetime is the lifetime of access tokens unless
+// WithTokenLifetime says otherwise.
+const DefaultTokenLifetime = time.Hour
+
+// WithTokenLifetime sets the lifetime of access tokens (default
+// DefaultTokenLifetime).
 func WithTokenLifetime(d time.Duration) Option { return func(f *Fake) { f.lifetime = d } }
 
 // WithClock makes the fake read time from c; pass a *ManualClock to drive
@@ -241,7 +256,7 @@ func WithMiddleware(mw func(http.Handler) http.Handler) Option {
 
 // New returns the fake as a bare http.Handler, for hosting it yourself.
 func New(opts ...Option) *Fake {
-	f := &Fake{clock: realClock{}, lifetime: time.Hour, mux: http.NewServeMux(), stop: make(chan struct{})}
+	f := &Fake{clock: realClock{}, lifetime: DefaultTokenLifetime, mux: http.NewServeMux(), stop: make(chan struct{})}
 	f.auth.init()
 	for _, o := range opts {
 		o(f)
@@ -250,6 +265,7 @@ func New(opts ...Option) *Fake {
 	f.auth.checkScopes = f.deploy.scopeChecks
 	if len(f.auth.clients) == 0 {
 		f.auth.register(DefaultClientID, DefaultClientSecret, nil)
+		f.connClient = [2]string{DefaultClientID, DefaultClientSecret}
 	}
 	f.objects.init()
 	f.integ.init()
@@ -329,10 +345,15 @@ type Server struct {
 	ts  *httptest.Server
 }
 
-// NewServer starts a Fake on a loopback port. Close it when done.
+// NewServer starts a Fake on a loopback port. Close it when done. It
+// answers only requests whose Host is a loopback name or address
+// (localhost, a name under .localhost, 127.0.0.0/8, ::1, with or without
+// a port) or one WithAllowedHosts names, and whose Origin, when there is
+// one, is too: other requests get 403, so that a web page whose name is
+// rebound to 127.0.0.1 cannot drive it. It answers no CORS.
 func NewServer(opts ...Option) *Server {
 	f := New(opts...)
-	ts := httptest.NewUnstartedServer(f)
+	ts := httptest.NewUnstartedServer(fakehttp.LocalOnly(f, f.hosts))
 	ts.Config.MaxHeaderBytes = fakehttp.MaxHeaderBytes
 	ts.Start()
 	f.SetURL(ts.URL)

@@ -14,7 +14,8 @@ import (
 	"unicode/utf8"
 )
 
-// Fault makes the fake misbehave on matching requests.
+// Fault makes the fake misbehave on matching requests, or on its webhook
+// deliveries (Redeliver, DropAnswer).
 type Fault struct {
 	// ID names the fault once injected ("fault-1", ...), for RemoveFault.
 	// Faults reports it; InjectFault ignores the ID it is given.
@@ -63,7 +64,31 @@ type Fault struct {
 	// Dribble handles the request and sends its answer's body in pieces
 	// of 16 bytes, waiting Dribble between two pieces: a slow server.
 	Dribble time.Duration
+
+	// Redeliver and DropAnswer make the fault act on the fake's webhook
+	// deliveries instead of the requests it serves, so that a test can
+	// exercise a receiver's duplicate guard (events.Dedup). Such a fault
+	// matches the attempts of a delivery that got an answer: Method
+	// matches the delivery's POST, and Path the path of the subscriber's
+	// callback URL; PageSize and the effects above do not apply. Times
+	// counts the attempts it acted on, which the delivery log marks
+	// (DeliveryAttempt.Redelivery, DeliveryAttempt.AnswerDropped). A
+	// fault with both acts as DropAnswer.
+	//
+	// Redeliver sends a delivery its receiver answered 2xx once more, at
+	// once and with the same body (the same delivery_id with
+	// WithDeliveryEnvelope), as a service that lost its record of the
+	// answer would; a delivery is redelivered at most once.
+	Redeliver bool
+	// DropAnswer drops the receiver's answer to an attempt, as if the
+	// connection had broken before it arrived: the receiver has handled
+	// the delivery, and the fake takes the attempt as failed without an
+	// answer and retries it under its DeliveryPolicy, with the same body.
+	DropAnswer bool
 }
+
+// forDelivery reports whether ft acts on deliveries, not on requests.
+func (ft *Fault) forDelivery() bool { return ft.Redeliver || ft.DropAnswer }
 
 // requestedPage is the page a paged request asks for (Fault.PageSize).
 type requestedPage struct{ number, size int64 }
@@ -138,7 +163,7 @@ func (s *faultStore) matchesPages(method, p string) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, ft := range s.faults {
-		if ft.PageSize != 0 && ft.matchesRoute(method, p) {
+		if ft.PageSize != 0 && !ft.forDelivery() && ft.matchesRoute(method, p) {
 			return true
 		}
 	}
@@ -166,22 +191,47 @@ func (s *faultStore) take(method, p string, page *requestedPage) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, ft := range s.faults {
-		if !ft.matchesRoute(method, p) {
+		if ft.forDelivery() || !ft.matchesRoute(method, p) {
 			continue
 		}
 		if ft.PageSize != 0 && (page == nil || *page != (requestedPage{ft.PageNumber, ft.PageSize})) {
 			continue
 		}
-		out := ft.Fault
-		if ft.left > 0 {
-			ft.left--
-			if ft.left == 0 {
-				s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
-			}
-		}
-		return &out
+		return s.useLocked(i)
 	}
 	return nil
+}
+
+// takeDelivery returns the first delivery fault (Fault.forDelivery) that
+// acts on an answered attempt of a delivery to a callback whose path is
+// p, counting it as used: DropAnswer acts on any answer, Redeliver on a
+// 2xx answer (delivered) of a delivery not redelivered yet.
+func (s *faultStore) takeDelivery(p string, delivered, redelivered bool) *Fault {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for i, ft := range s.faults {
+		if !ft.forDelivery() || !ft.matchesRoute(http.MethodPost, p) {
+			continue
+		}
+		if ft.DropAnswer || delivered && !redelivered {
+			return s.useLocked(i)
+		}
+	}
+	return nil
+}
+
+// useLocked returns a copy of fault i, counting one use of it: a fault
+// whose Times ran out is removed.
+func (s *faultStore) useLocked(i int) *Fault {
+	ft := s.faults[i]
+	out := ft.Fault
+	if ft.left > 0 {
+		ft.left--
+		if ft.left == 0 {
+			s.faults = append(s.faults[:i:i], s.faults[i+1:]...)
+		}
+	}
+	return &out
 }
 
 // requestPage returns the page r's JSON body asks for, as readPage reads
@@ -273,12 +323,12 @@ func clip(s string, max int) string {
 	return s[:n] + clipMark
 }
 
-// defaultRequestLogSize is how many requests the log keeps unless
+// DefaultRequestLogSize is how many requests the request log keeps unless
 // WithRequestLogSize says otherwise.
-const defaultRequestLogSize = 100_000
+const DefaultRequestLogSize = 100_000
 
 // WithRequestLogSize keeps the last n requests in the request log
-// (default defaultRequestLogSize): the log is a ring, so that a fake
+// (default DefaultRequestLogSize, 100,000): the log is a ring, so that a fake
 // serving millions of requests holds flat memory. Older entries are
 // dropped. n < 1 means the default.
 func WithRequestLogSize(n int) Option { return func(f *Fake) { f.reqlog.size = n } }
@@ -294,7 +344,7 @@ type requestLog struct {
 
 func (l *requestLog) capacity() int {
 	if l.size < 1 {
-		return defaultRequestLogSize
+		return DefaultRequestLogSize
 	}
 	return l.size
 }
@@ -359,7 +409,8 @@ func (f *Fake) ResetRequests() {
 	f.reqlog.entries, f.reqlog.next, f.reqlog.dropped = nil, 0, 0
 }
 
-var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, subscriptionKeyParam: true}
+var secretParams = map[string]bool{"client_secret": true, "access_token": true, "refresh_token": true, "token": true, "file_token": true, "upload_token": true, subscriptionKeyParam: true,
+	"code": true} // an OAuth authorization code (GET /oauth/authorize)
 
 // maskQuery encodes q with the values of secretParams masked, whatever
 // the case of their names: a client that spells a secret parameter

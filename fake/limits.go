@@ -14,3 +14,62 @@ const (
 	// multipart framing (413 beyond it).
 	maxUploadBody = maxUploadSize + 1<<20
 )
+
+// Default totals of the state a long-running fake keeps (see Limits).
+// A live access token costs about 200 bytes, an upload URL about 300
+// bytes and its file.
+const (
+	defaultMaxAccessTokens = 100_000
+	defaultMaxUploads      = 10_000
+	defaultMaxUploadBytes  = 1 << 30
+)
+
+// Limits are totals of the state a long-running fake keeps for its
+// clients, the fake's own (the interface shows none). A zero field takes
+// its default. docs/reliability.md ("Shared fake") gives the cost of each
+// kind of state.
+type Limits struct {
+	// AccessTokens caps the live access tokens (default 100,000). A
+	// token issued past it makes the fake forget the oldest, which is
+	// then refused as unknown (401).
+	AccessTokens int
+	// Uploads caps the signed upload URLs handed out and not yet expired
+	// (default 10,000). A URL handed out past it makes the fake forget
+	// the oldest with its file: its URL answers 404 and its token is
+	// refused as unknown.
+	Uploads int
+	// UploadBytes caps the bytes of the uploaded files the fake holds
+	// (default 1 GiB). An upload that would pass it is refused with 413;
+	// a file is let go once loaded or expired.
+	UploadBytes int64
+}
+
+// DefaultLimits returns the totals a fake keeps unless WithLimits sets
+// others.
+func DefaultLimits() Limits {
+	return Limits{AccessTokens: defaultMaxAccessTokens, Uploads: defaultMaxUploads, UploadBytes: defaultMaxUploadBytes}
+}
+
+// WithLimits sets the totals of the state the fake keeps (see Limits).
+func WithLimits(l Limits) Option {
+	return func(f *Fake) {
+		if l.AccessTokens > 0 {
+			f.auth.maxAccess = l.AccessTokens
+		}
+		if l.Uploads > 0 {
+			f.bulk.maxUploads = l.Uploads
+		}
+		if l.UploadBytes > 0 {
+			f.bulk.maxUploadBytes = l.UploadBytes
+		}
+	}
+}
+
+// WithAllowedHosts names hosts (without port) that a fake listening on a
+// loopback address (NewServer, or partnerfake's -allow-host) admits as
+// the Host of a request besides loopback names and addresses, for a setup
+// that reaches it by another name (a container network's name for the
+// host). A fake served by the caller's own server is not affected.
+func WithAllowedHosts(hosts ...string) Option {
+	return func(f *Fake) { f.hosts = append(f.hosts, hosts...) }
+}

@@ -96,15 +96,16 @@ func TestTokensSwept(t *testing.T) {
 	clk := NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
 	tf := newTestFake(t, WithClock(clk), WithTokenLifetime(time.Minute))
 	_, first := tf.token(t)
-	for range 3 * sweepEvery {
+	const grants = 768
+	for range grants {
 		handlerToken(t, tf.Fake)
 		clk.Advance(time.Second)
 	}
 	access, refresh := tf.tokensHeld()
-	// Tokens live a minute and are swept a minute after: at most about
-	// 2 minutes of tokens (one per second) plus one sweep interval remain.
-	if access > 120+sweepEvery || refresh > maxRefreshTokens {
-		t.Fatalf("holding %d access and %d refresh tokens after %d grants", access, refresh, 3*sweepEvery+1)
+	// Tokens live a minute and are swept a minute after, at each grant:
+	// at most 2 minutes of tokens (one per second) remain.
+	if access > 121 || refresh > maxRefreshTokens {
+		t.Fatalf("holding %d access and %d refresh tokens after %d grants", access, refresh, grants+1)
 	}
 	for range maxRefreshTokens {
 		handlerToken(t, tf.Fake)

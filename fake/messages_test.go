@@ -22,10 +22,6 @@ var goWords = []string{"fake.", "struct", "strconv.", "json:", "Go "}
 // names a Go type or repeats a Go library's error text.
 func TestWriteMessagesSpeakJSON(t *testing.T) {
 	w := newWire(t)
-	// The contract publishes no 400 for revoking a token: the fake's
-	// answer to a malformed revoke body is its own, so that one is sent
-	// outside the contract's check.
-	revoke := newWireOf(t)
 	audit := "/app/v1/object/" + demo.Opportunity1 + "/audit"
 	extID := "/app/v1/object/" + demo.Opportunity1 + "/external_id"
 	report := "/report/v1/" + strconv.FormatInt(demo.ReportPipeline, 10)
@@ -69,11 +65,7 @@ func TestWriteMessagesSpeakJSON(t *testing.T) {
 		{"POST", "/bulk/v1/bulkload?integration_id=" + demo.OpportunityIntegration + "&data_format=JSON", `[{"name": "x"`, `malformed JSON`, nil},
 		{"POST", "/bulk/v1/bulkload_opportunity?integration_id=" + demo.OpportunityIntegration + "&has_header_row=maybe", "name\nx\n", `has_header_row must be true or false, not "maybe"`, nil},
 	} {
-		on := w
-		if tc.method == "DELETE" && tc.path == "/oauth/token" {
-			on = revoke
-		}
-		status, body, _ := on.do(tc.method, tc.path, tc.body, tc.header...)
+		status, body, _ := w.do(tc.method, tc.path, tc.body, tc.header...)
 		var msg struct {
 			Message     string `json:"message"`
 			Detail      string `json:"detail"`

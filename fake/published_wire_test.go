@@ -2,12 +2,14 @@ package fake_test
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
@@ -65,7 +67,7 @@ func (w *wire) do(method, path, body string, header ...string) (int, []byte, htt
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := wireClient.Do(req)
 	if err != nil {
 		w.t.Fatal(err)
 	}
@@ -73,6 +75,9 @@ func (w *wire) do(method, path, body string, header ...string) (int, []byte, htt
 	b, _ := io.ReadAll(resp.Body)
 	return resp.StatusCode, b, resp.Header
 }
+
+// wireClient follows no redirect: a 302 is an answer to check.
+var wireClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
 
 // TestSubscribeEventAsString: the connector's Subscribe and referral
 // subscribe bodies send event as a string (apiDefinition.swagger.json,
@@ -209,7 +214,7 @@ func TestSCIMUniqueByEmail(t *testing.T) {
 	if status != 409 || !strings.Contains(string(body), `"scimType":"uniqueness"`) || !strings.Contains(string(body), "scim_user@test.com") || h.Get("Content-Type") != "application/json" {
 		t.Fatalf("same e-mail, another userName: %d %q %s", status, h.Get("Content-Type"), body)
 	}
-	// Without a primary e-mail, a userName in e-mail form is the e-mail.
+	// A userName in e-mail form is one of the user's e-mails.
 	byName := `{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "third", "emails": [{"primary": true, "value": "Name@Example.com"}]}`
 	if status, body, _ := w.do("POST", "/api/scim/v2/Users", `{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": "name@example.com"}`); status != 201 {
 		t.Fatalf("userName in e-mail form: %d %s", status, body)
@@ -219,6 +224,59 @@ func TestSCIMUniqueByEmail(t *testing.T) {
 	}
 	if n := len(w.srv.Users()) - before; n != 2 {
 		t.Fatalf("%d users stored, want 2", n)
+	}
+}
+
+// TestSCIMUniqueByEveryEmail: a user is unique by every one of its
+// e-mails, not only the primary: a create or a replace that gives a user
+// an e-mail another user holds (as any of its emails or as its userName)
+// is 409 uniqueness; a replace that drops an e-mail frees it.
+func TestSCIMUniqueByEveryEmail(t *testing.T) {
+	w := newWire(t)
+	user := func(name string, emails ...string) string {
+		var list []string
+		for i, e := range emails {
+			list = append(list, fmt.Sprintf(`{"value": %q, "primary": %t}`, e, i == 0))
+		}
+		return fmt.Sprintf(`{"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User"], "userName": %q, "emails": [%s]}`, name, strings.Join(list, ", "))
+	}
+	status, body, _ := w.do("POST", "/api/scim/v2/Users", user("ada", "ada@example.com", "Ada.Work@Example.com"))
+	var ada struct {
+		ID string `json:"id"`
+	}
+	if err := json.Unmarshal(body, &ada); status != 201 || err != nil {
+		t.Fatalf("create: %d %s", status, body)
+	}
+	for _, tc := range []struct {
+		name, body string
+		status     int
+	}{
+		{"another's secondary e-mail as primary", user("grace", "ada.work@example.com"), 409},
+		{"another's secondary e-mail as secondary", user("grace", "grace@example.com", "ADA.WORK@example.com"), 409},
+		{"another's secondary e-mail as userName", user("ada.work@example.com"), 409},
+		{"e-mails of its own", user("grace", "grace@example.com", "grace.work@example.com"), 201},
+		{"another's userName as secondary e-mail", user("alan", "alan@example.com", "grace"), 201}, // grace is no e-mail
+	} {
+		if status, body, _ := w.do("POST", "/api/scim/v2/Users", tc.body); status != tc.status ||
+			status == 409 && !strings.Contains(string(body), `"scimType":"uniqueness"`) {
+			t.Errorf("%s: %d %s, want %d", tc.name, status, body, tc.status)
+		}
+	}
+	// Ada's replace keeps her own e-mails, may not take Grace's, and frees
+	// the one it drops.
+	put := func(emails ...string) int {
+		b := strings.Replace(user("ada", emails...), `{"schemas"`, `{"id": "`+ada.ID+`", "schemas"`, 1)
+		status, body, _ := w.do("PUT", "/api/scim/v2/Users/"+ada.ID, b)
+		if status != 200 && status != 409 {
+			t.Fatalf("replace: %d %s", status, body)
+		}
+		return status
+	}
+	if put("ada@example.com", "ada.work@example.com") != 200 || put("ada@example.com", "grace.work@example.com") != 409 || put("ada@example.com") != 200 {
+		t.Fatal("replaces of Ada's e-mails: want 200, 409 (Grace's), 200")
+	}
+	if status, body, _ := w.do("POST", "/api/scim/v2/Users", user("ada-work", "ada.work@example.com")); status != 201 {
+		t.Errorf("an e-mail a replace dropped: %d %s, want 201", status, body)
 	}
 }
 
@@ -243,5 +301,43 @@ func TestMessagesAndTimesAsPublished(t *testing.T) {
 	json.Unmarshal(body, &ack)
 	if status != 200 || len(ack.CreatedAt) != len("2020-05-18T14:06:57.572Z") || !strings.HasSuffix(ack.CreatedAt, "Z") || ack.CreatedAt[19] != '.' {
 		t.Errorf("created_at %q, want milliseconds as published (%d %s)", ack.CreatedAt, status, body)
+	}
+}
+
+// TestReportListTimesAsPublished: the report list writes createdAt and
+// modifiedAt as its published example does ("2021-05-10T14:25:04.96388Z",
+// gateway export report: getReports): UTC, to the microsecond, no
+// trailing zeros in the fraction, none for a whole second.
+func TestReportListTimesAsPublished(t *testing.T) {
+	w := newWire(t)
+	for _, tc := range []struct {
+		at   time.Time
+		want string
+	}{
+		{time.Date(2021, 5, 10, 14, 25, 4, 963880000, time.UTC), "2021-05-10T14:25:04.96388Z"},
+		{time.Date(2021, 5, 10, 16, 25, 4, 123456789, time.FixedZone("", 2*3600)), "2021-05-10T14:25:04.123456Z"},
+		{time.Date(2021, 5, 10, 14, 25, 4, 0, time.UTC), "2021-05-10T14:25:04Z"},
+	} {
+		id := w.srv.AddReport(fake.Report{Name: tc.want, CreatedAt: tc.at, ModifiedAt: tc.at, Columns: []fake.Column{{ID: "a"}}})
+		status, body, _ := w.do("POST", "/report/v1/list", `{"page": {"number": 0, "size": 10000}}`)
+		type entry struct {
+			ID         int64  `json:"id"`
+			CreatedAt  string `json:"createdAt"`
+			ModifiedAt string `json:"modifiedAt"`
+		}
+		var list struct {
+			Results []entry `json:"results"`
+		}
+		if err := json.Unmarshal(body, &list); status != 200 || err != nil {
+			t.Fatalf("list: %d %s", status, body)
+		}
+		i := slices.IndexFunc(list.Results, func(r entry) bool { return r.ID == id })
+		if i < 0 || list.Results[i].CreatedAt != tc.want || list.Results[i].ModifiedAt != tc.want {
+			t.Errorf("report at %v listed as %+v, want %s", tc.at, list.Results, tc.want)
+		}
+	}
+	_, body, _ := w.do("POST", "/report/v1/list", `{}`)
+	if !strings.Contains(string(body), `"createdAt":"2026-01-15T09:30:04.96388Z"`) {
+		t.Errorf("the demo reports' times: %s", body)
 	}
 }

@@ -127,6 +127,14 @@ func person(p *Person) *personJSON {
 	return &personJSON{ID: p.ID, Name: p.Name}
 }
 
+// listTime writes a time of the report list as the published example
+// does ("2021-05-10T14:25:04.96388Z", gw report: getReports): in UTC, to
+// the microsecond, without trailing zeros in the fraction (none for a
+// whole second).
+func listTime(t time.Time) string {
+	return t.UTC().Truncate(time.Microsecond).Format(time.RFC3339Nano)
+}
+
 func (f *Fake) handleReportList(w http.ResponseWriter, r *http.Request) {
 	number, size, filters, ok := readPage(w, r)
 	if !ok {
@@ -150,7 +158,7 @@ func (f *Fake) handleReportList(w http.ResponseWriter, r *http.Request) {
 		out.Results = append(out.Results, reportEntryJSON{
 			ID: d.ID, Name: d.Name, Description: d.Description, ReportStatus: d.Status,
 			CreatedBy: person(d.CreatedBy), ModifiedBy: person(d.ModifiedBy),
-			CreatedAt: d.CreatedAt.Format(time.RFC3339), ModifiedAt: d.ModifiedAt.Format(time.RFC3339),
+			CreatedAt: listTime(d.CreatedAt), ModifiedAt: listTime(d.ModifiedAt),
 		})
 	}
 	writeJSON(w, http.StatusOK, out)

@@ -28,7 +28,7 @@ func call(t *testing.T, f *Fake, method, path, body string) (int, string) {
 
 // handlerToken returns an access token of the fake's default client,
 // asked of f as an http.Handler.
-func handlerToken(t *testing.T, f *Fake) string {
+func handlerToken(t testing.TB, f *Fake) string {
 	t.Helper()
 	rec := httptest.NewRecorder()
 	f.ServeHTTP(rec, httptest.NewRequest("POST", "/oauth/token", strings.NewReader(

@@ -88,15 +88,8 @@ func (r *scimRecord) export() User {
 func (s *scimStore) hasUserEmail(email string) bool {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if _, ok := s.byName[strings.ToLower(email)]; ok {
-		return true
-	}
-	for _, rec := range s.byID {
-		for _, e := range rec.user.Emails {
-			if strings.EqualFold(e.Value, email) {
-				return true
-			}
-		}
-	}
-	return false
+	key := strings.ToLower(email)
+	_, byName := s.byName[key]
+	_, byEmail := s.byEmail[key] // every e-mail of every user (scimEmailKeys)
+	return byName || byEmail
 }

@@ -6,6 +6,7 @@ import (
 	"log"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/objects"
@@ -14,8 +15,9 @@ import (
 func Example() {
 	srv := fake.NewServer(fake.WithDemoData())
 	defer srv.Close()
-	c, err := partner.New(partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	// The fake's connection: its URL, credentials and words. Its portal
+	// word names the audit field Audit writes when FieldName is empty.
+	c, err := partner.New(partner.WithConnection(srv.Connection()))
 	if err != nil {
 		log.Fatal(err)
 	}
@@ -40,6 +42,30 @@ func Example() {
 	// Output:
 	// sales_details.crm_opportunity_id = CRM-0042
 	// partner_portal.integration_status = LINKED
+}
+
+// A deployment's words: the client writes the deployment's audit field,
+// and the fake, given the same words, accepts it.
+func ExampleService_Audit_words() {
+	words := deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: words.EnvHeader, PortalWord: words.PortalWord}))
+	defer srv.Close()
+	c, err := partner.New(partner.WithConnection(srv.Connection()), partner.WithEnvironment("sandbox-eu"))
+	if err != nil {
+		log.Fatal(err)
+	}
+	res, err := c.Objects.Audit(context.Background(), demo.Opportunity1, objects.AuditParams{
+		FieldName:  objects.FieldName(words.AuditField()),
+		StatusCode: objects.StatusScheduled,
+		Message:    "queued",
+	})
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Println(res.FieldName, "=", res.StatusCode)
+	// Output:
+	// acme_portal.integration_status = SCHEDULED
 }
 
 func ExampleService_Audit_validation() {

@@ -19,7 +19,7 @@ func TestAuditAgainstFake(t *testing.T) {
 	c, srv := fakeClient(t)
 	ctx := context.Background()
 	id := srv.AddObject(fake.Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
-	for _, code := range []objects.StatusCode{objects.StatusScheduled, objects.StatusUpdateFailed, objects.StatusLinked} {
+	for _, code := range []objects.AuditStatus{objects.StatusScheduled, objects.StatusUpdateFailed, objects.StatusLinked} {
 		res, err := c.Objects.Audit(ctx, id, objects.AuditParams{StatusCode: code, Message: "step " + string(code)})
 		if err != nil {
 			t.Fatal(err)

@@ -12,6 +12,7 @@ import (
 	"github.com/jarcoal/httpmock"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 )
@@ -190,18 +191,37 @@ func TestPortalNamedFieldsWire(t *testing.T) {
 	}
 }
 
-// TestAuditWithoutFieldNameTowardAHost: toward a host that is not a
-// loopback address, an audit without FieldName fails before sending and
-// says what to set, since a deployment refuses the interface's stand-in
-// (its published request names its own <portal>.integration_status,
-// gateway export object: audit_object).
-func TestAuditWithoutFieldNameTowardAHost(t *testing.T) {
-	c, mt := mocktest.New(t)
-	_, err := c.Objects.Audit(context.Background(), "o1", objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
-	if err == nil || !strings.Contains(err.Error(), "AuditParams.FieldName") || !strings.Contains(err.Error(), "<portal>.integration_status") {
-		t.Fatalf("err = %v, want one that names AuditParams.FieldName", err)
+// TestAuditWithoutFieldNameTowardAnyHost: an audit without FieldName on a
+// client given no portal word fails before sending and says what to set,
+// toward a deployment and toward a loopback address (the fake, or a
+// sidecar proxy on 127.0.0.1) alike, since a deployment refuses the
+// interface's stand-in (its published request names its own
+// <portal>.integration_status, gateway export object: audit_object). A
+// client given a portal word (partner.WithWords) writes that word's field.
+func TestAuditWithoutFieldNameTowardAnyHost(t *testing.T) {
+	for _, base := range []string{mocktest.BaseURL, "http://127.0.0.1:8080", "http://localhost:8080"} {
+		mt := httpmock.NewMockTransport()
+		c, err := partner.New(partner.WithBaseURL(base), partner.WithClientCredentials("id", "secret"),
+			partner.WithHTTPClient(&http.Client{Transport: mt}))
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = c.Objects.Audit(context.Background(), "o1", objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+		if err == nil || !strings.Contains(err.Error(), "AuditParams.FieldName") || !strings.Contains(err.Error(), "<portal>.integration_status") ||
+			!strings.Contains(err.Error(), "partner.WithWords") {
+			t.Errorf("%s: err = %v, want one that names AuditParams.FieldName and partner.WithWords", base, err)
+		}
+		if n := mt.GetTotalCallCount(); n != 0 {
+			t.Errorf("%s: %d requests sent", base, n)
+		}
 	}
-	if n := mt.GetTotalCallCount(); n != 0 {
-		t.Fatalf("%d requests sent", n)
+
+	c, mt := mocktest.New(t, partner.WithWords(deployment.Words{PortalWord: "acme_portal"}))
+	mt.RegisterResponder(http.MethodPatch, mocktest.BaseURL+"/app/v1/object/o1/audit",
+		mocktest.JSONResponder(t, `{"field_name":"acme_portal.integration_status","status_code":"LINKED","message":"m"}`, 200,
+			`{"object_id":"o1","field_name":"acme_portal.integration_status","status_code":"LINKED"}`))
+	res, err := c.Objects.Audit(context.Background(), "o1", objects.AuditParams{StatusCode: objects.StatusLinked, Message: "m"})
+	if err != nil || res.FieldName != "acme_portal.integration_status" {
+		t.Fatalf("audit with the client's portal word: %+v, %v", res, err)
 	}
 }

@@ -40,19 +40,25 @@ const FieldIntegrationStatus FieldName = "partner_portal.integration_status"
 // DefaultOpportunityExternalIDField when it holds a value.
 const FieldReferralID = "partner_portal.referral_id"
 
-// StatusCode is the value of an audit field.
-type StatusCode string
+// AuditStatus is the value of an audit field: where the partner's side
+// of an object stands (the wire's status_code).
+type AuditStatus string
 
-// Audit status codes.
+// StatusCode is the earlier name of AuditStatus.
+//
+// Deprecated: Use AuditStatus; the two are one type.
+type StatusCode = AuditStatus
+
+// Audit statuses.
 const (
-	StatusScheduled    StatusCode = "SCHEDULED"
-	StatusCreateFailed StatusCode = "CREATE_FAILED"
-	StatusUpdateFailed StatusCode = "UPDATE_FAILED"
-	StatusLinked       StatusCode = "LINKED"
+	StatusScheduled    AuditStatus = "SCHEDULED"
+	StatusCreateFailed AuditStatus = "CREATE_FAILED"
+	StatusUpdateFailed AuditStatus = "UPDATE_FAILED"
+	StatusLinked       AuditStatus = "LINKED"
 )
 
-// Valid reports whether c is one of the documented status codes.
-func (c StatusCode) Valid() bool {
+// Valid reports whether c is one of the documented statuses.
+func (c AuditStatus) Valid() bool {
 	switch c {
 	case StatusScheduled, StatusCreateFailed, StatusUpdateFailed, StatusLinked:
 		return true
@@ -70,32 +76,35 @@ const (
 type AuditParams struct {
 	// FieldName is the field to write, sent as it is: a deployment names
 	// the field after its portal (<portal>.integration_status) and refuses
-	// any other. When it is empty, Audit sends FieldIntegrationStatus, the
-	// interface's stand-in, only toward a loopback address (the fake);
-	// toward any other host it returns an error before sending, since a
-	// deployment would refuse the stand-in.
+	// any other. When it is empty, Audit sends <portal>.integration_status
+	// of the portal word the client was given (partner.WithWords, or
+	// partner.WithConnection with a fake's Connection, whose word is the
+	// stand-in's unless the fake was given another); a client given no
+	// portal word returns an error before sending, whatever the host.
 	FieldName FieldName `json:"field_name"`
 	// IntegrationID names the related integration (optional).
 	IntegrationID string `json:"integration_id,omitempty"`
 	// ExternalID is the object's id in the external system (optional).
 	ExternalID string `json:"external_id,omitempty"`
 	// StatusCode is the value to write (required).
-	StatusCode StatusCode `json:"status_code"`
+	StatusCode AuditStatus `json:"status_code"`
 	// Message details the audit request (required).
 	Message string `json:"message"`
 }
 
 // AuditResult is the answer of Audit: the field written and its value now.
 type AuditResult struct {
-	ObjectID   string     `json:"object_id"`
-	FieldName  FieldName  `json:"field_name"`
-	StatusCode StatusCode `json:"status_code"`
+	ObjectID   string      `json:"object_id"`
+	FieldName  FieldName   `json:"field_name"`
+	StatusCode AuditStatus `json:"status_code"`
 }
 
 // Audit writes p onto the object (PATCH /app/v1/object/{object_id}/audit)
 // and returns the field's resulting value. Writing a value is idempotent,
-// so the call is retried like a read. Toward a host that is not a
-// loopback address p.FieldName is required (see AuditParams.FieldName).
+// so the call is retried like a read. When p.FieldName is empty, Audit
+// writes the field of the portal word the client was given
+// (partner.WithWords), and without one it fails before sending, toward the
+// fake and toward a deployment alike (see AuditParams.FieldName).
 func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*AuditResult, error) {
 	if err := checkID(objectID); err != nil {
 		return nil, err
@@ -109,10 +118,10 @@ func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*A
 		return nil, fmt.Errorf("partner: objects: audit status_code %q is not one of SCHEDULED, CREATE_FAILED, UPDATE_FAILED, LINKED", p.StatusCode)
 	case strings.TrimSpace(p.Message) == "":
 		return nil, errors.New("partner: objects: audit message is required")
-	case p.FieldName == "" && !s.t.TowardLoopback():
-		return nil, fmt.Errorf("partner: objects: audit field_name is empty: set AuditParams.FieldName to the deployment's <portal>.integration_status; a deployment refuses the interface's stand-in %s, which is the default toward a loopback address (the fake) only", FieldIntegrationStatus)
+	case p.FieldName == "" && s.t.PortalWord() == "":
+		return nil, fmt.Errorf("partner: objects: audit field_name is empty: set AuditParams.FieldName to the deployment's <portal>.integration_status, or give the client the deployment's portal word (partner.WithWords; a fake's words come with partner.WithConnection(srv.Connection())); a deployment refuses the interface's stand-in %s", FieldIntegrationStatus)
 	case p.FieldName == "":
-		p.FieldName = FieldIntegrationStatus
+		p.FieldName = FieldName(s.t.PortalWord() + ".integration_status")
 	}
 	return core.DoNew[AuditResult](ctx, s.t, &core.Request{
 		Op:         "objects.Audit",

@@ -10,14 +10,13 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 )
 
 // exampleClient starts a fake with a small report and returns a client.
-// The fake's views are ready at once.
+// The fake's views are ready at once (fake.WithViewDelay(0)).
 func exampleClient() (*fake.Server, *partner.Client, int64) {
-	srv := fake.NewServer(mocktest.NoWaits()...)
+	srv := fake.NewServer(fake.WithViewDelay(0))
 	id := srv.AddReport(fake.Report{
 		Name: "Deals",
 		Columns: []fake.Column{
@@ -32,8 +31,7 @@ func exampleClient() (*fake.Server, *partner.Client, int64) {
 		},
 		Charts: []fake.Chart{{ID: 1, Name: "Deals by stage", GroupBy: "stage"}},
 	})
-	c, err := partner.New(partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret))
+	c, err := partner.New(partner.WithConnection(srv.Connection()))
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -112,7 +112,11 @@ type Filter interface {
 func (f FieldFilter) addTo(g *FilterGroup) { g.FieldFilters = append(g.FieldFilters, f) }
 func (f FilterGroup) addTo(g *FilterGroup) { g.Group = append(g.Group, f) }
 
-// And returns a group that matches when every member matches.
+// And returns a group that matches when every member matches. It builds
+// the JSON tree a report's filter is (a group of field filters and
+// groups), where events.And builds an expression of the subscription
+// filter language: the two services' filters differ, and so do their
+// builders' results.
 func And(members ...Filter) FilterGroup { return group(OpAnd, members) }
 
 // Or returns a group that matches when any member matches.

@@ -74,8 +74,7 @@ func ExampleService_Create() {
 
 	// The userName is taken now, in any case.
 	_, err = c.SCIM.Create(ctx, &scim.User{UserName: "BJensen@example.com"})
-	var perr *partner.Error
-	if errors.As(err, &perr) && perr.SCIMType == scim.TypeUniqueness {
+	if scim.ErrorTypeOf(err) == scim.ErrorTypeUniqueness {
 		fmt.Println("conflict:", partner.IsConflict(err))
 	}
 	// Output:
@@ -120,6 +119,35 @@ func ExampleService_List() {
 	// ada.lovelace@example.com active: true
 	// grace.hopper@example.com active: true
 	// alan.turing@example.com active: false
+}
+
+// ExampleService_ListWith stops a listing after its first user, keeps
+// where it stood (a ListCheckpoint is plain JSON: store it) and goes on
+// from there later.
+func ExampleService_ListWith() {
+	c, done := exampleClient()
+	defer done()
+	ctx := context.Background()
+
+	var at scim.ListCheckpoint
+	keep := scim.ListOptions{Checkpoint: func(cp scim.ListCheckpoint) { at = cp }}
+	for u, err := range c.SCIM.ListWith(ctx, scim.ListParams{Count: 2}, keep) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("first run:", u.UserName)
+		break
+	}
+	for u, err := range c.SCIM.ListWith(ctx, scim.ListParams{Count: 2}, scim.ListOptions{From: &at}) {
+		if err != nil {
+			log.Fatal(err)
+		}
+		fmt.Println("resumed:", u.UserName)
+	}
+	// Output:
+	// first run: ada.lovelace@example.com
+	// resumed: grace.hopper@example.com
+	// resumed: alan.turing@example.com
 }
 
 func ExampleService_FindByUserName() {

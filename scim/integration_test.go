@@ -189,11 +189,11 @@ func TestErrorsFromTheFake(t *testing.T) {
 	}
 
 	_, err = c.SCIM.Create(ctx, &scim.User{UserName: "DUP@example.com"})
-	if e := scimErr(err); !partner.IsConflict(err) || e.SCIMType != scim.TypeUniqueness || !strings.Contains(e.Message, "already taken") {
+	if e := scimErr(err); !partner.IsConflict(err) || scim.ErrorTypeOf(err) != scim.ErrorTypeUniqueness || !strings.Contains(e.Message, "already taken") {
 		t.Errorf("duplicate: %v", err)
 	}
 	_, err = c.SCIM.Create(ctx, &scim.User{UserName: "x@example.com", Schemas: []scim.Schema{"urn:example:unknown"}})
-	if e := scimErr(err); !partner.IsBadRequest(err) || e.SCIMType != scim.TypeInvalidValue {
+	if scimErr(err); !partner.IsBadRequest(err) || scim.ErrorTypeOf(err) != scim.ErrorTypeInvalidValue {
 		t.Errorf("unknown schema: %v", err)
 	}
 	u.ID = "does-not-exist"
@@ -207,7 +207,7 @@ func TestErrorsFromTheFake(t *testing.T) {
 		t.Errorf("suspend of an unknown id: %v", err)
 	}
 	_, err = paging.Collect(c.SCIM.List(ctx, scim.ListParams{Filter: "userName eq"}))
-	if e := scimErr(err); !partner.IsBadRequest(err) || e.SCIMType != scim.TypeInvalidFilter {
+	if scimErr(err); !partner.IsBadRequest(err) || scim.ErrorTypeOf(err) != scim.ErrorTypeInvalidFilter {
 		t.Errorf("bad filter: %v", err)
 	}
 
@@ -285,7 +285,7 @@ func TestConcurrentCreates(t *testing.T) {
 		return err
 	}) {
 		var perr *partner.Error
-		if !partner.IsConflict(err) || !errors.As(err, &perr) || perr.SCIMType != scim.TypeUniqueness {
+		if !partner.IsConflict(err) || !errors.As(err, &perr) || perr.SCIMType != string(scim.ErrorTypeUniqueness) {
 			t.Errorf("duplicate %d: %v", i, err)
 		}
 	}
@@ -353,7 +353,7 @@ func TestListCancel(t *testing.T) {
 func TestListFilterAgainstTheFake(t *testing.T) {
 	srv, c := newFake(t)
 	ctx := context.Background()
-	if _, err := srv.AddUser(fake.User{UserName: "ada@example.com", Active: partner.Ptr(false)}); err != nil {
+	if _, err := srv.AddUser(fake.User{UserName: "ada@example.com", Active: new(false)}); err != nil {
 		t.Fatal(err)
 	}
 	users, err := paging.Collect(c.SCIM.List(ctx, scim.ListParams{Filter: "userName eq " + scim.Quote("ADA@example.com")}))
@@ -362,7 +362,7 @@ func TestListFilterAgainstTheFake(t *testing.T) {
 	}
 	_, err = paging.Collect(c.SCIM.List(ctx, scim.ListParams{Filter: "active eq false"}))
 	var perr *partner.Error
-	if !partner.IsBadRequest(err) || !errors.As(err, &perr) || perr.SCIMType != scim.TypeInvalidFilter {
+	if !partner.IsBadRequest(err) || !errors.As(err, &perr) || perr.SCIMType != string(scim.ErrorTypeInvalidFilter) {
 		t.Errorf("active eq false: %v, want 400 invalidFilter", err)
 	}
 }
@@ -443,9 +443,9 @@ func TestListResumesFromCheckpoint(t *testing.T) {
 		t.Fatalf("listing: %d users, %v", len(all), err)
 	}
 	for stop := 1; stop <= len(all); stop++ {
-		var at int
+		var at scim.ListCheckpoint
 		var got []string
-		for u, err := range c.SCIM.List(ctx, scim.ListParams{Count: 4, Checkpoint: func(i int) { at = i }}) {
+		for u, err := range c.SCIM.ListWith(ctx, scim.ListParams{Count: 4}, scim.ListOptions{Checkpoint: func(cp scim.ListCheckpoint) { at = cp }}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -454,11 +454,11 @@ func TestListResumesFromCheckpoint(t *testing.T) {
 				break
 			}
 		}
-		if at != stop+1 {
-			t.Fatalf("stopped after %d users: checkpoint %d, want %d", stop, at, stop+1)
+		if at.StartIndex != stop+1 {
+			t.Fatalf("stopped after %d users: checkpoint %+v, want startIndex %d", stop, at, stop+1)
 		}
 		before := len(srv.Requests())
-		for u, err := range c.SCIM.List(ctx, scim.ListParams{Count: 4, StartIndex: at}) {
+		for u, err := range c.SCIM.ListWith(ctx, scim.ListParams{Count: 4}, scim.ListOptions{From: &at}) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -471,20 +471,48 @@ func TestListResumesFromCheckpoint(t *testing.T) {
 		if !slices.Equal(got, names) {
 			t.Fatalf("stopped after %d and resumed: %v", stop, got)
 		}
-		if first := srv.Requests()[before]; !strings.Contains(first.Query, fmt.Sprintf("startIndex=%d", at)) {
+		if first := srv.Requests()[before]; !strings.Contains(first.Query, fmt.Sprintf("startIndex=%d", at.StartIndex)) {
 			t.Fatalf("the resumed listing began with %s?%s", first.Path, first.Query)
 		}
 	}
 }
 
+// TestListRefusesForeignCheckpoint: a checkpoint of a listing with another
+// filter is refused before anything is sent.
+func TestListRefusesForeignCheckpoint(t *testing.T) {
+	srv, c := newFake(t)
+	before := len(srv.Requests())
+	from := &scim.ListCheckpoint{Filter: `userName eq "a@example.com"`, StartIndex: 3}
+	for name, p := range map[string]scim.ListParams{"other filter": {}, "no filter": {Filter: `userName eq "b@example.com"`}} {
+		_, err := paging.Collect(c.SCIM.ListWith(context.Background(), p, scim.ListOptions{From: from}))
+		if err == nil || !strings.Contains(err.Error(), "checkpoint") {
+			t.Errorf("%s: %v, want the checkpoint refused", name, err)
+		}
+	}
+	_, err := paging.Collect(c.SCIM.ListWith(context.Background(), scim.ListParams{}, scim.ListOptions{From: &scim.ListCheckpoint{}}))
+	if err == nil || !strings.Contains(err.Error(), "startIndex") {
+		t.Errorf("a zero checkpoint: %v, want it refused", err)
+	}
+	if n := len(srv.Requests()) - before; n != 0 {
+		t.Errorf("%d requests sent for refused checkpoints", n)
+	}
+}
+
 // TestListCheckpointOnError: a listing that fails before yielding a user
-// still tells its checkpoint, the StartIndex it began at.
+// still tells its checkpoint, the StartIndex it began at, to the
+// deprecated ListParams.Checkpoint as to ListOptions.Checkpoint.
 func TestListCheckpointOnError(t *testing.T) {
 	srv, c := newFake(t)
 	srv.InjectFault(fake.Fault{Method: "GET", Path: "/api/scim/v2/Users", Status: 400, Times: 1})
+	var cp scim.ListCheckpoint
+	_, err := paging.Collect(c.SCIM.ListWith(context.Background(), scim.ListParams{StartIndex: 3}, scim.ListOptions{Checkpoint: func(c scim.ListCheckpoint) { cp = c }}))
+	if !partner.IsBadRequest(err) || cp.StartIndex != 3 {
+		t.Fatalf("listing ended with %v, checkpoint %+v; want a 400 error and startIndex 3", err, cp)
+	}
+	srv.InjectFault(fake.Fault{Method: "GET", Path: "/api/scim/v2/Users", Status: 400, Times: 1})
 	at := -1
-	var err error
-	for _, err = range c.SCIM.List(context.Background(), scim.ListParams{StartIndex: 3, Checkpoint: func(i int) { at = i }}) {
+	p := scim.ListParams{StartIndex: 3, Checkpoint: func(i int) { at = i }}
+	for _, err = range c.SCIM.List(context.Background(), p) {
 		break
 	}
 	if !partner.IsBadRequest(err) || at != 3 {

@@ -35,15 +35,38 @@ type ListParams struct {
 	// the service, which also caps it. It is a page size, not a limit on
 	// the whole listing: stop iterating to stop early.
 	Count int `url:"count,omitempty"`
-	// Checkpoint, when set, is called on the iterating goroutine with the
-	// StartIndex that goes on with the listing: after every page whose
-	// users were all yielded, and once more where the iteration stops
-	// early (an error, or a break out of the loop, after the user it
-	// broke on). List with that StartIndex (and the same Filter) yields
-	// the users not yielded yet, as long as no user before it was added
-	// or removed meanwhile: unlike a report's view, the listing is read
-	// live.
+	// Checkpoint, when set, is called with the StartIndex that goes on
+	// with the listing, as ListOptions.Checkpoint is with a ListCheckpoint.
+	//
+	// Deprecated: Use ListWith with ListOptions.Checkpoint, which keeps
+	// resumption out of the request's parameters, as reports'
+	// ExportOptions do.
 	Checkpoint func(startIndex int) `url:"-"`
+}
+
+// ListCheckpoint is where a listing stands: the StartIndex that goes on
+// with it, and the Filter it reads. Store it as it is (it is plain JSON)
+// and pass it back as ListOptions.From.
+type ListCheckpoint struct {
+	Filter     string `json:"filter,omitempty"`
+	StartIndex int    `json:"startIndex"`
+}
+
+// ListOptions tune ListWith: where a listing goes on from, and where it
+// stands as it goes, in the shape of reports' ExportOptions.
+type ListOptions struct {
+	// From, when set, goes on with a listing that stopped: the listing
+	// starts at From.StartIndex. From.Filter must be the params' Filter:
+	// a checkpoint of another listing is refused before anything is sent.
+	From *ListCheckpoint
+	// Checkpoint, when set, is called on the iterating goroutine with
+	// where the listing stands: after every page whose users were all
+	// yielded, and once more where the iteration stops early (an error,
+	// or a break out of the loop, after the user it broke on). ListWith
+	// From that checkpoint yields the users not yielded yet, as long as
+	// no user before it was added or removed meanwhile: unlike a report's
+	// view, the listing is read live.
+	Checkpoint func(ListCheckpoint)
 }
 
 // listed is a user of a page and the start index after it.
@@ -71,7 +94,7 @@ type listResponse struct {
 // totalResults alone never ends it: the deployed service's published
 // example answers totalResults 0 and startIndex 0 beside a resource. With
 // p.Count 0 the page size is unknown and List reads until an empty page;
-// set Count to save that last request. The first error (a 400 with SCIMType TypeInvalidFilter for
+// set Count to save that last request. The first error (a 400 with SCIMType ErrorTypeInvalidFilter for
 // a filter the service refuses, the context's error, ...) is yielded and
 // ends the iteration.
 //
@@ -83,13 +106,34 @@ type listResponse struct {
 // The pages are separate requests: a user created or changed while the
 // listing runs may be missed.
 func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error] {
+	var opts ListOptions
+	if p.Checkpoint != nil {
+		opts.Checkpoint = func(c ListCheckpoint) { p.Checkpoint(c.StartIndex) }
+	}
+	return s.ListWith(ctx, p, opts)
+}
+
+// ListWith is List with options: it goes on from opts.From and tells
+// where it stands to opts.Checkpoint.
+func (s *Service) ListWith(ctx context.Context, p ListParams, opts ListOptions) iter.Seq2[User, error] {
 	if err := p.validate(); err != nil {
 		return func(yield func(User, error) bool) { yield(User{}, err) }
 	}
+	if f := opts.From; f != nil {
+		if f.Filter != p.Filter {
+			err := fmt.Errorf("partner: scim: the checkpoint is of the listing with filter %q, not %q: list from its start or with its filter", f.Filter, p.Filter)
+			return func(yield func(User, error) bool) { yield(User{}, err) }
+		}
+		if f.StartIndex < 1 {
+			err := fmt.Errorf("partner: scim: the checkpoint's startIndex must be 1 or more, not %d", f.StartIndex)
+			return func(yield func(User, error) bool) { yield(User{}, err) }
+		}
+		p.StartIndex = f.StartIndex
+	}
 	start := max(p.StartIndex, 1)
 	tell := func(index int) {
-		if p.Checkpoint != nil {
-			p.Checkpoint(index)
+		if opts.Checkpoint != nil {
+			opts.Checkpoint(ListCheckpoint{Filter: p.Filter, StartIndex: index})
 		}
 	}
 	return func(yield func(User, error) bool) {

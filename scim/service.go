@@ -9,8 +9,7 @@
 // fields: Message holds `detail` and SCIMType holds `scimType`, so that a
 // taken userName reads as
 //
-//	var perr *partner.Error
-//	if errors.As(err, &perr) && perr.SCIMType == scim.TypeUniqueness { ... }
+//	if scim.ErrorTypeOf(err) == scim.ErrorTypeUniqueness { ... }
 //
 // or simply partner.IsConflict(err).
 package scim
@@ -28,6 +27,16 @@ import (
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/plumbing"
 )
+
+// ErrorTypeOf returns the scimType of the service's error in err's chain:
+// empty when err holds no *partner.Error or the error carried none.
+func ErrorTypeOf(err error) ErrorType {
+	var e *core.Error
+	if errors.As(err, &e) {
+		return ErrorType(e.SCIMType)
+	}
+	return ""
+}
 
 // usersPath is the collection of user resources.
 const usersPath = "/api/scim/v2/Users"
@@ -50,7 +59,7 @@ func New(p *core.Client) *Service { return &Service{t: p} }
 // UserName is required and ID must be empty. Schemas gets SchemaUser, and
 // SchemaEnterpriseUser when u.Enterprise is set, when they are missing.
 // A userName already taken (compared without regard to case) is a 409
-// whose SCIMType is TypeUniqueness (partner.IsConflict). Create is not
+// whose SCIMType is ErrorTypeUniqueness (partner.IsConflict). Create is not
 // repeated after a failure the service may have acted on, since a repeat
 // could provision the user twice. Such an error says so:
 // partner.IsOutcomeUnknown(err) is true. Then look the user up by its

@@ -19,15 +19,35 @@ const (
 	SchemaEnterpriseUser Schema = "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"
 )
 
-// Values of the scimType member of a SCIM error (RFC 7644 §3.12), found in
-// (*partner.Error).SCIMType.
+// ErrorType is the scimType member of a SCIM error (RFC 7644 §3.12), found
+// in (*partner.Error).SCIMType; ErrorTypeOf reads it from an error.
+type ErrorType string
+
+// Values of ErrorType the service sends. Others are kept as they come.
 const (
-	TypeUniqueness    = "uniqueness"    // 409: userName already taken
-	TypeInvalidValue  = "invalidValue"  // 400: a required attribute is missing or wrong
-	TypeInvalidSyntax = "invalidSyntax" // 400: the body is not valid JSON
-	TypeInvalidFilter = "invalidFilter" // 400: the list filter could not be parsed
-	TypeTooMany       = "tooMany"       // 400: the filter matches too many resources
-	TypeMutability    = "mutability"    // 400: a read-only attribute was changed
+	ErrorTypeUniqueness    ErrorType = "uniqueness"    // 409: userName already taken
+	ErrorTypeInvalidValue  ErrorType = "invalidValue"  // 400: a required attribute is missing or wrong
+	ErrorTypeInvalidSyntax ErrorType = "invalidSyntax" // 400: the body is not valid JSON
+	ErrorTypeInvalidFilter ErrorType = "invalidFilter" // 400: the list filter could not be parsed
+	ErrorTypeTooMany       ErrorType = "tooMany"       // 400: the filter matches too many resources
+	ErrorTypeMutability    ErrorType = "mutability"    // 400: a read-only attribute was changed
+)
+
+// Untyped names of the ErrorType values, compared with
+// (*partner.Error).SCIMType as strings.
+const (
+	// Deprecated: Use ErrorTypeUniqueness with ErrorTypeOf.
+	TypeUniqueness = "uniqueness"
+	// Deprecated: Use ErrorTypeInvalidValue with ErrorTypeOf.
+	TypeInvalidValue = "invalidValue"
+	// Deprecated: Use ErrorTypeInvalidSyntax with ErrorTypeOf.
+	TypeInvalidSyntax = "invalidSyntax"
+	// Deprecated: Use ErrorTypeInvalidFilter with ErrorTypeOf.
+	TypeInvalidFilter = "invalidFilter"
+	// Deprecated: Use ErrorTypeTooMany with ErrorTypeOf.
+	TypeTooMany = "tooMany"
+	// Deprecated: Use ErrorTypeMutability with ErrorTypeOf.
+	TypeMutability = "mutability"
 )
 
 // User is a SCIM 2.0 user resource. Its JSON form is the wire form:
@@ -47,7 +67,7 @@ type User struct {
 	Emails      []Email `json:"emails,omitempty"`
 	// Active is whether the user may sign in; false means suspended. Nil
 	// leaves it to the service (new users are active). Set it with
-	// partner.Ptr(false) or partner.Ptr(true); read it with IsActive.
+	// new(false) or new(true); read it with IsActive.
 	Active *bool `json:"active,omitempty"`
 	// Meta is assigned by the service.
 	Meta *Meta `json:"meta,omitempty"`

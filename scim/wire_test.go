@@ -35,7 +35,7 @@ func TestUserJSONRoundTrip(t *testing.T) {
 		Emails:      []scim.Email{{Primary: true, Value: "bjensen@example.com", Type: "work"}},
 		DisplayName: "Babs Jensen",
 		Meta:        &scim.Meta{ResourceType: "User"},
-		Active:      partner.Ptr(true),
+		Active:      new(true),
 		Enterprise:  &scim.EnterpriseUser{Department: "Tour Operations"},
 	}
 	if !reflect.DeepEqual(u, want) {
@@ -126,7 +126,7 @@ func TestGetUpdateWire(t *testing.T) {
 		t.Fatal(err)
 	}
 	u.DisplayName = "Barbara J."
-	u.Active = partner.Ptr(false)
+	u.Active = new(false)
 	mt.RegisterResponder(http.MethodPut, base+"/api/scim/v2/Users/2819c223-7f76-453a-919d-413861904646", mocktest.JSONResponder(t, `{
 		"schemas": ["urn:ietf:params:scim:schemas:core:2.0:User", "urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"],
 		"id": "2819c223-7f76-453a-919d-413861904646",
@@ -257,13 +257,13 @@ func TestErrors(t *testing.T) {
 		status   int
 		body     string
 		is       func(error) bool
-		scimType string
+		scimType scim.ErrorType
 	}{
-		{400, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"400","scimType":"invalidValue","detail":"userName is required"}`, partner.IsBadRequest, scim.TypeInvalidValue},
+		{400, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"400","scimType":"invalidValue","detail":"userName is required"}`, partner.IsBadRequest, scim.ErrorTypeInvalidValue},
 		{401, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"401","detail":"bad token"}`, partner.IsUnauthorized, ""},
 		{403, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"403","detail":"denied"}`, partner.IsForbidden, ""},
 		{404, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"404","detail":"not found"}`, partner.IsNotFound, ""},
-		{409, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"409","scimType":"uniqueness","detail":"userName is taken"}`, partner.IsConflict, scim.TypeUniqueness},
+		{409, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"409","scimType":"uniqueness","detail":"userName is taken"}`, partner.IsConflict, scim.ErrorTypeUniqueness},
 		{500, `{"schemas":["urn:ietf:params:scim:api:messages:2.0:Error"],"status":"500","detail":"boom"}`, partner.IsServerError, ""},
 	} {
 		c, mt := mocktest.New(t)
@@ -276,7 +276,7 @@ func TestErrors(t *testing.T) {
 		}
 		var detail struct{ Detail string }
 		json.Unmarshal([]byte(tc.body), &detail)
-		if perr.SCIMType != tc.scimType || perr.Message != detail.Detail || perr.Path != "/api/scim/v2/Users" {
+		if scim.ErrorTypeOf(err) != tc.scimType || perr.SCIMType != string(tc.scimType) || perr.Message != detail.Detail || perr.Path != "/api/scim/v2/Users" {
 			t.Errorf("%d: %+v", tc.status, perr)
 		}
 	}

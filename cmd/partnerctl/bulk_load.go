@@ -58,12 +58,17 @@ A load is sent again only when the service certainly did not take it (a
 429, a connection refused): when its answer is lost (a dropped connection,
 a 5xx, an answer cut short), it is not repeated and the exit status is 3.
 
+With --json, messages go to stderr and stdout gets JSON: without --wait
+{"integration_id": "int-crm", "execution_id": "exe_01"}; with --wait the
+execution, as 'bulk status --json' prints it:` + executionJSONHelp + `
+
 Exit status: 0 once the load was accepted (with --wait: once the execution
-completed); 1 when it could not be started or followed, when it ended in a
-state other than completed, when every record failed, or, with
---fail-on-errors, when any failed; 2 for a usage error (FILE a directory,
-for one); 3 when the service may have started the load without saying so:
-read the integration's data before loading again.`,
+completed); 1 when it could not be started or followed; 5 when it was
+followed and ended in a state other than completed, when every record
+failed, or, with --fail-on-errors, when any failed; 2 for a usage error
+(FILE a directory, for one); 3 when the service may have started the load
+without saying so: read the integration's data before loading again; 4
+when the credentials were refused.`,
 		Example: `  partnerctl bulk load deals.csv --integration int-crm --wait
   partnerctl bulk load deals.xlsx --integration int-crm --opportunities --wait --errors-out failed.csv --fail-on-errors`,
 		Args: exactArgs("FILE"),
@@ -107,6 +112,9 @@ read the integration's data before loading again.`,
 
 func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Client, path string, format bulk.Format, fl bulkLoadFlags) error {
 	out := cmd.OutOrStdout()
+	if fl.asJSON {
+		out = cmd.ErrOrStderr()
+	}
 	spec := loadSpec{path: path, integration: fl.integration, format: format, opportunities: fl.opportunities}
 	if format == bulk.CSV {
 		sent, dropped, err := withoutReasonColumns(path)
@@ -135,13 +143,22 @@ func (a *app) bulkLoad(ctx context.Context, cmd *cobra.Command, c *partner.Clien
 	}
 	printf(out, "execution %s started (integration %s)\n", ack.ExecutionID, ack.IntegrationID)
 	if !fl.wait {
+		if fl.asJSON {
+			return writeJSON(cmd.OutOrStdout(), ackJSON{IntegrationID: ack.IntegrationID, ExecutionID: ack.ExecutionID})
+		}
 		return nil
 	}
 	ff := fl.followFlags
 	if format == bulk.CSV {
 		ff.order = csvHeader(path)
 	}
-	return followExecution(ctx, out, c, ack, ff)
+	return followExecution(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), c, ack, ff)
+}
+
+// ackJSON is a started load as --json prints it without --wait.
+type ackJSON struct {
+	IntegrationID string `json:"integration_id"`
+	ExecutionID   string `json:"execution_id"`
 }
 
 // loadSpec says what a bulk load sends.
@@ -189,6 +206,24 @@ func followLoad(ctx context.Context, c *partner.Client, ack *bulk.Ack, p bulk.St
 	return c.Bulk.WaitExecution(ctx, ack, opts)
 }
 
+// columnOrder sorts cols in the order of order (a loaded file's header),
+// those it does not name after them in name order, and returns cols.
+func columnOrder(cols, order []string) []string {
+	rank := func(c string) int {
+		if i := slices.Index(order, c); i >= 0 {
+			return i
+		}
+		return len(order)
+	}
+	slices.SortFunc(cols, func(a, b string) int {
+		if ra, rb := rank(a), rank(b); ra != rb {
+			return ra - rb
+		}
+		return strings.Compare(a, b)
+	})
+	return cols
+}
+
 // csvHeader returns the header row of a CSV file, or nil.
 func csvHeader(path string) []string {
 	f, err := os.Open(path)
@@ -225,18 +260,7 @@ func writeRowErrors(path string, force bool, errs []bulk.RowError, order []strin
 		}
 		textRows = textRows || (e.Row == nil && e.RowText != "")
 	}
-	rank := func(c string) int {
-		if i := slices.Index(order, c); i >= 0 {
-			return i
-		}
-		return len(order)
-	}
-	slices.SortFunc(cols, func(a, b string) int {
-		if ra, rb := rank(a), rank(b); ra != rb {
-			return ra - rb
-		}
-		return strings.Compare(a, b)
-	})
+	cols = columnOrder(cols, order)
 	unused := func(name string) string {
 		for seen[name] || slices.Contains(order, name) {
 			name = "_" + name

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -43,10 +44,14 @@ as CSV that loads again, as 'bulk load --errors-out' writes them (columns in
 name order, as the loaded file's order is not known here). Without it, the
 first few reasons are printed.
 
+With --json, the states and reasons go to stderr and the execution is
+printed on stdout as` + executionJSONHelp + `
+
 Exit status: 0 when the execution was read (with --wait: once it completed);
-1 when it could not be read, when it ended in a state other than completed,
-when every record failed, or, with --fail-on-errors, when any failed; 2 for a
-usage error; 130 when Ctrl-C ended the wait (the execution goes on).`,
+1 when it could not be read; 5 when it was read and ended in a state other
+than completed, when every record failed, or, with --fail-on-errors, when
+any failed; 2 for a usage error; 4 when the credentials were refused; 130
+when Ctrl-C ended the wait (the execution goes on).`,
 		Example: `  partnerctl bulk status exe_01 --integration int-crm
   partnerctl bulk status exe_01 --integration int-crm --wait --errors-out failed.csv`,
 		Args: exactArgs("EXECUTION"),
@@ -62,7 +67,7 @@ usage error; 130 when Ctrl-C ended the wait (the execution goes on).`,
 			}
 			ack := &bulk.Ack{IntegrationID: fl.integration, ExecutionID: args[0]}
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
-				return followExecution(ctx, cmd.OutOrStdout(), c, ack, fl.followFlags)
+				return followExecution(ctx, cmd.OutOrStdout(), cmd.ErrOrStderr(), c, ack, fl.followFlags)
 			})
 		},
 	}
@@ -78,7 +83,8 @@ type followFlags struct {
 	force     bool     // errorsOut may replace a file
 	maxErrors int      // failed rows to fetch for errorsOut
 	failOnErr bool     // any failed row is a failure
-	order     []string // the loaded CSV file's columns, for errorsOut
+	asJSON    bool     // print the execution as JSON on stdout
+	order     []string // the loaded CSV file's columns, for errorsOut and the reasons
 }
 
 // addFlags adds the flags that set fl to cmd.
@@ -87,7 +93,8 @@ func (fl *followFlags) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&fl.wait, "wait", false, "follow the execution until it completes")
 	f.StringVar(&fl.errorsOut, "errors-out", "", "write the failed rows as CSV to `FILE` (implies --wait)")
 	f.BoolVar(&fl.force, "force", false, "replace the --errors-out file when it exists")
-	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 1 when rows failed (implies --wait)")
+	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 5 when rows failed (implies --wait)")
+	f.BoolVar(&fl.asJSON, "json", false, "print the execution as JSON for scripts (messages go to stderr)")
 	f.IntVar(&fl.maxErrors, "max-errors", 1000, "failed rows to fetch for --errors-out")
 }
 
@@ -109,7 +116,7 @@ func (fl followFlags) statusParams() bulk.StatusParams {
 	if fl.errorsOut != "" {
 		n = fl.maxErrors
 	}
-	return bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(n)}
+	return bulk.StatusParams{IncludeErrors: new(true), MaxErrors: new(n)}
 }
 
 // goOn is the command line that goes on following the execution.
@@ -124,13 +131,21 @@ func (fl followFlags) goOn(ack *bulk.Ack) string {
 	if fl.failOnErr {
 		args = append(args, "--fail-on-errors")
 	}
+	if fl.asJSON {
+		args = append(args, "--json")
+	}
 	return strings.Join(args, " ")
 }
 
 // followExecution reads (fl.wait: follows) the execution of ack, prints
 // its states and counts, writes or prints its failed rows, and returns
-// the failure the exit status reports.
-func followExecution(ctx context.Context, out io.Writer, c *partner.Client, ack *bulk.Ack, fl followFlags) error {
+// the failure the exit status reports. With fl.asJSON, what it prints
+// goes to msgs and the execution to out as JSON.
+func followExecution(ctx context.Context, out, msgs io.Writer, c *partner.Client, ack *bulk.Ack, fl followFlags) error {
+	data := out
+	if fl.asJSON {
+		out = msgs
+	}
 	onState := func(ex *bulk.Execution) { printf(out, "execution %s: %s\n", ex.ExecutionID, ex.Status) }
 	var ex *bulk.Execution
 	var err error
@@ -142,7 +157,11 @@ func followExecution(ctx context.Context, out io.Writer, c *partner.Client, ack 
 	var failed *bulk.ExecutionError
 	switch {
 	case errors.As(err, &failed):
-		return fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)
+		// The execution was followed to its end, which is a failure.
+		if jerr := printExecutionJSON(data, failed.Execution, fl); jerr != nil {
+			return jerr
+		}
+		return dataFailure{fmt.Errorf("following execution %s: %w", ack.ExecutionID, err)}
 	case err != nil && fl.wait:
 		return fmt.Errorf("following execution %s: %w; to go on: %s", ack.ExecutionID, err, fl.goOn(ack))
 	case err != nil:
@@ -150,7 +169,7 @@ func followExecution(ctx context.Context, out io.Writer, c *partner.Client, ack 
 	case !ex.Done():
 		printf(out, "%s records so far, %s succeeded, %s failed, %s skipped; follow it with: %s\n",
 			groupDigits(ex.InputCount), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount), fl.goOn(ack))
-		return nil
+		return printExecutionJSON(data, ex, fl)
 	}
 	printf(out, "%s: %s, %s succeeded, %s failed, %s skipped\n", ex.Status,
 		plural(ex.InputCount, "record"), groupDigits(ex.SuccessCount), groupDigits(ex.ErrorCount), groupDigits(ex.SkipCount))
@@ -159,17 +178,77 @@ func followExecution(ctx context.Context, out io.Writer, c *partner.Client, ack 
 			return err
 		}
 	} else {
-		printReasons(out, ex)
+		printReasons(out, ex, fl.order)
+	}
+	if err := printExecutionJSON(data, ex, fl); err != nil {
+		return err
 	}
 	switch {
 	case ex.StatusMsg != "":
-		return fmt.Errorf("execution %s ended %s: %s", ex.ExecutionID, ex.Status, ex.StatusMsg)
+		return dataFailedf("execution %s ended %s: %s", ex.ExecutionID, ex.Status, ex.StatusMsg)
 	case ex.ErrorCount > 0 && ex.SuccessCount == 0 && ex.SkipCount == 0:
-		return fmt.Errorf("execution %s: no record succeeded: all %d failed", ex.ExecutionID, ex.ErrorCount)
+		return dataFailedf("execution %s: no record succeeded: all %d failed", ex.ExecutionID, ex.ErrorCount)
 	case fl.failOnErr && ex.ErrorCount > 0:
-		return fmt.Errorf("execution %s: %s failed", ex.ExecutionID, plural(ex.ErrorCount, "row"))
+		return dataFailedf("execution %s: %s failed", ex.ExecutionID, plural(ex.ErrorCount, "row"))
 	}
 	return nil
+}
+
+// executionJSONHelp is the shape of an execution printed with --json.
+const executionJSONHelp = `
+  {"integration_id": "int-crm", "execution_id": "exe_01", "status": "COMPLETED",
+   "status_message": "", "done": true, "input_count": 3, "success_count": 2,
+   "error_count": 1, "skip_count": 0, "started_at": "2026-01-02T15:04:05Z",
+   "completed_at": "2026-01-02T15:04:09Z",
+   "errors": [{"id": "E-1", "message": "...", "row": {"column": "value"}}]}
+"errors" holds the failed rows the service returned (a row it gave only as
+text has "row_text" in place of "row"); the times are absent until known.`
+
+// executionJSON is an execution as --json prints it (executionJSONHelp).
+type executionJSON struct {
+	IntegrationID string         `json:"integration_id"`
+	ExecutionID   string         `json:"execution_id"`
+	Status        string         `json:"status"`
+	StatusMessage string         `json:"status_message"`
+	Done          bool           `json:"done"`
+	InputCount    int64          `json:"input_count"`
+	SuccessCount  int64          `json:"success_count"`
+	ErrorCount    int64          `json:"error_count"`
+	SkipCount     int64          `json:"skip_count"`
+	StartedAt     *time.Time     `json:"started_at,omitempty"`
+	CompletedAt   *time.Time     `json:"completed_at,omitempty"`
+	Errors        []rowErrorJSON `json:"errors"`
+}
+
+// rowErrorJSON is a failed row in executionJSON.
+type rowErrorJSON struct {
+	ID      string         `json:"id"`
+	Message string         `json:"message"`
+	Row     map[string]any `json:"row,omitempty"`
+	RowText string         `json:"row_text,omitempty"`
+}
+
+// printExecutionJSON prints ex to w as executionJSON when fl asks for
+// JSON.
+func printExecutionJSON(w io.Writer, ex *bulk.Execution, fl followFlags) error {
+	if !fl.asJSON {
+		return nil
+	}
+	j := executionJSON{
+		IntegrationID: ex.IntegrationID, ExecutionID: ex.ExecutionID, Status: string(ex.Status), StatusMessage: ex.StatusMsg,
+		Done: ex.Done(), InputCount: ex.InputCount, SuccessCount: ex.SuccessCount, ErrorCount: ex.ErrorCount, SkipCount: ex.SkipCount,
+		Errors: []rowErrorJSON{},
+	}
+	if !ex.StartedAt.IsZero() {
+		j.StartedAt = &ex.StartedAt
+	}
+	if !ex.CompletedAt.IsZero() {
+		j.CompletedAt = &ex.CompletedAt
+	}
+	for _, e := range ex.Errors {
+		j.Errors = append(j.Errors, rowErrorJSON{ID: e.ID, Message: e.Message, Row: e.Row, RowText: e.RowText})
+	}
+	return writeJSON(w, j)
 }
 
 // writeFailedRows writes the failed rows of ex to fl.errorsOut, or says
@@ -194,8 +273,9 @@ func writeFailedRows(out io.Writer, ex *bulk.Execution, fl followFlags) error {
 }
 
 // printReasons prints the first failed rows the service returned (key,
-// message, row) and the flag that writes them all.
-func printReasons(out io.Writer, ex *bulk.Execution) {
+// message, row, its columns in the order of order, the loaded file's
+// header when known) and the flag that writes them all.
+func printReasons(out io.Writer, ex *bulk.Execution, order []string) {
 	if ex.ErrorCount == 0 {
 		return
 	}
@@ -211,19 +291,20 @@ func printReasons(out io.Writer, ex *bulk.Execution) {
 			key = "(none)"
 		}
 		printf(out, "  key %s: %s\n", key, e.Message)
-		if row := rowText(e); row != "" {
+		if row := rowText(e, order); row != "" {
 			printf(out, "    row: %s\n", row)
 		}
 	}
 }
 
-// rowText is a failed row on one line, its columns in name order, cut
-// at 100 characters.
-func rowText(e bulk.RowError) string {
+// rowText is a failed row on one line, cut at 100 characters: its
+// columns in the order of order (the loaded file's header), then the
+// others in name order.
+func rowText(e bulk.RowError, order []string) string {
 	s := e.RowText
 	if e.Row != nil {
 		var cells []string
-		for _, k := range slices.Sorted(maps.Keys(e.Row)) {
+		for _, k := range columnOrder(slices.Collect(maps.Keys(e.Row)), order) {
 			cells = append(cells, k+"="+text(e.Row[k]))
 		}
 		s = strings.Join(cells, ", ")

@@ -62,7 +62,7 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 		t.Fatalf("accounts after the load: %d", len(o))
 	}
 
-	if r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--fail-on-errors"); r.code != exitFail ||
+	if r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--fail-on-errors"); r.code != exitDataFailed ||
 		!strings.Contains(r.stderr, "1 row failed") {
 		t.Fatalf("--fail-on-errors: exit %d, stderr %q", r.code, r.stderr)
 	}
@@ -224,7 +224,7 @@ func TestBulkLoadNoRecordSucceeded(t *testing.T) {
 	in := filepath.Join(t.TempDir(), "wrong-key.csv")
 	writeFile(t, in, "id,name\n1,Initech\n2,Hooli\n")
 	r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
-	if r.code != exitFail || !strings.Contains(r.stdout, "completed: 2 records, 0 succeeded, 2 failed") ||
+	if r.code != exitDataFailed || !strings.Contains(r.stdout, "completed: 2 records, 0 succeeded, 2 failed") ||
 		!strings.Contains(r.stderr, "no record succeeded: all 2 failed") {
 		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 	}

@@ -23,7 +23,10 @@ The service's listing does not say which object type an integration loads
 or which field its bulk rows are matched on (the key field); that is part of
 the integration's configuration. The fake (partnerfake) prints both for each
 integration when it starts, and 'go doc github.com/partnerapi/partner-go/fake
-WithDemoData' lists those of its demo data.`,
+WithDemoData' lists those of its demo data.
+
+With --json: [{"integration_id": "int-crm", "integration_type": "...",
+"name": "...", "description": "..."}].`,
 		Example: `  partnerctl events integrations
   partnerctl events integrations --json | jq -r '.[].integration_id'`,
 		Args: noArgs,

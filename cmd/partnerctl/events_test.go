@@ -440,7 +440,7 @@ func TestEventsListenNamesKindAndSubscriber(t *testing.T) {
 	waitFor(t, func() bool { return strings.Count(stdout.String(), "\n") >= 2 }, stderr)
 	seen := map[string]string{}
 	var bodies []string
-	for _, line := range strings.Split(strings.TrimSpace(stdout.String()), "\n") {
+	for line := range strings.SplitSeq(strings.TrimSpace(stdout.String()), "\n") {
 		var d struct {
 			Event        string          `json:"event"`
 			SubscriberID string          `json:"subscriber_id"`

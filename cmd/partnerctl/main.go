@@ -1,4 +1,4 @@
-// Command partner is the operator's command line for the Partner
+// Command partnerctl is the operator's command line for the Partner
 // Integration Service, built on the SDK (github.com/partnerapi/partner-go):
 // export reports, load files, provision users, watch webhook deliveries.
 //
@@ -20,11 +20,15 @@
 // flags they are visible in the process list, so give them in the
 // variables or files.
 //
-// Every command has --help with an example. Exit status: 0 on success,
-// 1 when the work failed, 2 for a usage error, 3 when a write failed
-// after the service may have done it (look before doing it again), 130
-// when Ctrl-C ended it. `partnerctl completion bash`
-// (zsh, fish, powershell) prints a shell completion script.
+// Every command has --help with an example; every command that prints
+// data takes --json. --debug (or PARTNER_DEBUG=1) writes the SDK's log
+// records to stderr; --version prints the version. Exit status: 0 on
+// success, 1 when the work failed, 2 for a usage error, 3 when a write
+// failed after the service may have done it (look before doing it
+// again), 4 when the service refused the credentials, 5 when the command
+// worked and what it read says something failed (refused bulk records),
+// 130 when Ctrl-C ended it. `partnerctl completion bash` (zsh, fish,
+// powershell) prints a shell completion script.
 package main
 
 import (

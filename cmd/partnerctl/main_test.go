@@ -127,8 +127,8 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	}
 }
 
-// TestHelpEverywhere runs --help on every command: each exits 0 and shows
-// an example.
+// TestHelpEverywhere runs --help on every command: each exits 0, shows
+// an example, and shows boolean flags without [=true|false].
 func TestHelpEverywhere(t *testing.T) {
 	t.Parallel()
 	c := &cli{env: map[string]string{}}
@@ -145,6 +145,10 @@ func TestHelpEverywhere(t *testing.T) {
 		r := c.run(t, args...)
 		if r.code != 0 || !strings.Contains(r.stdout, "Usage:") {
 			t.Errorf("partner %s: exit %d, stdout %q", strings.Join(args, " "), r.code, r.stdout)
+		}
+		// pflag v1.1.0 shows every boolean flag so (--json[=true|false]).
+		if strings.Contains(r.stdout, "[=true|false]") {
+			t.Errorf("partner %s: a boolean flag shows [=true|false]:\n%s", strings.Join(args, " "), r.stdout)
 		}
 		if cmd.Example == "" || !strings.Contains(r.stdout, "Examples:") {
 			t.Errorf("%s has no example", cmd.CommandPath())
@@ -169,6 +173,7 @@ func TestFlagsOverrideVariables(t *testing.T) {
 	c := newCLI(srv)
 	c.env["PARTNER_BASE_URL"] = "http://127.0.0.1:1" // nothing listens there
 	c.env["PARTNER_ENV"] = "from-variable"
+	c.env["PARTNER_ENV_HEADER"] = srv.Connection().Words.EnvHeader // named toward the fake too
 	c.must(t, "reports", "list", "--base-url", srv.URL, "--env", "from-flag")
 	reqs := srv.Requests()
 	if last := reqs[len(reqs)-1]; last.Env != "from-flag" {
@@ -182,7 +187,7 @@ func TestFlagsOverrideVariables(t *testing.T) {
 	if r := c.run(t, "reports", "list", "--client-secret", "x", "--client-secret-file", secret); r.code != exitUsage {
 		t.Fatalf("both secrets: exit %d, want 2", r.code)
 	}
-	if r := c.run(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret", "wrong"); r.code != exitFail {
+	if r := c.run(t, "reports", "list", "--base-url", srv.URL, "--client-id", fake.DefaultClientID, "--client-secret", "wrong"); r.code != exitAuth {
 		t.Fatalf("wrong secret: exit %d, want 1", r.code)
 	}
 }
@@ -196,8 +201,8 @@ func TestDeploymentWords(t *testing.T) {
 	srv := newFake(t, fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-operator-env", SubscriptionKey: key}))
 	defer srv.Close()
 	c := newCLI(srv)
-	if r := c.run(t, "reports", "list"); r.code != exitFail {
-		t.Fatalf("without the subscription key: exit %d", r.code)
+	if r := c.run(t, "reports", "list"); r.code != exitAuth {
+		t.Fatalf("without the subscription key: exit %d, want 4", r.code)
 	}
 	r := c.must(t, "reports", "list", "--subscription-key", key, "--env-header", "x-operator-env", "--env", "prod")
 	if strings.Contains(r.stdout+r.stderr, key) {

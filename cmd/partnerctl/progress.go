@@ -24,6 +24,9 @@ type progress struct {
 	p     *mpb.Progress
 	bar   *mpb.Bar
 	total atomic.Int64 // 0: unknown
+	// base is the count the run started from (a resumed export's rows
+	// before it): the rate counts what this run did.
+	base atomic.Int64
 }
 
 // newProgress returns a progress bar on w counting bytes or rows, with the
@@ -54,13 +57,15 @@ func (a *app) newBar(cw *barWriter, label string, total int64, bytes bool) *prog
 	}
 	start := now()
 	// The average rate since the bar started, the final count included
-	// (mpb's own average reads 0 once the bar completes).
+	// (mpb's own average reads 0 once the bar completes), of this run's
+	// count only.
 	speed := decor.Any(func(s decor.Statistics) string {
 		el := now().Sub(start).Seconds()
-		if el <= 0 || s.Current <= 0 {
+		done := s.Current - pr.base.Load()
+		if el <= 0 || done <= 0 {
 			return ""
 		}
-		return rate(float64(s.Current) / el)
+		return rate(float64(done) / el)
 	})
 	count := decor.Any(func(s decor.Statistics) string {
 		if !known() {
@@ -81,13 +86,16 @@ func (a *app) newBar(cw *barWriter, label string, total int64, bytes bool) *prog
 				return fmt.Sprintf("%3d%%", min(100, 100*s.Current/max(s.Total, 1)))
 			}, decor.WC{W: 5}),
 			decor.Name("  "), speed,
-			// The time left, once there is a total to reach.
-			decor.Meta(decor.OnComplete(decor.AverageETA(decor.ET_STYLE_GO, decor.WC{W: 8}), ""), func(s string) string {
-				if !known() {
+			// The time left, once there is a total to reach, at this
+			// run's average rate.
+			decor.Any(func(s decor.Statistics) string {
+				done := s.Current - pr.base.Load()
+				if !known() || s.Completed || s.Aborted || done <= 0 {
 					return ""
 				}
-				return s
-			}),
+				el := now().Sub(start)
+				return time.Duration(float64(el) / float64(done) * float64(max(s.Total-s.Current, 0))).Round(time.Second).String()
+			}, decor.WC{W: 8}),
 		),
 	)
 	pr.SetTotal(total)
@@ -106,6 +114,16 @@ func (p *progress) SetTotal(total int64) {
 	if p != nil && total > 0 {
 		p.total.Store(total)
 		p.bar.SetTotal(total, false)
+	}
+}
+
+// Resume says the run goes on after done units, of total (0: unknown):
+// the count starts at done, and the rate counts from there.
+func (p *progress) Resume(done, total int64) {
+	if p != nil {
+		p.base.Store(done)
+		p.bar.SetCurrent(done)
+		p.SetTotal(total)
 	}
 }
 

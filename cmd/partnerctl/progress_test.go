@@ -67,6 +67,18 @@ func TestProgressLine(t *testing.T) {
 		t.Errorf("rate at 100%%: %q", out)
 	}
 
+	// A resumed export shows its total, and its rate counts this run's
+	// rows only: 1,000 rows after 1,000,000 in 2 seconds are 500 rows/s.
+	buf.Reset()
+	ticks.Store(0)
+	p = clocked.newProgress(&buf, "report 9", 0, false)
+	p.Resume(1_000_000, 1_001_000)
+	p.Set(1_001_000)
+	p.Done(nil)
+	if out := buf.String(); !strings.Contains(out, "1,001,000 rows / 1,001,000 rows") || !strings.Contains(out, "500 rows/s") {
+		t.Errorf("resumed bar: %q", out)
+	}
+
 	// A file's name that drives a terminal is shown escaped.
 	buf.Reset()
 	p = a.newProgress(&buf, "upload "+hostile+".csv", 10, true)

@@ -11,11 +11,18 @@ import (
 )
 
 func (a *app) reportsChartsCmd() *cobra.Command {
+	var asJSON bool
 	cmd := &cobra.Command{
-		Use:     "charts REPORT_ID",
-		Short:   "Print the data of a report's charts as tables",
-		Example: `  partnerctl reports charts 101`,
-		Args:    exactArgs("REPORT_ID"),
+		Use:   "charts REPORT_ID",
+		Short: "Print the data of a report's charts as tables",
+		Long: `charts prints each chart of the report as a table of its results.
+
+With --json it prints an array of the charts, each result an object of its
+columns in the service's order:
+  [{"id": 1, "version": 3, "name": "Deals by zone", "results": [{"Zone": "EMEA", "Deals": 12}]}]`,
+		Example: `  partnerctl reports charts 101
+  partnerctl reports charts 101 --json | jq '.[0].results'`,
+		Args: exactArgs("REPORT_ID"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			id, err := parseID("REPORT_ID", args[0])
 			if err != nil {
@@ -27,6 +34,13 @@ func (a *app) reportsChartsCmd() *cobra.Command {
 					return fmt.Errorf("charts of report %d: %w", id, err)
 				}
 				w := cmd.OutOrStdout()
+				if asJSON {
+					charts := data.Charts
+					if charts == nil {
+						charts = []reports.Chart{}
+					}
+					return writeJSON(w, charts)
+				}
 				for i, ch := range data.Charts {
 					if i > 0 {
 						fmt.Fprintln(w)
@@ -56,5 +70,6 @@ func (a *app) reportsChartsCmd() *cobra.Command {
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for scripts")
 	return cmd
 }

@@ -58,9 +58,13 @@ stderr is a terminal.
 An export of CSV or JSON lines to -o FILE that stops (Ctrl-C, a failed
 request) keeps the rows written so far in .FILE.partial and where it stands
 in .FILE.checkpoint, beside FILE, and says so: --resume goes on from there,
-reading the same view, and writes the rows not written yet. Once the export
-completes, .FILE.partial becomes FILE and the checkpoint is removed. A view
-lasts about a day; an export without --resume starts over.`,
+reading the same view, and writes the rows not written yet. Give the
+command the same way (report, format, --raw-csv): --resume refuses a
+checkpoint of another export, of another report's view, or one that does
+not match the partial file's length and SHA-256, and neither file is ever
+followed through a symbolic link. Once the export completes, .FILE.partial
+becomes FILE and the checkpoint is removed. A view lasts about a day; an
+export without --resume starts over.`,
 		Example: `  partnerctl reports export 104 -o deals.csv
   partnerctl reports export 104 --format jsonl | head
   partnerctl reports export 104 --format xlsx -o deals.xlsx
@@ -162,7 +166,7 @@ func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client,
 // files and says how to go on. n counts the rows a resumed export wrote
 // before too.
 func exportResumable(ctx context.Context, c *partner.Client, id int64, format string, fl exportFlags, bar exportProgress) (int64, error) {
-	ef, err := openExportFile(fl.out, id, format, fl.resume)
+	ef, err := openExportFile(fl.out, id, format, fl.rawCSV, fl.resume)
 	var ue usageError
 	if errors.As(err, &ue) {
 		return 0, err
@@ -171,6 +175,27 @@ func exportResumable(ctx context.Context, c *partner.Client, id int64, format st
 		return 0, fmt.Errorf("-o: cannot write %s: %w", fl.out, err)
 	}
 	from := ef.from()
+	if from != nil {
+		// The view must be one of this report's: a checkpoint naming
+		// another report's view would append that report's rows. Its
+		// row count is the progress bar's total.
+		md, err := c.Reports.ViewMetadata(ctx, from.ViewID)
+		switch {
+		case partner.IsNotFound(err):
+			err = fmt.Errorf("--resume: view %d is gone (a view lasts about a day): %s: %w", from.ViewID, startOver, err)
+		case err == nil && md.ReportID != 0 && md.ReportID != id:
+			err = usagef("--resume: the checkpoint in %s names view %d, of report %d, not %d: %s", ef.checkpoint, from.ViewID, md.ReportID, id, startOver)
+		}
+		if err != nil {
+			ef.f.Close()
+			return 0, err
+		}
+		bar.Resume(from.Rows, md.RowCount)
+	}
+	if err := ef.start(); err != nil {
+		ef.f.Close()
+		return 0, fmt.Errorf("-o: cannot write %s: %w", ef.partial, err)
+	}
 	n, err := exportReport(ctx, c, id, format, fl.rawCSV, ef, bar, reports.ExportOptions{From: from, Checkpoint: ef.save})
 	if from != nil {
 		n += from.Rows
@@ -181,7 +206,7 @@ func exportResumable(ctx context.Context, c *partner.Client, id int64, format st
 			return n, err
 		}
 		ef.f.Close()
-		return n, fmt.Errorf("%w; %s kept in %s: go on with: %s", err, plural(ef.state.Checkpoint.Rows, "row"), ef.partial, resumeCommand(id, fl.out))
+		return n, fmt.Errorf("%w; %s kept in %s: go on with: %s", err, plural(ef.state.Checkpoint.Rows, "row"), ef.partial, resumeCommand(id, fl.out, fl.rawCSV))
 	}
 	out := &outputFile{File: ef.f, flag: "-o", path: fl.out, force: fl.force}
 	if err := out.commit(); err != nil {
@@ -205,6 +230,9 @@ type exportProgress interface {
 	enabled() bool
 	SetTotal(rows int64)
 	Set(rows int64)
+	// Resume says the export goes on after done rows, of total (0:
+	// unknown): the rate counts this run's rows only.
+	Resume(done, total int64)
 }
 
 // exportReport writes every row of a report, read through a consistent

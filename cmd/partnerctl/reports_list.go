@@ -16,6 +16,13 @@ func (a *app) reportsListCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "list",
 		Short: "List the exportable reports",
+		Long: `list prints the exportable reports: id, name, status and when each was last
+modified.
+
+With --json it prints an array of the reports as the service describes them:
+  [{"id": 104, "name": "Deals", "description": "...", "reportStatus": "...",
+    "createdBy": {...}, "modifiedBy": {...}, "createdAt": "...", "modifiedAt": "..."}]
+(members the service did not send are left out).`,
 		Example: `  partnerctl reports list
   partnerctl reports list --json | jq '.[].id'`,
 		Args: noArgs,

@@ -1,9 +1,12 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"hash"
 	"io"
 	"io/fs"
 	"os"
@@ -14,16 +17,34 @@ import (
 
 // An export of CSV or JSON lines to a file -o FILE writes .FILE.partial
 // beside it and keeps, in .FILE.checkpoint, where it stands: the SDK's
-// checkpoint (reports.Checkpoint) and the length of the partial file
+// checkpoint (reports.Checkpoint), what the export is (report, format,
+// --raw-csv, FILE's name) and the length and SHA-256 of the partial file
 // that holds the rows before it. An export that stops keeps both, and
-// --resume goes on from there; the export that completes renames the
-// partial file to FILE and removes the checkpoint.
+// --resume goes on from there once every one of these matches the command
+// and the partial file; the export that completes renames the partial
+// file to FILE and removes the checkpoint.
+//
+// Both files are the command's own: the partial file is created
+// exclusively and opened again without following a symbolic link, the
+// checkpoint is written to a new temporary file that replaces it by
+// rename, and read only when it is a small regular file of this user's.
+
+// checkpointVersion is the version of the checkpoint file's content.
+const checkpointVersion = 2
+
+// maxCheckpointSize bounds the checkpoint file a resume reads (one is
+// some 300 bytes).
+const maxCheckpointSize = 16 << 10
 
 // exportState is the content of a .FILE.checkpoint file.
 type exportState struct {
+	Version    int                `json:"version"`
+	Output     string             `json:"output"` // FILE's base name
 	ReportID   int64              `json:"report_id"`
 	Format     string             `json:"format"`
-	Bytes      int64              `json:"bytes"` // of the partial file, the rows before Checkpoint
+	RawCSV     bool               `json:"raw_csv"`
+	Bytes      int64              `json:"bytes"`  // of the partial file, the rows before Checkpoint
+	SHA256     string             `json:"sha256"` // of those bytes, in hex
 	Checkpoint reports.Checkpoint `json:"checkpoint"`
 }
 
@@ -39,8 +60,12 @@ func resumeFiles(out string) (partial, checkpoint string) {
 }
 
 // resumeCommand is the command line that goes on with an export.
-func resumeCommand(id int64, out string) string {
-	return fmt.Sprintf("partnerctl reports export %d -o %s --resume", id, shellQuote(out))
+func resumeCommand(id int64, out string, rawCSV bool) string {
+	cmd := fmt.Sprintf("partnerctl reports export %d -o %s --resume", id, shellQuote(out))
+	if rawCSV {
+		cmd += " --raw-csv"
+	}
+	return cmd
 }
 
 // exportFile is the partial file of an export to out that can resume,
@@ -49,67 +74,114 @@ type exportFile struct {
 	f                   *os.File
 	partial, checkpoint string
 	state               exportState
-	n                   int64 // bytes written to f
-	saved               bool  // a checkpoint with rows was saved
+	n                   int64     // bytes written to f
+	sum                 hash.Hash // of the n bytes
+	saved               bool      // a checkpoint with rows was saved
 }
 
+// startOver is how a refused resume ends its message.
+const startOver = "export without --resume to start over"
+
 // openExportFile opens the partial file of an export of report id in
-// format to out: a new one, or with resume the one a stopped export kept,
-// cut to its checkpoint's length.
-func openExportFile(out string, id int64, format string, resume bool) (*exportFile, error) {
+// format (with rawCSV) to out: a new one, or with resume the one a
+// stopped export kept, once its checkpoint matches the command and the
+// partial file (checkState). Nothing is written until start.
+func openExportFile(out string, id int64, format string, rawCSV, resume bool) (*exportFile, error) {
 	partial, checkpoint := resumeFiles(out)
-	e := &exportFile{partial: partial, checkpoint: checkpoint, state: exportState{ReportID: id, Format: format}}
+	e := &exportFile{partial: partial, checkpoint: checkpoint, sum: sha256.New(), state: exportState{
+		Version: checkpointVersion, Output: filepath.Base(out), ReportID: id, Format: format, RawCSV: rawCSV,
+	}}
 	if !resume {
-		// A stopped export's files go: created anew, exclusively, never
-		// through a symbolic link.
+		// A stopped export's files go (the entries, never what a link
+		// points to); the partial file is created anew, exclusively,
+		// never through a symbolic link.
 		os.Remove(partial)
 		os.Remove(checkpoint)
-		f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o666)
 		if err != nil {
 			return nil, err
 		}
 		e.f = f
 		return e, nil
 	}
-	b, err := os.ReadFile(checkpoint)
+	st, err := readCheckpoint(checkpoint)
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil, usagef("--resume: no stopped export to %s (%s does not exist): export without --resume", out, checkpoint)
 	}
 	if err != nil {
+		return nil, usagef("--resume: %v: %s", err, startOver)
+	}
+	if err := e.checkState(st, out); err != nil {
 		return nil, err
 	}
-	if err := json.Unmarshal(b, &e.state); err != nil {
-		return nil, fmt.Errorf("--resume: %s: %w", checkpoint, err)
-	}
-	switch {
-	case e.state.ReportID != id:
-		return nil, usagef("--resume: the export kept for %s is of report %d, not %d", out, e.state.ReportID, id)
-	case e.state.Format != format:
-		return nil, usagef("--resume: the export kept for %s is %s, not %s", out, e.state.Format, format)
-	}
-	if fi, err := os.Lstat(partial); err != nil || !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("--resume: %s is not the partial file of a stopped export: export without --resume", partial)
-	}
-	f, err := os.OpenFile(partial, os.O_WRONLY, 0)
+	f, _, err := openOwnFile(partial, os.O_RDWR)
 	if err != nil {
-		return nil, fmt.Errorf("--resume: %w", err)
+		return nil, usagef("--resume: %v: %s", err, startOver)
 	}
-	fi, err := f.Stat()
-	if err == nil && fi.Size() < e.state.Bytes {
-		err = fmt.Errorf("%s is shorter than its checkpoint says: export without --resume", partial)
+	// The partial file must hold, from its start, the bytes the
+	// checkpoint counted: the same length and hash. Bytes after them (rows
+	// written after the checkpoint) are cut by start.
+	n, err := io.CopyN(e.sum, f, st.Bytes)
+	if err == nil && hex.EncodeToString(e.sum.Sum(nil)) != st.SHA256 {
+		err = fmt.Errorf("%s is not the file its checkpoint describes", partial)
 	}
-	if err == nil {
-		err = f.Truncate(e.state.Bytes)
-	}
-	if err == nil {
-		_, err = f.Seek(e.state.Bytes, io.SeekStart)
+	if errors.Is(err, io.EOF) {
+		err = fmt.Errorf("%s is shorter than its checkpoint says (%d bytes, not %d)", partial, n, st.Bytes)
 	}
 	if err != nil {
 		f.Close()
-		return nil, fmt.Errorf("--resume: %w", err)
+		return nil, usagef("--resume: %v: %s", err, startOver)
 	}
-	e.f, e.n, e.saved = f, e.state.Bytes, true
+	e.f, e.n, e.state, e.saved = f, st.Bytes, st, true
 	return e, nil
+}
+
+// readCheckpoint reads the checkpoint file path, which must be a small
+// regular file of this user's.
+func readCheckpoint(path string) (exportState, error) {
+	var st exportState
+	f, fi, err := openOwnFile(path, os.O_RDONLY)
+	if err != nil {
+		return st, err
+	}
+	defer f.Close()
+	if fi.Size() > maxCheckpointSize {
+		return st, fmt.Errorf("%s is not a checkpoint (%d bytes)", path, fi.Size())
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxCheckpointSize+1))
+	if err != nil {
+		return st, err
+	}
+	if len(b) > maxCheckpointSize || json.Unmarshal(b, &st) != nil {
+		return st, fmt.Errorf("%s is not a checkpoint", path)
+	}
+	return st, nil
+}
+
+// checkState says why the checkpoint st, read for an export to out, does
+// not go on with the export e is: every setting that changes the output
+// must be the same.
+func (e *exportFile) checkState(st exportState, out string) error {
+	want := e.state
+	var what string
+	switch {
+	case st.Version != checkpointVersion || st.SHA256 == "" || st.Bytes < 0 || st.Checkpoint.Rows <= 0 || st.Checkpoint.ViewID <= 0:
+		return usagef("--resume: %s is not a checkpoint this partnerctl wrote: %s", e.checkpoint, startOver)
+	case st.Output != want.Output:
+		what = fmt.Sprintf("of an export to %s, not %s", st.Output, want.Output)
+	case st.ReportID != want.ReportID:
+		what = fmt.Sprintf("of report %d, not %d", st.ReportID, want.ReportID)
+	case st.Format != want.Format:
+		what = fmt.Sprintf("%s, not %s", st.Format, want.Format)
+	case st.RawCSV != want.RawCSV:
+		what = "written with --raw-csv"
+		if !st.RawCSV {
+			what = "written without --raw-csv"
+		}
+	default:
+		return nil
+	}
+	return usagef("--resume: the export kept for %s is %s: give the same command, or %s", out, what, startOver)
 }
 
 // from is the checkpoint to go on from, or nil for a new export.
@@ -121,29 +193,58 @@ func (e *exportFile) from() *reports.Checkpoint {
 	return &cp
 }
 
+// start readies a resumed partial file for writing: it is cut to the
+// length its checkpoint counted, and written from there.
+func (e *exportFile) start() error {
+	if !e.saved {
+		return nil
+	}
+	if err := e.f.Truncate(e.n); err != nil {
+		return err
+	}
+	_, err := e.f.Seek(e.n, io.SeekStart)
+	return err
+}
+
 func (e *exportFile) Write(p []byte) (int, error) {
 	n, err := e.f.Write(p)
+	e.sum.Write(p[:n])
 	e.n += int64(n)
 	return n, err
 }
 
-// save keeps cp and the partial file's length (all written before cp)
-// in the checkpoint file, replaced whole. e.state stays what the file
-// holds: a save that fails leaves both at the checkpoint before.
+// save keeps cp and the partial file's length and hash (all written
+// before cp) in the checkpoint file, replaced whole through a new
+// temporary file (created exclusively, never through a link). e.state
+// stays what the file holds: a save that fails leaves both at the
+// checkpoint before.
 func (e *exportFile) save(cp reports.Checkpoint) {
 	if cp.Rows == 0 {
 		return
 	}
 	st := e.state
-	st.Checkpoint, st.Bytes = cp, e.n
+	st.Checkpoint, st.Bytes, st.SHA256 = cp, e.n, hex.EncodeToString(e.sum.Sum(nil))
 	b, err := json.Marshal(st)
 	if err != nil {
 		return
 	}
-	tmp := e.checkpoint + ".tmp"
-	if os.WriteFile(tmp, b, 0o666) == nil && os.Rename(tmp, e.checkpoint) == nil {
-		e.state, e.saved = st, true
+	dir, base := filepath.Split(e.checkpoint)
+	tmp, err := os.CreateTemp(dir, base+".*.tmp")
+	if err != nil {
+		return
 	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), e.checkpoint)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return
+	}
+	e.state, e.saved = st, true
 }
 
 // discard removes the partial file and the checkpoint.

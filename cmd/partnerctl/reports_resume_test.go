@@ -179,7 +179,7 @@ func TestReportsExportResumeRefusals(t *testing.T) {
 func TestExportCheckpointSaveFails(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "deals.csv")
-	ef, err := openExportFile(out, 7, formatCSV, false)
+	ef, err := openExportFile(out, 7, formatCSV, false, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 	"unicode"
@@ -16,7 +18,8 @@ import (
 	partner "github.com/partnerapi/partner-go"
 )
 
-// Exit statuses.
+// Exit statuses, documented in the root command's help (exitCodesHelp)
+// and README's CLI section.
 const (
 	exitOK    = 0
 	exitFail  = 1
@@ -24,10 +27,41 @@ const (
 	// exitUnknown is a failure after which the service may have done
 	// the work (partner.IsOutcomeUnknown): look before doing it again.
 	exitUnknown = 3
+	// exitAuth is a refusal of the credentials (401, the token endpoint
+	// refusing the client) or of their scope (403).
+	exitAuth = 4
+	// exitDataFailed says the command did its work and what it read says
+	// something failed: a load whose records were refused, an import
+	// with failed rows (dataFailure).
+	exitDataFailed = 5
 	// exitInterrupted is the shell's status for a command ended by
 	// SIGINT (128+2): Ctrl-C.
 	exitInterrupted = 130
 )
+
+// exitCodesHelp is the exit statuses as the help lists them.
+const exitCodesHelp = `Exit status:
+  0    success
+  1    failure: the command could not do its work
+  2    usage error: nothing was sent
+  3    outcome unknown: a write failed after the service may have done it;
+       look before doing it again
+  4    authentication: the service refused the credentials or their scope
+  5    the command worked, and what it read says something failed: a bulk
+       load's records were refused, an import's rows failed
+  130  interrupted (Ctrl-C)`
+
+// dataFailure is an error of a command that did its work, where what it
+// read says something failed (refused records): exit status 5.
+type dataFailure struct{ err error }
+
+func (e dataFailure) Error() string { return e.err.Error() }
+func (e dataFailure) Unwrap() error { return e.err }
+
+// dataFailedf returns a dataFailure.
+func dataFailedf(format string, args ...any) error {
+	return dataFailure{fmt.Errorf(format, args...)}
+}
 
 // usageError is a mistake in the command line: exit status 2.
 type usageError struct{ err error }
@@ -56,6 +90,7 @@ type app struct {
 	env, envHeader, subKey, subKeyHeader        string
 	subKeyFile                                  string
 	scopes                                      []string
+	debug                                       bool
 }
 
 func isTerminal(w io.Writer) bool {
@@ -93,8 +128,14 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		printf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return exitUsage
 	}
-	if partner.IsOutcomeUnknown(err) {
+	var df dataFailure
+	switch {
+	case partner.IsOutcomeUnknown(err):
 		return exitUnknown
+	case partner.IsUnauthorized(err) || partner.IsForbidden(err):
+		return exitAuth
+	case errors.As(err, &df):
+		return exitDataFailed
 	}
 	return exitFail
 }
@@ -112,9 +153,15 @@ PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and PARTNER_SUBSCRIPTION_KEY_HEADER
 Secrets are never printed. A secret given as a flag (--client-secret,
 --subscription-key) is visible to other users of this machine in the
 process list: give it in its variable or in a file (--client-secret-file,
---subscription-key-file) instead. Exit status: 0 success, 1 failure, 2 usage error,
-3 outcome unknown (a write failed after the service may have done it: look
-before doing it again), 130 interrupted (Ctrl-C).`,
+--subscription-key-file) instead.
+
+--json, on every command that prints data, prints it as JSON on stdout
+(each command's help gives the shape); messages go to stderr. --debug (or
+PARTNER_DEBUG=1) writes the SDK's log records to stderr: one line per
+request (method, path, status, request id) and one per retry (its attempt);
+never a secret.
+
+` + exitCodesHelp,
 		Example: `  export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=me PARTNER_CLIENT_SECRET=...
   partnerctl reports list
   partnerctl reports export 104 --format csv -o deals.csv`,
@@ -122,21 +169,24 @@ before doing it again), 130 interrupted (Ctrl-C).`,
 		SilenceErrors: true,
 		Args:          noArgs,
 		RunE:          groupRun,
+		Version:       buildVersion(),
 	}
+	root.SetVersionTemplate(currentVersion().String() + "\n")
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.baseURL, "base-url", "", "base URL of the service (PARTNER_BASE_URL)")
 	pf.StringVar(&a.clientID, "client-id", "", "OAuth client id (PARTNER_CLIENT_ID)")
 	pf.StringVar(&a.clientSecret, "client-secret", "", "OAuth client secret (PARTNER_CLIENT_SECRET); visible to other users of this machine in the process list: prefer the variable or --client-secret-file")
 	pf.StringVar(&a.secretFile, "client-secret-file", "", "read the client secret from this `file`")
 	pf.StringVar(&a.env, "env", "", "host name of the environment, sent in the environment header (PARTNER_ENV); a deployment needs --env-header too")
-	pf.StringVar(&a.envHeader, "env-header", "", "name of the deployment's environment header, x-svc-env toward this machine only (PARTNER_ENV_HEADER)")
+	pf.StringVar(&a.envHeader, "env-header", "", "name of the deployment's environment header, needed with --env toward any host; the fake's is x-svc-env unless it was given another (PARTNER_ENV_HEADER)")
 	pf.StringVar(&a.subKey, "subscription-key", "", "gateway subscription key (PARTNER_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or --subscription-key-file")
 	pf.StringVar(&a.subKeyFile, "subscription-key-file", "", "read the gateway subscription key from this `file`")
 	pf.StringVar(&a.subKeyHeader, "subscription-key-header", "", "name of the subscription key header (PARTNER_SUBSCRIPTION_KEY_HEADER)")
 	pf.StringSliceVar(&a.scopes, "scope", nil, "scopes to request for the token (repeatable)")
+	pf.BoolVar(&a.debug, "debug", false, "write the SDK's log records (requests, retries, request ids) to stderr (PARTNER_DEBUG=1)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 
-	root.AddCommand(a.reportsCmd(), a.bulkCmd(), a.usersCmd(), a.eventsCmd(), a.tokenCmd())
+	root.AddCommand(a.reportsCmd(), a.bulkCmd(), a.usersCmd(), a.eventsCmd(), a.tokenCmd(), a.versionCmd())
 	return root
 }
 
@@ -240,7 +290,7 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 	opts := []partner.Option{
 		partner.WithBaseURL(base),
 		partner.WithClientCredentials(id, secret),
-		partner.WithUserAgent("partner-cli"),
+		partner.WithUserAgent(userAgent()),
 		partner.WithScopes(a.scopes...),
 	}
 	for _, o := range []struct {
@@ -253,6 +303,9 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 		if o.value != "" {
 			opts = append(opts, o.opt(o.value))
 		}
+	}
+	if a.debugging(cmd) {
+		opts = append(opts, partner.WithLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
 	}
 	c, err := partner.New(append(opts, a.clientOpts...)...)
 	if err != nil {
@@ -273,6 +326,16 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 		return nil, usageError{errors.New(msg)}
 	}
 	return c, nil
+}
+
+// debugging says whether --debug, or else PARTNER_DEBUG (1 or true),
+// asks for the SDK's log records.
+func (a *app) debugging(cmd *cobra.Command) bool {
+	if f := cmd.Flags().Lookup("debug"); f != nil && f.Changed {
+		return a.debug
+	}
+	v, _ := strconv.ParseBool(a.getenv("PARTNER_DEBUG"))
+	return v
 }
 
 // withClient runs fn with a client and closes the client afterwards

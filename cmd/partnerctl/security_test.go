@@ -125,7 +125,7 @@ func TestTerminalOutputEscapesControls(t *testing.T) {
 	defer evil.Close()
 	ec := &cli{env: map[string]string{"PARTNER_BASE_URL": evil.URL, "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "secret"}, tty: true}
 	r := ec.run(t, "reports", "list")
-	if r.code != exitFail || !strings.Contains(r.stderr, "such client") {
+	if r.code != exitAuth || !strings.Contains(r.stderr, "such client") {
 		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
 	}
 	noTerminalControl(t, "the error line", r.stderr)

@@ -10,7 +10,7 @@ import (
 
 func (a *app) usersCmd() *cobra.Command {
 	return group("users", "Provision users (SCIM)", "  partnerctl users list\n  partnerctl users import people.csv",
-		a.usersListCmd(), a.usersCreateCmd(), a.usersSuspendCmd(), a.usersImportCmd())
+		a.usersListCmd(), a.usersCreateCmd(), a.usersSuspendCmd(), a.usersReactivateCmd(), a.usersImportCmd())
 }
 
 // userFields are the attributes the CLI sets on a user. Empty fields are

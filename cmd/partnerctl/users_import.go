@@ -17,7 +17,8 @@ import (
 )
 
 func (a *app) usersImportCmd() *cobra.Command {
-	return &cobra.Command{
+	var asJSON bool
+	cmd := &cobra.Command{
 		Use:   "import FILE.csv",
 		Short: "Create or update users from a CSV file, by userName",
 		Long: `import reads a CSV file whose header row names the columns userName (required),
@@ -38,9 +39,20 @@ differs. Running the same file again creates and updates nothing, so an
 interrupted import is safely re-run.
 
 It prints one line per row and the counts of created, updated, written,
-unchanged and failed users; it exits 1 when a row failed. When the file
+unchanged and failed users; it exits 5 when a row failed (1 when the file
+could not be read to its end). When the file
 cannot be read to its end (a malformed line) or Ctrl-C stops it, the counts
-say the line it stopped after: the rows after it were not imported.`,
+say the line it stopped after: the rows after it were not imported. A
+column active (true or false) suspends or reactivates users, as 'users
+suspend' and 'users reactivate' do one at a time.
+
+With --json it prints, once the import ends, one object:
+  {"rows": [{"line": 2, "user_name": "ada@example.com", "id": "usr-1",
+             "outcome": "created", "error": ""}],
+   "created": 1, "updated": 0, "written": 0, "unchanged": 0, "failed": 0,
+   "stopped_after_line": 0}
+stopped_after_line is the last line read when the file could not be read
+to its end or Ctrl-C stopped the import, else 0.`,
 		Example: `  printf 'userName,displayName,email\nada@example.com,Ada,ada@example.com\n' > people.csv
   partnerctl users import people.csv`,
 		Args: exactArgs("FILE.csv"),
@@ -55,12 +67,21 @@ say the line it stopped after: the rows after it were not imported.`,
 			defer f.Close()
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
 				out := cmd.OutOrStdout()
+				if asJSON {
+					out = io.Discard
+				}
 				counts := map[string]int{}
 				rows, last := 0, 1
+				report := importJSON{Rows: []importRowJSON{}}
 				err := importUsers(ctx, c, f, func(r importResult) {
 					counts[r.Outcome]++
 					rows++
 					last = r.Line
+					row := importRowJSON{Line: r.Line, UserName: r.UserName, ID: r.ID, Outcome: r.Outcome}
+					if r.Err != nil {
+						row.Error = r.Err.Error()
+					}
+					report.Rows = append(report.Rows, row)
 					switch {
 					case r.Err != nil && r.UserName == "":
 						printf(out, "line %d: %s: %v\n", r.Line, r.Outcome, r.Err)
@@ -77,17 +98,47 @@ say the line it stopped after: the rows after it were not imported.`,
 					printf(out, "%s\n", tally)
 				case rows > 0: // not after a bad header row: nothing was read
 					printf(out, "stopped after line %d: %s; the rows after line %d were not imported\n", last, tally, last)
+					report.StoppedAfterLine = last
+				}
+				if asJSON && (err == nil || rows > 0) {
+					report.Created, report.Updated, report.Written = counts[importCreated], counts[importUpdated], counts[importWritten]
+					report.Unchanged, report.Failed = counts[importUnchanged], counts[importFailed]
+					if jerr := writeJSON(cmd.OutOrStdout(), report); jerr != nil && err == nil {
+						err = jerr
+					}
 				}
 				if err != nil {
 					return fmt.Errorf("import %s: %w", args[0], err)
 				}
 				if counts[importFailed] > 0 {
-					return fmt.Errorf("import %s: %d rows failed", args[0], counts[importFailed])
+					return dataFailedf("import %s: %d rows failed", args[0], counts[importFailed])
 				}
 				return nil
 			})
 		},
 	}
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the outcome of each row and the counts as JSON for scripts")
+	return cmd
+}
+
+// importJSON is what users import --json prints.
+type importJSON struct {
+	Rows             []importRowJSON `json:"rows"`
+	Created          int             `json:"created"`
+	Updated          int             `json:"updated"`
+	Written          int             `json:"written"`
+	Unchanged        int             `json:"unchanged"`
+	Failed           int             `json:"failed"`
+	StoppedAfterLine int             `json:"stopped_after_line"`
+}
+
+// importRowJSON is the outcome of one row in importJSON.
+type importRowJSON struct {
+	Line     int    `json:"line"`
+	UserName string `json:"user_name"`
+	ID       string `json:"id"`
+	Outcome  string `json:"outcome"`
+	Error    string `json:"error"`
 }
 
 // Outcomes of importing one user.

@@ -22,7 +22,9 @@ func (a *app) usersListCmd() *cobra.Command {
 		Long: `list prints the users as a table of the columns the service returns in a
 listing (id, username, active). The service's listing does not return display
 names or e-mail addresses: --columns asks for those columns too (blank where
-the service does not return them), and --json prints what it returns.`,
+the service does not return them), and --json prints what it returns: an
+array of users in the SCIM core schema's names,
+  [{"id": "usr-1", "userName": "ada@example.com", "active": true, ...}].`,
 		Example: `  partnerctl users list
   partnerctl users list --filter 'userName eq "ada@example.com"'
   partnerctl users list --columns id,username,display-name,email,active`,

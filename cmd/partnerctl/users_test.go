@@ -67,7 +67,7 @@ func TestUsersImportIsSafeToRerun(t *testing.T) {
 		",Nobody,,,\n") // fails: no userName
 
 	r := c.run(t, "users", "import", in)
-	if r.code != exitFail || !strings.Contains(r.stdout, "1 created, 1 updated, 0 written, 1 unchanged, 2 failed") ||
+	if r.code != exitDataFailed || !strings.Contains(r.stdout, "1 created, 1 updated, 0 written, 1 unchanged, 2 failed") ||
 		!strings.Contains(r.stdout, "line 5: failed bob@example.com: active \"maybe\" is not true or false\n") ||
 		!strings.Contains(r.stdout, "line 6: failed: no userName\n") {
 		t.Fatalf("first import: exit %d\n%s%s", r.code, r.stdout, r.stderr)

@@ -33,6 +33,14 @@
 //	                    (default 100000)
 //	-full-scim-filter   take every RFC 7644 SCIM filter, not only the
 //	                    deployed service's userName eq "..."
+//	-unknown-members    accept and ignore members of write bodies (subscribe,
+//	                    audit, external id) that their published descriptions
+//	                    do not name, instead of answering 400 naming each
+//	-allow-host NAME    admit this Host name besides loopback ones when
+//	                    listening on a loopback address (repeatable)
+//	-max-tokens N       live access tokens kept (default 100000)
+//	-max-uploads N      signed upload URLs kept (default 10000)
+//	-max-upload-bytes N bytes of uploaded files held (default 1073741824)
 //
 // A deployment's own words and gateway (docs/deployed-service.md):
 //
@@ -47,12 +55,20 @@
 //	-scope-checks           check the fake's own per-area OAuth scopes
 //	-delivery-envelope      add the fake's own envelope members to deliveries
 //
-// The admin API under /_fake/ (inject, list, remove and clear faults,
+// The admin API under /_fake/ (inject, list, remove and clear faults, on
+// requests and on webhook deliveries: a delivery sent again after the
+// receiver's 2xx, a receiver's answer dropped so that the fake retries;
 // advance the manual clock, read the request log and the deliveries, seed,
 // reset, health) is documented in internal/fakeadmin and at GET
 // /_fake/openapi.json. It answers loopback clients only unless
 // -admin-remote is given, since it can read every request and create
 // state.
+//
+// Listening on a loopback address, partnerfake answers every route,
+// service and admin, only when the request's Host is a loopback name or
+// address (or one -allow-host names), and its Origin, when it has one, is
+// too (403 otherwise), so that a web page whose DNS name is rebound to
+// 127.0.0.1 cannot drive it; it answers no CORS.
 package main
 
 import (
@@ -71,6 +87,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/fakeadmin"
@@ -144,8 +161,11 @@ type config struct {
 	envHeader, portal, subKey, subKeyFile   string
 	lifetime, latency, bulkDelay, viewDelay time.Duration
 	demo, manual, adminRemote, fullSCIM     bool
-	scopes, envelope                        bool
+	scopes, envelope, unknownMembers        bool
 	logSize                                 int
+	// the fake's totals (fake.Limits) and the Host names it admits
+	limits     fake.Limits
+	allowHosts []string
 }
 
 // newFlags returns partnerfake's flags, which parse into the config.
@@ -156,7 +176,7 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.StringVar(&c.id, "client-id", fake.DefaultClientID, "OAuth client id of the demo client")
 	fs.StringVar(&c.secret, "client-secret", fake.DefaultClientSecret, "OAuth client secret of the demo client (`S`, or $PARTNERFAKE_CLIENT_SECRET); visible to other users of this machine in the process list: prefer the variable or -client-secret-file")
 	fs.StringVar(&c.secretFile, "client-secret-file", "", "read the OAuth client secret from this `file`")
-	fs.DurationVar(&c.lifetime, "token-lifetime", time.Hour, "lifetime of access tokens")
+	fs.DurationVar(&c.lifetime, "token-lifetime", fake.DefaultTokenLifetime, "lifetime of access tokens")
 	fs.BoolVar(&c.demo, "demo", true, "seed the demo data set")
 	fs.StringVar(&c.seedFile, "seed", "", "JSON `file` with a data set to load (format: fake.Seed)")
 	fs.DurationVar(&c.latency, "latency", 0, "base latency added to every request of the service's routes")
@@ -164,15 +184,38 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.DurationVar(&c.bulkDelay, "bulk-delay", fake.DefaultBulkDelay, "how long a bulk execution stays running")
 	fs.DurationVar(&c.viewDelay, "view-delay", fake.ViewPendingFor+fake.ViewRunningFor, "how long a report view takes to be ready")
 	fs.BoolVar(&c.adminRemote, "admin-remote", false, "let the admin API under /_fake/ answer non-loopback clients")
-	fs.IntVar(&c.logSize, "request-log", 100_000, "how many of the last requests the request log keeps")
+	fs.IntVar(&c.logSize, "request-log", fake.DefaultRequestLogSize, "how many of the last requests the request log keeps")
 	fs.BoolVar(&c.fullSCIM, "full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
-	fs.StringVar(&c.envHeader, "env-header", "x-svc-env", "name of the environment header (a deployment's own word)")
-	fs.StringVar(&c.portal, "portal-word", "partner_portal", "the deployment's portal word, as in <word>.integration_status")
+	words := defaultWords()
+	fs.StringVar(&c.envHeader, "env-header", words.EnvHeader, "name of the environment header (a deployment's own word)")
+	fs.StringVar(&c.portal, "portal-word", words.PortalWord, "the deployment's portal word, as in <word>.integration_status")
 	fs.StringVar(&c.subKey, "subscription-key", "", "require this API gateway subscription `key` (header Ocp-Apim-Subscription-Key or query subscription-key; or $PARTNERFAKE_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or -subscription-key-file")
 	fs.StringVar(&c.subKeyFile, "subscription-key-file", "", "read the API gateway subscription key from this `file`")
 	fs.BoolVar(&c.scopes, "scope-checks", false, "check the fake's own per-area OAuth scopes")
 	fs.BoolVar(&c.envelope, "delivery-envelope", false, "add the fake's own envelope members (event, delivery_id, ...) to webhook deliveries")
+	fs.BoolVar(&c.unknownMembers, "unknown-members", false, "accept and ignore members of write bodies (subscribe, audit, external id) that their published descriptions do not name, instead of answering 400")
+	limits := fake.DefaultLimits()
+	fs.IntVar(&c.limits.AccessTokens, "max-tokens", limits.AccessTokens, "how many live access tokens the fake keeps (the oldest forgotten past it)")
+	fs.IntVar(&c.limits.Uploads, "max-uploads", limits.Uploads, "how many signed upload URLs the fake keeps (the oldest forgotten past it)")
+	fs.Int64Var(&c.limits.UploadBytes, "max-upload-bytes", limits.UploadBytes, "how many bytes of uploaded files the fake holds (413 past it)")
+	fs.Func("allow-host", "admit this Host `name` besides loopback ones when listening on a loopback address (repeatable, or comma-separated)", func(v string) error {
+		for _, h := range strings.Split(v, ",") {
+			if h = strings.TrimSpace(h); h != "" {
+				c.allowHosts = append(c.allowHosts, h)
+			}
+		}
+		return nil
+	})
 	return fs, c
+}
+
+// defaultWords are the words a fake speaks unless told others (the
+// interface's stand-ins), read from one, so that the flags' defaults are
+// the fake's.
+func defaultWords() deployment.Words {
+	f := fake.New()
+	defer f.Close()
+	return f.Connection().Words
 }
 
 func run(ctx context.Context, args []string, out io.Writer) error {
@@ -224,7 +267,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	start := time.Now().UTC().Truncate(time.Second)
 	build := func() *fake.Fake {
 		opts := []fake.Option{fake.WithClient(c.id, c.secret), fake.WithTokenLifetime(c.lifetime), fake.WithBulkDelay(c.bulkDelay),
-			fake.WithViewDelay(c.viewDelay), fake.WithRequestLogSize(c.logSize)}
+			fake.WithViewDelay(c.viewDelay), fake.WithRequestLogSize(c.logSize), fake.WithLimits(c.limits)}
 		if c.demo {
 			opts = append(opts, fake.WithDemoData())
 		}
@@ -241,6 +284,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if c.envelope {
 			opts = append(opts, fake.WithDeliveryEnvelope())
 		}
+		if c.unknownMembers {
+			opts = append(opts, fake.WithUnknownMembers())
+		}
 		f := fake.New(opts...)
 		if seed != nil {
 			f.ApplySeed(seed) // checked above on the same data set: no error
@@ -256,7 +302,11 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer admin.Close()
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
-	srv := &http.Server{Handler: withLatency(admin, c.latency), ReadHeaderTimeout: 10 * time.Second,
+	handler := withLatency(admin, c.latency)
+	if fakehttp.LoopbackAddr(ln.Addr()) {
+		handler = fakehttp.LocalOnly(handler, c.allowHosts)
+	}
+	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
 		MaxHeaderBytes: fakehttp.MaxHeaderBytes}
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)

@@ -327,3 +327,53 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestLoopbackRefusesForeignHost: listening on a loopback address,
+// partnerfake answers a request whose Host is another name (a page whose
+// DNS name was rebound to 127.0.0.1) with 403 on every route, service and
+// admin: no token, no data. -allow-host admits a name.
+func TestLoopbackRefusesForeignHost(t *testing.T) {
+	base, stop := start(t, "-allow-host", "fake.internal")
+	defer stop()
+	port := base[strings.LastIndex(base, ":")+1:]
+	send := func(method, path, host, body string) (int, string) {
+		t.Helper()
+		req, err := http.NewRequest(method, base+path, strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		for k := range resp.Header {
+			if strings.HasPrefix(k, "Access-Control-") {
+				t.Errorf("%s %s, Host %s: CORS header %s", method, path, host, k)
+			}
+		}
+		return resp.StatusCode, string(b)
+	}
+	tokenBody := `{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`
+	foreign := "rebind.attacker.example:" + port
+	for _, r := range []struct{ method, path, body string }{
+		{"POST", "/oauth/token", tokenBody},
+		{"GET", "/_fake/health", ""},
+		{"GET", "/_fake/requests", ""},
+	} {
+		if status, body := send(r.method, r.path, foreign, r.body); status != http.StatusForbidden || strings.Contains(body, "access_token") || strings.Contains(body, "oauth") {
+			t.Errorf("%s %s, Host %s: %d %.200s, want 403 and nothing else", r.method, r.path, foreign, status, body)
+		}
+	}
+	if status, body := send("POST", "/oauth/token", "fake.internal:"+port, tokenBody); status != 200 || !strings.Contains(body, "access_token") {
+		t.Errorf("token with an allowed Host: %d %s", status, body)
+	}
+	if status, body := send("GET", "/_fake/requests", "localhost:"+port, ""); status != 200 || !strings.Contains(body, "/oauth/token") {
+		t.Errorf("request log with a loopback Host: %d %.200s", status, body)
+	}
+}

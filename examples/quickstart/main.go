@@ -30,6 +30,7 @@ import (
 	"time"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/objects"
 )
@@ -96,32 +97,26 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string, embedded 
 	if err := checkDeploymentVars(getenv); err != nil {
 		return err
 	}
-	envHeader, portal := getenv("PARTNER_ENV_HEADER"), getenv("PARTNER_PORTAL_WORD")
-	audit := objects.FieldIntegrationStatus
-	if portal != "" {
-		audit = objects.FieldName(portal + ".integration_status")
-	}
+	// The deployment's words; empty ones keep the interface's own.
+	words := deployment.Words{EnvHeader: getenv("PARTNER_ENV_HEADER"), PortalWord: getenv("PARTNER_PORTAL_WORD")}
+	conn := deployment.Connection{BaseURL: base, ClientID: id, ClientSecret: secret,
+		SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY"), Words: words}
 	if base == "" {
-		// Empty words keep the interface's own.
-		deployment := fake.Deployment{EnvHeader: envHeader, PortalWord: portal, SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY")}
-		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithDeployment(deployment)}, embedded...)...)
+		// The embedded fake speaks the same words and hands the client
+		// its connection: its URL, credentials, key and words.
+		d := fake.Deployment{EnvHeader: words.EnvHeader, PortalWord: words.PortalWord, SubscriptionKey: conn.SubscriptionKey}
+		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithDeployment(d)}, embedded...)...)
 		defer srv.Close()
-		base, id, secret = srv.URL, fake.DefaultClientID, fake.DefaultClientSecret
-		fmt.Fprintf(w, "started the embedded fake service at %s\n", base)
+		conn = srv.Connection()
+		fmt.Fprintf(w, "started the embedded fake service at %s\n", conn.BaseURL)
 	}
-	opts := []partner.Option{
-		partner.WithBaseURL(base),
-		partner.WithClientCredentials(id, secret),
-		partner.WithUserAgent("quickstart"),
+	audit := objects.FieldIntegrationStatus // the interface's word, without PARTNER_PORTAL_WORD
+	if f := conn.Words.AuditField(); f != "" {
+		audit = objects.FieldName(f)
 	}
+	opts := []partner.Option{partner.WithConnection(conn), partner.WithUserAgent("quickstart")}
 	if env := getenv("PARTNER_ENV"); env != "" {
 		opts = append(opts, partner.WithEnvironment(env))
-	}
-	if envHeader != "" {
-		opts = append(opts, partner.WithEnvironmentHeader(envHeader))
-	}
-	if key := getenv("PARTNER_SUBSCRIPTION_KEY"); key != "" {
-		opts = append(opts, partner.WithSubscriptionKey(key))
 	}
 	c, err := partner.New(opts...)
 	if err != nil {
@@ -190,6 +185,8 @@ func checkDeploymentVars(getenv func(string) string) error {
 		}
 		return fmt.Errorf("PARTNER_ENV %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", env)
 	}
+	// Toward a server (whatever its host) the header must be named; the
+	// embedded fake names its own in its Connection.
 	if u, err := url.Parse(getenv("PARTNER_BASE_URL")); env != "" && getenv("PARTNER_ENV_HEADER") == "" && err == nil && u.Host != "" &&
 		!sdkAccepts(partner.WithBaseURL(u.String()), partner.WithEnvironment(env)) {
 		return fmt.Errorf("PARTNER_ENV needs PARTNER_ENV_HEADER toward %s: the deployment reads the environment from a header named after its operator, not from the stand-in x-svc-env, and would act on production", u.Hostname())

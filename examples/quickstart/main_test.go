@@ -155,8 +155,10 @@ func TestQuickstartPlainHTTPRule(t *testing.T) {
 			t.Errorf("checkBaseURL(%q) = %v, want accepted %v", raw, err, ok)
 		}
 	}
+	// The environment header is named toward this machine too: a server on
+	// a loopback address may be a proxy to a deployment.
 	env := map[string]string{"PARTNER_ENV": "sandbox.example.com", "PARTNER_BASE_URL": "http://LOCALHOST:8080"}
-	if err := checkDeploymentVars(func(k string) string { return env[k] }); err != nil {
+	if err := checkDeploymentVars(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "PARTNER_ENV needs PARTNER_ENV_HEADER toward LOCALHOST") {
 		t.Errorf("PARTNER_ENV toward this machine without PARTNER_ENV_HEADER: %v", err)
 	}
 }

@@ -37,7 +37,7 @@ func bulkStep(ctx context.Context, c *partner.Client, w io.Writer) error {
 		ack.IntegrationID, ack.ExecutionID)
 	var last bulk.State
 	ex, err := c.Bulk.WaitExecution(ctx, ack, bulk.WaitOptions{
-		Status:   bulk.StatusParams{IncludeErrors: partner.Ptr(true), MaxErrors: partner.Ptr(3)},
+		Status:   bulk.StatusParams{IncludeErrors: new(true), MaxErrors: new(3)},
 		Interval: 500 * time.Millisecond,
 		Progress: func(ex *bulk.Execution) {
 			if ex.Status != last { // a line per change of state, not per poll

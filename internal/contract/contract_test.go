@@ -19,6 +19,12 @@ const sdkAgent = "partner-go/test"
 // (contract.Differential).
 func serve(t *testing.T, options []string, method, target, reqBody string, status int, contentType, body string) []*contract.Violation {
 	t.Helper()
+	return serveWith(t, options, nil, method, target, reqBody, status, contentType, body)
+}
+
+// serveWith is serve with the answer's header besides its Content-Type.
+func serveWith(t *testing.T, options []string, header http.Header, method, target, reqBody string, status int, contentType, body string) []*contract.Violation {
+	t.Helper()
 	c, err := contract.Load(options...)
 	if err != nil {
 		t.Fatal(err)
@@ -26,6 +32,9 @@ func serve(t *testing.T, options []string, method, target, reqBody string, statu
 	var got []*contract.Violation
 	h := c.Middleware(func(v *contract.Violation) { got = append(got, v) })(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
+		for k, v := range header {
+			w.Header()[k] = v
+		}
 		if contentType != "" {
 			w.Header().Set("Content-Type", contentType)
 		}

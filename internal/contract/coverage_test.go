@@ -17,6 +17,9 @@ import (
 type operation struct {
 	id, method, path, sdkMethod string
 	fakeOnly                    bool
+	// noSDK says why the SDK sends no request to the operation (x-no-sdk):
+	// the connector's sign-in. TestConnectorTour exercises those.
+	noSDK string
 }
 
 func operations(t *testing.T) []operation {
@@ -30,7 +33,8 @@ func operations(t *testing.T) []operation {
 		for method, op := range item.Operations() {
 			sdk, _ := op.Extensions["x-sdk-method"].(string)
 			fakeOnly := op.Extensions["x-fake-extension"] != nil
-			ops = append(ops, operation{op.OperationID, method, path, sdk, fakeOnly})
+			noSDK, _ := op.Extensions["x-no-sdk"].(string)
+			ops = append(ops, operation{op.OperationID, method, path, sdk, fakeOnly, noSDK})
 			if src, _ := op.Extensions["x-source"].(string); src == "" {
 				t.Errorf("%s %s: no x-source", method, path)
 			}
@@ -55,7 +59,8 @@ func skip(t *testing.T, key, what string) bool {
 
 // TestEveryOperationHasSDKMethodAndFakeRoute lists each operation of the
 // contract with the SDK method that sends it (x-sdk-method: a field of
-// partner.Client and a method of its service) and the fake route that
+// partner.Client and a method of its service), or the reason the SDK
+// sends none (x-no-sdk, without x-sdk-method), and the fake route that
 // serves it: a request to the fake must not get the generic 404 or 405
 // of a route the fake lacks.
 func TestEveryOperationHasSDKMethodAndFakeRoute(t *testing.T) {
@@ -66,6 +71,9 @@ func TestEveryOperationHasSDKMethodAndFakeRoute(t *testing.T) {
 		field, name, _ := strings.Cut(op.sdkMethod, ".")
 		sf, ok := client.FieldByName(field)
 		switch {
+		case op.noSDK != "" && op.sdkMethod != "":
+			t.Errorf("%s (%s %s): x-no-sdk beside x-sdk-method %s", op.id, op.method, op.path, op.sdkMethod)
+		case op.noSDK != "":
 		case op.sdkMethod == "":
 			t.Errorf("%s (%s %s): no x-sdk-method", op.id, op.method, op.path)
 		case !ok:

@@ -58,6 +58,9 @@ type requestBody struct {
 type response struct {
 	ext     map[string]any
 	content []*mediaType
+	// headers are the answer's headers, Content-Type aside (kin-openapi
+	// ignores it), in name order, each read as a header parameter.
+	headers []*parameter
 }
 
 // methods are the operations of a Path Item, by member name.
@@ -400,7 +403,7 @@ func (p *parser) responses(v any, where string) (map[string]*response, error) {
 			return nil, fmt.Errorf("%s: %q is not a status", where, status)
 		}
 		at := where + "/" + status
-		r, err := object(raw, at, "description", "content")
+		r, err := object(raw, at, "description", "content", "headers")
 		if err != nil {
 			return nil, err
 		}
@@ -408,7 +411,47 @@ func (p *parser) responses(v any, where string) (map[string]*response, error) {
 		if resp.content, err = p.content(r["content"], at); err != nil {
 			return nil, err
 		}
+		if resp.headers, err = p.responseHeaders(r["headers"], at); err != nil {
+			return nil, err
+		}
 		out[status] = resp
+	}
+	return out, nil
+}
+
+// responseHeaders reads the Headers of a Response Object: each a Header
+// Object in its default style, of a primitive type, read as a header
+// parameter of its name. Content-Type is left out, as kin-openapi leaves
+// it out of the check.
+func (p *parser) responseHeaders(v any, where string) ([]*parameter, error) {
+	if v == nil {
+		return nil, nil
+	}
+	m, ok := v.(map[string]any)
+	if !ok {
+		return nil, fmt.Errorf("%s/headers: not an object", where)
+	}
+	var out []*parameter
+	for _, name := range slices.Sorted(maps.Keys(m)) {
+		at := where + "/headers/" + name
+		h, err := object(m[name], at, "description", "required", "schema", "example", "deprecated")
+		if err != nil {
+			return nil, err
+		}
+		if strings.EqualFold(name, "Content-Type") {
+			continue
+		}
+		param := &parameter{name: name, in: "header"}
+		if param.required, err = boolean(h, "required", at); err != nil {
+			return nil, err
+		}
+		if param.schema, err = p.parseSchema(h["schema"], at+"/schema"); err != nil {
+			return nil, err
+		}
+		if s := param.schema; !slices.Contains([]string{"string", "integer", "number", "boolean"}, s.typ) || len(s.oneOf) > 0 {
+			return nil, fmt.Errorf("%s: a header of type %q is not understood by the checker", at, s.typ)
+		}
+		out = append(out, param)
 	}
 	return out, nil
 }

@@ -2,6 +2,7 @@ package contract_test
 
 import (
 	"fmt"
+	"net/http"
 	"strings"
 	"testing"
 )
@@ -19,7 +20,13 @@ func TestPublishedExamplesPass(t *testing.T) {
 			if tc.answer == "" {
 				ct = ""
 			}
-			if got := serve(t, nil, tc.method, tc.target, tc.body, tc.status, ct, tc.answer); len(got) > 0 {
+			var header http.Header
+			if tc.method == "POST" && tc.target == "/event/v1/subscriber" {
+				// The examples show bodies only; the connector's webhook
+				// triggers unsubscribe through the answer's Location.
+				header = http.Header{"Location": {"/event/v1/subscriber/string"}}
+			}
+			if got := serveWith(t, nil, header, tc.method, tc.target, tc.body, tc.status, ct, tc.answer); len(got) > 0 {
 				t.Errorf("%v", got)
 			}
 		})

@@ -269,10 +269,40 @@ func (op *operation) checkResponse(method string, status int, header http.Header
 	if r == nil {
 		return errors.New("response error: status is not supported")
 	}
+	for _, h := range r.headers {
+		if err := h.checkAnswer(header); err != nil {
+			return err
+		}
+	}
 	if len(r.content) == 0 {
 		return nil
 	}
 	return checkContent(r.content, header.Get("Content-Type"), body, responseWords)
+}
+
+// checkAnswer validates the response header p in an answer's header:
+// its first value against its schema, and its presence when required.
+func (p *parameter) checkAnswer(header http.Header) error {
+	vs := header[http.CanonicalHeaderKey(p.name)]
+	if len(vs) == 0 {
+		if p.required {
+			return fmt.Errorf("response header %q missing", p.name)
+		}
+		return nil
+	}
+	value, err := p.parse(vs[0], true)
+	if err == nil && value == nil {
+		err = errors.New("empty value")
+	}
+	if err != nil {
+		return fmt.Errorf("response header %q has an invalid value %q: %w", p.name, vs[0], err)
+	}
+	var v validation
+	p.schema.validate(&v, value, nil)
+	if len(v.errs) > 0 {
+		return fmt.Errorf("response header %q doesn't match schema: %w", p.name, joinErrors(v.errs))
+	}
+	return nil
 }
 
 // joinErrors is the errors of one value, " | " between them.

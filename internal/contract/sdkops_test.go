@@ -298,7 +298,11 @@ func contractOps(t *testing.T) map[string][]operation {
 	for path, item := range c.Doc().Paths.Map() {
 		for method, op := range item.Operations() {
 			list, _ := op.Extensions["x-sdk-ops"].([]any)
-			if len(list) == 0 {
+			_, noSDK := op.Extensions["x-no-sdk"]
+			switch {
+			case noSDK && len(list) > 0:
+				t.Errorf("%s (%s %s): x-no-sdk beside x-sdk-ops", op.OperationID, method, path)
+			case !noSDK && len(list) == 0:
 				t.Errorf("%s (%s %s): no x-sdk-ops", op.OperationID, method, path)
 			}
 			for _, name := range list {

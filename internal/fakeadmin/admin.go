@@ -52,7 +52,11 @@ const maxSeedBody = 64 << 20
 //	       {"method": "GET", "path": "/report/v1/*/data", "times": 2, "status": 503,
 //	        "retry_after": "1", "message": "busy", "latency": "250ms",
 //	        "drop": false, "drop_after": false, "truncate": false, "dribble": "20ms",
-//	        "page": {"number": 0, "size": 10000}};
+//	        "page": {"number": 0, "size": 10000}},
+//	       or a fault on the webhook deliveries (Fault.Redeliver,
+//	       Fault.DropAnswer), its path matching the callback URL's:
+//	       {"path": "/hooks/*", "times": 1, "redeliver": true} or
+//	       {"path": "/hooks/*", "times": 1, "drop_answer": true};
 //	                                   answers 201 {"id": "fault-1"}
 //	DELETE /_fake/faults/{id}          remove that one (Fake.RemoveFault); 404 if it
 //	                                   is not in force (its times ran out)
@@ -216,17 +220,7 @@ func (a *Admin) refuseBrowserOrDelivery(r *http.Request) (status int, code, msg 
 
 // loopbackHost reports whether a Host header names a loopback address:
 // localhost (or a name under .localhost) or a loopback IP, with any port.
-func loopbackHost(host string) bool {
-	if h, _, err := net.SplitHostPort(host); err == nil {
-		host = h
-	}
-	host = strings.TrimSuffix(strings.ToLower(strings.Trim(host, "[]")), ".")
-	if host == "localhost" || strings.HasSuffix(host, ".localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
-}
+func loopbackHost(host string) bool { return fakehttp.LoopbackHost(host) }
 
 func loopback(remoteAddr string) bool {
 	host, _, err := net.SplitHostPort(remoteAddr)
@@ -309,6 +303,8 @@ type adminFault struct {
 	Truncate   bool       `json:"truncate,omitempty"`
 	Dribble    string     `json:"dribble,omitempty"`
 	Page       *adminPage `json:"page,omitempty"`
+	Redeliver  bool       `json:"redeliver,omitempty"`
+	DropAnswer bool       `json:"drop_answer,omitempty"`
 }
 
 // adminPage is Fault.PageNumber and Fault.PageSize on the wire.
@@ -321,7 +317,8 @@ func (a *Admin) listFaults(w http.ResponseWriter, r *http.Request) {
 	out := []adminFault{}
 	for _, ft := range a.Fake().Faults() {
 		af := adminFault{ID: ft.ID, Method: ft.Method, Path: ft.Path, Times: ft.Times, Status: ft.Status,
-			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter, Truncate: ft.Truncate}
+			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter, Truncate: ft.Truncate,
+			Redeliver: ft.Redeliver, DropAnswer: ft.DropAnswer}
 		if ft.PageSize != 0 {
 			af.Page = &adminPage{Number: ft.PageNumber, Size: ft.PageSize}
 		}
@@ -378,7 +375,8 @@ func parseDurations(ft *fake.Fault, af adminFault) string {
 // what is wrong.
 func (af adminFault) fault() (fake.Fault, string) {
 	ft := fake.Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
-		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate}
+		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate,
+		Redeliver: af.Redeliver, DropAnswer: af.DropAnswer}
 	if p := af.Page; p != nil {
 		if p.Number < 0 || p.Size < 1 {
 			return ft, fmt.Sprintf("page number %d, size %d: want a number of 0 or more and a size of 1 or more", p.Number, p.Size)
@@ -402,8 +400,32 @@ func checkFault(ft fake.Fault) string {
 	if ft.Status != 0 && (ft.Status < 100 || ft.Status > 599) {
 		return fmt.Sprintf("status %d is not an HTTP status", ft.Status)
 	}
-	if ft.Status == 0 && ft.Latency == 0 && !ft.Drop && !ft.DropAfter && !ft.Truncate && ft.Dribble == 0 {
-		return "a fault needs a status, a latency, drop, drop_after, truncate or dribble"
+	return checkEffects(ft)
+}
+
+// checkEffects returns what is wrong with ft's effects: none, or effects
+// on requests and on deliveries together; "" when nothing is.
+func checkEffects(ft fake.Fault) string {
+	onRequests := ft.Status != 0 || ft.Latency != 0 || ft.Drop || ft.DropAfter || ft.Truncate || ft.Dribble != 0
+	switch {
+	case ft.Redeliver || ft.DropAnswer:
+		return checkDeliveryFault(ft, onRequests || ft.PageSize != 0)
+	case !onRequests:
+		return "a fault needs a status, a latency, drop, drop_after, truncate or dribble (on requests), or redeliver or drop_answer (on webhook deliveries)"
+	}
+	return ""
+}
+
+// checkDeliveryFault returns what is wrong with ft, a fault on webhook
+// deliveries; onRequests says it has effects on requests too.
+func checkDeliveryFault(ft fake.Fault, onRequests bool) string {
+	switch {
+	case onRequests:
+		return "redeliver and drop_answer act on webhook deliveries: inject a fault on requests (status, latency, drop, drop_after, truncate, dribble, page) on its own"
+	case ft.Redeliver && ft.DropAnswer:
+		return "redeliver and drop_answer are two faults: inject each on its own"
+	case ft.Method != "" && ft.Method != http.MethodPost:
+		return fmt.Sprintf("method %s: a fault on webhook deliveries matches their POST only", ft.Method)
 	}
 	return ""
 }
@@ -488,19 +510,21 @@ func (a *Admin) requests(w http.ResponseWriter, r *http.Request) {
 
 // adminDelivery is a DeliveryAttempt on the admin API's wire.
 type adminDelivery struct {
-	DeliveryID   string            `json:"delivery_id"`
-	SubscriberID string            `json:"subscriber_id"`
-	Event        string            `json:"event"`
-	ObjectID     string            `json:"object_id,omitempty"`
-	URL          string            `json:"url"`
-	Attempt      int               `json:"attempt"`
-	Time         time.Time         `json:"time"`
-	Status       int               `json:"status,omitempty"`
-	Err          string            `json:"error,omitempty"`
-	Delivered    bool              `json:"delivered"`
-	Final        bool              `json:"final"`
-	Dropped      bool              `json:"dropped,omitempty"`
-	Payload      map[string]string `json:"payload"`
+	DeliveryID    string            `json:"delivery_id"`
+	SubscriberID  string            `json:"subscriber_id"`
+	Event         string            `json:"event"`
+	ObjectID      string            `json:"object_id,omitempty"`
+	URL           string            `json:"url"`
+	Attempt       int               `json:"attempt"`
+	Time          time.Time         `json:"time"`
+	Status        int               `json:"status,omitempty"`
+	Err           string            `json:"error,omitempty"`
+	Delivered     bool              `json:"delivered"`
+	Final         bool              `json:"final"`
+	Dropped       bool              `json:"dropped,omitempty"`
+	Payload       map[string]string `json:"payload"`
+	Redelivery    bool              `json:"redelivery,omitempty"`
+	AnswerDropped bool              `json:"answer_dropped,omitempty"`
 }
 
 func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
@@ -522,7 +546,8 @@ func (a *Admin) deliveries(w http.ResponseWriter, r *http.Request) {
 	for _, d := range f.Deliveries() {
 		out = append(out, adminDelivery{DeliveryID: d.DeliveryID, SubscriberID: d.SubscriberID, Event: d.Event,
 			ObjectID: d.ObjectID, URL: d.URL, Attempt: d.Attempt, Time: d.Time, Status: d.Status, Err: d.Err,
-			Delivered: d.Delivered, Final: d.Final, Dropped: d.Dropped, Payload: d.Payload})
+			Delivered: d.Delivered, Final: d.Final, Dropped: d.Dropped, Payload: d.Payload,
+			Redelivery: d.Redelivery, AnswerDropped: d.AnswerDropped})
 	}
 	writeJSON(w, http.StatusOK, out)
 }

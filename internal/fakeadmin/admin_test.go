@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -126,7 +127,9 @@ func TestAdminFaults(t *testing.T) {
 		t.Fatalf("after clear: %d %s", st, body)
 	}
 	for _, bad := range []string{`{}`, `{"status":503,"unknown":1}`, `{"latency":"soon"}`, `{"status":42}`, `{"path":"[","status":500}`,
-		`{"id":"mine","status":500}`, `{"status":503,"page":{"number":0}}`, `{"status":503,"page":{"number":-1,"size":1}}`} {
+		`{"id":"mine","status":500}`, `{"status":503,"page":{"number":0}}`, `{"status":503,"page":{"number":-1,"size":1}}`,
+		`{"redeliver":true,"status":503}`, `{"drop_answer":true,"latency":"1s"}`, `{"redeliver":true,"page":{"number":0,"size":1}}`,
+		`{"redeliver":true,"drop_answer":true}`, `{"method":"GET","drop_answer":true}`, `{"path":"[","redeliver":true}`} {
 		if st, body := call(t, "POST", base+"/_fake/faults", bad); st != 400 {
 			t.Errorf("fault %s: %d %s, want 400", bad, st, body)
 		}
@@ -263,6 +266,68 @@ func TestAdminDeliveries(t *testing.T) {
 	call(t, "DELETE", base+"/_fake/deliveries", "")
 	if _, body := call(t, "GET", base+"/_fake/deliveries", ""); strings.TrimSpace(body) != "[]" {
 		t.Fatalf("deliveries after delete = %s", body)
+	}
+}
+
+// TestAdminDeliveryFaults: the admin API injects the faults on webhook
+// deliveries (Fault.Redeliver, Fault.DropAnswer), lists them, and the
+// delivery log marks the attempts they acted on.
+func TestAdminDeliveryFaults(t *testing.T) {
+	t.Parallel()
+	var mu sync.Mutex
+	var got []string
+	hook := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		got = append(got, string(b))
+		mu.Unlock()
+		w.WriteHeader(204)
+	}))
+	defer hook.Close()
+	a, base := adminServer(t, func() *fake.Fake {
+		return fake.New(fake.WithDemoData(), fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecond}))
+	})
+	tok := accessToken(t, base)
+	if st, body := call(t, "POST", base+"/event/v1/subscriber",
+		`{"name":"t","event":["object.all"],"subscriber_type":"webhook","webhook_settings":{"callback_url":"`+hook.URL+`/hooks/crm"}}`,
+		"Authorization", "Bearer "+tok); st != 200 {
+		t.Fatalf("subscribe: %d %s", st, body)
+	}
+	for _, f := range []string{`{"method":"post","path":"/hooks/*","times":1,"drop_answer":true}`, `{"path":"/hooks/*","times":1,"redeliver":true}`} {
+		if st, body := call(t, "POST", base+"/_fake/faults", f); st != 201 {
+			t.Fatalf("inject %s: %d %s", f, st, body)
+		}
+	}
+	_, body := call(t, "GET", base+"/_fake/faults", "")
+	if want := `[{"id":"fault-1","method":"POST","path":"/hooks/*","times":1,"drop_answer":true},{"id":"fault-2","path":"/hooks/*","times":1,"redeliver":true}]`; strings.TrimSpace(body) != want {
+		t.Fatalf("faults = %s, want %s", body, want)
+	}
+	a.Fake().UpdateObject(demo.Opportunity1, map[string]any{"stage": "won-by-admin-test"})
+	_, body = call(t, "GET", base+"/_fake/deliveries?wait=5s", "")
+	var ds []struct {
+		Status        int    `json:"status"`
+		Err           string `json:"error"`
+		Delivered     bool   `json:"delivered"`
+		Final         bool   `json:"final"`
+		Redelivery    bool   `json:"redelivery"`
+		AnswerDropped bool   `json:"answer_dropped"`
+	}
+	if err := json.Unmarshal([]byte(body), &ds); err != nil {
+		t.Fatal(err, body)
+	}
+	var steps []string
+	for _, d := range ds {
+		steps = append(steps, fmt.Sprintf("%d delivered=%t final=%t redelivery=%t dropped=%t", d.Status, d.Delivered, d.Final, d.Redelivery, d.AnswerDropped))
+	}
+	want := []string{"0 delivered=false final=false redelivery=false dropped=true",
+		"204 delivered=true final=false redelivery=false dropped=false", "204 delivered=true final=true redelivery=true dropped=false"}
+	if !slices.Equal(steps, want) || !strings.Contains(ds[0].Err, "(204) was dropped") {
+		t.Fatalf("deliveries = %s, want %q", body, want)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(got) != 3 || len(slices.Compact(slices.Clone(got))) != 1 {
+		t.Fatalf("the receiver got %q, want one delivery three times", got)
 	}
 }
 
@@ -517,7 +582,7 @@ func TestAdminObjectsFireEvents(t *testing.T) {
 		got = append(got, d.Event+" "+d.ObjectID)
 	}
 	slices.Sort(got)
-	want := []string{"object.delete " + demo.Opportunity3, "object.stage_change " + demo.Opportunity1, "object.update " + demo.Opportunity1}
+	want := []string{"object.delete " + demo.Opportunity3, "object.stage_change " + demo.Opportunity1} // one delivery per change
 	if !slices.Equal(got, want) {
 		t.Fatalf("events %q, want %q", got, want)
 	}

@@ -14,8 +14,8 @@ import (
 )
 
 // FakeClient starts a fake.Server with opts, closed when the test ends,
-// and returns a client of it with the fake's default client credentials
-// and clientOpts, and the server.
+// and returns a client of it made from the fake's Connection (its URL,
+// client credentials and words) and clientOpts, and the server.
 //
 // The fake is wrapped in ContractCheck: a request of the SDK or an
 // answer of the fake that breaks api/openapi.yaml fails the test.
@@ -23,10 +23,7 @@ func FakeClient(t testing.TB, opts []fake.Option, clientOpts ...partner.Option) 
 	t.Helper()
 	srv := fake.NewServer(append(opts, ContractCheck(t))...)
 	t.Cleanup(srv.Close)
-	c, err := partner.New(append([]partner.Option{
-		partner.WithBaseURL(srv.URL),
-		partner.WithClientCredentials(fake.DefaultClientID, fake.DefaultClientSecret),
-	}, clientOpts...)...)
+	c, err := partner.New(append([]partner.Option{partner.WithConnection(srv.Connection())}, clientOpts...)...)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,93 @@
+// Package deployment holds the words of one deployment of the service and
+// what a client needs to reach it, as plain values that the client
+// (partner.WithWords, partner.WithConnection) and the fake
+// (fake.Fake.Connection) share.
+//
+// Where a header or value is named after the operator's brand, the
+// interface uses a neutral stand-in: the environment header x-svc-env, the
+// portal word partner_portal. A deployment uses its own words and ignores
+// or refuses the stand-ins, so a client names them explicitly, toward the
+// fake and toward a deployment alike: the fake hands a test the words it
+// speaks (the stand-ins unless configured otherwise), and production code
+// gives the deployment's.
+//
+// The package imports nothing, so that the fake, which imports no other
+// package of the SDK, can share it.
+package deployment
+
+// Words are what a deployment calls the things the interface names with
+// neutral stand-ins. An empty field leaves the client's default in place.
+type Words struct {
+	// EnvHeader names the header (and the token requests' query
+	// parameter) that selects the environment, such as x-acme-env; the
+	// interface's stand-in is x-svc-env.
+	EnvHeader string
+	// PortalWord is the word the deployment uses where the interface says
+	// partner_portal: it names the audit field (AuditField), the referral
+	// id field (ReferralField) and the referral event kind
+	// (ReferralEvent).
+	PortalWord string
+	// SubscriptionKeyHeader names the header the API gateway reads its
+	// subscription key from (Ocp-Apim-Subscription-Key when empty).
+	SubscriptionKeyHeader string
+}
+
+// AuditField is the audit field of the deployment,
+// <PortalWord>.integration_status, or "" when PortalWord is empty.
+func (w Words) AuditField() string { return w.portal(".integration_status") }
+
+// ReferralField is the field that holds an opportunity's partner portal
+// referral id, <PortalWord>.referral_id, or "" when PortalWord is empty.
+func (w Words) ReferralField() string { return w.portal(".referral_id") }
+
+// ReferralEvent is the event kind of an opportunity submitted to the
+// partner portal as a referral, object.<PortalWord>_referral_submit, or ""
+// when PortalWord is empty.
+func (w Words) ReferralEvent() string {
+	if w.PortalWord == "" {
+		return ""
+	}
+	return "object." + w.PortalWord + "_referral_submit"
+}
+
+func (w Words) portal(suffix string) string {
+	if w.PortalWord == "" {
+		return ""
+	}
+	return w.PortalWord + suffix
+}
+
+// Connection is what a client needs to reach one deployment of the
+// service, or a fake of it: where it is, the credentials it accepts, its
+// API gateway's subscription key (empty when it requires none) and its
+// words. fake.Fake.Connection returns the fake's; partner.WithConnection
+// sets a client's options from one.
+//
+// ClientSecret and SubscriptionKey are secrets: keep a Connection out of
+// logs.
+type Connection struct {
+	BaseURL         string
+	ClientID        string
+	ClientSecret    string
+	SubscriptionKey string
+	Words           Words
+}
+
+// String describes c with its secrets masked, so that a Connection
+// printed with %v or %+v names no secret.
+func (c Connection) String() string {
+	return "{BaseURL:" + c.BaseURL + " ClientID:" + c.ClientID +
+		" ClientSecret:" + mask(c.ClientSecret) + " SubscriptionKey:" + mask(c.SubscriptionKey) +
+		" Words:{EnvHeader:" + c.Words.EnvHeader + " PortalWord:" + c.Words.PortalWord +
+		" SubscriptionKeyHeader:" + c.Words.SubscriptionKeyHeader + "}}"
+}
+
+// GoString is String, so that %#v names no secret either.
+func (c Connection) GoString() string { return "deployment.Connection" + c.String() }
+
+func mask(secret string) string {
+	if secret == "" {
+		return ""
+	}
+	return "[redacted]"
+}

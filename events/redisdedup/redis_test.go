@@ -1,0 +1,450 @@
+package redisdedup_test
+
+import (
+	"github.com/partnerapi/partner-go/internal/redistest"
+
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/events/redisdedup"
+)
+
+func post(h http.Handler, body string) int {
+	rec := httptest.NewRecorder()
+	h.ServeHTTP(rec, httptest.NewRequest(http.MethodPost, "/hook", strings.NewReader(body)))
+	return rec.Code
+}
+
+// counter counts Deliver's calls per body member "n".
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *counter) deliver(_ context.Context, d *events.Delivery) error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.n == nil {
+		c.n = map[string]int{}
+	}
+	c.n[d.Fields["n"]]++
+	return nil
+}
+
+func (c *counter) get(n string) int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.n[n]
+}
+
+// syncBuffer is a log destination for concurrent handlers.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  strings.Builder
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}
+
+// keys returns the keys under prefix.
+func keys(t *testing.T, c *redis.Client, prefix string) []string {
+	t.Helper()
+	ks, err := c.Keys(context.Background(), prefix+"*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ks
+}
+
+// TestRedisStoreStates: the store's claim, done and release on a real
+// server: a claim holds the key for its lease, done for its window, a
+// release by its holder frees it, and every key is under the prefix, so
+// stores of two prefixes do not see each other. Bad durations are
+// refused before anything is sent.
+func TestRedisStoreStates(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client()
+	ctx := context.Background()
+	a := redisdedup.New(srv.Client(), redisdedup.WithPrefix("app-a:"))
+	b := redisdedup.New(srv.Client(), redisdedup.WithPrefix("app-b:"))
+	step := func(what string, got events.DedupState, err error, want events.DedupState) {
+		t.Helper()
+		if err != nil || got != want {
+			t.Fatalf("%s: %v %v, want %v", what, got, err, want)
+		}
+	}
+	st, err := a.ClaimFor(ctx, "k1", "h1", time.Minute)
+	step("first claim", st, err, events.DedupNew)
+	st, err = a.ClaimFor(ctx, "k1", "h2", time.Minute)
+	step("second claim", st, err, events.DedupInProgress)
+	st, err = b.ClaimFor(ctx, "k1", "h3", time.Minute)
+	step("another prefix", st, err, events.DedupNew)
+	if err := a.ReleaseFor(ctx, "k1", "h2"); err != nil {
+		t.Fatal(err)
+	}
+	st, err = a.ClaimFor(ctx, "k1", "h2", time.Minute)
+	step("after another holder's release", st, err, events.DedupInProgress)
+	if err := a.ReleaseFor(ctx, "k1", "h1"); err != nil {
+		t.Fatal(err)
+	}
+	st, err = a.ClaimFor(ctx, "k1", "h2", time.Minute)
+	step("after the holder's release", st, err, events.DedupNew)
+	if err := a.DoneFor(ctx, "k1", "h2", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	st, err = a.ClaimFor(ctx, "k1", "h1", time.Minute)
+	step("after done", st, err, events.DedupDone)
+	if ttl := admin.PTTL(ctx, "app-a:k1").Val(); ttl <= 59*time.Minute || ttl > time.Hour {
+		t.Errorf("a done key lives %v, want the window (1h)", ttl)
+	}
+
+	// The plain interface.
+	st, err = a.Claim(ctx, "k2", time.Minute)
+	step("plain claim", st, err, events.DedupNew)
+	if err := a.Release(ctx, "k2"); err != nil {
+		t.Fatal(err)
+	}
+	st, err = a.Claim(ctx, "k2", time.Minute)
+	step("plain claim after release", st, err, events.DedupNew)
+	if err := a.Done(ctx, "k2", time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	st, err = a.Claim(ctx, "k2", time.Minute)
+	step("plain claim after done", st, err, events.DedupDone)
+
+	for _, k := range keys(t, admin, "") {
+		if !strings.HasPrefix(k, "app-a:") && !strings.HasPrefix(k, "app-b:") {
+			t.Errorf("key %q outside the prefixes", k)
+		}
+	}
+	if _, err := a.ClaimFor(ctx, "k3", "h", 0); err == nil || !strings.Contains(err.Error(), "lease") {
+		t.Errorf("a zero lease: %v", err)
+	}
+	if err := a.DoneFor(ctx, "k3", "h", -time.Second); err == nil || !strings.Contains(err.Error(), "window") {
+		t.Errorf("a negative window: %v", err)
+	}
+	if n := len(keys(t, admin, "app-a:k3")); n != 0 {
+		t.Errorf("a refused call left %d keys", n)
+	}
+}
+
+// TestRedisReplicasExactlyOnce: two Handlers ("replicas") share one Redis.
+// Each of 1,000 deliveries is sent to both at once, as a load balancer
+// may after a retry; the one asked to come back (503) sends it again once
+// the other answered, and once more after success. Every delivery
+// reaches Deliver exactly once across the two.
+func TestRedisReplicasExactlyOnce(t *testing.T) {
+	srv := redistest.Start(t)
+	var count counter
+	replicas := [2]*events.Handler{}
+	for i := range replicas {
+		replicas[i] = &events.Handler{Insecure: true, Deliver: count.deliver,
+			Dedup: &events.Dedup{Store: redisdedup.New(srv.Client(), redisdedup.WithPrefix("replicas:"))}}
+	}
+	const deliveries, workers = 1000, 8
+	var (
+		busy   sync.Mutex
+		asked  int // 503s
+		failed = make(chan string, deliveries)
+		next   = make(chan int)
+		wg     sync.WaitGroup
+	)
+	send := func(n int) {
+		body := fmt.Sprintf(`{"n":"%d","name":"opp-%d","stage":"won"}`, n, n)
+		firstDone := [2]chan struct{}{make(chan struct{}), make(chan struct{})}
+		var both sync.WaitGroup
+		for i, h := range replicas {
+			both.Go(func() {
+				code := post(h, body)
+				close(firstDone[i])
+				for try := 0; code == http.StatusServiceUnavailable && try < 3; try++ {
+					busy.Lock()
+					asked++
+					busy.Unlock()
+					<-firstDone[1-i] // the service retries later: after the other answered
+					code = post(h, body)
+				}
+				if code != http.StatusNoContent {
+					failed <- fmt.Sprintf("delivery %d on replica %d: %d", n, i, code)
+				}
+			})
+		}
+		both.Wait()
+		if code := post(replicas[n%2], body); code != http.StatusNoContent {
+			failed <- fmt.Sprintf("redelivery %d: %d", n, code)
+		}
+	}
+	for range workers {
+		wg.Go(func() {
+			for n := range next {
+				send(n)
+			}
+		})
+	}
+	for n := range deliveries {
+		next <- n
+	}
+	close(next)
+	wg.Wait()
+	close(failed)
+	for f := range failed {
+		t.Error(f)
+	}
+	for n := range deliveries {
+		if got := count.get(fmt.Sprint(n)); got != 1 {
+			t.Errorf("delivery %d reached Deliver %d times", n, got)
+		}
+	}
+	t.Logf("%d deliveries, %d answered 503 while the other replica handled them", deliveries, asked)
+}
+
+// TestRedisReplicaDiesMidDelivery: a replica that took a delivery and
+// died (its claim never settled) keeps the retry away for its lease only:
+// the other replica is asked to come back until the claim lapses in
+// Redis, then handles the retry.
+func TestRedisReplicaDiesMidDelivery(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client()
+	const lease = time.Second
+	entered, dead := make(chan struct{}), make(chan struct{})
+	defer close(dead)
+	dying := &events.Handler{Insecure: true,
+		Dedup: &events.Dedup{Lease: lease, Store: redisdedup.New(srv.Client(), redisdedup.WithPrefix("crash:"))},
+		Deliver: func(context.Context, *events.Delivery) error {
+			close(entered)
+			<-dead // never returns while the test runs: the replica is gone
+			return errors.New("gone")
+		}}
+	var count counter
+	survivor := &events.Handler{Insecure: true, Deliver: count.deliver,
+		Dedup: &events.Dedup{Lease: lease, Store: redisdedup.New(srv.Client(), redisdedup.WithPrefix("crash:"))}}
+	body := `{"n":"1","stage":"won"}`
+	go post(dying, body)
+	<-entered
+	// The same claim before and after the copy (a claim's value is its
+	// holder's random token) means it held throughout.
+	ctx := context.Background()
+	if ks := keys(t, admin, "crash:"); len(ks) == 1 && strings.HasPrefix(admin.Get(ctx, ks[0]).Val(), "c:") {
+		claim := admin.Get(ctx, ks[0]).Val()
+		code := post(survivor, body)
+		if admin.Get(ctx, ks[0]).Val() == claim && code != http.StatusServiceUnavailable {
+			t.Fatalf("while the dead replica's claim holds: %d, want 503", code)
+		}
+	} else {
+		t.Logf("the claim lapsed before the copy was sent (the machine stalled for %v): keys %v", lease, ks)
+	}
+	redistest.WaitFor(t, "the claim to lapse", func() bool { return len(keys(t, admin, "crash:")) == 0 || count.get("1") > 0 })
+	if code := post(survivor, body); code != http.StatusNoContent || count.get("1") != 1 {
+		t.Fatalf("the retry after the lease: %d, %d calls; want 204 and 1", code, count.get("1"))
+	}
+	if code := post(survivor, body); code != http.StatusNoContent || count.get("1") != 1 {
+		t.Fatalf("a redelivery after that: %d, %d calls; want 204 and 1", code, count.get("1"))
+	}
+}
+
+// TestRedisLapsedClaimReleasedLate: a replica whose Deliver outlived its
+// lease, and failed, releases only its own claim: the claim another
+// replica took since still holds (a third copy is asked to come back),
+// and that replica's success is remembered.
+func TestRedisLapsedClaimReleasedLate(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client()
+	const lease = 300 * time.Millisecond
+	slowIn, slowOut := make(chan struct{}), make(chan error)
+	slow := &events.Handler{Insecure: true,
+		Dedup: &events.Dedup{Lease: lease, Store: redisdedup.New(srv.Client(), redisdedup.WithPrefix("late:"))},
+		Deliver: func(context.Context, *events.Delivery) error {
+			close(slowIn)
+			return <-slowOut
+		}}
+	nextIn, nextOut := make(chan struct{}), make(chan error)
+	next := &events.Handler{Insecure: true,
+		Dedup: &events.Dedup{Lease: time.Minute, Store: redisdedup.New(srv.Client(), redisdedup.WithPrefix("late:"))},
+		Deliver: func(context.Context, *events.Delivery) error {
+			close(nextIn)
+			return <-nextOut
+		}}
+	body := `{"n":"1","stage":"won"}`
+	slowCode, nextCode := make(chan int, 1), make(chan int, 1)
+	go func() { slowCode <- post(slow, body) }()
+	<-slowIn
+	redistest.WaitFor(t, "the slow claim to lapse", func() bool { return len(keys(t, admin, "late:")) == 0 })
+	go func() { nextCode <- post(next, body) }()
+	<-nextIn
+	slowOut <- errors.New("database down")
+	if code := <-slowCode; code != http.StatusInternalServerError {
+		t.Fatalf("the slow replica: %d, want 500", code)
+	}
+	if code := post(next, body); code != http.StatusServiceUnavailable {
+		t.Fatalf("a copy while the next replica holds the claim: %d, want 503 (the late release freed it)", code)
+	}
+	nextOut <- nil
+	if code := <-nextCode; code != http.StatusNoContent {
+		t.Fatalf("the next replica: %d", code)
+	}
+	if code := post(slow, body); code != http.StatusNoContent {
+		t.Fatalf("a redelivery after the next replica's success: %d, want 204", code)
+	}
+	if ks := keys(t, admin, "late:"); len(ks) != 1 || admin.Get(context.Background(), ks[0]).Val() != "d" {
+		t.Fatalf("keys %v, want the one, done", ks)
+	}
+}
+
+// TestRedisDown: with Redis stopped, deliveries are passed on to Deliver
+// and each store failure is logged (a duplicate is less harm than a
+// loss); when Redis is back on the same address, the guard works again
+// without a restart of the receiver.
+func TestRedisDown(t *testing.T) {
+	srv := redistest.Start(t)
+	// Dial once per command: go-redis's defaults retry a refused dial
+	// for about a second per command.
+	client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1})
+	t.Cleanup(func() { client.Close() })
+	var count counter
+	var logs syncBuffer
+	h := &events.Handler{Insecure: true, Deliver: count.deliver, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
+		Dedup: &events.Dedup{Store: redisdedup.New(client)}}
+	if code := post(h, `{"n":"before"}`); code != http.StatusNoContent {
+		t.Fatalf("before: %d", code)
+	}
+	srv.Stop()
+	for _, n := range []string{"before", "down", "down"} {
+		if code := post(h, `{"n":"`+n+`"}`); code != http.StatusNoContent {
+			t.Fatalf("%s while Redis is down: %d, want 204", n, code)
+		}
+	}
+	if count.get("before") != 2 || count.get("down") != 2 {
+		t.Fatalf("while down: before %d, down %d calls; want each passed on (2, 2)", count.get("before"), count.get("down"))
+	}
+	if l := logs.String(); strings.Count(l, "duplicate guard store failed") < 3 || !strings.Contains(l, "op=claim") {
+		t.Fatalf("the failures are not logged:\n%s", l)
+	}
+
+	srv.Restart()
+	redistest.WaitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
+	for range 3 {
+		if code := post(h, `{"n":"after"}`); code != http.StatusNoContent {
+			t.Fatalf("after: %d", code)
+		}
+	}
+	if got := count.get("after"); got != 1 {
+		t.Fatalf("after Redis came back: %d calls, want 1", got)
+	}
+}
+
+// TestRedisRestart: a Redis restart (persistence off) forgets the
+// window's deliveries, so a retry of one handled before it is handled
+// again, and loses none: a delivery handled across the restart is
+// remembered once done, and every delivery reaches Deliver.
+func TestRedisRestart(t *testing.T) {
+	srv := redistest.Start(t)
+	client := srv.Client()
+	var count counter
+	inflight, release := make(chan struct{}), make(chan struct{})
+	deliver := func(ctx context.Context, d *events.Delivery) error {
+		if d.Fields["n"] == "inflight" {
+			close(inflight)
+			<-release
+		}
+		return count.deliver(ctx, d)
+	}
+	h := &events.Handler{Insecure: true, Deliver: deliver, Dedup: &events.Dedup{Store: redisdedup.New(client)}}
+	for i := range 20 {
+		post(h, fmt.Sprintf(`{"n":"a%d"}`, i))
+	}
+	code := make(chan int, 1)
+	go func() { code <- post(h, `{"n":"inflight"}`) }()
+	<-inflight
+
+	srv.Restart()
+	redistest.WaitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
+	close(release)
+	if c := <-code; c != http.StatusNoContent {
+		t.Fatalf("the delivery in flight across the restart: %d", c)
+	}
+	for i := range 20 {
+		post(h, fmt.Sprintf(`{"n":"a%d"}`, i)) // retries of deliveries Redis forgot
+		post(h, fmt.Sprintf(`{"n":"b%d"}`, i)) // new ones
+		post(h, fmt.Sprintf(`{"n":"b%d"}`, i)) // and their retries
+	}
+	post(h, `{"n":"inflight"}`)
+	for i := range 20 {
+		if got := count.get(fmt.Sprintf("a%d", i)); got != 2 {
+			t.Errorf("a%d, handled before the restart and sent again after: %d calls, want 2", i, got)
+		}
+		if got := count.get(fmt.Sprintf("b%d", i)); got != 1 {
+			t.Errorf("b%d, after the restart: %d calls, want 1", i, got)
+		}
+	}
+	if got := count.get("inflight"); got != 1 {
+		t.Errorf("the delivery in flight across the restart: %d calls, want 1 (remembered once done)", got)
+	}
+}
+
+// TestRedisHonoursContext: each operation returns when its context ends,
+// though the client does not bound commands by it (ContextTimeoutEnabled
+// is off) and the server holds the answer (CLIENT PAUSE WRITE holds
+// scripts); a claim made after its caller gave up is released, so it
+// keeps no retry away.
+func TestRedisHonoursContext(t *testing.T) {
+	srv := redistest.Start(t)
+	admin := srv.Client()
+	store := redisdedup.New(srv.Client(), redisdedup.WithPrefix("ctx:"))
+	bg := context.Background()
+	cancelled, cancel := context.WithCancel(bg)
+	cancel()
+	if _, err := store.ClaimFor(cancelled, "k", "h", time.Minute); !errors.Is(err, context.Canceled) {
+		t.Fatalf("claim with a cancelled context: %v", err)
+	}
+	// Scripts wait until CLIENT UNPAUSE (or a minute).
+	if err := admin.Do(bg, "CLIENT", "PAUSE", 60_000, "WRITE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	short := func() context.Context {
+		ctx, stop := context.WithTimeout(bg, 50*time.Millisecond)
+		t.Cleanup(stop)
+		return ctx
+	}
+	if _, err := store.ClaimFor(short(), "k", "h", time.Minute); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("claim while the server holds its answer: %v, want the context's deadline", err)
+	}
+	if err := store.DoneFor(short(), "other", "h", time.Minute); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("done: %v", err)
+	}
+	if err := store.ReleaseFor(short(), "k2", "h"); !errors.Is(err, context.DeadlineExceeded) {
+		t.Fatalf("release: %v", err)
+	}
+	// Once the pause ends, the claim is made and then released, and the
+	// done already sent takes effect.
+	if err := admin.Do(bg, "CLIENT", "UNPAUSE").Err(); err != nil {
+		t.Fatal(err)
+	}
+	redistest.WaitFor(t, "the abandoned claim to be made and released", func() bool {
+		claimed, err1 := admin.Exists(bg, "ctx:k").Result()
+		done, err2 := admin.Exists(bg, "ctx:other").Result()
+		return err1 == nil && err2 == nil && claimed == 0 && done == 1
+	})
+	if st, err := store.ClaimFor(bg, "k", "h2", time.Minute); err != nil || st != events.DedupNew {
+		t.Fatalf("claim after: %v %v, want new", st, err)
+	}
+}

@@ -1,0 +1,126 @@
+package partner_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// exampleFile reports whether f is documentation a user copies: a file
+// named example_test.go (or *_example_test.go), a test file with an
+// Example function, or a program under examples/.
+func exampleFile(path string, f *ast.File) bool {
+	base := filepath.Base(path)
+	if base == "example_test.go" || strings.HasSuffix(base, "_example_test.go") {
+		return true
+	}
+	if strings.HasPrefix(filepath.ToSlash(path), "examples/") && !strings.HasSuffix(base, "_test.go") {
+		return true
+	}
+	if !strings.HasSuffix(base, "_test.go") {
+		return false
+	}
+	for _, d := range f.Decls {
+		if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && (fn.Name.Name == "Example" || strings.HasPrefix(fn.Name.Name, "Example_") ||
+			(strings.HasPrefix(fn.Name.Name, "Example") && len(fn.Name.Name) > len("Example") && fn.Name.Name[len("Example")] >= 'A' && fn.Name.Name[len("Example")] <= 'Z')) {
+			return true
+		}
+	}
+	return false
+}
+
+// internalImports returns the imports of f that a user's module cannot
+// import: any path with an internal element.
+func internalImports(f *ast.File) []string {
+	var bad []string
+	for _, imp := range f.Imports {
+		p, err := strconv.Unquote(imp.Path.Value)
+		if err != nil {
+			continue
+		}
+		if p == "internal" || strings.HasPrefix(p, "internal/") || strings.Contains(p, "/internal/") || strings.HasSuffix(p, "/internal") {
+			bad = append(bad, p)
+		}
+	}
+	return bad
+}
+
+// TestExamplesImportNoInternalPackage: every example (the example_test.go
+// files and any test file with an Example function, pkg.go.dev's "the way
+// to use the package", and the programs under examples/) compiles when a
+// user copies it into their own module, so none imports an internal
+// package ("use of internal package ... not allowed"). Examples of the
+// internal packages themselves are not copied and not checked.
+func TestExamplesImportNoInternalPackage(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	checked := 0
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || filepath.ToSlash(p) == "internal" || d.Name() == "internal") {
+				return filepath.SkipDir
+			}
+			return nil
+		}
+		if !strings.HasSuffix(p, ".go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly|parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		if strings.HasSuffix(p, "_test.go") { // Example functions are past the imports
+			if f, err = parser.ParseFile(fset, p, nil, parser.SkipObjectResolution); err != nil {
+				return err
+			}
+		}
+		if !exampleFile(p, f) {
+			return nil
+		}
+		checked++
+		for _, imp := range internalImports(f) {
+			t.Errorf("%s imports %s: copied into a user's module the example fails with \"use of internal package not allowed\"; use the public fake or net/http/httptest", p, imp)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if checked < 10 {
+		t.Fatalf("checked %d example files: the scan finds too few to mean anything", checked)
+	}
+}
+
+// TestExampleScanFindsInternalImports: the scan recognises an example file
+// by its name or its Example functions, and an internal import.
+func TestExampleScanFindsInternalImports(t *testing.T) {
+	src := `package reports_test
+import (
+	"fmt"
+	"github.com/partnerapi/partner-go/internal/mocktest"
+)
+func ExampleService_List() { fmt.Println(mocktest.BaseURL) }
+`
+	f, err := parser.ParseFile(token.NewFileSet(), "reports/list_test.go", src, parser.SkipObjectResolution)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !exampleFile("reports/list_test.go", f) {
+		t.Error("a test file with ExampleService_List is not taken for an example")
+	}
+	if got := internalImports(f); len(got) != 1 || got[0] != "github.com/partnerapi/partner-go/internal/mocktest" {
+		t.Errorf("internal imports %v", got)
+	}
+	g, _ := parser.ParseFile(token.NewFileSet(), "x_test.go", "package x_test\nfunc Examplefoo() {}\nfunc TestX() {}\n", 0)
+	if exampleFile("x_test.go", g) {
+		t.Error("Examplefoo (not an example name) and a Test make an example file")
+	}
+}

@@ -1,0 +1,184 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
+)
+
+// quick makes the fake's report views ready at once.
+var quick = []fake.Option{fake.WithViewDelay(0)}
+
+// stopAfter returns a config whose export is cancelled once at least rows
+// are in the file, and the context to run it with.
+func stopAfter(t *testing.T, cfg config, rows int64) (context.Context, config) {
+	ctx, cancel := context.WithCancel(t.Context())
+	t.Cleanup(cancel)
+	cfg.progress = func(n int64) {
+		if n >= rows {
+			cancel()
+		}
+	}
+	return ctx, cfg
+}
+
+// checkRows fails unless file holds a header whose first column is
+// first, then rows numbered from start to start+n-1 in that column, each
+// once, in order.
+func checkRows(t *testing.T, file, first string, start, n int) {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	recs, err := csv.NewReader(f).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(recs) != n+1 || recs[0][0] != first {
+		t.Fatalf("%s has %d records (first %q), want a header and %d rows", file, len(recs), recs[0], n)
+	}
+	for i, r := range recs[1:] {
+		if id, _ := strconv.Atoi(r[0]); id != start+i {
+			t.Fatalf("row %d is %q, want %d: a row is missing or repeated", i+1, r[0], start+i)
+		}
+	}
+}
+
+// resumeCase is a report to export, the page size, and where to stop.
+type resumeCase struct {
+	pageSize, stopAt int64
+	first            string // the first column's name
+	start, rows      int    // its number in the first row, the rows
+}
+
+// testResume runs an export that is stopped mid-way, then again, and
+// checks that the second run goes on where the first stopped and the file
+// has every row once.
+func testResume(t *testing.T, cfg config, rc resumeCase) {
+	dir := t.TempDir()
+	cfg.out = filepath.Join(dir, "report.csv")
+	cfg.pageSize = rc.pageSize
+	var logs bytes.Buffer
+	cfg.log = slog.New(slog.NewTextHandler(&logs, nil))
+
+	ctx, first := stopAfter(t, cfg, rc.stopAt)
+	err := run(ctx, first)
+	if !errors.Is(err, errStopped) {
+		t.Fatalf("first run: %v, want it stopped\nlogs:\n%s", err, logs.String())
+	}
+	b, err := os.ReadFile(cfg.out + ".checkpoint")
+	if err != nil {
+		t.Fatalf("the stopped run left no checkpoint: %v", err)
+	}
+	var st state
+	if err := json.Unmarshal(b, &st); err != nil {
+		t.Fatal(err)
+	}
+	if st.Checkpoint.Rows < rc.stopAt || st.Checkpoint.Rows >= int64(rc.rows) {
+		t.Fatalf("checkpoint at %d rows, want it mid-way", st.Checkpoint.Rows)
+	}
+	if _, err := os.Stat(cfg.out); err == nil {
+		t.Fatal("the stopped run wrote the final file")
+	}
+	// A kill can come after rows were written and before their
+	// checkpoint was: the next run must drop them.
+	f, err := os.OpenFile(cfg.out+".partial", os.O_WRONLY|os.O_APPEND, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f.WriteString(strings.Repeat("999999,written after the checkpoint\n", 2000)) // longer than the rest
+	f.Close()
+
+	logs.Reset()
+	if err := run(t.Context(), cfg); err != nil {
+		t.Fatalf("second run: %v\nlogs:\n%s", err, logs.String())
+	}
+	checkRows(t, cfg.out, rc.first, rc.start, rc.rows)
+	want := "rows_this_run=" + strconv.FormatInt(int64(rc.rows)-st.Checkpoint.Rows, 10)
+	if !strings.Contains(logs.String(), "going on with a stopped export") || !strings.Contains(logs.String(), want) {
+		t.Errorf("second run did not go on from the checkpoint (want %q in its logs):\n%s", want, logs.String())
+	}
+	for _, gone := range []string{cfg.out + ".checkpoint", cfg.out + ".partial"} {
+		if _, err := os.Stat(gone); err == nil {
+			t.Errorf("%s is left after the export completed", gone)
+		}
+	}
+}
+
+// TestResumeOnServer: stopped and run again against a deployment (a fake
+// named by PARTNER_BASE_URL, which keeps its view between the runs).
+func TestResumeOnServer(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(append(quick, fake.WithDemoData())...)
+	defer srv.Close()
+	env := map[string]string{"PARTNER_BASE_URL": srv.URL,
+		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}
+	testResume(t, config{getenv: func(k string) string { return env[k] }, reportID: demo.ReportPartners},
+		resumeCase{pageSize: 4, stopAt: 10, first: "Partner ID", start: 1, rows: 25})
+}
+
+// TestResumeOnEmbeddedFake: the program's default, the demo report of
+// 100,000 rows on the embedded fake, which a second run starts afresh, as
+// after a kill.
+func TestResumeOnEmbeddedFake(t *testing.T) {
+	t.Parallel()
+	testResume(t, config{getenv: func(string) string { return "" }, fakeOpts: quick},
+		resumeCase{pageSize: 10000, stopAt: 30000, first: "Deal ID", start: 100000, rows: demo.ReportLargeRows})
+}
+
+// TestViewGoneStartsOver: a checkpoint whose view the service no longer
+// has is dropped, and the export starts over.
+func TestViewGoneStartsOver(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "partners.csv")
+	os.WriteFile(out+".partial", []byte("Partner ID,Partner\n1,stale\n"), 0o644)
+	os.WriteFile(out+".checkpoint", []byte(`{"report_id":102,"bytes":27,"checkpoint":{"view_id":999,"page_size":10,"next_page":0,"page_rows":1,"rows":1}}`), 0o644)
+	var logs bytes.Buffer
+	cfg := config{getenv: func(string) string { return "" }, fakeOpts: quick, reportID: demo.ReportPartners, out: out,
+		log: slog.New(slog.NewTextHandler(&logs, nil))}
+	if err := run(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(out)
+	if n := strings.Count(string(b), "\n"); n != 26 || strings.Contains(string(b), "stale") {
+		t.Errorf("file has %d lines, want a header and 25 rows, none of the stale ones:\n%s", n, b)
+	}
+	if !strings.Contains(logs.String(), "starting over") {
+		t.Errorf("logs do not say the export started over:\n%s", logs.String())
+	}
+}
+
+// TestRefusals: what cannot work is said before anything is written.
+func TestRefusals(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "x.csv")
+	os.WriteFile(out+".checkpoint", []byte(`{"report_id":101}`), 0o644)
+	for _, tc := range []struct {
+		cfg  config
+		want string
+	}{
+		{config{getenv: func(k string) string { return map[string]string{"PARTNER_BASE_URL": "https://api.example.com"}[k] }},
+			"PARTNER_BASE_URL set but PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET not"},
+		{config{getenv: func(string) string { return "" }, reportID: demo.ReportPartners, out: out},
+			"is a checkpoint of report 101, not 102"},
+	} {
+		tc.cfg.log = slog.New(slog.DiscardHandler)
+		err := run(t.Context(), tc.cfg)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("run: %v, want it to say %q", err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,177 @@
+// Package redistest starts a real redis-server for a test: on a free
+// loopback port, persistence off, stopped when the test ends. Without
+// redis-server on PATH the test is skipped, or failed when
+// PARTNER_REQUIRE_REDIS=1 (as .ci/run sets).
+package redistest
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// RequireEnv, set to 1 (as .ci/run does), makes a missing
+// redis-server fail the tests instead of skipping them.
+const RequireEnv = "PARTNER_REQUIRE_REDIS"
+
+// Server is a redis-server a test started on a free loopback port,
+// persistence off, stopped when the test ends.
+type Server struct {
+	t    testing.TB
+	bin  string
+	dir  string
+	Addr string
+
+	cmd    *exec.Cmd
+	exited chan struct{}
+	out    lockedBuffer
+}
+
+// lockedBuffer is the server's output, written by the process's copier
+// and read by the test.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
+
+// Start starts a redis-server for t, or skips t (fails it under
+// PARTNER_REQUIRE_REDIS=1) when there is none on PATH.
+func Start(t testing.TB) *Server {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		msg := "redis-server is not on PATH: the Redis store's tests need a real server " +
+			"(apt-get install redis-server, or your system's redis package)"
+		if os.Getenv(RequireEnv) == "1" {
+			t.Fatalf("%s; %s=1 requires them", msg, RequireEnv)
+		}
+		t.Skip(msg)
+	}
+	s := &Server{t: t, bin: bin, dir: t.TempDir()}
+	var lastErr error
+	for range 3 { // another process may take the free port first
+		port, err := freePort()
+		if err != nil {
+			t.Fatal(err)
+		}
+		s.Addr = net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
+		if lastErr = s.start(); lastErr == nil {
+			t.Cleanup(s.Stop)
+			return s
+		}
+	}
+	t.Fatalf("starting redis-server: %v\n%s", lastErr, s.out.String())
+	return nil
+}
+
+func freePort() (int, error) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return 0, err
+	}
+	defer l.Close()
+	return l.Addr().(*net.TCPAddr).Port, nil
+}
+
+// start runs the server on s.Addr and waits, at most 10 s, until it
+// answers PING.
+func (s *Server) start() error {
+	_, port, _ := net.SplitHostPort(s.Addr)
+	s.cmd = exec.Command(s.bin, "--port", port, "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
+		"--dir", s.dir, "--logfile", "", "--daemonize", "no")
+	s.cmd.Stdout, s.cmd.Stderr = &s.out, &s.out
+	if err := s.cmd.Start(); err != nil {
+		return err
+	}
+	s.exited = make(chan struct{})
+	go func(cmd *exec.Cmd, exited chan struct{}) { cmd.Wait(); close(exited) }(s.cmd, s.exited)
+	c := redis.NewClient(&redis.Options{Addr: s.Addr, MaxRetries: -1, DialTimeout: time.Second})
+	defer c.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		ctx, cancel := context.WithTimeout(context.Background(), time.Second)
+		err := c.Ping(ctx).Err()
+		cancel()
+		if err == nil {
+			return nil
+		}
+		select {
+		case <-s.exited:
+			return fmt.Errorf("redis-server exited: %v", err)
+		case <-time.After(20 * time.Millisecond):
+		}
+		if time.Now().After(deadline) {
+			s.kill()
+			return fmt.Errorf("redis-server did not answer PING within 10s: %v", err)
+		}
+	}
+}
+
+// Stop stops the server (SIGTERM, then SIGKILL after 10 s).
+func (s *Server) Stop() {
+	if s.cmd == nil {
+		return
+	}
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-s.exited:
+	case <-time.After(10 * time.Second):
+		s.kill()
+	}
+	s.cmd = nil
+}
+
+func (s *Server) kill() {
+	s.cmd.Process.Kill()
+	<-s.exited
+}
+
+// Restart stops the server and starts it again on the same port: with
+// persistence off, it comes back empty.
+func (s *Server) Restart() {
+	s.t.Helper()
+	s.Stop()
+	if err := s.start(); err != nil {
+		s.t.Fatalf("restarting redis-server: %v\n%s", err, s.out.String())
+	}
+}
+
+// Client returns a client of the server, closed when the test ends.
+func (s *Server) Client() *redis.Client {
+	c := redis.NewClient(&redis.Options{Addr: s.Addr})
+	s.t.Cleanup(func() { c.Close() })
+	return c
+}
+
+// WaitFor polls cond every 10 ms until it holds, failing t after 10 s.
+func WaitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting after 10s for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}

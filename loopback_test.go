@@ -1,0 +1,135 @@
+package partner_test
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// loopbackAllowed lists the functions of the module's non-test sources
+// that may ask whether an address is a loopback address, and why. No
+// behaviour of the SDK may depend on whether the base URL is one, except
+// the plain-http rule: a test against the fake must take the path
+// production takes, and a client behind a sidecar proxy on 127.0.0.1 must
+// not be taken for a test.
+var loopbackAllowed = map[string]string{
+	"internal/urls/plainhttp.go:IsLoopback":         "the plain-http rule's definition of this machine",
+	"internal/urls/plainhttp.go:PlainHTTPRefused":   "the plain-http rule",
+	"core/plainhttp.go:TowardLoopback":              "deprecated, kept for v1; nothing calls it",
+	"fake/events_self.go:selfIP":                    "the fake refuses a callback URL aimed at its own listener (the callback's address, not a client's base URL)",
+	"internal/fakehttp/hosts.go:LoopbackHost":       "a fake on a loopback listener answers a loopback Host only (the request's Host, not a client's base URL)",
+	"internal/fakehttp/hosts.go:LoopbackAddr":       "whether the fake's own listener is a loopback one",
+	"internal/fakeadmin/admin.go:loopback":          "partnerfake's admin API serves loopback clients only (the caller's address)",
+	"cmd/partnerctl/events_listen.go:onThisMachine": "partnerctl events listen's default callback URL (the listener's own address) when no --public-url is given",
+}
+
+// loopbackCalls returns "file:func" of each call in src to a function or
+// method named IsLoopback or TowardLoopback, by the name of the function
+// declaration around it.
+func loopbackCalls(fset *token.FileSet, name string, src any) ([]string, error) {
+	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
+	if err != nil {
+		return nil, err
+	}
+	var found []string
+	for _, d := range f.Decls {
+		fn, ok := d.(*ast.FuncDecl)
+		if !ok {
+			continue
+		}
+		ast.Inspect(fn, func(n ast.Node) bool {
+			call, ok := n.(*ast.CallExpr)
+			if !ok {
+				return true
+			}
+			var id string
+			switch fun := call.Fun.(type) {
+			case *ast.Ident:
+				id = fun.Name
+			case *ast.SelectorExpr:
+				id = fun.Sel.Name
+			}
+			if id == "IsLoopback" || id == "TowardLoopback" {
+				found = append(found, name+":"+fn.Name.Name)
+			}
+			return true
+		})
+	}
+	for _, d := range f.Decls { // a package-level var initialised by a call
+		if g, ok := d.(*ast.GenDecl); ok {
+			ast.Inspect(g, func(n ast.Node) bool {
+				if sel, ok := n.(*ast.SelectorExpr); ok && (sel.Sel.Name == "IsLoopback" || sel.Sel.Name == "TowardLoopback") {
+					found = append(found, name+":(package level)")
+				}
+				return true
+			})
+		}
+	}
+	return found, nil
+}
+
+// TestNoLoopbackDecisions: no non-test source of the module asks whether
+// an address is a loopback address (IsLoopback, TowardLoopback) outside
+// the plain-http rule and the few places loopbackAllowed names, each for
+// an address that is not the client's base URL or for a default only.
+func TestNoLoopbackDecisions(t *testing.T) {
+	t.Parallel()
+	fset := token.NewFileSet()
+	seen := map[string]bool{}
+	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
+			return nil
+		}
+		calls, err := loopbackCalls(fset, filepath.ToSlash(p), nil)
+		if err != nil {
+			return err
+		}
+		for _, c := range calls {
+			seen[c] = true
+			if _, ok := loopbackAllowed[c]; !ok {
+				t.Errorf("%s asks whether an address is a loopback address: no behaviour may depend on it but the plain-http rule (urls.PlainHTTPRefused); name the deployment's words explicitly (deployment.Words)", c)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The scan sees what it must: each allowed place still asks (else the
+	// entry is stale, or the scan finds nothing).
+	for place := range loopbackAllowed {
+		if !seen[place] {
+			t.Errorf("loopbackAllowed names %s, which no longer asks: remove the entry", place)
+		}
+	}
+}
+
+// TestLoopbackCallsFinds: the scan finds a decision on the base URL of
+// the kind the SDK had (objects.Audit's stand-in default, partner.New's
+// environment check), by the function it sits in.
+func TestLoopbackCallsFinds(t *testing.T) {
+	src := `package objects
+func (s *Service) Audit() { if s.t.TowardLoopback() { println() } }
+func check(h string) bool { return !urls.IsLoopback(h) }
+func fine() bool { return urls.PlainHTTPRefused(nil, false) }
+`
+	got, err := loopbackCalls(token.NewFileSet(), "objects/service.go", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"objects/service.go:Audit", "objects/service.go:check"}
+	if !slices.Equal(got, want) {
+		t.Fatalf("found %v, want %v", got, want)
+	}
+}
