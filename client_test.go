@@ -52,6 +52,8 @@ func TestNewValidation(t *testing.T) {
 		{"no secret", []Option{WithBaseURL(base), WithClientCredentials("id", "")}, "no client credentials"},
 		{"token source instead", []Option{WithBaseURL(base), WithTokenSource(oauth2.StaticTokenSource(&oauth2.Token{AccessToken: "x"}))}, ""},
 		{"Authorization header", []Option{WithBaseURL(base), creds, WithHeader("authorization", "Bearer x")}, "cannot set Authorization"},
+		{"Idempotency-Key header", []Option{WithBaseURL(base), creds, WithHeader("Idempotency-Key", "k")}, "send a write again after a broken connection"},
+		{"x-idempotency-key header", []Option{WithBaseURL(base), creds, WithHeader("x-idempotency-key", "k")}, "send a write again after a broken connection"},
 		{"negative retries", []Option{WithBaseURL(base), creds, WithMaxRetries(-1)}, "WithMaxRetries"},
 		{"nil option", []Option{WithBaseURL(base), creds, nil}, ""},
 	} {

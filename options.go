@@ -15,6 +15,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/deployment"
+	"github.com/partnerapi/partner-go/internal/check"
 	"github.com/partnerapi/partner-go/internal/urls"
 )
 
@@ -211,7 +212,9 @@ func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l
 func WithUserAgent(suffix string) Option { return func(s *settings) { s.uaSuffix = suffix } }
 
 // WithHeader adds a fixed header to every request to the service. It
-// cannot set Authorization. An API gateway's subscription key goes through
+// cannot set Authorization, nor Idempotency-Key or X-Idempotency-Key,
+// which would let net/http send a write again after a broken connection
+// (New fails). An API gateway's subscription key goes through
 // WithSubscriptionKey, which treats it as a secret.
 func WithHeader(key, value string) Option {
 	return func(s *settings) {
@@ -296,6 +299,9 @@ func (s *settings) build() (core.Config, error) {
 	for k := range s.header {
 		if strings.EqualFold(k, "Authorization") {
 			return cfg, errors.New("partner: WithHeader cannot set Authorization")
+		}
+		if err := check.ReplayHeader(k); err != nil {
+			return cfg, fmt.Errorf("partner: WithHeader cannot set %w", err)
 		}
 	}
 	for _, h := range []struct{ opt, name string }{

@@ -3,10 +3,9 @@ package bulk
 import (
 	"context"
 
+	"github.com/partnerapi/partner-go/internal/plumbing"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
-
-	"github.com/partnerapi/partner-go/core"
 )
 
 // Attributes and events of the wait span.
@@ -19,7 +18,7 @@ const (
 
 // startWait starts the span of WaitExecution on ack.
 func (s *Service) startWait(ctx context.Context, ack *Ack) (context.Context, trace.Span) {
-	return s.t.StartSpan(ctx, "bulk.WaitExecution",
+	return plumbing.Of(s.t).StartSpan(ctx, "bulk.WaitExecution",
 		attribute.String(attrIntegrationID, ack.IntegrationID), attribute.String(attrExecutionID, ack.ExecutionID))
 }
 
@@ -46,5 +45,5 @@ func (s *Service) endWait(ctx context.Context, span trace.Span, e *Execution, er
 			s.records.Add(ctx, e.SuccessCount)
 		}
 	}
-	core.EndSpan(span, err)
+	plumbing.EndSpan(span, err)
 }

@@ -69,6 +69,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // Service calls the /bulk/v1 operations. It is safe for concurrent use.
@@ -84,7 +85,7 @@ type Service struct {
 func New(p *core.Client) *Service {
 	// The API returns a working no-op instrument beside any error (a bad
 	// name or unit), which would be the SDK's own fault: ignored.
-	records, _ := p.Meter().Int64Counter("partner.bulk.records_loaded", metric.WithUnit("{record}"),
+	records, _ := plumbing.Of(p).Meter().Int64Counter("partner.bulk.records_loaded", metric.WithUnit("{record}"),
 		metric.WithDescription("Records a bulk execution created or updated, counted when a wait sees it complete."))
 	return &Service{t: p, records: records}
 }

@@ -17,6 +17,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/errs"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 	"github.com/partnerapi/partner-go/internal/poll"
 	"github.com/partnerapi/partner-go/internal/urls"
 )
@@ -257,8 +258,8 @@ type LoadFileParams struct {
 // load may have been received, read the integration's data before
 // calling LoadFile again.
 func (s *Service) LoadFile(ctx context.Context, p LoadFileParams, path string) (ack *Ack, err error) {
-	ctx, span := s.t.StartSpan(ctx, "bulk.LoadFile", attribute.String(attrIntegrationID, p.IntegrationID))
-	defer func() { core.EndSpan(span, err) }()
+	ctx, span := plumbing.Of(s.t).StartSpan(ctx, "bulk.LoadFile", attribute.String(attrIntegrationID, p.IntegrationID))
+	defer func() { plumbing.EndSpan(span, err) }()
 	return s.loadFile(ctx, p, path)
 }
 

@@ -85,11 +85,3 @@ func TestUnauthorizedRepeatOnTopOfRetries(t *testing.T) {
 		t.Fatalf("invalidated %v, want both refused tokens", ts.invalidated)
 	}
 }
-
-// TestForeignRequestNotRetried: a request that no Client.Send made (no
-// call in its context) is never retried by the policy.
-func TestForeignRequestNotRetried(t *testing.T) {
-	if ok, _ := checkRetry(context.Background(), &http.Response{StatusCode: 503}, nil); ok {
-		t.Fatal("a request without a call was retried")
-	}
-}

@@ -2,7 +2,6 @@ package core
 
 import (
 	"bytes"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -12,18 +11,6 @@ import (
 
 	"github.com/partnerapi/partner-go/internal/check"
 )
-
-// ErrBodyNotReplayable is returned when a request must be sent again (a
-// retry, or the repeat after a refreshed token) but its body came from a
-// plain io.Reader that has already been read. Pass an io.ReadSeeker (an
-// *os.File, say) or a BodyFunc to make such bodies replayable. The error
-// also wraps the failure that asked for the repeat (an *Error or a
-// network error), so errors.As still finds it.
-var ErrBodyNotReplayable = errors.New("partner: request body was already sent and cannot be replayed; pass an io.ReadSeeker to allow retries")
-
-// errStaleAttempt is returned to a previous attempt that is still reading
-// a shared seekable body after a newer attempt rewound it.
-var errStaleAttempt = errors.New("partner: request body rewound for a newer attempt")
 
 // BodyFunc opens a fresh copy of a request body for each attempt. The
 // returned reader is closed after the attempt when it is an io.Closer.

@@ -1,9 +1,9 @@
 package core
 
 // This file is per-call control, carried by the context: the options one
-// call (or every request of one iterator or Wait) sets for itself, the
-// capture of its final answer, the call's request id, and the attempt
-// timeout, applied around each attempt's round trip.
+// call (or every request of one iterator or Wait) sets for itself, read
+// once into the call (readOptions), the call's request id, and the
+// attempt timeout, applied around each attempt's round trip.
 
 import (
 	"context"
@@ -16,6 +16,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"time"
+
+	"github.com/partnerapi/partner-go/internal/check"
 )
 
 // DefaultRequestIDHeader is the header that carries the request id the
@@ -36,7 +38,9 @@ type CallOptions struct {
 	// an absolute URL on another host, nor past a redirect to one). The
 	// headers the SDK sets itself (Authorization, Accept, Content-Type,
 	// User-Agent, the environment, subscription key and request id
-	// headers, the trace context) cannot be set here: such a call fails
+	// headers, the trace context) cannot be set here, nor
+	// Idempotency-Key and X-Idempotency-Key, which would let net/http
+	// send a write again after a broken connection: such a call fails
 	// before sending.
 	Header http.Header
 	// AttemptTimeout bounds each attempt, from sending it until its
@@ -55,15 +59,21 @@ type CallOptions struct {
 	NoRetries  bool
 	// Capture, when set, is filled with the final answer of the call
 	// (of each request, for an iterator or a Wait: it then holds the
-	// last one's), successful or not.
+	// last one's), successful or not. Requests sent at once under one
+	// context (an export's pages) write it one at a time: it holds the
+	// answer of the request that ended last. Read it once the call has
+	// returned. What the server sent is masked in it as in an Error (a
+	// token the server echoes reads [redacted]).
 	Capture *ResponseInfo
 }
 
 // ResponseInfo is what CallOptions.Capture receives: the final answer of a
 // call and how it was reached.
 type ResponseInfo struct {
-	// StatusCode and Header are the final answer's; zero and nil when
-	// the call ended without an answer (a network error, a timeout).
+	// StatusCode and Header are the final answer's (a value of Header
+	// that holds one of the client's secrets is masked); zero and nil
+	// when the call ended without an answer (a network error, a
+	// timeout).
 	StatusCode int
 	Header     http.Header
 	// Attempts counts the requests sent: the first, every retry, and the
@@ -77,7 +87,8 @@ type ResponseInfo struct {
 	// same on every attempt; "" when that header is off.
 	RequestID string
 	// ServiceRequestID is the service's own id of the request, read from
-	// the header Config.ServiceRequestIDHeader names; "" when none.
+	// the header Config.ServiceRequestIDHeader names (masked as Header
+	// is); "" when none.
 	ServiceRequestID string
 }
 
@@ -102,6 +113,9 @@ func (c *Client) checkCallHeader(h http.Header) error {
 	for k := range h {
 		if c.reserved(k) {
 			return fmt.Errorf("partner: CallOptions.Header: %q is set by the SDK", k)
+		}
+		if err := check.ReplayHeader(k); err != nil {
+			return fmt.Errorf("partner: CallOptions.Header: %w", err)
 		}
 	}
 	return nil
@@ -146,38 +160,29 @@ func newRequestID() string {
 	return string(b[:])
 }
 
-// capture fills the call's Capture, when it has one, with its end.
-func (st *call) capture(resp *http.Response) {
-	if st.opts == nil || st.opts.Capture == nil {
-		return
+// readOptions reads the CallOptions in ctx into the call's state, once:
+// the only place that reads them. A call made for another call (its
+// token request) takes none.
+func (st *call) readOptions(ctx context.Context) error {
+	st.maxRetries = st.c.cfg.Retry.maxRetries()
+	if nested(ctx) {
+		return nil
 	}
-	info := ResponseInfo{Attempts: st.attempt + 1, Duration: time.Since(st.start), RequestID: st.requestID}
-	if resp != nil {
-		info.StatusCode, info.Header = resp.StatusCode, resp.Header
-		info.ServiceRequestID = st.serviceRequestID(resp)
+	o := callOptionsOf(ctx)
+	if o == nil {
+		return nil
 	}
-	*st.opts.Capture = info
-}
-
-// serviceRequestID is the service's id of the request in resp, "" when
-// the client reads none.
-func (st *call) serviceRequestID(resp *http.Response) string {
-	if st.c.cfg.ServiceRequestIDHeader == "" || resp == nil {
-		return ""
+	if err := st.c.checkCallHeader(o.Header); err != nil {
+		return err
 	}
-	return resp.Header.Get(st.c.cfg.ServiceRequestIDHeader)
-}
-
-// maxRetries is the number of retries the call may make for failures.
-func (st *call) maxRetries() int {
-	switch o := st.opts; {
-	case o == nil:
+	st.header, st.attemptTimeout, st.captureTo = o.Header, o.AttemptTimeout, o.Capture
+	switch {
 	case o.NoRetries:
-		return 0
+		st.maxRetries = 0
 	case o.MaxRetries > 0:
-		return o.MaxRetries
+		st.maxRetries = o.MaxRetries
 	}
-	return st.c.cfg.Retry.maxRetries()
+	return nil
 }
 
 // attemptTimeoutError is the failure of an attempt that ran past
@@ -207,16 +212,15 @@ func (a *attemptTimer) stop() { a.t.Stop() }
 // expired reports whether the attempt ran out of time.
 func (a *attemptTimer) expired() bool { return a.timedOut.Load() }
 
-// roundTrip sends req through rt, bounded by its call's AttemptTimeout
+// roundTrip sends req through rt, bounded by the call's AttemptTimeout
 // when it has one.
-func roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
-	st, ok := callOf(req.Context())
-	if !ok || st.opts == nil || st.opts.AttemptTimeout <= 0 {
+func (st *call) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if st.attemptTimeout <= 0 {
 		return rt.RoundTrip(req)
 	}
 	ctx, cancel := context.WithCancel(req.Context())
 	a := &attemptTimer{cancel: cancel}
-	a.t = time.AfterFunc(st.opts.AttemptTimeout, func() {
+	a.t = time.AfterFunc(st.attemptTimeout, func() {
 		a.timedOut.Store(true)
 		cancel()
 	})
@@ -247,15 +251,25 @@ func (b *attemptBody) Close() error {
 // the attempt timeout's error.
 func (st *call) attemptErr(err error) error {
 	if err != nil && st.timer != nil && st.timer.expired() && errors.Is(err, context.Canceled) {
-		return &attemptTimeoutError{st.opts.AttemptTimeout}
+		return &attemptTimeoutError{st.attemptTimeout}
 	}
 	return err
 }
 
-// notSent reports whether err says that nothing of the request reached
-// the server: net/http closes a pooled connection the server closed
-// while it was idle before the request is counted on it, and fails the
-// request with this error, whose type it does not export.
+// notSent reports whether err says that the server did not process the
+// request, from errors whose types net/http does not export: it closes
+// a pooled connection the server closed while it was idle before the
+// request is counted on it ("server closed idle connection"); an
+// HTTP/2 server refused the stream (REFUSED_STREAM), or announced with
+// GOAWAY that it stops below the stream's id. The HTTP/2 transport,
+// which may not rewind the body (noReplay), reports the last two as
+// "cannot retry err [...]".
 func notSent(err error) bool {
-	return err != nil && strings.HasSuffix(err.Error(), "http: server closed idle connection")
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.HasSuffix(msg, "http: server closed idle connection") ||
+		strings.Contains(msg, "REFUSED_STREAM; received from peer") ||
+		strings.Contains(msg, "received Server's graceful shutdown GOAWAY")
 }

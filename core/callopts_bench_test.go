@@ -18,8 +18,8 @@ func BenchmarkCallOptionsOff(b *testing.B) {
 	b.ReportAllocs()
 	for b.Loop() {
 		st := &call{c: c}
-		if _, nested := callOf(ctx); !nested {
-			st.opts = callOptionsOf(ctx)
+		if err := st.readOptions(ctx); err != nil {
+			b.Fatal(err)
 		}
 		st.requestID = newRequestID()
 		h[c.reqIDHeader] = []string{st.requestID}

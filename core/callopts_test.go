@@ -6,6 +6,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/http"
+	"net/http/httptest"
 	"net/http/httptrace"
 	"reflect"
 	"strings"
@@ -327,5 +328,25 @@ func TestCallHeaderNotPastRedirect(t *testing.T) {
 	}
 	if got["files.other.test/x"] != "" || got["api.example.test/y"] != "a" {
 		t.Errorf("X-Team after redirects: %q", got)
+	}
+}
+
+// TestReplayHeadersRefused: Idempotency-Key and X-Idempotency-Key, in
+// any case, would let net/http replay a write after a broken connection;
+// a call that sets one fails before sending, saying why.
+func TestReplayHeadersRefused(t *testing.T) {
+	var sent atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { sent.Add(1) }))
+	defer srv.Close()
+	c := loopbackClient(t, srv)
+	for _, k := range []string{"Idempotency-Key", "x-idempotency-key", "IDEMPOTENCY-KEY"} {
+		ctx := WithCallOptions(context.Background(), CallOptions{Header: http.Header{k: {"k-1"}}})
+		err := c.Do(ctx, &Request{Method: http.MethodPost, Path: "/bulk", JSON: 1}, nil)
+		if err == nil || !strings.Contains(err.Error(), "send a write again after a broken connection") {
+			t.Errorf("%s: %v, want a refusal that says why", k, err)
+		}
+	}
+	if n := sent.Load(); n != 0 {
+		t.Errorf("%d requests sent, want none", n)
 	}
 }

@@ -1,5 +1,8 @@
 package core
 
+// This file is the package's errors: every sentinel, and the *Error of
+// an answer outside 2xx.
+
 import (
 	"encoding/json"
 	"errors"
@@ -12,6 +15,63 @@ import (
 
 	"github.com/partnerapi/partner-go/internal/errs"
 )
+
+// The sentinel errors of the package.
+
+// ErrBodyNotReplayable is returned when a request must be sent again (a
+// retry, or the repeat after a refreshed token) but its body came from a
+// plain io.Reader that has already been read. Pass an io.ReadSeeker (an
+// *os.File, say) or a BodyFunc to make such bodies replayable. The error
+// also wraps the failure that asked for the repeat (an *Error or a
+// network error), so errors.As still finds it.
+var ErrBodyNotReplayable = errors.New("partner: request body was already sent and cannot be replayed; pass an io.ReadSeeker to allow retries")
+
+// errStaleAttempt is returned to a previous attempt that is still reading
+// a shared seekable body after a newer attempt rewound it.
+var errStaleAttempt = errors.New("partner: request body rewound for a newer attempt")
+
+// ErrAnswerTooLarge is returned when an answer's body is longer than the
+// limit for its kind (DefaultMaxAnswerSize, MaxTokenAnswerSize, a
+// Request's MaxAnswerSize), counted after decompression. It is not
+// retried; a write that is not safe to repeat is marked with
+// ErrOutcomeUnknown, since the service answered 2xx.
+var ErrAnswerTooLarge = errors.New("partner: answer too large")
+
+// ErrCrossHostRedirect is returned for a redirect to another host that
+// the client refuses: one that would carry the request's body there (a
+// 307 or 308 answer to a request with a body, whose body may hold a
+// client secret, user data or a subscriber secret), and any redirect of
+// a token request (Request.NoCrossHostRedirect), whose answer would be
+// taken for a token.
+var ErrCrossHostRedirect = errors.New("partner: refused a redirect to another host")
+
+// ErrAnswerStalled is returned when an answer's body sent nothing for
+// the stall timeout (Config.StallTimeout) while it was read. The attempt
+// fails: a read is retried, a write that is not safe to repeat is
+// marked with ErrOutcomeUnknown.
+var ErrAnswerStalled = errors.New("partner: answer stalled: the server sent nothing for the stall timeout")
+
+// ErrInsecureRedirect is returned for a redirect from https to plain
+// http, which would send the request (and, on the same host, its
+// Authorization header) in clear.
+var ErrInsecureRedirect = errors.New("partner: refused a redirect from https to plain http")
+
+// errResendRefused is the failure of an attempt whose transport would
+// have sent it again by itself after a failure, when the retry policy
+// allows no more attempts.
+var errResendRefused = errors.New("partner: the connection failed and the transport would send the request again; the retry policy allows no more attempts")
+
+// ErrRetryBudgetExhausted is wrapped into the error of a call that was
+// not retried because the client-wide retry budget was empty: the
+// service has been failing for many calls at once.
+var ErrRetryBudgetExhausted = errors.New("partner: retry budget exhausted: the service is failing for many calls, not retrying")
+
+// ErrOutcomeUnknown is wrapped into (or matched by) the error of a write
+// that is not safe to repeat when the service may have processed it: the
+// request was sent, but its answer was lost (a connection dropped after
+// the request was written, a timeout), was a 5xx, or could not be read.
+// Look the result up before doing the write again.
+var ErrOutcomeUnknown = errors.New("partner: outcome unknown: the service may have processed the request")
 
 // maxErrorBody caps how much of an error response body is read and kept.
 const maxErrorBody = 64 << 10

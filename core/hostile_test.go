@@ -378,3 +378,45 @@ func TestMaskedLogKeepsRecords(t *testing.T) {
 		t.Fatalf("log line %q, want it to end in %q", line, want)
 	}
 }
+
+// TestEchoedTokenMaskedInHeaders: a bearer token the server echoes in
+// its request id header and another header reads [redacted] in
+// Error.ServiceRequestID, ResponseInfo.ServiceRequestID and
+// ResponseInfo.Header, for an error answer and a 2xx alike.
+func TestEchoedTokenMaskedInHeaders(t *testing.T) {
+	const token = "AT-echoed-123456"
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		w.Header().Set("X-Svc-Id", "id-"+req.Header.Get("Authorization"))
+		w.Header().Add("X-Debug", "plain")
+		w.Header().Add("X-Debug", req.Header.Get("Authorization"))
+		if req.URL.Path == "/fail" {
+			w.WriteHeader(http.StatusForbidden)
+		}
+	}))
+	defer srv.Close()
+	c := loopbackClient(t, srv, func(cfg *Config) {
+		cfg.Tokens = staticTokens{&oauth2.Token{AccessToken: token}}
+		cfg.ServiceRequestIDHeader = "X-Svc-Id"
+		cfg.Retry.NoRetries = true
+	})
+	for _, p := range []string{"/ok", "/fail"} {
+		var info ResponseInfo
+		ctx := WithCallOptions(context.Background(), CallOptions{Capture: &info})
+		err := c.Do(ctx, &Request{Method: "GET", Path: p}, nil)
+		texts := []string{info.ServiceRequestID, strings.Join(info.Header.Values("X-Svc-Id"), " "), strings.Join(info.Header.Values("X-Debug"), " ")}
+		var e *Error
+		if errors.As(err, &e) {
+			texts = append(texts, e.ServiceRequestID)
+		} else if p == "/fail" {
+			t.Fatalf("%s: %v, want an *Error", p, err)
+		}
+		for _, text := range texts {
+			if strings.Contains(text, token) || !strings.Contains(text, redactedText) {
+				t.Errorf("%s: %q, want the token masked", p, text)
+			}
+		}
+		if got := info.Header.Values("X-Debug"); len(got) != 2 || got[0] != "plain" {
+			t.Errorf("%s: X-Debug %q, want the unmasked value kept", p, got)
+		}
+	}
+}

@@ -149,6 +149,11 @@ func (c *Client) startOp(ctx context.Context, r *Request) (context.Context, trac
 // EndSpan ends the span of an operation (StartSpan, Do, Send) with err:
 // the error status, and the outcome-unknown attribute when the service
 // may have processed the call.
+//
+// Deprecated: it is the SDK's own plumbing, which its area packages
+// reach through an internal package; it stays for v1. A service of
+// one's own over a Client needs Do and Send (Request.Op names the
+// call's span).
 func EndSpan(span trace.Span, err error) {
 	if err != nil && span.IsRecording() {
 		if errors.Is(err, ErrOutcomeUnknown) || isOutcomeUnknownError(err) {
@@ -323,6 +328,11 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 // StartSpan starts the span of an operation made of several requests
 // (an export, a wait), named "partner." + op, kind client, with attrs.
 // End it with EndSpan.
+//
+// Deprecated: it is the SDK's own plumbing, which its area packages
+// reach through an internal package; it stays for v1. A service of
+// one's own over a Client needs Do and Send (Request.Op names the
+// call's span).
 func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	ctx, span := c.tel.tracer.Start(ctx, "partner."+op, clientKind...)
 	if span.IsRecording() {
@@ -334,6 +344,11 @@ func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.Ke
 
 // CountTokenFetch counts a token fetch of kind ("client_credentials",
 // "refresh", "external"), and its failure when err is not nil.
+//
+// Deprecated: it is the SDK's own plumbing, which its area packages
+// reach through an internal package; it stays for v1. A service of
+// one's own over a Client needs Do and Send (Request.Op names the
+// call's span).
 func (c *Client) CountTokenFetch(ctx context.Context, kind string, err error) {
 	kindAttr := attribute.String("partner.token.kind", kind)
 	c.tel.fetches.Add(ctx, 1, metric.WithAttributes(kindAttr))
@@ -345,8 +360,18 @@ func (c *Client) CountTokenFetch(ctx context.Context, kind string, err error) {
 // Meter returns the meter of the client's metrics (Config.MeterProvider,
 // the global provider when it was not set), for an area's own
 // instruments.
+//
+// Deprecated: it is the SDK's own plumbing, which its area packages
+// reach through an internal package; it stays for v1. A service of
+// one's own over a Client needs Do and Send (Request.Op names the
+// call's span).
 func (c *Client) Meter() metric.Meter { return c.tel.meter }
 
 // TracerProvider returns the provider the client's spans go to:
 // Config.TracerProvider, nil when it was not set (the global provider).
+//
+// Deprecated: it is the SDK's own plumbing, which its area packages
+// reach through an internal package; it stays for v1. A service of
+// one's own over a Client needs Do and Send (Request.Op names the
+// call's span).
 func (c *Client) TracerProvider() trace.TracerProvider { return c.cfg.TracerProvider }

@@ -28,6 +28,11 @@ func (c *Client) TowardLoopback() bool {
 
 // InsecureHTTPAllowed reports whether plain http URLs to hosts other than
 // loopback addresses are allowed (Config.AllowInsecureHTTP).
+//
+// Deprecated: it is the SDK's own plumbing, which its area packages
+// reach through an internal package; it stays for v1. A service of
+// one's own over a Client needs Do and Send (Request.Op names the
+// call's span).
 func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
 
 // checkScheme refuses a URL the plain-http rule refuses

@@ -282,7 +282,7 @@ func TestUserClientKept(t *testing.T) {
 	}}
 	u, _ := url.Parse(base)
 	c := New(Config{BaseURL: u, HTTPClient: hc, Retry: fastRetry})
-	if c.cfg.HTTPClient != hc || c.rc.HTTPClient.Timeout != 7*time.Second {
+	if c.cfg.HTTPClient != hc || c.hc.hc.Timeout != 7*time.Second {
 		t.Fatal("the given client was replaced")
 	}
 	mt.RegisterResponder("GET", base+"/r", func(*http.Request) (*http.Response, error) {

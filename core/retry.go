@@ -1,8 +1,9 @@
 package core
 
-// This file is the retry policy: what a RetryPolicy says, the client-wide
+// This file is the decision: what a RetryPolicy says, the client-wide
 // retry budget, and the hooks that go-retryablehttp calls around each
-// attempt of a call (CheckRetry, Backoff, RequestLogHook, PrepareRetry).
+// attempt of a call (CheckRetry, Backoff, RequestLogHook, PrepareRetry),
+// methods of the call.
 
 import (
 	"context"
@@ -82,18 +83,6 @@ var defaultRetryPolicy = RetryPolicy{
 	MaxRetryAfter: 60 * time.Second, MaxRetryTime: 60 * time.Second,
 	Budget: defaultBudget,
 }
-
-// ErrRetryBudgetExhausted is wrapped into the error of a call that was
-// not retried because the client-wide retry budget was empty: the
-// service has been failing for many calls at once.
-var ErrRetryBudgetExhausted = errors.New("partner: retry budget exhausted: the service is failing for many calls, not retrying")
-
-// ErrOutcomeUnknown is wrapped into (or matched by) the error of a write
-// that is not safe to repeat when the service may have processed it: the
-// request was sent, but its answer was lost (a connection dropped after
-// the request was written, a timeout), was a 5xx, or could not be read.
-// Look the result up before doing the write again.
-var ErrOutcomeUnknown = errors.New("partner: outcome unknown: the service may have processed the request")
 
 // withDefaults fills the zero fields.
 func (p RetryPolicy) withDefaults() RetryPolicy {
@@ -191,7 +180,8 @@ func retryableStatus(code int) bool {
 	return false
 }
 
-// checkRetry is the go-retryablehttp CheckRetry of every request. Reads and
+// checkRetry is the go-retryablehttp CheckRetry of the call, the one
+// place that decides whether an attempt is repeated. Reads and
 // idempotent writes are retried on network errors and retryable statuses.
 // Other writes are retried only when the server certainly did not process
 // them: a 429, or an attempt that failed before anything was written. A
@@ -207,13 +197,8 @@ func retryableStatus(code int) bool {
 // error then wraps ErrBodyNotReplayable), when the server asks with
 // Retry-After for a wait beyond MaxRetryAfter, when the wait could end
 // past MaxRetryTime, and when the retry budget cannot pay for it
-// (ErrRetryBudgetExhausted). A request that no Client.Send made is never
-// retried.
-func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
-	st, ok := callOf(ctx)
-	if !ok {
-		return false, err
-	}
+// (ErrRetryBudgetExhausted).
+func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) (bool, error) {
 	err = st.attemptErr(err)
 	st.endAttempt(ctx, resp, err)
 	st.noteAttempt(resp, err)
@@ -244,25 +229,10 @@ func checkRetry(ctx context.Context, resp *http.Response, err error) (bool, erro
 	}
 	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
 		st.replayed = true
-		st.c.logDebug(ctx, "partner: 401, refreshing token and repeating", st.method, st.path)
+		st.logDebug(ctx, "partner: 401, refreshing token and repeating")
 		return true, nil
 	}
 	return st.affordRetry(resp, err), err
-}
-
-// readAttempt reads the answer of an attempt that got one
-// (call.readAnswer). A 2xx cut off mid-body fails the attempt like a lost
-// answer: resp becomes nil and err the attempt's error. final reports an
-// answer that Request.Read refused whole, which ends the call with err.
-func (st *call) readAttempt(resp *http.Response) (_ *http.Response, final bool, err error) {
-	cut, rerr := st.readAnswer(resp)
-	switch {
-	case rerr == nil:
-		return resp, false, nil
-	case !cut:
-		return resp, true, rerr
-	}
-	return nil, false, st.attemptErr(rerr)
 }
 
 // wantsRetry reports whether the attempt's failure is worth repeating,
@@ -298,7 +268,7 @@ func (st *call) settleBudget() {
 // MaxRetries, MaxRetryAfter, MaxRetryTime and the budget.
 func (st *call) affordRetry(resp *http.Response, err error) bool {
 	p := &st.c.cfg.Retry
-	if st.retries >= st.maxRetries() {
+	if st.retries >= st.maxRetries {
 		return false
 	}
 	wait, fromServer := p.longestWait(st.attempt, resp)
@@ -320,44 +290,39 @@ func (st *call) affordRetry(resp *http.Response, err error) bool {
 	return true
 }
 
-// backoff is the go-retryablehttp Backoff: no wait before the repeat
-// after a 401, otherwise the policy's wait before the retry that follows
-// attempt n (from 0). go-retryablehttp's own bounds (RetryWaitMin and
-// RetryWaitMax, unset) play no part.
-func (c *Client) backoff(_, _ time.Duration, n int, resp *http.Response) time.Duration {
+// backoff is the go-retryablehttp Backoff of the call: no wait before
+// the repeat after a 401, otherwise the policy's wait before the retry
+// that follows attempt n (from 0). go-retryablehttp's own bounds
+// (RetryWaitMin and RetryWaitMax, unset) play no part.
+func (st *call) backoff(_, _ time.Duration, n int, resp *http.Response) time.Duration {
 	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
 		return 0
 	}
-	d, _ := c.cfg.Retry.wait(n, resp)
-	if c.testHookWait != nil {
-		c.testHookWait(d)
+	d, _ := st.c.cfg.Retry.wait(n, resp)
+	if st.c.testHookWait != nil {
+		st.c.testHookWait(d)
 	}
 	return d
 }
 
-// beforeAttempt is the go-retryablehttp RequestLogHook, run before every
-// attempt.
-func beforeAttempt(_ retryablehttp.Logger, req *http.Request, attempt int) {
-	st, ok := callOf(req.Context())
-	if !ok {
-		return
-	}
+// beforeAttempt is the go-retryablehttp RequestLogHook of the call, run
+// before every attempt.
+func (st *call) beforeAttempt(_ retryablehttp.Logger, req *http.Request, attempt int) {
 	st.wrote.Store(false)
 	st.attempt = attempt
 	st.timer = nil
 	st.startAttempt(req, attempt)
 	if attempt > 0 {
-		st.c.logDebug(req.Context(), "partner: retrying request", st.method, st.path, slog.Int("attempt", attempt+1))
+		st.logDebug(req.Context(), "partner: retrying request", slog.Int("attempt", attempt+1))
 	}
 }
 
-// prepareRetry is the go-retryablehttp PrepareRetry: a request that
-// carries the client's token is signed again with the current one (a new
-// one after a 401). go-retryablehttp shares the header map between
-// attempts, so the retry gets a copy.
-func prepareRetry(req *http.Request) error {
-	st, ok := callOf(req.Context())
-	if !ok || !st.auth {
+// prepareRetry is the go-retryablehttp PrepareRetry of the call: a
+// request that carries the client's token is signed again with the
+// current one (a new one after a 401). go-retryablehttp shares the
+// header map between attempts, so the retry gets a copy.
+func (st *call) prepareRetry(req *http.Request) error {
+	if !st.auth {
 		return nil
 	}
 	req.Header = req.Header.Clone()
@@ -401,16 +366,17 @@ func retryableURLError(uerr *url.Error) bool {
 // wait returns the wait before retry number attempt+1 (attempt counts
 // from 0) and whether the server chose it: the server's Retry-After when
 // it sent one; otherwise a jittered exponential step, uniform between
-// MinWait/2 and MinWait·2^attempt capped at MaxWait.
+// MinWait/2 and the longest wait (longestWait).
 func (p RetryPolicy) wait(attempt int, resp *http.Response) (time.Duration, bool) {
-	if d, ok := retryAfterOf(resp); ok {
+	d, fromServer := p.longestWait(attempt, resp)
+	if fromServer {
 		return d, true
 	}
-	step := p.step(attempt)
-	return p.MinWait/2 + rand.N(step-p.MinWait/2+1), false
+	return p.MinWait/2 + rand.N(d-p.MinWait/2+1), false
 }
 
-// longestWait is the longest wait that wait may return.
+// longestWait is the longest wait that wait may return: the server's
+// Retry-After, or MinWait·2^attempt capped at MaxWait.
 func (p RetryPolicy) longestWait(attempt int, resp *http.Response) (time.Duration, bool) {
 	if d, ok := retryAfterOf(resp); ok {
 		return d, true
@@ -432,4 +398,17 @@ func retryAfterOf(resp *http.Response) (time.Duration, bool) {
 		return 0, false
 	}
 	return parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+}
+
+// noteAttempt records what an attempt says about the call: whether the
+// server may have processed it without the client learning the result
+// (it wrote its request and got no answer, or a 5xx), and the response
+// for Request.Observe.
+func (st *call) noteAttempt(resp *http.Response, err error) {
+	if (err != nil && st.wrote.Load() && !notSent(err)) || (err == nil && resp.StatusCode >= 500) {
+		st.ambiguous = true
+	}
+	if resp != nil && st.observe != nil {
+		st.observe(resp)
+	}
 }

@@ -372,7 +372,9 @@ func TestCancelledBeforeStart(t *testing.T) {
 
 func TestCheckRetryUnitRules(t *testing.T) {
 	c, _ := newMockClient(t)
-	ctx := withCall(context.Background(), &call{c: c, idempotent: true, start: time.Now()}, true)
+	st := &call{c: c, idempotent: true, start: time.Now(), maxRetries: c.cfg.Retry.maxRetries()}
+	ctx := withCall(context.Background(), st, true)
+	checkRetry := st.checkRetry
 	certErr := &url.Error{Op: "Get", URL: base, Err: fmt.Errorf("tls: %w", errors.New("x"))}
 	if ok, _ := checkRetry(ctx, nil, certErr); !ok {
 		t.Error("plain network error on a GET not retried")

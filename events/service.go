@@ -59,6 +59,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 	"github.com/partnerapi/partner-go/internal/urls"
 )
 
@@ -231,7 +232,7 @@ func checkCallbackURL(t *core.Client, raw string) error {
 	if !urls.IsHTTPURL(u) {
 		return fmt.Errorf("callback URL %q is not an absolute http or https URL", urls.Redacted(raw))
 	}
-	if urls.PlainHTTPRefused(u, t.InsecureHTTPAllowed()) {
+	if urls.PlainHTTPRefused(u, plumbing.Of(t).InsecureHTTPAllowed()) {
 		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", urls.Redacted(raw))
 	}
 	return nil

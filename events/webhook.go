@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/partnerapi/partner-go/internal/plumbing"
 	"go.opentelemetry.io/otel/trace"
 )
 
@@ -204,7 +205,7 @@ type Handler struct {
 // own do; the global provider when the client has none. Set its Secrets
 // (or Insecure) before serving: without them it refuses every request.
 func (s *Service) NewHandler(deliver func(ctx context.Context, d *Delivery) error) *Handler {
-	return &Handler{Deliver: deliver, TracerProvider: s.t.TracerProvider()}
+	return &Handler{Deliver: deliver, TracerProvider: plumbing.Of(s.t).TracerProvider()}
 }
 
 // ServeHTTP receives one delivery.

@@ -27,6 +27,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // Grant types of the token endpoint.
@@ -146,7 +147,7 @@ func New(p *core.Client, opts Options) *Service { return newService(p, opts, tim
 func newService(t *core.Client, cfg Options, now func() time.Time) *Service {
 	s := &Service{t: t, cfg: cfg, now: now, external: cfg.TokenSource != nil}
 	if t != nil {
-		t.MaskSecrets(cfg.ClientSecret)
+		plumbing.Of(t).MaskSecrets(cfg.ClientSecret)
 	}
 	s.cache = tokenCache{fetch: s.obtain, refreshAt: refreshAt, discard: s.discard, warn: s.warnKept, now: now}
 	if s.external {
@@ -190,7 +191,7 @@ func (s *Service) warnKept(ctx context.Context, expiry time.Time, err error) {
 	if s.t == nil {
 		return
 	}
-	s.t.Logger().LogAttrs(ctx, slog.LevelWarn, "partner: early token refresh failed, using the cached token",
+	plumbing.Of(s.t).Logger().LogAttrs(ctx, slog.LevelWarn, "partner: early token refresh failed, using the cached token",
 		slog.Time("expiry", expiry), slog.String("error", err.Error()))
 }
 
@@ -232,7 +233,7 @@ func (s *Service) obtain(ctx context.Context, held *oauth2.Token) (*oauth2.Token
 		if ctx.Err() != nil {
 			return nil, err
 		}
-		s.t.Logger().LogAttrs(ctx, slog.LevelDebug, "partner: refresh failed, using client credentials",
+		plumbing.Of(s.t).Logger().LogAttrs(ctx, slog.LevelDebug, "partner: refresh failed, using client credentials",
 			slog.String("error", err.Error()))
 	}
 	return s.grant(ctx, TokenParams{GrantType: GrantClientCredentials})
@@ -285,9 +286,9 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	if p.GrantType == GrantRefreshToken && p.RefreshToken == "" {
 		return nil, errors.New("partner: refresh_token grant needs a refresh token")
 	}
-	// What a server echoes of the secrets is masked (core.Client.MaskSecrets);
+	// What a server echoes of the secrets is masked (plumbing.Pipeline.MaskSecrets);
 	// the answer is small, and no other host may give it.
-	s.t.MaskSecrets(p.ClientSecret, p.RefreshToken)
+	plumbing.Of(s.t).MaskSecrets(p.ClientSecret, p.RefreshToken)
 	r := &core.Request{
 		Op:                  "oauth.Request",
 		Method:              http.MethodPost,
@@ -308,7 +309,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 	if err := s.t.Do(ctx, r, &resp); err != nil {
 		return nil, err
 	}
-	s.t.MaskSecrets(resp.AccessToken, resp.RefreshToken)
+	plumbing.Of(s.t).MaskSecrets(resp.AccessToken, resp.RefreshToken)
 	if p.State != "" && resp.State != "" && resp.State != p.State {
 		return nil, ErrStateMismatch
 	}
@@ -318,7 +319,7 @@ func (s *Service) Request(ctx context.Context, p TokenParams) (*TokenResult, err
 // envQuery is the environment query parameter of a token request, or nil
 // (an untyped nil, so that a request without one takes the plain path).
 func envQuery(t *core.Client) any {
-	if q := t.EnvQuery(); q != nil {
+	if q := plumbing.Of(t).EnvQuery(); q != nil {
 		return q
 	}
 	return nil

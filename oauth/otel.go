@@ -7,6 +7,7 @@ import (
 	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // Kinds of token fetch, the partner.token.kind attribute of the token
@@ -34,10 +35,10 @@ func tracedFetch(t *core.Client, external bool, fetch func(context.Context, *oau
 		case held != nil && held.RefreshToken != "":
 			kind = fetchRefresh
 		}
-		ctx, span := t.StartSpan(ctx, "oauth.Token", attribute.String("partner.token.kind", kind))
+		ctx, span := plumbing.Of(t).StartSpan(ctx, "oauth.Token", attribute.String("partner.token.kind", kind))
 		tok, err := fetch(ctx, held)
-		t.CountTokenFetch(ctx, kind, err)
-		core.EndSpan(span, err)
+		plumbing.Of(t).CountTokenFetch(ctx, kind, err)
+		plumbing.EndSpan(span, err)
 		return tok, err
 	}
 }

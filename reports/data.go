@@ -9,6 +9,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // Page is one page of report data (real-time or view data).
@@ -69,7 +70,7 @@ func (s *Service) DataPages(ctx context.Context, reportID int64, p DataParams) i
 		pg, _, err := s.fetchPage(ctx, "reports.DataPages", "/report/v1/{reportId}/data", reportID, pageRequest{Page: page{Number: n, Size: size}, Filters: p.Filters}, pageHooks{})
 		if err == nil && n*size+int64(len(pg.Rows)) > RealTimeRowLimit {
 			warn.Do(func() {
-				s.t.Logger().LogAttrs(ctx, slog.LevelWarn,
+				plumbing.Of(s.t).Logger().LogAttrs(ctx, slog.LevelWarn,
 					"partner: reports: real-time data of a report over 10000 rows may miss rows or show ghost rows while it changes; export it through a view instead",
 					slog.Int64("reportId", reportID))
 			})

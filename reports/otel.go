@@ -8,7 +8,7 @@ import (
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 	"github.com/partnerapi/partner-go/reports/internal/export"
 )
 
@@ -41,7 +41,7 @@ type exportTrace struct {
 
 // startExportTrace starts the span "partner." + op of an export.
 func (s *Service) startExportTrace(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, *exportTrace) {
-	ctx, span := s.t.StartSpan(ctx, op, attrs...)
+	ctx, span := plumbing.Of(s.t).StartSpan(ctx, op, attrs...)
 	return ctx, &exportTrace{counted: s.rows, span: span}
 }
 
@@ -87,7 +87,7 @@ func (e *exportTrace) end(ctx context.Context) {
 				attribute.Int(attrPeakWindow, e.stats.PeakInFlight), attribute.Int(attrThrottled, e.stats.Throttled))
 		}
 	}
-	core.EndSpan(e.span, e.err)
+	plumbing.EndSpan(e.span, e.err)
 }
 
 // noteViewState adds a status read to the span of WaitView: an event
@@ -105,5 +105,5 @@ func endViewWait(span trace.Span, v *ViewStatus, err error) {
 	if v != nil && span.IsRecording() {
 		span.SetAttributes(attribute.String(attrViewState, string(v.Status)))
 	}
-	core.EndSpan(span, err)
+	plumbing.EndSpan(span, err)
 }

@@ -23,6 +23,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // Service calls the /report/v1 operations. It is safe for concurrent use.
@@ -38,7 +39,7 @@ type Service struct {
 func New(p *core.Client) *Service {
 	// The API returns a working no-op instrument beside any error (a bad
 	// name or unit), which would be the SDK's own fault: ignored.
-	rows, _ := p.Meter().Int64Counter("partner.reports.rows_exported", metric.WithUnit("{row}"),
+	rows, _ := plumbing.Of(p).Meter().Int64Counter("partner.reports.rows_exported", metric.WithUnit("{row}"),
 		metric.WithDescription("Report rows yielded by exports."))
 	return &Service{t: p, rows: rows}
 }

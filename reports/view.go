@@ -9,6 +9,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 	"github.com/partnerapi/partner-go/internal/poll"
 )
 
@@ -117,7 +118,7 @@ func (s *Service) WaitView(ctx context.Context, viewID int64, opts WaitOptions) 
 	if opts.MaxInterval <= 0 {
 		opts.MaxInterval = 5 * time.Second
 	}
-	ctx, span := s.t.StartSpan(ctx, "reports.WaitView", attribute.Int64(attrViewID, viewID))
+	ctx, span := plumbing.Of(s.t).StartSpan(ctx, "reports.WaitView", attribute.Int64(attrViewID, viewID))
 	var state ViewState
 	v, err := poll.Wait(ctx, poll.Options{Initial: opts.Interval, Max: opts.MaxInterval}, poll.Waiter[*ViewStatus]{
 		Read: func(ctx context.Context) (*ViewStatus, error) {

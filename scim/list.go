@@ -11,6 +11,7 @@ import (
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/internal/errs"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 	"github.com/partnerapi/partner-go/internal/quote"
 )
 
@@ -227,8 +228,8 @@ func (p ListParams) validate() error {
 // `userName eq "<userName>"` (GET /api/scim/v2/Users). It returns
 // ErrNotFound when there is none.
 func (s *Service) FindByUserName(ctx context.Context, userName string) (u *User, err error) {
-	ctx, span := s.t.StartSpan(ctx, "scim.FindByUserName")
-	defer func() { core.EndSpan(span, err) }()
+	ctx, span := plumbing.Of(s.t).StartSpan(ctx, "scim.FindByUserName")
+	defer func() { plumbing.EndSpan(span, err) }()
 	if strings.TrimSpace(userName) == "" {
 		return nil, errors.New("partner: scim: userName is required")
 	}

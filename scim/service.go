@@ -25,6 +25,7 @@ import (
 	"strings"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // ErrorTypeOf returns the scimType of the service's error in err's chain:
@@ -129,16 +130,16 @@ func (s *Service) Update(ctx context.Context, u *User) (*User, error) {
 // The read and the write are not atomic: a change made by someone else in
 // between is overwritten (the interface offers no conditional PUT).
 func (s *Service) Suspend(ctx context.Context, id string) (u *User, err error) {
-	ctx, span := s.t.StartSpan(ctx, "scim.Suspend")
-	defer func() { core.EndSpan(span, err) }()
+	ctx, span := plumbing.Of(s.t).StartSpan(ctx, "scim.Suspend")
+	defer func() { plumbing.EndSpan(span, err) }()
 	return s.setActive(ctx, id, false)
 }
 
 // Reactivate sets "active": true on the user with that id and returns it,
 // as Suspend does (GET, then PUT /api/scim/v2/Users/{user_id}).
 func (s *Service) Reactivate(ctx context.Context, id string) (u *User, err error) {
-	ctx, span := s.t.StartSpan(ctx, "scim.Reactivate")
-	defer func() { core.EndSpan(span, err) }()
+	ctx, span := plumbing.Of(s.t).StartSpan(ctx, "scim.Reactivate")
+	defer func() { plumbing.EndSpan(span, err) }()
 	return s.setActive(ctx, id, true)
 }
 

@@ -5,9 +5,25 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 	"reflect"
 )
+
+// ReplayHeader returns an error saying why the header k cannot be set on
+// the SDK's requests when it is one that changes net/http's replay
+// rules (Idempotency-Key, X-Idempotency-Key, in any case): net/http
+// sends a request carrying one again by itself after a broken
+// connection, though the service may have processed it, and the
+// service documents no idempotency key. nil for any other header.
+func ReplayHeader(k string) error {
+	switch http.CanonicalHeaderKey(k) {
+	case "Idempotency-Key", "X-Idempotency-Key":
+		return fmt.Errorf("%q would let net/http send a write again after a broken connection, "+
+			"though the service may have processed it (the service documents no idempotency key)", k)
+	}
+	return nil
+}
 
 // Reader returns an error that names the problem when r cannot be
 // read as a request body: a nil pointer in a non-nil io.Reader (a nil

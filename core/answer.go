@@ -1,0 +1,215 @@
+package core
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+)
+
+// This file reads the answer: a 2xx body read whole inside the retry
+// loop (so that one cut off is a failed attempt), the caps on its size,
+// and its decoding into the caller's value.
+
+// readAnswer reads the body of a 2xx answer inside the retry loop
+// (checkRetry), so that an answer cut off mid-body is a failed attempt
+// (cut) rather than an error after the call. Request.Read reads it when
+// set; otherwise the body read replaces resp.Body: a body of known
+// length up to maxWholeBody, and, when Do decodes the answer, one of
+// unknown length (up to that size; a longer one streams on). A failure
+// marks the call ambiguous: the service answered 2xx, so it did the
+// work. An error of Request.Read's own (not cut) ends the call.
+//
+// It is also the one place that caps a 2xx answer (call.maxAnswer),
+// whoever reads it: a body declared longer fails at once, and the body
+// fails with ErrAnswerTooLarge past the cap, counting the bytes read
+// after net/http's transparent gzip.
+func (st *call) readAnswer(resp *http.Response) (cut bool, err error) {
+	if resp.StatusCode/100 != 2 || st.method == http.MethodHead {
+		return false, nil
+	}
+	n := resp.ContentLength
+	if n > st.maxAnswer {
+		return true, st.answerLost(tooLarge(st.maxAnswer))
+	}
+	resp.Body = &cappedBody{ReadCloser: resp.Body, left: st.maxAnswer, limit: st.maxAnswer}
+	if st.read != nil {
+		return st.readWith(resp)
+	}
+	if n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
+		return false, nil
+	}
+	var b []byte
+	if n > 0 {
+		b = make([]byte, n)
+		_, err = io.ReadFull(resp.Body, b)
+	} else {
+		b, err = io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
+	}
+	if err != nil {
+		return true, st.answerLost(err)
+	}
+	if len(b) > maxWholeBody {
+		resp.Body = &wholeBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
+		return false, nil
+	}
+	resp.Body = &wholeBody{Reader: bytes.NewReader(b), b: b, rest: resp.Body}
+	return false, nil
+}
+
+// readWith has Request.Read read the answer, and closes its body.
+func (st *call) readWith(resp *http.Response) (bool, error) {
+	body := &answerBody{ReadCloser: resp.Body}
+	resp.Body = body
+	err := st.read(resp)
+	body.Close()
+	resp.Body = http.NoBody
+	switch {
+	case err == nil:
+		return false, nil
+	case body.err != nil:
+		return true, st.answerLost(err)
+	}
+	return false, err
+}
+
+// answerBody is a body that Request.Read reads: it keeps the error of a
+// failed read (an answer cut off), which tells it from Read's own.
+type answerBody struct {
+	io.ReadCloser
+	err error
+}
+
+func (b *answerBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF {
+		b.err = err
+	}
+	return n, err
+}
+
+// answerLost marks the call ambiguous after a 2xx answer whose body could
+// not be read, and returns the error of the attempt.
+func (st *call) answerLost(err error) error {
+	st.ambiguous = true
+	st.wrote.Store(true) // it was answered: never "not sent"
+	return fmt.Errorf("reading response: %w", err)
+}
+
+// Limits of a 2xx answer's body, counted after decompression
+// (Request.MaxAnswerSize).
+const (
+	// DefaultMaxAnswerSize caps the answer of a request that sets no
+	// MaxAnswerSize: 8 MiB.
+	DefaultMaxAnswerSize = 8 << 20
+	// MaxTokenAnswerSize caps the answer of a token request: 64 KiB.
+	MaxTokenAnswerSize = 64 << 10
+	// MaxPageAnswerSize caps a page of report data (an export's page):
+	// 256 MiB.
+	MaxPageAnswerSize = 256 << 20
+)
+
+func tooLarge(limit int64) error {
+	return fmt.Errorf("%w: more than %d bytes, the limit for this kind of answer", ErrAnswerTooLarge, limit)
+}
+
+// cappedBody is an answer's body that fails with ErrAnswerTooLarge once
+// more than left bytes would be read.
+type cappedBody struct {
+	io.ReadCloser
+	left  int64
+	limit int64
+}
+
+func (c *cappedBody) Read(p []byte) (int, error) {
+	if c.left < 0 {
+		return 0, tooLarge(c.limit)
+	}
+	if int64(len(p)) > c.left+1 {
+		p = p[:c.left+1]
+	}
+	n, err := c.ReadCloser.Read(p)
+	c.left -= int64(n)
+	if c.left < 0 {
+		return n + int(c.left), tooLarge(c.limit)
+	}
+	return n, err
+}
+
+// wholeBody is an answer's body as readAnswer read it: b, when it is the
+// whole body, and rest, the connection's body, closed with it.
+type wholeBody struct {
+	io.Reader
+	b    []byte
+	rest io.ReadCloser
+}
+
+func (w *wholeBody) Close() error { return w.rest.Close() }
+
+// decode reads a 2xx answer into out (see Do).
+func decode(resp *http.Response, out any) error {
+	switch d := out.(type) {
+	case nil:
+		_, err := io.Copy(io.Discard, resp.Body)
+		return err
+	case Decoder:
+		return d(resp.Body)
+	}
+	if resp.StatusCode == http.StatusNoContent {
+		return nil
+	}
+	if w, ok := resp.Body.(*wholeBody); ok && w.b != nil {
+		// Read whole in the retry loop (call.readAnswer).
+		return decodeBytes(w.b, out)
+	}
+	err := json.NewDecoder(resp.Body).Decode(out)
+	if errors.Is(err, io.EOF) {
+		err = nil // an empty body decodes to the zero value
+	}
+	// Read what follows the value (a newline) so that the connection can
+	// be reused; a long tail is not worth reading.
+	io.Copy(io.Discard, io.LimitReader(resp.Body, 4<<10))
+	return err
+}
+
+// maxWholeBody is the largest answer call.readAnswer reads whole.
+const maxWholeBody = 4 << 20
+
+// decodeBytes decodes a whole body into out: a type with its own
+// UnmarshalJSON (a SCIM user) gets the bytes at once instead of after a
+// Decoder has scanned them twice.
+func decodeBytes(b []byte, out any) error {
+	if len(bytes.TrimSpace(b)) == 0 {
+		return nil // an empty body decodes to the zero value
+	}
+	var err error
+	if u, ok := out.(json.Unmarshaler); ok && json.Valid(b) {
+		err = u.UnmarshalJSON(b)
+	} else {
+		err = json.Unmarshal(b, out)
+	}
+	var syntax *json.SyntaxError
+	if errors.As(err, &syntax) {
+		// Something after the value: decode the first one, as a Decoder
+		// over the body would.
+		err = json.NewDecoder(bytes.NewReader(b)).Decode(out)
+	}
+	return err
+}
+
+// readAttempt reads the answer of an attempt that got one
+// (call.readAnswer). A 2xx cut off mid-body fails the attempt like a lost
+// answer: resp becomes nil and err the attempt's error. final reports an
+// answer that Request.Read refused whole, which ends the call with err.
+func (st *call) readAttempt(resp *http.Response) (_ *http.Response, final bool, err error) {
+	cut, rerr := st.readAnswer(resp)
+	switch {
+	case rerr == nil:
+		return resp, false, nil
+	case !cut:
+		return resp, true, rerr
+	}
+	return nil, false, st.attemptErr(rerr)
+}

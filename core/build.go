@@ -1,0 +1,112 @@
+package core
+
+import (
+	"context"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/hashicorp/go-retryablehttp"
+
+	"github.com/partnerapi/partner-go/internal/errs"
+)
+
+// This file is the build stage: the state of a call of a Request and
+// the request its attempts send (URL, headers, body). request.go is what
+// an operation asks for, body.go its body, callopts.go the per-call
+// options read into the call.
+
+// newCall returns the state of a call of r, sent to u with body b: its
+// options (those of ctx, unless it is a call made for another call, such
+// as its token request), its request id and its telemetry.
+func (c *Client) newCall(ctx context.Context, r *Request, u *url.URL, b *body, decodes bool) (*call, error) {
+	st := &call{
+		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, read: r.Read, start: time.Now(), decodes: decodes,
+		auth:      c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
+		maxAnswer: orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), sameHost: r.NoCrossHostRedirect,
+	}
+	c.secrets.add(r.Token)
+	if err := st.readOptions(ctx); err != nil {
+		return nil, err
+	}
+	if c.reqIDHeader != "" {
+		st.requestID = newRequestID()
+	}
+	st.initTel(ctx, r, u, c.toService(r, u))
+	return st, nil
+}
+
+// newRequest builds the request of every attempt of r, without
+// Authorization for the client's token (call.sign adds it).
+func (c *Client) newRequest(ctx context.Context, st *call, r *Request, u *url.URL, us string, b *body) (*retryablehttp.Request, error) {
+	var rawBody any
+	switch {
+	case b != nil && b.mem != nil:
+		rawBody = b.mem
+	case b != nil:
+		rawBody = retryablehttp.ReaderFunc(b.attempt)
+	}
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, rawBody)
+	if err != nil {
+		return nil, errs.Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
+	}
+	if b != nil && b.size >= 0 {
+		req.ContentLength = b.size
+	}
+	c.setHeaders(req.Header, st, r, u)
+	return req, nil
+}
+
+// setHeaders sets the headers of r on h.
+func (c *Client) setHeaders(h http.Header, st *call, r *Request, u *url.URL) {
+	// Fixed headers (a gateway's subscription key), the call's own, its
+	// request id and the environment go to the service only, not to an
+	// absolute URL on another host.
+	toService := c.toService(r, u)
+	if toService {
+		for k, vs := range c.cfg.Header {
+			h[k] = append([]string(nil), vs...)
+		}
+		for k, vs := range st.header {
+			h[k] = append([]string(nil), vs...)
+		}
+		if st.requestID != "" {
+			h[c.reqIDHeader] = []string{st.requestID}
+		}
+	}
+	for k, vs := range r.Header {
+		h[k] = append([]string(nil), vs...)
+	}
+	if c.ua != nil {
+		h["User-Agent"] = c.ua
+	}
+	if c.cfg.Env != "" && r.URL == "" {
+		h.Set(c.cfg.EnvHeader, c.cfg.Env)
+	}
+	if c.cfg.SubscriptionKey != "" && toService {
+		h.Set(c.cfg.SubscriptionKeyHeader, c.cfg.SubscriptionKey)
+	}
+	h["Accept"] = jsonValue
+	switch {
+	case r.JSON != nil:
+		h["Content-Type"] = jsonValue
+	case r.ContentType != "":
+		h.Set("Content-Type", r.ContentType)
+	}
+	if r.Token != "" {
+		h.Set("Authorization", "Bearer "+r.Token)
+	}
+}
+
+// toService reports whether r, sent to u, goes to the service: a path,
+// or an absolute URL on the base URL's host.
+func (c *Client) toService(r *Request, u *url.URL) bool {
+	return r.URL == "" || (c.cfg.BaseURL != nil && strings.EqualFold(u.Host, c.cfg.BaseURL.Host))
+}
+
+// repeatable reports whether r may be repeated after the server may have
+// processed it.
+func (c *Client) repeatable(r *Request) bool {
+	return r.Idempotent || r.Method == http.MethodGet || r.Method == http.MethodHead
+}
