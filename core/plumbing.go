@@ -32,6 +32,7 @@ func (p pipe) InsecureHTTPAllowed() bool            { return p.c.InsecureHTTPAll
 func (p pipe) Logger() *slog.Logger                 { return p.c.Logger() }
 func (p pipe) Meter() metric.Meter                  { return p.c.Meter() }
 func (p pipe) TracerProvider() trace.TracerProvider { return p.c.TracerProvider() }
+func (p pipe) PortalWord() string                   { return p.c.cfg.PortalWord }
 
 func (p pipe) StartSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	return p.c.StartSpan(ctx, op, attrs...)

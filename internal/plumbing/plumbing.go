@@ -44,6 +44,9 @@ type Pipeline interface {
 	// TracerProvider is the provider the client's spans go to, nil for
 	// the global one.
 	TracerProvider() trace.TracerProvider
+	// PortalWord is the deployment's portal word the client was given
+	// (core.Config.PortalWord), "" when it was given none.
+	PortalWord() string
 }
 
 // Of returns the plumbing of c, a *core.Client. core sets it.
