@@ -15,7 +15,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 	"github.com/partnerapi/partner-go/scim"
 )
 

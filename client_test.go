@@ -22,7 +22,7 @@ import (
 
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
 	"github.com/partnerapi/partner-go/oauth"
 )
 

@@ -17,7 +17,7 @@ import (
 	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/objects"
 )

@@ -105,7 +105,7 @@ func TestExampleScanFindsInternalImports(t *testing.T) {
 	src := `package reports_test
 import (
 	"fmt"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 func ExampleService_List() { fmt.Println(mocktest.BaseURL) }
 `
@@ -116,7 +116,7 @@ func ExampleService_List() { fmt.Println(mocktest.BaseURL) }
 	if !exampleFile("reports/list_test.go", f) {
 		t.Error("a test file with ExampleService_List is not taken for an example")
 	}
-	if got := internalImports(f); len(got) != 1 || got[0] != "github.com/partnerapi/partner-go/internal/mocktest" {
+	if got := internalImports(f); len(got) != 1 || got[0] != "github.com/partnerapi/partner-go/internal/testkit/mocktest" {
 		t.Errorf("internal imports %v", got)
 	}
 	g, _ := parser.ParseFile(token.NewFileSet(), "x_test.go", "package x_test\nfunc Examplefoo() {}\nfunc TestX() {}\n", 0)

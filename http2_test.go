@@ -12,7 +12,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
-	"github.com/partnerapi/partner-go/internal/h2fault"
+	"github.com/partnerapi/partner-go/internal/testkit/h2fault"
 	"github.com/partnerapi/partner-go/reports"
 )
 

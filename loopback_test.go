@@ -18,14 +18,14 @@ import (
 // production takes, and a client behind a sidecar proxy on 127.0.0.1 must
 // not be taken for a test.
 var loopbackAllowed = map[string]string{
-	"internal/urls/plainhttp.go:IsLoopback":         "the plain-http rule's definition of this machine",
-	"internal/urls/plainhttp.go:PlainHTTPRefused":   "the plain-http rule",
-	"core/plainhttp.go:TowardLoopback":              "deprecated, kept for v1; nothing calls it",
-	"fake/events_self.go:selfIP":                    "the fake refuses a callback URL aimed at its own listener (the callback's address, not a client's base URL)",
-	"internal/fakehttp/hosts.go:LoopbackHost":       "a fake on a loopback listener answers a loopback Host only (the request's Host, not a client's base URL)",
-	"internal/fakehttp/hosts.go:LoopbackAddr":       "whether the fake's own listener is a loopback one",
-	"internal/fakeadmin/admin.go:loopback":          "partnerfake's admin API serves loopback clients only (the caller's address)",
-	"cmd/partnerctl/events_listen.go:onThisMachine": "partnerctl events listen's default callback URL (the listener's own address) when no --public-url is given",
+	"internal/urls/plainhttp.go:IsLoopback":              "the plain-http rule's definition of this machine",
+	"internal/urls/plainhttp.go:PlainHTTPRefused":        "the plain-http rule",
+	"core/plainhttp.go:TowardLoopback":                   "deprecated, kept for v1; nothing calls it",
+	"fake/events_self.go:selfIP":                         "the fake refuses a callback URL aimed at its own listener (the callback's address, not a client's base URL)",
+	"internal/fakeserver/fakehttp/hosts.go:LoopbackHost": "a fake on a loopback listener answers a loopback Host only (the request's Host, not a client's base URL)",
+	"internal/fakeserver/fakehttp/hosts.go:LoopbackAddr": "whether the fake's own listener is a loopback one",
+	"internal/fakeserver/fakeadmin/admin.go:loopback":    "partnerfake's admin API serves loopback clients only (the caller's address)",
+	"cmd/partnerctl/events_listen.go:onThisMachine":      "partnerctl events listen's default callback URL (the listener's own address) when no --public-url is given",
 }
 
 // loopbackCalls returns "file:func" of each call in src to a function or

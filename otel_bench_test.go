@@ -11,7 +11,7 @@ import (
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
 
 	partner "github.com/partnerapi/partner-go"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // BenchmarkGetTraced: SCIM.Get as scim's BenchmarkGet (the same canned

@@ -26,7 +26,7 @@ import (
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"
 	"github.com/partnerapi/partner-go/users"

@@ -1,7 +1,7 @@
 // Package api holds the contract of the Partner Integration Service,
 // openapi.yaml: an OpenAPI 3 document of every operation the SDK calls
 // and the fake serves, each with its source. The module's tests hold the
-// SDK and the fake to it (internal/contract); this package only carries
+// SDK and the fake to it (internal/testkit/contract); this package only carries
 // the document, so that importing it builds no OpenAPI library.
 package api
 

@@ -20,7 +20,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // BenchmarkLoadCSV1M loads a 1,000,000-row CSV file (about 100 MB) to

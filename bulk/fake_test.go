@@ -22,7 +22,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // fakeClient returns a client of a fake with the demo data on a manual

@@ -20,7 +20,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // Bodies stream: the SDK never reads more than a small, fixed window of a

@@ -15,7 +15,7 @@ import (
 	"github.com/jarcoal/httpmock"
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 const base = mocktest.BaseURL

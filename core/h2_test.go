@@ -11,7 +11,7 @@ import (
 
 	"golang.org/x/net/http2"
 
-	"github.com/partnerapi/partner-go/internal/h2fault"
+	"github.com/partnerapi/partner-go/internal/testkit/h2fault"
 )
 
 // h2Client returns a Client over the HTTP/2 server s with policy p: its

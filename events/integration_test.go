@@ -19,8 +19,8 @@ import (
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 	"github.com/partnerapi/partner-go/objects"
 )
 

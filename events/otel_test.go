@@ -21,7 +21,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // TestHandlerSpan: a delivery is a server span with its event kind and

@@ -19,7 +19,7 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // testSecret is a well-formed secret for wire tests.

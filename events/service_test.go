@@ -13,8 +13,8 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 const base = mocktest.BaseURL

@@ -13,7 +13,7 @@ import (
 
 // maxExported is the most exported identifiers package fake may have: a
 // test writer learns it in minutes when its index is short. What only
-// cmd/partnerfake needs lives next to it (internal/fakeadmin), the demo ids
+// cmd/partnerfake needs lives next to it (internal/fakeserver/fakeadmin), the demo ids
 // in package fake/demo. It is the present count, so that each new name is
 // a deliberate raise.
 const maxExported = 108

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // This file is the scim area of the fake: /api/scim/v2/Users.

@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/eventfilter"
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // DeliveryPolicy says how the fake sends webhook deliveries; zero fields

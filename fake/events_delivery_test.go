@@ -16,7 +16,7 @@ import (
 	"go.uber.org/goleak"
 
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // evReceiver is a webhook receiver that records what it is sent, by path.

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"syscall"
 
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // A subscriber's callback must never reach the fake itself: a client

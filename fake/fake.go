@@ -44,7 +44,7 @@
 // WithSCIMFullResources are the fake's own extensions, off by default.
 //
 // cmd/partnerfake serves the fake for tests in other languages, with an
-// HTTP admin API under /_fake/ (internal/fakeadmin) and a seed file in the
+// HTTP admin API under /_fake/ (internal/fakeserver/fakeadmin) and a seed file in the
 // Seed format (ParseSeed, ApplySeed), which uses the fake's own
 // Integration, Object, User and Report types with their JSON names.
 //
@@ -136,7 +136,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // The client registered when no WithClient option is given.

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // TestFaultOnOnePage: a fault with a PageSize applies to the requests for

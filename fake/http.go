@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 type ctxKey int

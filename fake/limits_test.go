@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // TestSizeLimits: every route caps its body (413, even when the body

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // This file holds what keeps the fake's wire to the published one: the

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // call sends one request to f with a valid token and returns the status

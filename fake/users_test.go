@@ -7,7 +7,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 func TestUsersCheckAttribute(t *testing.T) {

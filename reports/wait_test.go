@@ -10,7 +10,7 @@ import (
 
 	"github.com/jarcoal/httpmock"
 
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 )
 

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/jarcoal/httpmock"
-	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 )
 

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // cannedUserServer answers GET /api/scim/v2/Users/{id} with the spec's

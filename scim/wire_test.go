@@ -12,8 +12,8 @@ import (
 
 	"github.com/jarcoal/httpmock"
 	partner "github.com/partnerapi/partner-go"
-	"github.com/partnerapi/partner-go/internal/mocktest"
 	"github.com/partnerapi/partner-go/internal/paging"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 	"github.com/partnerapi/partner-go/scim"
 )
 

@@ -8,7 +8,7 @@ import (
 	"net/http"
 	"testing"
 
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 	"github.com/partnerapi/partner-go/users"
 )
 

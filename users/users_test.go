@@ -12,7 +12,7 @@ import (
 	"github.com/jarcoal/httpmock"
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 	"github.com/partnerapi/partner-go/users"
 )
 

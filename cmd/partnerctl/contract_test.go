@@ -5,7 +5,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // TestCommandLineIsContractChecked: the fake the command line's tests

@@ -16,8 +16,8 @@ import (
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/fakeadmin"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 func TestEventsKindsListDelete(t *testing.T) {

@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // stoppedExport is a fake whose report export stops after two pages

@@ -16,7 +16,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 	"github.com/partnerapi/partner-go/reports"
 )
 

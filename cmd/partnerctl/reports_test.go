@@ -14,7 +14,7 @@ import (
 	"github.com/xuri/excelize/v2"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 func writeFile(t *testing.T, path, content string) {

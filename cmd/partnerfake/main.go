@@ -59,7 +59,7 @@
 // requests and on webhook deliveries: a delivery sent again after the
 // receiver's 2xx, a receiver's answer dropped so that the fake retries;
 // advance the manual clock, read the request log and the deliveries, seed,
-// reset, health) is documented in internal/fakeadmin and at GET
+// reset, health) is documented in internal/fakeserver/fakeadmin and at GET
 // /_fake/openapi.json. It answers loopback clients only unless
 // -admin-remote is given, since it can read every request and create
 // state.
@@ -90,8 +90,8 @@ import (
 	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/fakeadmin"
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 func main() {

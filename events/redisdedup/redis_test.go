@@ -1,7 +1,7 @@
 package redisdedup_test
 
 import (
-	"github.com/partnerapi/partner-go/internal/redistest"
+	"github.com/partnerapi/partner-go/internal/testkit/redistest"
 
 	"context"
 	"errors"

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // TestQuickstart runs the whole walk-through against the embedded fake,

@@ -16,7 +16,7 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/redistest"
+	"github.com/partnerapi/partner-go/internal/testkit/redistest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the receiver's goroutines.

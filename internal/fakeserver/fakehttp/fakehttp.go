@@ -1,5 +1,5 @@
 // Package fakehttp holds the HTTP plumbing the fake's service routes
-// (package fake) and its admin API (internal/fakeadmin) share: the JSON
+// (package fake) and its admin API (internal/fakeserver/fakeadmin) share: the JSON
 // answers, the error body, the size limits of every request, and what is
 // wrong with a JSON body, in JSON's words (JSONProblem).
 package fakehttp
@@ -28,7 +28,7 @@ const (
 	MaxJSONBody = 4 << 20
 )
 
-// AdminPrefix is the path prefix of the admin API (internal/fakeadmin)
+// AdminPrefix is the path prefix of the admin API (internal/fakeserver/fakeadmin)
 // that cmd/partnerfake serves beside the fake. No route of the service's
 // interface starts with it; the fake refuses a webhook callback under it.
 const AdminPrefix = "/_fake/"

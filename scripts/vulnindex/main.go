@@ -4,7 +4,10 @@
 // It does what that module's cmd/indexdb does, with the standard library
 // only, so that scripts/vulncheck builds it in seconds:
 //
-//	go run ./internal/vulnindex -osv DIR/data/osv -out DB
+//	go -C scripts/vulnindex run . -osv DIR/data/osv -out DB
+//
+// It is a module of its own, so that go build ./... and go test ./... of
+// the SDK leave it out.
 //
 // DB gets index/db.json, index/modules.json, index/vulns.json and a copy
 // of each entry as ID/<id>.json. The module index names no fixed version,

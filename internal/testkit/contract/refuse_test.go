@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
 )
 
 // TestNewRefusesWhatItDoesNotApply: a contract that uses a schema

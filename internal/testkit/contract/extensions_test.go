@@ -11,8 +11,8 @@ import (
 
 	"github.com/partnerapi/partner-go/api"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/contract"
-	"github.com/partnerapi/partner-go/internal/mocktest"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
 // TestFakeExtensionsNameWhatTheContractMarks: Fake.Extensions names none

@@ -10,7 +10,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
 )
 
 // operation is one operation of the contract.

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
 )
 
 // sdkAgent is a User-Agent of the SDK's form.

@@ -14,7 +14,7 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/fakeadmin"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
 )
 
 // adminServer serves a fakeadmin.Admin over HTTP; build makes the fake.

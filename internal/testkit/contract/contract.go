@@ -2,14 +2,14 @@
 // api/openapi.yaml: a Checker validates a request and its answer against
 // the document, and Middleware does so for every exchange a handler
 // serves. The SDK's tests that talk to a fake wrap it in Middleware
-// (fake.WithMiddleware; benchmarks aside): through internal/mocktest's
+// (fake.WithMiddleware; benchmarks aside): through internal/testkit/mocktest's
 // FakeClient and ContractCheck, or Check. Only tests import this package.
 //
 // The Checker reads the document's JSON form, openapi.json, generated
 // from api/openapi.yaml (the document edited by hand) and embedded here;
 // after an edit of api/openapi.yaml, rewrite it with
 //
-//	go test ./internal/contract -run TestJSONForm -update
+//	go test ./internal/testkit/contract -run TestJSONForm -update
 //
 // TestJSONForm fails while it is stale. The Checker imports only the
 // standard library, so that the many test binaries that link it stay

@@ -33,8 +33,8 @@ func TestJSONForm(t *testing.T) {
 		t.Log("rewrote openapi.json")
 		return
 	}
-	t.Error("internal/contract/openapi.json is not the JSON form of api/openapi.yaml: " +
-		"run go test ./internal/contract -run TestJSONForm -update")
+	t.Error("internal/testkit/contract/openapi.json is not the JSON form of api/openapi.yaml: " +
+		"run go test ./internal/testkit/contract -run TestJSONForm -update")
 }
 
 // YAMLToJSON converts a YAML document to its JSON form: the same values,

@@ -20,7 +20,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // adminOpenAPI is the OpenAPI 3 description of the admin API, served at

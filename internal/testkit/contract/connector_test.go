@@ -10,7 +10,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
 )
 
 // TestConnectorTour drives the fake as the deployed service's low-code

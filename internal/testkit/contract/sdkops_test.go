@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
 )
 
 // sdkPackages are the directories, from the module's root, of the
@@ -39,7 +39,7 @@ func sdkOperations(t *testing.T) []sdkOp {
 	t.Helper()
 	var out []sdkOp
 	for _, dir := range sdkPackages {
-		out = append(out, scanPackage(t, filepath.Join("..", "..", dir))...)
+		out = append(out, scanPackage(t, filepath.Join("..", "..", "..", dir))...)
 	}
 	if len(out) < 30 {
 		t.Fatalf("found only %d SDK requests", len(out))
@@ -384,7 +384,7 @@ func TestFakeRoutesAreTheContractsPaths(t *testing.T) {
 // handle helpers, read from its source.
 func fakePatterns(t *testing.T) map[string]bool {
 	t.Helper()
-	p := parsePackage(t, filepath.Join("..", "..", "fake"))
+	p := parsePackage(t, filepath.Join("..", "..", "..", "fake"))
 	out := map[string]bool{}
 	for _, f := range p.files {
 		ast.Inspect(f, func(n ast.Node) bool {

@@ -25,7 +25,7 @@ import (
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
 	"github.com/partnerapi/partner-go/scim"

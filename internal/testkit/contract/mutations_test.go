@@ -13,7 +13,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/partnerapi/partner-go/internal/contract"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
 )
 
 // exchange is one request and its answer, as the checkers take them.

@@ -26,7 +26,7 @@ type curlCall struct {
 // with $F replaced by base+"/_fake" and -d @FILE read from dir.
 func readmeCurls(t *testing.T, base, dir string) []curlCall {
 	t.Helper()
-	md, err := os.ReadFile("../../README.md")
+	md, err := os.ReadFile("../../../README.md")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,8 +9,8 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/fakeadmin"
-	"github.com/partnerapi/partner-go/internal/fakehttp"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 
 // subscribe registers a webhook subscriber for object.update with

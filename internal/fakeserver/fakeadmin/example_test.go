@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/fakeadmin"
+	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
 )
 
 // A test written in another language drives the fake over HTTP through

@@ -1,0 +1,99 @@
+package partner_test
+
+import (
+	"os/exec"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// modulePackage is one package of the module as `go list` sees it: its
+// path inside the module ("" for the root), its name and the module's
+// packages its non-test files import.
+type modulePackage struct {
+	rel, name string
+	imports   []string
+}
+
+// modulePackages lists the module's packages with `go list ./...`.
+func modulePackages(t *testing.T) []modulePackage {
+	t.Helper()
+	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Name}}\t{{join .Imports \" \"}}", "./...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	rel := func(p string) (string, bool) {
+		if p == modulePath {
+			return "", true
+		}
+		return strings.CutPrefix(p, modulePath+"/")
+	}
+	var pkgs []modulePackage
+	for line := range strings.Lines(strings.TrimSpace(string(out))) {
+		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
+		r, ok := rel(f[0])
+		if !ok || len(f) != 3 {
+			t.Fatalf("go list line %q", line)
+		}
+		p := modulePackage{rel: r, name: f[1]}
+		for imp := range strings.FieldsSeq(f[2]) {
+			if ir, ok := rel(imp); ok {
+				p.imports = append(p.imports, ir)
+			}
+		}
+		pkgs = append(pkgs, p)
+	}
+	return pkgs
+}
+
+// under reports whether rel is dir or a package below it.
+func under(rel, dir string) bool { return rel == dir || strings.HasPrefix(rel, dir+"/") }
+
+// TestDesignImportRules holds docs/DESIGN.md's claims about who imports
+// what ("Arrows only point down") to the packages as they build, so the
+// layout's story cannot drift from the code.
+func TestDesignImportRules(t *testing.T) {
+	t.Parallel()
+	pkgs := modulePackages(t)
+	if len(pkgs) < 20 {
+		t.Fatalf("go list found %d packages: too few to mean anything", len(pkgs))
+	}
+	sdkHelpers := []string{"internal/errs", "internal/urls", "internal/check", "internal/plumbing",
+		"internal/paging", "internal/poll", "internal/quote", "internal/eventfilter"}
+	areas := []string{"oauth", "scim", "users", "reports", "objects", "bulk", "events"}
+	for _, p := range pkgs {
+		for _, imp := range p.imports {
+			switch {
+			case imp == "" && !under(p.rel, "cmd") && !under(p.rel, "examples") && p.rel != "internal/testkit/mocktest":
+				t.Errorf("%s imports the root package: only programs, tests and internal/testkit/mocktest may", p.rel)
+			case under(imp, "internal/testkit") && !under(p.rel, "internal/testkit"):
+				t.Errorf("%s imports %s: test harnesses are for tests only", p.rel, imp)
+			case under(imp, "internal/fakeserver") && !under(p.rel, "fake") && p.rel != "cmd/partnerfake" && !under(p.rel, "internal/fakeserver"):
+				t.Errorf("%s imports %s: the fake's server side is for fake and cmd/partnerfake only", p.rel, imp)
+			}
+		}
+		switch {
+		case p.rel == "core":
+			for _, imp := range p.imports {
+				if !slices.Contains([]string{"internal/errs", "internal/check", "internal/urls", "internal/plumbing"}, imp) {
+					t.Errorf("core imports %s: it imports no package of the module but errs, check, urls and plumbing", imp)
+				}
+			}
+		case p.rel == "fake":
+			for _, imp := range p.imports {
+				if imp != "deployment" && imp != "fake/demo" && imp != "internal/eventfilter" && imp != "internal/quote" && !under(imp, "internal/fakeserver") {
+					t.Errorf("fake imports %s: it imports no SDK package but deployment", imp)
+				}
+			}
+		case slices.Contains(areas, p.rel):
+			for _, imp := range p.imports {
+				if imp != "core" && !slices.Contains(sdkHelpers, imp) && !under(imp, p.rel+"/internal") {
+					t.Errorf("%s imports %s: an area package imports core and the SDK's internal helpers only", p.rel, imp)
+				}
+			}
+		}
+		if under(p.rel, "internal") && p.name == "main" {
+			t.Errorf("%s is a program under internal/: programs live in cmd/ or scripts/", p.rel)
+		}
+	}
+}

@@ -1,0 +1,3 @@
+module github.com/partnerapi/partner-go/scripts/vulnindex
+
+go 1.26.0
