@@ -200,8 +200,7 @@ func TestWaitsHaveOneShape(t *testing.T) {
 		reflect.TypeFor[*reports.Service](), reflect.TypeFor[*objects.Service](), reflect.TypeFor[*bulk.Service](),
 		reflect.TypeFor[*events.Service](),
 	} {
-		for i := range svc.NumMethod() {
-			m := svc.Method(i)
+		for m := range svc.Methods() {
 			if strings.HasSuffix(m.Name, "AndWait") {
 				t.Errorf("%s.%s: start the work, then call its WaitX", svc.Elem(), m.Name)
 			}

@@ -33,7 +33,7 @@ func apiPublic(path string) bool {
 	if !ok || (rel != "" && !strings.HasPrefix(rel, "/")) {
 		return false
 	}
-	for _, seg := range strings.Split(rel, "/") {
+	for seg := range strings.SplitSeq(rel, "/") {
 		switch seg {
 		case "cmd", "examples", "internal", "testdata":
 			return false
@@ -184,8 +184,7 @@ func (w *apiWriter) typeName(obj *types.TypeName) {
 	default:
 		w.add("type %s %s", name, w.typ(u))
 	}
-	for i := range named.NumMethods() {
-		m := named.Method(i)
+	for m := range named.Methods() {
 		if !m.Exported() {
 			continue
 		}
@@ -199,8 +198,7 @@ func (w *apiWriter) typeName(obj *types.TypeName) {
 }
 
 func (w *apiWriter) fields(name string, s *types.Struct) {
-	for i := range s.NumFields() {
-		f := s.Field(i)
+	for f := range s.Fields() {
 		if !f.Exported() {
 			continue
 		}
@@ -213,11 +211,10 @@ func (w *apiWriter) fields(name string, s *types.Struct) {
 }
 
 func (w *apiWriter) interfaceMethods(name string, it *types.Interface) {
-	for i := range it.NumEmbeddeds() {
-		w.add("type %s interface, embedded %s", name, w.typ(it.EmbeddedType(i)))
+	for etyp := range it.EmbeddedTypes() {
+		w.add("type %s interface, embedded %s", name, w.typ(etyp))
 	}
-	for i := range it.NumExplicitMethods() {
-		m := it.ExplicitMethod(i)
+	for m := range it.ExplicitMethods() {
 		if m.Exported() {
 			w.add("type %s interface, %s%s", name, m.Name(), w.signature(m.Type().(*types.Signature)))
 		} else {

@@ -51,7 +51,7 @@ func TestAPIRecord(t *testing.T) {
 		t.Fatalf("%v (create it with: go test -run TestAPIRecord . -update)", err)
 	}
 	var recorded []string
-	for _, l := range strings.Split(string(data), "\n") {
+	for l := range strings.SplitSeq(string(data), "\n") {
 		if l != "" && !strings.HasPrefix(l, "#") {
 			recorded = append(recorded, l)
 		}

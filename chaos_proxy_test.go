@@ -139,9 +139,7 @@ func (p *chaosProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		panic(http.ErrAbortHandler)
 	}
-	for k, vs := range resp.Header {
-		w.Header()[k] = vs
-	}
+	maps.Copy(w.Header(), resp.Header)
 	if token && resp.StatusCode == http.StatusOK {
 		body, _ := io.ReadAll(resp.Body)
 		var tok struct {

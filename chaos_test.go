@@ -149,9 +149,7 @@ func TestChaos(t *testing.T) {
 	start := time.Now()
 	var wg sync.WaitGroup
 	for w := range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			tw := &tourWorker{t: t, c: c, srv: srv, st: st, w: w}
 			if w%2 == 1 {
 				tw.c = cx
@@ -162,7 +160,7 @@ func TestChaos(t *testing.T) {
 					return
 				}
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	// cx refreshes its token when 0.9s of its 1s are gone; if the tour was

@@ -32,14 +32,15 @@ type headerLog struct {
 func (l *headerLog) wrap(names []string, r httpmock.Responder) httpmock.Responder {
 	return func(req *http.Request) (*http.Response, error) {
 		l.mu.Lock()
-		line := req.Method + " " + req.URL.Path
+		var line strings.Builder
+		line.WriteString(req.Method + " " + req.URL.Path)
 		for _, n := range names {
-			line += fmt.Sprintf(" %s=%s", n, req.Header.Get(n))
+			line.WriteString(fmt.Sprintf(" %s=%s", n, req.Header.Get(n)))
 		}
 		if l.query {
-			line += " ?" + req.URL.RawQuery
+			line.WriteString(" ?" + req.URL.RawQuery)
 		}
-		l.seen = append(l.seen, line)
+		l.seen = append(l.seen, line.String())
 		l.mu.Unlock()
 		return r(req)
 	}

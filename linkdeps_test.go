@@ -16,7 +16,7 @@ func TestRootAndEventsLinkNoRedis(t *testing.T) {
 	if err != nil {
 		t.Fatalf("go list: %v\n%s", err, out)
 	}
-	for _, p := range strings.Fields(string(out)) {
+	for p := range strings.FieldsSeq(string(out)) {
 		if strings.Contains(p, "redis") || strings.HasPrefix(p, "go.uber.org/atomic") {
 			t.Errorf("a program importing the root package and events links %s", p)
 		}

@@ -300,7 +300,7 @@ func TestLibraryImportsOnlyOTelAPI(t *testing.T) {
 		t.Fatalf("go list -deps: %v", err)
 	}
 	api := false
-	for _, p := range strings.Fields(string(out)) {
+	for p := range strings.FieldsSeq(string(out)) {
 		switch {
 		case p == "go.opentelemetry.io/otel/trace":
 			api = true

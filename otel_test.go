@@ -514,7 +514,7 @@ func TestTelemetryLogsCarryTraceIDs(t *testing.T) {
 	}
 	op := te.one(t, "partner.scim.Get")
 	var retry string
-	for _, l := range strings.Split(logs.String(), "\n") {
+	for l := range strings.SplitSeq(logs.String(), "\n") {
 		if strings.Contains(l, "retrying request") {
 			retry = l
 		}

@@ -155,9 +155,7 @@ func TestSoak(t *testing.T) {
 	for _, target := range checkpoints {
 		var wg sync.WaitGroup
 		for range soakWorkers {
-			wg.Add(1)
-			go func() {
-				defer wg.Done()
+			wg.Go(func() {
 				for {
 					i := next.Add(1)
 					if i > target {
@@ -180,7 +178,7 @@ func TestSoak(t *testing.T) {
 						mu.Unlock()
 					}
 				}
-			}()
+			})
 		}
 		wg.Wait()
 		next.Store(target)

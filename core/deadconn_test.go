@@ -31,9 +31,7 @@ func newDropIdleServer(t *testing.T) *dropIdleServer {
 		t.Fatal(err)
 	}
 	s := &dropIdleServer{ln: ln, drop: make(chan struct{})}
-	s.wg.Add(1)
-	go func() {
-		defer s.wg.Done()
+	s.wg.Go(func() {
 		for first := true; ; first = false {
 			conn, err := ln.Accept()
 			if err != nil {
@@ -45,7 +43,7 @@ func newDropIdleServer(t *testing.T) *dropIdleServer {
 				s.serve(conn, first)
 			}(first)
 		}
-	}()
+	})
 	t.Cleanup(func() { ln.Close(); s.wg.Wait() })
 	return s
 }

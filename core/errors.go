@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -228,12 +229,7 @@ func HasStatus(err error, codes ...int) bool {
 	if !errors.As(err, &e) {
 		return false
 	}
-	for _, c := range codes {
-		if e.StatusCode == c {
-			return true
-		}
-	}
-	return false
+	return slices.Contains(codes, e.StatusCode)
 }
 
 // parseRetryAfter reads a Retry-After header given in seconds or as an
@@ -253,10 +249,7 @@ func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
 		return time.Duration(secs) * time.Second, true
 	}
 	if t, err := http.ParseTime(v); err == nil {
-		d := t.Sub(now)
-		if d < 0 {
-			d = 0
-		}
+		d := max(t.Sub(now), 0)
 		return d, true
 	}
 	return 0, false

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -195,9 +196,7 @@ func TestSecretAgainstFake(t *testing.T) {
 		if rec.Code == 401 {
 			refused.Add(1)
 		}
-		for k, v := range rec.Header() {
-			w.Header()[k] = v
-		}
+		maps.Copy(w.Header(), rec.Header())
 		w.WriteHeader(rec.Code)
 		w.Write(rec.Body.Bytes())
 	}))

@@ -55,6 +55,7 @@ import (
 	"iter"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 
 	"github.com/partnerapi/partner-go/core"
@@ -201,11 +202,8 @@ func (r SubscribeParams) body(t *core.Client) (*subscribeBody, error) {
 	if err := r.Filter.Err(); err != nil {
 		bad("%v", err)
 	}
-	for _, id := range r.ObjectIDs {
-		if id == "" {
-			bad("object ids must not be empty")
-			break
-		}
+	if slices.Contains(r.ObjectIDs, "") {
+		bad("object ids must not be empty")
 	}
 	if len(problems) > 0 {
 		return nil, fmt.Errorf("partner: events: %s", strings.Join(problems, "; "))

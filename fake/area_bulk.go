@@ -22,6 +22,7 @@ package fake
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"net/http"
 	"strconv"
@@ -191,9 +192,7 @@ func (f *Fake) registerBulk() {
 	b.kinds = map[string]map[string]fieldKind{}
 	for typ, fields := range defaultFieldKinds {
 		b.kinds[typ] = map[string]fieldKind{}
-		for k, v := range fields {
-			b.kinds[typ][k] = v
-		}
+		maps.Copy(b.kinds[typ], fields)
 	}
 	b.indexed = map[[2]string]bool{}
 	b.index = map[keyIndexEntry]string{}

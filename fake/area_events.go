@@ -263,11 +263,8 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 			bad("integration_id %q is not defined", req.IntegrationID)
 		}
 	}
-	for _, id := range req.ObjectIDs {
-		if id == "" {
-			bad("object_ids must not hold an empty id")
-			break
-		}
+	if slices.Contains(req.ObjectIDs, "") {
+		bad("object_ids must not hold an empty id")
 	}
 	if len(problems) > 0 {
 		writeError(w, http.StatusBadRequest, "invalid_request", "%s", strings.Join(problems, "; "))

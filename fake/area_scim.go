@@ -455,9 +455,7 @@ func (f *Fake) scimResource(rec *scimRecord, echo bool) json.RawMessage {
 	}
 	var all map[string]json.RawMessage
 	json.Unmarshal(b, &all)
-	for k, v := range rec.extra {
-		all[k] = v
-	}
+	maps.Copy(all, rec.extra)
 	b, _ = json.Marshal(all)
 	return b
 }
@@ -491,7 +489,7 @@ func (s *scimStore) create(u scimUser, extra map[string]json.RawMessage, now tim
 		return nil, scimErrorf(http.StatusConflict, "uniqueness", "id %q is already taken", u.ID)
 	}
 	if u.Active == nil {
-		u.Active = boolPtr(true)
+		u.Active = new(true)
 	}
 	rec := &scimRecord{user: u, extra: extra, created: now, modified: now, version: 1}
 	s.byID[u.ID] = rec
@@ -579,16 +577,13 @@ func (f *Fake) seedSCIMDemo() {
 		{ID: demo.User2, UserName: demo.UserEmail2, GivenName: "Grace", FamilyName: "Hopper", DisplayName: "Grace Hopper",
 			Emails: []UserEmail{{Value: demo.UserEmail2, Type: "work", Primary: true}}, Department: "Sales"},
 		{ID: demo.User3, UserName: demo.UserEmail3, GivenName: "Alan", FamilyName: "Turing", DisplayName: "Alan Turing",
-			Emails: []UserEmail{{Value: demo.UserEmail3, Type: "work", Primary: true}}, Department: "Research", Active: boolPtr(false)},
+			Emails: []UserEmail{{Value: demo.UserEmail3, Type: "work", Primary: true}}, Department: "Research", Active: new(false)},
 	} {
 		if _, err := f.AddUser(u); err != nil {
 			panic(err)
 		}
 	}
 }
-
-// boolPtr returns a pointer to b.
-func boolPtr(b bool) *bool { return &b }
 
 // scimEmailKeys are the e-mails a user is unique by, lower-case and each
 // once: every one of its emails, and its userName when that is in e-mail

@@ -302,7 +302,7 @@ func (s *authStore) grant(req tokenRequest, now time.Time, lifetime time.Duratio
 	}
 	if req.Scope != "" && s.checkScopes {
 		var asked []string
-		for _, sc := range strings.Fields(req.Scope) {
+		for sc := range strings.FieldsSeq(req.Scope) {
 			if !slices.Contains(granted, sc) {
 				return fail("unauthorized_client", "scope "+sc+" is not allowed for this client")
 			}

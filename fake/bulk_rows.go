@@ -2,6 +2,7 @@ package fake
 
 import (
 	"fmt"
+	"maps"
 	"reflect"
 	"strconv"
 	"strings"
@@ -69,9 +70,7 @@ func (f *Fake) fieldKinds(objectType string) map[string]fieldKind {
 	f.bulk.mu.Lock()
 	defer f.bulk.mu.Unlock()
 	out := make(map[string]fieldKind, len(f.bulk.kinds[objectType]))
-	for k, v := range f.bulk.kinds[objectType] {
-		out[k] = v
-	}
+	maps.Copy(out, f.bulk.kinds[objectType])
 	return out
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"mime/multipart"
 	"net/http"
 	"net/url"
@@ -94,9 +95,7 @@ func (e *bulkEnv) load(q url.Values, ctype, body string) (int, map[string]any) {
 func (e *bulkEnv) status(integ, exID string, extra url.Values) (int, map[string]any) {
 	e.t.Helper()
 	q := url.Values{"execution_id": {exID}}
-	for k, v := range extra {
-		q[k] = v
-	}
+	maps.Copy(q, extra)
 	return e.do("GET", "/bulk/v1/status/"+integ, q, "", nil)
 }
 

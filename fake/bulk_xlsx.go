@@ -218,8 +218,8 @@ func (wb *workbook) rels(name string) ([]relationship, error) {
 
 // resolve is the part a relationship of the part from points at.
 func resolve(from, target string) string {
-	if strings.HasPrefix(target, "/") {
-		return strings.TrimPrefix(target, "/")
+	if after, ok := strings.CutPrefix(target, "/"); ok {
+		return after
 	}
 	return path.Join(path.Dir(from), target)
 }

@@ -112,7 +112,7 @@ func TestDemoDocMatchesTheSeed(t *testing.T) {
 	}
 	text := pkg.Doc.Text()
 	listed := map[string]bool{}
-	for _, l := range strings.Split(text, "\n") {
+	for l := range strings.SplitSeq(text, "\n") {
 		if strings.HasPrefix(l, "\t") {
 			listed[strings.TrimSpace(l)] = true
 		}

@@ -3,6 +3,7 @@ package fake
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"net/http"
 	"strconv"
 	"time"
@@ -63,9 +64,7 @@ func (b *bufferedAnswer) sendTruncated(w http.ResponseWriter) {
 // apart, until done or stop is closed, which cut it off: the connection
 // closes rather than the handler returning with part of a body.
 func (b *bufferedAnswer) sendDribbled(w http.ResponseWriter, pause time.Duration, done, stop <-chan struct{}) {
-	for k, v := range b.header {
-		w.Header()[k] = v
-	}
+	maps.Copy(w.Header(), b.header)
 	body := b.body.Bytes()
 	w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 	w.WriteHeader(b.code())

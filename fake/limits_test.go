@@ -129,13 +129,11 @@ func TestSetURLWhileServing(t *testing.T) {
 	tf := newTestFake(t)
 	at, _ := tf.token(t)
 	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
+	wg.Go(func() {
 		for i := range 50 {
 			tf.SetURL(fmt.Sprintf("http://127.0.0.1:%d", 1000+i))
 		}
-	}()
+	})
 	for range 20 {
 		tf.do(t, "POST", "/api/scim/v2/Users", "application/scim+json", `{"userName":"u`+fmt.Sprint(time.Now().UnixNano())+`@example.com"}`, "Authorization", "Bearer "+at)
 		_ = tf.URL()

@@ -76,8 +76,7 @@ func unknownMembers(raw []byte, t reflect.Type, prefix string, problems *[]strin
 	}
 	known := map[string]reflect.Type{}
 	var names []string
-	for i := range t.NumField() {
-		sf := t.Field(i)
+	for sf := range t.Fields() {
 		name, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if name == "" || name == "-" || !sf.IsExported() {
 			continue

@@ -18,7 +18,7 @@ func TestRequestLoggedBeforeAnswer(t *testing.T) {
 	t.Parallel()
 	srv := NewServer()
 	defer srv.Close()
-	for i := 0; i < 300; i++ {
+	for i := range 300 {
 		if i == 200 {
 			srv.InjectFault(Fault{Method: "POST", Path: "/oauth/token", Dribble: time.Nanosecond})
 		}

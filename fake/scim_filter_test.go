@@ -12,7 +12,7 @@ func scimFilterRecord() *scimRecord {
 			ID: "usr-AbC", UserName: "Ada@Example.com", DisplayName: `Ada "the first" Lovelace`,
 			Name:       &scimName{GivenName: "Ada", FamilyName: "Lovelace"},
 			Emails:     []scimEmail{{Value: "ada@work.example", Type: "work", Primary: true}, {Value: "ada@home.example", Type: "home"}},
-			Active:     boolPtr(true),
+			Active:     new(true),
 			Enterprise: &scimEnterprise{Department: "Engineering"},
 		},
 		created:  time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC),

@@ -13,7 +13,7 @@ import (
 func (f *Fake) AddUser(u User) (string, error) {
 	w := scimUser{
 		Schemas: []string{scimSchemaUser}, ID: u.ID, UserName: u.UserName,
-		DisplayName: u.DisplayName, Active: boolPtr(u.IsActive()),
+		DisplayName: u.DisplayName, Active: new(u.IsActive()),
 	}
 	if u.GivenName != "" || u.FamilyName != "" {
 		w.Name = &scimName{GivenName: u.GivenName, FamilyName: u.FamilyName}
@@ -69,7 +69,7 @@ func (f *Fake) Users() []User {
 func (r *scimRecord) export() User {
 	u := User{
 		ID: r.user.ID, UserName: r.user.UserName, DisplayName: r.user.DisplayName,
-		Active: boolPtr(r.active()), Created: r.created, Modified: r.modified,
+		Active: new(r.active()), Created: r.created, Modified: r.modified,
 	}
 	if n := r.user.Name; n != nil {
 		u.GivenName, u.FamilyName = n.GivenName, n.FamilyName

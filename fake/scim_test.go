@@ -342,7 +342,7 @@ func TestSCIMScopes(t *testing.T) {
 func TestSCIMListPaging(t *testing.T) {
 	srv, tok := scimTestServer(t, WithFullSCIMFilter(), WithSCIMFullResources())
 	for i := range 130 {
-		if _, err := srv.AddUser(User{UserName: fmt.Sprintf("u%03d@example.com", i), Active: boolPtr(i%10 != 0)}); err != nil {
+		if _, err := srv.AddUser(User{UserName: fmt.Sprintf("u%03d@example.com", i), Active: new(i%10 != 0)}); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -452,7 +452,7 @@ func TestSCIMFilterDeployedOnly(t *testing.T) {
 	srv, tok := scimTestServer(t)
 	full, fullTok := scimTestServer(t, WithFullSCIMFilter())
 	for _, s := range []*Server{srv, full} {
-		if _, err := s.AddUser(User{UserName: "ada@example.com", Active: boolPtr(false)}); err != nil {
+		if _, err := s.AddUser(User{UserName: "ada@example.com", Active: new(false)}); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -44,13 +44,11 @@ func TestExternal(t *testing.T) {
 	ctx := context.Background()
 	var wg sync.WaitGroup
 	for range 50 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ext-1" {
 				t.Errorf("Token: %v %v", tok, err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if cs.n != 1 {
@@ -120,13 +118,11 @@ func TestExternalFailureKeepsToken(t *testing.T) {
 	clk.Advance(52 * time.Second) // 8s left: within the margin
 	var wg sync.WaitGroup
 	for range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if tok, err := src.Token(ctx); err != nil || tok.AccessToken != "ext-1" {
 				t.Errorf("Token while the source fails: %v %v", tok, err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if n := fs.set(boom); n != 2 {

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"mime"
 	"net/http"
 	"net/http/httptest"
@@ -67,9 +68,7 @@ func newEnv(t *testing.T, opts ...fake.Option) *env {
 				case <-r.Context().Done():
 					return
 				}
-				for k, v := range rec.Header() {
-					w.Header()[k] = v
-				}
+				maps.Copy(w.Header(), rec.Header())
 				w.WriteHeader(rec.Code)
 				w.Write(rec.Body.Bytes())
 				return
@@ -453,13 +452,11 @@ func TestEarlyRefreshFailureKeepsToken(t *testing.T) {
 	e.clk.Advance(59*time.Minute + 30*time.Second) // within the last minute
 	var wg sync.WaitGroup
 	for range 20 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			if tok, err := s.Token(ctx); err != nil || tok.AccessToken != t1.AccessToken {
 				t.Errorf("Token during a failed early refresh: %v", err)
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	if n := e.fake.CountRequests("POST", "/oauth/token"); n != 3 {

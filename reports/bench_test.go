@@ -403,7 +403,7 @@ func fetchBodies(b *testing.B, e *benchEnv, viewID int64) [][]byte {
 	var bodies [][]byte
 	for n := 0; ; n++ {
 		req, _ := http.NewRequest("POST", fmt.Sprintf("%s/report/v1/view/%d/data", e.url, viewID),
-			bytes.NewReader([]byte(fmt.Sprintf(`{"page":{"number":%d,"size":%d}}`, n, benchPageSize))))
+			bytes.NewReader(fmt.Appendf(nil, `{"page":{"number":%d,"size":%d}}`, n, benchPageSize)))
 		req.Header.Set("Authorization", "Bearer "+e.token)
 		req.Header.Set("Content-Type", "application/json")
 		resp, err := http.DefaultClient.Do(req)

@@ -23,7 +23,7 @@ func TestDocNamesEveryFlag(t *testing.T) {
 	entries := map[string]string{}
 	name := ""
 	flagLine := regexp.MustCompile(`^\t-([a-z-]+)`)
-	for _, line := range strings.Split(f.Doc.Text(), "\n") {
+	for line := range strings.SplitSeq(f.Doc.Text(), "\n") {
 		if m := flagLine.FindStringSubmatch(line); m != nil {
 			name = m[1]
 			entries[name] = line

@@ -199,7 +199,7 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.IntVar(&c.limits.Uploads, "max-uploads", limits.Uploads, "how many signed upload URLs the fake keeps (the oldest forgotten past it)")
 	fs.Int64Var(&c.limits.UploadBytes, "max-upload-bytes", limits.UploadBytes, "how many bytes of uploaded files the fake holds (413 past it)")
 	fs.Func("allow-host", "admit this Host `name` besides loopback ones when listening on a loopback address (repeatable, or comma-separated)", func(v string) error {
-		for _, h := range strings.Split(v, ",") {
+		for h := range strings.SplitSeq(v, ",") {
 			if h = strings.TrimSpace(h); h != "" {
 				c.allowHosts = append(c.allowHosts, h)
 			}

@@ -74,8 +74,8 @@ func JSONProblem(err error, body string, v any) (msg string, ok bool) {
 		return fmt.Sprintf("body must be %s, not %s", JSONKind(typ.Type), typ.Value), true
 	}
 	text := err.Error()
-	if i := strings.Index(text, "json: unknown field "); i >= 0 {
-		return "unknown member " + text[i+len("json: unknown field "):], true
+	if _, after, ok0 := strings.Cut(text, "json: unknown field "); ok0 {
+		return "unknown member " + after, true
 	}
 	if strings.Contains(text, "json: ") {
 		return "malformed JSON", true
@@ -87,7 +87,7 @@ func JSONProblem(err error, body string, v any) (msg string, ok bool) {
 // ".") below Go type t is an array of elem, so that a value refused as
 // an elem there was one of its elements.
 func isElement(t reflect.Type, path string, elem reflect.Type) bool {
-	for _, name := range strings.Split(path, ".") {
+	for name := range strings.SplitSeq(path, ".") {
 		t = deref(t)
 		if isIndex(name) { // a Go release that names the element: "ids.1"
 			if t.Kind() != reflect.Slice && t.Kind() != reflect.Array {
@@ -122,8 +122,7 @@ func deref(t reflect.Type) reflect.Type {
 // member is the type of struct t's member with JSON name name, matched
 // as encoding/json matches it (case folded), through embedded structs.
 func member(t reflect.Type, name string) (reflect.Type, bool) {
-	for i := range t.NumField() {
-		sf := t.Field(i)
+	for sf := range t.Fields() {
 		tag, _, _ := strings.Cut(sf.Tag.Get("json"), ",")
 		if tag == "-" {
 			continue

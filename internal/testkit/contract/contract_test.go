@@ -2,6 +2,7 @@ package contract_test
 
 import (
 	"io"
+	"maps"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -32,9 +33,7 @@ func serveWith(t *testing.T, options []string, header http.Header, method, targe
 	var got []*contract.Violation
 	h := c.Middleware(func(v *contract.Violation) { got = append(got, v) })(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
-		for k, v := range header {
-			w.Header()[k] = v
-		}
+		maps.Copy(w.Header(), header)
 		if contentType != "" {
 			w.Header().Set("Content-Type", contentType)
 		}

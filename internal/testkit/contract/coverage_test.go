@@ -64,7 +64,7 @@ func skip(t *testing.T, key, what string) bool {
 // serves it: a request to the fake must not get the generic 404 or 405
 // of a route the fake lacks.
 func TestEveryOperationHasSDKMethodAndFakeRoute(t *testing.T) {
-	client := reflect.TypeOf(partner.Client{})
+	client := reflect.TypeFor[partner.Client]()
 	f := fake.New()
 	defer f.Close()
 	for _, op := range operations(t) {
@@ -81,8 +81,8 @@ func TestEveryOperationHasSDKMethodAndFakeRoute(t *testing.T) {
 		default:
 			if _, ok := sf.Type.MethodByName(name); !ok && !skip(t, op.id, "no SDK method "+op.sdkMethod) {
 				var names []string
-				for i := range sf.Type.NumMethod() {
-					names = append(names, sf.Type.Method(i).Name)
+				for method := range sf.Type.Methods() {
+					names = append(names, method.Name)
 				}
 				t.Errorf("%s: %s has no method %s (it has %s)", op.id, sf.Type, name, strings.Join(names, ", "))
 			}

@@ -169,9 +169,7 @@ func queryMutations(path string, q url.Values) []string {
 	for _, k := range slices.Sorted(maps.Keys(q)) {
 		for _, v := range []string{"", "x", "drop"} {
 			qq := url.Values{}
-			for kk, vv := range q {
-				qq[kk] = vv
-			}
+			maps.Copy(qq, q)
 			if qq.Set(k, v); v == "drop" {
 				qq.Del(k)
 			}

@@ -90,7 +90,7 @@ func edit(t *testing.T, doc any, at, set, value string) []byte {
 	t.Helper()
 	v := doc
 	if at != "" {
-		for _, name := range strings.Split(at, "|") {
+		for name := range strings.SplitSeq(at, "|") {
 			switch o := v.(type) {
 			case map[string]any:
 				v = o[name]
