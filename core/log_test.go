@@ -26,8 +26,8 @@ type logRecord struct {
 }
 
 func (h *recordLog) Enabled(context.Context, slog.Level) bool { return true }
-func (h *recordLog) WithAttrs([]slog.Attr) slog.Handler      { return h }
-func (h *recordLog) WithGroup(string) slog.Handler           { return h }
+func (h *recordLog) WithAttrs([]slog.Attr) slog.Handler       { return h }
+func (h *recordLog) WithGroup(string) slog.Handler            { return h }
 
 func (h *recordLog) Handle(_ context.Context, r slog.Record) error {
 	rec := logRecord{msg: r.Message, attrs: map[string]slog.Value{}}
