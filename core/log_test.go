@@ -88,24 +88,33 @@ func TestLogOneRecordPerAttempt(t *testing.T) {
 		} else {
 			want["wait"] = waits[i]
 		}
-		if rec.msg != msg {
-			t.Errorf("record %d: %q, want %q", i+1, rec.msg, msg)
-		}
-		for k, v := range want {
-			if got, ok := rec.attrs[k]; !ok || got.Any() != v {
-				t.Errorf("record %d (%s): %s = %v, want %v", i+1, rec.msg, k, got, v)
-			}
-		}
-		if _, ok := rec.attrs["wait"]; ok && i == 2 {
-			t.Errorf("record %d of the last attempt has a wait", i+1)
-		}
-		for k, v := range rec.attrs {
-			if strings.Contains(v.String(), key) {
-				t.Errorf("record %d: %s shows the subscription key: %v", i+1, k, v)
-			}
-		}
+		checkRecord(t, rec, msg, want, key)
 	}
 	if info.Attempts != 3 || info.RequestID == "" {
 		t.Errorf("capture %+v, want 3 attempts and a request id", info)
+	}
+}
+
+// checkRecord checks that rec is msg with the attributes of want (a wait
+// only if want has one) and that none of its attributes shows secret.
+func checkRecord(t *testing.T, rec logRecord, msg string, want map[string]any, secret string) {
+	t.Helper()
+	if rec.msg != msg {
+		t.Errorf("record %q, want %q", rec.msg, msg)
+	}
+	for k, v := range want {
+		if got, ok := rec.attrs[k]; !ok || got.Any() != v {
+			t.Errorf("record %q: %s = %v, want %v", rec.msg, k, got, v)
+		}
+	}
+	if _, ok := want["wait"]; !ok {
+		if w, ok := rec.attrs["wait"]; ok {
+			t.Errorf("record %q has a wait (%v)", rec.msg, w)
+		}
+	}
+	for k, v := range rec.attrs {
+		if strings.Contains(v.String(), secret) {
+			t.Errorf("record %q: %s shows a secret: %v", rec.msg, k, v)
+		}
 	}
 }

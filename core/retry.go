@@ -189,9 +189,12 @@ func retryableStatus(code int) bool {
 // repeats the request once (PrepareRetry signs it with a new token),
 // whatever its kind: the server refused it before processing it.
 //
-// A 2xx answer's body is read here (call.readAnswer), so that one cut
-// off mid-body is retried like a lost answer for a request safe to
-// repeat, and marks the outcome unknown for another.
+// A 2xx answer's body is read here first (call.readAttempt, with
+// Request.Read when set), so that one cut off mid-body is retried like a
+// lost answer for a request safe to repeat, and marks the outcome
+// unknown for another. docs/DESIGN.md (Wiring) says why the read is in
+// this hook rather than after the library's loop or in its
+// ResponseHandler.
 //
 // A retry is also refused when the body cannot be sent again (the call's
 // error then wraps ErrBodyNotReplayable), when the server asks with
