@@ -73,14 +73,7 @@ func New(opts ...Option) (*Client, error) {
 	// OAuth service: one connection pool and one retry budget.
 	tokens := core.New(cfg)
 	c := &Client{}
-	c.OAuth = oauth.New(tokens, oauth.Options{
-		ClientID:     s.clientID,
-		ClientSecret: s.clientSecret,
-		Scopes:       s.scopes,
-		State:        s.state,
-		FormEncoded:  s.formTokens,
-		TokenSource:  s.tokenSource,
-	})
+	c.OAuth = oauth.New(tokens, s.auth)
 	c.t = tokens.WithTokens(c.OAuth)
 	c.SCIM = scim.New(c.t)
 	c.Users = users.New(c.t)

@@ -17,35 +17,22 @@ import (
 	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/internal/check"
 	"github.com/partnerapi/partner-go/internal/urls"
+	"github.com/partnerapi/partner-go/oauth"
 )
 
 // Option configures a Client built by New.
 type Option func(*settings)
 
+// settings is what the options of New write: the pipeline's Config and
+// the OAuth service's Options as New hands them over, and the two
+// settings that build turns into Config fields.
 type settings struct {
-	baseURL       string
-	clientID      string
-	clientSecret  string
-	scopes        []string
-	state         string
-	env           string
-	envHeader     string
-	subKey        string
-	subKeyHeader  string
-	portalWord    string
-	httpClient    *http.Client
-	retry         core.RetryPolicy
-	logger        *slog.Logger
-	uaSuffix      string
-	header        http.Header
-	tokenSource   oauth2.TokenSource
-	allowInsecure bool
-	formTokens    bool
-	stallTimeout  time.Duration
-	telemetry     telemetrySettings
-	reqIDHeader   string // with reqIDSet: "" turns the request id off
-	reqIDSet      bool
-	svcIDHeader   string
+	cfg  core.Config   // BaseURL and UserAgent are set by build
+	auth oauth.Options // given to oauth.New as it is
+	// baseURL is WithBaseURL's text, which build parses into cfg.BaseURL.
+	baseURL string
+	// uaSuffix follows the SDK's name in cfg.UserAgent.
+	uaSuffix string
 }
 
 // WithBaseURL sets the service's base URL, e.g. "https://api.example.com".
@@ -57,12 +44,12 @@ func WithBaseURL(u string) Option { return func(s *settings) { s.baseURL = u } }
 // WithClientCredentials sets the OAuth client id and secret used for the
 // client credentials grant.
 func WithClientCredentials(id, secret string) Option {
-	return func(s *settings) { s.clientID, s.clientSecret = id, secret }
+	return func(s *settings) { s.auth.ClientID, s.auth.ClientSecret = id, secret }
 }
 
 // WithScopes sets the scopes requested with each token.
 func WithScopes(scopes ...string) Option {
-	return func(s *settings) { s.scopes = append([]string(nil), scopes...) }
+	return func(s *settings) { s.auth.Scopes = append([]string(nil), scopes...) }
 }
 
 // WithState sets the OAuth `state` sent with each token request. It
@@ -71,7 +58,7 @@ func WithScopes(scopes ...string) Option {
 // refused with oauth.ErrStateMismatch. An answer without `state` is
 // accepted, since the deployed service's published token answer has none
 // (RFC 6749 defines no `state` on the token endpoint).
-func WithState(state string) Option { return func(s *settings) { s.state = state } }
+func WithState(state string) Option { return func(s *settings) { s.auth.State = state } }
 
 // WithEnvironment selects a sandbox environment by its host name (such as
 // "sandbox.example.com", without scheme or path): the value is sent in
@@ -87,26 +74,26 @@ func WithState(state string) Option { return func(s *settings) { s.state = state
 // toward any host: by WithEnvironmentHeader, WithWords or WithConnection
 // (a fake's fake.Fake.Connection names the fake's, x-svc-env unless it was
 // given another).
-func WithEnvironment(env string) Option { return func(s *settings) { s.env = env } }
+func WithEnvironment(env string) Option { return func(s *settings) { s.cfg.Env = env } }
 
 // WithEnvironmentHeader sets the name of the environment header (and of
 // the token requests' query parameter) that WithEnvironment's value
 // travels in. The interface's x-svc-env is a neutral stand-in; a
 // deployment names the header after its operator, and that name goes
 // here.
-func WithEnvironmentHeader(name string) Option { return func(s *settings) { s.envHeader = name } }
+func WithEnvironmentHeader(name string) Option { return func(s *settings) { s.cfg.EnvHeader = name } }
 
 // WithSubscriptionKey sends an API gateway's subscription key with every
 // request to the service, token requests included, in the header
 // Ocp-Apim-Subscription-Key (or the one WithSubscriptionKeyHeader names).
 // The key is a secret: it is never logged, never put in an error, and
 // never sent to another host (signed upload URLs, redirects elsewhere).
-func WithSubscriptionKey(key string) Option { return func(s *settings) { s.subKey = key } }
+func WithSubscriptionKey(key string) Option { return func(s *settings) { s.cfg.SubscriptionKey = key } }
 
 // WithSubscriptionKeyHeader sets the header WithSubscriptionKey's key
 // travels in, for a gateway that names it otherwise.
 func WithSubscriptionKeyHeader(name string) Option {
-	return func(s *settings) { s.subKeyHeader = name }
+	return func(s *settings) { s.cfg.SubscriptionKeyHeader = name }
 }
 
 // WithWords gives the client the deployment's words: the environment
@@ -126,9 +113,9 @@ func WithWords(w deployment.Words) Option {
 				*dst = v
 			}
 		}
-		set(&s.envHeader, w.EnvHeader)
-		set(&s.portalWord, w.PortalWord)
-		set(&s.subKeyHeader, w.SubscriptionKeyHeader)
+		set(&s.cfg.EnvHeader, w.EnvHeader)
+		set(&s.cfg.PortalWord, w.PortalWord)
+		set(&s.cfg.SubscriptionKeyHeader, w.SubscriptionKeyHeader)
 	}
 }
 
@@ -145,9 +132,9 @@ func WithWords(w deployment.Words) Option {
 func WithConnection(c deployment.Connection) Option {
 	return func(s *settings) {
 		s.baseURL = c.BaseURL
-		s.clientID, s.clientSecret = c.ClientID, c.ClientSecret
+		s.auth.ClientID, s.auth.ClientSecret = c.ClientID, c.ClientSecret
 		if c.SubscriptionKey != "" {
-			s.subKey = c.SubscriptionKey
+			s.cfg.SubscriptionKey = c.SubscriptionKey
 		}
 		WithWords(c.Words)(s)
 	}
@@ -163,17 +150,17 @@ func WithConnection(c deployment.Connection) Option {
 // to dial, 10s for the TLS handshake, and 60s for the response headers
 // once the request is written (http.Transport.ResponseHeaderTimeout).
 // A client given here keeps its own timeouts.
-func WithHTTPClient(c *http.Client) Option { return func(s *settings) { s.httpClient = c } }
+func WithHTTPClient(c *http.Client) Option { return func(s *settings) { s.cfg.HTTPClient = c } }
 
 // WithMaxRetries sets how many times a failed request may be repeated
 // (default 4; 0 disables retries).
 func WithMaxRetries(n int) Option {
-	return func(s *settings) { s.retry.MaxRetries, s.retry.NoRetries = n, n == 0 }
+	return func(s *settings) { s.cfg.Retry.MaxRetries, s.cfg.Retry.NoRetries = n, n == 0 }
 }
 
 // WithRetryWait bounds the backoff between retries (defaults 250ms, 10s).
 func WithRetryWait(minWait, maxWait time.Duration) Option {
-	return func(s *settings) { s.retry.MinWait, s.retry.MaxWait = minWait, maxWait }
+	return func(s *settings) { s.cfg.Retry.MinWait, s.cfg.Retry.MaxWait = minWait, maxWait }
 }
 
 // WithMaxRetryAfter sets the longest wait a server may ask for with
@@ -181,7 +168,7 @@ func WithRetryWait(minWait, maxWait time.Duration) Option {
 // retry: it returns the answer at once, an *Error whose RetryAfter says
 // how long the server asked to wait.
 func WithMaxRetryAfter(d time.Duration) Option {
-	return func(s *settings) { s.retry.MaxRetryAfter = d }
+	return func(s *settings) { s.cfg.Retry.MaxRetryAfter = d }
 }
 
 // WithMaxRetryTime caps the time one call spends retrying, counted from
@@ -189,7 +176,7 @@ func WithMaxRetryAfter(d time.Duration) Option {
 // not made and the call returns its last error. Zero or less removes the
 // cap (MaxRetries and the context still bound the call).
 func WithMaxRetryTime(d time.Duration) Option {
-	return func(s *settings) { s.retry.MaxRetryTime, s.retry.NoRetryTimeCap = d, d <= 0 }
+	return func(s *settings) { s.cfg.Retry.MaxRetryTime, s.cfg.Retry.NoRetryTimeCap = d, d <= 0 }
 }
 
 // WithRetryBudget sizes the client-wide retry budget, a token bucket
@@ -201,12 +188,15 @@ func WithMaxRetryTime(d time.Duration) Option {
 // ErrRetryBudgetExhausted. The default capacity is 500 (about 100 retries
 // in a row while the service fails); 0 disables the budget.
 func WithRetryBudget(capacity int) Option {
-	return func(s *settings) { s.retry.Budget.Capacity, s.retry.NoBudget = capacity, capacity <= 0 }
+	return func(s *settings) { s.cfg.Retry.Budget.Capacity, s.cfg.Retry.NoBudget = capacity, capacity <= 0 }
 }
 
-// WithLogger logs requests, retries and token refreshes at debug level.
-// Nothing secret is ever logged. Without it the client logs nothing.
-func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.logger = l } }
+// WithLogger logs requests, retries and token refreshes at debug level:
+// one record per attempt of a request, with its method, path, attempt,
+// status, request ids and the wait before a retry (core.Config.Logger
+// lists them). Nothing secret is ever logged. Without it the client logs
+// nothing.
+func WithLogger(l *slog.Logger) Option { return func(s *settings) { s.cfg.Logger = l } }
 
 // WithUserAgent appends suffix to the SDK's User-Agent.
 func WithUserAgent(suffix string) Option { return func(s *settings) { s.uaSuffix = suffix } }
@@ -218,10 +208,10 @@ func WithUserAgent(suffix string) Option { return func(s *settings) { s.uaSuffix
 // WithSubscriptionKey, which treats it as a secret.
 func WithHeader(key, value string) Option {
 	return func(s *settings) {
-		if s.header == nil {
-			s.header = http.Header{}
+		if s.cfg.Header == nil {
+			s.cfg.Header = http.Header{}
 		}
-		s.header.Add(key, value)
+		s.cfg.Header.Add(key, value)
 	}
 }
 
@@ -237,24 +227,26 @@ func WithHeader(key, value string) Option {
 // Client.OAuth then serves ts: its Token returns ts's token, and
 // Client.Close leaves ts's tokens alone (calls after it fail with
 // oauth.ErrClosed).
-func WithTokenSource(ts oauth2.TokenSource) Option { return func(s *settings) { s.tokenSource = ts } }
+func WithTokenSource(ts oauth2.TokenSource) Option {
+	return func(s *settings) { s.auth.TokenSource = ts }
+}
 
 // WithInsecureHTTP allows plain http:// URLs to hosts that are not
 // loopback addresses: the base URL, signed upload URLs, and webhook
 // callback URLs given to Events.Subscribe. Tokens and data then travel
 // unencrypted: use it only on trusted networks.
-func WithInsecureHTTP() Option { return func(s *settings) { s.allowInsecure = true } }
+func WithInsecureHTTP() Option { return func(s *settings) { s.cfg.AllowInsecureHTTP = true } }
 
 // WithStallTimeout sets the longest an answer's body may send nothing
 // while it is read (zero: 60s, core.DefaultStallTimeout): past it the
 // attempt fails with ErrAnswerStalled, and is retried like a lost answer
 // (a write that is not safe to repeat says its outcome is unknown). It
 // applies to a client given with WithHTTPClient too.
-func WithStallTimeout(d time.Duration) Option { return func(s *settings) { s.stallTimeout = d } }
+func WithStallTimeout(d time.Duration) Option { return func(s *settings) { s.cfg.StallTimeout = d } }
 
 // WithFormEncodedTokenRequests posts token requests form-encoded, as RFC
 // 6749 has it, instead of the JSON body the interface documents.
-func WithFormEncodedTokenRequests() Option { return func(s *settings) { s.formTokens = true } }
+func WithFormEncodedTokenRequests() Option { return func(s *settings) { s.auth.FormEncoded = true } }
 
 // WithRequestIDHeader names the header in which every call sends the
 // request id the client generates for it, the same on every attempt
@@ -262,7 +254,7 @@ func WithFormEncodedTokenRequests() Option { return func(s *settings) { s.formTo
 // span (partner.request_id), its log records (request_id) and its *Error
 // (RequestID).
 func WithRequestIDHeader(name string) Option {
-	return func(s *settings) { s.reqIDHeader, s.reqIDSet = name, true }
+	return func(s *settings) { s.cfg.RequestIDHeader, s.cfg.NoRequestID = name, name == "" }
 }
 
 // WithServiceRequestIDHeader names the header in which the service
@@ -270,9 +262,10 @@ func WithRequestIDHeader(name string) Option {
 // by default none is read). Its value is put in Error.ServiceRequestID
 // and ResponseInfo.ServiceRequestID.
 func WithServiceRequestIDHeader(name string) Option {
-	return func(s *settings) { s.svcIDHeader = name }
+	return func(s *settings) { s.cfg.ServiceRequestIDHeader = name }
 }
 
+// build checks the settings and returns the pipeline's Config.
 func (s *settings) build() (core.Config, error) {
 	var cfg core.Config
 	if s.baseURL == "" {
@@ -290,13 +283,13 @@ func (s *settings) build() (core.Config, error) {
 		return cfg, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
 	case u.RawQuery != "" || u.Fragment != "":
 		return cfg, errors.New("partner: base URL must not have a query or fragment")
-	case urls.PlainHTTPRefused(u, s.allowInsecure):
+	case urls.PlainHTTPRefused(u, s.cfg.AllowInsecureHTTP):
 		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", u.Redacted())
 	}
-	if s.tokenSource == nil && (s.clientID == "" || s.clientSecret == "") {
+	if s.auth.TokenSource == nil && (s.auth.ClientID == "" || s.auth.ClientSecret == "") {
 		return cfg, errors.New("partner: no client credentials: use WithClientCredentials or WithTokenSource")
 	}
-	for k := range s.header {
+	for k := range s.cfg.Header {
 		if strings.EqualFold(k, "Authorization") {
 			return cfg, errors.New("partner: WithHeader cannot set Authorization")
 		}
@@ -305,8 +298,8 @@ func (s *settings) build() (core.Config, error) {
 		}
 	}
 	for _, h := range []struct{ opt, name string }{
-		{"WithEnvironmentHeader", s.envHeader}, {"WithSubscriptionKeyHeader", s.subKeyHeader},
-		{"WithRequestIDHeader", s.reqIDHeader}, {"WithServiceRequestIDHeader", s.svcIDHeader},
+		{"WithEnvironmentHeader", s.cfg.EnvHeader}, {"WithSubscriptionKeyHeader", s.cfg.SubscriptionKeyHeader},
+		{"WithRequestIDHeader", s.cfg.RequestIDHeader}, {"WithServiceRequestIDHeader", s.cfg.ServiceRequestIDHeader},
 	} {
 		if h.name == "" {
 			continue
@@ -321,42 +314,25 @@ func (s *settings) build() (core.Config, error) {
 	if err := s.checkEnvironment(u); err != nil {
 		return cfg, err
 	}
-	if w := s.portalWord; w != "" && (strings.ContainsAny(w, ". \t\r\n") || strings.ContainsFunc(w, unicode.IsControl)) {
+	if w := s.cfg.PortalWord; w != "" && (strings.ContainsAny(w, ". \t\r\n") || strings.ContainsFunc(w, unicode.IsControl)) {
 		return cfg, fmt.Errorf("partner: WithWords: portal word %q is not one word: it names fields as <word>.integration_status, without dots or spaces", w)
 	}
-	if s.subKey != "" && strings.ContainsAny(s.subKey, "\r\n") {
+	if k := s.cfg.SubscriptionKey; k != "" && strings.ContainsAny(k, "\r\n") {
 		return cfg, errors.New("partner: WithSubscriptionKey: the key must not contain a line break")
 	}
-	if s.stallTimeout < 0 {
+	if s.cfg.StallTimeout < 0 {
 		return cfg, errors.New("partner: WithStallTimeout needs a duration >= 0")
 	}
-	if s.retry.MaxRetries < 0 {
+	if s.cfg.Retry.MaxRetries < 0 {
 		return cfg, errors.New("partner: WithMaxRetries needs a number >= 0")
 	}
-	ua := "partner-go/" + Version
+	cfg = s.cfg
+	cfg.BaseURL = u
+	cfg.UserAgent = "partner-go/" + Version
 	if s.uaSuffix != "" {
-		ua += " " + s.uaSuffix
+		cfg.UserAgent += " " + s.uaSuffix
 	}
-	return core.Config{
-		BaseURL:                u,
-		HTTPClient:             s.httpClient,
-		Env:                    s.env,
-		EnvHeader:              s.envHeader,
-		SubscriptionKey:        s.subKey,
-		SubscriptionKeyHeader:  s.subKeyHeader,
-		PortalWord:             s.portalWord,
-		UserAgent:              ua,
-		Header:                 s.header,
-		Logger:                 s.logger,
-		Retry:                  s.retry,
-		AllowInsecureHTTP:      s.allowInsecure,
-		StallTimeout:           s.stallTimeout,
-		TracerProvider:         s.telemetry.tracerProvider,
-		MeterProvider:          s.telemetry.meterProvider,
-		RequestIDHeader:        s.reqIDHeader,
-		NoRequestID:            s.reqIDSet && s.reqIDHeader == "",
-		ServiceRequestIDHeader: s.svcIDHeader,
-	}, nil
+	return cfg, nil
 }
 
 // checkEnvironment refuses an environment that would silently miss: one
@@ -365,13 +341,14 @@ func (s *settings) build() (core.Config, error) {
 // It refuses the same toward any host: a test against the fake takes the
 // path production takes.
 func (s *settings) checkEnvironment(base *url.URL) error {
-	if s.env == "" {
+	env := s.cfg.Env
+	if env == "" {
 		return nil
 	}
-	if strings.ContainsAny(s.env, "/\\?#@ \t\r\n") || strings.ContainsFunc(s.env, unicode.IsControl) {
-		return fmt.Errorf("partner: WithEnvironment: %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", s.env)
+	if strings.ContainsAny(env, "/\\?#@ \t\r\n") || strings.ContainsFunc(env, unicode.IsControl) {
+		return fmt.Errorf("partner: WithEnvironment: %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", env)
 	}
-	if s.envHeader == "" {
+	if s.cfg.EnvHeader == "" {
 		return fmt.Errorf("partner: WithEnvironment needs WithEnvironmentHeader toward %s: a deployment reads the environment from a header named after its operator, not from the interface's stand-in %s, and would send the request to production; set WithEnvironmentHeader to the deployment's header name",
 			base.Hostname(), core.EnvHeader)
 	}

@@ -5,19 +5,13 @@ import (
 	"go.opentelemetry.io/otel/trace"
 )
 
-// telemetrySettings are the OpenTelemetry providers of a Client.
-type telemetrySettings struct {
-	tracerProvider trace.TracerProvider
-	meterProvider  metric.MeterProvider
-}
-
 // WithTracerProvider sets the OpenTelemetry tracer provider that receives
 // the client's spans: one per operation ("partner.reports.Export", kind
 // client) with a child per HTTP attempt, and one per token fetch. Without
 // it the client uses the global provider (otel.GetTracerProvider) as it
 // is when New runs; with no SDK installed the spans cost next to nothing.
 func WithTracerProvider(tp trace.TracerProvider) Option {
-	return func(s *settings) { s.telemetry.tracerProvider = tp }
+	return func(s *settings) { s.cfg.TracerProvider = tp }
 }
 
 // WithMeterProvider sets the OpenTelemetry meter provider that receives
@@ -26,5 +20,5 @@ func WithTracerProvider(tp trace.TracerProvider) Option {
 // Without it the client uses the global provider (otel.GetMeterProvider)
 // as it is when New runs.
 func WithMeterProvider(mp metric.MeterProvider) Option {
-	return func(s *settings) { s.telemetry.meterProvider = mp }
+	return func(s *settings) { s.cfg.MeterProvider = mp }
 }

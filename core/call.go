@@ -55,6 +55,9 @@ type call struct {
 	// replayed is set once the request was repeated after a 401.
 	replayed bool
 	cost     int // tokens taken for the last retry, refunded on success
+	// wait is the wait before the next attempt, chosen with the decision
+	// to make it (checkRetry).
+	wait time.Duration
 
 	// What the attempts learnt, for the call's error (settle).
 	ambiguous       bool   // an attempt may have been processed without an answer

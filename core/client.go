@@ -78,8 +78,15 @@ type Config struct {
 	// Header holds fixed extra headers of every request to the service
 	// (not to an absolute URL on another host).
 	Header http.Header
-	// Logger logs requests and retries at debug level, never a secret;
-	// nil logs nothing.
+	// Logger logs each attempt of a request at debug level, never a
+	// secret; nil logs nothing. Every attempt ends in one record with
+	// the attributes method, path, attempt (its number, from 1), status
+	// (or error), request_id and service_request_id (when there are
+	// any). An attempt that is repeated logs "partner: retrying request"
+	// (after a 401, "partner: 401, refreshing token and repeating") with
+	// wait, the wait before the next attempt; the last one logs
+	// "partner: request done" (an answer), "partner: request failed"
+	// (an error, without a status) or why the retries stopped.
 	Logger *slog.Logger
 	// Retry says how often and how patiently requests are repeated.
 	Retry RetryPolicy

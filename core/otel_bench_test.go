@@ -40,6 +40,6 @@ func BenchmarkLogDebugOff(b *testing.B) {
 	st := &call{c: c, method: "GET", path: "/x"}
 	b.ReportAllocs()
 	for b.Loop() {
-		st.logDebug(ctx, "partner: request done", slog.Int("status", 200), slog.Duration("elapsed", time.Second))
+		st.logDebug(ctx, "partner: request done", nil, slog.Int("status", 200), slog.Duration("elapsed", time.Second))
 	}
 }

@@ -37,21 +37,22 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 		}
 		err = st.settle(err)
 		st.capture(nil)
-		st.logDebug(ctx, "partner: request failed", slog.String("error", err.Error()))
+		st.logDebug(ctx, "partner: request failed", nil, slog.String("error", err.Error()))
 		return nil, errs.Wrap(err, "%s %s", r.Method, path)
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
 		st.capture(resp)
-		st.logDebug(ctx, "partner: request done",
-			slog.Int("status", resp.StatusCode), slog.Duration("elapsed", time.Since(st.start)))
+		st.logDebug(ctx, "partner: request done", resp, slog.Duration("elapsed", time.Since(st.start)))
 		return resp, nil
 	case resp.StatusCode == http.StatusNotFound && r.Method == http.MethodDelete && st.ambiguous:
-		st.logDebug(ctx, "partner: 404 after an attempt whose outcome was unknown: already deleted")
+		st.logDebug(ctx, "partner: 404 after an attempt whose outcome was unknown: already deleted", resp)
 		resp = alreadyDone(resp)
 		st.capture(resp)
 		return resp, nil
 	}
 	if st.stop != "" {
-		st.logDebug(ctx, "partner: not retrying: "+st.stop, slog.Int("status", resp.StatusCode))
+		st.logDebug(ctx, "partner: not retrying: "+st.stop, resp, slog.Duration("elapsed", time.Since(st.start)))
+	} else {
+		st.logDebug(ctx, "partner: request done", resp, slog.Duration("elapsed", time.Since(st.start)))
 	}
 	st.capture(resp)
 	e := newError(resp, r.Method, path)
@@ -105,19 +106,34 @@ func (st *call) settle(err error) error {
 	return err
 }
 
-// logDebug logs one event of the call at debug level. It builds no
-// attribute when the logger does not log debug.
-func (st *call) logDebug(ctx context.Context, msg string, attrs ...slog.Attr) {
+// logDebug logs one event of the call at debug level: msg with the
+// call's method and path, the number of its current attempt (attempt,
+// from 1, as ResponseInfo.Attempts counts), its request id, and, when
+// resp is an attempt's answer, its status and the service's request id.
+// It builds no attribute when the logger does not log debug.
+func (st *call) logDebug(ctx context.Context, msg string, resp *http.Response, attrs ...slog.Attr) {
 	log := st.c.cfg.Logger
 	if !log.Enabled(ctx, slog.LevelDebug) {
 		return
 	}
-	base := []slog.Attr{slog.String("method", st.method), slog.String("path", st.path)}
+	base := make([]slog.Attr, 0, 6+len(attrs))
+	base = append(base, slog.String("method", st.method), slog.String("path", st.path), slog.Int("attempt", st.attempts()))
+	if resp != nil {
+		base = append(base, slog.Int("status", resp.StatusCode))
+	}
 	if st.requestID != "" {
 		base = append(base, slog.String("request_id", st.requestID))
 	}
+	if id := st.serviceRequestID(resp); id != "" {
+		base = append(base, slog.String("service_request_id", id))
+	}
 	log.LogAttrs(ctx, slog.LevelDebug, msg, append(base, attrs...)...)
 }
+
+// attempts is the number of the call's current attempt, from 1: the
+// library's attempts and the sends the transport made again by itself
+// (noReplay).
+func (st *call) attempts() int { return st.attempt + 1 + st.resends }
 
 // captureMu serialises the writes of every Capture: the requests of an
 // export, sent at once under one context, share theirs.
@@ -128,7 +144,7 @@ func (st *call) capture(resp *http.Response) {
 	if st.captureTo == nil {
 		return
 	}
-	info := ResponseInfo{Attempts: st.attempt + 1 + st.resends, Duration: time.Since(st.start), RequestID: st.requestID}
+	info := ResponseInfo{Attempts: st.attempts(), Duration: time.Since(st.start), RequestID: st.requestID}
 	if resp != nil {
 		info.StatusCode, info.Header = resp.StatusCode, st.c.secrets.maskHeader(resp.Header)
 		info.ServiceRequestID = st.serviceRequestID(resp)

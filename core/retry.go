@@ -189,9 +189,12 @@ func retryableStatus(code int) bool {
 // repeats the request once (PrepareRetry signs it with a new token),
 // whatever its kind: the server refused it before processing it.
 //
-// A 2xx answer's body is read here (call.readAnswer), so that one cut
-// off mid-body is retried like a lost answer for a request safe to
-// repeat, and marks the outcome unknown for another.
+// A 2xx answer's body is read here first (call.readAttempt, with
+// Request.Read when set), so that one cut off mid-body is retried like a
+// lost answer for a request safe to repeat, and marks the outcome
+// unknown for another. docs/DESIGN.md (Wiring) says why the read is in
+// this hook rather than after the library's loop or in its
+// ResponseHandler.
 //
 // A retry is also refused when the body cannot be sent again (the call's
 // error then wraps ErrBodyNotReplayable), when the server asks with
@@ -225,14 +228,31 @@ func (st *call) checkRetry(ctx context.Context, resp *http.Response, err error) 
 	}
 	if st.body != nil && !st.body.replayable() {
 		st.replayBlocked = true
+		st.stop = "the body cannot be sent again"
 		return false, err
 	}
 	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
-		st.replayed = true
-		st.logDebug(ctx, "partner: 401, refreshing token and repeating")
+		st.replayed, st.wait = true, 0
+		st.logDebug(ctx, "partner: 401, refreshing token and repeating", resp, slog.Duration("wait", 0))
 		return true, nil
 	}
-	return st.affordRetry(resp, err), err
+	if !st.affordRetry(resp, err) {
+		return false, err
+	}
+	st.wait, _ = st.c.cfg.Retry.wait(st.attempt, resp)
+	st.logRetry(ctx, resp, err)
+	return true, err
+}
+
+// logRetry logs the end of an attempt that is retried: its answer's
+// status or its error, and the wait before the retry.
+func (st *call) logRetry(ctx context.Context, resp *http.Response, err error) {
+	attrs := []slog.Attr{slog.Duration("wait", st.wait)}
+	if err != nil {
+		// The *url.Error layer repeats the URL's query string (see finish).
+		attrs = append(attrs, slog.String("error", st.c.secrets.maskErr(unwrapURLError(err)).Error()))
+	}
+	st.logDebug(ctx, "partner: retrying request", resp, attrs...)
 }
 
 // wantsRetry reports whether the attempt's failure is worth repeating,
@@ -283,6 +303,7 @@ func (st *call) affordRetry(resp *http.Response, err error) bool {
 	cost, ok := st.c.budget.take(err)
 	if !ok {
 		st.budgetExhausted = true
+		st.stop = "the retry budget is exhausted"
 		return false
 	}
 	st.cost = cost
@@ -290,19 +311,15 @@ func (st *call) affordRetry(resp *http.Response, err error) bool {
 	return true
 }
 
-// backoff is the go-retryablehttp Backoff of the call: no wait before
-// the repeat after a 401, otherwise the policy's wait before the retry
-// that follows attempt n (from 0). go-retryablehttp's own bounds
-// (RetryWaitMin and RetryWaitMax, unset) play no part.
-func (st *call) backoff(_, _ time.Duration, n int, resp *http.Response) time.Duration {
-	if resp != nil && resp.StatusCode == http.StatusUnauthorized {
-		return 0
-	}
-	d, _ := st.c.cfg.Retry.wait(n, resp)
+// backoff is the go-retryablehttp Backoff of the call: the wait that
+// checkRetry chose with its decision (call.wait; none before the repeat
+// after a 401). go-retryablehttp's own bounds (RetryWaitMin and
+// RetryWaitMax, unset) play no part.
+func (st *call) backoff(_, _ time.Duration, _ int, _ *http.Response) time.Duration {
 	if st.c.testHookWait != nil {
-		st.c.testHookWait(d)
+		st.c.testHookWait(st.wait)
 	}
-	return d
+	return st.wait
 }
 
 // beforeAttempt is the go-retryablehttp RequestLogHook of the call, run
@@ -312,9 +329,6 @@ func (st *call) beforeAttempt(_ retryablehttp.Logger, req *http.Request, attempt
 	st.attempt = attempt
 	st.timer = nil
 	st.startAttempt(req, attempt)
-	if attempt > 0 {
-		st.logDebug(req.Context(), "partner: retrying request", slog.Int("attempt", attempt+1))
-	}
 }
 
 // prepareRetry is the go-retryablehttp PrepareRetry of the call: a

@@ -158,8 +158,8 @@ process list: give it in its variable or in a file (--client-secret-file,
 --json, on every command that prints data, prints it as JSON on stdout
 (each command's help gives the shape); messages go to stderr. --debug (or
 PARTNER_DEBUG=1) writes the SDK's log records to stderr: one line per
-request (method, path, status, request id) and one per retry (its attempt);
-never a secret.
+attempt of a request (method, path, attempt, status, request id; a retry
+with its wait); never a secret.
 
 ` + exitCodesHelp,
 		Example: `  export PARTNER_BASE_URL=https://api.example.com PARTNER_CLIENT_ID=me PARTNER_CLIENT_SECRET=...

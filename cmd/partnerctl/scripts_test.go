@@ -213,8 +213,8 @@ func TestVersion(t *testing.T) {
 
 // TestDebugLogsRequests: PARTNER_DEBUG=1 (or --debug) writes one log
 // line on stderr per request of users list, with its method, path,
-// status and request id (the one the request carried), and no secret;
-// without it, nothing.
+// status, attempt and request id (the one the request carried), and no
+// secret; without it, nothing.
 func TestDebugLogsRequests(t *testing.T) {
 	t.Parallel()
 	var mu sync.Mutex
@@ -252,7 +252,8 @@ func TestDebugLogsRequests(t *testing.T) {
 	for id := range seen {
 		n := 0
 		for _, line := range done {
-			if strings.Contains(line, "request_id="+id) && strings.Contains(line, "method=GET") && strings.Contains(line, "status=200") {
+			if strings.Contains(line, "request_id="+id) && strings.Contains(line, "method=GET") && strings.Contains(line, "status=200") &&
+				strings.Contains(line, "attempt=1") {
 				n++
 			}
 		}
