@@ -291,7 +291,7 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 	f.events.subs[s.ID] = s
 	f.events.mu.Unlock()
 	// The connector's webhook triggers delete their subscription through
-	// the Location of this answer (conn def: Subscribe, x-ms-trigger): the
+	// the Location of this answer (conn def: Subscribe, its webhook trigger): the
 	// subscriber's path, relative to the request's URL.
 	w.Header().Set("Location", "/event/v1/subscriber/"+url.PathEscape(s.ID))
 	writeJSON(w, http.StatusOK, map[string]string{"subscriber_id": s.ID})
