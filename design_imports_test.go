@@ -59,7 +59,7 @@ func TestDesignImportRules(t *testing.T) {
 		t.Fatalf("go list found %d packages: too few to mean anything", len(pkgs))
 	}
 	sdkHelpers := []string{"internal/errs", "internal/urls", "internal/check", "internal/plumbing",
-		"internal/paging", "internal/poll", "internal/quote", "internal/eventfilter"}
+		"internal/paging", "internal/poll", "internal/quote"}
 	areas := []string{"oauth", "scim", "users", "reports", "objects", "bulk", "events"}
 	for _, p := range pkgs {
 		for _, imp := range p.imports {
@@ -81,7 +81,7 @@ func TestDesignImportRules(t *testing.T) {
 			}
 		case p.rel == "fake":
 			for _, imp := range p.imports {
-				if imp != "deployment" && imp != "fake/demo" && imp != "internal/eventfilter" && imp != "internal/quote" && !under(imp, "internal/fakeserver") {
+				if imp != "deployment" && imp != "fake/demo" && imp != "internal/quote" && !under(imp, "internal/fakeserver") {
 					t.Errorf("fake imports %s: it imports no SDK package but deployment", imp)
 				}
 			}

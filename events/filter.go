@@ -28,7 +28,7 @@ import (
 // true and false.
 //
 // How a filter is evaluated is the service's business; the interface shows
-// only the syntax. Package internal/eventfilter documents how the fake evaluates it
+// only the syntax. Package internal/fakeserver/eventfilter documents how the fake evaluates it
 // (Filter), a missing field included.
 //
 // A Filter built from an invalid part (a bad field name, a NaN, a string

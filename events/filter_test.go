@@ -2,7 +2,7 @@ package events_test
 
 import (
 	"encoding/json"
-	"github.com/partnerapi/partner-go/internal/eventfilter"
+	"github.com/partnerapi/partner-go/internal/fakeserver/eventfilter"
 	"math"
 	"strings"
 	"testing"

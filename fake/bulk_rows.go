@@ -8,7 +8,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/partnerapi/partner-go/internal/eventfilter"
+	"github.com/partnerapi/partner-go/internal/fakeserver/eventfilter"
 )
 
 // fieldKind is the type bulk loads expect for a known field of an object

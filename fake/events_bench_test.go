@@ -3,7 +3,7 @@ package fake
 import (
 	"bytes"
 	"context"
-	"github.com/partnerapi/partner-go/internal/eventfilter"
+	"github.com/partnerapi/partner-go/internal/fakeserver/eventfilter"
 	"io"
 	"math"
 	"net/http"

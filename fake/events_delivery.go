@@ -17,7 +17,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/partnerapi/partner-go/internal/eventfilter"
+	"github.com/partnerapi/partner-go/internal/fakeserver/eventfilter"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
 

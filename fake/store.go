@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/eventfilter"
+	"github.com/partnerapi/partner-go/internal/fakeserver/eventfilter"
 )
 
 // Object is a record of the partner platform: an opportunity, an
