@@ -61,7 +61,9 @@ type CallOptions struct {
 	// (of each request, for an iterator or a Wait: it then holds the
 	// last one's), successful or not. Requests sent at once under one
 	// context (an export's pages) write it one at a time: it holds the
-	// answer of the request that ended last. Read it once the call has
+	// answer of the request that ended last, leaving out the requests
+	// the SDK itself abandoned (an export's read-ahead past the last
+	// page, cancelled once it was known). Read it once the call has
 	// returned. What the server sent is masked in it as in an Error (a
 	// token the server echoes reads [redacted]).
 	Capture *ResponseInfo

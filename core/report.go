@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/errs"
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // This file is the report stage: the one place that turns a call's
@@ -36,7 +37,11 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
 		err = st.settle(err)
-		st.capture(nil)
+		if !errors.Is(context.Cause(ctx), plumbing.ErrAbandoned) {
+			// A request the SDK abandoned (an export's read-ahead) is
+			// not one the caller made: the Capture keeps what it holds.
+			st.capture(nil)
+		}
 		st.logDebug(ctx, "partner: request failed", nil, slog.String("error", err.Error()))
 		return nil, errs.Wrap(err, "%s %s", r.Method, path)
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:

@@ -10,6 +10,7 @@ package plumbing
 
 import (
 	"context"
+	"errors"
 	"log/slog"
 	"net/url"
 
@@ -48,6 +49,12 @@ type Pipeline interface {
 	// (core.Config.PortalWord), "" when it was given none.
 	PortalWord() string
 }
+
+// ErrAbandoned is the cause with which the SDK cancels a request whose
+// answer it no longer needs (an export's read-ahead past the last page,
+// or in flight when the export ends). core keeps such a request out of
+// CallOptions.Capture, which tells the caller of the requests it made.
+var ErrAbandoned = errors.New("partner: request abandoned: its answer is no longer needed")
 
 // Of returns the plumbing of c, a *core.Client. core sets it.
 var Of func(c any) Pipeline

@@ -13,6 +13,8 @@ import (
 	"context"
 	"iter"
 	"sync"
+
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // Page is what a Fetch returns: the value yielded to the reader, and
@@ -120,7 +122,7 @@ type fetched[T any] struct {
 }
 
 func newRunner[T any](ctx context.Context, size int64, limit int, budget int64, fetch Fetch[T]) *runner[T] {
-	ctx, cancel := context.WithCancel(ctx)
+	ctx, cancel := abandonable(ctx)
 	return &runner[T]{ctx: ctx, cancel: cancel, fetch: fetch, size: size, plan: newPlan(limit, size),
 		advance: make(chan struct{}), pending: map[int64]*slot[T]{}, probes: map[int64]context.CancelFunc{},
 		budget: budget, costs: map[int64]int64{}}
@@ -178,7 +180,7 @@ func (r *runner[T]) hooks(ready func(cost int64) error) Hooks {
 
 // send requests page n. r.mu is held.
 func (r *runner[T]) send(n int64) *slot[T] {
-	ctx, cancel := context.WithCancel(r.ctx)
+	ctx, cancel := abandonable(r.ctx)
 	s := &slot[T]{ch: make(chan fetched[T], 1), cancel: cancel}
 	r.pending[n] = s
 	answered := false // r.mu
@@ -220,7 +222,7 @@ func (r *runner[T]) send(n int64) *slot[T] {
 
 // probe asks for the first row of page t. r.mu is held.
 func (r *runner[T]) probe(t int64) {
-	ctx, cancel := context.WithCancel(r.ctx)
+	ctx, cancel := abandonable(r.ctx)
 	r.probes[t] = cancel
 	h := r.hooks(nil)
 	r.wg.Go(func() {
@@ -316,6 +318,15 @@ func (r *runner[T]) settle(m, cost int64) {
 func (r *runner[T]) release(m int64) {
 	r.held -= r.costs[m]
 	delete(r.costs, m)
+}
+
+// abandonable returns a context of ctx whose cancel gives the cause
+// plumbing.ErrAbandoned: the request in it was the export's own, and its
+// answer is no longer needed, which the client tells from a cancel of the
+// caller's.
+func abandonable(ctx context.Context) (context.Context, context.CancelFunc) {
+	ctx, cancel := context.WithCancelCause(ctx)
+	return ctx, func() { cancel(plumbing.ErrAbandoned) }
 }
 
 // moved wakes the gates: the reader moved on, or the pages held changed.
