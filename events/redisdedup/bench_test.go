@@ -1,8 +1,6 @@
 package redisdedup_test
 
 import (
-	"github.com/partnerapi/partner-go/internal/testkit/redistest"
-
 	"context"
 	"fmt"
 	"net/http"
@@ -12,6 +10,7 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/events/redisdedup"
+	"github.com/partnerapi/partner-go/internal/testkit/redistest"
 )
 
 // BenchmarkDelivery receives one new delivery (a 20-field body, a new

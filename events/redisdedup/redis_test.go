@@ -1,14 +1,13 @@
 package redisdedup_test
 
 import (
-	"github.com/partnerapi/partner-go/internal/testkit/redistest"
-
 	"context"
 	"errors"
 	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/events/redisdedup"
+	"github.com/partnerapi/partner-go/internal/testkit/redistest"
 )
 
 func post(h http.Handler, body string) int {
@@ -439,12 +439,45 @@ func TestRedisHonoursContext(t *testing.T) {
 	if err := admin.Do(bg, "CLIENT", "UNPAUSE").Err(); err != nil {
 		t.Fatal(err)
 	}
+	// Four scripts run once the pause ends: the claim, the done, the
+	// release of k2 and the release of the abandoned claim, which the
+	// store sends only once the claim's answer came.
 	redistest.WaitFor(t, "the abandoned claim to be made and released", func() bool {
 		claimed, err1 := admin.Exists(bg, "ctx:k").Result()
 		done, err2 := admin.Exists(bg, "ctx:other").Result()
-		return err1 == nil && err2 == nil && claimed == 0 && done == 1
+		return err1 == nil && err2 == nil && claimed == 0 && done == 1 && scriptsRun(t, admin) >= 4
 	})
 	if st, err := store.ClaimFor(bg, "k", "h2", time.Minute); err != nil || st != events.DedupNew {
 		t.Fatalf("claim after: %v %v, want new", st, err)
 	}
+}
+
+// scriptsRun is the number of scripts the server ran to completion
+// (EVALSHA and EVAL calls less the failed ones, such as an EVALSHA of a
+// script the server did not hold yet), from INFO commandstats.
+func scriptsRun(t *testing.T, c *redis.Client) int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "commandstats").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var n int64
+	for line := range strings.Lines(info) {
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (name != "cmdstat_evalsha" && name != "cmdstat_eval") {
+			continue
+		}
+		var calls, failed int64
+		for kv := range strings.SplitSeq(stats, ",") {
+			k, v, _ := strings.Cut(kv, "=")
+			switch k {
+			case "calls":
+				calls, _ = strconv.ParseInt(v, 10, 64)
+			case "failed_calls":
+				failed, _ = strconv.ParseInt(v, 10, 64)
+			}
+		}
+		n += calls - failed
+	}
+	return n
 }
