@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/objects"
 )
@@ -53,30 +54,25 @@ func connect(getenv func(string) string, userAgent string, extra []partner.Optio
 		return nil, fmt.Errorf("%s set but %s not: set all of %s to use a deployment, or none to use the embedded fake",
 			strings.Join(set, ", "), strings.Join(missing, ", "), strings.Join(serverVars, ", "))
 	}
-	s := &service{audit: objects.FieldIntegrationStatus}
-	if w := getenv("PARTNER_PORTAL_WORD"); w != "" {
-		s.audit = objects.FieldName(w + ".integration_status")
-	}
-	base, id, secret := getenv("PARTNER_BASE_URL"), getenv("PARTNER_CLIENT_ID"), getenv("PARTNER_CLIENT_SECRET")
-	if base == "" {
-		d := fake.Deployment{EnvHeader: getenv("PARTNER_ENV_HEADER"), PortalWord: getenv("PARTNER_PORTAL_WORD"),
-			SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY")}
+	// The deployment's words; empty ones keep the interface's own.
+	words := deployment.Words{EnvHeader: getenv("PARTNER_ENV_HEADER"), PortalWord: getenv("PARTNER_PORTAL_WORD")}
+	conn := deployment.Connection{BaseURL: getenv("PARTNER_BASE_URL"), ClientID: getenv("PARTNER_CLIENT_ID"),
+		ClientSecret: getenv("PARTNER_CLIENT_SECRET"), SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY"), Words: words}
+	s := &service{}
+	if conn.BaseURL == "" {
+		// The embedded fake speaks the same words and hands the client
+		// its connection: its URL, credentials, key and words.
+		d := fake.Deployment{EnvHeader: words.EnvHeader, PortalWord: words.PortalWord, SubscriptionKey: conn.SubscriptionKey}
 		s.fake = fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithDeployment(d)}, fakeOpts...)...)
-		base, id, secret = s.fake.URL, fake.DefaultClientID, fake.DefaultClientSecret
+		conn = s.fake.Connection()
 	}
-	opts := []partner.Option{
-		partner.WithBaseURL(base),
-		partner.WithClientCredentials(id, secret),
-		partner.WithUserAgent(userAgent),
+	s.audit = objects.FieldIntegrationStatus // the interface's word, without PARTNER_PORTAL_WORD
+	if f := conn.Words.AuditField(); f != "" {
+		s.audit = objects.FieldName(f)
 	}
-	if v := getenv("PARTNER_ENV_HEADER"); v != "" {
-		opts = append(opts, partner.WithEnvironmentHeader(v))
-	}
+	opts := []partner.Option{partner.WithConnection(conn), partner.WithUserAgent(userAgent)}
 	if v := getenv("PARTNER_ENV"); v != "" {
 		opts = append(opts, partner.WithEnvironment(v))
-	}
-	if v := getenv("PARTNER_SUBSCRIPTION_KEY"); v != "" {
-		opts = append(opts, partner.WithSubscriptionKey(v))
 	}
 	c, err := partner.New(append(opts, extra...)...)
 	if err != nil {
