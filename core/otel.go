@@ -28,6 +28,8 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/semconv/v1.43.0/httpconv"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // scopeName is the instrumentation scope of the SDK's tracer and meter;
@@ -35,10 +37,8 @@ import (
 // semantic conventions the HTTP attributes follow (semconv.SchemaURL).
 const scopeName = "github.com/partnerapi/partner-go"
 
-// scopeVersion is the SDK's version, partner.Version (the root package
-// imports this one, so it cannot be read from there);
-// TestTelemetryScope keeps the two the same.
-const scopeVersion = "1.0.0"
+// scopeVersion is the SDK's version, partner.Version.
+const scopeVersion = plumbing.Version
 
 // Names of the SDK's own span attributes and metrics. The HTTP ones are
 // the OpenTelemetry semantic conventions' (semconv, httpconv).

@@ -7,7 +7,10 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // scopeName is the instrumentation scope of the Handler's tracer.
@@ -28,10 +31,11 @@ func (h *Handler) traceDelivery(w http.ResponseWriter, r *http.Request) (http.Re
 		tp = otel.GetTracerProvider()
 	}
 	ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-	ctx, span := tp.Tracer(scopeName).Start(ctx, "partner.events.Handler", trace.WithSpanKind(trace.SpanKindServer))
+	tracer := tp.Tracer(scopeName, trace.WithInstrumentationVersion(plumbing.Version), trace.WithSchemaURL(semconv.SchemaURL))
+	ctx, span := tracer.Start(ctx, "partner.events.Handler", trace.WithSpanKind(trace.SpanKindServer))
 	dt := &deliveryTrace{span: span}
 	if span.IsRecording() {
-		span.SetAttributes(attribute.String("http.request.method", r.Method), attribute.String("partner.operation", "events.Handler"))
+		span.SetAttributes(semconv.HTTPRequestMethodKey.String(r.Method), attribute.String("partner.operation", "events.Handler"))
 		dt.rec = &statusRecorder{ResponseWriter: w, status: http.StatusOK}
 		w = dt.rec
 	}

@@ -15,6 +15,7 @@ import (
 	"go.opentelemetry.io/otel/propagation"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 	"go.opentelemetry.io/otel/sdk/trace/tracetest"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/jarcoal/httpmock"
@@ -64,6 +65,9 @@ func TestHandlerSpan(t *testing.T) {
 	}
 	if inside.SpanID() != s.SpanContext().SpanID() {
 		t.Error("Deliver did not run inside the delivery's span")
+	}
+	if sc := s.InstrumentationScope(); sc.Name != "github.com/partnerapi/partner-go" || sc.Version != partner.Version || sc.SchemaURL != semconv.SchemaURL {
+		t.Errorf("scope %+v, want the SDK's name, version %s and %s", sc, partner.Version, semconv.SchemaURL)
 	}
 }
 

@@ -50,6 +50,10 @@ type Pipeline interface {
 	PortalWord() string
 }
 
+// Version is the SDK's version: partner.Version, and the instrumentation
+// version of the spans and metrics of core and events.
+const Version = "1.0.0"
+
 // ErrAbandoned is the cause with which the SDK cancels a request whose
 // answer it no longer needs (an export's read-ahead past the last page,
 // or in flight when the export ends). core keeps such a request out of
