@@ -27,6 +27,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -93,6 +94,12 @@ type bulkStore struct {
 	index   map[keyIndexEntry]string
 
 	applyMu sync.Mutex
+
+	// spoolMemory is how much of a body a load spools in memory
+	// (spoolMemory when 0), and spills counts the spools moved to a file;
+	// both for tests.
+	spoolMemory int64
+	spills      atomic.Int64
 }
 
 type bulkExecution struct {
