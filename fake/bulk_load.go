@@ -200,7 +200,8 @@ func loadBody(w http.ResponseWriter, r *http.Request) (io.Reader, bool) {
 }
 
 // execute runs a load of body into in and records its execution. It
-// answers (and returns false) when the body is malformed.
+// answers (and returns false) when the body is malformed (400, or 413),
+// or when the fake's spool fails (500).
 func (f *Fake) execute(w http.ResponseWriter, r *http.Request, in Integration, format string, delim rune, header bool, body io.Reader) (*bulkExecution, bool) {
 	now := f.clock.Now()
 	f.bulk.mu.Lock()
@@ -236,9 +237,9 @@ func newAck(ex *bulkExecution) ackWire {
 	return ackWire{IntegrationID: ex.integrationID, ExecutionID: ex.id, CreatedAt: wireTime(ex.created)}
 }
 
-// Batches of a load: valid rows are written as they are read, every
-// applyBatchRows rows or applyBatchBytes bytes of them, so that what a
-// load holds is a batch, not its body.
+// Batches of a load: valid rows are written as the second pass reads
+// them, every applyBatchRows rows or applyBatchBytes bytes of them, so
+// that what a load holds is a batch, not its body.
 const (
 	applyBatchRows  = 1000
 	applyBatchBytes = 4 << 20
@@ -252,7 +253,9 @@ const maxErrorText = 1 << 10
 // writing nothing, then to check its rows and write the valid ones in
 // batches. A file the fake holds (an upload, an XLSX body) is read twice
 // as it is; any other body is kept in a spool as the first pass reads it.
-// A body refused by the first pass changes nothing.
+// A body refused by the first pass changes nothing. (The second pass
+// reads the same bytes, so it refuses nothing; only a read error of the
+// spool's file, a failure of the local disk, could stop it midway.)
 func (f *Fake) runLoad(in Integration, ex *bulkExecution, format string, delim rune, header, discard bool, body io.Reader) error {
 	if discard {
 		return f.applyLoad(in, ex, format, delim, header, true, body)
