@@ -53,8 +53,17 @@ func (s *spool) Write(p []byte) (int, error) {
 			s.mem.bufs = append(s.mem.bufs, nil)
 			last++
 		}
-		b := s.mem.bufs[last] // grown as append does, up to chunkSize
+		b := s.mem.bufs[last]
 		k := min(len(q), chunkSize-len(b))
+		if len(b)+k > cap(b) {
+			// Grown by doubling while small, then to a whole chunk, so
+			// that a large body does not leave a chunk's worth of garbage.
+			c := max(2*cap(b), len(b)+k, 4<<10)
+			if c > 64<<10 {
+				c = chunkSize
+			}
+			b = append(make([]byte, 0, c), b...)
+		}
 		s.mem.bufs[last] = append(b, q[:k]...)
 		q = q[k:]
 	}
