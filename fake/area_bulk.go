@@ -5,20 +5,25 @@ package fake
 // file), execution status, and signed upload URLs hosted by the fake
 // itself.
 //
-// A load parses its body as it is read (CSV, JSON array, XLSX), checks
-// each row, and writes the valid rows into the object store (an upsert by
-// the integration's key field) in batches of 1,000 rows (or 4 MiB) as
-// they are read, so that a load holds a batch and not its body. A
-// malformed body is refused with a 400 and records no execution; the
-// batches before the fault stay written (a body malformed within its
-// first batch changes nothing). The execution
+// A load reads its body twice. The first pass parses it as it streams
+// (CSV, JSON array, XLSX) and writes nothing: a malformed body is refused
+// with a 400 (413 past a size) and changes nothing, and records no
+// execution. The body is kept for the second pass in a spool
+// (bulk_spool.go): in memory up to 4 MiB, past it in a temporary file in
+// os.TempDir, removed when the load ends; a file the fake already holds
+// (an upload, or an XLSX body, which is held whole) is read twice as it
+// is. The second pass checks each row and writes the valid rows into the
+// object store (an upsert by the integration's key field) in batches of
+// 1,000 rows (or 4 MiB) as it reads them, so that a load holds a record,
+// a batch and at most 4 MiB of spool, not its body. The execution
 // then reports `running` until the bulk delay (WithBulkDelay, default 1s)
 // has passed on the fake's clock, and `completed` with its counts after.
 //
 // This file holds the area's state, options, execution status and the
 // lookups its routes share; the loads are in bulk_load.go (rows parsed in
 // bulk_parse.go, workbooks read in bulk_xlsx.go, checked and written in
-// bulk_rows.go), the signed upload URLs in bulk_upload.go.
+// bulk_rows.go, kept between the passes in bulk_spool.go), the signed
+// upload URLs in bulk_upload.go.
 
 import (
 	"fmt"
@@ -27,6 +32,7 @@ import (
 	"net/http"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -93,6 +99,12 @@ type bulkStore struct {
 	index   map[keyIndexEntry]string
 
 	applyMu sync.Mutex
+
+	// spoolMemory is how much of a body a load spools in memory
+	// (spoolMemory when 0), and spills counts the spools moved to a file;
+	// both for tests.
+	spoolMemory int64
+	spills      atomic.Int64
 }
 
 type bulkExecution struct {

@@ -200,7 +200,8 @@ func loadBody(w http.ResponseWriter, r *http.Request) (io.Reader, bool) {
 }
 
 // execute runs a load of body into in and records its execution. It
-// answers (and returns false) when the body is malformed.
+// answers (and returns false) when the body is malformed (400, or 413),
+// or when the fake's spool fails (500).
 func (f *Fake) execute(w http.ResponseWriter, r *http.Request, in Integration, format string, delim rune, header bool, body io.Reader) (*bulkExecution, bool) {
 	now := f.clock.Now()
 	f.bulk.mu.Lock()
@@ -209,6 +210,12 @@ func (f *Fake) execute(w http.ResponseWriter, r *http.Request, in Integration, f
 	ex := &bulkExecution{id: newID("exe_", 12), integrationID: in.ID, created: now, done: now.Add(delay)}
 	if err := f.runLoad(in, ex, format, delim, header, discard, body); err != nil {
 		var bad *badInput
+		var sp *spoolError
+		if errors.As(err, &sp) {
+			io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
+			writeError(w, http.StatusInternalServerError, "internal_error", "%v", sp)
+			return nil, false
+		}
 		if errors.As(err, &bad) {
 			status := bad.status
 			if status == 0 {
@@ -230,9 +237,9 @@ func newAck(ex *bulkExecution) ackWire {
 	return ackWire{IntegrationID: ex.integrationID, ExecutionID: ex.id, CreatedAt: wireTime(ex.created)}
 }
 
-// Batches of a load: valid rows are written as they are read, every
-// applyBatchRows rows or applyBatchBytes bytes of them, so that what a
-// load holds is a batch, not its body.
+// Batches of a load: valid rows are written as the second pass reads
+// them, every applyBatchRows rows or applyBatchBytes bytes of them, so
+// that what a load holds is a batch, not its body.
 const (
 	applyBatchRows  = 1000
 	applyBatchBytes = 4 << 20
@@ -241,10 +248,46 @@ const (
 // maxErrorText caps the bytes of an error row's id and message.
 const maxErrorText = 1 << 10
 
-// runLoad parses body and checks its rows into ex, writing the valid rows
-// in batches as they are read, unless discard. A body found malformed
-// after some batches leaves those batches written.
+// runLoad loads body into in and counts it into ex, unless discard (then
+// nothing is written). It reads the body twice: once to check it whole,
+// writing nothing, then to check its rows and write the valid ones in
+// batches. A file the fake holds (an upload, an XLSX body) is read twice
+// as it is; any other body is kept in a spool as the first pass reads it.
+// A body refused by the first pass changes nothing. (The second pass
+// reads the same bytes, so it refuses nothing; only a read error of the
+// spool's file, a failure of the local disk, could stop it midway.)
 func (f *Fake) runLoad(in Integration, ex *bulkExecution, format string, delim rune, header, discard bool, body io.Reader) error {
+	if discard {
+		return f.applyLoad(in, ex, format, delim, header, true, body)
+	}
+	held, ok := body.(readerAtSize)
+	if !ok && format == formatXLSX {
+		var err error
+		if held, err = readWhole(body, maxXLSXBody); err != nil {
+			return err
+		}
+	}
+	check := func(record) error { return nil }
+	if held != nil {
+		if err := parseRows(io.NewSectionReader(held, 0, held.Size()), format, delim, header, check); err != nil {
+			return err
+		}
+		return f.applyLoad(in, ex, format, delim, header, false, io.NewSectionReader(held, 0, held.Size()))
+	}
+	sp := &spool{limit: f.bulk.spoolMemory, spilled: func() { f.bulk.spills.Add(1) }}
+	if sp.limit == 0 {
+		sp.limit = spoolMemory
+	}
+	defer sp.close()
+	if err := parseRows(io.TeeReader(body, sp), format, delim, header, check); err != nil {
+		return err
+	}
+	return f.applyLoad(in, ex, format, delim, header, false, sp.reader())
+}
+
+// applyLoad parses body and checks its rows into ex, writing the valid
+// rows in batches as they are read, unless discard.
+func (f *Fake) applyLoad(in Integration, ex *bulkExecution, format string, delim rune, header, discard bool, body io.Reader) error {
 	kinds := f.fieldKinds(in.ObjectType)
 	keyCol := in.KeyField
 	if !header {

@@ -1,36 +1,141 @@
 package fake
 
 import (
+	"bytes"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/partnerapi/partner-go/fake/demo"
 )
 
-// TestBulkLoadWritesInBatches: a load writes its valid rows in batches as
-// it reads them, so a body found malformed after its first batch leaves
-// that batch written (and records no execution), while one malformed
-// within its first batch changes nothing.
-func TestBulkLoadWritesInBatches(t *testing.T) {
+// TestBulkLoadRefusedChangesNothing: a body found malformed after many
+// batches of valid rows (new keys and changes to stored objects) is
+// refused with 400 and leaves the object store as it was, with no
+// execution recorded: as a body, an attached file (spooled in memory or
+// on disk), an uploaded file and an XLSX workbook.
+func TestBulkLoadRefusedChangesNothing(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir()) // the spool's files, checked below
+	const rows = 5 * applyBatchRows // K-1 and K-2 among them, changed
+	brokenCSV := func() io.Reader {
+		return io.MultiReader(&csvRows{n: rows}, strings.NewReader("K-x,\"unterminated\n"))
+	}
+	var js strings.Builder
+	js.WriteString("[")
+	for i := range rows {
+		fmt.Fprintf(&js, `{"sales_details":{"crm_opportunity_id":"K-%d"},"name":"Deal %d"},`, i+1, i+1)
+	}
+	js.WriteString(`{"sales_details":{"crm_opportunity_id":"K-x"},"na`)
+	var sheet strings.Builder
+	sheet.WriteString(header)
+	for i := range rows {
+		fmt.Fprintf(&sheet, `<row r="%d"><c r="A%[1]d" t="inlineStr"><is><t>K-%d</t></is></c><c r="B%[1]d" t="inlineStr"><is><t>Deal</t></is></c></row>`, i+2, i+1)
+	}
+	sheet.WriteString(`<row r="9999"><c t="inlineStr"><is><t>K-x</t></is></c></row <`)
+	book := craftedXLSX(t, sheetText(sheet.String()), sharedText())
+
+	for _, tc := range []struct {
+		name        string
+		spool       int64 // the spool's memory, 0 for the default
+		send        func(e *memEnv) *sink
+		want        string
+		wantSpilled bool
+	}{
+		{"CSV body", 0, func(e *memEnv) *sink { return e.send("POST", loadPath(), "text/csv", brokenCSV()) }, "malformed CSV", false},
+		{"CSV body spooled on disk", 64 << 10, func(e *memEnv) *sink { return e.send("POST", loadPath(), "text/csv", brokenCSV()) }, "malformed CSV", true},
+		{"JSON body", 0, func(e *memEnv) *sink {
+			return e.send("POST", loadPath("data_format", "JSON"), "application/json", strings.NewReader(js.String()))
+		}, "malformed JSON", false},
+		{"JSON body spooled on disk", 64 << 10, func(e *memEnv) *sink {
+			return e.send("POST", loadPath("data_format", "JSON"), "application/json", strings.NewReader(js.String()))
+		}, "malformed JSON", true},
+		{"attached CSV", 0, func(e *memEnv) *sink {
+			ctype, body := attached(brokenCSV())
+			return e.send("POST", "/bulk/v1/bulkload_opportunity?"+opps().Encode(), ctype, body)
+		}, "malformed CSV", false},
+		{"uploaded CSV", 0, func(e *memEnv) *sink {
+			e.f.SetURL("http://127.0.0.1:1")
+			s := e.send("GET", "/bulk/v1/bulkload/"+demo.OpportunityIntegration+"/upload_url?file_name=a.csv", "", nil)
+			e.want(e.send("POST", "/upload/"+between(string(s.head), "/upload/", `"`), "text/csv", brokenCSV()), 200, "")
+			return e.send("POST", loadPath("file_token", between(string(s.head), `"upload_token":"`, `"`)), "", nil)
+		}, "malformed CSV", false},
+		{"attached XLSX", 0, func(e *memEnv) *sink {
+			ctype, body := attached(bytes.NewReader(book))
+			return e.send("POST", "/bulk/v1/bulkload_opportunity?"+opps("content_type", "XLSX").Encode(), ctype, body)
+		}, "malformed XLSX", false},
+	} {
+		e := newMemEnv(t)
+		e.f.bulk.spoolMemory = tc.spool
+		e.want(e.send("POST", loadPath(), "text/csv", strings.NewReader("sales_details.crm_opportunity_id,name\nK-1,Old\nK-2,Old\n")), 200, "execution_id")
+		before := e.f.Objects("opportunity")
+		e.want(tc.send(e), 400, tc.want)
+		if after := e.f.Objects("opportunity"); !reflect.DeepEqual(after, before) {
+			t.Errorf("%s: a refused load changed the object store: %d objects, was %d", tc.name, len(after), len(before))
+		}
+		if n := len(e.f.BulkExecutions()); n != 1 {
+			t.Errorf("%s: %d executions after a refused load, want the first load's only", tc.name, n)
+		}
+		if spilled := e.f.bulk.spills.Load() > 0; spilled != tc.wantSpilled {
+			t.Errorf("%s: spooled on disk %v, want %v", tc.name, spilled, tc.wantSpilled)
+		}
+		if left, _ := os.ReadDir(os.TempDir()); len(left) != 0 {
+			t.Errorf("%s: the spool left %d files in %s", tc.name, len(left), os.TempDir())
+		}
+		e.f.Close()
+	}
+}
+
+// TestBulkLoadSpoolsToDisk: a body larger than the spool's memory is kept
+// in a temporary file, loaded whole, and the file is removed; a smaller
+// one stays in memory.
+func TestBulkLoadSpoolsToDisk(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
 	e := newMemEnv(t)
 	defer e.f.Close()
+	e.f.bulk.spoolMemory = 64 << 10
 	before := len(e.f.Objects("opportunity"))
-	broken := func(rows int) io.Reader {
-		return io.MultiReader(&csvRows{n: rows, from: before * 1000}, strings.NewReader("K-x,\"unterminated\n"))
+
+	e.want(e.send("POST", loadPath(), "text/csv", &csvRows{n: 10}), 200, "execution_id")
+	if n := e.f.bulk.spills.Load(); n != 0 {
+		t.Errorf("a body of 10 rows spooled on disk (%d files)", n)
 	}
-	e.want(e.send("POST", loadPath(), "text/csv", broken(applyBatchRows-1)), 400, "malformed CSV")
-	if n := len(e.f.Objects("opportunity")); n != before {
-		t.Errorf("a body malformed in its first batch wrote %d objects", n-before)
+	const rows = 5 * applyBatchRows // about 100 KB
+	e.want(e.send("POST", loadPath(), "text/csv", &csvRows{n: rows, from: 100}), 200, "execution_id")
+	if n := e.f.bulk.spills.Load(); n != 1 {
+		t.Errorf("a body of %d rows spooled on disk %d times, want once", rows, n)
 	}
-	e.want(e.send("POST", loadPath(), "text/csv", broken(applyBatchRows+10)), 400, "malformed CSV")
-	if n := len(e.f.Objects("opportunity")); n != before+applyBatchRows {
-		t.Errorf("a body malformed after its first batch wrote %d objects, want the batch, %d", n-before, applyBatchRows)
+	if n := len(e.f.Objects("opportunity")) - before; n != 10+rows {
+		t.Errorf("%d objects written, want %d", n, 10+rows)
 	}
-	if n := len(e.f.BulkExecutions()); n != 0 {
-		t.Errorf("%d executions after refused loads", n)
+	exs := e.f.BulkExecutions()
+	if last := exs[len(exs)-1]; last.InputCount != rows || last.SuccessCount != rows || last.ErrorCount != 0 {
+		t.Errorf("execution %+v, want %d rows written", last, rows)
 	}
+	if left, _ := os.ReadDir(os.TempDir()); len(left) != 0 {
+		t.Errorf("the spool left %d files in %s", len(left), os.TempDir())
+	}
+
+	// A spool that cannot make its file is the fake's failure: 500, and
+	// nothing written.
+	t.Setenv("TMPDIR", filepath.Join(t.TempDir(), "missing"))
+	n := len(e.f.Objects("opportunity"))
+	e.want(e.send("POST", loadPath(), "text/csv", &csvRows{n: rows, from: 100_000}), 500, "the fake's spool of the body")
+	if m := len(e.f.Objects("opportunity")); m != n {
+		t.Errorf("a load the spool failed wrote %d objects", m-n)
+	}
+}
+
+// attached is a multipart/form-data body with the part "file" holding
+// data.
+func attached(data io.Reader) (string, io.Reader) {
+	const boundary = "stream-test-boundary"
+	head := "--" + boundary + "\r\nContent-Disposition: form-data; name=\"file\"; filename=\"a\"\r\n\r\n"
+	return "multipart/form-data; boundary=" + boundary,
+		io.MultiReader(strings.NewReader(head), data, strings.NewReader("\r\n--"+boundary+"--\r\n"))
 }
 
 // TestBulkErrorRowsBounded: an execution keeps at most maxKeptErrors
@@ -116,4 +221,37 @@ func TestUploadTotal(t *testing.T) {
 	e.want(e.send("POST", url2, "text/csv", strings.NewReader("x")), 413, "its limit")
 	e.want(e.send("POST", loadPath("file_token", token), "", nil), 200, "execution_id")
 	e.want(e.send("POST", url2, "text/csv", strings.NewReader("x")), 200, "")
+}
+
+// TestSpoolReadsBack: the spool gives back what was written to it, in
+// memory across chunks and on disk past its limit.
+func TestSpoolReadsBack(t *testing.T) {
+	t.Setenv("TMPDIR", t.TempDir())
+	for _, size := range []int{0, 100, chunkSize, chunkSize + 7, 2*chunkSize + 3, 3 << 20, 3<<20 + 1} {
+		data := make([]byte, size)
+		for i := range data {
+			data[i] = byte(i * 7 / 3)
+		}
+		sp := &spool{limit: 3 << 20}
+		for q := data; len(q) > 0; {
+			k := min(len(q), 65_537)
+			if _, err := sp.Write(q[:k]); err != nil {
+				t.Fatal(err)
+			}
+			q = q[k:]
+		}
+		got, err := io.ReadAll(sp.reader())
+		if err != nil || !bytes.Equal(got, data) {
+			t.Errorf("%d bytes: read back %d bytes (%v), not what was written", size, len(got), err)
+		}
+		if onDisk := sp.file != nil; onDisk != (size > 3<<20) {
+			t.Errorf("%d bytes: on disk %v", size, onDisk)
+		}
+		if err := sp.close(); err != nil {
+			t.Error(err)
+		}
+	}
+	if left, _ := os.ReadDir(os.TempDir()); len(left) != 0 {
+		t.Errorf("the spool left %d files", len(left))
+	}
 }

@@ -8,7 +8,8 @@ const (
 	// maxTokenBody caps the body of the token endpoint (413 beyond it).
 	maxTokenBody = 64 << 10
 	// maxLoadBody caps the body of a bulk load (413 beyond it). Loads are
-	// parsed as they stream, so the cap bounds time, not memory.
+	// parsed as they stream and spooled on disk past 4 MiB, so the cap
+	// bounds time and the spool's disk, not memory.
 	maxLoadBody = 4 << 30
 	// maxUploadBody caps a file sent to a signed upload URL, with its
 	// multipart framing (413 beyond it).

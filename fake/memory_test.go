@@ -353,6 +353,14 @@ func TestMemoryModelLoads(t *testing.T) {
 		if st := e.f.BulkExecutions()[0]; st.InputCount != 100_000 || st.SuccessCount+st.SkipCount != 100_000 {
 			t.Errorf("execution %+v, want 100,000 rows applied", st)
 		}
+		// 600,000 (5.1 MiB): past the spool's memory, the body is checked
+		// into a temporary file and applied from it.
+		e.measure("CSV load of 600,000 rows of one key, on disk", 0, func() {
+			e.want(e.send("POST", loadPath(), "text/csv", &csvRows{n: 600_000, oneKey: true}), 200, "execution_id")
+		})
+		if st := e.f.BulkExecutions()[1]; st.InputCount != 600_000 || e.f.bulk.spills.Load() != 1 {
+			t.Errorf("execution %+v, %d spools on disk, want 600,000 rows applied from one", st, e.f.bulk.spills.Load())
+		}
 	})
 	run("failing rows", func(t *testing.T, e *memEnv) {
 		// 4 MiB of rows that fail, 1,000 columns each: the execution keeps
