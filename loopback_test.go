@@ -25,7 +25,6 @@ var loopbackAllowed = map[string]string{
 	"internal/fakeserver/fakehttp/hosts.go:LoopbackHost": "a fake on a loopback listener answers a loopback Host only (the request's Host, not a client's base URL)",
 	"internal/fakeserver/fakehttp/hosts.go:LoopbackAddr": "whether the fake's own listener is a loopback one",
 	"internal/fakeserver/fakeadmin/admin.go:loopback":    "partnerfake's admin API serves loopback clients only (the caller's address)",
-	"cmd/partnerctl/events_listen.go:onThisMachine":      "partnerctl events listen's default callback URL (the listener's own address) when no --public-url is given",
 }
 
 // loopbackCalls returns "file:func" of each call in src to a function or

@@ -11,7 +11,7 @@ import (
 )
 
 // The XLSX reader's fuzz target and its seed corpus, testdata/fuzz/FuzzXLSX:
-// the hostile workbooks of issue 36 in small sizes (cells, rows and shared
+// the hostile workbooks of the memory model's tests in small sizes (cells, rows and shared
 // strings closed by unmatched end tags), written by TestXLSXFuzzSeeds
 // with -xlsx-seeds and checked against it otherwise.
 

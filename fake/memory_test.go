@@ -19,7 +19,7 @@ import (
 )
 
 // The memory model of a shared fake (docs/reliability.md, "Shared fake"),
-// measured: each hostile request of issue 36's table, and the ordinary
+// measured: each hostile request the model guards against, and the ordinary
 // large ones, is sent to an in-process fake while its heap is sampled.
 // Each must be answered as documented (400/413, or accepted) with the
 // heap growing by at most maxPeakGrowth during it and keeping at most
@@ -321,7 +321,7 @@ func manyEntries(t testing.TB, n int) []byte {
 // MemoryModel -benchtime 1x ./fake), a few seconds on a shared machine.
 const memoryRows = 10_000
 
-// TestMemoryModelLoads sends the hostile loads of issue 36's table and an
+// TestMemoryModelLoads sends the hostile loads the model guards against and an
 // ordinary large one, each to a fake of its own.
 func TestMemoryModelLoads(t *testing.T) {
 	skipUnderRace(t)

@@ -82,7 +82,7 @@ func TestEventsListenLimitsMustBePositive(t *testing.T) {
 	t.Parallel()
 	c := &cli{env: map[string]string{}}
 	for _, flag := range []string{"--read-timeout=0s", "--idle-timeout=-1s", "--max-connections=0"} {
-		if r := c.run(t, "events", "listen", "--events", "object.update", flag); r.code != exitUsage {
+		if r := c.run(t, "events", "listen", "--local", "--events", "object.update", flag); r.code != exitUsage {
 			t.Errorf("%s: exit %d, want 2", flag, r.code)
 		}
 	}

@@ -21,13 +21,13 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 type listenFlags struct {
 	kinds                                      []string
 	integration, filter, addr, public, forward string
 	name                                       string
+	local                                      bool
 	limits                                     serverLimits
 }
 
@@ -56,8 +56,10 @@ for any other answer. So the service retries, or gives up, as it would
 with the forward itself.
 
 --public-url is the callback URL the service calls (a tunnel or proxy to the
-listener, which passes on the paths below it); it defaults to the listener
-itself when the service runs on this machine. The subscriber is registered
+listener, which passes on the paths below it). --local says instead that
+the service runs on this machine (a partnerfake): the callback URL is then
+the listener's own address. One of the two is required, whatever the base
+URL: a base URL on 127.0.0.1 may be a proxy to a service elsewhere. The subscriber is registered
 with a fresh random secret as the last path segment of that URL, and the
 receiver answers 401 to a request without it, so only the service, which
 was given the URL, can deliver; the secret is never printed. On Ctrl-C the
@@ -66,8 +68,8 @@ subscribers are removed again and the exit status is 130.
 The receiver closes a connection whose request takes longer than
 --read-timeout to arrive (headers within 10s), or that stays idle between
 requests for --idle-timeout, and serves at most --max-connections at once.`,
-		Example: `  partnerctl events listen --events object.update,object.create
-  partnerctl events listen --events object.all --integration int-crm --forward http://localhost:3000/hook
+		Example: `  partnerctl events listen --local --events object.update,object.create
+  partnerctl events listen --local --events object.all --integration int-crm --forward http://localhost:3000/hook
   partnerctl events listen --events object.update --listen :8088 --public-url https://hooks.example.com/partner`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -76,6 +78,12 @@ requests for --idle-timeout, and serves at most --max-connections at once.`,
 			}
 			if fl.limits.read <= 0 || fl.limits.idle <= 0 || fl.limits.maxConns <= 0 {
 				return usagef("--read-timeout, --idle-timeout and --max-connections must be positive")
+			}
+			if fl.public == "" && !fl.local {
+				return usagef("--public-url is required (the URL through which the service reaches this listener), or --local when the service runs on this machine, as partnerfake does")
+			}
+			if fl.public != "" && fl.local {
+				return usagef("--public-url and --local exclude each other: --local subscribes the listener's own address")
 			}
 			if fl.forward != "" {
 				if u, err := url.Parse(fl.forward); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -92,7 +100,8 @@ requests for --idle-timeout, and serves at most --max-connections at once.`,
 	f.StringVar(&fl.integration, "integration", "", "only the objects of this integration `ID`")
 	f.StringVar(&fl.filter, "filter", "", "subscription filter `EXPR`, such as 'stage = \"won\"'")
 	f.StringVar(&fl.addr, "listen", "127.0.0.1:0", "address the receiver listens on")
-	f.StringVar(&fl.public, "public-url", "", "callback `URL` the service calls (default: the listener, for a service on this machine)")
+	f.StringVar(&fl.public, "public-url", "", "callback `URL` the service calls (a tunnel or proxy to the listener)")
+	f.BoolVar(&fl.local, "local", false, "the service runs on this machine (a partnerfake): its callback URL is the listener's own address")
 	f.StringVar(&fl.forward, "forward", "", "also POST each delivery to this `URL`")
 	f.StringVar(&fl.name, "name", "", "subscriber name (default: partner-cli-listen on this host)")
 	f.DurationVar(&fl.limits.read, "read-timeout", 30*time.Second, "longest a request to the receiver may take to arrive, body included")
@@ -109,12 +118,7 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 	}
 	path := hookPath
 	callback := fl.public
-	if callback == "" {
-		base, _ := url.Parse(a.setting(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL"))
-		if base == nil || !onThisMachine(base) {
-			ln.Close()
-			return usagef("--public-url is required: the service at %s cannot reach this machine's listener", base)
-		}
+	if fl.local {
 		callback = "http://" + reachable(ln.Addr()) + path
 	} else {
 		u, err := url.Parse(callback)
@@ -220,11 +224,6 @@ func reachable(addr net.Addr) string {
 	}
 	return net.JoinHostPort(host, port)
 }
-
-// onThisMachine reports whether the service at base runs on this
-// machine, by the SDK's plain-http rule (urls.IsLoopback): "localhost"
-// in any case, or a loopback address.
-func onThisMachine(base *url.URL) bool { return urls.IsLoopback(base.Hostname()) }
 
 // received is one delivery as the listener got it, with the outcome of
 // forwarding it.

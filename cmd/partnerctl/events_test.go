@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
-	"net/url"
 	"slices"
 	"strings"
 	"sync"
@@ -102,7 +101,7 @@ func TestEventsListen(t *testing.T) {
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
 	go func() {
-		done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update,object.create",
+		done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--local", "--events", "object.update,object.create",
 			"--integration", demo.OpportunityIntegration, "--forward", target.URL)
 	}()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
@@ -198,7 +197,7 @@ func TestEventsListenForwardStatus(t *testing.T) {
 		var stdout, stderr syncBuffer
 		done := make(chan int, 1)
 		go func() {
-			done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update", "--forward", tc.forward)
+			done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--local", "--events", "object.update", "--forward", tc.forward)
 		}()
 		waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
 		srv.UpdateObject(demo.Opportunity1, map[string]any{"stage": "forward " + tc.stderr}) // a change each time
@@ -275,16 +274,27 @@ func listening(t *testing.T, c *cli, args ...string) (stdout, stderr *syncBuffer
 	t.Cleanup(cancel)
 	stdout, stderr = &syncBuffer{}, &syncBuffer{}
 	done := make(chan int, 1)
-	go func() { done <- c.runCtx(ctx, t, stdout, stderr, append([]string{"events", "listen"}, args...)...) }()
+	go func() {
+		done <- c.runCtx(ctx, t, stdout, stderr, append([]string{"events", "listen", "--local"}, args...)...)
+	}()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, stderr)
 	return stdout, stderr, func() int { cancel(); return <-done }
 }
 
-func TestEventsListenNeedsPublicURLForRemoteService(t *testing.T) {
+// TestEventsListenNeedsPublicURLOrLocal: without --public-url or --local,
+// listen refuses to guess where the service is, toward a remote host and
+// toward 127.0.0.1 alike (a base URL on this machine may be a proxy to a
+// service elsewhere); the two together are refused too.
+func TestEventsListenNeedsPublicURLOrLocal(t *testing.T) {
 	t.Parallel()
-	c := &cli{env: map[string]string{"PARTNER_BASE_URL": "https://api.example.com", "PARTNER_CLIENT_ID": "x", "PARTNER_CLIENT_SECRET": "y"}}
-	if r := c.run(t, "events", "listen", "--events", "object.update"); r.code != exitUsage || !strings.Contains(r.stderr, "--public-url") {
-		t.Fatalf("exit %d, stderr %q", r.code, r.stderr)
+	for _, base := range []string{"https://api.example.com", "http://127.0.0.1:15001"} {
+		c := &cli{env: map[string]string{"PARTNER_BASE_URL": base, "PARTNER_CLIENT_ID": "x", "PARTNER_CLIENT_SECRET": "y"}}
+		if r := c.run(t, "events", "listen", "--events", "object.update"); r.code != exitUsage || !strings.Contains(r.stderr, "--public-url") || !strings.Contains(r.stderr, "--local") {
+			t.Errorf("%s: exit %d, stderr %q", base, r.code, r.stderr)
+		}
+		if r := c.run(t, "events", "listen", "--events", "object.update", "--local", "--public-url", "https://hooks.example.com/p"); r.code != exitUsage || !strings.Contains(r.stderr, "exclude") {
+			t.Errorf("%s, both: exit %d, stderr %q", base, r.code, r.stderr)
+		}
 	}
 }
 
@@ -387,7 +397,9 @@ func TestEventsListenAdminUpdate(t *testing.T) {
 	defer cancel()
 	var stdout, stderr syncBuffer
 	done := make(chan int, 1)
-	go func() { done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--events", "object.update") }()
+	go func() {
+		done <- c.runCtx(ctx, t, &stdout, &stderr, "events", "listen", "--local", "--events", "object.update")
+	}()
 	waitFor(t, func() bool { return strings.Contains(stderr.String(), "listening on") }, &stderr)
 
 	req, _ := http.NewRequest(http.MethodPatch, ts.URL+"/_fake/objects/"+demo.Opportunity2, strings.NewReader(`{"fields":{"stage":"won"}}`))
@@ -405,21 +417,6 @@ func TestEventsListenAdminUpdate(t *testing.T) {
 	cancel()
 	if code := <-done; code != exitInterrupted {
 		t.Fatalf("exit %d, stderr %q", code, stderr.String())
-	}
-}
-
-// TestOnThisMachine: listen's default callback needs a service on this
-// machine, by the SDK's plain-http rule.
-func TestOnThisMachine(t *testing.T) {
-	t.Parallel()
-	for raw, want := range map[string]bool{
-		"http://localhost:8080": true, "https://LOCALHOST:8443/api": true, "http://127.0.0.1:1": true, "http://[::1]:80": true,
-		"https://localhost.:8443": false, "http://api.localhost": false, "https://api.example.com": false,
-	} {
-		u, _ := url.Parse(raw)
-		if got := onThisMachine(u); got != want {
-			t.Errorf("onThisMachine(%s) = %v, want %v", raw, got, want)
-		}
 	}
 }
 

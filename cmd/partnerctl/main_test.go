@@ -111,7 +111,7 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 		{"users", "create"},
 		{"users", "suspend"},
 		{"events", "listen"},
-		{"events", "listen", "--events", "object.update", "--forward", "not a url"},
+		{"events", "listen", "--local", "--events", "object.update", "--forward", "not a url"},
 	} {
 		r := c.run(t, args...)
 		if r.code != exitUsage {
