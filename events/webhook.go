@@ -13,8 +13,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/partnerapi/partner-go/internal/plumbing"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // Delivery is one event delivered to a webhook: a POST whose body is one
