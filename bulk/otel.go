@@ -3,9 +3,10 @@ package bulk
 import (
 	"context"
 
-	"github.com/partnerapi/partner-go/internal/plumbing"
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // Attributes and events of the wait span.

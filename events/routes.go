@@ -51,22 +51,22 @@ func (rs *Routes) Remove(path string) {
 // last segment is then a secret); else the whole path (a Handler without
 // Secrets and without a route cannot tell a secret from a path segment).
 // rs may be nil.
-func (rs *Routes) subscriberPath(path string, secrets bool) (string, Route, bool) {
+func (rs *Routes) subscriberPath(path string, secrets bool) (string, Route) {
 	path = strings.TrimSuffix(path, "/")
 	if r, ok := rs.get(path); ok {
-		return path, r, true
+		return path, r
 	}
 	parent := path
 	if i := strings.LastIndexByte(path, '/'); i >= 0 {
 		parent = path[:max(i, 1)]
 	}
 	if r, ok := rs.get(parent); ok {
-		return parent, r, true
+		return parent, r
 	}
 	if secrets {
-		return parent, Route{}, false
+		return parent, Route{}
 	}
-	return path, Route{}, false
+	return path, Route{}
 }
 
 // get returns the route of a path as added.

@@ -13,8 +13,9 @@ import (
 	"time"
 	"unicode/utf8"
 
-	"github.com/partnerapi/partner-go/internal/plumbing"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // Delivery is one event delivered to a webhook: a POST whose body is one
@@ -245,7 +246,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(r, w, http.StatusBadRequest, strings.TrimPrefix(err.Error(), "partner: events: "), nil)
 		return
 	}
-	sub, route, _ := h.Routes.subscriberPath(r.URL.Path, h.Secrets != nil)
+	sub, route := h.Routes.subscriberPath(r.URL.Path, h.Secrets != nil)
 	route.fill(d)
 	dt.delivery(d)
 	if h.Deliver == nil {

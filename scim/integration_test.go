@@ -483,7 +483,7 @@ func TestListRefusesForeignCheckpoint(t *testing.T) {
 	srv, c := newFake(t)
 	before := len(srv.Requests())
 	from := &scim.ListCheckpoint{Filter: `userName eq "a@example.com"`, StartIndex: 3}
-	for name, p := range map[string]scim.ListParams{"other filter": {}, "no filter": {Filter: `userName eq "b@example.com"`}} {
+	for name, p := range map[string]scim.ListParams{"no filter": {}, "other filter": {Filter: `userName eq "b@example.com"`}} {
 		_, err := paging.Collect(c.SCIM.ListWith(context.Background(), p, scim.ListOptions{From: from}))
 		if err == nil || !strings.Contains(err.Error(), "checkpoint") {
 			t.Errorf("%s: %v, want the checkpoint refused", name, err)

@@ -116,21 +116,10 @@ func (s *Service) List(ctx context.Context, p ListParams) iter.Seq2[User, error]
 // ListWith is List with options: it goes on from opts.From and tells
 // where it stands to opts.Checkpoint.
 func (s *Service) ListWith(ctx context.Context, p ListParams, opts ListOptions) iter.Seq2[User, error] {
-	if err := p.validate(); err != nil {
+	start, err := p.start(opts.From)
+	if err != nil {
 		return func(yield func(User, error) bool) { yield(User{}, err) }
 	}
-	if f := opts.From; f != nil {
-		if f.Filter != p.Filter {
-			err := fmt.Errorf("partner: scim: the checkpoint is of the listing with filter %q, not %q: list from its start or with its filter", f.Filter, p.Filter)
-			return func(yield func(User, error) bool) { yield(User{}, err) }
-		}
-		if f.StartIndex < 1 {
-			err := fmt.Errorf("partner: scim: the checkpoint's startIndex must be 1 or more, not %d", f.StartIndex)
-			return func(yield func(User, error) bool) { yield(User{}, err) }
-		}
-		p.StartIndex = f.StartIndex
-	}
-	start := max(p.StartIndex, 1)
 	tell := func(index int) {
 		if opts.Checkpoint != nil {
 			opts.Checkpoint(ListCheckpoint{Filter: p.Filter, StartIndex: index})
@@ -213,14 +202,22 @@ func lastPage(count, next int, lr listResponse) bool {
 	return next > lr.TotalResults // short: ends unless the total says more follow
 }
 
-func (p ListParams) validate() error {
-	if p.StartIndex < 0 {
-		return fmt.Errorf("partner: scim: startIndex must be 1 or more, not %d", p.StartIndex)
+// start checks p, and from when it is set, before anything is sent, and
+// returns the start index of the listing's first page.
+func (p ListParams) start(from *ListCheckpoint) (int, error) {
+	switch {
+	case p.StartIndex < 0:
+		return 0, fmt.Errorf("partner: scim: startIndex must be 1 or more, not %d", p.StartIndex)
+	case p.Count < 0:
+		return 0, fmt.Errorf("partner: scim: count must not be negative, not %d", p.Count)
+	case from == nil:
+		return max(p.StartIndex, 1), nil
+	case from.Filter != p.Filter:
+		return 0, fmt.Errorf("partner: scim: the checkpoint is of the listing with filter %q, not %q: list from its start or with its filter", from.Filter, p.Filter)
+	case from.StartIndex < 1:
+		return 0, fmt.Errorf("partner: scim: the checkpoint's startIndex must be 1 or more, not %d", from.StartIndex)
 	}
-	if p.Count < 0 {
-		return fmt.Errorf("partner: scim: count must not be negative, not %d", p.Count)
-	}
-	return nil
+	return from.StartIndex, nil
 }
 
 // FindByUserName returns the user whose userName is userName (compared
