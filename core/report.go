@@ -26,7 +26,7 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 	switch {
 	case st.tokenErr != nil:
 		// The token of a repeat could not be had: the token's error.
-		st.capture(nil)
+		st.captureEnd(ctx, nil)
 		return nil, st.settle(st.tokenErr)
 	case err != nil:
 		// The *url.Error layer repeats the full URL with its query
@@ -37,11 +37,7 @@ func (c *Client) finish(ctx context.Context, r *Request, path string, st *call, 
 			err = fmt.Errorf("%w (%v)", ctxErr, err)
 		}
 		err = st.settle(err)
-		if !errors.Is(context.Cause(ctx), plumbing.ErrAbandoned) {
-			// A request the SDK abandoned (an export's read-ahead) is
-			// not one the caller made: the Capture keeps what it holds.
-			st.capture(nil)
-		}
+		st.captureEnd(ctx, nil)
 		st.logDebug(ctx, "partner: request failed", nil, slog.String("error", err.Error()))
 		return nil, errs.Wrap(err, "%s %s", r.Method, path)
 	case resp.StatusCode >= 200 && resp.StatusCode < 300:
@@ -143,6 +139,15 @@ func (st *call) attempts() int { return st.attempt + 1 + st.resends }
 // captureMu serialises the writes of every Capture: the requests of an
 // export, sent at once under one context, share theirs.
 var captureMu sync.Mutex
+
+// captureEnd is capture, save for a request the SDK abandoned (an
+// export's read-ahead, cancelled with plumbing.ErrAbandoned): it is not
+// one the caller made, and the Capture keeps what it holds.
+func (st *call) captureEnd(ctx context.Context, resp *http.Response) {
+	if !errors.Is(context.Cause(ctx), plumbing.ErrAbandoned) {
+		st.capture(resp)
+	}
+}
 
 // capture fills the call's Capture, when it has one, with its end.
 func (st *call) capture(resp *http.Response) {

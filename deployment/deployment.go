@@ -11,9 +11,11 @@
 // speaks (the stand-ins unless configured otherwise), and production code
 // gives the deployment's.
 //
-// The package imports nothing, so that the fake, which imports no other
-// package of the SDK, can share it.
+// The package imports nothing but the standard library, so that the fake,
+// which imports no other package of the SDK, can share it.
 package deployment
+
+import "log/slog"
 
 // Words are what a deployment calls the things the interface names with
 // neutral stand-ins. An empty field leaves the client's default in place.
@@ -63,8 +65,9 @@ func (w Words) portal(suffix string) string {
 // words. fake.Fake.Connection returns the fake's; partner.WithConnection
 // sets a client's options from one.
 //
-// ClientSecret and SubscriptionKey are secrets: keep a Connection out of
-// logs.
+// ClientSecret and SubscriptionKey are secrets. A Connection printed with
+// the fmt verbs (String, GoString) or logged with log/slog (LogValue)
+// shows them masked; encoding/json writes them as they are.
 type Connection struct {
 	BaseURL         string
 	ClientID        string
@@ -80,6 +83,19 @@ func (c Connection) String() string {
 		" ClientSecret:" + mask(c.ClientSecret) + " SubscriptionKey:" + mask(c.SubscriptionKey) +
 		" Words:{EnvHeader:" + c.Words.EnvHeader + " PortalWord:" + c.Words.PortalWord +
 		" SubscriptionKeyHeader:" + c.Words.SubscriptionKeyHeader + "}}"
+}
+
+// LogValue is c as log/slog records it, its secrets masked as String
+// masks them, so that a Connection logged by any handler names no secret.
+func (c Connection) LogValue() slog.Value {
+	return slog.GroupValue(
+		slog.String("BaseURL", c.BaseURL),
+		slog.String("ClientID", c.ClientID),
+		slog.String("ClientSecret", mask(c.ClientSecret)),
+		slog.String("SubscriptionKey", mask(c.SubscriptionKey)),
+		slog.Group("Words", slog.String("EnvHeader", c.Words.EnvHeader), slog.String("PortalWord", c.Words.PortalWord),
+			slog.String("SubscriptionKeyHeader", c.Words.SubscriptionKeyHeader)),
+	)
 }
 
 // GoString is String, so that %#v names no secret either.

@@ -119,10 +119,10 @@ func (s *Service) Audit(ctx context.Context, objectID string, p AuditParams) (*A
 		return nil, fmt.Errorf("partner: objects: audit status_code %q is not one of SCHEDULED, CREATE_FAILED, UPDATE_FAILED, LINKED", p.StatusCode)
 	case strings.TrimSpace(p.Message) == "":
 		return nil, errors.New("partner: objects: audit message is required")
-	case p.FieldName == "" && plumbing.Of(s.t).PortalWord() == "":
+	case p.FieldName == "" && plumbing.AuditField(plumbing.Of(s.t)) == "":
 		return nil, fmt.Errorf("partner: objects: audit field_name is empty: set AuditParams.FieldName to the deployment's <portal>.integration_status, or give the client the deployment's portal word (partner.WithWords; a fake's words come with partner.WithConnection(srv.Connection())); a deployment refuses the interface's stand-in %s", FieldIntegrationStatus)
 	case p.FieldName == "":
-		p.FieldName = FieldName(plumbing.Of(s.t).PortalWord() + ".integration_status")
+		p.FieldName = FieldName(plumbing.AuditField(plumbing.Of(s.t)))
 	}
 	return core.DoNew[AuditResult](ctx, s.t, &core.Request{
 		Op:         "objects.Audit",

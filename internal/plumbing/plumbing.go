@@ -17,6 +17,8 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/partnerapi/partner-go/deployment"
 )
 
 // Pipeline is the plumbing of one core.Client.
@@ -59,6 +61,12 @@ const Version = "1.0.0"
 // or in flight when the export ends). core keeps such a request out of
 // CallOptions.Capture, which tells the caller of the requests it made.
 var ErrAbandoned = errors.New("partner: request abandoned: its answer is no longer needed")
+
+// AuditField is the audit field of the deployment whose portal word p
+// was given, by deployment.Words' rule; "" without a word.
+func AuditField(p Pipeline) string {
+	return deployment.Words{PortalWord: p.PortalWord()}.AuditField()
+}
 
 // Of returns the plumbing of c, a *core.Client. core sets it.
 var Of func(c any) Pipeline
