@@ -195,8 +195,8 @@ func New(cfg Config) *Client {
 //
 // Deprecated: it is the SDK's own plumbing, which its area packages
 // reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// one's own over a Client needs Do and Send, which send the environment
+// header themselves.
 func (c *Client) EnvQuery() url.Values {
 	if c.cfg.Env == "" {
 		return nil
@@ -240,8 +240,8 @@ func (c *Client) authHeader(token string) []string {
 //
 // Deprecated: it is the SDK's own plumbing, which its area packages
 // reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// one's own over a Client needs Do and Send, which log through
+// Config.Logger.
 func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 
 // Do sends r and decodes a 2xx answer into out: nil discards it, a

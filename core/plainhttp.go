@@ -31,8 +31,8 @@ func (c *Client) TowardLoopback() bool {
 //
 // Deprecated: it is the SDK's own plumbing, which its area packages
 // reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// one's own over a Client needs Do and Send, which apply the
+// plain-http rule themselves.
 func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
 
 // checkScheme refuses a URL the plain-http rule refuses

@@ -161,8 +161,8 @@ func (e *maskedError) Unwrap() error { return e.err }
 //
 // Deprecated: it is the SDK's own plumbing, which its area packages
 // reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// one's own over a Client needs Do and Send, which mask the secrets
+// Config names.
 func (c *Client) MaskSecrets(values ...string) { c.secrets.add(values...) }
 
 // maskHandler masks the client's secrets in the attributes of every
