@@ -133,10 +133,14 @@ func (b *bulkStore) keep(ex *bulkExecution) {
 	}
 	b.erring = append(b.erring, ex)
 	b.errBytes += ex.errBytes
-	for b.errBytes > maxKeptErrorBytes && len(b.erring) > 1 {
+	// The front of erring also drops the executions forgotten above,
+	// whose rows are already gone, so that it holds no more than the
+	// executions remembered.
+	for len(b.erring) > 1 && (b.errBytes > maxKeptErrorBytes || b.erring[0].errors == nil) {
 		old := b.erring[0]
 		b.errBytes -= old.errBytes
 		old.errors, old.errBytes = nil, 0
+		b.erring[0] = nil
 		b.erring = b.erring[1:]
 	}
 }

@@ -95,6 +95,7 @@ type evSubscriber struct {
 	seq    int
 	filter *eventfilter.Filter // nil without filters
 	logURL string              // CallbackURL as the delivery log shows it
+	path   string              // CallbackURL's path, which a delivery fault's Path matches
 	queue  []evJob
 	active bool // a worker is delivering its queue
 	gone   bool // unsubscribed: queued deliveries are dropped
@@ -284,6 +285,9 @@ func (f *Fake) createSubscriber(w http.ResponseWriter, r *http.Request) {
 		},
 		filter: filter,
 		logURL: maskCallbackURL(req.WebhookSettings.CallbackURL),
+	}
+	if u, err := url.Parse(s.CallbackURL); err == nil { // checked above
+		s.path = u.Path
 	}
 	f.events.mu.Lock()
 	f.events.seq++

@@ -171,6 +171,16 @@ func TestBulkErrorRowsBounded(t *testing.T) {
 	if b.errBytes > maxKeptErrorBytes || len(b.erring) != 50 || b.executions["40"].errors != nil || b.executions["60"].errors == nil {
 		t.Errorf("%d bytes of error rows in %d executions, want the newest 50 executions' rows", b.errBytes, len(b.erring))
 	}
+
+	// Executions with few error rows each: erring lets go of the
+	// forgotten ones with them.
+	b = &bulkStore{executions: map[string]*bulkExecution{}}
+	for i := range maxExecutions + 10 {
+		b.keep(&bulkExecution{id: fmt.Sprint(i), failed: 1, errors: make([]bulkRowError, 1), errBytes: 100})
+	}
+	if len(b.erring) != maxExecutions || b.errBytes != 100*maxExecutions {
+		t.Errorf("%d executions with %d bytes of error rows held, want the %d remembered", len(b.erring), b.errBytes, maxExecutions)
+	}
 }
 
 // TestBulkRecordCaps: a JSON record, an XLSX row, the shared strings and

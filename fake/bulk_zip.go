@@ -1,8 +1,9 @@
 package fake
 
 // Reading a workbook's zip archive within the fake's limits: the body
-// held in chunks (no copy doubles it), and the central directory read
-// only up to its cap.
+// held in chunks (no copy doubles it; uploads and the spool hold theirs
+// in the same chunks), and the central directory read only up to its
+// cap.
 
 import (
 	"archive/zip"
@@ -18,10 +19,12 @@ type readerAtSize interface {
 	Size() int64
 }
 
-// chunkSize is the size of the pieces readWhole holds a body in.
+// chunkSize is the size of the pieces a body is held in: a workbook
+// (readWhole), an uploaded file (readChunks) and the spool's memory.
 const chunkSize = 1 << 20
 
-// chunks is a body held in pieces of chunkSize bytes.
+// chunks is a body held in pieces of chunkSize bytes, all full but the
+// last.
 type chunks struct {
 	bufs [][]byte
 	size int64

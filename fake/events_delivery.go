@@ -167,7 +167,6 @@ type evDeliveryState struct {
 
 type evJob struct {
 	id, event, objectID, url string
-	path                     string // url's path, which a delivery fault's Path matches
 	logURL                   string // url as the delivery log shows it (maskCallbackURL)
 	payload                  map[string]string
 	body                     []byte
@@ -368,9 +367,6 @@ func (s *evSubscriber) matches(o Object) bool {
 
 func (f *Fake) newDelivery(s *evSubscriber, kind string, c objectChange, fields map[string]string) evJob {
 	j := evJob{id: newID("dlv_", 8), event: kind, objectID: c.Object.ID, url: s.CallbackURL, logURL: s.logURL}
-	if u, err := url.Parse(s.CallbackURL); err == nil { // checked when it subscribed
-		j.path = u.Path
-	}
 	j.payload = maps.Clone(fields)
 	if !f.deploy.envelope {
 		j.body, _ = json.Marshal(j.payload) // a map of strings always encodes
@@ -447,7 +443,7 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 		a.Delivered = status >= 200 && status < 300
 		redelivery = false
 		if status != 0 {
-			switch ft := f.faults.takeDelivery(j.path, a.Delivered, redelivered); {
+			switch ft := f.faults.takeDelivery(s.path, a.Delivered, redelivered); {
 			case ft == nil:
 			case ft.DropAnswer:
 				a.AnswerDropped, a.Status, a.Delivered, retryAfter = true, 0, false, 0

@@ -360,6 +360,15 @@ func NewServer(opts ...Option) *Server {
 	return &Server{Fake: f, URL: ts.URL, ts: ts}
 }
 
+// WithAllowedHosts names hosts (without port) that NewServer admits as
+// the Host of a request besides loopback names and addresses, for a setup
+// that reaches it by another name (a container network's name for the
+// host); partnerfake's -allow-host does the same. A fake served by the
+// caller's own server is not affected.
+func WithAllowedHosts(hosts ...string) Option {
+	return func(f *Fake) { f.hosts = append(f.hosts, hosts...) }
+}
+
 // Close stops the server and the fake's background work.
 func (s *Server) Close() {
 	s.Fake.Close()

@@ -65,12 +65,3 @@ func WithLimits(l Limits) Option {
 		}
 	}
 }
-
-// WithAllowedHosts names hosts (without port) that a fake listening on a
-// loopback address (NewServer, or partnerfake's -allow-host) admits as
-// the Host of a request besides loopback names and addresses, for a setup
-// that reaches it by another name (a container network's name for the
-// host). A fake served by the caller's own server is not affected.
-func WithAllowedHosts(hosts ...string) Option {
-	return func(f *Fake) { f.hosts = append(f.hosts, hosts...) }
-}

@@ -281,8 +281,8 @@ func paddedFile(data []byte, pad int) (string, io.Reader) {
 
 // unmatchedEndTags is the workbook of the table's first row: cells closed
 // by many unmatched </c>, a row by many </row>, a shared string by many
-// </si>. Each end tag without its start once re-emitted a cell, a row or
-// a string past every limit; now it does nothing, and the one row loads.
+// </si>. An end tag without its start does nothing: the limits hold no
+// matter how many there are, and the one row loads.
 func unmatchedEndTags(t testing.TB, n int) []byte {
 	sheet := repeat(sheetOpen+header+`<row r="2"><c r="A2" t="s"><v>0</v></c><c r="B2" t="inlineStr"><is><t>x</t></is></c>`,
 		"</c></row>", n, sheetEnd)

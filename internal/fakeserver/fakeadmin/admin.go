@@ -199,7 +199,7 @@ func (a *Admin) refuseBrowserOrDelivery(r *http.Request) (status int, code, msg 
 	if r.Header.Get("User-Agent") == fakehttp.DeliveryUserAgent {
 		return http.StatusForbidden, "forbidden", "the admin API does not answer webhook deliveries"
 	}
-	if !a.AllowRemote && !loopbackHost(r.Host) {
+	if !a.AllowRemote && !fakehttp.LoopbackHost(r.Host) {
 		return http.StatusForbidden, "forbidden", fmt.Sprintf("the admin API answers only requests whose Host is a loopback address (localhost, 127.0.0.1, [::1]), not %.100q", r.Host)
 	}
 	if o := r.Header.Get("Origin"); o != "" {
@@ -217,10 +217,6 @@ func (a *Admin) refuseBrowserOrDelivery(r *http.Request) (status int, code, msg 
 	}
 	return 0, "", ""
 }
-
-// loopbackHost reports whether a Host header names a loopback address:
-// localhost (or a name under .localhost) or a loopback IP, with any port.
-func loopbackHost(host string) bool { return fakehttp.LoopbackHost(host) }
 
 func loopback(remoteAddr string) bool {
 	host, _, err := net.SplitHostPort(remoteAddr)
