@@ -78,10 +78,7 @@ export without --resume starts over.`,
 			format := strings.ToLower(fl.format)
 			fromExt := false
 			if format == "" && fl.out != "" {
-				format = strings.TrimPrefix(strings.ToLower(filepath.Ext(fl.out)), ".")
-				if format == "json" || format == "ndjson" {
-					format = formatJSONL
-				}
+				format = formatOfExt(fl.out)
 				fromExt = format != ""
 			}
 			switch format {
@@ -206,7 +203,7 @@ func exportResumable(ctx context.Context, c *partner.Client, id int64, format st
 			return n, err
 		}
 		ef.f.Close()
-		return n, fmt.Errorf("%w; %s kept in %s: go on with: %s", err, plural(ef.state.Checkpoint.Rows, "row"), ef.partial, resumeCommand(id, fl.out, fl.rawCSV))
+		return n, fmt.Errorf("%w; %s kept in %s: go on with: %s", err, plural(ef.state.Checkpoint.Rows, "row"), ef.partial, resumeCommand(id, format, fl))
 	}
 	out := &outputFile{File: ef.f, flag: "-o", path: fl.out, force: fl.force}
 	if err := out.commit(); err != nil {
@@ -215,6 +212,16 @@ func exportResumable(ctx context.Context, c *partner.Client, id int64, format st
 	}
 	os.Remove(ef.checkpoint)
 	return n, nil
+}
+
+// formatOfExt is the format the extension of the file out names (csv,
+// jsonl for .json and .ndjson too, xlsx, or another), "" for none.
+func formatOfExt(out string) string {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
+	if format == "json" || format == "ndjson" {
+		format = formatJSONL
+	}
+	return format
 }
 
 // Export formats.
