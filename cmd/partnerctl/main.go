@@ -8,7 +8,7 @@
 //	partnerctl reports export 104 --format xlsx -o deals.xlsx
 //	partnerctl bulk load deals.csv --integration int-crm --wait
 //	partnerctl users import people.csv
-//	partnerctl events listen --events object.update --forward http://localhost:3000/hook
+//	partnerctl events listen --events object.update --public-url https://hooks.example.com/p --forward http://localhost:3000/hook
 //
 // Configuration comes from the flags --base-url, --client-id,
 // --client-secret (or --client-secret-file), --env, --env-header,
