@@ -101,11 +101,11 @@ func openExportFile(out string, id int64, format string, rawCSV, resume bool) (*
 	}}
 	if !resume {
 		// A stopped export's files go (the entries, never what a link
-		// points to); the partial file is created anew, exclusively,
-		// never through a symbolic link.
+		// points to); the partial file is created anew, exclusively
+		// (O_EXCL fails on any entry there, a symbolic link included).
 		os.Remove(partial)
 		os.Remove(checkpoint)
-		f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o666)
+		f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err != nil {
 			return nil, err
 		}
