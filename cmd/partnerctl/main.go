@@ -27,8 +27,9 @@
 // failed after the service may have done it (look before doing it
 // again), 4 when the service refused the credentials or their scope, 5
 // when the command worked and what it read says something failed (refused
-// bulk records, failed import rows), 130 when Ctrl-C ended it. `partnerctl completion bash` (zsh, fish,
-// powershell) prints a shell completion script.
+// bulk records, failed import rows), 130 when Ctrl-C ended it.
+// `partnerctl completion bash` (zsh, fish, powershell) prints a shell
+// completion script.
 package main
 
 import (

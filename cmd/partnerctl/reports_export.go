@@ -51,9 +51,9 @@ CSV injection: a spreadsheet shows it as text instead of running it as a
 formula. Negative numbers (-5) get the quote too, since a formula can
 start like one. --raw-csv writes every cell as the service sent it, for
 programs that read the file. JSON lines are written as they are, and XLSX
-cells hold text as text. An XLSX workbook is not written to a terminal: give -o or
-redirect stdout. A progress bar (rows, rate, time left) goes to stderr when
-stderr is a terminal.
+cells hold text as text. An XLSX workbook is not written to a terminal:
+give -o or redirect stdout. A progress bar (rows, rate, time left) goes to
+stderr when stderr is a terminal.
 
 An export of CSV or JSON lines to -o FILE that stops (Ctrl-C, a failed
 request) keeps the rows written so far in .FILE.partial and where it stands
