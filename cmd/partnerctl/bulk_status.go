@@ -196,7 +196,7 @@ func followExecution(ctx context.Context, out, msgs io.Writer, c *partner.Client
 
 // executionJSONHelp is the shape of an execution printed with --json.
 const executionJSONHelp = `
-  {"integration_id": "int-crm", "execution_id": "exe_01", "status": "COMPLETED",
+  {"integration_id": "int-crm", "execution_id": "exe_01", "status": "completed",
    "status_message": "", "done": true, "input_count": 3, "success_count": 2,
    "error_count": 1, "skip_count": 0, "started_at": "2026-01-02T15:04:05Z",
    "completed_at": "2026-01-02T15:04:09Z",

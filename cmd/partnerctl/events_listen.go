@@ -59,11 +59,12 @@ with the forward itself.
 listener, which passes on the paths below it). --local says instead that
 the service runs on this machine (a partnerfake): the callback URL is then
 the listener's own address. One of the two is required, whatever the base
-URL: a base URL on 127.0.0.1 may be a proxy to a service elsewhere. The subscriber is registered
-with a fresh random secret as the last path segment of that URL, and the
-receiver answers 401 to a request without it, so only the service, which
-was given the URL, can deliver; the secret is never printed. On Ctrl-C the
-subscribers are removed again and the exit status is 130.
+URL: a base URL on 127.0.0.1 may be a proxy to a service elsewhere. The
+subscriber is registered with a fresh random secret as the last path
+segment of that URL, and the receiver answers 401 to a request without it,
+so only the service, which was given the URL, can deliver; the secret is
+never printed. On Ctrl-C the subscribers are removed again and the exit
+status is 130.
 
 The receiver closes a connection whose request takes longer than
 --read-timeout to arrive (headers within 10s), or that stays idle between

@@ -8,7 +8,7 @@
 //	partnerctl reports export 104 --format xlsx -o deals.xlsx
 //	partnerctl bulk load deals.csv --integration int-crm --wait
 //	partnerctl users import people.csv
-//	partnerctl events listen --events object.update --forward http://localhost:3000/hook
+//	partnerctl events listen --events object.update --public-url https://hooks.example.com/p --forward http://localhost:3000/hook
 //
 // Configuration comes from the flags --base-url, --client-id,
 // --client-secret (or --client-secret-file), --env, --env-header,
@@ -25,10 +25,11 @@
 // records to stderr; --version prints the version. Exit status: 0 on
 // success, 1 when the work failed, 2 for a usage error, 3 when a write
 // failed after the service may have done it (look before doing it
-// again), 4 when the service refused the credentials, 5 when the command
-// worked and what it read says something failed (refused bulk records),
-// 130 when Ctrl-C ended it. `partnerctl completion bash` (zsh, fish,
-// powershell) prints a shell completion script.
+// again), 4 when the service refused the credentials or their scope, 5
+// when the command worked and what it read says something failed (refused
+// bulk records, failed import rows), 130 when Ctrl-C ended it.
+// `partnerctl completion bash` (zsh, fish, powershell) prints a shell
+// completion script.
 package main
 
 import (

@@ -34,7 +34,3 @@ func openOwnFile(path string, flag int) (*os.File, os.FileInfo, error) {
 	}
 	return f, fi, nil
 }
-
-// noFollow is the open flag that refuses a symbolic link at the last
-// element of the path: none here (O_EXCL refuses one where it is used).
-const noFollow = 0

@@ -46,7 +46,3 @@ func checkOwnFile(path string, fi os.FileInfo) error {
 	}
 	return nil
 }
-
-// noFollow is the open flag that refuses a symbolic link at the last
-// element of the path.
-const noFollow = syscall.O_NOFOLLOW

@@ -51,9 +51,9 @@ CSV injection: a spreadsheet shows it as text instead of running it as a
 formula. Negative numbers (-5) get the quote too, since a formula can
 start like one. --raw-csv writes every cell as the service sent it, for
 programs that read the file. JSON lines are written as they are, and XLSX
-cells hold text as text. An XLSX workbook is not written to a terminal: give -o or
-redirect stdout. A progress bar (rows, rate, time left) goes to stderr when
-stderr is a terminal.
+cells hold text as text. An XLSX workbook is not written to a terminal:
+give -o or redirect stdout. A progress bar (rows, rate, time left) goes to
+stderr when stderr is a terminal.
 
 An export of CSV or JSON lines to -o FILE that stops (Ctrl-C, a failed
 request) keeps the rows written so far in .FILE.partial and where it stands
@@ -78,10 +78,7 @@ export without --resume starts over.`,
 			format := strings.ToLower(fl.format)
 			fromExt := false
 			if format == "" && fl.out != "" {
-				format = strings.TrimPrefix(strings.ToLower(filepath.Ext(fl.out)), ".")
-				if format == "json" || format == "ndjson" {
-					format = formatJSONL
-				}
+				format = formatOfExt(fl.out)
 				fromExt = format != ""
 			}
 			switch format {
@@ -206,7 +203,7 @@ func exportResumable(ctx context.Context, c *partner.Client, id int64, format st
 			return n, err
 		}
 		ef.f.Close()
-		return n, fmt.Errorf("%w; %s kept in %s: go on with: %s", err, plural(ef.state.Checkpoint.Rows, "row"), ef.partial, resumeCommand(id, fl.out, fl.rawCSV))
+		return n, fmt.Errorf("%w; %s kept in %s: go on with: %s", err, plural(ef.state.Checkpoint.Rows, "row"), ef.partial, resumeCommand(id, format, fl))
 	}
 	out := &outputFile{File: ef.f, flag: "-o", path: fl.out, force: fl.force}
 	if err := out.commit(); err != nil {
@@ -215,6 +212,16 @@ func exportResumable(ctx context.Context, c *partner.Client, id int64, format st
 	}
 	os.Remove(ef.checkpoint)
 	return n, nil
+}
+
+// formatOfExt is the format the extension of the file out names (csv,
+// jsonl for .json and .ndjson too, xlsx, or another), "" for none.
+func formatOfExt(out string) string {
+	format := strings.TrimPrefix(strings.ToLower(filepath.Ext(out)), ".")
+	if format == "json" || format == "ndjson" {
+		format = formatJSONL
+	}
+	return format
 }
 
 // Export formats.

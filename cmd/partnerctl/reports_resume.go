@@ -59,11 +59,19 @@ func resumeFiles(out string) (partial, checkpoint string) {
 	return filepath.Join(dir, "."+base+".partial"), filepath.Join(dir, "."+base+".checkpoint")
 }
 
-// resumeCommand is the command line that goes on with an export.
-func resumeCommand(id int64, out string, rawCSV bool) string {
-	cmd := fmt.Sprintf("partnerctl reports export %d -o %s --resume", id, shellQuote(out))
-	if rawCSV {
+// resumeCommand is the command line that goes on with an export of
+// report id in format with the flags fl: --format when -o's extension
+// does not name it, --force when it was given (FILE may exist).
+func resumeCommand(id int64, format string, fl exportFlags) string {
+	cmd := fmt.Sprintf("partnerctl reports export %d -o %s --resume", id, shellQuote(fl.out))
+	if fl.rawCSV {
 		cmd += " --raw-csv"
+	}
+	if format != formatOfExt(fl.out) {
+		cmd += " --format " + format
+	}
+	if fl.force {
+		cmd += " --force"
 	}
 	return cmd
 }
@@ -93,11 +101,11 @@ func openExportFile(out string, id int64, format string, rawCSV, resume bool) (*
 	}}
 	if !resume {
 		// A stopped export's files go (the entries, never what a link
-		// points to); the partial file is created anew, exclusively,
-		// never through a symbolic link.
+		// points to); the partial file is created anew, exclusively
+		// (O_EXCL fails on any entry there, a symbolic link included).
 		os.Remove(partial)
 		os.Remove(checkpoint)
-		f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL|noFollow, 0o666)
+		f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
 		if err != nil {
 			return nil, err
 		}

@@ -128,6 +128,36 @@ func TestReportsExportResume(t *testing.T) {
 	}
 }
 
+// TestReportsExportResumeCommandAsPrinted: the command a stopped export
+// prints goes on with it as printed, also when the format is not -o's
+// extension and FILE exists (--format and --force are in it).
+func TestReportsExportResumeCommandAsPrinted(t *testing.T) {
+	t.Parallel()
+	const rows = 25_000
+	cut := &pageCutter{}
+	srv := fake.NewServer(append([]fake.Option{mocktest.ContractCheck(t), fake.WithMiddleware(cut.middleware)}, mocktest.NoWaits()...)...)
+	defer srv.Close()
+	id := srv.AddReport(fake.Report{Name: "big", Columns: []fake.Column{{ID: "n", Name: "N", Type: "NUMBER"}, {ID: "l", Name: "Label"}},
+		RowCount: rows, Generate: func(i int) []any { return []any{i, fmt.Sprintf("row, %d", i)} }})
+	c := newCLI(srv)
+	out := filepath.Join(t.TempDir(), "rows.txt")
+	if err := os.WriteFile(out, []byte("old\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cut.on.Store(true)
+	r := c.run(t, "reports", "export", strconv.FormatInt(id, 10), "--format", "jsonl", "-o", out, "--force")
+	_, line, ok := strings.Cut(strings.TrimSpace(r.stderr), "go on with: partnerctl ")
+	if r.code != exitFail || !ok {
+		t.Fatalf("stopped export: exit %d, stderr %q; want 1 and the command that goes on", r.code, r.stderr)
+	}
+	cut.on.Store(false)
+	args := strings.Fields(strings.ReplaceAll(line, "'", "")) // out has no space
+	c.must(t, args...)
+	if got := readFile(t, out); got != bigExport("jsonl", rows) {
+		t.Fatalf("the resumed file differs from the whole export (%d bytes)", len(got))
+	}
+}
+
 // bigExport is the export in ext (csv or jsonl) of the first rows rows of
 // TestReportsExportResume's report.
 func bigExport(ext string, rows int) string {

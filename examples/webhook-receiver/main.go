@@ -12,7 +12,8 @@
 // the deliveries it handled (and one the duplicate guard kept out), and
 // exits. With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET
 // (connect.go) it serves until SIGTERM or Ctrl-C; subscribe its public URL
-// separately (partnerctl events subscribe), with the secret it accepts.
+// separately (the SDK's Events.Subscribe, with SubscribeParams.Secret set
+// to the secret it accepts, as demo.go does).
 //
 // Its own settings:
 //
