@@ -362,10 +362,21 @@ func TestBulkSignedUpload(t *testing.T) {
 	if code, body := e.load(opps("file_token", tok), "", ""); code != 400 || !strings.Contains(body["message"].(string), "already used") {
 		t.Errorf("token reused: %d %v", code, body)
 	}
+	uploads := 0
 	for _, l := range e.srv.Requests() {
 		if strings.Contains(l.Query, tok) || strings.Contains(l.Path, tok) {
 			t.Errorf("request log holds the upload token: %+v", l)
 		}
+		// The upload URL's id lets whoever holds it upload: masked too.
+		if strings.HasPrefix(l.Path, "/upload/") {
+			uploads++
+			if l.Path != "/upload/***" || strings.Contains(l.Path, strings.TrimPrefix(path, "/upload/")) {
+				t.Errorf("request log holds the upload URL's id: %+v", l)
+			}
+		}
+	}
+	if uploads != 2 {
+		t.Errorf("%d uploads in the request log, want 2", uploads)
 	}
 
 	// Expiry, a token with no file, and a token of another integration.

@@ -62,6 +62,16 @@ func (f *Fake) requestEnv(r *http.Request) string {
 	return r.URL.Query().Get(f.deploy.envHeader)
 }
 
+// loggedPath is path as the request log keeps it: the id of a signed
+// upload URL (/upload/{id}) lets whoever holds it upload in the client's
+// place, so it reads ***.
+func loggedPath(path string) string {
+	if strings.HasPrefix(path, "/upload/") {
+		return "/upload/***"
+	}
+	return path
+}
+
 // wrap logs a request, bounds its size (fakehttp.LimitRequest), applies the
 // gateway's subscription key check (gateway), injected faults and the
 // bearer token check (authorize).
@@ -71,7 +81,7 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 		entry := LoggedRequest{
 			Time:   f.clock.Now(),
 			Method: clip(r.Method, maxLoggedMethod),
-			Path:   clip(r.URL.Path, maxLoggedPath),
+			Path:   clip(loggedPath(r.URL.Path), maxLoggedPath),
 			Env:    clip(f.requestEnv(r), maxLoggedEnv),
 		}
 		if len(r.URL.RawQuery) <= fakehttp.MaxQueryBytes {
