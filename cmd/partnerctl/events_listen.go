@@ -104,7 +104,7 @@ requests for --idle-timeout, and serves at most --max-connections at once.`,
 	f.StringVar(&fl.public, "public-url", "", "callback `URL` the service calls (a tunnel or proxy to the listener)")
 	f.BoolVar(&fl.local, "local", false, "the service runs on this machine (a partnerfake): its callback URL is the listener's own address")
 	f.StringVar(&fl.forward, "forward", "", "also POST each delivery to this `URL`")
-	f.StringVar(&fl.name, "name", "", "subscriber name (default: partner-cli-listen on this host)")
+	f.StringVar(&fl.name, "name", "", "subscriber name (default: partnerctl-listen on this host)")
 	f.DurationVar(&fl.limits.read, "read-timeout", 30*time.Second, "longest a request to the receiver may take to arrive, body included")
 	f.DurationVar(&fl.limits.idle, "idle-timeout", 60*time.Second, "longest a connection to the receiver may stay idle between requests")
 	f.IntVar(&fl.limits.maxConns, "max-connections", 256, "connections the receiver serves at once")
@@ -145,7 +145,7 @@ func (a *app) listen(cmd *cobra.Command, c *partner.Client, fl listenFlags) erro
 	name := fl.name
 	if name == "" {
 		host, _ := os.Hostname()
-		name = "partner-cli-listen " + host
+		name = "partnerctl-listen " + host
 	}
 	// One subscriber per kind, each at its own path, so that the path
 	// names the kind and subscriber of a delivery.

@@ -16,7 +16,6 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/testkit/redistest"
 )
 
 // syncBuffer is a bytes.Buffer safe for the receiver's goroutines.
@@ -181,33 +180,5 @@ func TestSecretSettings(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cr3t") {
 			t.Errorf("%v: %v, want it to say %q", tc.env, err, tc.want)
 		}
-	}
-}
-
-// TestDemonstrationOnRedis runs the demonstration with the duplicate
-// guard's keys in a real Redis (RECEIVER_REDIS_ADDR): the repeat is kept
-// out by the shared store, whose keys are under RECEIVER_REDIS_PREFIX.
-func TestDemonstrationOnRedis(t *testing.T) {
-	t.Parallel()
-	rs := redistest.Start(t)
-	env := map[string]string{"RECEIVER_REDIS_ADDR": rs.Addr, "RECEIVER_REDIS_PREFIX": "receiver-test:"}
-	var out, logs syncBuffer
-	cfg := config{
-		getenv: func(k string) string { return env[k] },
-		log:    slog.New(slog.NewTextHandler(&logs, nil)),
-		out:    &out,
-		tracer: sdktrace.NewTracerProvider(),
-	}
-	ctx, cancel := context.WithTimeout(t.Context(), time.Minute)
-	defer cancel()
-	if err := run(ctx, cfg); err != nil {
-		t.Fatalf("run: %v\noutput:\n%s\nlogs:\n%s", err, out.String(), logs.String())
-	}
-	if want := "answered 204 by the duplicate guard, not handled again"; !strings.Contains(out.String(), want) {
-		t.Errorf("output lacks %q:\n%s", want, out.String())
-	}
-	keys, err := rs.Client().Keys(t.Context(), "receiver-test:*").Result()
-	if err != nil || len(keys) < 3 {
-		t.Errorf("keys in Redis under the prefix: %v, %v; want one per delivery handled", keys, err)
 	}
 }
