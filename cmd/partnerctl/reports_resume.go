@@ -223,11 +223,13 @@ func (e *exportFile) Write(p []byte) (int, error) {
 
 // save keeps cp and the partial file's length and hash (all written
 // before cp) in the checkpoint file, replaced whole through a new
-// temporary file (created exclusively, never through a link). e.state
-// stays what the file holds: a save that fails leaves both at the
-// checkpoint before.
+// temporary file (created exclusively, never through a link). The
+// partial file and the new checkpoint reach the disk before the rename,
+// so a checkpoint that survives a crash names rows that survived it too.
+// e.state stays what the file holds: a save that fails leaves both at
+// the checkpoint before.
 func (e *exportFile) save(cp reports.Checkpoint) {
-	if cp.Rows == 0 {
+	if cp.Rows == 0 || e.f.Sync() != nil {
 		return
 	}
 	st := e.state
@@ -242,6 +244,9 @@ func (e *exportFile) save(cp reports.Checkpoint) {
 		return
 	}
 	_, err = tmp.Write(b)
+	if err == nil {
+		err = tmp.Sync()
+	}
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}
