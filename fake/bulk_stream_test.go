@@ -228,7 +228,7 @@ func TestUploadTotal(t *testing.T) {
 	url, token := ticket()
 	e.want(e.send("POST", url, "text/csv", strings.NewReader(csv)), 200, "")
 	url2, _ := ticket()
-	e.want(e.send("POST", url2, "text/csv", strings.NewReader("x")), 413, "its limit")
+	e.want(e.send("POST", url2, "text/csv", strings.NewReader("x")), 413, `"error":"body_too_large"`)
 	e.want(e.send("POST", loadPath("file_token", token), "", nil), 200, "execution_id")
 	e.want(e.send("POST", url2, "text/csv", strings.NewReader("x")), 200, "")
 }

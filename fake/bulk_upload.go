@@ -99,13 +99,18 @@ func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	data, err := readChunks(r.Body, min(maxUploadSize, max(room, 0)))
 	f.bulk.mu.Lock()
+	status, code := http.StatusRequestEntityTooLarge, "body_too_large"
+	var tooLarge *http.MaxBytesError
 	switch {
+	case errors.As(err, &tooLarge):
 	case err != nil:
+		status, code = http.StatusBadRequest, "invalid_request"
 	case data.size > maxUploadSize:
 		err = errors.New("file larger than 256 MiB")
 	case f.bulk.upBytes+data.size > f.bulk.maxUploadBytes:
 		err = fmt.Errorf("the fake holds %d bytes of uploaded files, its limit", f.bulk.maxUploadBytes)
 	case f.bulk.uploadURLs[up.urlID] != up:
+		status, code = http.StatusNotFound, "not_found"
 		err = errors.New("upload URL forgotten while the file was sent")
 	default:
 		up.data = data
@@ -116,7 +121,7 @@ func (f *Fake) bulkUpload(w http.ResponseWriter, r *http.Request) {
 	}
 	f.bulk.mu.Unlock()
 	if err != nil {
-		writeError(w, http.StatusRequestEntityTooLarge, "invalid_request", "reading the upload: %v", err)
+		writeError(w, status, code, "reading the upload: %v", err)
 		return
 	}
 	w.WriteHeader(http.StatusOK)
