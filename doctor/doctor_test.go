@@ -1,0 +1,162 @@
+package doctor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"flag"
+	"maps"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/partnerapi/partner-go/fake"
+	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/testkit/contract"
+)
+
+var update = flag.Bool("update", false, "rewrite profile.json from a run against the fake")
+
+// fakeConfig is a Config for srv that reaches every check: the demo
+// user's attribute, object and integration.
+func fakeConfig(srv *fake.Server) Config {
+	return Config{Connection: srv.Connection(), UserEmail: demo.UserEmail1, Attribute: "region", Namespace: demo.Namespace,
+		ObjectID: demo.Opportunity1, IntegrationID: demo.OpportunityIntegration}
+}
+
+// newFake is a fake with the demo data (as partnerfake serves it), its
+// exchanges held to the contract, Run's requests included.
+func newFake(t *testing.T, opts ...fake.Option) *fake.Server {
+	t.Helper()
+	srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithViewDelay(0), fake.WithMiddleware(contract.Check(t))}, opts...)...)
+	t.Cleanup(srv.Close)
+	return srv
+}
+
+// TestProfile: profile.json is what the fake answers, by operation: the
+// members each kind of object holds in every answer of a run against the
+// fake. Run with -update to rewrite it.
+func TestProfile(t *testing.T) {
+	t.Parallel()
+	srv := newFake(t)
+	seen := map[string]map[string]map[string]string{}
+	cfg := fakeConfig(srv)
+	cfg.PrepareView = true
+	cfg.record = func(op string, objs []object) {
+		kinds := seen[op]
+		if kinds == nil {
+			kinds = map[string]map[string]string{}
+			seen[op] = kinds
+		}
+		for _, o := range objs {
+			have, ok := kinds[o.Path]
+			if !ok {
+				kinds[o.Path] = maps.Clone(o.Members)
+				continue
+			}
+			for name := range have {
+				if _, ok := o.Members[name]; !ok {
+					delete(have, name) // not in every one
+				}
+			}
+		}
+	}
+	if _, err := Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	want, err := json.MarshalIndent(seen, "", "  ")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want = append(want, '\n')
+	if bytes.Equal(profileJSON, want) {
+		return
+	}
+	if *update {
+		if err := os.WriteFile("profile.json", want, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Log("rewrote profile.json")
+		return
+	}
+	t.Error("profile.json is not what the fake answers: run go test ./doctor -run TestProfile -update")
+}
+
+// TestTheFakeFindsNothing: against the fake, every check passes or is
+// skipped for want of an id, and the operations read are many.
+func TestTheFakeFindsNothing(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name string
+		cfg  func(*fake.Server) Config
+	}{
+		{"every id given", fakeConfig},
+		{"no ids", func(srv *fake.Server) Config { return Config{Connection: srv.Connection()} }},
+		{"a view prepared", func(srv *fake.Server) Config { c := fakeConfig(srv); c.PrepareView = true; return c }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			srv := newFake(t)
+			r, err := Run(context.Background(), tc.cfg(srv))
+			if err != nil {
+				t.Fatal(err)
+			}
+			ops := map[string]bool{}
+			for _, c := range r.Checks {
+				switch c.Status {
+				case Passed:
+					if c.Operation != "" {
+						ops[c.Operation] = true
+					}
+				case Skipped:
+				default:
+					t.Errorf("%s: %s %s %+v", c.Name, c.Status, c.Note, c.Divergences)
+				}
+			}
+			if len(ops) < 10 {
+				t.Errorf("passed over %d operations, want 10 or more: %v", len(ops), slices.Sorted(maps.Keys(ops)))
+			}
+			if r.Diverged() {
+				t.Errorf("diverged: %+v", r.Divergences())
+			}
+		})
+	}
+}
+
+// TestWords: the words given are held to what the deployment lists; a
+// fake of another portal word lists another referral kind and audit field.
+func TestWords(t *testing.T) {
+	t.Parallel()
+	srv := newFake(t, fake.WithDeployment(fake.Deployment{PortalWord: "acme_portal"}))
+	cfg := fakeConfig(srv)
+	cfg.Connection.Words.PortalWord = ""
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := members(r)
+	want := []string{"GetEventList /events/[]/name", "GetObjectEventSchema /schema/properties"}
+	if !slices.Equal(got, want) {
+		t.Errorf("divergences %v, want %v", got, want)
+	}
+	for _, d := range r.Divergences() {
+		if !strings.Contains(d.Deployment, "acme_portal") || !strings.Contains(d.Fake, "partner_portal") {
+			t.Errorf("%+v: want the deployment's word and the stand-in", d)
+		}
+	}
+	cfg.Connection.Words.PortalWord = "acme_portal"
+	if r, err = Run(context.Background(), cfg); err != nil || r.Diverged() {
+		t.Errorf("with the deployment's word: %v %+v", err, r.Divergences())
+	}
+}
+
+// members names each divergence of r by operation and member, sorted.
+func members(r *Report) []string {
+	var out []string
+	for _, d := range r.Divergences() {
+		out = append(out, d.Operation+" "+d.Member)
+	}
+	slices.Sort(out)
+	return out
+}
