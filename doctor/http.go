@@ -240,6 +240,10 @@ func (p *prober) message(a *answer) string {
 	var m map[string]any
 	text := ""
 	if json.Unmarshal(a.body, &m) == nil {
+		code, _ := m["error"].(string)
+		if d, _ := m["error_description"].(string); code != "" && d != "" {
+			m["error_description"] = code + ": " + d // OAuth's error object
+		}
 		for _, k := range []string{"error_description", "detail", "message", "error", "errorMessage", "title"} {
 			if s, ok := m[k].(string); ok && s != "" {
 				text = s
