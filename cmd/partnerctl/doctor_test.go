@@ -93,9 +93,13 @@ func TestDoctorThroughARewritingProxy(t *testing.T) {
 		var edit func(map[string]any)
 		switch p := resp.Request.URL.Path; {
 		case p == "/report/v1/list":
-			edit = func(v map[string]any) { eachItem(v, "results", func(r map[string]any) { r["title"] = r["name"]; delete(r, "name") }) }
+			edit = func(v map[string]any) {
+				eachItem(v, "results", func(r map[string]any) { r["title"] = r["name"]; delete(r, "name") })
+			}
 		case p == "/event/v1/metadata/integration":
-			edit = func(v map[string]any) { eachItem(v, "integrations", func(r map[string]any) { delete(r, "integration_type") }) }
+			edit = func(v map[string]any) {
+				eachItem(v, "integrations", func(r map[string]any) { delete(r, "integration_type") })
+			}
 		case strings.HasSuffix(p, "/chart-data"):
 			edit = func(v map[string]any) { v["reportVersion"] = "1" }
 		default:
