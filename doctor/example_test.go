@@ -1,0 +1,47 @@
+package doctor_test
+
+import (
+	"context"
+	"fmt"
+	"log"
+	"os"
+
+	"github.com/partnerapi/partner-go/deployment"
+	"github.com/partnerapi/partner-go/doctor"
+	"github.com/partnerapi/partner-go/fake"
+)
+
+// Run against the fake finds nothing: the fake answers as the contract
+// says, which is what Run holds a deployment to.
+func Example() {
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	r, err := doctor.Run(context.Background(), doctor.Config{Connection: srv.Connection()})
+	if err != nil {
+		log.Fatal(err)
+	}
+	fmt.Println("diverged:", r.Diverged())
+	// Output: diverged: false
+}
+
+// A team's integration test runs Run against its staging deployment, in
+// CI, and fails on a divergence: the tests that pass against the fake
+// then say something about the deployment.
+func ExampleRun() {
+	r, err := doctor.Run(context.Background(), doctor.Config{
+		Connection: deployment.Connection{
+			BaseURL:      os.Getenv("PARTNER_BASE_URL"),
+			ClientID:     os.Getenv("PARTNER_CLIENT_ID"),
+			ClientSecret: os.Getenv("PARTNER_CLIENT_SECRET"),
+			Words:        deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"},
+		},
+		Env:           "staging.example.com",
+		IntegrationID: "int-crm",
+	})
+	if err != nil {
+		log.Fatal(err) // errors.Is(err, doctor.ErrCredentialsRefused): the credentials
+	}
+	if r.Diverged() {
+		log.Fatalf("the deployment answers otherwise than the fake:\n%s", r)
+	}
+}
