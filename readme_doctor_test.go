@@ -1,0 +1,43 @@
+package partner_test
+
+import (
+	"os"
+	"testing"
+
+	"github.com/partnerapi/partner-go/deployment"
+	"github.com/partnerapi/partner-go/doctor"
+	"github.com/partnerapi/partner-go/fake"
+)
+
+// TestStagingAnswersAsTheFake is README's test against a staging
+// deployment, word for word (TestReadmeTestFunctionsRun); it skips
+// without one. TestReadmeStagingTestAgainstTheFake runs it.
+func TestStagingAnswersAsTheFake(t *testing.T) {
+	if os.Getenv("PARTNER_BASE_URL") == "" {
+		t.Skip("no staging deployment configured")
+	}
+	r, err := doctor.Run(t.Context(), doctor.Config{Connection: deployment.Connection{
+		BaseURL:      os.Getenv("PARTNER_BASE_URL"),
+		ClientID:     os.Getenv("PARTNER_CLIENT_ID"),
+		ClientSecret: os.Getenv("PARTNER_CLIENT_SECRET"),
+		Words:        deployment.Words{PortalWord: "acme_portal"},
+	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Diverged() {
+		t.Fatalf("staging answers otherwise than the fake our tests use:\n%s", r)
+	}
+}
+
+// TestReadmeStagingTestAgainstTheFake runs README's staging test with a
+// fake of the README's portal word as the deployment, where it passes.
+// Not parallel: it sets the process's variables.
+func TestReadmeStagingTestAgainstTheFake(t *testing.T) {
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{PortalWord: "acme_portal"}))
+	defer srv.Close()
+	t.Setenv("PARTNER_BASE_URL", srv.URL)
+	t.Setenv("PARTNER_CLIENT_ID", fake.DefaultClientID)
+	t.Setenv("PARTNER_CLIENT_SECRET", fake.DefaultClientSecret)
+	TestStagingAnswersAsTheFake(t)
+}
