@@ -26,67 +26,90 @@ const dataPages = 3
 // not exist.
 func (p *prober) scim(ctx context.Context) error {
 	c := p.add(&Check{Name: "SCIM users: list and paging", Operation: "searchViaGet"})
-	seen := map[string]bool{}
-	var first string
-	total, ended := -1, false
-	for page := 0; page < p.maxPages && !ended; page++ {
-		start := len(seen) + 1
-		a, err := p.call(ctx, http.MethodGet, "/api/scim/v2/Users", url.Values{"startIndex": {strconv.Itoa(start)}, "count": {strconv.Itoa(scimPage)}}, nil)
-		if err != nil {
+	l := &scimListing{seen: map[string]bool{}, total: -1}
+	for page := 0; page < p.maxPages && !l.ended; page++ {
+		more, err := p.scimPage(ctx, c, l, page)
+		if err != nil || !more {
 			return err
 		}
-		ok := false
-		if page == 0 {
-			ok = p.firstRead(c, a, http.StatusOK)
-		} else {
-			ok = p.judge(c, a, http.StatusOK)
-		}
-		if !ok {
-			return nil
-		}
-		var l struct {
-			TotalResults *int `json:"totalResults"`
-			StartIndex   *int `json:"startIndex"`
-			Resources    []struct {
-				ID string `json:"id"`
-			} `json:"Resources"`
-		}
-		if json.Unmarshal(a.body, &l) != nil {
-			return nil // Findings named it
-		}
-		if l.StartIndex != nil && *l.StartIndex != start {
-			c.diverge(Divergence{Operation: a.op, Member: "/startIndex", Fake: strconv.Itoa(start) + " (the startIndex asked for)", Deployment: strconv.Itoa(*l.StartIndex)})
-		}
-		if l.TotalResults != nil {
-			total = *l.TotalResults
-		}
-		fresh := 0
-		for _, r := range l.Resources {
-			if first == "" {
-				first = r.ID
-			}
-			if !seen[r.ID] {
-				seen[r.ID], fresh = true, fresh+1
-			}
-		}
-		switch {
-		case len(l.Resources) > 0 && fresh == 0:
-			c.diverge(Divergence{Operation: a.op, Member: "/Resources", Fake: "the users from startIndex on",
-				Deployment: fmt.Sprintf("page %d brings no user not already listed (startIndex %d)", page+1, start)})
-			return p.scimGet(ctx, first)
-		case len(l.Resources) < scimPage && (total < 0 || len(seen) >= total):
-			ended = true
+	}
+	if !l.ended {
+		c.note(fmt.Sprintf("read %d users in %d pages; not followed further", len(l.seen), p.maxPages))
+	} else if !l.repeated {
+		c.note(fmt.Sprintf("%d users; the list ends", len(l.seen)))
+		if l.total >= 0 && l.total != len(l.seen) {
+			c.diverge(Divergence{Operation: "searchViaGet", Member: "/totalResults", Fake: strconv.Itoa(len(l.seen)) + " (the users listed)", Deployment: strconv.Itoa(l.total)})
 		}
 	}
-	if !ended {
-		c.note(fmt.Sprintf("read %d users in %d pages; not followed further", len(seen), p.maxPages))
-	} else {
-		c.note(fmt.Sprintf("%d users; the list ends", len(seen)))
-		if total >= 0 && total != len(seen) {
-			c.diverge(Divergence{Operation: "searchViaGet", Member: "/totalResults", Fake: strconv.Itoa(len(seen)) + " (the users listed)", Deployment: strconv.Itoa(total)})
-		}
+	return p.scimGet(ctx, l.first)
+}
+
+// scimListing is the SCIM listing so far: the users seen, the first
+// one, the last totalResults (-1 before any), and whether it ended, on
+// a page that brought no new user (repeated) or the last page.
+type scimListing struct {
+	seen            map[string]bool
+	first           string
+	total           int
+	ended, repeated bool
+}
+
+// add counts a listed user: 1 when it is new.
+func (l *scimListing) add(id string) int {
+	if l.first == "" {
+		l.first = id
 	}
-	return p.scimGet(ctx, first)
+	if l.seen[id] {
+		return 0
+	}
+	l.seen[id] = true
+	return 1
+}
+
+// scimPage reads one page of the listing into l; more is false when the
+// answer could not be read on.
+func (p *prober) scimPage(ctx context.Context, c *Check, l *scimListing, page int) (more bool, err error) {
+	start := len(l.seen) + 1
+	a, err := p.call(ctx, http.MethodGet, "/api/scim/v2/Users", url.Values{"startIndex": {strconv.Itoa(start)}, "count": {strconv.Itoa(scimPage)}}, nil)
+	if err != nil {
+		return false, err
+	}
+	judge := p.judge
+	if page == 0 {
+		judge = p.firstRead
+	}
+	if !judge(c, a, http.StatusOK) {
+		return false, nil
+	}
+	var list struct {
+		TotalResults *int `json:"totalResults"`
+		StartIndex   *int `json:"startIndex"`
+		Resources    []struct {
+			ID string `json:"id"`
+		} `json:"Resources"`
+	}
+	if json.Unmarshal(a.body, &list) != nil {
+		return false, nil // Findings named it
+	}
+	if list.StartIndex != nil && *list.StartIndex != start {
+		c.diverge(Divergence{Operation: a.op, Member: "/startIndex", Fake: strconv.Itoa(start) + " (the startIndex asked for)", Deployment: strconv.Itoa(*list.StartIndex)})
+	}
+	if list.TotalResults != nil {
+		l.total = *list.TotalResults
+	}
+	fresh := 0
+	for _, r := range list.Resources {
+		fresh += l.add(r.ID)
+	}
+	switch {
+	case len(list.Resources) > 0 && fresh == 0:
+		c.diverge(Divergence{Operation: a.op, Member: "/Resources", Fake: "the users from startIndex on",
+			Deployment: fmt.Sprintf("page %d brings no user not already listed (startIndex %d)", page+1, start)})
+		l.ended, l.repeated = true, true
+	case len(list.Resources) < scimPage && (l.total < 0 || len(l.seen) >= l.total):
+		l.ended = true
+	}
+	return true, nil
 }
 
 // scimGet reads a listed user and one that does not exist.
