@@ -267,3 +267,36 @@ func TestSendsNoWrite(t *testing.T) {
 		}
 	}
 }
+
+// TestRedirectIsAnAnswer: a deployment that redirects gets no request
+// of Run's to the other host, so no credential, token or gateway key
+// reaches it; the redirect is the answer, which diverges.
+func TestRedirectIsAnAnswer(t *testing.T) {
+	t.Parallel()
+	other := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		t.Errorf("the other host got %s %s", r.Method, r.URL)
+	}))
+	defer other.Close()
+	srv := fake.NewServer(fake.WithDemoData())
+	defer srv.Close()
+	cfg := fakeConfig(srv)
+	cfg.Connection.SubscriptionKey = "gw-key-0123"
+	target, _ := url.Parse(srv.URL)
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	redirecting := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path == "/report/v1/list" {
+			http.Redirect(w, r, other.URL+r.URL.Path, http.StatusTemporaryRedirect)
+			return
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	defer redirecting.Close()
+	cfg.Connection.BaseURL = redirecting.URL
+	r, err := Run(context.Background(), cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := members(r); !slices.Equal(got, []string{"getReports status"}) {
+		t.Errorf("divergences %q, want the redirect's status", got)
+	}
+}

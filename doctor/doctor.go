@@ -56,7 +56,8 @@ type Config struct {
 	Env string
 	// Scopes are asked for with the token; none asks for the client's.
 	Scopes []string
-	// HTTPClient sends the requests; nil is a client with a 30-second
+	// HTTPClient sends the requests (a copy of it that follows no
+	// redirect: one is an answer); nil is a client with a 30-second
 	// timeout per request.
 	HTTPClient *http.Client
 	// UserEmail, with Attribute (and Namespace), reads the attribute

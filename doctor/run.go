@@ -63,11 +63,15 @@ func newProber(cfg Config) (*prober, error) {
 	if err != nil {
 		return nil, fmt.Errorf("doctor: profile.json: %w", err)
 	}
-	p := &prober{cfg: cfg, base: base, checker: checker, profile: prof, hc: cfg.HTTPClient,
+	p := &prober{cfg: cfg, base: base, checker: checker, profile: prof, hc: &http.Client{Timeout: 30 * time.Second},
 		envHeader: c.Words.EnvHeader, keyHeader: c.Words.SubscriptionKeyHeader, maxPages: cfg.MaxPages}
-	if p.hc == nil {
-		p.hc = &http.Client{Timeout: 30 * time.Second}
+	if cfg.HTTPClient != nil {
+		hc := *cfg.HTTPClient
+		p.hc = &hc
 	}
+	// A redirect is an answer: the credentials, the token and the gateway
+	// key go to the base URL's host only.
+	p.hc.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
 	if p.keyHeader == "" {
 		p.keyHeader = "Ocp-Apim-Subscription-Key"
 	}
