@@ -300,3 +300,13 @@ func TestRedirectIsAnAnswer(t *testing.T) {
 		t.Errorf("divergences %q, want the redirect's status", got)
 	}
 }
+
+// TestPlainHTTPRule: plain http to another machine is not sent to (the
+// SDK's plain-http rule): the run fails at the connection check.
+func TestPlainHTTPRule(t *testing.T) {
+	t.Parallel()
+	r, err := Run(context.Background(), Config{Connection: deploymentOf("http://partner.example.com")})
+	if err == nil || errors.Is(err, ErrCredentialsRefused) || len(r.Checks) != 1 || r.Checks[0].Status != Failed {
+		t.Fatalf("err %v, report %+v", err, r)
+	}
+}

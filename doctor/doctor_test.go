@@ -11,6 +11,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/testkit/contract"
@@ -159,4 +160,9 @@ func members(r *Report) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// deploymentOf is a connection to base with made-up credentials.
+func deploymentOf(base string) deployment.Connection {
+	return deployment.Connection{BaseURL: base, ClientID: "id", ClientSecret: "secret"}
 }

@@ -46,7 +46,7 @@ func newProber(cfg Config) (*prober, error) {
 	if err != nil {
 		return nil, fmt.Errorf("doctor: base URL: %w", urls.ParseError(err))
 	}
-	if base.Scheme != "https" && base.Scheme != "http" || base.Host == "" {
+	if !urls.IsHTTPURL(base) {
 		return nil, fmt.Errorf("doctor: base URL %s: not an http or https URL", base.Redacted())
 	}
 	if c.ClientID == "" || c.ClientSecret == "" {
@@ -130,7 +130,7 @@ func (p *prober) connection() error {
 		c.note("TLS to " + p.base.Host)
 		return nil
 	}
-	if urls.IsLoopback(p.base.Hostname()) {
+	if !urls.PlainHTTPRefused(p.base, false) {
 		c.note("plain http to this machine (the SDK allows it only there)")
 		return nil
 	}

@@ -24,6 +24,7 @@ type Finding struct {
 	Reason string
 }
 
+// String says the finding in one line.
 func (f Finding) String() string {
 	return fmt.Sprintf("%s: the contract declares %s, the answer has %s", f.At, f.Want, f.Got)
 }
