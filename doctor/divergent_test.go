@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/testkit/contract"
@@ -31,7 +32,7 @@ type rewrite struct {
 // divergent serves the fake through a proxy that applies rewrites to its
 // answers, and refuses every request but the token's without the header
 // require names, when it is set.
-func divergent(t *testing.T, srv *fake.Server, require string, rewrites ...rewrite) string {
+func divergent(t *testing.T, srv *fake.Server, require string, tokenToo bool, rewrites ...rewrite) string {
 	t.Helper()
 	target, _ := url.Parse(srv.URL)
 	proxy := httputil.NewSingleHostReverseProxy(target)
@@ -62,10 +63,14 @@ func divergent(t *testing.T, srv *fake.Server, require string, rewrites ...rewri
 		return nil
 	}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if require != "" && r.URL.Path != "/oauth/token" && r.Header.Get(require) == "" {
+		if require != "" && (tokenToo || r.URL.Path != "/oauth/token") && r.Header.Get(require) == "" {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(http.StatusBadRequest)
-			io.WriteString(w, `{"message": "header `+require+` is required"}`)
+			msg := `{"message": "header ` + require + ` is required"}`
+			if r.URL.Path == "/oauth/token" {
+				msg = `{"error": "invalid_request", "error_description": "header ` + require + ` is required"}`
+			}
+			io.WriteString(w, msg)
 			return
 		}
 		for _, rw := range rewrites {
@@ -100,6 +105,7 @@ func TestDivergentServers(t *testing.T) {
 	for _, tc := range []struct {
 		name     string
 		require  string
+		tokenToo bool // require the header of token requests too
 		rewrites []rewrite
 		deploy   *fake.Deployment
 		want     []string
@@ -123,6 +129,11 @@ func TestDivergentServers(t *testing.T) {
 		name:    "a header required",
 		require: "X-Tenant",
 		want:    []string{"searchViaGet request"},
+	}, {
+		name:     "a header required by the token endpoint too",
+		require:  "X-Acme-Env",
+		tokenToo: true,
+		want:     []string{"post-token request"},
 	}, {
 		name: "a list that never ends",
 		// Every page is the first, as of a deployment that pages otherwise.
@@ -151,7 +162,7 @@ func TestDivergentServers(t *testing.T) {
 			srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithViewDelay(0)}, opts...)...)
 			t.Cleanup(srv.Close)
 			cfg := fakeConfig(srv)
-			cfg.Connection.BaseURL = divergent(t, srv, tc.require, tc.rewrites...)
+			cfg.Connection.BaseURL = divergent(t, srv, tc.require, tc.tokenToo, tc.rewrites...)
 			r, err := Run(context.Background(), cfg)
 			if err != nil {
 				t.Fatal(err)
@@ -308,5 +319,31 @@ func TestPlainHTTPRule(t *testing.T) {
 	r, err := Run(context.Background(), Config{Connection: deploymentOf("http://partner.example.com")})
 	if err == nil || errors.Is(err, ErrCredentialsRefused) || len(r.Checks) != 1 || r.Checks[0].Status != Failed {
 		t.Fatalf("err %v, report %+v", err, r)
+	}
+}
+
+// TestEnvironmentAndClock: every request names the environment in the
+// deployment's header, token requests in the query too, and a service
+// clock far from this machine's diverges.
+func TestEnvironmentAndClock(t *testing.T) {
+	t.Parallel()
+	srv := newFake(t, fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env"}))
+	cfg := fakeConfig(srv)
+	cfg.Env = "sandbox.example.com"
+	r, err := Run(context.Background(), cfg)
+	if err != nil || r.Diverged() {
+		t.Fatalf("%v %+v", err, r.Divergences())
+	}
+	for _, lr := range srv.Requests() {
+		if lr.Env != cfg.Env {
+			t.Errorf("%s %s named the environment %q", lr.Method, lr.Path, lr.Env)
+		}
+	}
+	cfg.Now = func() time.Time { return time.Now().Add(10 * time.Minute) }
+	if r, err = Run(context.Background(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if got := members(r); !slices.Equal(got, []string{"post-token Date"}) {
+		t.Errorf("divergences %q, want the clock's", got)
 	}
 }

@@ -147,9 +147,12 @@ func (p *prober) getToken(ctx context.Context) error {
 	p.clock(a)
 	switch {
 	case a.status == http.StatusOK:
-	case a.status == http.StatusBadRequest || a.status == http.StatusUnauthorized || a.status == http.StatusForbidden:
+	case a.status == http.StatusUnauthorized || a.status == http.StatusForbidden || credentialsCode(a):
 		p.refuse(c, a, "the token endpoint refused the client credentials")
 		return p.refused
+	case a.status == http.StatusBadRequest:
+		p.refusesRequests(c, a, http.StatusOK)
+		return nil
 	default:
 		p.judge(c, a, http.StatusOK)
 		c.Status = Failed
@@ -214,6 +217,19 @@ func aheadOrBehind(skew time.Duration) string {
 		return " ahead"
 	}
 	return " behind"
+}
+
+// credentialsCode reports whether an answer of the token endpoint is
+// an OAuth error about the client or its grant, rather than about the
+// request (a header or parameter the deployment wants).
+func credentialsCode(a *answer) bool {
+	var e struct {
+		Error string `json:"error"`
+	}
+	if a.status != http.StatusBadRequest || json.Unmarshal(a.body, &e) != nil {
+		return false
+	}
+	return e.Error == "invalid_client" || e.Error == "invalid_grant" || e.Error == "unauthorized_client" || e.Error == "invalid_scope"
 }
 
 // refuse records a refusal of the credentials, which ends the run.

@@ -177,12 +177,19 @@ func (p *prober) firstRead(c *Check, a *answer, want int) bool {
 		a.status == http.StatusUnauthorized || a.status == http.StatusForbidden {
 		return p.judge(c, a, want)
 	}
+	p.refusesRequests(c, a, want)
+	return false
+}
+
+// refusesRequests records on the connection check that the deployment
+// refuses a request the fake answers with want, which ends the run: a
+// header or parameter it requires that the SDK does not send.
+func (p *prober) refusesRequests(c *Check, a *answer, want int) {
 	conn := p.checks[0]
 	conn.diverge(Divergence{Operation: a.op, Member: "request", Fake: fmt.Sprintf("%d to the SDK's requests", want),
 		Deployment: p.statusText(a) + requiredHeaderHint(p.message(a))})
 	c.Status, c.Note = Skipped, "the deployment refuses the SDK's requests (connection)"
 	p.stop = "the deployment refuses the SDK's requests: " + p.statusText(a)
-	return false
 }
 
 // requiredHeaderHint points at a header when a refusal names one.

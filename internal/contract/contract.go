@@ -3,7 +3,7 @@
 // against the document, and Middleware does so for every exchange a
 // handler serves. The module's tests hold the SDK and the fake to it
 // through internal/testkit/contract (Check, Fail); package doctor holds
-// a deployment to it (Exchange.Findings, Exchange.Members).
+// a deployment to it (Exchange.Findings, Exchange.Objects).
 //
 // The Checker reads the document's JSON form, openapi.json, generated
 // from api/openapi.yaml (the document edited by hand) and embedded here;
