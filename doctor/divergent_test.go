@@ -347,3 +347,25 @@ func TestEnvironmentAndClock(t *testing.T) {
 		t.Errorf("divergences %q, want the clock's", got)
 	}
 }
+
+// TestTransientFailuresAreRetried: a read answered 503 (Retry-After 0)
+// is sent again, as the SDK retries reads, and diverges only when every
+// attempt fails.
+func TestTransientFailuresAreRetried(t *testing.T) {
+	t.Parallel()
+	for _, times := range []int{attempts - 1, attempts} {
+		srv := newFake(t)
+		srv.InjectFault(fake.Fault{Path: "/report/v1/list", Status: http.StatusServiceUnavailable, RetryAfter: "0", Times: times})
+		r, err := Run(context.Background(), fakeConfig(srv))
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := []string(nil)
+		if times == attempts {
+			want = []string{"getReports status"}
+		}
+		if got := members(r); !slices.Equal(got, want) {
+			t.Errorf("%d failures: divergences %q, want %q", times, got, want)
+		}
+	}
+}

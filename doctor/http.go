@@ -111,19 +111,68 @@ func (p *prober) call(ctx context.Context, method, path string, query url.Values
 	if x == nil || v != nil {
 		return nil, fmt.Errorf("doctor: its own request %s %s breaks the contract: %v", method, path, v)
 	}
+	a := &answer{op: x.Operation(), x: x}
+	for attempt := 1; ; attempt++ {
+		if attempt > 1 {
+			req.Body = io.NopCloser(bytes.NewReader(raw))
+		}
+		if err := p.send(req, a); err != nil {
+			return nil, fmt.Errorf("doctor: %s %s: %w", method, path, err)
+		}
+		wait, again := retryWait(a, attempt)
+		if !again {
+			return a, nil
+		}
+		t := time.NewTimer(wait)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			return nil, ctx.Err()
+		case <-t.C:
+		}
+	}
+}
+
+// send sends req once and reads its answer into a.
+func (p *prober) send(req *http.Request, a *answer) error {
 	resp, err := p.hc.Do(req)
 	if err != nil {
-		return nil, fmt.Errorf("doctor: %s %s: %w", method, path, p.redactErr(err))
+		return p.redactErr(err)
 	}
 	defer resp.Body.Close()
 	b, err := io.ReadAll(io.LimitReader(resp.Body, maxBody+1))
 	if err != nil {
-		return nil, fmt.Errorf("doctor: %s %s: reading the answer: %w", method, path, p.redactErr(err))
+		return fmt.Errorf("reading the answer: %w", p.redactErr(err))
 	}
 	if len(b) > maxBody {
-		return nil, fmt.Errorf("doctor: %s %s: the answer is larger than %d bytes", method, path, maxBody)
+		return fmt.Errorf("the answer is larger than %d bytes", maxBody)
 	}
-	return &answer{op: x.Operation(), x: x, status: resp.StatusCode, header: resp.Header, body: b}, nil
+	a.status, a.header, a.body = resp.StatusCode, resp.Header, b
+	return nil
+}
+
+// attempts bounds the attempts of a request answered with a transient
+// failure (429, 502, 503, 504), as the SDK retries its reads; Run sends
+// nothing that is not safe to repeat.
+const attempts = 3
+
+// retryWait says whether to send a request again after answer a of
+// attempt, and after how long: its Retry-After in seconds up to 10
+// seconds, else a second, then two.
+func retryWait(a *answer, attempt int) (time.Duration, bool) {
+	switch a.status {
+	case http.StatusTooManyRequests, http.StatusBadGateway, http.StatusServiceUnavailable, http.StatusGatewayTimeout:
+	default:
+		return 0, false
+	}
+	if attempt >= attempts {
+		return 0, false
+	}
+	wait := time.Duration(attempt) * time.Second
+	if n, err := strconv.Atoi(a.header.Get("Retry-After")); err == nil && n >= 0 {
+		wait = min(time.Duration(n)*time.Second, 10*time.Second)
+	}
+	return wait, true
 }
 
 // token gets the run's access token: the token check and, from its
