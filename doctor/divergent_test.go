@@ -369,3 +369,22 @@ func TestTransientFailuresAreRetried(t *testing.T) {
 		}
 	}
 }
+
+// TestBaseURLWithAPath: a deployment behind a gateway's path prefix is
+// read below it, ids escaped, and answers as the fake.
+func TestBaseURLWithAPath(t *testing.T) {
+	t.Parallel()
+	srv := newFake(t)
+	target, _ := url.Parse(srv.URL)
+	gw := httptest.NewServer(http.StripPrefix("/gw/partner", httputil.NewSingleHostReverseProxy(target)))
+	defer gw.Close()
+	cfg := fakeConfig(srv)
+	cfg.Connection.BaseURL = gw.URL + "/gw/partner/"
+	r, err := Run(context.Background(), cfg)
+	if err != nil || r.Diverged() {
+		t.Fatalf("%v %+v", err, r.Divergences())
+	}
+	if n := len(srv.Requests()); n < 15 {
+		t.Errorf("the fake got %d requests through the prefix", n)
+	}
+}

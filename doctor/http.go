@@ -67,17 +67,6 @@ func (a *answer) json() any {
 // JSON. The request is first held to the contract: a request of Run's
 // own that breaks it is a fault of Run, and fails it.
 func (p *prober) call(ctx context.Context, method, path string, query url.Values, body any) (*answer, error) {
-	plain, err := url.PathUnescape(path)
-	if err != nil {
-		return nil, err
-	}
-	// path is escaped (url.PathEscape of each id); the contract routes
-	// on it as the service sees it, below the base URL.
-	service := &url.URL{Path: plain, RawPath: path, RawQuery: query.Encode()}
-	u := *p.base
-	u.Path = strings.TrimSuffix(p.base.Path, "/") + plain
-	u.RawPath = strings.TrimSuffix(p.base.EscapedPath(), "/") + path
-	u.RawQuery = service.RawQuery
 	var raw []byte
 	if body != nil {
 		var err error
@@ -85,25 +74,9 @@ func (p *prober) call(ctx context.Context, method, path string, query url.Values
 			return nil, err
 		}
 	}
-	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(raw))
+	req, service, err := p.newRequest(ctx, method, path, query, raw)
 	if err != nil {
 		return nil, err
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	} else {
-		req.Body, req.ContentLength = http.NoBody, 0
-	}
-	req.Header.Set("Accept", "application/json")
-	req.Header.Set("User-Agent", userAgent)
-	if p.token != "" {
-		req.Header.Set("Authorization", "Bearer "+p.token)
-	}
-	if p.cfg.Env != "" {
-		req.Header.Set(p.envHeader, p.cfg.Env)
-	}
-	if k := p.cfg.Connection.SubscriptionKey; k != "" {
-		req.Header.Set(p.keyHeader, k)
 	}
 	check := req.Clone(ctx)
 	check.URL = service
@@ -113,7 +86,7 @@ func (p *prober) call(ctx context.Context, method, path string, query url.Values
 	}
 	a := &answer{op: x.Operation(), x: x}
 	for attempt := 1; ; attempt++ {
-		if attempt > 1 {
+		if attempt > 1 && raw != nil {
 			req.Body = io.NopCloser(bytes.NewReader(raw))
 		}
 		if err := p.send(req, a); err != nil {
@@ -131,6 +104,43 @@ func (p *prober) call(ctx context.Context, method, path string, query url.Values
 		case <-t.C:
 		}
 	}
+}
+
+// newRequest builds a request of the SDK's (its headers, the token, the
+// environment, the gateway key) to path (escaped: url.PathEscape of each
+// id) below the base URL, and returns it with its URL as the service
+// sees it, for the contract's routing.
+func (p *prober) newRequest(ctx context.Context, method, path string, query url.Values, raw []byte) (*http.Request, *url.URL, error) {
+	plain, err := url.PathUnescape(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	service := &url.URL{Path: plain, RawPath: path, RawQuery: query.Encode()}
+	u := *p.base
+	u.Path = strings.TrimSuffix(p.base.Path, "/") + plain
+	u.RawPath = strings.TrimSuffix(p.base.EscapedPath(), "/") + path
+	u.RawQuery = service.RawQuery
+	req, err := http.NewRequestWithContext(ctx, method, u.String(), bytes.NewReader(raw))
+	if err != nil {
+		return nil, nil, err
+	}
+	if raw != nil {
+		req.Header.Set("Content-Type", "application/json")
+	} else {
+		req.Body, req.ContentLength = http.NoBody, 0
+	}
+	req.Header.Set("Accept", "application/json")
+	req.Header.Set("User-Agent", userAgent)
+	if p.token != "" {
+		req.Header.Set("Authorization", "Bearer "+p.token)
+	}
+	if p.cfg.Env != "" {
+		req.Header.Set(p.envHeader, p.cfg.Env)
+	}
+	if k := p.cfg.Connection.SubscriptionKey; k != "" {
+		req.Header.Set(p.keyHeader, k)
+	}
+	return req, service, nil
 }
 
 // send sends req once and reads its answer into a.
