@@ -11,7 +11,9 @@ import (
 	"strings"
 	"testing"
 
+	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/deployment"
+	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/testkit/contract"
@@ -35,12 +37,28 @@ func newFake(t *testing.T, opts ...fake.Option) *fake.Server {
 	return srv
 }
 
+// subscribe gives srv a subscriber, so that a run reads one
+// (ReadSubscriber); its callback is never called (nothing changes).
+func subscribe(t *testing.T, srv *fake.Server) {
+	t.Helper()
+	c, err := partner.New(partner.WithConnection(srv.Connection()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close(context.Background())
+	if _, err := c.Events.Subscribe(context.Background(), events.SubscribeParams{Name: "doctor test",
+		Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:9/hook"}); err != nil {
+		t.Fatal(err)
+	}
+}
+
 // TestProfile: profile.json is what the fake answers, by operation: the
 // members each kind of object holds in every answer of a run against the
 // fake. Run with -update to rewrite it.
 func TestProfile(t *testing.T) {
 	t.Parallel()
 	srv := newFake(t)
+	subscribe(t, srv)
 	seen := map[string]map[string]map[string]string{}
 	cfg := fakeConfig(srv)
 	cfg.PrepareView = true
@@ -91,10 +109,13 @@ func TestTheFakeFindsNothing(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		cfg  func(*fake.Server) Config
+		want []string // operations that must pass, besides 10 at least
 	}{
-		{"every id given", fakeConfig},
-		{"no ids", func(srv *fake.Server) Config { return Config{Connection: srv.Connection()} }},
-		{"a view prepared", func(srv *fake.Server) Config { c := fakeConfig(srv); c.PrepareView = true; return c }},
+		{"every id given", func(srv *fake.Server) Config { subscribe(t, srv); return fakeConfig(srv) },
+			[]string{"ReadSubscriber", "check-attribute", "get_external_id", "status"}},
+		{"no ids", func(srv *fake.Server) Config { return Config{Connection: srv.Connection()} }, nil},
+		{"a view prepared", func(srv *fake.Server) Config { c := fakeConfig(srv); c.PrepareView = true; return c },
+			[]string{"prepareExport", "checkReportViewStatus", "getReportViewMetadata", "getReportViewData"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -113,6 +134,11 @@ func TestTheFakeFindsNothing(t *testing.T) {
 				case Skipped:
 				default:
 					t.Errorf("%s: %s %s %+v", c.Name, c.Status, c.Note, c.Divergences)
+				}
+			}
+			for _, op := range tc.want {
+				if !ops[op] {
+					t.Errorf("%s did not pass", op)
 				}
 			}
 			if len(ops) < 10 {
