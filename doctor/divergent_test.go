@@ -388,3 +388,27 @@ func TestBaseURLWithAPath(t *testing.T) {
 		t.Errorf("the fake got %d requests through the prefix", n)
 	}
 }
+
+// TestMembersOfAFakeOption: a deployment that answers members the fake
+// sends only with one of its options diverges there, and the divergence
+// names the option, the remedy for tests that need them.
+func TestMembersOfAFakeOption(t *testing.T) {
+	t.Parallel()
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithSCIMFullResources())
+	defer srv.Close()
+	r, err := Run(context.Background(), fakeConfig(srv))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := members(r)
+	for _, want := range []string{"searchViaGet /itemsPerPage", "getUser /displayName", "searchViaGet /Resources/[]/meta/created"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("divergences %q lack %q", got, want)
+		}
+	}
+	for _, d := range r.Divergences() {
+		if d.Fake != "no such member (it does with its option WithSCIMFullResources)" {
+			t.Errorf("%+v: want the option named", d)
+		}
+	}
+}

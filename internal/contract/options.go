@@ -71,6 +71,10 @@ func (f *optionFilter) schema(s *schema) {
 	for name, p := range s.properties {
 		if f.off(p.ext) {
 			delete(s.properties, name)
+			if s.droppedBy == nil {
+				s.droppedBy = map[string]string{}
+			}
+			s.droppedBy[name], _ = p.ext[ExtMark].(string)
 			continue
 		}
 		f.schema(p)

@@ -29,6 +29,9 @@ type schema struct {
 	items            *schema
 	oneOf            []*schema
 	ext              map[string]any
+	// droppedBy names, for each property New dropped, the option of the
+	// fake that adds it (dropOptionsOff).
+	droppedBy map[string]string
 	// empty: no keyword of s or below it constrains a value, so that it
 	// takes any value but null (New sets it, isEmpty).
 	empty bool
@@ -428,7 +431,11 @@ func (s *schema) validateObject(v *validation, obj map[string]any, at []string) 
 			continue
 		}
 		if s.additional != nil && !*s.additional {
-			v.differ(at, "no such member", "a member of type "+TypeOf(obj[k]), "property %q is unsupported", k)
+			want := "no such member"
+			if o := s.droppedBy[k]; o != "" {
+				want += " (it does with its option " + o + ")"
+			}
+			v.differ(at, want, "a member of type "+TypeOf(obj[k]), "property %q is unsupported", k)
 			v.errs[len(v.errs)-1].member = k
 			continue
 		}
