@@ -10,8 +10,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
@@ -37,9 +39,11 @@ func newFake(t *testing.T, opts ...fake.Option) *fake.Server {
 	return srv
 }
 
-// subscribe gives srv a subscriber, so that a run reads one
-// (ReadSubscriber); its callback is never called (nothing changes).
-func subscribe(t *testing.T, srv *fake.Server) {
+// seed gives srv a subscriber and a bulk execution, so that a run reads
+// them (ReadSubscriber, status), and returns a Config that names the
+// execution. The subscriber's callback is never called: nothing changes
+// the objects it follows.
+func seed(t *testing.T, srv *fake.Server) Config {
 	t.Helper()
 	c, err := partner.New(partner.WithConnection(srv.Connection()))
 	if err != nil {
@@ -47,9 +51,18 @@ func subscribe(t *testing.T, srv *fake.Server) {
 	}
 	defer c.Close(context.Background())
 	if _, err := c.Events.Subscribe(context.Background(), events.SubscribeParams{Name: "doctor test",
-		Events: []events.Kind{events.KindObjectAll}, CallbackURL: "http://127.0.0.1:9/hook"}); err != nil {
+		Events: []events.Kind{events.KindObjectCreate}, CallbackURL: "http://127.0.0.1:9/hook",
+		IntegrationID: demo.AccountIntegration}); err != nil {
 		t.Fatal(err)
 	}
+	ack, err := c.Bulk.Load(context.Background(), bulk.LoadParams{IntegrationID: demo.OpportunityIntegration},
+		strings.NewReader("sales_details.crm_opportunity_id,name\ncrm-1,Doctor test\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := fakeConfig(srv)
+	cfg.ExecutionID = ack.ExecutionID
+	return cfg
 }
 
 // TestProfile: profile.json is what the fake answers, by operation: the
@@ -57,10 +70,12 @@ func subscribe(t *testing.T, srv *fake.Server) {
 // fake. Run with -update to rewrite it.
 func TestProfile(t *testing.T) {
 	t.Parallel()
-	srv := newFake(t)
-	subscribe(t, srv)
+	// A manual clock keeps the execution running for the first run and
+	// done for the second: the profile holds what both answers hold.
+	clock := fake.NewManualClock(time.Now())
+	srv := newFake(t, fake.WithClock(clock))
 	seen := map[string]map[string]map[string]string{}
-	cfg := fakeConfig(srv)
+	cfg := seed(t, srv)
 	cfg.PrepareView = true
 	cfg.record = func(op string, objs []object) {
 		kinds := seen[op]
@@ -81,8 +96,20 @@ func TestProfile(t *testing.T) {
 			}
 		}
 	}
-	if _, err := Run(context.Background(), cfg); err != nil {
-		t.Fatal(err)
+	var states []string
+	for range 2 {
+		if _, err := Run(context.Background(), cfg); err != nil {
+			t.Fatal(err)
+		}
+		st, ok := srv.BulkExecution(cfg.ExecutionID)
+		if !ok {
+			t.Fatalf("no execution %s", cfg.ExecutionID)
+		}
+		states = append(states, st.Status)
+		clock.Advance(2 * fake.DefaultBulkDelay)
+	}
+	if !slices.Equal(states, []string{"running", "completed"}) {
+		t.Fatalf("the execution was %v, want running then completed", states)
 	}
 	want, err := json.MarshalIndent(seen, "", "  ")
 	if err != nil {
@@ -111,7 +138,7 @@ func TestTheFakeFindsNothing(t *testing.T) {
 		cfg  func(*fake.Server) Config
 		want []string // operations that must pass, besides 10 at least
 	}{
-		{"every id given", func(srv *fake.Server) Config { subscribe(t, srv); return fakeConfig(srv) },
+		{"every id given", func(srv *fake.Server) Config { return seed(t, srv) },
 			[]string{"ReadSubscriber", "check-attribute", "get_external_id", "status"}},
 		{"no ids", func(srv *fake.Server) Config { return Config{Connection: srv.Connection()} }, nil},
 		{"a view prepared", func(srv *fake.Server) Config { c := fakeConfig(srv); c.PrepareView = true; return c },
