@@ -189,6 +189,9 @@ func (p *prober) refusesRequests(c *Check, a *answer, want int) {
 	conn.diverge(Divergence{Operation: a.op, Member: "request", Fake: fmt.Sprintf("%d to the SDK's requests", want),
 		Deployment: p.statusText(a) + requiredHeaderHint(p.message(a))})
 	c.Status, c.Note = Skipped, "the deployment refuses the SDK's requests (connection)"
+	if a.op == "post-token" {
+		c.Status, c.Note = Failed, "no token: the deployment refuses the SDK's token request (connection)"
+	}
 	p.stop = "the deployment refuses the SDK's requests: " + p.statusText(a)
 }
 

@@ -1,6 +1,7 @@
 package contract
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"maps"
@@ -188,7 +189,7 @@ func mediaKeys(content []*mediaType) string {
 // json.Number), for TypeOf.
 func DecodeJSON(body []byte) (any, error) {
 	var v any
-	dec := json.NewDecoder(strings.NewReader(string(body)))
+	dec := json.NewDecoder(bytes.NewReader(body))
 	dec.UseNumber()
 	err := dec.Decode(&v)
 	return v, err
