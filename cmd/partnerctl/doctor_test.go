@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"encoding/json"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -164,14 +163,15 @@ func TestDoctorExitStatus(t *testing.T) {
 	if res := c.run(t, "doctor"); res.code != exitAuth || !strings.Contains(res.stderr, "refused the credentials") {
 		t.Errorf("wrong secret: exit %d, stderr %q", res.code, res.stderr)
 	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	closed := "http://" + ln.Addr().String()
-	ln.Close()
+	// A server that drops every connection: nothing can be read.
+	dropping := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if conn, _, err := http.NewResponseController(w).Hijack(); err == nil {
+			conn.Close()
+		}
+	}))
+	defer dropping.Close()
 	c = newCLI(srv)
-	c.env["PARTNER_BASE_URL"] = closed
+	c.env["PARTNER_BASE_URL"] = dropping.URL
 	if res := c.run(t, "doctor"); res.code != exitFail {
 		t.Errorf("unreachable: exit %d, stderr %q", res.code, res.stderr)
 	}
