@@ -125,6 +125,45 @@ func TestEnvironmentNeedsHeaderName(t *testing.T) {
 	}
 }
 
+// TestConnectionFromEnv: a Connection read from the PARTNER_* variables
+// (deployment.FromEnv) makes a client through WithConnection alone: its
+// URL, credentials, key, words and environment all travel.
+func TestConnectionFromEnv(t *testing.T) {
+	srv := fake.NewServer(fake.WithDeployment(fake.Deployment{SubscriptionKey: "gw-key", EnvHeader: "x-acme-env"}))
+	defer srv.Close()
+	fc := srv.Connection()
+	vars := map[string]string{
+		"PARTNER_BASE_URL": fc.BaseURL, "PARTNER_CLIENT_ID": fc.ClientID, "PARTNER_CLIENT_SECRET": fc.ClientSecret,
+		"PARTNER_SUBSCRIPTION_KEY": "gw-key", "PARTNER_ENV_HEADER": "x-acme-env", "PARTNER_ENV": "sandbox-7.example.com",
+	}
+	conn, err := deployment.FromEnv(func(name string) string { return vars[name] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(WithConnection(conn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for _, err := range c.Events.Subscribers(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request reached the fake")
+	}
+	for _, r := range reqs {
+		if r.Env != "sandbox-7.example.com" {
+			t.Errorf("%s %s: environment %q, want sandbox-7.example.com", r.Method, r.Path, r.Env)
+		}
+	}
+}
+
 // TestSubscriptionKey: the gateway key goes in Ocp-Apim-Subscription-Key
 // (or the header named) on every request to the service, token calls
 // included, never to a signed upload URL on another host, and never into
