@@ -129,7 +129,7 @@ func TestEnvironmentNeedsHeaderName(t *testing.T) {
 // (deployment.FromEnv) makes a client through WithConnection alone: its
 // URL, credentials, key, words and environment all travel.
 func TestConnectionFromEnv(t *testing.T) {
-	srv := fake.NewServer(fake.WithDeployment(fake.Deployment{SubscriptionKey: "gw-key", EnvHeader: "x-acme-env"}))
+	srv := fake.NewServer(fake.WithWords(deployment.Words{EnvHeader: "x-acme-env"}), fake.WithDeployment(fake.Deployment{SubscriptionKey: "gw-key"}))
 	defer srv.Close()
 	fc := srv.Connection()
 	vars := map[string]string{
@@ -254,7 +254,7 @@ func TestDeploymentOptionValidation(t *testing.T) {
 // own words and gateway key against a fake configured the same way.
 func TestDeploymentWordsOnFake(t *testing.T) {
 	const key = "gw-key-5d1e0b"
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env", PortalWord: "acme_portal", SubscriptionKey: key}), fake.WithMiddleware(contract.Check(t)))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithWords(deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}), fake.WithMiddleware(contract.Check(t)))
 	defer srv.Close()
 	newClient := func(opts ...Option) *Client {
 		c, err := New(append([]Option{WithBaseURL(srv.URL),
@@ -434,7 +434,7 @@ func TestSameRequestsToFakeAndDeployment(t *testing.T) {
 	const key = "gw-key-same-path"
 	words := deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithMiddleware(contract.Check(t)),
-		fake.WithDeployment(fake.Deployment{EnvHeader: words.EnvHeader, PortalWord: words.PortalWord, SubscriptionKey: key}))
+		fake.WithWords(words), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
 	defer srv.Close()
 
 	run := func(conn deployment.Connection, next http.RoundTripper) []string {

@@ -81,7 +81,8 @@ var quick = fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecon
 func TestOneDeliveryPerChange(t *testing.T) {
 	w := newWire(t, quick)
 	h := newHooks(t)
-	ref := w.srv.ReferralEvent()
+	words := w.srv.Connection().Words
+	ref := words.ReferralEvent()
 	subs := map[string][]string{
 		"/all":          {"object.all"},
 		"/update":       {"object.update"},
@@ -95,7 +96,7 @@ func TestOneDeliveryPerChange(t *testing.T) {
 	}
 	w.srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "won"})                                // a stage change
 	w.srv.UpdateObject(demo.Opportunity2, map[string]any{"amount": 1})                                   // an update
-	w.srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "lost", w.srv.ReferralField(): "R-1"}) // a referral and a stage change
+	w.srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "lost", words.ReferralField(): "R-1"}) // a referral and a stage change
 	settle(t, w.srv)
 
 	kinds := map[string][]string{}

@@ -283,7 +283,7 @@ type LoggedRequest struct {
 	Query    string
 	ClientID string // the client whose token authorized it, if any
 	// Env is the environment the request names: its environment header
-	// (x-svc-env unless Deployment.EnvHeader) or, on the token endpoint, the
+	// (x-svc-env unless WithWords names another) or, on the token endpoint, the
 	// query parameter of that name when the header is absent.
 	Env    string
 	Status int // 0 when the connection was dropped

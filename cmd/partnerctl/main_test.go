@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
@@ -198,7 +199,7 @@ func TestFlagsOverrideVariables(t *testing.T) {
 func TestDeploymentWords(t *testing.T) {
 	t.Parallel()
 	const key = "sk-cli-test-0123"
-	srv := newFake(t, fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-operator-env", SubscriptionKey: key}))
+	srv := newFake(t, fake.WithDemoData(), fake.WithWords(deployment.Words{EnvHeader: "x-operator-env"}), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
 	defer srv.Close()
 	c := newCLI(srv)
 	if r := c.run(t, "reports", "list"); r.code != exitAuth {
