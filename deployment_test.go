@@ -164,6 +164,28 @@ func TestConnectionFromEnv(t *testing.T) {
 	}
 }
 
+// TestFromEnvPlainHTTPAsNew: deployment.FromEnv, which imports nothing of
+// the SDK, refuses a plain-http PARTNER_BASE_URL exactly where New refuses
+// the base URL without WithInsecureHTTP, so that a program that passes
+// FromEnv's check is not refused by New in terms of Go options.
+func TestFromEnvPlainHTTPAsNew(t *testing.T) {
+	for _, b := range []string{"http://127.0.0.1", "http://127.8.9.10:80", "http://localhost:8080", "http://LOCALHOST",
+		"http://[::1]:8080", "http://[::ffff:127.0.0.1]", "http://localhost.:8080", "http://app.localhost",
+		"http://0.0.0.0", "http://10.0.0.1", "http://api.example.com", "https://api.example.com"} {
+		vars := map[string]string{"PARTNER_BASE_URL": b, "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s"}
+		conn, envErr := deployment.FromEnv(func(name string) string { return vars[name] })
+		_, newErr := New(WithBaseURL(b), WithClientCredentials("id", "s"))
+		if (envErr == nil) != (newErr == nil) {
+			t.Errorf("%s: FromEnv says %v, New says %v", b, envErr, newErr)
+		}
+		if envErr == nil {
+			if _, err := New(WithConnection(conn)); err != nil {
+				t.Errorf("%s: New(WithConnection(FromEnv)): %v", b, err)
+			}
+		}
+	}
+}
+
 // TestSubscriptionKey: the gateway key goes in Ocp-Apim-Subscription-Key
 // (or the header named) on every request to the service, token calls
 // included, never to a signed upload URL on another host, and never into

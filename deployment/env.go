@@ -2,6 +2,7 @@ package deployment
 
 import (
 	"errors"
+	"net"
 	"net/url"
 	"strconv"
 	"strings"
@@ -55,9 +56,10 @@ var serverVars = []string{"PARTNER_BASE_URL", "PARTNER_CLIENT_ID", "PARTNER_CLIE
 //
 // An empty variable counts as not set. FromEnv checks the form of each
 // value and returns an *EnvError naming the first variable that is
-// missing or malformed; the error never repeats a secret.
-// partner.New, given the Connection with partner.WithConnection, checks
-// the rest (plain http only to this machine, for one).
+// missing or malformed; the error never repeats a secret. The base URL
+// is https, or plain http only to this machine, as partner.New requires
+// without partner.WithInsecureHTTP (a program that allows more builds its
+// Connection itself).
 //
 // When none of PARTNER_BASE_URL, PARTNER_CLIENT_ID and
 // PARTNER_CLIENT_SECRET is set, FromEnv returns ErrNotSet and a
@@ -147,8 +149,21 @@ func baseURLProblem(raw string) string {
 		return "must not have a query or fragment (a subscription key goes in PARTNER_SUBSCRIPTION_KEY)"
 	case (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
 		return strconv.Quote(u.String()) + " is not an absolute http(s) URL such as https://api.example.com"
+	case u.Scheme == "http" && !isLoopback(u.Hostname()):
+		return strconv.Quote(u.String()) + " must be an https URL (plain http only to this machine: localhost or a loopback address): tokens would travel in clear"
 	}
 	return ""
+}
+
+// isLoopback reports whether host certainly names this machine, as
+// partner.New's plain-http rule decides: "localhost" in any case, or a
+// loopback address.
+func isLoopback(host string) bool {
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // oneLine refuses a control character, such as the line break a value

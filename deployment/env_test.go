@@ -132,11 +132,18 @@ func TestFromEnvRefuses(t *testing.T) {
 	}
 }
 
-// TestFromEnvPlainHTTP: FromEnv leaves the plain-http rule to partner.New,
-// which allows it to this machine (and elsewhere with WithInsecureHTTP).
+// TestFromEnvPlainHTTP: plain http goes only to this machine, where
+// tokens do not travel in clear. (The root package's
+// TestFromEnvPlainHTTPAsNew keeps the rule partner.New's.)
 func TestFromEnvPlainHTTP(t *testing.T) {
-	c, err := deployment.FromEnv(env(server(map[string]string{"PARTNER_BASE_URL": "http://127.0.0.1:8080"})))
-	if err != nil || c.BaseURL != "http://127.0.0.1:8080" {
-		t.Fatalf("FromEnv = %v, %v", c, err)
+	for _, u := range []string{"http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"} {
+		c, err := deployment.FromEnv(env(server(map[string]string{"PARTNER_BASE_URL": u})))
+		if err != nil || c.BaseURL != u {
+			t.Errorf("FromEnv with %s = %v, %v", u, c, err)
+		}
+	}
+	_, err := deployment.FromEnv(env(server(map[string]string{"PARTNER_BASE_URL": "http://api.example.com"})))
+	if err == nil || err.Error() != `PARTNER_BASE_URL "http://api.example.com" must be an https URL (plain http only to this machine: localhost or a loopback address): tokens would travel in clear` {
+		t.Errorf("plain http to another host: %v", err)
 	}
 }
