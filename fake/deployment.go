@@ -82,10 +82,10 @@ func WithWords(w deployment.Words) Option {
 }
 
 // Deployment describes a deployment of the service where it differs from
-// the interface as published: its own words, its API gateway, and the
-// variants of its published descriptions, so that a team can run its
-// tests against what its deployment does. The zero Deployment is the
-// interface; WithDeployment applies the fields that are set.
+// the interface as published: its API gateway and the variants of its
+// published descriptions, so that a team can run its tests against what
+// its deployment does. Its own words go in WithWords. The zero Deployment
+// is the interface; WithDeployment applies the fields that are set.
 type Deployment struct {
 	// PortalWord is the word the deployment uses where the interface says
 	// partner_portal.
