@@ -88,7 +88,11 @@ func FromEnv(getenv func(string) string) (Connection, error) {
 		}
 	}
 	if len(set) > 0 && len(missing) > 0 {
-		return Connection{}, &EnvError{Var: missing[0], Problem: "is not set, but " + and(set) + " " + isAre(set) +
+		nor := ""
+		if len(missing) > 1 {
+			nor = " (nor is " + missing[1] + ")"
+		}
+		return Connection{}, &EnvError{Var: missing[0], Problem: "is not set" + nor + ", but " + and(set) + " " + isAre(set) +
 			": set all of PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET to reach a deployment, or none"}
 	}
 	if err := c.checkVars(); err != nil {

@@ -74,7 +74,7 @@ func TestFromEnvRefuses(t *testing.T) {
 		want    string // in the message
 	}{
 		{"base URL alone", map[string]string{"PARTNER_BASE_URL": "https://api.example.com"},
-			"PARTNER_CLIENT_ID", "PARTNER_CLIENT_ID is not set, but PARTNER_BASE_URL is: set all of"},
+			"PARTNER_CLIENT_ID", "PARTNER_CLIENT_ID is not set (nor is PARTNER_CLIENT_SECRET), but PARTNER_BASE_URL is: set all of"},
 		{"credentials without base URL", map[string]string{"PARTNER_CLIENT_ID": "app", "PARTNER_CLIENT_SECRET": "s3cret-value"},
 			"PARTNER_BASE_URL", "PARTNER_BASE_URL is not set, but PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET are"},
 		{"secret missing", map[string]string{"PARTNER_BASE_URL": "https://api.example.com", "PARTNER_CLIENT_ID": "app"},

@@ -74,7 +74,7 @@ func TestQuickstartEnvProblems(t *testing.T) {
 		want []string
 	}{
 		{map[string]string{"PARTNER_BASE_URL": "https://api.example.com"},
-			[]string{"PARTNER_CLIENT_ID is not set, but PARTNER_BASE_URL is", "or none"}},
+			[]string{"PARTNER_CLIENT_ID is not set (nor is PARTNER_CLIENT_SECRET), but PARTNER_BASE_URL is", "or none"}},
 		{map[string]string{"PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s3cr3t"},
 			[]string{"PARTNER_BASE_URL is not set, but PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET are"}},
 		{map[string]string{"PARTNER_BASE_URL": "http://api.example.com", "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s3cr3t"},
