@@ -432,6 +432,7 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 	p := f.events.policy
 	wait := p.Backoff
 	redelivered, redelivery := false, false
+	var acted []string // the faults that acted on this delivery
 	for attempt := 1; ; attempt++ {
 		a := j.attempt(s, attempt, f.clock.Now())
 		a.Redelivery = redelivery
@@ -443,7 +444,11 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 		a.Delivered = status >= 200 && status < 300
 		redelivery = false
 		if status != 0 {
-			switch ft := f.faults.takeDelivery(s.path, a.Delivered, redelivered); {
+			ft := f.faults.takeDelivery(s.path, a.Delivered, redelivered, acted)
+			if ft != nil {
+				acted = append(acted, ft.ID)
+			}
+			switch {
 			case ft == nil:
 			case ft.DropAnswer:
 				a.AnswerDropped, a.Status, a.Delivered, retryAfter = true, 0, false, 0
