@@ -1,7 +1,7 @@
 // Package deployment holds the words of one deployment of the service and
 // what a client needs to reach it, as plain values that the client
-// (partner.WithWords, partner.WithConnection) and the fake
-// (fake.Fake.Connection) share.
+// (partner.WithWords, partner.WithConnection) and the fake (fake.WithWords,
+// fake.Fake.Connection) share.
 //
 // Where a header or value is named after the operator's brand, the
 // interface uses a neutral stand-in: the environment header x-svc-env, the
