@@ -1,6 +1,7 @@
 package partner_test
 
 import (
+	"errors"
 	"os"
 	"testing"
 
@@ -13,15 +14,14 @@ import (
 // deployment, word for word (TestReadmeTestFunctionsRun); it skips
 // without one. TestReadmeStagingTestAgainstTheFake runs it.
 func TestStagingAnswersAsTheFake(t *testing.T) {
-	if os.Getenv("PARTNER_BASE_URL") == "" {
+	conn, err := deployment.FromEnv(os.Getenv) // PARTNER_BASE_URL, PARTNER_PORTAL_WORD, ...
+	if errors.Is(err, deployment.ErrNotSet) {
 		t.Skip("no staging deployment configured")
 	}
-	r, err := doctor.Run(t.Context(), doctor.Config{Connection: deployment.Connection{
-		BaseURL:      os.Getenv("PARTNER_BASE_URL"),
-		ClientID:     os.Getenv("PARTNER_CLIENT_ID"),
-		ClientSecret: os.Getenv("PARTNER_CLIENT_SECRET"),
-		Words:        deployment.Words{PortalWord: "acme_portal"},
-	}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := doctor.Run(t.Context(), doctor.Config{Connection: conn})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,5 +39,6 @@ func TestReadmeStagingTestAgainstTheFake(t *testing.T) {
 	t.Setenv("PARTNER_BASE_URL", srv.URL)
 	t.Setenv("PARTNER_CLIENT_ID", fake.DefaultClientID)
 	t.Setenv("PARTNER_CLIENT_SECRET", fake.DefaultClientSecret)
+	t.Setenv("PARTNER_PORTAL_WORD", "acme_portal")
 	TestStagingAnswersAsTheFake(t)
 }

@@ -329,13 +329,13 @@ func TestEnvironmentAndClock(t *testing.T) {
 	t.Parallel()
 	srv := newFake(t, fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env"}))
 	cfg := fakeConfig(srv)
-	cfg.Env = "sandbox.example.com"
+	cfg.Connection.Environment = "sandbox.example.com"
 	r, err := Run(context.Background(), cfg)
 	if err != nil || r.Diverged() {
 		t.Fatalf("%v %+v", err, r.Divergences())
 	}
 	for _, lr := range srv.Requests() {
-		if lr.Env != cfg.Env {
+		if lr.Env != cfg.Connection.Environment {
 			t.Errorf("%s %s named the environment %q", lr.Method, lr.Path, lr.Env)
 		}
 	}

@@ -48,12 +48,11 @@ var ErrCredentialsRefused = errors.New("doctor: the deployment refused the crede
 // answers do not give.
 type Config struct {
 	// Connection is where the deployment is, its credentials, its
-	// gateway key and its words (an empty word is the interface's
-	// stand-in, as the fake speaks it).
+	// gateway key, its words (an empty word is the interface's stand-in,
+	// as the fake speaks it) and the environment to act on (sent in
+	// Words.EnvHeader, which it needs). deployment.FromEnv reads one from
+	// the PARTNER_* variables.
 	Connection deployment.Connection
-	// Env is the environment's host name, sent in the environment
-	// header (Connection.Words.EnvHeader, which it needs).
-	Env string
 	// Scopes are asked for with the token; none asks for the client's.
 	Scopes []string
 	// HTTPClient sends the requests (a copy of it that follows no

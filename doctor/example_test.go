@@ -26,18 +26,14 @@ func Example() {
 
 // A team's integration test runs Run against its staging deployment, in
 // CI, and fails on a divergence: the tests that pass against the fake
-// then say something about the deployment.
+// then say something about the deployment. The connection comes from the
+// PARTNER_* variables, as every program of the module reads them.
 func ExampleRun() {
-	r, err := doctor.Run(context.Background(), doctor.Config{
-		Connection: deployment.Connection{
-			BaseURL:      os.Getenv("PARTNER_BASE_URL"),
-			ClientID:     os.Getenv("PARTNER_CLIENT_ID"),
-			ClientSecret: os.Getenv("PARTNER_CLIENT_SECRET"),
-			Words:        deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"},
-		},
-		Env:           "staging.example.com",
-		IntegrationID: "int-crm",
-	})
+	conn, err := deployment.FromEnv(os.Getenv)
+	if err != nil {
+		log.Fatal(err)
+	}
+	r, err := doctor.Run(context.Background(), doctor.Config{Connection: conn, IntegrationID: "int-crm"})
 	if err != nil {
 		log.Fatal(err) // errors.Is(err, doctor.ErrCredentialsRefused): the credentials
 	}

@@ -134,8 +134,8 @@ func (p *prober) newRequest(ctx context.Context, method, path string, query url.
 	if p.token != "" {
 		req.Header.Set("Authorization", "Bearer "+p.token)
 	}
-	if p.cfg.Env != "" {
-		req.Header.Set(p.envHeader, p.cfg.Env)
+	if p.cfg.Connection.Environment != "" {
+		req.Header.Set(p.envHeader, p.cfg.Connection.Environment)
 	}
 	if k := p.cfg.Connection.SubscriptionKey; k != "" {
 		req.Header.Set(p.keyHeader, k)
@@ -195,8 +195,8 @@ func (p *prober) getToken(ctx context.Context) error {
 		body["scope"] = strings.Join(p.cfg.Scopes, " ")
 	}
 	var q url.Values
-	if p.cfg.Env != "" {
-		q = url.Values{p.envHeader: {p.cfg.Env}}
+	if p.cfg.Connection.Environment != "" {
+		q = url.Values{p.envHeader: {p.cfg.Connection.Environment}}
 	}
 	a, err := p.call(ctx, http.MethodPost, "/oauth/token", q, body)
 	if err != nil {

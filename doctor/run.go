@@ -52,8 +52,8 @@ func newProber(cfg Config) (*prober, error) {
 	if c.ClientID == "" || c.ClientSecret == "" {
 		return nil, errors.New("doctor: no client credentials (Connection.ClientID, Connection.ClientSecret)")
 	}
-	if cfg.Env != "" && c.Words.EnvHeader == "" {
-		return nil, errors.New("doctor: an environment (Env) needs the environment header's name (Connection.Words.EnvHeader)")
+	if c.Environment != "" && c.Words.EnvHeader == "" {
+		return nil, errors.New("doctor: an environment (Connection.Environment) needs the environment header's name (Connection.Words.EnvHeader)")
 	}
 	checker, err := contract.Load()
 	if err != nil {
@@ -141,10 +141,10 @@ func (p *prober) connection() error {
 // environment says which environment and gateway key the requests named.
 func (p *prober) environment() {
 	c := p.add(&Check{Name: "environment header"})
-	if p.cfg.Env == "" {
+	if p.cfg.Connection.Environment == "" {
 		c.Status, c.Note = Skipped, "no environment given: the requests act on the deployment's default environment"
 	} else {
-		c.note(fmt.Sprintf("every request named the environment %q in %s, and the token was granted", p.cfg.Env, p.envHeader))
+		c.note(fmt.Sprintf("every request named the environment %q in %s, and the token was granted", p.cfg.Connection.Environment, p.envHeader))
 	}
 	k := p.add(&Check{Name: "gateway key"})
 	if p.cfg.Connection.SubscriptionKey == "" {
@@ -160,8 +160,8 @@ func (p *prober) revoke(ctx context.Context) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	var q url.Values
-	if p.cfg.Env != "" {
-		q = url.Values{p.envHeader: {p.cfg.Env}}
+	if p.cfg.Connection.Environment != "" {
+		q = url.Values{p.envHeader: {p.cfg.Connection.Environment}}
 	}
 	if a, err := p.call(ctx, http.MethodDelete, "/oauth/token", q, nil); err == nil && a.status/100 != 2 {
 		p.add(&Check{Name: "token invalidation", Operation: a.op, Status: Skipped,

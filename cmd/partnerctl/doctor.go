@@ -99,40 +99,38 @@ error.`,
 }
 
 // doctorConnection fills cfg's connection from the settings, as client
-// reads them: the flags, else the PARTNER_* variables.
+// reads them (each variable overridden by its flag, through
+// deployment.FromEnv), and the portal word from --portal-word or
+// PARTNER_PORTAL_WORD.
 func (a *app) doctorConnection(cmd *cobra.Command, cfg *doctor.Config, portal string) error {
-	base, baseFrom := a.settingFrom(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL")
-	secret, _, err := a.secretSetting(cmd, "client-secret", a.clientSecret, a.secretFile, "PARTNER_CLIENT_SECRET")
-	if err != nil {
+	vars := map[string]string{} // the value of each variable, or of the flag that overrides it
+	from := map[string]string{} // the flag or variable each value came from
+	for _, s := range []struct{ flag, value, variable string }{
+		{"base-url", a.baseURL, "PARTNER_BASE_URL"}, {"client-id", a.clientID, "PARTNER_CLIENT_ID"},
+		{"env", a.env, "PARTNER_ENV"}, {"env-header", a.envHeader, "PARTNER_ENV_HEADER"},
+		{"subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER"},
+		{"portal-word", portal, "PARTNER_PORTAL_WORD"},
+	} {
+		vars[s.variable], from[s.variable] = a.settingFrom(cmd, s.flag, s.value, s.variable)
+	}
+	var err error
+	if vars["PARTNER_CLIENT_SECRET"], from["PARTNER_CLIENT_SECRET"], err = a.secretSetting(cmd, "client-secret", a.clientSecret, a.secretFile, "PARTNER_CLIENT_SECRET"); err != nil {
 		return err
 	}
-	key, _, err := a.secretSetting(cmd, "subscription-key", a.subKey, a.subKeyFile, "PARTNER_SUBSCRIPTION_KEY")
-	if err != nil {
+	if vars["PARTNER_SUBSCRIPTION_KEY"], from["PARTNER_SUBSCRIPTION_KEY"], err = a.secretSetting(cmd, "subscription-key", a.subKey, a.subKeyFile, "PARTNER_SUBSCRIPTION_KEY"); err != nil {
 		return err
 	}
-	cfg.Connection = deployment.Connection{
-		BaseURL:         base,
-		ClientID:        a.setting(cmd, "client-id", a.clientID, "PARTNER_CLIENT_ID"),
-		ClientSecret:    secret,
-		SubscriptionKey: key,
-		Words: deployment.Words{
-			EnvHeader:             a.setting(cmd, "env-header", a.envHeader, "PARTNER_ENV_HEADER"),
-			PortalWord:            a.setting(cmd, "portal-word", portal, "PARTNER_PORTAL_WORD"),
-			SubscriptionKeyHeader: a.setting(cmd, "subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER"),
-		},
+	if base := vars["PARTNER_BASE_URL"]; base != "" && !strings.Contains(base, "://") {
+		return usagef("%s %q has no scheme: add http:// or https://", from["PARTNER_BASE_URL"], base)
 	}
-	cfg.Env = a.setting(cmd, "env", a.env, "PARTNER_ENV")
-	cfg.Scopes = a.scopes
-	switch {
-	case base == "":
-		return usagef("no base URL: set --base-url or PARTNER_BASE_URL")
-	case !strings.Contains(base, "://"):
-		return usagef("%s %q has no scheme: add http:// or https://", baseFrom, base)
-	case cfg.Connection.ClientID == "" || secret == "":
-		return usagef("no client credentials: set --client-id and --client-secret (or --client-secret-file), or PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET")
-	case cfg.Env != "" && cfg.Connection.Words.EnvHeader == "":
-		return usagef("--env (or PARTNER_ENV) needs --env-header (or PARTNER_ENV_HEADER)")
+	conn, err := deployment.FromEnv(func(name string) string { return vars[name] })
+	if err != nil {
+		return settingsError(err, vars, from)
 	}
+	if conn.Environment != "" && conn.Words.EnvHeader == "" {
+		return usagef("%s needs --env-header (or PARTNER_ENV_HEADER)", from["PARTNER_ENV"])
+	}
+	cfg.Connection, cfg.Scopes = conn, a.scopes
 	return nil
 }
 
