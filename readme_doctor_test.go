@@ -34,7 +34,7 @@ func TestStagingAnswersAsTheFake(t *testing.T) {
 // fake of the README's portal word as the deployment, where it passes.
 // Not parallel: it sets the process's variables.
 func TestReadmeStagingTestAgainstTheFake(t *testing.T) {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{PortalWord: "acme_portal"}))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithWords(deployment.Words{PortalWord: "acme_portal"}))
 	defer srv.Close()
 	t.Setenv("PARTNER_BASE_URL", srv.URL)
 	t.Setenv("PARTNER_CLIENT_ID", fake.DefaultClientID)

@@ -16,6 +16,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/testkit/contract"
 )
@@ -64,13 +65,7 @@ func divergent(t *testing.T, srv *fake.Server, require string, tokenToo bool, re
 	}
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if require != "" && (tokenToo || r.URL.Path != "/oauth/token") && r.Header.Get(require) == "" {
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(http.StatusBadRequest)
-			msg := `{"message": "header ` + require + ` is required"}`
-			if r.URL.Path == "/oauth/token" {
-				msg = `{"error": "invalid_request", "error_description": "header ` + require + ` is required"}`
-			}
-			io.WriteString(w, msg)
+			refuseWithout(w, r, require)
 			return
 		}
 		for _, rw := range rewrites {
@@ -86,6 +81,18 @@ func divergent(t *testing.T, srv *fake.Server, require string, tokenToo bool, re
 	}))
 	t.Cleanup(ts.Close)
 	return ts.URL
+}
+
+// refuseWithout answers 400 naming the header the request lacks, as an
+// OAuth error on the token endpoint.
+func refuseWithout(w http.ResponseWriter, r *http.Request, header string) {
+	w.Header().Set("Content-Type", "application/json")
+	w.WriteHeader(http.StatusBadRequest)
+	msg := `{"message": "header ` + header + ` is required"}`
+	if r.URL.Path == "/oauth/token" {
+		msg = `{"error": "invalid_request", "error_description": "header ` + header + ` is required"}`
+	}
+	io.WriteString(w, msg)
 }
 
 // each applies f to every object of the list member name of v.
@@ -327,7 +334,7 @@ func TestPlainHTTPRule(t *testing.T) {
 // clock far from this machine's diverges.
 func TestEnvironmentAndClock(t *testing.T) {
 	t.Parallel()
-	srv := newFake(t, fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env"}))
+	srv := newFake(t, fake.WithWords(deployment.Words{EnvHeader: "x-acme-env"}))
 	cfg := fakeConfig(srv)
 	cfg.Connection.Environment = "sandbox.example.com"
 	r, err := Run(context.Background(), cfg)

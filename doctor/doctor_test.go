@@ -182,7 +182,7 @@ func TestTheFakeFindsNothing(t *testing.T) {
 // fake of another portal word lists another referral kind and audit field.
 func TestWords(t *testing.T) {
 	t.Parallel()
-	srv := newFake(t, fake.WithDeployment(fake.Deployment{PortalWord: "acme_portal"}))
+	srv := newFake(t, fake.WithWords(deployment.Words{PortalWord: "acme_portal"}))
 	cfg := fakeConfig(srv)
 	cfg.Connection.Words.PortalWord = ""
 	r, err := Run(context.Background(), cfg)
