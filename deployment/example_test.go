@@ -1,6 +1,7 @@
 package deployment_test
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/partnerapi/partner-go/deployment"
@@ -27,4 +28,19 @@ func ExampleConnection_String() {
 	// Output:
 	// {BaseURL:https://api.example.com ClientID:app ClientSecret:[redacted] SubscriptionKey: Words:{EnvHeader:x-acme-env PortalWord: SubscriptionKeyHeader:}}
 	// deployment.Connection{BaseURL:https://api.example.com ClientID:app ClientSecret:[redacted] SubscriptionKey: Words:{EnvHeader:x-acme-env PortalWord: SubscriptionKeyHeader:}}
+}
+
+// A Connection encodes without its secrets too; a program that must
+// write them (a configuration file) copies them from the fields.
+func ExampleConnection_MarshalJSON() {
+	c := deployment.Connection{BaseURL: "https://api.example.com", ClientID: "app", ClientSecret: "s3cret"}
+	b, _ := json.Marshal(struct {
+		Name string
+		Conn deployment.Connection
+	}{"crm", c})
+	fmt.Println(string(b))
+	fmt.Println(c.ClientSecret)
+	// Output:
+	// {"Name":"crm","Conn":{"BaseURL":"https://api.example.com","ClientID":"app","ClientSecret":"[redacted]","SubscriptionKey":"","Words":{"EnvHeader":"","PortalWord":"","SubscriptionKeyHeader":""}}}
+	// s3cret
 }
