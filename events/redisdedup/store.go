@@ -22,8 +22,10 @@
 // client works as well as a single server's.
 //
 // When Redis cannot be reached, Dedup passes the delivery on to Deliver
-// and logs the failure (a duplicate is less harm than a loss), and guards
-// again as soon as Redis answers. Redis only remembers: a restart without
+// and logs the failure (a duplicate is less harm than a loss), or answers
+// it 503 with Dedup.RefuseWhenStoreFails, and guards again as soon as
+// Redis answers. A reply the client panics on (a bulk length no process
+// can allocate) is an error like any other, never a crash. Redis only remembers: a restart without
 // persistence forgets the window's deliveries, so a retry after it may be
 // handled again, and never loses one.
 //
