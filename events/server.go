@@ -1,6 +1,7 @@
 package events
 
 import (
+	"crypto/tls"
 	"net"
 	"net/http"
 	"sync"
@@ -25,13 +26,20 @@ const DefaultMaxConns = 256
 //     answer (ReadTimeout plus 30 s for Deliver; make it longer when
 //     Deliver takes longer);
 //   - IdleTimeout: 60 s, a keep-alive connection between requests;
-//   - MaxHeaderBytes: 16 KiB (a callback path and a few headers).
+//   - MaxHeaderBytes: 16 KiB (a callback path and a few headers);
+//   - Protocols: HTTP/1.1 alone, with ServeTLS too. A delivery is one
+//     request, which HTTP/2 does not speed up, and LimitConns closes an
+//     HTTP/1.1 connection that idles between requests for a newcomer,
+//     but an HTTP/2 one only before it begins (see LimitConns).
 //
 // Serve it on a listener from LimitConns, which caps the connections
 // without letting idle ones lock deliveries out. Change a field before
 // serving to set another value.
 func NewServer(h http.Handler) *http.Server {
+	protocols := new(http.Protocols)
+	protocols.SetHTTP1(true)
 	return &http.Server{
+		Protocols:         protocols,
 		Handler:           h,
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       30 * time.Second,
@@ -60,6 +68,13 @@ func NewServer(h http.Handler) *http.Server {
 // the time a delivery takes to send its headers. A listener that stops
 // accepting is the other way to lose deliveries, which netutil's
 // LimitListener does when every connection is held.
+//
+// A connection the server speaks HTTP/2 on (ServeTLS with HTTP/2 turned
+// on, which NewServer turns off) is closed for a newcomer only until its
+// client has sent the HTTP/2 preface, the start of its first exchange;
+// after that, IdleTimeout closes it: HTTP/2 reports the end of a request
+// before the answer is flushed, so closing it when it goes idle could
+// cut off the answer.
 func LimitConns(srv *http.Server, ln net.Listener, n int) net.Listener {
 	if n <= 0 {
 		n = DefaultMaxConns
@@ -193,6 +208,11 @@ func (l *connLimiter) connState(nc net.Conn, st http.ConnState) {
 		case http.StateActive:
 			c.waiting = false
 		case http.StateIdle:
+			if servesHTTP2(nc) {
+				// HTTP/2 reports a stream's end before it flushes the
+				// answer: closing the connection now could cut it off.
+				break
+			}
 			c.spoke.Store(false)
 			c.waiting = true
 			l.seq++
@@ -206,6 +226,13 @@ func (l *connLimiter) connState(nc net.Conn, st http.ConnState) {
 	if l.next != nil {
 		l.next(nc, st)
 	}
+}
+
+// servesHTTP2 reports whether nc is a TLS connection that negotiated
+// HTTP/2.
+func servesHTTP2(nc net.Conn) bool {
+	tc, ok := nc.(interface{ ConnectionState() tls.ConnectionState })
+	return ok && tc.ConnectionState().NegotiatedProtocol == "h2"
 }
 
 // own returns the limitedConn of l that nc is or wraps (a *tls.Conn,

@@ -3,8 +3,11 @@ package events_test
 import (
 	"bytes"
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"runtime"
 	"strings"
 	"sync"
@@ -20,7 +23,8 @@ import (
 func TestNewServerTimeouts(t *testing.T) {
 	srv := events.NewServer(http.NotFoundHandler())
 	if srv.ReadHeaderTimeout != 10*time.Second || srv.ReadTimeout != 30*time.Second || srv.WriteTimeout != 60*time.Second ||
-		srv.IdleTimeout != 60*time.Second || srv.MaxHeaderBytes != 16<<10 || srv.Handler == nil {
+		srv.IdleTimeout != 60*time.Second || srv.MaxHeaderBytes != 16<<10 || srv.Handler == nil ||
+		srv.Protocols == nil || !srv.Protocols.HTTP1() || srv.Protocols.HTTP2() || srv.Protocols.UnencryptedHTTP2() {
 		t.Errorf("NewServer: %+v", srv)
 	}
 }
@@ -170,4 +174,73 @@ func acceptBlocked() bool {
 		}
 	}
 	return false
+}
+
+// TestLimitConnsTLS: served with ServeTLS, the limiter follows each
+// connection through the *tls.Conn the server reports: with n = 1 and a
+// delivery in Deliver, a second client waits rather than closing it,
+// and both are delivered. NewServer speaks HTTP/1.1 to a client that
+// offers HTTP/2; a server that turns HTTP/2 on keeps an HTTP/2
+// connection that goes idle, and the second client is served once the
+// first closes it. It does not call t.Parallel: it looks through the
+// goroutines for its own limiter's Accept.
+func TestLimitConnsTLS(t *testing.T) {
+	ts := httptest.NewUnstartedServer(http.NotFoundHandler())
+	ts.StartTLS()
+	certs, roots := ts.TLS.Certificates, x509.NewCertPool()
+	roots.AddCert(ts.Certificate())
+	ts.Close()
+	for _, tc := range []struct {
+		name      string
+		serverH2  bool
+		wantProto string
+	}{{"NewServer", false, "HTTP/1.1"}, {"HTTP/2 on", true, "HTTP/2.0"}} {
+		t.Run(tc.name, func(t *testing.T) {
+			secret := events.NewSecret()
+			started, release := make(chan struct{}, 2), make(chan struct{})
+			srv := events.NewServer(&events.Handler{Secrets: events.NewSecretSet(secret), Deliver: func(context.Context, *events.Delivery) error {
+				started <- struct{}{}
+				<-release
+				return nil
+			}})
+			srv.TLSConfig = &tls.Config{Certificates: certs}
+			if tc.serverH2 {
+				srv.Protocols.SetHTTP2(true)
+				// The first client may close its connection before or
+				// after it is idle; if not, the server does.
+				srv.IdleTimeout = time.Second
+			}
+			ln, err := net.Listen("tcp", "127.0.0.1:0")
+			if err != nil {
+				t.Fatal(err)
+			}
+			go srv.ServeTLS(events.LimitConns(srv, ln, 1), "", "")
+			t.Cleanup(func() { srv.Close() })
+
+			answers := make(chan string, 2)
+			deliver := func() {
+				// Each delivery on a connection of its own, closed after
+				// its answer.
+				tr := &http.Transport{TLSClientConfig: &tls.Config{RootCAs: roots}, ForceAttemptHTTP2: true}
+				defer tr.CloseIdleConnections()
+				resp, err := (&http.Client{Transport: tr}).Post("https://"+ln.Addr().String()+"/hook/"+string(secret), "application/json", strings.NewReader(`{}`))
+				if err != nil {
+					answers <- err.Error()
+					return
+				}
+				resp.Body.Close()
+				answers <- resp.Proto + " " + resp.Status
+			}
+			go deliver()
+			<-started
+			go deliver()
+			waitUntil(t, acceptBlocked)
+			close(release)
+			for range 2 {
+				if got, want := <-answers, tc.wantProto+" 204 No Content"; got != want {
+					t.Errorf("a delivery: %s, want %s", got, want)
+				}
+			}
+		})
+	}
 }

@@ -44,7 +44,8 @@
 // most Handler.MaxBodyBytes, 1 MiB by default), WriteTimeout 60 s (from
 // the end of the headers to the end of the answer: make it ReadTimeout
 // plus the longest Deliver takes), IdleTimeout 60 s (a keep-alive
-// connection between requests) and MaxHeaderBytes 16 KiB. LimitConns
+// connection between requests) and MaxHeaderBytes 16 KiB, and serves
+// HTTP/1.1 alone, with ServeTLS too (a delivery is one request). LimitConns
 // serves at most DefaultMaxConns (256) connections at once and, when
 // they are all open, closes one that waits for a request (idle, or
 // silent since it was accepted) to take a newcomer, rather than refuse
