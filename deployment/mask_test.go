@@ -108,8 +108,8 @@ func TestConnectionMasked(t *testing.T) {
 				// nothing written.
 				continue
 			}
-			if strings.Contains(out, "!ERROR:json: unsupported type") {
-				continue // slog's JSON handler, on a map keyed by a Connection
+			if strings.Contains(out, `"!ERROR:json: unsupported`) {
+				continue // slog's JSON handler refuses a map keyed by a Connection
 			}
 			if !strings.Contains(ename, "%x") && !strings.Contains(ename, "%X") && !strings.Contains(ename, "% x") && !strings.Contains(out, "api.example.com") {
 				t.Errorf("%s does not show the Connection: %s", what, out)
