@@ -203,12 +203,13 @@ func (l *connLimiter) releaseLocked(c *limitedConn) {
 // connState follows what the server does with each connection.
 func (l *connLimiter) connState(nc net.Conn, st http.ConnState) {
 	if c := l.own(nc); c != nil {
+		h2 := st == http.StateIdle && servesHTTP2(nc) // before the lock: it takes the TLS handshake's
 		l.mu.Lock()
 		switch st {
 		case http.StateActive:
 			c.waiting = false
 		case http.StateIdle:
-			if servesHTTP2(nc) {
+			if h2 {
 				// HTTP/2 reports a stream's end before it flushes the
 				// answer: closing the connection now could cut it off.
 				break
