@@ -193,6 +193,16 @@ func TestBulkRecordCaps(t *testing.T) {
 	}
 	e.want(e.send("POST", loadPath("data_format", "JSON"), "application/json", record(maxJSONRecord-100)), 200, "execution_id")
 	e.want(e.send("POST", loadPath("data_format", "JSON"), "application/json", record(maxJSONRecord)), 400, "record 1 (byte 1) is longer than 1048576 bytes")
+	// Flattened: the key and maxRecordFields-1 members, nested one level,
+	// are within the caps; one more member, or names that repeat a long
+	// member name past 1 MiB, are not.
+	jsonLoad := func(b []byte) *sink {
+		return e.send("POST", loadPath("data_format", "JSON"), "application/json", bytes.NewReader(jsonArray(b)))
+	}
+	e.want(jsonLoad(longKeyRecord("J-2", 1, 0, maxRecordFields-1)), 200, "execution_id")
+	e.want(jsonLoad(longKeyRecord("J-2", 1, 0, maxRecordFields)), 400, "JSON record 1 (byte 1) has more than 16384 fields, nested members counted by dotted name (the fake's limit)")
+	e.want(jsonLoad(longKeyRecord("J-3", 1000, 0, 1000)), 200, "execution_id")
+	e.want(jsonLoad(longKeyRecord("J-3", 1100, 0, 1000)), 400, "JSON record 1 (byte 1) holds more than 1048576 bytes of field names and values")
 
 	cell := `<c t="inlineStr"><is><t>` + strings.Repeat("b", 30_000) + `</t></is></c>`
 	for _, tc := range []struct {
