@@ -121,7 +121,11 @@ func (f *Fake) bulkLoadOpportunity(w http.ResponseWriter, r *http.Request) {
 // body so that the client sees the answer instead of a reset connection.
 func refuseLoad(w http.ResponseWriter, r *http.Request, status int, format string, args ...any) {
 	io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
-	writeError(w, status, "invalid_request", format, args...)
+	code := "invalid_request"
+	if status == http.StatusRequestEntityTooLarge {
+		code = "body_too_large"
+	}
+	writeError(w, status, code, format, args...)
 }
 
 // loadTarget reads the query parameters both load routes take alike:
@@ -276,7 +280,7 @@ func (f *Fake) runLoad(in Integration, ex *bulkExecution, format string, delim r
 		}
 		return f.applyLoad(in, ex, format, delim, header, false, io.NewSectionReader(held, 0, held.Size()))
 	}
-	sp := &spool{limit: f.bulk.spoolMemory, spilled: func() { f.bulk.spills.Add(1) }}
+	sp := &spool{limit: f.bulk.spoolMemory, spilled: func() { f.bulk.spills.Add(1) }, dir: f.bulk.spoolDir, total: &f.bulk}
 	if sp.limit == 0 {
 		sp.limit = spoolMemory
 	}
