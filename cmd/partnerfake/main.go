@@ -39,6 +39,9 @@
 //	-allow-host NAME    admit this Host name besides loopback ones
 //	                    (repeatable); on an address that is not loopback
 //	                    (0.0.0.0 in a container), turns the Host check on
+//	-redirect-uri URI   a redirect URI of the client for GET /oauth/authorize,
+//	                    the connector's sign-in (repeatable); loopback
+//	                    ones need none, others not registered are refused
 //	-max-tokens N       live access tokens kept (default 100000)
 //	-max-uploads N      signed upload URLs kept (default 10000)
 //	-max-upload-bytes N bytes of uploaded files held (default 1073741824)
@@ -193,6 +196,8 @@ type config struct {
 	// the fake's totals (fake.Limits) and the Host names it admits
 	limits     fake.Limits
 	allowHosts []string
+	// redirect URIs of the client (fake.WithRedirectURIs)
+	redirects []string
 	// the server's bounds on connections
 	readTimeout, writeTimeout, idleTimeout time.Duration
 	maxConns                               int
@@ -233,6 +238,10 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.DurationVar(&c.writeTimeout, "write-timeout", 2*time.Minute, "longest from a request's headers to the end of its answer (bulk loads and uploads: bounded by their body's progress instead)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", time.Minute, "longest a keep-alive connection stays idle between requests")
 	fs.IntVar(&c.maxConns, "max-connections", 1024, "connections served at once; more wait to be accepted until one closes")
+	fs.Func("redirect-uri", "a redirect `URI` of the client for GET /oauth/authorize, the connector's sign-in (repeatable); loopback ones need none", func(v string) error {
+		c.redirects = append(c.redirects, v)
+		return nil
+	})
 	fs.Func("allow-host", "admit this Host `name` besides loopback ones (repeatable, or comma-separated); on an address that is not loopback, turns the Host check on", func(v string) error {
 		for h := range strings.SplitSeq(v, ",") {
 			if h = strings.TrimSpace(h); h != "" {
@@ -318,6 +327,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			fake.WithViewDelay(c.viewDelay), fake.WithRequestLogSize(c.logSize), fake.WithLimits(c.limits), fake.WithSpoolDir(spool.path)}
 		if c.demo {
 			opts = append(opts, fake.WithDemoData())
+		}
+		if len(c.redirects) > 0 {
+			opts = append(opts, fake.WithRedirectURIs(c.id, c.redirects...))
 		}
 		if c.manual {
 			opts = append(opts, fake.WithClock(fake.NewManualClock(start)))

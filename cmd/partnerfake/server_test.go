@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"strings"
 	"testing"
@@ -204,6 +205,25 @@ func TestAllowHostOnAnyAddress(t *testing.T) {
 		}
 		if err := stop(); err != nil {
 			t.Error(err)
+		}
+	}
+}
+
+// TestRedirectURIFlag: GET /oauth/authorize redirects the client to a URI
+// -redirect-uri registered or a loopback one, and to no other.
+func TestRedirectURIFlag(t *testing.T) {
+	t.Parallel()
+	base, stop := start(t, "-redirect-uri", "https://consent.example.com/cb")
+	defer stop()
+	noRedirect := &http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
+	for uri, want := range map[string]int{"https://consent.example.com/cb": 302, "http://127.0.0.1:9/cb": 302, "https://attacker.example/": 400} {
+		resp, err := noRedirect.Get(base + "/oauth/authorize?response_type=code&client_id=partner-test-client&redirect_uri=" + url.QueryEscape(uri))
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != want || want == 302 && !strings.HasPrefix(resp.Header.Get("Location"), uri) {
+			t.Errorf("authorize to %s: %d %q, want %d", uri, resp.StatusCode, resp.Header.Get("Location"), want)
 		}
 	}
 }
