@@ -117,6 +117,11 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 			page = requestPage(r)
 		}
 		if ft := f.faults.take(r.Method, r.URL.Path, page); ft != nil {
+			if ft.Latency > 0 || ft.Dribble > 0 {
+				// A slow answer asked for: no write timeout of the
+				// server cuts it (the client's leaving still ends it).
+				http.NewResponseController(rec).SetWriteDeadline(time.Time{})
+			}
 			if ft.Latency > 0 {
 				select {
 				case <-time.After(ft.Latency):

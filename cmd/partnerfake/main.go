@@ -56,8 +56,10 @@
 //	                    a bulk load or upload is bounded by its progress
 //	                    instead: 30s without a byte ends it
 //	-write-timeout D    longest from a request's headers to the end of its
-//	                    answer (default 2m); bulk loads and uploads are
-//	                    bounded by their body's progress instead
+//	                    answer (default 2m), after -latency; bulk loads and
+//	                    uploads are bounded by their body's progress instead,
+//	                    and an injected fault's latency or dribble by the
+//	                    client's leaving
 //	-idle-timeout D     longest a keep-alive connection stays idle between
 //	                    requests (default 1m)
 //	-max-connections N  connections served at once (default 1024); more wait
@@ -358,7 +360,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	defer admin.Close()
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
-	handler := withLatency(admin, c.latency)
+	handler := withLatency(admin, c.latency, c.writeTimeout)
 	if fakehttp.LoopbackAddr(ln.Addr()) || len(c.allowHosts) > 0 {
 		handler = fakehttp.LocalOnly(handler, c.allowHosts)
 	}
@@ -400,13 +402,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-// withLatency delays every request outside the admin API by d.
-func withLatency(h http.Handler, d time.Duration) http.Handler {
+// withLatency delays every request outside the admin API by d, which
+// the write timeout then counts from the end of.
+func withLatency(h http.Handler, d, writeTimeout time.Duration) http.Handler {
 	if d <= 0 {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, fakehttp.AdminPrefix) {
+			http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d + writeTimeout))
 			t := time.NewTimer(d)
 			select {
 			case <-t.C:

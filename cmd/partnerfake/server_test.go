@@ -175,6 +175,32 @@ func TestSlowLoadBodyNotCut(t *testing.T) {
 	closedBy(t, c, time.Now().Add(50*timeout), "a token request whose body stopped")
 }
 
+// TestSlowAnswersAskedForNotCut: a latency asked for (-latency, or a
+// fault injected through the admin API with a latency or a dribble) is
+// not cut by -write-timeout: the answer comes whole. The latencies are
+// twice the write timeout; the dribble, 16 bytes every 20ms, sends the
+// kinds' list (some 700 bytes) in three times as long.
+func TestSlowAnswersAskedForNotCut(t *testing.T) {
+	t.Parallel()
+	const timeout = 300 * time.Millisecond
+	slow, stopSlow := start(t, "-write-timeout", timeout.String(), "-latency", (2 * timeout).String())
+	defer stopSlow()
+	if st, body := send(t, "GET", slow+"/event/v1/metadata/event", defaultToken(t, slow), ""); st != 200 {
+		t.Errorf("with -latency past -write-timeout: %d %s", st, body)
+	}
+	base, stop := start(t, "-write-timeout", timeout.String())
+	defer stop()
+	tok := defaultToken(t, base)
+	for _, fault := range []string{`{"path": "/event/v1/metadata/event", "times": 1, "latency": "600ms"}`, `{"path": "/event/v1/metadata/event", "times": 1, "dribble": "20ms"}`} {
+		if st, body := send(t, "POST", base+"/_fake/faults", "", fault); st != http.StatusCreated {
+			t.Fatalf("inject %s: %d %s", fault, st, body)
+		}
+		if st, body := send(t, "GET", base+"/event/v1/metadata/event", tok, ""); st != 200 || len(body) < 600 {
+			t.Errorf("after the fault %s: %d %.200s (%d bytes)", fault, st, body, len(body))
+		}
+	}
+}
+
 // TestAllowHostOnAnyAddress: listening on all addresses, partnerfake
 // serves the service's routes to any Host; with -allow-host only to
 // loopback names and the names given.
