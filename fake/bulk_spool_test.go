@@ -120,4 +120,3 @@ func TestLoadBodyStall(t *testing.T) {
 	}
 
 }
-
