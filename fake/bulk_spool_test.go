@@ -118,5 +118,4 @@ func TestLoadBodyStall(t *testing.T) {
 	if n := len(srv.BulkExecutions()); n != 0 {
 		t.Errorf("the stalled load recorded %d executions", n)
 	}
-
 }
