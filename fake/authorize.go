@@ -1,11 +1,11 @@
 package fake
 
 import (
+	"net"
 	"net/http"
 	"net/url"
 	"slices"
-
-	"github.com/partnerapi/partner-go/internal/urls"
+	"strings"
 )
 
 // This file is the sign-in path of the deployed service's low-code
@@ -41,7 +41,8 @@ func WithRedirectURIs(clientID string, uris ...string) Option {
 // redirectAllowed reports whether the client id may be redirected to
 // raw, parsed as to: a URI registered for it, or a loopback one.
 func (s *authStore) redirectAllowed(id, raw string, to *url.URL) bool {
-	if urls.IsLoopback(to.Hostname()) {
+	host := to.Hostname()
+	if ip := net.ParseIP(host); strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback() {
 		return true
 	}
 	s.mu.Lock()
