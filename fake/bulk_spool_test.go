@@ -41,31 +41,32 @@ func (b *heldBody) Read(p []byte) (int, error) {
 // directory while they exist.
 func TestSpoolTotal(t *testing.T) {
 	dir := t.TempDir()
-	e := newMemEnv(t, WithLimits(Limits{SpoolBytes: 8 << 20}), WithSpoolDir(dir))
+	e := newMemEnv(t, WithLimits(Limits{SpoolBytes: 2 << 20}), WithSpoolDir(dir))
 	defer e.f.Close()
-	e.f.bulk.spoolMemory = 1 << 20
+	e.f.bulk.spoolMemory = 256 << 10
 
-	first := &heldBody{r: &csvRows{n: 34_000, oneKey: true, pad: 200}, n: 6 << 20, held: make(chan struct{}), release: make(chan struct{})}
+	// 1.7 MiB, held once 1.5 MiB were read.
+	first := &heldBody{r: &csvRows{n: 8_500, oneKey: true, pad: 200}, n: 1536 << 10, held: make(chan struct{}), release: make(chan struct{})}
 	held := first.held
 	done := make(chan *sink)
 	go func() { done <- e.send("POST", loadPath(), "text/csv", first) }()
 	<-held
-	if n := e.f.bulk.spooled.Load(); n < 6<<20 {
-		t.Errorf("a load that read 6 MiB holds %d bytes of the total", n)
+	if n := e.f.bulk.spooled.Load(); n < 1536<<10 {
+		t.Errorf("a load that read 1.5 MiB holds %d bytes of the total", n)
 	}
 	if files, _ := os.ReadDir(dir); len(files) != 1 {
-		t.Errorf("%d files in the spool directory while a load of 6 MiB runs, want 1", len(files))
+		t.Errorf("%d files in the spool directory while a load of 1.5 MiB runs, want 1", len(files))
 	}
 	before := len(e.f.BulkExecutions())
-	e.want(e.send("POST", loadPath(), "text/csv", io.LimitReader(&csvRows{n: 1_000_000}, 6<<20)), 413,
-		`"error":"body_too_large","message":"the fake's loads running hold 8388608 bytes of bodies, its limit`)
+	e.want(e.send("POST", loadPath(), "text/csv", io.LimitReader(&csvRows{n: 1_000_000}, 1<<20)), 413,
+		`"error":"body_too_large","message":"the fake's loads running hold 2097152 bytes of bodies, its limit`)
 	if n := len(e.f.BulkExecutions()); n != before {
 		t.Errorf("the refused load recorded an execution")
 	}
 	close(first.release)
 	s := <-done
 	if s.status != 200 {
-		t.Errorf("the first load, past its own 6 MiB: %d %.300s", s.status, s.head)
+		t.Errorf("the first load, past its own 1.5 MiB: %d %.300s", s.status, s.head)
 	}
 	if n := e.f.bulk.spooled.Load(); n != 0 {
 		t.Errorf("%d bytes of the total still held after the loads ended", n)
