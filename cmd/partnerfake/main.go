@@ -63,7 +63,9 @@
 //	-idle-timeout D     longest a keep-alive connection stays idle between
 //	                    requests (default 1m)
 //	-max-connections N  connections served at once (default 1024); more wait
-//	                    to be accepted until one closes
+//	                    to be accepted until one closes; at most three
+//	                    quarters of them stay idle between requests, a
+//	                    connection going idle past them being closed
 //
 // A deployment's own words and gateway (docs/deployed-service.md):
 //
@@ -239,7 +241,7 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.DurationVar(&c.readTimeout, "read-timeout", time.Minute, "longest a request may take to arrive (headers within 10s); a bulk load's or upload's body may instead take as long as it keeps arriving, 30s without a byte ending it")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", 2*time.Minute, "longest from a request's headers to the end of its answer (bulk loads and uploads: bounded by their body's progress instead)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", time.Minute, "longest a keep-alive connection stays idle between requests")
-	fs.IntVar(&c.maxConns, "max-connections", 1024, "connections served at once; more wait to be accepted until one closes")
+	fs.IntVar(&c.maxConns, "max-connections", 1024, "connections served at once, three quarters of them at most idle; more wait to be accepted until one closes")
 	fs.Func("redirect-uri", "a redirect `URI` of the client for GET /oauth/authorize, the connector's sign-in (repeatable); loopback ones need none", func(v string) error {
 		c.redirects = append(c.redirects, v)
 		return nil
@@ -366,7 +368,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	srv := &http.Server{Handler: handler, MaxHeaderBytes: fakehttp.MaxHeaderBytes,
 		ReadHeaderTimeout: min(10*time.Second, c.readTimeout), ReadTimeout: c.readTimeout,
-		WriteTimeout: c.writeTimeout, IdleTimeout: c.idleTimeout}
+		WriteTimeout: c.writeTimeout, IdleTimeout: c.idleTimeout, ConnState: newIdleCap(c.maxConns).connState}
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)

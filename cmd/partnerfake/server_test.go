@@ -126,6 +126,30 @@ func TestConnectionCap(t *testing.T) {
 	}
 }
 
+// TestIdleConnectionsLeaveRoom: keep-alive connections left idle hold at
+// most three quarters of -max-connections: one going idle past them is
+// closed, so a new client is answered at once even when a client opened
+// as many connections as the cap and left them idle. Its client times out
+// well before the idle timeout (1m) could free a slot.
+func TestIdleConnectionsLeaveRoom(t *testing.T) {
+	t.Parallel()
+	base, stop := start(t, "-max-connections", "8")
+	defer stop()
+	var idle []net.Conn
+	for range 8 {
+		idle = append(idle, keptAlive(t, base))
+	}
+	client := &http.Client{Timeout: 20 * time.Second}
+	resp, err := client.Get(base + "/_fake/health")
+	if err != nil {
+		t.Fatalf("a request after 8 connections left idle: %v", err)
+	}
+	resp.Body.Close()
+	for i, c := range idle[6:] {
+		closedBy(t, c, time.Now().Add(20*time.Second), fmt.Sprintf("idle connection %d, past the 6 kept", 7+i))
+	}
+}
+
 // slowBody sends its pieces with a pause before each after the first:
 // a client that uploads slowly.
 type slowBody struct {
