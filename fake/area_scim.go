@@ -276,6 +276,9 @@ func scimDecode(w http.ResponseWriter, r *http.Request) (scimBody, bool) {
 const (
 	maxSCIMUnmodelled      = 64
 	maxSCIMUnmodelledBytes = 64 << 10
+	// maxSCIMEmails caps a user's emails, each indexed (200,000 cost
+	// 18 MiB to keep).
+	maxSCIMEmails = 100
 )
 
 // unmodelledTooLarge refuses unmodelled members past their caps.
@@ -354,6 +357,9 @@ func validateSCIMUser(u *scimUser) error {
 	}
 	if strings.TrimSpace(u.UserName) == "" {
 		return bad("userName is required")
+	}
+	if len(u.Emails) > maxSCIMEmails {
+		return bad("the user has %d emails: the fake keeps at most %d (the fake's limit)", len(u.Emails), maxSCIMEmails)
 	}
 	primaries := 0
 	for i, e := range u.Emails {

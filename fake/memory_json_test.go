@@ -146,6 +146,15 @@ func TestMemoryModelRouteBodies(t *testing.T) {
 		e.want(e.send("POST", "/api/scim/v2/Users", "application/scim+json", bytes.NewReader(scim)), 400,
 			"the user carries more than 64 members the fake does not model")
 	})
+	var emails bytes.Buffer
+	emails.WriteString(`{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"mem@example.com","emails":[{"value":"0"}`)
+	for i := range 200_000 {
+		fmt.Fprintf(&emails, `,{"value":"%d"}`, i+1)
+	}
+	emails.WriteString("]}")
+	e.measure(fmt.Sprintf("SCIM user of %d KB, 200,000 emails", emails.Len()>>10), 0, func() {
+		e.want(e.send("POST", "/api/scim/v2/Users", "application/scim+json", &emails), 400, "the fake keeps at most 100")
+	})
 	token := manyMembers(`"grant_type":"client_credentials"`, 6_500)
 	e.measure(fmt.Sprintf("token request of %d KB, 6,500 members", len(token)>>10), 0, func() {
 		e.want(e.send("POST", "/oauth/token", "application/json", bytes.NewReader(token)), 400, "")

@@ -487,7 +487,8 @@ func TestSCIMFilterDeployedOnly(t *testing.T) {
 }
 
 // TestSCIMUnmodelledMembersBounded: a user keeps at most 64 members the
-// fake does not model, 64 KiB of them; a body past either cap, or a PUT
+// fake does not model, 64 KiB of them, and 100 emails; a body past a cap,
+// or a PUT
 // whose members with those the user keeps would pass it, is a 400
 // invalidValue that names the cap, and changes nothing.
 func TestSCIMUnmodelledMembersBounded(t *testing.T) {
@@ -511,6 +512,8 @@ func TestSCIMUnmodelledMembersBounded(t *testing.T) {
 	}{
 		{"POST", "/api/scim/v2/Users", user("b@example.com", 0, 65, 10), "more than 64 members the fake does not model"},
 		{"POST", "/api/scim/v2/Users", user("b@example.com", 0, 2, 40<<10), "more than 65536 bytes of members the fake does not model"},
+		{"POST", "/api/scim/v2/Users", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"c@example.com","emails":[` +
+			strings.Repeat(`{"value":"e@example.com"},`, 100) + `{"value":"f@example.com"}]}`, "the user has 101 emails: the fake keeps at most 100"},
 		// 64 others than the 64 it keeps: 128 in all.
 		{"PUT", "/api/scim/v2/Users/" + created.ID, user("a@example.com", 64, 64, 10), "more than 64 members the fake does not model"},
 	} {
