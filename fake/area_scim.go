@@ -42,9 +42,11 @@ import (
 //     With WithSCIMFullResources, whose reads return every member, a PUT
 //     replaces the whole user (RFC 7644 §3.5.1): what it leaves out is
 //     removed.
-//   - members of the user the fake does not model are stored, and the
-//     answers of POST and PUT return the members the request carried, as
-//     sent, at the top level of the resource.
+//   - members of the user the fake does not model are stored (at most 64,
+//     64 KiB of them, with the ones a PUT keeps; a user has at most 100
+//     emails: the fake's limits), and the answers of POST and PUT return
+//     the members the request carried, as sent, at the top level of the
+//     resource.
 //   - reads (GET of a user, the listing) answer the members the published
 //     reads show: schemas, id, userName, active, meta.resourceType and the
 //     enterprise extension; WithSCIMFullResources adds the rest.
