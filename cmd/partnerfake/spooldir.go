@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 )
 
 // spoolPrefix starts the name of every partnerfake spool directory;
@@ -64,9 +65,17 @@ func (d *spoolDir) remove() error {
 
 // removeStaleSpools removes the spool directories in tmp, other than own,
 // that no process holds locked: a partnerfake's that ended without
-// removing it. Directories of other users are left alone.
+// removing it. Directories of other users are left alone, and so is a
+// pending one younger than a minute, which its partnerfake may be about
+// to lock.
 func removeStaleSpools(tmp, own string) {
 	matches, _ := filepath.Glob(filepath.Join(tmp, spoolPrefix+"*"))
+	pending, _ := filepath.Glob(filepath.Join(tmp, spoolPending+"*"))
+	for _, dir := range pending {
+		if fi, err := os.Lstat(dir); err == nil && time.Since(fi.ModTime()) > time.Minute {
+			matches = append(matches, dir)
+		}
+	}
 	for _, dir := range matches {
 		if dir == own {
 			continue

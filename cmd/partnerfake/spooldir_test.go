@@ -116,7 +116,19 @@ func TestSpoolDirRemovedOnExit(t *testing.T) {
 	victim := t.TempDir()
 	os.WriteFile(filepath.Join(victim, "keep"), []byte("x"), 0o600)
 	os.Symlink(victim, filepath.Join(tmp, spoolPrefix+"1-link"))
+	// A pending directory left by a partnerfake killed while it started
+	// goes once it is a minute old; a younger one may be about to be
+	// locked, and stays.
+	oldPending, newPending := filepath.Join(tmp, spoolPending+"old"), filepath.Join(tmp, spoolPending+"new")
+	os.Mkdir(oldPending, 0o700)
+	os.Mkdir(newPending, 0o700)
+	hourAgo := time.Now().Add(-time.Hour)
+	os.Chtimes(oldPending, hourAgo, hourAgo)
 	third := startChild(t, tmp)
+	if exists(oldPending) || !exists(newPending) {
+		t.Errorf("pending directories after a start: an hour old kept %v, new kept %v; want false, true", exists(oldPending), exists(newPending))
+	}
+	os.Remove(newPending)
 	if !exists(filepath.Join(victim, "keep")) {
 		t.Errorf("a new partnerfake removed files through a link")
 	}
