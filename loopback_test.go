@@ -26,6 +26,7 @@ var loopbackAllowed = map[string]string{
 	"internal/fakeserver/fakehttp/hosts.go:LoopbackHost": "a fake on a loopback listener answers a loopback Host only (the request's Host, not a client's base URL)",
 	"internal/fakeserver/fakehttp/hosts.go:LoopbackAddr": "whether the fake's own listener is a loopback one",
 	"internal/fakeserver/fakeadmin/admin.go:loopback":    "partnerfake's admin API serves loopback clients only (the caller's address)",
+	"fake/authorize.go:redirectAllowed":                  "the fake's sign-in redirects to a loopback redirect_uri without its registration, as RFC 8252 7.3 lets native applications use (the redirect's address, not a client's base URL)",
 }
 
 // loopbackCalls returns "file:func" of each call in src to a function or

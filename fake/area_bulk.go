@@ -105,6 +105,27 @@ type bulkStore struct {
 	// both for tests.
 	spoolMemory int64
 	spills      atomic.Int64
+	// spooled counts the bytes the running loads' spools hold, within
+	// maxSpoolBytes; spoolDir is where their files go ("": os.TempDir).
+	spooled       atomic.Int64
+	maxSpoolBytes int64
+	spoolDir      string
+	// stallFor, when set, replaces bodyStall, for tests.
+	stallFor time.Duration
+}
+
+// reserveSpool counts n more bytes into the spools' total, unless that
+// would pass maxSpoolBytes.
+func (b *bulkStore) reserveSpool(n int64) bool {
+	for {
+		cur := b.spooled.Load()
+		if cur+n > b.maxSpoolBytes {
+			return false
+		}
+		if b.spooled.CompareAndSwap(cur, cur+n) {
+			return true
+		}
+	}
 }
 
 type bulkExecution struct {
@@ -201,6 +222,9 @@ func (f *Fake) registerBulk() {
 	}
 	if b.maxUploadBytes == 0 {
 		b.maxUploadBytes = defaultMaxUploadBytes
+	}
+	if b.maxSpoolBytes == 0 {
+		b.maxSpoolBytes = defaultMaxSpoolBytes
 	}
 	b.executions = map[string]*bulkExecution{}
 	b.uploads = map[string]*bulkUpload{}

@@ -1,6 +1,7 @@
 package fake
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,9 +42,11 @@ import (
 //     With WithSCIMFullResources, whose reads return every member, a PUT
 //     replaces the whole user (RFC 7644 §3.5.1): what it leaves out is
 //     removed.
-//   - members of the user the fake does not model are stored, and the
-//     answers of POST and PUT return the members the request carried, as
-//     sent, at the top level of the resource.
+//   - members of the user the fake does not model are stored (at most 64,
+//     64 KiB of them, with the ones a PUT keeps; a user has at most 100
+//     emails: the fake's limits), and the answers of POST and PUT return
+//     the members the request carried, as sent, at the top level of the
+//     resource.
 //   - reads (GET of a user, the listing) answer the members the published
 //     reads show: schemas, id, userName, active, meta.resourceType and the
 //     enterprise extension; WithSCIMFullResources adds the rest.
@@ -229,6 +232,10 @@ func scimDecode(w http.ResponseWriter, r *http.Request) (scimBody, bool) {
 	if !decodeJSON(w, r, &raw) {
 		return scimBody{}, false
 	}
+	if err := scanUnmodelled(raw); err != nil {
+		writeSCIMFail(w, err)
+		return scimBody{}, false
+	}
 	var members map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &members); err != nil || members == nil {
 		writeSCIMError(w, http.StatusBadRequest, "invalidSyntax", "body must be a JSON object (a SCIM user)")
@@ -264,6 +271,68 @@ func scimDecode(w http.ResponseWriter, r *http.Request) (scimBody, bool) {
 	return scimBody{user: u, extra: members, carried: carried}, true
 }
 
+// Caps of the members of a user the fake does not model, which it stores
+// with the user: the fake's own (SCIM sets none), so that a user's cost
+// is bounded whatever its body carries (a 4 MiB body of one-byte members
+// cost 100 MiB to store and answer).
+const (
+	maxSCIMUnmodelled      = 64
+	maxSCIMUnmodelledBytes = 64 << 10
+	// maxSCIMEmails caps a user's emails, each indexed (200,000 cost
+	// 18 MiB to keep).
+	maxSCIMEmails = 100
+)
+
+// unmodelledTooLarge refuses unmodelled members past their caps.
+func unmodelledTooLarge(extra map[string]json.RawMessage) error {
+	size := 0
+	for k, v := range extra {
+		size += len(k) + len(v)
+	}
+	return unmodelledCaps(len(extra), size)
+}
+
+func unmodelledCaps(n, size int) error {
+	switch {
+	case n > maxSCIMUnmodelled:
+		return scimErrorf(http.StatusBadRequest, "invalidValue", "the user carries more than %d members the fake does not model (the fake's limit)", maxSCIMUnmodelled)
+	case size > maxSCIMUnmodelledBytes:
+		return scimErrorf(http.StatusBadRequest, "invalidValue", "the user carries more than %d bytes of members the fake does not model (the fake's limit)", maxSCIMUnmodelledBytes)
+	}
+	return nil
+}
+
+// scanUnmodelled reads the members of the JSON object raw one at a time
+// and refuses it once those the fake does not model pass their caps,
+// before a map of them is built. A body that is not an object passes:
+// the decoding that follows says what is wrong with it.
+func scanUnmodelled(raw json.RawMessage) error {
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil
+	}
+	n, size := 0, 0
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		k, _ := t.(string)
+		var v json.RawMessage
+		if dec.Decode(&v) != nil {
+			return nil
+		}
+		if slices.ContainsFunc(scimUserMembers, func(m string) bool { return strings.EqualFold(m, k) }) {
+			continue
+		}
+		n, size = n+1, size+len(k)+len(v)
+		if err := unmodelledCaps(n, size); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func validateSCIMUser(u *scimUser) error {
 	bad := func(format string, args ...any) error {
 		return scimErrorf(http.StatusBadRequest, "invalidValue", format, args...)
@@ -290,6 +359,9 @@ func validateSCIMUser(u *scimUser) error {
 	}
 	if strings.TrimSpace(u.UserName) == "" {
 		return bad("userName is required")
+	}
+	if len(u.Emails) > maxSCIMEmails {
+		return bad("the user has %d emails: the fake keeps at most %d (the fake's limit)", len(u.Emails), maxSCIMEmails)
 	}
 	primaries := 0
 	for i, e := range u.Emails {
@@ -518,6 +590,9 @@ func (s *scimStore) replace(b scimBody, now time.Time) (*scimRecord, error) {
 	}
 	if !s.fullResources {
 		u, extra = keepUncarried(b, old)
+		if err := unmodelledTooLarge(extra); err != nil {
+			return nil, err
+		}
 	}
 	emails := scimEmailKeys(u)
 	if err := s.emailsFree(emails, u.ID); err != nil {

@@ -59,6 +59,9 @@ type authStore struct {
 	issued      int
 	// checkScopes turns on the per-area scopes (WithScopeChecks).
 	checkScopes bool
+	// redirects holds each client's registered redirect URIs
+	// (WithRedirectURIs).
+	redirects map[string][]string
 }
 
 func (s *authStore) init() {

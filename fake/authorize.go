@@ -1,8 +1,11 @@
 package fake
 
 import (
+	"net"
 	"net/http"
 	"net/url"
+	"slices"
+	"strings"
 )
 
 // This file is the sign-in path of the deployed service's low-code
@@ -18,13 +21,43 @@ import (
 // credentials authenticate, and the code, a dummy, is taken as it comes.
 // The SDK signs in with the client credentials grant and never calls it.
 
+// WithRedirectURIs registers redirect URIs of the client id for GET
+// /oauth/authorize, the connector's sign-in: it redirects only to a
+// redirect_uri equal to one of them (compared as strings, RFC 6749
+// 3.1.2.3), or to an http or https URL whose host is localhost or a
+// loopback address (any port and path, as RFC 8252 7.3 lets native
+// applications use), so that the fake redirects nobody to a site of an
+// attacker's choosing. Others are answered 400 and not redirected.
+// partnerfake's -redirect-uri registers them for its client.
+func WithRedirectURIs(clientID string, uris ...string) Option {
+	return func(f *Fake) {
+		if f.auth.redirects == nil {
+			f.auth.redirects = map[string][]string{}
+		}
+		f.auth.redirects[clientID] = append(f.auth.redirects[clientID], uris...)
+	}
+}
+
+// redirectAllowed reports whether the client id may be redirected to
+// raw, parsed as to: a URI registered for it, or a loopback one.
+func (s *authStore) redirectAllowed(id, raw string, to *url.URL) bool {
+	host := to.Hostname()
+	if ip := net.ParseIP(host); strings.EqualFold(host, "localhost") || ip != nil && ip.IsLoopback() {
+		return true
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return slices.Contains(s.redirects[id], raw)
+}
+
 // authorizeCode serves GET /oauth/authorize: a 302 to redirect_uri with a
 // code and the caller's state. As RFC 6749 (4.1.2.1) has it, a request
-// whose client_id or redirect_uri is missing or wrong is answered 400
-// (an OAuth error object, the fake's own answer: the export shows none)
-// and not redirected; one with another response_type than code is
-// redirected with error unsupported_response_type (invalid_request when
-// it has none) and the state.
+// whose client_id or redirect_uri is missing or wrong (not registered for
+// the client, nor a loopback URL: WithRedirectURIs) is answered 400 (an
+// OAuth error object, the fake's own answer: the export shows none) and
+// not redirected; one with another response_type than code is redirected
+// with error unsupported_response_type (invalid_request when it has none)
+// and the state.
 func (f *Fake) authorizeCode(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	clientID, redirect := q.Get("client_id"), q.Get("redirect_uri")
@@ -42,6 +75,10 @@ func (f *Fake) authorizeCode(w http.ResponseWriter, r *http.Request) {
 	to, err := url.Parse(redirect)
 	if err != nil || !to.IsAbs() || (to.Scheme != "https" && to.Scheme != "http") || to.Host == "" || to.Fragment != "" || to.RawFragment != "" {
 		authorizeFail(w, "invalid_request", "redirect_uri must be an absolute http or https URL without a fragment")
+		return
+	}
+	if !f.auth.redirectAllowed(clientID, redirect, to) {
+		authorizeFail(w, "invalid_request", "redirect_uri is not registered for the client (the fake redirects to a registered URI, fake.WithRedirectURIs or partnerfake -redirect-uri, or to a loopback one)")
 		return
 	}
 	back := to.Query()

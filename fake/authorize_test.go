@@ -16,9 +16,9 @@ import (
 // with the error and the state (RFC 6749 4.1.2.1). Under the contract's
 // check.
 func TestAuthorize(t *testing.T) {
-	w := newWire(t)
-	w.token = ""
 	const cb = "https://consent.example.com/redirect?tenant=7"
+	w := newWire(t, fake.WithRedirectURIs(fake.DefaultClientID, cb), fake.WithClient(fake.DefaultClientID, fake.DefaultClientSecret), fake.WithClient("other", "other-secret-1"))
+	w.token = ""
 	for _, tc := range []struct {
 		name  string
 		query url.Values
@@ -32,6 +32,10 @@ func TestAuthorize(t *testing.T) {
 			302, map[string]string{"code": "*", "state": "s 1", "tenant": "7"}},
 		{"a code, no state", url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {cb}},
 			302, map[string]string{"code": "*", "tenant": "7"}},
+		{"a loopback URI, not registered", url.Values{"response_type": {"code"}, "client_id": {"other"}, "redirect_uri": {"http://127.0.0.1:8400/cb"}, "state": {"s"}},
+			302, map[string]string{"code": "*", "state": "s"}},
+		{"localhost", url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {"http://localhost:53682/"}},
+			302, map[string]string{"code": "*"}},
 		{"another response_type", url.Values{"response_type": {"token"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {cb}, "state": {"s"}},
 			302, map[string]string{"error": "unsupported_response_type", "state": "s"}},
 		{"no response_type", url.Values{"client_id": {fake.DefaultClientID}, "redirect_uri": {cb}, "state": {"s"}},
@@ -42,6 +46,13 @@ func TestAuthorize(t *testing.T) {
 		{"a relative redirect_uri", url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {"/cb"}}, 400, map[string]string{"error": "invalid_request"}},
 		{"a redirect_uri with a fragment", url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {"https://a.example.com/cb#x"}}, 400, map[string]string{"error": "invalid_request"}},
 		{"a redirect_uri of another scheme", url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {"javascript://a.example.com/x"}}, 400, map[string]string{"error": "invalid_request"}},
+		// Not an open redirect: only a registered URI, as registered, or a
+		// loopback one.
+		{"a redirect_uri not registered", url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {"https://attacker.example/phish"}, "state": {"s"}}, 400, map[string]string{"error": "invalid_request"}},
+		{"a registered URI with another query", url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {"https://consent.example.com/redirect?tenant=8"}}, 400, map[string]string{"error": "invalid_request"}},
+		{"another client's URI", url.Values{"response_type": {"code"}, "client_id": {"other"}, "redirect_uri": {cb}}, 400, map[string]string{"error": "invalid_request"}},
+		{"an unregistered response_type refusal", url.Values{"response_type": {"token"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {"https://attacker.example/"}}, 400, map[string]string{"error": "invalid_request"}},
+		{"a name under .localhost", url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {"http://app.localhost:8400/cb"}}, 400, map[string]string{"error": "invalid_request"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			status, body, header := w.do("GET", "/oauth/authorize?"+tc.query.Encode(), "")
@@ -55,7 +66,8 @@ func TestAuthorize(t *testing.T) {
 				return
 			}
 			loc, err := url.Parse(header.Get("Location"))
-			if err != nil || loc.Host != "consent.example.com" || loc.Path != "/redirect" {
+			want, _ := url.Parse(tc.query.Get("redirect_uri"))
+			if err != nil || loc.Host != want.Host || loc.Path != want.Path {
 				t.Fatalf("Location %q, want the redirect_uri", header.Get("Location"))
 			}
 			got := loc.Query()

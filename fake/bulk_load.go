@@ -121,7 +121,11 @@ func (f *Fake) bulkLoadOpportunity(w http.ResponseWriter, r *http.Request) {
 // body so that the client sees the answer instead of a reset connection.
 func refuseLoad(w http.ResponseWriter, r *http.Request, status int, format string, args ...any) {
 	io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
-	writeError(w, status, "invalid_request", format, args...)
+	code := "invalid_request"
+	if status == http.StatusRequestEntityTooLarge {
+		code = "body_too_large"
+	}
+	writeError(w, status, code, format, args...)
 }
 
 // loadTarget reads the query parameters both load routes take alike:
@@ -243,6 +247,9 @@ func newAck(ex *bulkExecution) ackWire {
 const (
 	applyBatchRows  = 1000
 	applyBatchBytes = 4 << 20
+	// stagedFieldCost is about the bytes of a field of a staged row
+	// besides its name and value: its map entry.
+	stagedFieldCost = 64
 )
 
 // maxErrorText caps the bytes of an error row's id and message.
@@ -267,19 +274,18 @@ func (f *Fake) runLoad(in Integration, ex *bulkExecution, format string, delim r
 			return err
 		}
 	}
-	check := func(record) error { return nil }
 	if held != nil {
-		if err := parseRows(io.NewSectionReader(held, 0, held.Size()), format, delim, header, check); err != nil {
+		if err := parseRows(io.NewSectionReader(held, 0, held.Size()), format, delim, header, nil); err != nil {
 			return err
 		}
 		return f.applyLoad(in, ex, format, delim, header, false, io.NewSectionReader(held, 0, held.Size()))
 	}
-	sp := &spool{limit: f.bulk.spoolMemory, spilled: func() { f.bulk.spills.Add(1) }}
+	sp := &spool{limit: f.bulk.spoolMemory, spilled: func() { f.bulk.spills.Add(1) }, dir: f.bulk.spoolDir, total: &f.bulk}
 	if sp.limit == 0 {
 		sp.limit = spoolMemory
 	}
 	defer sp.close()
-	if err := parseRows(io.TeeReader(body, sp), format, delim, header, check); err != nil {
+	if err := parseRows(io.TeeReader(body, sp), format, delim, header, nil); err != nil {
 		return err
 	}
 	return f.applyLoad(in, ex, format, delim, header, false, sp.reader())
@@ -295,10 +301,22 @@ func (f *Fake) applyLoad(in Integration, ex *bulkExecution, format string, delim
 	}
 	var staged []stagedRow
 	stagedBytes := 0
+	fail := func(key, msg string, rec record) {
+		ex.failed++
+		if len(ex.errors) < maxKeptErrors {
+			e := bulkRowError{ID: clip(key, maxErrorText), Message: clip(msg, maxErrorText), DataRow: rec.dataRow()}
+			ex.errors = append(ex.errors, e)
+			ex.errBytes += len(e.ID) + len(e.Message) + min(rec.size, maxErrorRow) + 64
+		}
+	}
 	flush := func() {
-		written, skipped := f.applyRows(in, staged)
+		written, skipped, refused := f.applyRows(in, staged)
 		ex.success += written
 		ex.skipped += skipped
+		for _, r := range refused {
+			row := staged[r.index]
+			fail(row.key, r.msg, row.record())
+		}
 		clear(staged)
 		staged, stagedBytes = staged[:0], 0
 	}
@@ -306,12 +324,7 @@ func (f *Fake) applyLoad(in Integration, ex *bulkExecution, format string, delim
 		ex.input++
 		key, fields, msg := checkRecord(in, kinds, keyCol, rec, !discard)
 		if msg != "" {
-			ex.failed++
-			if len(ex.errors) < maxKeptErrors {
-				e := bulkRowError{ID: clip(key, maxErrorText), Message: clip(msg, maxErrorText), DataRow: rec.dataRow()}
-				ex.errors = append(ex.errors, e)
-				ex.errBytes += len(e.ID) + len(e.Message) + min(rec.size, maxErrorRow) + 64
-			}
+			fail(key, msg, rec)
 			return nil
 		}
 		if discard {
@@ -319,7 +332,8 @@ func (f *Fake) applyLoad(in Integration, ex *bulkExecution, format string, delim
 			return nil
 		}
 		staged = append(staged, stagedRow{key: key, fields: fields})
-		if stagedBytes += rec.size; len(staged) >= applyBatchRows || stagedBytes >= applyBatchBytes {
+		// A field costs its map entry besides its name and value.
+		if stagedBytes += rec.size + len(rec.cols)*stagedFieldCost; len(staged) >= applyBatchRows || stagedBytes >= applyBatchBytes {
 			flush()
 		}
 		return nil

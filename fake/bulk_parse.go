@@ -81,14 +81,20 @@ func (r record) dataRow() map[string]any {
 }
 
 // parseRows parses body in format and calls emit for each record, as the
-// body is read. header says whether the first CSV or XLSX row names the
-// columns; without it columns are named by position, "1", "2", ...
+// body is read; a nil emit only checks the body (and builds no record a
+// check does not need). header says whether the first CSV or XLSX row
+// names the columns; without it columns are named by position, "1",
+// "2", ...
 func parseRows(body io.Reader, format string, delim rune, header bool, emit func(record) error) error {
+	if format == formatJSON {
+		return parseJSON(body, emit)
+	}
+	if emit == nil {
+		emit = func(record) error { return nil }
+	}
 	switch format {
 	case formatCSV:
 		return parseCSV(body, delim, header, emit)
-	case formatJSON:
-		return parseJSON(body, emit)
 	case formatXLSX:
 		return parseXLSX(body, header, emit)
 	}
@@ -291,8 +297,17 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 		if obj == nil {
 			return badInputf("malformed JSON: record %d (byte %d) is not an object", n, start)
 		}
+		count := countFlat(obj)
+		if msg := recordTooLarge(n, start, count); msg != "" {
+			return &badInput{msg: msg}
+		}
+		if emit == nil {
+			continue
+		}
 		flat := flatten(obj)
-		rec := record{cols: slices.Sorted(maps.Keys(flat)), raw: obj, size: int(dec.InputOffset() - start)}
+		// size counts the dotted names built, which may be longer than
+		// the record: it bounds the batches that hold the rows.
+		rec := record{cols: slices.Sorted(maps.Keys(flat)), raw: obj, size: max(int(dec.InputOffset()-start), count.bytes)}
 		rec.vals = make([]any, len(rec.cols))
 		for i, c := range rec.cols {
 			rec.vals[i] = flat[c]

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"maps"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -204,6 +205,18 @@ type stagedRow struct {
 	fields map[string]any // by dotted name
 }
 
+// record returns the row as a record of its fields, for the data_row of
+// an error.
+func (r stagedRow) record() record {
+	rec := record{cols: slices.Sorted(maps.Keys(r.fields))}
+	rec.vals = make([]any, len(rec.cols))
+	for i, c := range rec.cols {
+		rec.vals[i] = r.fields[c]
+		rec.size += len(c) + valueBytes(rec.vals[i])
+	}
+	return rec
+}
+
 type keyIndexEntry struct{ typ, field, value string }
 
 // lookupKey returns the id of the object of typ whose field has value,
@@ -263,18 +276,24 @@ func (f *Fake) observeObjects(c objectChange) {
 
 // applyRows upserts a batch of rows of a load into the object store, in
 // order, and returns how many were written and how many were skipped
-// because the stored object already held the same values. Batches apply
-// one at a time, so two rows with the same key never make two objects.
-func (f *Fake) applyRows(in Integration, rows []stagedRow) (written, skipped int) {
+// because the stored object already held the same values; refused lists
+// the rows (by index in rows) that would make their object pass the caps
+// of an object a load writes, with why. Batches apply one at a time, so
+// two rows with the same key never make two objects.
+func (f *Fake) applyRows(in Integration, rows []stagedRow) (written, skipped int, refused []refusedRow) {
 	f.bulk.applyMu.Lock()
 	defer f.bulk.applyMu.Unlock()
-	for _, row := range rows {
+	for i, row := range rows {
 		id, found := f.lookupKey(in.ObjectType, in.KeyField, row.key)
 		var cur Object
 		if found {
 			cur, found = f.Object(id)
 		}
 		if !found {
+			if msg := objectTooLarge(nil, row.fields); msg != "" {
+				refused = append(refused, refusedRow{i, msg})
+				continue
+			}
 			fields := map[string]any{}
 			for k, v := range row.fields {
 				setPath(fields, k, v)
@@ -287,6 +306,10 @@ func (f *Fake) applyRows(in Integration, rows []stagedRow) (written, skipped int
 			skipped++
 			continue
 		}
+		if msg := objectTooLarge(cur.Fields, row.fields); msg != "" {
+			refused = append(refused, refusedRow{i, msg})
+			continue
+		}
 		f.updateObject(id, func(o *Object) {
 			for k, v := range row.fields {
 				setPath(o.Fields, k, v)
@@ -294,7 +317,13 @@ func (f *Fake) applyRows(in Integration, rows []stagedRow) (written, skipped int
 		})
 		written++
 	}
-	return written, skipped
+	return written, skipped, refused
+}
+
+// refusedRow is a row of a batch that applyRows did not write, and why.
+type refusedRow struct {
+	index int
+	msg   string
 }
 
 func sameValues(o Object, fields map[string]any) bool {

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"os"
 )
 
@@ -16,7 +17,8 @@ import (
 const spoolMemory = 4 << 20
 
 // spool keeps the bytes written to it: in memory, in chunks, up to limit
-// bytes, then in a temporary file in os.TempDir, which close removes.
+// bytes, then in a temporary file in dir (os.TempDir when empty), which
+// close removes.
 type spool struct {
 	limit int64
 	mem   chunks
@@ -24,6 +26,19 @@ type spool struct {
 	size  int64
 	// spilled is called when the spool moves to a file.
 	spilled func()
+	// dir is the directory of its file ("": os.TempDir).
+	dir string
+	// total, when set, counts the bytes of every load's spool within
+	// its cap; reserved is this spool's part of it, given back by close.
+	total    *bulkStore
+	reserved int64
+}
+
+// spoolFull is the error of a body that would pass the spools' total:
+// a 413, as every size refusal.
+func spoolFull(max int64) error {
+	return &badInput{status: http.StatusRequestEntityTooLarge,
+		msg: fmt.Sprintf("the fake's loads running hold %d bytes of bodies, its limit (fake.Limits.SpoolBytes, partnerfake -max-spool-bytes)", max)}
 }
 
 // spoolError is a failure of the fake's own spool (its temporary file),
@@ -34,6 +49,12 @@ func (e *spoolError) Error() string { return "the fake's spool of the body: " + 
 func (e *spoolError) Unwrap() error { return e.err }
 
 func (s *spool) Write(p []byte) (int, error) {
+	if s.total != nil {
+		if !s.total.reserveSpool(int64(len(p))) {
+			return 0, spoolFull(s.total.maxSpoolBytes)
+		}
+		s.reserved += int64(len(p))
+	}
 	if s.file == nil && s.size+int64(len(p)) > s.limit {
 		if err := s.spill(); err != nil {
 			return 0, &spoolError{err}
@@ -74,7 +95,7 @@ func (s *spool) Write(p []byte) (int, error) {
 
 // spill moves what the spool holds to a temporary file.
 func (s *spool) spill() error {
-	f, err := os.CreateTemp("", "partnerfake-load-*")
+	f, err := os.CreateTemp(s.dir, "partnerfake-load-*")
 	if err != nil {
 		return err
 	}
@@ -102,6 +123,10 @@ func (s *spool) reader() io.Reader {
 // close lets go of what the spool holds and removes its file.
 func (s *spool) close() error {
 	s.mem = chunks{}
+	if s.total != nil {
+		s.total.spooled.Add(-s.reserved)
+		s.reserved = 0
+	}
 	if s.file == nil {
 		return nil
 	}

@@ -2,6 +2,7 @@ package fake
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -193,6 +194,31 @@ func TestBulkRecordCaps(t *testing.T) {
 	}
 	e.want(e.send("POST", loadPath("data_format", "JSON"), "application/json", record(maxJSONRecord-100)), 200, "execution_id")
 	e.want(e.send("POST", loadPath("data_format", "JSON"), "application/json", record(maxJSONRecord)), 400, "record 1 (byte 1) is longer than 1048576 bytes")
+	// Flattened: the key and maxRecordFields-1 members, nested one level,
+	// are within the caps; one more member, or names that repeat a long
+	// member name past 1 MiB, are not (the caps are checked on the
+	// decoded record, and the loads past them refused).
+	for _, tc := range []struct {
+		record []byte
+		within bool
+		want   string
+	}{
+		{longKeyRecord("J-2", 1, 0, maxRecordFields-1), true, ""},
+		{longKeyRecord("J-2", 1, 0, maxRecordFields), false, "JSON record 1 (byte 1) has more than 16384 fields, nested members counted by dotted name (the fake's limit)"},
+		{longKeyRecord("J-3", 1000, 0, 1000), true, ""},
+		{longKeyRecord("J-3", 1100, 0, 1000), false, "JSON record 1 (byte 1) holds more than 1048576 bytes of field names and values"},
+	} {
+		var obj map[string]any
+		if err := json.Unmarshal(tc.record, &obj); err != nil {
+			t.Fatal(err)
+		}
+		if c := countFlat(obj); c.over() == tc.within {
+			t.Errorf("a record of %d fields, %d bytes flattened: over the caps %v", c.fields, c.bytes, c.over())
+		}
+		if !tc.within {
+			e.want(e.send("POST", loadPath("data_format", "JSON"), "application/json", bytes.NewReader(jsonArray(tc.record))), 400, tc.want)
+		}
+	}
 
 	cell := `<c t="inlineStr"><is><t>` + strings.Repeat("b", 30_000) + `</t></is></c>`
 	for _, tc := range []struct {

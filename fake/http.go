@@ -104,6 +104,9 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 			entry.Fault = "too-large"
 			return
 		}
+		if maxBody > fakehttp.MaxJSONBody && r.Body != nil && r.Body != http.NoBody {
+			r.Body = &stallBody{ReadCloser: r.Body, rc: http.NewResponseController(rec), stall: f.bodyStall()}
+		}
 		if gateway && f.gatewayRefuses(rec, r) {
 			entry.Fault = "subscription-key"
 			return
@@ -114,6 +117,11 @@ func (f *Fake) wrap(scope string, authorize, gateway bool, maxBody int64, h http
 			page = requestPage(r)
 		}
 		if ft := f.faults.take(r.Method, r.URL.Path, page); ft != nil {
+			if ft.Latency > 0 || ft.Dribble > 0 {
+				// A slow answer asked for: no write timeout of the
+				// server cuts it (the client's leaving still ends it).
+				http.NewResponseController(rec).SetWriteDeadline(time.Time{})
+			}
 			if ft.Latency > 0 {
 				select {
 				case <-time.After(ft.Latency):
@@ -289,4 +297,44 @@ func readJSON(r *http.Request, v any) error {
 		return errors.New("malformed JSON: data after the JSON value")
 	}
 	return nil
+}
+
+// stallBody is the body of a bulk load or an upload, which may be far
+// longer than a server's read timeout lets arrive: it is bounded by its
+// progress instead. Before each read it moves the connection's read
+// deadline to stall from now, so that a body that sends nothing for stall
+// ends the request (its read fails, the load changes nothing and its
+// spool is removed), and it lifts the write deadline while the body is
+// taken and loaded: the answer, a few hundred bytes, follows. A
+// connection without deadlines (a handler called in process) is read as
+// it is.
+type stallBody struct {
+	io.ReadCloser
+	rc       *http.ResponseController
+	stall    time.Duration
+	started  bool
+	deadline bool
+}
+
+func (b *stallBody) Read(p []byte) (int, error) {
+	if !b.started {
+		b.started = true
+		b.deadline = b.rc.SetWriteDeadline(time.Time{}) == nil
+	}
+	if b.deadline {
+		b.rc.SetReadDeadline(time.Now().Add(b.stall))
+	}
+	return b.ReadCloser.Read(p)
+}
+
+// withBodyStall sets how long a load's or upload's body may send
+// nothing (bodyStall by default), for tests.
+func withBodyStall(d time.Duration) Option { return func(f *Fake) { f.bulk.stallFor = d } }
+
+// bodyStall is how long a load's or upload's body may send nothing.
+func (f *Fake) bodyStall() time.Duration {
+	if d := f.bulk.stallFor; d > 0 {
+		return d
+	}
+	return bodyStall
 }

@@ -1,5 +1,7 @@
 package fake
 
+import "time"
+
 // Size limits of every route, the fake's own (the interface shows none):
 // a long-running fake must not be made to hold an unbounded request.
 // fakehttp.LimitRequest applies them with fakehttp.MaxHeaderBytes and
@@ -23,6 +25,7 @@ const (
 	defaultMaxAccessTokens = 100_000
 	defaultMaxUploads      = 10_000
 	defaultMaxUploadBytes  = 1 << 30
+	defaultMaxSpoolBytes   = 1 << 30
 )
 
 // Limits are totals of the state a long-running fake keeps for its
@@ -43,12 +46,18 @@ type Limits struct {
 	// (default 1 GiB). An upload that would pass it is refused with 413;
 	// a file is let go once loaded or expired.
 	UploadBytes int64
+	// SpoolBytes caps the bytes of load bodies the fake spools at once,
+	// over all loads running (default 1 GiB): each body is kept, in
+	// memory up to 4 MiB and past it in a temporary file, while its load
+	// runs. A load whose body would pass it is refused with 413 and
+	// changes nothing.
+	SpoolBytes int64
 }
 
 // DefaultLimits returns the totals a fake keeps unless WithLimits sets
 // others.
 func DefaultLimits() Limits {
-	return Limits{AccessTokens: defaultMaxAccessTokens, Uploads: defaultMaxUploads, UploadBytes: defaultMaxUploadBytes}
+	return Limits{AccessTokens: defaultMaxAccessTokens, Uploads: defaultMaxUploads, UploadBytes: defaultMaxUploadBytes, SpoolBytes: defaultMaxSpoolBytes}
 }
 
 // WithLimits sets the totals of the state the fake keeps (see Limits).
@@ -63,5 +72,20 @@ func WithLimits(l Limits) Option {
 		if l.UploadBytes > 0 {
 			f.bulk.maxUploadBytes = l.UploadBytes
 		}
+		if l.SpoolBytes > 0 {
+			f.bulk.maxSpoolBytes = l.SpoolBytes
+		}
 	}
 }
+
+// WithSpoolDir makes the fake write the temporary files of load bodies
+// past 4 MiB (see Limits.SpoolBytes) in dir instead of the system's
+// temporary directory. A file is removed when its load ends; partnerfake
+// gives a directory of its own, which it removes when it exits.
+func WithSpoolDir(dir string) Option {
+	return func(f *Fake) { f.bulk.spoolDir = dir }
+}
+
+// bodyStall is how long a bulk load or an upload may send nothing of its
+// body before the fake ends it (see stallBody).
+const bodyStall = 30 * time.Second

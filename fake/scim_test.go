@@ -485,3 +485,47 @@ func TestSCIMFilterDeployedOnly(t *testing.T) {
 		}
 	}
 }
+
+// TestSCIMUnmodelledMembersBounded: a user keeps at most 64 members the
+// fake does not model, 64 KiB of them, and 100 emails; a body past a cap,
+// or a PUT
+// whose members with those the user keeps would pass it, is a 400
+// invalidValue that names the cap, and changes nothing.
+func TestSCIMUnmodelledMembersBounded(t *testing.T) {
+	srv, tok := scimTestServer(t)
+	user := func(name string, from, n, size int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":%q`, name)
+		for i := range n {
+			fmt.Fprintf(&b, `,"x%d":%q`, from+i, strings.Repeat("v", size))
+		}
+		return b.String() + "}"
+	}
+	status, body, _ := scimTestCall(t, srv, tok, "POST", "/api/scim/v2/Users", user("a@example.com", 0, 64, 10))
+	if status != http.StatusCreated {
+		t.Fatalf("64 members: %d %s", status, body)
+	}
+	var created struct{ ID string }
+	json.Unmarshal(body, &created)
+	for _, tc := range []struct {
+		method, path, body, want string
+	}{
+		{"POST", "/api/scim/v2/Users", user("b@example.com", 0, 65, 10), "more than 64 members the fake does not model"},
+		{"POST", "/api/scim/v2/Users", user("b@example.com", 0, 2, 40<<10), "more than 65536 bytes of members the fake does not model"},
+		{"POST", "/api/scim/v2/Users", `{"schemas":["urn:ietf:params:scim:schemas:core:2.0:User"],"userName":"c@example.com","emails":[` +
+			strings.Repeat(`{"value":"e@example.com"},`, 100) + `{"value":"f@example.com"}]}`, "the user has 101 emails: the fake keeps at most 100"},
+		// 64 others than the 64 it keeps: 128 in all.
+		{"PUT", "/api/scim/v2/Users/" + created.ID, user("a@example.com", 64, 64, 10), "more than 64 members the fake does not model"},
+	} {
+		status, body, _ := scimTestCall(t, srv, tok, tc.method, tc.path, tc.body)
+		if status != http.StatusBadRequest || !strings.Contains(scimTestError(t, body, 400, "invalidValue").Detail, tc.want) {
+			t.Errorf("%s %s: %d %s, want 400 saying %q", tc.method, tc.path, status, body, tc.want)
+		}
+	}
+	srv.scim.mu.RLock()
+	kept, users := len(srv.scim.byID[created.ID].extra), len(srv.scim.byID)
+	srv.scim.mu.RUnlock()
+	if kept != 64 || users != 1 {
+		t.Errorf("after the refusals: %d unmodelled members kept, %d users; want 64 and 1", kept, users)
+	}
+}

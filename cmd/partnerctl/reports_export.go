@@ -60,8 +60,9 @@ request) keeps the rows written so far in .FILE.partial and where it stands
 in .FILE.checkpoint, beside FILE, and says so: --resume goes on from there,
 reading the same view, and writes the rows not written yet. Give the
 command the same way (report, format, --raw-csv): --resume refuses a
-checkpoint of another export, of another report's view, or one that does
-not match the partial file's length and SHA-256, and neither file is ever
+checkpoint of another export, of another report's view, one that does not
+match the partial file's length and SHA-256, or one whose position in the
+view is not where the partial file's rows end, and neither file is ever
 followed through a symbolic link. Once the export completes, .FILE.partial
 becomes FILE and the checkpoint is removed. A view lasts about a day; an
 export without --resume starts over.`,

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -127,14 +128,19 @@ func openExportFile(out string, id int64, format string, rawCSV, resume bool) (*
 		return nil, usagef("--resume: %v: %s", err, startOver)
 	}
 	// The partial file must hold, from its start, the bytes the
-	// checkpoint counted: the same length and hash. Bytes after them (rows
-	// written after the checkpoint) are cut by start.
-	n, err := io.CopyN(e.sum, f, st.Bytes)
+	// checkpoint counted: the same length and hash, and as many rows as
+	// its position (whole rows: it ends where a row ends). Bytes after
+	// them (rows written after the checkpoint) are cut by start.
+	rows := &rowCounter{csv: format == formatCSV}
+	n, err := io.CopyN(io.MultiWriter(e.sum, rows), f, st.Bytes)
 	if err == nil && hex.EncodeToString(e.sum.Sum(nil)) != st.SHA256 {
 		err = fmt.Errorf("%s is not the file its checkpoint describes", partial)
 	}
 	if errors.Is(err, io.EOF) {
 		err = fmt.Errorf("%s is shorter than its checkpoint says (%d bytes, not %d)", partial, n, st.Bytes)
+	}
+	if got, whole := rows.rows(); err == nil && (got != st.Checkpoint.Rows || !whole) {
+		err = fmt.Errorf("%s holds %s, its checkpoint says %s", partial, plural(got, "whole row"), groupDigits(st.Checkpoint.Rows))
 	}
 	if err != nil {
 		f.Close()
@@ -175,6 +181,10 @@ func (e *exportFile) checkState(st exportState, out string) error {
 	switch {
 	case st.Version != checkpointVersion || st.SHA256 == "" || st.Bytes < 0 || st.Checkpoint.Rows <= 0 || st.Checkpoint.ViewID <= 0:
 		return usagef("--resume: %s is not a checkpoint this partnerctl wrote: %s", e.checkpoint, startOver)
+	case !positionAgrees(st.Checkpoint):
+		cp := st.Checkpoint
+		return usagef("--resume: the checkpoint in %s is at page %d, %d rows into it, of pages of %d rows: not where %s rows end: %s",
+			e.checkpoint, cp.NextPage, cp.PageRows, cp.PageSize, groupDigits(cp.Rows), startOver)
 	case st.Output != want.Output:
 		what = fmt.Sprintf("of an export to %s, not %s", st.Output, want.Output)
 	case st.ReportID != want.ReportID:
@@ -265,4 +275,65 @@ func (e *exportFile) discard() {
 	e.f.Close()
 	os.Remove(e.partial)
 	os.Remove(e.checkpoint)
+}
+
+// positionAgrees reports whether cp's place in the view (page NextPage,
+// PageRows rows into it, pages of PageSize rows from page 0) is where
+// cp.Rows rows read from the view's start end: Rows is NextPage whole
+// pages and PageRows more, or, with PageRows 0, the pages before NextPage
+// with the last of them short (the view's last page).
+func positionAgrees(cp reports.Checkpoint) bool {
+	size := cp.PageSize
+	switch {
+	case size < 1 || size > reports.MaxPageSize || cp.Rows < 1 || cp.NextPage < 0 || cp.PageRows < 0 || cp.PageRows >= size:
+		return false
+	case cp.PageRows > 0:
+		whole := cp.Rows - cp.PageRows
+		return whole >= 0 && whole%size == 0 && whole/size == cp.NextPage
+	}
+	return (cp.Rows-1)/size+1 == cp.NextPage
+}
+
+// rowCounter counts the rows of an export's file written to it: lines of
+// JSON, or CSV records, the header first (a line break inside a quoted
+// CSV cell ends no record), and notes whether the file ends where a row
+// does.
+type rowCounter struct {
+	csv    bool
+	quoted bool // inside a quoted CSV cell
+	lines  int64
+	last   byte
+}
+
+func (c *rowCounter) Write(p []byte) (int, error) {
+	if len(p) > 0 {
+		c.last = p[len(p)-1]
+	}
+	if !c.csv {
+		c.lines += int64(bytes.Count(p, []byte{'\n'}))
+		return len(p), nil
+	}
+	for q := p; len(q) > 0; {
+		i := bytes.IndexAny(q, "\"\n")
+		if i < 0 {
+			break
+		}
+		if q[i] == '"' {
+			c.quoted = !c.quoted // a doubled quote inside a cell turns it twice
+		} else if !c.quoted {
+			c.lines++
+		}
+		q = q[i+1:]
+	}
+	return len(p), nil
+}
+
+// rows returns the rows counted (the CSV header not among them), and
+// whether the file ends at the end of a row.
+func (c *rowCounter) rows() (int64, bool) {
+	n := c.lines
+	if c.csv {
+		n = max(n-1, 0)
+	}
+	return n, c.lines > 0 && !c.quoted && c.last == '\n'
 }

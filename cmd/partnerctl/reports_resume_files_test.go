@@ -1,6 +1,8 @@
 package main
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -119,6 +121,39 @@ func TestExportResumeRefusesForeignCheckpoints(t *testing.T) {
 			os.Remove(s.partial)
 			writeFile(t, s.partial, strings.Replace(s.partialBytes, "row, 5", "row, 6", 1))
 		}, nil, "is not the file its checkpoint describes"},
+		// A checkpoint's position must be where its rows end, and those
+		// rows the partial file's: a hand-edited one would skip rows, or
+		// count rows nobody wrote.
+		{"a page skipped", func(t *testing.T) {
+			s.editCheckpoint(t, func(m map[string]any) { m["checkpoint"].(map[string]any)["next_page"] = 3.0 })
+		}, nil, "is at page 3, 0 rows into it, of pages of 10000 rows: not where 20,000 rows end"},
+		{"rows inflated", func(t *testing.T) {
+			s.editCheckpoint(t, func(m map[string]any) { m["checkpoint"].(map[string]any)["rows"] = 1_000_089_999.0 })
+		}, nil, "not where 1,000,089,999 rows end"},
+		{"rows and page moved together", func(t *testing.T) {
+			s.editCheckpoint(t, func(m map[string]any) {
+				cp := m["checkpoint"].(map[string]any)
+				cp["rows"], cp["next_page"] = 30_000.0, 3.0
+			})
+		}, nil, "holds 20,000 whole rows, its checkpoint says 30,000"},
+		{"a row added, its hash made anew", func(t *testing.T) {
+			grown := s.partialBytes + "20000,\"row, 20000\"\n"
+			os.Remove(s.partial)
+			writeFile(t, s.partial, grown)
+			s.editCheckpoint(t, func(m map[string]any) {
+				sum := sha256.Sum256([]byte(grown))
+				m["bytes"], m["sha256"] = float64(len(grown)), hex.EncodeToString(sum[:])
+			})
+		}, nil, "holds 20,001 whole rows, its checkpoint says 20,000"},
+		{"a row cut in two", func(t *testing.T) {
+			cut := s.partialBytes[:len(s.partialBytes)-3]
+			os.Remove(s.partial)
+			writeFile(t, s.partial, cut)
+			s.editCheckpoint(t, func(m map[string]any) {
+				sum := sha256.Sum256([]byte(cut))
+				m["bytes"], m["sha256"] = float64(len(cut)), hex.EncodeToString(sum[:])
+			})
+		}, nil, "holds 19,999 whole rows, its checkpoint says 20,000"},
 		{"another report's view", func(t *testing.T) {
 			s.editCheckpoint(t, func(m map[string]any) { m["checkpoint"].(map[string]any)["view_id"] = s.otherView })
 		}, nil, fmt.Sprintf("names view %d, of report %s, not %s", s.otherView, s.other, s.report)},

@@ -231,3 +231,34 @@ func TestExportCheckpointSaveFails(t *testing.T) {
 			ef.state.Checkpoint.Rows, ef.state.Bytes, ef.saved)
 	}
 }
+
+// TestCheckpointPositionAgrees: a checkpoint's position is where its rows
+// end: whole pages and the rows into the next, or after a short last
+// page; any other is refused.
+func TestCheckpointPositionAgrees(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		next, pageRows, size, rows int64
+		ok                         bool
+	}{
+		{2, 0, 10_000, 20_000, true},
+		{2, 5, 10_000, 20_005, true},
+		{3, 0, 10_000, 25_000, true}, // after the short last page
+		{1, 0, 10_000, 1, true},
+		{3, 0, 10_000, 20_000, false},
+		{1, 0, 10_000, 20_000, false},
+		{2, 5, 10_000, 20_000, false},
+		{2, 0, 10_000, 1_000_089_999, false},
+		{0, 0, 10_000, 1, false},
+		{2, 10_000, 10_000, 30_000, false},
+		{2, 0, 0, 20_000, false},
+		{2, 0, 10_001, 20_002, false},
+		{1 << 62, 0, 10_000, 20_000, false},
+		{-1, 0, 10_000, 20_000, false},
+	} {
+		cp := reports.Checkpoint{ViewID: 1, NextPage: tc.next, PageRows: tc.pageRows, PageSize: tc.size, Rows: tc.rows}
+		if got := positionAgrees(cp); got != tc.ok {
+			t.Errorf("%+v: %v, want %v", cp, got, tc.ok)
+		}
+	}
+}

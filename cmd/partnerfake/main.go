@@ -36,11 +36,36 @@
 //	-unknown-members    accept and ignore members of write bodies (subscribe,
 //	                    audit, external id) that their published descriptions
 //	                    do not name, instead of answering 400 naming each
-//	-allow-host NAME    admit this Host name besides loopback ones when
-//	                    listening on a loopback address (repeatable)
+//	-allow-host NAME    admit this Host name besides loopback ones
+//	                    (repeatable); on an address that is not loopback
+//	                    (0.0.0.0 in a container), turns the Host check on
+//	-redirect-uri URI   a redirect URI of the client for GET /oauth/authorize,
+//	                    the connector's sign-in (repeatable); loopback
+//	                    ones need none, others not registered are refused
 //	-max-tokens N       live access tokens kept (default 100000)
 //	-max-uploads N      signed upload URLs kept (default 10000)
 //	-max-upload-bytes N bytes of uploaded files held (default 1073741824)
+//	-max-spool-bytes N  bytes of load bodies spooled at once, over all loads
+//	                    running (default 1073741824)
+//
+// Connections (a shared fake must keep serving while clients hold
+// connections open):
+//
+//	-read-timeout D     longest a request may take to arrive, its headers
+//	                    within 10s or D if shorter (default 1m); the body of
+//	                    a bulk load or upload is bounded by its progress
+//	                    instead: 30s without a byte ends it
+//	-write-timeout D    longest from a request's headers to the end of its
+//	                    answer (default 2m), after -latency; bulk loads and
+//	                    uploads are bounded by their body's progress instead,
+//	                    and an injected fault's latency or dribble by the
+//	                    client's leaving
+//	-idle-timeout D     longest a keep-alive connection stays idle between
+//	                    requests (default 1m)
+//	-max-connections N  connections served at once (default 1024); more wait
+//	                    to be accepted until one closes; at most three
+//	                    quarters of them stay idle between requests, a
+//	                    connection going idle past them being closed
 //
 // A deployment's own words and gateway (docs/deployed-service.md):
 //
@@ -64,11 +89,19 @@
 // -admin-remote is given, since it can read every request and create
 // state.
 //
-// Listening on a loopback address, partnerfake answers every route,
-// service and admin, only when the request's Host is a loopback name or
-// address (or one -allow-host names), and its Origin, when it has one, is
-// too (403 otherwise), so that a web page whose DNS name is rebound to
-// 127.0.0.1 cannot drive it; it answers no CORS.
+// Listening on a loopback address, or on any address with -allow-host,
+// partnerfake answers every route, service and admin, only when the
+// request's Host is a loopback name or address (or one -allow-host names),
+// and its Origin, when it has one, is too (403 otherwise), so that a web
+// page whose DNS name is rebound to 127.0.0.1 cannot drive it; it answers
+// no CORS.
+//
+// Bodies of bulk loads past 4 MiB are spooled in a directory of its own
+// under the system's temporary directory (partnerfake-spool-PID-...),
+// removed when it exits on SIGINT, SIGTERM or an error; a directory left
+// by a partnerfake killed otherwise (SIGKILL) is removed by the next one
+// that starts, which tells it by the lock a running partnerfake holds on
+// its own.
 package main
 
 import (
@@ -92,6 +125,7 @@ import (
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
+	"golang.org/x/net/netutil"
 )
 
 func main() {
@@ -167,6 +201,11 @@ type config struct {
 	// the fake's totals (fake.Limits) and the Host names it admits
 	limits     fake.Limits
 	allowHosts []string
+	// redirect URIs of the client (fake.WithRedirectURIs)
+	redirects []string
+	// the server's bounds on connections
+	readTimeout, writeTimeout, idleTimeout time.Duration
+	maxConns                               int
 }
 
 // newFlags returns partnerfake's flags, which parse into the config.
@@ -199,7 +238,16 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.IntVar(&c.limits.AccessTokens, "max-tokens", limits.AccessTokens, "how many live access tokens the fake keeps (the oldest forgotten past it)")
 	fs.IntVar(&c.limits.Uploads, "max-uploads", limits.Uploads, "how many signed upload URLs the fake keeps (the oldest forgotten past it)")
 	fs.Int64Var(&c.limits.UploadBytes, "max-upload-bytes", limits.UploadBytes, "how many bytes of uploaded files the fake holds (413 past it)")
-	fs.Func("allow-host", "admit this Host `name` besides loopback ones when listening on a loopback address (repeatable, or comma-separated)", func(v string) error {
+	fs.Int64Var(&c.limits.SpoolBytes, "max-spool-bytes", limits.SpoolBytes, "how many bytes of load bodies the fake spools at once, over all loads running (413 past it)")
+	fs.DurationVar(&c.readTimeout, "read-timeout", time.Minute, "longest a request may take to arrive (headers within 10s); a bulk load's or upload's body may instead take as long as it keeps arriving, 30s without a byte ending it")
+	fs.DurationVar(&c.writeTimeout, "write-timeout", 2*time.Minute, "longest from a request's headers to the end of its answer (bulk loads and uploads: bounded by their body's progress instead)")
+	fs.DurationVar(&c.idleTimeout, "idle-timeout", time.Minute, "longest a keep-alive connection stays idle between requests")
+	fs.IntVar(&c.maxConns, "max-connections", 1024, "connections served at once, three quarters of them at most idle; more wait to be accepted until one closes")
+	fs.Func("redirect-uri", "a redirect `URI` of the client for GET /oauth/authorize, the connector's sign-in (repeatable); loopback ones need none", func(v string) error {
+		c.redirects = append(c.redirects, v)
+		return nil
+	})
+	fs.Func("allow-host", "admit this Host `name` besides loopback ones (repeatable, or comma-separated); on an address that is not loopback, turns the Host check on", func(v string) error {
 		for h := range strings.SplitSeq(v, ",") {
 			if h = strings.TrimSpace(h); h != "" {
 				c.allowHosts = append(c.allowHosts, h)
@@ -229,6 +277,9 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError{err: fmt.Errorf("unexpected arguments %q (flags start with -)", fs.Args())}
+	}
+	if c.readTimeout <= 0 || c.writeTimeout <= 0 || c.idleTimeout <= 0 || c.maxConns <= 0 {
+		return usageError{err: errors.New("-read-timeout, -write-timeout, -idle-timeout and -max-connections must be positive")}
 	}
 	for _, sec := range []struct {
 		flag, file, variable string
@@ -265,12 +316,25 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 			return fmt.Errorf("%s: %w", c.seedFile, err)
 		}
 	}
+	ln, err := net.Listen("tcp", c.addr)
+	if err != nil {
+		return err
+	}
+	defer ln.Close()
+	spool, err := newSpoolDir(os.TempDir())
+	if err != nil {
+		return err
+	}
+	defer spool.remove()
 	start := time.Now().UTC().Truncate(time.Second)
 	build := func() *fake.Fake {
 		opts := []fake.Option{fake.WithClient(c.id, c.secret), fake.WithTokenLifetime(c.lifetime), fake.WithBulkDelay(c.bulkDelay),
-			fake.WithViewDelay(c.viewDelay), fake.WithRequestLogSize(c.logSize), fake.WithLimits(c.limits)}
+			fake.WithViewDelay(c.viewDelay), fake.WithRequestLogSize(c.logSize), fake.WithLimits(c.limits), fake.WithSpoolDir(spool.path)}
 		if c.demo {
 			opts = append(opts, fake.WithDemoData())
+		}
+		if len(c.redirects) > 0 {
+			opts = append(opts, fake.WithRedirectURIs(c.id, c.redirects...))
 		}
 		if c.manual {
 			opts = append(opts, fake.WithClock(fake.NewManualClock(start)))
@@ -294,21 +358,18 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		}
 		return f
 	}
-	ln, err := net.Listen("tcp", c.addr)
-	if err != nil {
-		return err
-	}
 	admin := fakeadmin.New(build)
 	admin.AllowRemote = c.adminRemote
 	defer admin.Close()
 	url := "http://" + ln.Addr().String()
 	admin.SetURL(url)
-	handler := withLatency(admin, c.latency)
-	if fakehttp.LoopbackAddr(ln.Addr()) {
+	handler := withLatency(admin, c.latency, c.writeTimeout)
+	if fakehttp.LoopbackAddr(ln.Addr()) || len(c.allowHosts) > 0 {
 		handler = fakehttp.LocalOnly(handler, c.allowHosts)
 	}
-	srv := &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second,
-		MaxHeaderBytes: fakehttp.MaxHeaderBytes}
+	srv := &http.Server{Handler: handler, MaxHeaderBytes: fakehttp.MaxHeaderBytes,
+		ReadHeaderTimeout: min(10*time.Second, c.readTimeout), ReadTimeout: c.readTimeout,
+		WriteTimeout: c.writeTimeout, IdleTimeout: c.idleTimeout, ConnState: newIdleCap(c.maxConns).connState}
 
 	fmt.Fprintf(out, "partnerfake serving at %s\n", url)
 	fmt.Fprintf(out, "  admin API:     %s/_fake/\n", url)
@@ -325,7 +386,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	fmt.Fprintf(out, "try: PARTNER_BASE_URL=%s PARTNER_CLIENT_ID=%s PARTNER_CLIENT_SECRET=... go run ./examples/quickstart\n", url, c.id)
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
+	go func() { errc <- srv.Serve(netutil.LimitListener(ln, c.maxConns)) }()
 	select {
 	case err := <-errc:
 		return err
@@ -334,6 +395,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	shutdownCtx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
 	defer cancel()
 	if err := srv.Shutdown(shutdownCtx); err != nil {
+		srv.Close() // ends the requests still running: a load cut off changes nothing
 		return err
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
@@ -343,13 +405,15 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	return nil
 }
 
-// withLatency delays every request outside the admin API by d.
-func withLatency(h http.Handler, d time.Duration) http.Handler {
+// withLatency delays every request outside the admin API by d, which
+// the write timeout then counts from the end of.
+func withLatency(h http.Handler, d, writeTimeout time.Duration) http.Handler {
 	if d <= 0 {
 		return h
 	}
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if !strings.HasPrefix(r.URL.Path, fakehttp.AdminPrefix) {
+			http.NewResponseController(w).SetWriteDeadline(time.Now().Add(d + writeTimeout))
 			t := time.NewTimer(d)
 			select {
 			case <-t.C:

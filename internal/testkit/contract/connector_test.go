@@ -37,7 +37,7 @@ func TestConnectorTour(t *testing.T) {
 			next.ServeHTTP(w, r)
 		})
 	}
-	srv := fake.NewServer(fake.WithMiddleware(record), fake.WithMiddleware(c.Middleware(contract.Fail(t))),
+	srv := fake.NewServer(fake.WithRedirectURIs(fake.DefaultClientID, connectorRedirect), fake.WithMiddleware(record), fake.WithMiddleware(c.Middleware(contract.Fail(t))),
 		fake.WithMiddleware(contract.Differential(t)))
 	defer srv.Close()
 	connectorTrigger(t, srv, connectorSignIn(t, srv))
@@ -62,6 +62,10 @@ func sendNoRedirect(t *testing.T, req *http.Request) (*http.Response, []byte) {
 	return resp, b
 }
 
+// connectorRedirect is the redirect URI of the connector's sign-in,
+// registered for the fake's client.
+const connectorRedirect = "https://consent.example.com/redirect"
+
 // connectorSignIn signs in as the connector does and returns the access
 // token: GET /oauth/authorize answered 302 to the redirect URI with a code
 // and the caller's state, the code then posted to the token endpoint with
@@ -69,7 +73,7 @@ func sendNoRedirect(t *testing.T, req *http.Request) (*http.Response, []byte) {
 // (apiProperties.json: tokenBodyTemplate, refreshBodyTemplate).
 func connectorSignIn(t *testing.T, srv *fake.Server) string {
 	t.Helper()
-	const redirect = "https://consent.example.com/redirect"
+	const redirect = connectorRedirect
 	q := url.Values{"response_type": {"code"}, "client_id": {fake.DefaultClientID}, "redirect_uri": {redirect},
 		"scope": {"read write"}, "state": {"st-42"}}
 	req, _ := http.NewRequest("GET", srv.URL+"/oauth/authorize?"+q.Encode(), nil)
