@@ -2,19 +2,16 @@ package core
 
 // This file is per-call control, carried by the context: the options one
 // call (or every request of one iterator or Wait) sets for itself, read
-// once into the call (readOptions), the call's request id, and the
-// attempt timeout, applied around each attempt's round trip.
+// once into the call (readOptions), and the call's request id. The
+// attempt timeout they set is applied in the send stage (send.go).
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/check"
@@ -185,93 +182,4 @@ func (st *call) readOptions(ctx context.Context) error {
 		st.maxRetries = o.MaxRetries
 	}
 	return nil
-}
-
-// attemptTimeoutError is the failure of an attempt that ran past
-// CallOptions.AttemptTimeout.
-type attemptTimeoutError struct{ d time.Duration }
-
-func (e *attemptTimeoutError) Error() string {
-	return fmt.Sprintf("partner: attempt timed out after %s (CallOptions.AttemptTimeout)", e.d)
-}
-
-// Timeout marks it a timeout (net.Error), for the retry budget's cost.
-func (e *attemptTimeoutError) Timeout() bool   { return true }
-func (e *attemptTimeoutError) Temporary() bool { return true }
-
-// attemptTimer bounds the current attempt of a call with an
-// AttemptTimeout: it cancels the attempt's context when the time is up.
-type attemptTimer struct {
-	t        *time.Timer
-	cancel   context.CancelFunc
-	timedOut atomic.Bool
-}
-
-// stop stops the timer; the attempt's context stays alive until its body
-// is closed (attemptBody.Close).
-func (a *attemptTimer) stop() { a.t.Stop() }
-
-// expired reports whether the attempt ran out of time.
-func (a *attemptTimer) expired() bool { return a.timedOut.Load() }
-
-// roundTrip sends req through rt, bounded by the call's AttemptTimeout
-// when it has one.
-func (st *call) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
-	if st.attemptTimeout <= 0 {
-		return rt.RoundTrip(req)
-	}
-	ctx, cancel := context.WithCancel(req.Context())
-	a := &attemptTimer{cancel: cancel}
-	a.t = time.AfterFunc(st.attemptTimeout, func() {
-		a.timedOut.Store(true)
-		cancel()
-	})
-	st.timer = a
-	resp, err := rt.RoundTrip(req.WithContext(ctx))
-	if err != nil {
-		a.stop()
-		cancel()
-		return nil, err
-	}
-	resp.Body = &attemptBody{ReadCloser: resp.Body, a: a}
-	return resp, nil
-}
-
-// attemptBody releases the attempt's timer and context when closed.
-type attemptBody struct {
-	io.ReadCloser
-	a *attemptTimer
-}
-
-func (b *attemptBody) Close() error {
-	b.a.stop()
-	b.a.cancel()
-	return b.ReadCloser.Close()
-}
-
-// attemptErr turns the failure of an attempt that ran out of time into
-// the attempt timeout's error.
-func (st *call) attemptErr(err error) error {
-	if err != nil && st.timer != nil && st.timer.expired() && errors.Is(err, context.Canceled) {
-		return &attemptTimeoutError{st.attemptTimeout}
-	}
-	return err
-}
-
-// notSent reports whether err says that the server did not process the
-// request, from errors whose types net/http does not export: it closes
-// a pooled connection the server closed while it was idle before the
-// request is counted on it ("server closed idle connection"); an
-// HTTP/2 server refused the stream (REFUSED_STREAM), or announced with
-// GOAWAY that it stops below the stream's id. The HTTP/2 transport,
-// which may not rewind the body (noReplay), reports the last two as
-// "cannot retry err [...]".
-func notSent(err error) bool {
-	if err == nil {
-		return false
-	}
-	msg := err.Error()
-	return strings.HasSuffix(msg, "http: server closed idle connection") ||
-		strings.Contains(msg, "REFUSED_STREAM; received from peer") ||
-		strings.Contains(msg, "received Server's graceful shutdown GOAWAY")
 }

@@ -30,7 +30,7 @@
 //
 // A call runs in stages, each in its file: build the request (build.go,
 // request.go, body.go, callopts.go), send its attempts (send.go,
-// httpclient.go, noreplay.go), read the answer (answer.go), decide
+// noreplay.go), read the answer (answer.go), decide
 // whether to repeat it (retry.go), report its end (report.go, otel.go,
 // secrets.go, logtrace.go). client.go runs them in order.
 package core

@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -377,6 +378,24 @@ func retryableURLError(uerr *url.Error) bool {
 		strings.Contains(msg, "invalid header"))
 }
 
+// notSent reports whether err says that the server did not process the
+// request, from errors whose types net/http does not export: it closes
+// a pooled connection the server closed while it was idle before the
+// request is counted on it ("server closed idle connection"); an
+// HTTP/2 server refused the stream (REFUSED_STREAM), or announced with
+// GOAWAY that it stops below the stream's id. The HTTP/2 transport,
+// which may not rewind the body (noReplay), reports the last two as
+// "cannot retry err [...]".
+func notSent(err error) bool {
+	if err == nil {
+		return false
+	}
+	msg := err.Error()
+	return strings.HasSuffix(msg, "http: server closed idle connection") ||
+		strings.Contains(msg, "REFUSED_STREAM; received from peer") ||
+		strings.Contains(msg, "received Server's graceful shutdown GOAWAY")
+}
+
 // wait returns the wait before retry number attempt+1 (attempt counts
 // from 0) and whether the server chose it: the server's Retry-After when
 // it sent one; otherwise a jittered exponential step, uniform between
@@ -412,6 +431,29 @@ func retryAfterOf(resp *http.Response) (time.Duration, bool) {
 		return 0, false
 	}
 	return parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+}
+
+// parseRetryAfter reads a Retry-After header given in seconds or as an
+// HTTP date. A date in the past means no wait.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second)
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := max(t.Sub(now), 0)
+		return d, true
+	}
+	return 0, false
 }
 
 // noteAttempt records what an attempt says about the call: whether the

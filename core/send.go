@@ -3,15 +3,20 @@ package core
 // This file is the send stage: the call's own go-retryablehttp client,
 // whose hooks are the call's methods, and the call's HTTP client over the
 // shared connection pool, whose transport and redirect rule are the
-// call's too. Nothing here looks the call up in a context.
+// call's too; the default timeouts of the HTTP client New builds, the
+// attempt timeout (CallOptions.AttemptTimeout) around each attempt's
+// round trip, and the stall timeout of answer bodies. Nothing here looks
+// the call up in a context.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -157,4 +162,150 @@ func (h *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	}
 	resp.Body = newStallBody(resp.Body, h.stall, cancel)
 	return resp, nil
+}
+
+// Default timeouts of the HTTP client New builds when Config.HTTPClient is
+// nil. A client given through Config.HTTPClient keeps its own.
+const (
+	DefaultDialTimeout           = 10 * time.Second
+	DefaultTLSHandshakeTimeout   = 10 * time.Second
+	DefaultResponseHeaderTimeout = 60 * time.Second
+	// DefaultStallTimeout is the longest an answer's body may send
+	// nothing while it is read (Config.StallTimeout). It applies to every
+	// client, one given through Config.HTTPClient too.
+	DefaultStallTimeout = 60 * time.Second
+	// DefaultIdleConnTimeout closes a pooled connection idle this long,
+	// below the idle timeouts of common load balancers and NAT gateways
+	// (60s and more), which drop a connection without telling either end.
+	DefaultIdleConnTimeout = 30 * time.Second
+	// DefaultHTTP2PingInterval and DefaultHTTP2PingTimeout are the
+	// health check of an HTTP/2 connection: a ping after that long
+	// without a frame, and the connection is closed when the ping gets
+	// no answer within the timeout.
+	DefaultHTTP2PingInterval = 15 * time.Second
+	DefaultHTTP2PingTimeout  = 10 * time.Second
+)
+
+// serviceOnlyHeaders names the headers that must not follow a redirect to
+// another host.
+func (cfg *Config) serviceOnlyHeaders() []string {
+	names := []string{cfg.EnvHeader, cfg.SubscriptionKeyHeader}
+	for k := range cfg.Header {
+		names = append(names, k)
+	}
+	return names
+}
+
+// stallBody fails a Read that receives nothing for stall: a timer armed
+// while Read waits cancels the attempt's context. Time spent outside
+// Read (the caller writing what it read to a slow disk) does not count.
+type stallBody struct {
+	rc      io.ReadCloser
+	timer   *time.Timer
+	stall   time.Duration
+	cancel  context.CancelCauseFunc
+	stalled atomic.Bool
+}
+
+func newStallBody(rc io.ReadCloser, stall time.Duration, cancel context.CancelCauseFunc) *stallBody {
+	b := &stallBody{rc: rc, stall: stall, cancel: cancel}
+	b.timer = time.AfterFunc(time.Hour, b.fire)
+	b.timer.Stop()
+	return b
+}
+
+func (b *stallBody) fire() {
+	b.stalled.Store(true)
+	b.cancel(ErrAnswerStalled)
+}
+
+func (b *stallBody) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return b.rc.Read(p)
+	}
+	b.timer.Reset(b.stall)
+	n, err := b.rc.Read(p)
+	b.timer.Stop()
+	if b.stalled.Load() {
+		return n, fmt.Errorf("%w (%v)", ErrAnswerStalled, b.stall)
+	}
+	return n, err
+}
+
+func (b *stallBody) Close() error {
+	b.timer.Stop()
+	err := b.rc.Close()
+	b.cancel(nil)
+	return err
+}
+
+// attemptTimeoutError is the failure of an attempt that ran past
+// CallOptions.AttemptTimeout.
+type attemptTimeoutError struct{ d time.Duration }
+
+func (e *attemptTimeoutError) Error() string {
+	return fmt.Sprintf("partner: attempt timed out after %s (CallOptions.AttemptTimeout)", e.d)
+}
+
+// Timeout marks it a timeout (net.Error), for the retry budget's cost.
+func (e *attemptTimeoutError) Timeout() bool   { return true }
+func (e *attemptTimeoutError) Temporary() bool { return true }
+
+// attemptTimer bounds the current attempt of a call with an
+// AttemptTimeout: it cancels the attempt's context when the time is up.
+type attemptTimer struct {
+	t        *time.Timer
+	cancel   context.CancelFunc
+	timedOut atomic.Bool
+}
+
+// stop stops the timer; the attempt's context stays alive until its body
+// is closed (attemptBody.Close).
+func (a *attemptTimer) stop() { a.t.Stop() }
+
+// expired reports whether the attempt ran out of time.
+func (a *attemptTimer) expired() bool { return a.timedOut.Load() }
+
+// roundTrip sends req through rt, bounded by the call's AttemptTimeout
+// when it has one.
+func (st *call) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if st.attemptTimeout <= 0 {
+		return rt.RoundTrip(req)
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	a := &attemptTimer{cancel: cancel}
+	a.t = time.AfterFunc(st.attemptTimeout, func() {
+		a.timedOut.Store(true)
+		cancel()
+	})
+	st.timer = a
+	resp, err := rt.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		a.stop()
+		cancel()
+		return nil, err
+	}
+	resp.Body = &attemptBody{ReadCloser: resp.Body, a: a}
+	return resp, nil
+}
+
+// attemptBody releases the attempt's timer and context when closed.
+type attemptBody struct {
+	io.ReadCloser
+	a *attemptTimer
+}
+
+func (b *attemptBody) Close() error {
+	b.a.stop()
+	b.a.cancel()
+	return b.ReadCloser.Close()
+}
+
+// attemptErr turns the failure of an attempt that ran out of time into
+// the attempt timeout's error.
+func (st *call) attemptErr(err error) error {
+	if err != nil && st.timer != nil && st.timer.expired() && errors.Is(err, context.Canceled) {
+		return &attemptTimeoutError{st.attemptTimeout}
+	}
+	return err
 }
