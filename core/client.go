@@ -204,6 +204,11 @@ func (c *Client) EnvQuery() url.Values {
 	return url.Values{c.cfg.EnvHeader: {c.cfg.Env}}
 }
 
+// PortalWord is the deployment's portal word the client was given
+// (Config.PortalWord), "" when it was given none: a service names the
+// deployment's own fields with it (deployment.Words.AuditField).
+func (c *Client) PortalWord() string { return c.cfg.PortalWord }
+
 // WithTokens returns a Client like c that authorizes its requests with
 // ts. Both send through one HTTP client, one retry policy and one retry
 // budget: one connection pool, and token requests (sent by c) and API

@@ -29,7 +29,7 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.43.0/httpconv"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/partnerapi/partner-go/internal/plumbing"
+	"github.com/partnerapi/partner-go/internal/version"
 )
 
 // scopeName is the instrumentation scope of the SDK's tracer and meter;
@@ -38,7 +38,7 @@ import (
 const scopeName = "github.com/partnerapi/partner-go"
 
 // scopeVersion is the SDK's version, partner.Version.
-const scopeVersion = plumbing.Version
+const scopeVersion = version.Version
 
 // Names of the SDK's own span attributes and metrics. The HTTP ones are
 // the OpenTelemetry semantic conventions' (semconv, httpconv).
