@@ -21,13 +21,14 @@ import (
 // options (those of ctx, unless it is a call made for another call, such
 // as its token request), its request id and its telemetry.
 func (c *Client) newCall(ctx context.Context, r *Request, u *url.URL, b *body, decodes bool) (*call, error) {
-	st := &call{
-		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, read: r.Read, start: time.Now(), decodes: decodes,
-		auth:      c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
-		maxAnswer: orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), sameHost: r.NoCrossHostRedirect,
-	}
+	st := getCall()
+	st.c, st.method, st.path, st.idempotent, st.body = c, r.Method, u.Path, c.repeatable(r), b
+	st.observe, st.read, st.start, st.decodes = r.Observe, r.Read, time.Now(), decodes
+	st.auth = c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
+	st.maxAnswer, st.sameHost = orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), r.NoCrossHostRedirect
 	c.secrets.add(r.Token)
 	if err := st.readOptions(ctx); err != nil {
+		st.release()
 		return nil, err
 	}
 	if c.reqIDHeader != "" {

@@ -265,6 +265,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
 	if err != nil {
 		return err
 	}
+	defer st.release()
 	defer resp.Body.Close()
 	if err := decode(resp, out); err != nil {
 		// The service answered 2xx: it did the work, only the answer is lost.
@@ -282,7 +283,8 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
 // done: Send returns an empty 204 response.
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	ctx, span := c.startOp(ctx, r)
-	resp, _, err := c.send(ctx, r, false)
+	resp, st, err := c.send(ctx, r, false)
+	st.release()
 	EndSpan(span, err)
 	return resp, err
 }
@@ -316,16 +318,22 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 	ctx = withCall(ctx, st, !st.idempotent || r.Method == http.MethodDelete)
 	req, err := c.newRequest(ctx, st, r, u, us, b)
 	if err != nil {
+		st.release()
 		return nil, nil, err
 	}
 	if st.auth {
 		if err := st.sign(ctx, req.Header); err != nil {
+			st.release()
 			return nil, nil, err
 		}
 	}
 	resp, err := st.retryClient().Do(req)
 	resp, err = c.finish(ctx, r, u.Path, st, resp, err)
-	return resp, st, err
+	if err != nil {
+		st.release()
+		return nil, nil, err
+	}
+	return resp, st, nil
 }
 
 // DoNew sends r and decodes a 2xx answer into a new T (as Do), which it

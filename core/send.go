@@ -15,6 +15,7 @@ import (
 	"io"
 	"math"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
 	"sync/atomic"
 	"time"
@@ -44,18 +45,25 @@ func newSharedHTTP(cfg *Config, prop propagation.TextMapPropagator) *sharedHTTP 
 	return h
 }
 
-// retryClient sets up the call's go-retryablehttp client and HTTP
-// client, and returns the first. checkRetry decides every repeat (the
-// retries for failures, a call's own CallOptions.MaxRetries, the repeat
-// after a 401); the library's own limits are off.
-func (st *call) retryClient() *retryablehttp.Client {
-	sh := st.c.hc
-	st.hop = hopTransport{st: st, rt: sh.rt, stall: sh.stall}
-	st.hc = sh.hc
-	st.hc.Transport = &st.hop
-	st.hc.CheckRedirect = st.checkRedirect
-	st.rc = retryablehttp.Client{
-		HTTPClient:     &st.hc,
+// sendHooks are the go-retryablehttp client, HTTP client and transport
+// of one pooled call, and the method values they hold, bound to it once
+// (bindHooks): checkRetry decides every repeat (the retries for
+// failures, a call's own CallOptions.MaxRetries, the repeat after a 401);
+// the library's own limits are off.
+type sendHooks struct {
+	rc  retryablehttp.Client
+	hc  http.Client
+	hop hopTransport
+	// gotConn is the call's countResend, the GotConn of each hop's trace.
+	gotConn func(httptrace.GotConnInfo)
+}
+
+// bindHooks makes st's hooks.
+func (st *call) bindHooks() {
+	h := &sendHooks{gotConn: st.countResend}
+	h.hop.st = st
+	h.rc = retryablehttp.Client{
+		HTTPClient:     &h.hc,
 		Logger:         nil, // the call logs itself, without URLs' query strings or headers
 		RetryMax:       math.MaxInt32,
 		CheckRetry:     st.checkRetry,
@@ -64,7 +72,20 @@ func (st *call) retryClient() *retryablehttp.Client {
 		PrepareRetry:   st.prepareRetry,
 		ErrorHandler:   dropResponse,
 	}
-	return &st.rc
+	h.hc.CheckRedirect = st.checkRedirect
+	st.hooks = h
+}
+
+// retryClient returns the call's go-retryablehttp client, over an HTTP
+// client like its Client's, whose transport and redirect rule are the
+// call's.
+func (st *call) retryClient() *retryablehttp.Client {
+	sh, h := st.c.hc, st.hooks
+	h.hop.rt, h.hop.stall = sh.rt, sh.stall
+	checkRedirect := h.hc.CheckRedirect
+	h.hc = sh.hc
+	h.hc.Transport, h.hc.CheckRedirect = &h.hop, checkRedirect
+	return &h.rc
 }
 
 // dropResponse is the go-retryablehttp ErrorHandler: a call that ends in
