@@ -34,28 +34,35 @@ func (st *call) readAnswer(resp *http.Response) (cut bool, err error) {
 	if n > st.maxAnswer {
 		return true, st.answerLost(tooLarge(st.maxAnswer))
 	}
+	if st.read == nil && n > 0 && n <= maxWholeBody {
+		// Within the cap already: net/http gives no more than the
+		// declared length.
+		w := &wholeBody{b: make([]byte, n), rest: resp.Body}
+		if _, err := io.ReadFull(resp.Body, w.b); err != nil {
+			return true, st.answerLost(err)
+		}
+		w.r.Reset(w.b)
+		resp.Body = w
+		return false, nil
+	}
 	resp.Body = &cappedBody{ReadCloser: resp.Body, left: st.maxAnswer, limit: st.maxAnswer}
 	if st.read != nil {
 		return st.readWith(resp)
 	}
-	if n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
+	if n >= 0 || !st.decodes {
 		return false, nil
 	}
-	var b []byte
-	if n > 0 {
-		b = make([]byte, n)
-		_, err = io.ReadFull(resp.Body, b)
-	} else {
-		b, err = io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
-	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
 	if err != nil {
 		return true, st.answerLost(err)
 	}
 	if len(b) > maxWholeBody {
-		resp.Body = &wholeBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
+		resp.Body = &headBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
 		return false, nil
 	}
-	resp.Body = &wholeBody{Reader: bytes.NewReader(b), b: b, rest: resp.Body}
+	w := &wholeBody{b: b, rest: resp.Body}
+	w.r.Reset(b)
+	resp.Body = w
 	return false, nil
 }
 
@@ -138,15 +145,26 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// wholeBody is an answer's body as readAnswer read it: b, when it is the
-// whole body, and rest, the connection's body, closed with it.
+// wholeBody is an answer's body as readAnswer read it whole: b, read
+// through r, and rest, the connection's body, closed with it.
 type wholeBody struct {
-	io.Reader
+	r    bytes.Reader
 	b    []byte
 	rest io.ReadCloser
 }
 
-func (w *wholeBody) Close() error { return w.rest.Close() }
+func (w *wholeBody) Read(p []byte) (int, error) { return w.r.Read(p) }
+func (w *wholeBody) Close() error               { return w.rest.Close() }
+
+// headBody is an answer's body of unknown length longer than
+// maxWholeBody: what readAnswer read of it, then the rest, which is
+// closed with it.
+type headBody struct {
+	io.Reader
+	rest io.ReadCloser
+}
+
+func (h *headBody) Close() error { return h.rest.Close() }
 
 // decode reads a 2xx answer into out (see Do).
 func decode(resp *http.Response, out any) error {
@@ -160,7 +178,7 @@ func decode(resp *http.Response, out any) error {
 	if resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
-	if w, ok := resp.Body.(*wholeBody); ok && w.b != nil {
+	if w, ok := resp.Body.(*wholeBody); ok {
 		// Read whole in the retry loop (call.readAnswer).
 		return decodeBytes(w.b, out)
 	}
@@ -190,8 +208,10 @@ func decodeBytes(b []byte, out any) error {
 	} else {
 		err = json.Unmarshal(b, out)
 	}
-	var syntax *json.SyntaxError
-	if errors.As(err, &syntax) {
+	if err == nil {
+		return nil
+	}
+	if syntax := (*json.SyntaxError)(nil); errors.As(err, &syntax) {
 		// Something after the value: decode the first one, as a Decoder
 		// over the body would.
 		err = json.NewDecoder(bytes.NewReader(b)).Decode(out)

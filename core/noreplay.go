@@ -35,14 +35,20 @@ func (st *call) noReplay(hop *http.Request) {
 // does so after a refused or reset stream, HTTP/1 after a pooled
 // connection broke): each such send counts as a retry of the policy, and
 // once the policy allows no more, the hop is cancelled with
-// errResendRefused. The hop's trace is its own: net/http may read it
-// after the call is over, when the answer's body is read.
+// errResendRefused. net/http may read the hop's trace after the call is
+// over (when the answer's body is read), and WithClientTrace writes into
+// it the hooks of a trace already in ctx: the call's own trace, which
+// nothing writes, serves a hop whose context has none; any other hop gets
+// a trace of its own.
 func (st *call) countResends(ctx context.Context, req *http.Request, cancel context.CancelCauseFunc) context.Context {
 	if !st.idempotent || (req.Body != nil && req.Body != http.NoBody) {
 		return ctx
 	}
 	st.hopSent, st.hopCancel = false, cancel
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: st.hooks.gotConn})
+	if httptrace.ContextClientTrace(ctx) == nil {
+		return httptrace.WithClientTrace(ctx, &st.hooks.trace)
+	}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: st.hooks.trace.GotConn})
 }
 
 // countResend is the GotConn of a hop's trace: from the hop's second

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"weak"
 
@@ -78,6 +79,10 @@ type telemetry struct {
 	fetches  metric.Int64Counter
 	failures metric.Int64Counter
 	meter    metric.Meter
+	// names holds the span names of the operations started so far
+	// ("partner." + op), up to maxSpanNames (spanName).
+	namesMu sync.RWMutex
+	names   map[string]string
 }
 
 // newTelemetry builds the instruments of cfg's providers (the global ones
@@ -334,12 +339,37 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 // one's own over a Client needs Do and Send (Request.Op names the
 // call's span).
 func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	ctx, span := c.tel.tracer.Start(ctx, "partner."+op, clientKind...)
+	ctx, span := c.tel.tracer.Start(ctx, c.tel.spanName(op), clientKind...)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String(attrOperation, op))
 		span.SetAttributes(attrs...)
 	}
 	return ctx, span
+}
+
+// maxSpanNames bounds the span names a client keeps (telemetry.names):
+// the SDK's operations and a few of one's own.
+const maxSpanNames = 256
+
+// spanName is the name of op's span, "partner." + op, built once per op
+// rather than once per call.
+func (t *telemetry) spanName(op string) string {
+	t.namesMu.RLock()
+	name, ok := t.names[op]
+	t.namesMu.RUnlock()
+	if ok {
+		return name
+	}
+	name = "partner." + op
+	t.namesMu.Lock()
+	if len(t.names) < maxSpanNames {
+		if t.names == nil {
+			t.names = make(map[string]string)
+		}
+		t.names[op] = name
+	}
+	t.namesMu.Unlock()
+	return name
 }
 
 // CountTokenFetch counts a token fetch of kind ("client_credentials",

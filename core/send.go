@@ -54,13 +54,16 @@ type sendHooks struct {
 	rc  retryablehttp.Client
 	hc  http.Client
 	hop hopTransport
-	// gotConn is the call's countResend, the GotConn of each hop's trace.
-	gotConn func(httptrace.GotConnInfo)
+	// trace is the trace of a hop whose context has no other
+	// (countResends): its GotConn is the call's countResend. It is
+	// never written once bound, so that net/http may read it after the
+	// call.
+	trace httptrace.ClientTrace
 }
 
 // bindHooks makes st's hooks.
 func (st *call) bindHooks() {
-	h := &sendHooks{gotConn: st.countResend}
+	h := &sendHooks{trace: httptrace.ClientTrace{GotConn: st.countResend}}
 	h.hop.st = st
 	h.rc = retryablehttp.Client{
 		HTTPClient:     &h.hc,
