@@ -38,25 +38,39 @@ func (c *Client) newCall(ctx context.Context, r *Request, u *url.URL, b *body, d
 	return st, nil
 }
 
-// newRequest builds the request of every attempt of r, without
+// newRequest makes the request of every attempt of r, to u (nil when
+// only us, its text, was built: the request parses it, once).
+func (c *Client) newRequest(ctx context.Context, r *Request, u *url.URL, us string) (*retryablehttp.Request, error) {
+	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, nil)
+	if err == nil {
+		return req, nil
+	}
+	if u == nil {
+		if u, err = c.parse(r, us); err != nil {
+			return nil, err
+		}
+	}
+	return nil, errs.Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
+}
+
+// prepare gives req its body b and the headers of r, without
 // Authorization for the client's token (call.sign adds it).
-func (c *Client) newRequest(ctx context.Context, st *call, r *Request, u *url.URL, us string, b *body) (*retryablehttp.Request, error) {
-	var rawBody any
+func (c *Client) prepare(req *retryablehttp.Request, st *call, r *Request, u *url.URL, b *body) error {
 	switch {
 	case b != nil && b.mem != nil:
-		rawBody = b.mem
+		if err := req.SetBody(b.mem); err != nil {
+			return errs.Wrap(err, "%s %s", r.Method, u.Path)
+		}
 	case b != nil:
-		rawBody = retryablehttp.ReaderFunc(b.attempt)
-	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, rawBody)
-	if err != nil {
-		return nil, errs.Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
+		if err := req.SetBody(retryablehttp.ReaderFunc(b.attempt)); err != nil {
+			return errs.Wrap(err, "%s %s", r.Method, u.Path)
+		}
 	}
 	if b != nil && b.size >= 0 {
 		req.ContentLength = b.size
 	}
 	c.setHeaders(req.Header, st, r, u)
-	return req, nil
+	return nil
 }
 
 // setHeaders sets the headers of r on h.

@@ -289,15 +289,20 @@ func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	return resp, err
 }
 
-// send makes one call: its attempts go through the call's own
-// go-retryablehttp client, whose hooks are the call's methods (retry.go);
-// finish turns the last attempt into the call's answer. decodes says that Do decodes the
-// answer (call.decodes).
+// send makes one call: its attempts go through the call's
+// go-retryablehttp client, which calls back the call's stages (send.go);
+// finish turns the last attempt into the call's answer. decodes says
+// that Do decodes the answer (call.decodes).
 func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Response, *call, error) {
 	u, us, err := c.url(r)
 	if err != nil {
 		return nil, nil, err
 	}
+	req, err := c.newRequest(ctx, r, u, us)
+	if err != nil {
+		return nil, nil, err
+	}
+	u = req.URL
 	var raw []byte
 	if r.JSON != nil {
 		if raw, err = json.Marshal(r.JSON); err != nil {
@@ -315,9 +320,10 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 	// Whether an attempt wrote its request matters only to requests that
 	// are not repeated freely, and to a DELETE (a 404 after an attempt
 	// that may have been processed means done).
-	ctx = withCall(ctx, st, !st.idempotent || r.Method == http.MethodDelete)
-	req, err := c.newRequest(ctx, st, r, u, us, b)
-	if err != nil {
+	if cctx := withCall(ctx, st, !st.idempotent || r.Method == http.MethodDelete); cctx != ctx {
+		ctx, req.Request = cctx, req.Request.WithContext(cctx)
+	}
+	if err := c.prepare(req, st, r, u, b); err != nil {
 		st.release()
 		return nil, nil, err
 	}
