@@ -96,6 +96,12 @@ func getCall() *call {
 	return st
 }
 
+// ownsAnswer reports whether only core reads the answers' bodies: Do
+// decodes them (a Decoder and Request.Read are handed them). The
+// call's hops may then share one stallBody, which goes back to the pool
+// with the call.
+func (st *call) ownsAnswer() bool { return st.decodes && st.read == nil && st.hooks != nil }
+
 // release returns st for reuse, in its zero state, once its call is
 // over: when Do has decoded the answer, when Send returns. Nothing the
 // call handed on (the response and its body, an error, a capture) points

@@ -17,6 +17,7 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -64,7 +65,7 @@ type sendHooks struct {
 // bindHooks makes st's hooks.
 func (st *call) bindHooks() {
 	h := &sendHooks{trace: httptrace.ClientTrace{GotConn: st.countResend}}
-	h.hop.st = st
+	h.hop.st, h.hop.body = st, newStallBody()
 	h.rc = retryablehttp.Client{
 		HTTPClient:     &h.hc,
 		Logger:         nil, // the call logs itself, without URLs' query strings or headers
@@ -167,6 +168,9 @@ type hopTransport struct {
 	st    *call
 	rt    http.RoundTripper
 	stall time.Duration
+	// body is the call's own stallBody, for the hops whose answer only
+	// core reads (call.ownsAnswer).
+	body *stallBody
 }
 
 func (h *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -184,7 +188,11 @@ func (h *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel(nil)
 		return resp, err
 	}
-	resp.Body = newStallBody(resp.Body, h.stall, cancel)
+	body := h.body
+	if !h.st.ownsAnswer() {
+		body = newStallBody()
+	}
+	resp.Body = body.use(resp.Body, h.stall, cancel)
 	return resp, nil
 }
 
@@ -221,25 +229,50 @@ func (cfg *Config) serviceOnlyHeaders() []string {
 }
 
 // stallBody fails a Read that receives nothing for stall: a timer armed
-// while Read waits cancels the attempt's context. Time spent outside
-// Read (the caller writing what it read to a slow disk) does not count.
+// while Read waits cancels the hop's context. Time spent outside Read
+// (the caller writing what it read to a slow disk) does not count. A
+// call whose answer only core reads (Do decoding it) uses its own
+// stallBody and timer for each of its hops, and the next call taken from
+// the pool does too (sendHooks.body); any other hop gets a new one, since
+// its body is handed on.
 type stallBody struct {
-	rc      io.ReadCloser
-	timer   *time.Timer
-	stall   time.Duration
-	cancel  context.CancelCauseFunc
-	stalled atomic.Bool
+	timer *time.Timer // runs fire; made once
+	mu    sync.Mutex  // guards what fire reads and writes
+	rc    io.ReadCloser
+	stall time.Duration
+	// cancel ends the hop's context.
+	cancel context.CancelCauseFunc
+	// waiting is when the current Read began to wait, zero outside Read.
+	waiting time.Time
+	stalled bool
 }
 
-func newStallBody(rc io.ReadCloser, stall time.Duration, cancel context.CancelCauseFunc) *stallBody {
-	b := &stallBody{rc: rc, stall: stall, cancel: cancel}
+func newStallBody() *stallBody {
+	b := &stallBody{}
 	b.timer = time.AfterFunc(time.Hour, b.fire)
 	b.timer.Stop()
 	return b
 }
 
+// use makes b the body of a hop whose answer's body is rc, cancelled
+// with cancel: of a new hop, once the last one's body was closed.
+func (b *stallBody) use(rc io.ReadCloser, stall time.Duration, cancel context.CancelCauseFunc) *stallBody {
+	b.mu.Lock()
+	b.rc, b.stall, b.cancel, b.waiting, b.stalled = rc, stall, cancel, time.Time{}, false
+	b.mu.Unlock()
+	return b
+}
+
+// fire cancels the hop once a Read has waited for stall. The timer is
+// reset for each Read: a run meant for an earlier one finds no Read
+// waiting, or one that has not waited that long, and does nothing.
 func (b *stallBody) fire() {
-	b.stalled.Store(true)
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.waiting.IsZero() || time.Since(b.waiting) < b.stall {
+		return
+	}
+	b.stalled = true
 	b.cancel(ErrAnswerStalled)
 }
 
@@ -247,10 +280,17 @@ func (b *stallBody) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return b.rc.Read(p)
 	}
+	b.mu.Lock()
+	b.waiting = time.Now()
+	b.mu.Unlock()
 	b.timer.Reset(b.stall)
 	n, err := b.rc.Read(p)
 	b.timer.Stop()
-	if b.stalled.Load() {
+	b.mu.Lock()
+	b.waiting = time.Time{}
+	stalled := b.stalled
+	b.mu.Unlock()
+	if stalled {
 		return n, fmt.Errorf("%w (%v)", ErrAnswerStalled, b.stall)
 	}
 	return n, err
