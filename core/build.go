@@ -17,33 +17,35 @@ import (
 // an operation asks for, body.go its body, callopts.go the per-call
 // options read into the call.
 
-// newCall returns the state of a call of r, sent to u with body b: its
-// options (those of ctx, unless it is a call made for another call, such
-// as its token request), its request id and its telemetry.
-func (c *Client) newCall(ctx context.Context, r *Request, u *url.URL, b *body, decodes bool) (*call, error) {
-	st := getCall()
+// newCall fills st, the state of a call of r, sent to u with body b:
+// its options (those of ctx, unless it is a call made for another call,
+// such as its token request), its request id and its telemetry.
+func (c *Client) newCall(ctx context.Context, st *call, r *Request, u *url.URL, b *body, decodes bool) error {
 	st.c, st.method, st.path, st.idempotent, st.body = c, r.Method, u.Path, c.repeatable(r), b
 	st.observe, st.read, st.start, st.decodes = r.Observe, r.Read, time.Now(), decodes
 	st.auth = c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
 	st.maxAnswer, st.sameHost = orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), r.NoCrossHostRedirect
 	c.secrets.add(r.Token)
 	if err := st.readOptions(ctx); err != nil {
-		st.release()
-		return nil, err
+		return err
 	}
 	if c.reqIDHeader != "" {
-		st.requestID = newRequestID()
+		st.requestIDValue = newRequestID()
+		st.requestID = st.requestIDValue[0]
 	}
 	st.initTel(ctx, r, u, c.toService(r, u))
-	return st, nil
+	return nil
 }
 
 // newRequest makes the request of every attempt of r, to u (nil when
-// only us, its text, was built: the request parses it, once).
-func (c *Client) newRequest(ctx context.Context, r *Request, u *url.URL, us string) (*retryablehttp.Request, error) {
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, nil)
+// only us, its text, was built: the request parses it, once), in st's
+// pooled state.
+func (c *Client) newRequest(ctx context.Context, st *call, r *Request, u *url.URL, us string) (*retryablehttp.Request, error) {
+	hreq, err := http.NewRequestWithContext(ctx, r.Method, us, nil)
 	if err == nil {
-		return req, nil
+		req := &st.hooks.req
+		*req = retryablehttp.Request{Request: hreq}
+		return req, req.SetBody(nil)
 	}
 	if u == nil {
 		if u, err = c.parse(r, us); err != nil {
@@ -87,7 +89,7 @@ func (c *Client) setHeaders(h http.Header, st *call, r *Request, u *url.URL) {
 			h[k] = append([]string(nil), vs...)
 		}
 		if st.requestID != "" {
-			h[c.reqIDHeader] = []string{st.requestID}
+			h[c.reqIDHeader] = st.requestIDValue
 		}
 	}
 	for k, vs := range r.Header {

@@ -11,6 +11,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/hashicorp/go-retryablehttp"
 	"golang.org/x/oauth2"
 )
 
@@ -42,8 +43,10 @@ type call struct {
 	attemptTimeout time.Duration // CallOptions.AttemptTimeout
 	maxRetries     int           // retries for failures: CallOptions' or the policy's
 	captureTo      *ResponseInfo // CallOptions.Capture
-	// requestID is sent in the request id header, "" when it is off.
-	requestID string
+	// requestID is sent in the request id header (requestIDValue), ""
+	// when it is off.
+	requestID      string
+	requestIDValue []string
 	// timer bounds the current attempt (CallOptions.AttemptTimeout).
 	timer *attemptTimer
 
@@ -114,6 +117,7 @@ func (st *call) release() {
 	}
 	h := st.hooks
 	*st = call{hooks: h}
+	h.req = retryablehttp.Request{}
 	callPool.Put(st)
 }
 

@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"strings"
 	"time"
+	"unsafe"
 
 	"github.com/partnerapi/partner-go/internal/check"
 )
@@ -140,13 +141,19 @@ func (c *Client) reserved(k string) bool {
 	return false
 }
 
-// newRequestID returns a random (version 4) UUID.
-func newRequestID() string {
+// newRequestID returns a random (version 4) UUID as the value of the
+// request id header: the id's text and the slice that holds it are one
+// allocation (the text is never written once made).
+func newRequestID() []string {
 	var u [16]byte
 	rand.Read(u[:])
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	var b [36]byte
+	id := new(struct {
+		value [1]string
+		b     [36]byte
+	})
+	b := id.b[:]
 	hex.Encode(b[0:8], u[0:4])
 	b[8] = '-'
 	hex.Encode(b[9:13], u[4:6])
@@ -156,7 +163,8 @@ func newRequestID() string {
 	hex.Encode(b[19:23], u[8:10])
 	b[23] = '-'
 	hex.Encode(b[24:], u[10:])
-	return string(b[:])
+	id.value[0] = unsafe.String(&id.b[0], len(id.b))
+	return id.value[:]
 }
 
 // readOptions reads the CallOptions in ctx into the call's state, once:

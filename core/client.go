@@ -298,23 +298,27 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 	if err != nil {
 		return nil, nil, err
 	}
-	req, err := c.newRequest(ctx, r, u, us)
+	st := getCall()
+	req, err := c.newRequest(ctx, st, r, u, us)
 	if err != nil {
+		st.release()
 		return nil, nil, err
 	}
 	u = req.URL
 	var raw []byte
 	if r.JSON != nil {
 		if raw, err = json.Marshal(r.JSON); err != nil {
+			st.release()
 			return nil, nil, fmt.Errorf("partner: %s %s: encoding request: %w", r.Method, u.Path, err)
 		}
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
+		st.release()
 		return nil, nil, errs.Wrap(err, "%s %s", r.Method, u.Path)
 	}
-	st, err := c.newCall(ctx, r, u, b, decodes)
-	if err != nil {
+	if err := c.newCall(ctx, st, r, u, b, decodes); err != nil {
+		st.release()
 		return nil, nil, err
 	}
 	// Whether an attempt wrote its request matters only to requests that

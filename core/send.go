@@ -52,6 +52,8 @@ func newSharedHTTP(cfg *Config, prop propagation.TextMapPropagator) *sharedHTTP 
 // failures, a call's own CallOptions.MaxRetries, the repeat after a 401);
 // the library's own limits are off.
 type sendHooks struct {
+	// req is the call's request (newRequest), emptied by release.
+	req retryablehttp.Request
 	rc  retryablehttp.Client
 	hc  http.Client
 	hop hopTransport
