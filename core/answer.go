@@ -37,12 +37,11 @@ func (st *call) readAnswer(resp *http.Response) (cut bool, err error) {
 	if st.read == nil && n > 0 && n <= maxWholeBody {
 		// Within the cap already: net/http gives no more than the
 		// declared length.
-		w := &wholeBody{b: make([]byte, n), rest: resp.Body}
-		if _, err := io.ReadFull(resp.Body, w.b); err != nil {
+		b := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, b); err != nil {
 			return true, st.answerLost(err)
 		}
-		w.r.Reset(w.b)
-		resp.Body = w
+		st.keepWhole(resp, b)
 		return false, nil
 	}
 	resp.Body = &cappedBody{ReadCloser: resp.Body, left: st.maxAnswer, limit: st.maxAnswer}
@@ -60,10 +59,22 @@ func (st *call) readAnswer(resp *http.Response) (cut bool, err error) {
 		resp.Body = &headBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
 		return false, nil
 	}
+	st.keepWhole(resp, b)
+	return false, nil
+}
+
+// keepWhole keeps b, the whole body of resp: for Do, which decodes it,
+// in the call (answer), the connection's body closed at once; for the
+// caller of Send, as resp's body (wholeBody).
+func (st *call) keepWhole(resp *http.Response, b []byte) {
+	if st.decodes {
+		resp.Body.Close()
+		resp.Body, st.answer = http.NoBody, b
+		return
+	}
 	w := &wholeBody{b: b, rest: resp.Body}
 	w.r.Reset(b)
 	resp.Body = w
-	return false, nil
 }
 
 // readWith has Request.Read read the answer, and closes its body.
@@ -145,8 +156,9 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// wholeBody is an answer's body as readAnswer read it whole: b, read
-// through r, and rest, the connection's body, closed with it.
+// wholeBody is an answer's body as readAnswer read it whole, handed on
+// by Send: b, read through r, and rest, the connection's body, closed
+// with it.
 type wholeBody struct {
 	r    bytes.Reader
 	b    []byte
@@ -166,8 +178,9 @@ type headBody struct {
 
 func (h *headBody) Close() error { return h.rest.Close() }
 
-// decode reads a 2xx answer into out (see Do).
-func decode(resp *http.Response, out any) error {
+// decode reads a 2xx answer into out (see Do); whole is its body when
+// the call read it whole (call.answer).
+func decode(resp *http.Response, out any, whole []byte) error {
 	switch d := out.(type) {
 	case nil:
 		_, err := io.Copy(io.Discard, resp.Body)
@@ -178,9 +191,9 @@ func decode(resp *http.Response, out any) error {
 	if resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
-	if w, ok := resp.Body.(*wholeBody); ok {
+	if whole != nil {
 		// Read whole in the retry loop (call.readAnswer).
-		return decodeBytes(w.b, out)
+		return decodeBytes(whole, out)
 	}
 	err := json.NewDecoder(resp.Body).Decode(out)
 	if errors.Is(err, io.EOF) {

@@ -30,8 +30,10 @@ type call struct {
 	observe      func(*http.Response)       // Request.Observe
 	read         func(*http.Response) error // Request.Read
 	// decodes is set by Do when it decodes the answer: readAnswer then
-	// reads a body of unknown length too.
+	// reads a body of unknown length too, and keeps a body it read whole
+	// in answer.
 	decodes bool
+	answer  []byte
 	// maxAnswer caps the 2xx answer's body (Request.MaxAnswerSize).
 	maxAnswer int64
 	// sameHost refuses any redirect to another host

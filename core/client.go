@@ -267,7 +267,7 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
 	}
 	defer st.release()
 	defer resp.Body.Close()
-	if err := decode(resp, out); err != nil {
+	if err := decode(resp, out, st.answer); err != nil {
 		// The service answered 2xx: it did the work, only the answer is lost.
 		st.ambiguous = true
 		return st.settle(c.secrets.maskErr(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, st.path, err)))
