@@ -1,9 +1,12 @@
 package core
 
 // This file is the pipeline's face and one call top to bottom: Config,
-// Client and New; Do and Send, and send, which runs the stages of a call
-// in order: build (build.go), send (send.go), read the answer
-// (answer.go), decide (retry.go), report (report.go).
+// Client and New; Do and Send, and send, which builds the call
+// (build.go), hands it to the call's go-retryablehttp client, and
+// reports its end (report.go). The library owns the attempt loop and
+// calls the stages of each attempt back (see the package doc): the
+// call's transport sends it (send.go), CheckRetry reads the answer
+// (answer.go) and decides (retry.go).
 
 import (
 	"cmp"
@@ -193,10 +196,11 @@ func New(cfg Config) *Client {
 // environment header, which token requests carry beside the header as the
 // deployed service's descriptions show; nil when no environment is set.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send, which send the environment
-// header themselves.
+// Deprecated: Do and Send send the environment header themselves; a
+// request that also needs it as a query parameter puts
+// url.Values{Config.EnvHeader: {Config.Env}} in Request.Query.
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) EnvQuery() url.Values {
 	if c.cfg.Env == "" {
 		return nil
@@ -243,14 +247,15 @@ func (c *Client) authHeader(token string) []string {
 
 // Logger returns the client's logger (never nil).
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send, which log through
-// Config.Logger.
+// Deprecated: log with the logger given as Config.Logger; Do and Send
+// log each attempt through it themselves, the client's secrets masked.
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 
-// Do sends r and decodes a 2xx answer into out: nil discards it, a
-// Decoder reads it, anything else is decoded as JSON. Any other answer is
+// Do sends r and decodes a 2xx answer into out: nil discards it (or
+// leaves it to Request.Read), a Decoder reads it, anything else is
+// decoded as JSON. Any other answer is
 // returned as an *Error. A 401 on an authorized request drops the cached
 // token and repeats the request once with a new one.
 //

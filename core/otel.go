@@ -155,10 +155,10 @@ func (c *Client) startOp(ctx context.Context, r *Request) (context.Context, trac
 // the error status, and the outcome-unknown attribute when the service
 // may have processed the call.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: end a span of one's own with its SetStatus and End; Do
+// and Send end the spans they start.
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func EndSpan(span trace.Span, err error) {
 	if err != nil && span.IsRecording() {
 		if errors.Is(err, ErrOutcomeUnknown) || isOutcomeUnknownError(err) {
@@ -334,10 +334,13 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 // (an export, a wait), named "partner." + op, kind client, with attrs.
 // End it with EndSpan.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: set Request.Op, which names the span Do and Send start
+// for a call; an operation of several calls starts its own span with a
+// tracer of the provider given as Config.TracerProvider
+// (otel.GetTracerProvider() when none), and its calls' spans are that
+// span's children.
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
 	ctx, span := c.tel.tracer.Start(ctx, c.tel.spanName(op), clientKind...)
 	if span.IsRecording() {
@@ -375,10 +378,11 @@ func (t *telemetry) spanName(op string) string {
 // CountTokenFetch counts a token fetch of kind ("client_credentials",
 // "refresh", "external"), and its failure when err is not nil.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: a TokenSource of one's own counts its fetches with an
+// instrument of its own, from a meter of the provider given as
+// Config.MeterProvider (otel.GetMeterProvider() when none).
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) CountTokenFetch(ctx context.Context, kind string, err error) {
 	kindAttr := attribute.String("partner.token.kind", kind)
 	c.tel.fetches.Add(ctx, 1, metric.WithAttributes(kindAttr))
@@ -391,17 +395,18 @@ func (c *Client) CountTokenFetch(ctx context.Context, kind string, err error) {
 // the global provider when it was not set), for an area's own
 // instruments.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: make instruments with a meter, of one's own
+// instrumentation scope, from the provider given as
+// Config.MeterProvider (otel.GetMeterProvider() when none).
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) Meter() metric.Meter { return c.tel.meter }
 
 // TracerProvider returns the provider the client's spans go to:
 // Config.TracerProvider, nil when it was not set (the global provider).
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: use the provider given as Config.TracerProvider
+// (otel.GetTracerProvider() when none).
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) TracerProvider() trace.TracerProvider { return c.cfg.TracerProvider }

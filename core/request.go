@@ -20,7 +20,13 @@ import (
 	"github.com/partnerapi/partner-go/internal/urls"
 )
 
-// Decoder reads a successful response body itself, for streaming answers.
+// Decoder reads a successful response body itself, for streaming
+// answers: Do hands it the body after the call, so an answer cut off
+// while it reads is not repeated.
+//
+// Deprecated: set Request.Read, which reads the body inside the retry
+// loop (an answer cut off is retried as a lost one), and call Do with a
+// nil out, or Send.
 type Decoder func(r io.Reader) error
 
 // Request describes one operation.

@@ -11,8 +11,12 @@
 // speaks (the stand-ins unless configured otherwise), and production code
 // gives the deployment's.
 //
-// The package imports nothing but the standard library, so that the fake,
-// which imports no other package of the SDK, can share it.
+// The package imports nothing but the standard library, so that the fake
+// can share it. Of the packages the client is made of (the root, core,
+// the area packages and their helpers), the fake imports this one only;
+// it reaches internal/quote, the filter language's string literals,
+// through its filter evaluator, and has packages of its own for the rest
+// (fake/demo, internal/fakeserver/...).
 package deployment
 
 import "log/slog"
