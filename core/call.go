@@ -21,6 +21,13 @@ import (
 // its methods, are made once per pooled call (sendHooks): none looks the
 // call up. Only wrote is touched by another goroutine (net/http's write
 // loop); the rest belongs to the goroutine running the call.
+//
+// Its fields are grouped by what they hold (the request, the options,
+// the current attempt and hop, what the attempts learnt, telemetry, the
+// pooled hooks); its methods sit in the file of the stage they belong to
+// (callopts.go, send.go, noreplay.go, answer.go, retry.go, report.go,
+// otel.go), each stage reading and writing the one state that the
+// library's hooks share, rather than a type per stage handing it on.
 type call struct {
 	c            *Client
 	method, path string                     // for the log
