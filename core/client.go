@@ -255,9 +255,9 @@ func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 
 // Do sends r and decodes a 2xx answer into out: nil discards it (or
 // leaves it to Request.Read), a Decoder reads it, anything else is
-// decoded as JSON. Any other answer is
-// returned as an *Error. A 401 on an authorized request drops the cached
-// token and repeats the request once with a new one.
+// decoded as JSON. Any other answer is returned as an *Error. A 401 on
+// an authorized request drops the cached token and repeats the request
+// once with a new one.
 //
 // The error of a request that is not Idempotent is marked with
 // ErrOutcomeUnknown when the service may have processed it (see
