@@ -1,13 +1,13 @@
 package core
 
-// This file is the send stage: the call's go-retryablehttp client,
-// whose hooks are the call's methods, and the call's HTTP client over the
+// This file is the send stage: the call's go-retryablehttp client, whose
+// hooks are the call's methods, and the call's HTTP client over the
 // shared connection pool, whose transport and redirect rule are the
 // call's too, both bound once per pooled call (sendHooks); the default
-// timeouts of the HTTP client New builds, the
-// attempt timeout (CallOptions.AttemptTimeout) around each attempt's
-// round trip, and the stall timeout of answer bodies. Nothing here looks
-// the call up in a context.
+// timeouts of the HTTP client New builds, the attempt timeout
+// (CallOptions.AttemptTimeout) around each attempt's round trip, and the
+// stall timeout of answer bodies. Nothing here looks the call up in a
+// context.
 
 import (
 	"context"
