@@ -117,9 +117,10 @@ func (st *call) ownsAnswer() bool { return st.decodes && st.read == nil && st.ho
 // release returns st for reuse, in its zero state, once its call is
 // over: when Do has decoded the answer, when Send returns. Nothing the
 // call handed on (the response and its body, an error, a capture) points
-// to st; net/http may still read the trace of a hop once its body is
-// read, which is why each hop's trace is its own (countResends). A call
-// that is kept is left to the collector.
+// to st. net/http may still read the trace of a hop once its body is
+// read: the call's own trace is never written once bound, and a hop
+// under another trace gets one of its own (countResends). A call that
+// is kept is left to the collector.
 func (st *call) release() {
 	if st == nil || st.kept {
 		return
