@@ -1,7 +1,7 @@
 // Package deployment holds the words of one deployment of the service and
 // what a client needs to reach it, as plain values that the client
-// (partner.WithWords, partner.WithConnection) and the fake
-// (fake.Fake.Connection) share.
+// (partner.WithWords, partner.WithConnection) and the fake (fake.WithWords,
+// fake.Fake.Connection) share.
 //
 // Where a header or value is named after the operator's brand, the
 // interface uses a neutral stand-in: the environment header x-svc-env, the
@@ -11,12 +11,10 @@
 // speaks (the stand-ins unless configured otherwise), and production code
 // gives the deployment's.
 //
-// The package imports nothing but the standard library, so that the fake
-// can share it. Of the packages the client is made of (the root, core,
-// the area packages and their helpers), the fake imports this one only;
-// it reaches internal/quote, the filter language's string literals,
-// through its filter evaluator, and has packages of its own for the rest
-// (fake/demo, internal/fakeserver/...).
+// FromEnv reads a Connection from the PARTNER_* environment variables.
+//
+// The package imports nothing but the standard library, so that the fake,
+// which imports none of the client's packages, can share it.
 package deployment
 
 import "log/slog"
@@ -65,19 +63,39 @@ func (w Words) portal(suffix string) string {
 
 // Connection is what a client needs to reach one deployment of the
 // service, or a fake of it: where it is, the credentials it accepts, its
-// API gateway's subscription key (empty when it requires none) and its
-// words. fake.Fake.Connection returns the fake's; partner.WithConnection
-// sets a client's options from one.
+// API gateway's subscription key (empty when it requires none), its words
+// and the environment to act on. FromEnv reads one from the PARTNER_*
+// variables; fake.Fake.Connection returns the fake's;
+// partner.WithConnection sets a client's options from one.
 //
-// ClientSecret and SubscriptionKey are secrets. A Connection printed with
-// the fmt verbs (String, GoString) or logged with log/slog (LogValue)
-// shows them masked; encoding/json writes them as they are.
+// ClientSecret and SubscriptionKey are secrets, read from the fields
+// themselves. Whatever prints or encodes a Connection through its
+// methods shows them masked, as "[redacted]" (empty ones stay empty):
+// fmt with any verb (Format; String and GoString), log/slog (LogValue),
+// encoding/json (MarshalJSON), encoding/xml (MarshalXML) and
+// encoding/gob (GobEncode). That holds for a Connection or a pointer to
+// one, alone or in a slice, an array, a map, an interface or an exported
+// field of a struct, through slog's text and JSON handlers too, since
+// they call these methods on what they print. Two things reach the
+// fields without the methods and show the secrets: fmt printing a struct
+// with a Connection in an unexported field (fmt calls no method of an
+// unexported field; a pointer there prints as an address), and
+// reflection that walks fields itself (a printer with methods turned
+// off, such as a test library's diff). A struct that embeds a Connection
+// takes these methods as its own, so it prints and encodes as its
+// Connection alone: name the field instead. To send the secrets
+// somewhere (a configuration file), copy them from the fields.
 type Connection struct {
 	BaseURL         string
 	ClientID        string
 	ClientSecret    string
 	SubscriptionKey string
 	Words           Words
+	// Environment is the host name of the environment to act on, such as
+	// sandbox-eu.app.example.com, sent in the environment header
+	// (Words.EnvHeader); empty for the deployment's default. FromEnv reads
+	// it from PARTNER_ENV; a fake's Connection leaves it empty.
+	Environment string
 }
 
 // String describes c with its secrets masked, so that a Connection
@@ -86,7 +104,7 @@ func (c Connection) String() string {
 	return "{BaseURL:" + c.BaseURL + " ClientID:" + c.ClientID +
 		" ClientSecret:" + mask(c.ClientSecret) + " SubscriptionKey:" + mask(c.SubscriptionKey) +
 		" Words:{EnvHeader:" + c.Words.EnvHeader + " PortalWord:" + c.Words.PortalWord +
-		" SubscriptionKeyHeader:" + c.Words.SubscriptionKeyHeader + "}}"
+		" SubscriptionKeyHeader:" + c.Words.SubscriptionKeyHeader + "} Environment:" + c.Environment + "}"
 }
 
 // LogValue is c as log/slog records it, its secrets masked as String
@@ -99,6 +117,7 @@ func (c Connection) LogValue() slog.Value {
 		slog.String("SubscriptionKey", mask(c.SubscriptionKey)),
 		slog.Group("Words", slog.String("EnvHeader", c.Words.EnvHeader), slog.String("PortalWord", c.Words.PortalWord),
 			slog.String("SubscriptionKeyHeader", c.Words.SubscriptionKeyHeader)),
+		slog.String("Environment", c.Environment),
 	)
 }
 

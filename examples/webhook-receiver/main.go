@@ -11,7 +11,8 @@
 // fake service: it subscribes itself, changes three opportunities, prints
 // the deliveries it handled (and one the duplicate guard kept out), and
 // exits. With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET
-// (connect.go) it serves until SIGTERM or Ctrl-C; subscribe its public URL
+// (and the other PARTNER_* variables deployment.FromEnv reads) it serves
+// until SIGTERM or Ctrl-C; subscribe its public URL
 // separately (the SDK's Events.Subscribe, with SubscribeParams.Secret set
 // to the secret it accepts, as demo.go does).
 //
@@ -20,8 +21,11 @@
 //	RECEIVER_ADDR        address to listen on (default :8080; the demo: 127.0.0.1, any port)
 //	RECEIVER_SECRET      the subscriber secret in the callback URL's last segment (required with a deployment)
 //	RECEIVER_OLD_SECRET  the secret before a rotation, accepted too until it is removed
-//	RECEIVER_REDIS_ADDR  host:port of a Redis the replicas share for the duplicate guard (default: in memory)
+//	RECEIVER_REDIS_ADDR  a Redis the replicas share for the duplicate guard (default: in memory):
+//	                     host:port, or a redis:// or rediss:// (TLS) URL with a password and
+//	                     database (redis://:password@cache.internal:6379/0); never logged whole
 //	RECEIVER_REDIS_PREFIX the guard's key prefix in that Redis (default redisdedup.DefaultPrefix)
+//	RECEIVER_REDIS_REQUIRED 1: answer deliveries 503 while Redis fails, instead of passing them on
 //
 // To rotate the secret without losing a delivery: set RECEIVER_OLD_SECRET to
 // the current secret and RECEIVER_SECRET to a new one (events.NewSecret),
@@ -39,14 +43,15 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/trace"
-	"golang.org/x/net/netutil"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/events/redisdedup"
 	"github.com/partnerapi/partner-go/fake"
@@ -99,14 +104,31 @@ func run(ctx context.Context, cfg config) (err error) {
 			err = errors.Join(err, flush(fctx)) // the spans still batched
 		}()
 	}
-	// The client's spans and the Handler's go to tp (NewHandler takes the
-	// client's), its debug records to the log.
-	svc, err := connect(cfg.getenv, "webhook-receiver",
-		[]partner.Option{partner.WithTracerProvider(tp), partner.WithLogger(cfg.log)}, cfg.fakeOpts...)
+	// The deployment the PARTNER_* variables name, or else the embedded
+	// fake with its demo data, speaking the words they give.
+	conn, err := deployment.FromEnv(cfg.getenv)
+	onFake := errors.Is(err, deployment.ErrNotSet)
+	if onFake {
+		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithWords(conn.Words),
+			fake.WithDeployment(fake.Deployment{SubscriptionKey: conn.SubscriptionKey})}, cfg.fakeOpts...)...)
+		defer srv.Close()
+		env := conn.Environment
+		conn, err = srv.Connection(), nil
+		conn.Environment = env
+	}
 	if err != nil {
 		return err
 	}
-	onFake := svc.fake != nil
+	// The client's spans and the Handler's go to tp (NewHandler takes the
+	// client's), its debug records to the log.
+	svc, err := partner.New(partner.WithConnection(conn), partner.WithUserAgent("webhook-receiver"),
+		partner.WithTracerProvider(tp), partner.WithLogger(cfg.log))
+	if err != nil {
+		return err
+	}
+	// The deployment's audit field, logged with each delivery: "" without
+	// PARTNER_PORTAL_WORD.
+	audit := conn.Words.AuditField()
 	if secrets.current == "" { // the demonstration makes its own
 		secrets.current = events.NewSecret()
 	}
@@ -124,8 +146,11 @@ func run(ctx context.Context, cfg config) (err error) {
 		// The work of a delivery goes here. It must be idempotent (an
 		// upsert keyed by the object's external id, say): the duplicate
 		// guard keeps out repeats inside its window, not every repeat.
-		cfg.log.InfoContext(ctx, "delivery", "object", d.Fields["name"], "stage", d.Fields["stage"],
-			string(svc.audit), d.Fields[string(svc.audit)], "trace", trace.SpanContextFromContext(ctx).TraceID().String())
+		attrs := []any{"object", d.Fields["name"], "stage", d.Fields["stage"], "trace", trace.SpanContextFromContext(ctx).TraceID().String()}
+		if audit != "" {
+			attrs = append(attrs, audit, d.Fields[audit])
+		}
+		cfg.log.InfoContext(ctx, "delivery", attrs...)
 		if cfg.delivered != nil {
 			cfg.delivered(d)
 		}
@@ -137,7 +162,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	})
 	handler.Secrets = events.NewSecretSet(secrets.current, secrets.old)
 	handler.Logger = cfg.log
-	store, closeStore, err := dedupStore(cfg.getenv)
+	store, closeStore, err := dedupStore(ctx, cfg.getenv, cfg.log)
 	if err != nil {
 		return err
 	}
@@ -147,23 +172,23 @@ func run(ctx context.Context, cfg config) (err error) {
 	// and a later change back to the same fields is handled. With a field
 	// that identifies a change, set Dedup.Field or Dedup.Key and a longer
 	// Window.
-	handler.Dedup = &events.Dedup{Store: store}
+	//
+	// While the store does not answer, the guard passes deliveries on (a
+	// duplicate is less harm than a loss); with RECEIVER_REDIS_REQUIRED=1
+	// it answers 503 instead, for work that must not run twice, and the
+	// service sends the delivery again later.
+	handler.Dedup = &events.Dedup{Store: store, RefuseWhenStoreFails: cfg.getenv("RECEIVER_REDIS_REQUIRED") == "1"}
 
 	mux := http.NewServeMux()
 	mux.Handle(callbackPath, handler)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
-	// Timeouts as the events package documents them ("Serving
-	// deliveries"): a client that does not know the secret cannot hold a
-	// connection.
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(cfg.log.Handler(), slog.LevelWarn),
-	}
+	// The server the events package recommends ("Serving deliveries"):
+	// timeouts, so that a client that does not know the secret cannot
+	// hold a connection, and a connection cap that closes idle
+	// connections for new ones, so that holding them all does not keep
+	// deliveries out.
+	srv := events.NewServer(mux)
+	srv.ErrorLog = slog.NewLogLogger(cfg.log.Handler(), slog.LevelWarn)
 	addr := cfg.getenv("RECEIVER_ADDR")
 	if addr == "" && onFake {
 		addr = "127.0.0.1:0"
@@ -175,7 +200,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		return err
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(netutil.LimitListener(ln, 256)) }()
+	go func() { served <- srv.Serve(events.LimitConns(srv, ln, events.DefaultMaxConns)) }()
 	cfg.log.Info("receiving", "addr", ln.Addr().String(), "path", callbackPath, "secrets", handler.Secrets)
 	if cfg.listening != nil {
 		cfg.listening(ln.Addr().String())
@@ -183,7 +208,7 @@ func run(ctx context.Context, cfg config) (err error) {
 
 	var work error
 	if onFake {
-		work = demonstrate(ctx, cfg, svc, secrets.current, "http://"+ln.Addr().String()+callbackPath, got)
+		work = demonstrate(ctx, cfg, svc, audit, secrets.current, "http://"+ln.Addr().String()+callbackPath, got)
 	} else {
 		select {
 		case <-ctx.Done(): // SIGTERM or Ctrl-C
@@ -234,18 +259,63 @@ func secretsFromEnv(getenv func(string) string) (receiverSecrets, error) {
 //
 // Any other shared cache plugs in here too: an events.DedupStore (and
 // events.DedupHolderStore) over it.
-func dedupStore(getenv func(string) string) (store events.DedupStore, close func() error, err error) {
+func dedupStore(ctx context.Context, getenv func(string) string, log *slog.Logger) (store events.DedupStore, close func() error, err error) {
 	addr := getenv("RECEIVER_REDIS_ADDR")
 	if addr == "" {
 		return events.NewMemoryDedupStore(0, nil), func() error { return nil }, nil
 	}
-	// Few retries: while Redis is down, each delivery waits for them
-	// before the guard lets it through (a duplicate is less harm than a
-	// loss).
-	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialerRetries: 1, DialTimeout: time.Second})
-	var opts []redisdedup.Option
-	if p := getenv("RECEIVER_REDIS_PREFIX"); p != "" {
-		opts = append(opts, redisdedup.WithPrefix(p))
+	opts, err := redisOptions(addr)
+	if err != nil {
+		return nil, nil, err
 	}
-	return redisdedup.New(rdb, opts...), rdb.Close, nil
+	rdb := redis.NewClient(opts)
+	var dopts []redisdedup.Option
+	if p := getenv("RECEIVER_REDIS_PREFIX"); p != "" {
+		dopts = append(dopts, redisdedup.WithPrefix(p))
+	}
+	// Say at once whether the guard works: while Redis does not answer,
+	// the guard passes deliveries on (or, with RECEIVER_REDIS_REQUIRED,
+	// refuses them), and each one logs the failure. The address is logged
+	// without its password.
+	pctx, cancel := context.WithTimeout(ctx, 2*opts.DialTimeout)
+	defer cancel()
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		log.Warn("duplicate guard: Redis does not answer", "redis", opts.Addr, "db", opts.DB, "tls", opts.TLSConfig != nil, "error", err.Error())
+	} else {
+		log.Info("duplicate guard on Redis", "redis", opts.Addr, "db", opts.DB, "tls", opts.TLSConfig != nil)
+	}
+	return redisdedup.New(rdb, dopts...), rdb.Close, nil
+}
+
+// redisOptions reads RECEIVER_REDIS_ADDR: host:port, or a redis:// or
+// rediss:// (TLS) URL, which may carry a user name, a password and a
+// database number (redis://user:password@host:6379/0). Its errors never
+// repeat the value, which may hold a password.
+func redisOptions(addr string) (*redis.Options, error) {
+	var opts *redis.Options
+	if strings.Contains(addr, "://") {
+		o, err := redis.ParseURL(addr)
+		if err != nil {
+			return nil, errors.New("RECEIVER_REDIS_ADDR is not a valid redis:// or rediss:// URL (the value is not repeated: it may hold a password)")
+		}
+		opts = o
+	} else {
+		if _, _, err := net.SplitHostPort(addr); err != nil || strings.Contains(addr, "@") {
+			return nil, errors.New("RECEIVER_REDIS_ADDR is neither host:port nor a redis:// or rediss:// URL (the value is not repeated: it may hold a password)")
+		}
+		opts = &redis.Options{Addr: addr}
+	}
+	// Few retries, short dials: while Redis is down, each delivery waits
+	// for them before the guard decides (a duplicate is less harm than
+	// a loss). A URL's own settings (?dial_timeout=...) win.
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 1
+	}
+	if opts.DialerRetries == 0 {
+		opts.DialerRetries = 1
+	}
+	if opts.DialTimeout == 0 {
+		opts.DialTimeout = time.Second
+	}
+	return opts, nil
 }
