@@ -22,7 +22,7 @@ import (
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/events"
-	"github.com/partnerapi/partner-go/internal/plumbing"
+	"github.com/partnerapi/partner-go/internal/version"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
@@ -32,7 +32,7 @@ import (
 
 // Version is the SDK version, sent in the User-Agent header and carried
 // by the spans and metrics as their instrumentation version.
-const Version = plumbing.Version
+const Version = version.Version
 
 // Client talks to one Partner Integration Service. It is safe for
 // concurrent use by many goroutines; they share one access token.

@@ -271,37 +271,19 @@ func WithServiceRequestIDHeader(name string) Option {
 	return func(s *settings) { s.cfg.ServiceRequestIDHeader = name }
 }
 
-// build checks the settings and returns the pipeline's Config.
+// build checks the settings, each kind in its own function, and returns
+// the pipeline's Config.
 func (s *settings) build() (core.Config, error) {
 	var cfg core.Config
-	if s.baseURL == "" {
-		return cfg, errors.New("partner: no base URL: use WithBaseURL")
-	}
-	// Messages name the base URL without its password (urls.Redacted).
-	u, err := url.Parse(s.baseURL)
+	u, err := s.checkBaseURL()
 	if err != nil {
-		return cfg, fmt.Errorf("partner: bad base URL %q: %w", urls.Redacted(s.baseURL), urls.ParseError(err))
-	}
-	switch {
-	case !urls.IsHTTPURL(u):
-		return cfg, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", urls.Redacted(s.baseURL))
-	case u.User != nil:
-		return cfg, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
-	case u.RawQuery != "" || u.Fragment != "":
-		return cfg, errors.New("partner: base URL must not have a query or fragment")
-	case urls.PlainHTTPRefused(u, s.cfg.AllowInsecureHTTP):
-		return cfg, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", u.Redacted())
+		return cfg, err
 	}
 	if s.auth.TokenSource == nil && (s.auth.ClientID == "" || s.auth.ClientSecret == "") {
 		return cfg, errors.New("partner: no client credentials: use WithClientCredentials or WithTokenSource")
 	}
-	for k := range s.cfg.Header {
-		if strings.EqualFold(k, "Authorization") {
-			return cfg, errors.New("partner: WithHeader cannot set Authorization")
-		}
-		if err := check.ReplayHeader(k); err != nil {
-			return cfg, fmt.Errorf("partner: WithHeader cannot set %w", err)
-		}
+	if err := s.checkFixedHeaders(); err != nil {
+		return cfg, err
 	}
 	for _, h := range []struct{ opt, name string }{
 		{"WithEnvironmentHeader", s.cfg.EnvHeader}, {"WithSubscriptionKeyHeader", s.cfg.SubscriptionKeyHeader},
@@ -320,17 +302,8 @@ func (s *settings) build() (core.Config, error) {
 	if err := s.checkEnvironment(u); err != nil {
 		return cfg, err
 	}
-	if w := s.cfg.PortalWord; w != "" && (strings.ContainsAny(w, ". \t\r\n") || strings.ContainsFunc(w, unicode.IsControl)) {
-		return cfg, fmt.Errorf("partner: WithWords: portal word %q is not one word: it names fields as <word>.integration_status, without dots or spaces", w)
-	}
-	if k := s.cfg.SubscriptionKey; k != "" && strings.ContainsAny(k, "\r\n") {
-		return cfg, errors.New("partner: WithSubscriptionKey: the key must not contain a line break")
-	}
-	if s.cfg.StallTimeout < 0 {
-		return cfg, errors.New("partner: WithStallTimeout needs a duration >= 0")
-	}
-	if s.cfg.Retry.MaxRetries < 0 {
-		return cfg, errors.New("partner: WithMaxRetries needs a number >= 0")
+	if err := s.checkValues(); err != nil {
+		return cfg, err
 	}
 	cfg = s.cfg
 	cfg.BaseURL = u
@@ -339,6 +312,65 @@ func (s *settings) build() (core.Config, error) {
 		cfg.UserAgent += " " + s.uaSuffix
 	}
 	return cfg, nil
+}
+
+// checkBaseURL parses the base URL and refuses one the client cannot
+// use: not an absolute http(s) URL, with credentials, a query or a
+// fragment, or plain http to a host other than this machine without
+// WithInsecureHTTP. Messages name it without its password
+// (urls.Redacted).
+func (s *settings) checkBaseURL() (*url.URL, error) {
+	if s.baseURL == "" {
+		return nil, errors.New("partner: no base URL: use WithBaseURL")
+	}
+	u, err := url.Parse(s.baseURL)
+	if err != nil {
+		return nil, fmt.Errorf("partner: bad base URL %q: %w", urls.Redacted(s.baseURL), urls.ParseError(err))
+	}
+	switch {
+	case !urls.IsHTTPURL(u):
+		return nil, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", urls.Redacted(s.baseURL))
+	case u.User != nil:
+		return nil, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
+	case u.RawQuery != "" || u.Fragment != "":
+		return nil, errors.New("partner: base URL must not have a query or fragment")
+	case urls.PlainHTTPRefused(u, s.cfg.AllowInsecureHTTP):
+		return nil, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", u.Redacted())
+	}
+	return u, nil
+}
+
+// checkFixedHeaders refuses a WithHeader header that the client sets
+// itself (Authorization) or that would let net/http send a write again.
+func (s *settings) checkFixedHeaders() error {
+	for k := range s.cfg.Header {
+		if strings.EqualFold(k, "Authorization") {
+			return errors.New("partner: WithHeader cannot set Authorization")
+		}
+		if err := check.ReplayHeader(k); err != nil {
+			return fmt.Errorf("partner: WithHeader cannot set %w", err)
+		}
+	}
+	return nil
+}
+
+// checkValues refuses values that would go wrong on the wire or in a
+// field name: a portal word that is not one word, a subscription key
+// with a line break, a negative stall timeout or retry count.
+func (s *settings) checkValues() error {
+	if w := s.cfg.PortalWord; w != "" && (strings.ContainsAny(w, ". \t\r\n") || strings.ContainsFunc(w, unicode.IsControl)) {
+		return fmt.Errorf("partner: WithWords: portal word %q is not one word: it names fields as <word>.integration_status, without dots or spaces", w)
+	}
+	if k := s.cfg.SubscriptionKey; k != "" && strings.ContainsAny(k, "\r\n") {
+		return errors.New("partner: WithSubscriptionKey: the key must not contain a line break")
+	}
+	if s.cfg.StallTimeout < 0 {
+		return errors.New("partner: WithStallTimeout needs a duration >= 0")
+	}
+	if s.cfg.Retry.MaxRetries < 0 {
+		return errors.New("partner: WithMaxRetries needs a number >= 0")
+	}
+	return nil
 }
 
 // checkEnvironment refuses an environment that would silently miss: one

@@ -34,29 +34,47 @@ func (st *call) readAnswer(resp *http.Response) (cut bool, err error) {
 	if n > st.maxAnswer {
 		return true, st.answerLost(tooLarge(st.maxAnswer))
 	}
+	if st.read == nil && n > 0 && n <= maxWholeBody {
+		// Within the cap already: net/http gives no more than the
+		// declared length.
+		b := make([]byte, n)
+		if _, err := io.ReadFull(resp.Body, b); err != nil {
+			return true, st.answerLost(err)
+		}
+		st.keepWhole(resp, b)
+		return false, nil
+	}
 	resp.Body = &cappedBody{ReadCloser: resp.Body, left: st.maxAnswer, limit: st.maxAnswer}
 	if st.read != nil {
 		return st.readWith(resp)
 	}
-	if n == 0 || n > maxWholeBody || n < 0 && !st.decodes {
+	if n >= 0 || !st.decodes {
 		return false, nil
 	}
-	var b []byte
-	if n > 0 {
-		b = make([]byte, n)
-		_, err = io.ReadFull(resp.Body, b)
-	} else {
-		b, err = io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
-	}
+	b, err := io.ReadAll(io.LimitReader(resp.Body, maxWholeBody+1))
 	if err != nil {
 		return true, st.answerLost(err)
 	}
 	if len(b) > maxWholeBody {
-		resp.Body = &wholeBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
+		resp.Body = &headBody{Reader: io.MultiReader(bytes.NewReader(b), resp.Body), rest: resp.Body}
 		return false, nil
 	}
-	resp.Body = &wholeBody{Reader: bytes.NewReader(b), b: b, rest: resp.Body}
+	st.keepWhole(resp, b)
 	return false, nil
+}
+
+// keepWhole keeps b, the whole body of resp: for Do, which decodes it,
+// in the call (answer), the connection's body closed at once; for the
+// caller of Send, as resp's body (wholeBody).
+func (st *call) keepWhole(resp *http.Response, b []byte) {
+	if st.decodes {
+		resp.Body.Close()
+		resp.Body, st.answer = http.NoBody, b
+		return
+	}
+	w := &wholeBody{b: b, rest: resp.Body}
+	w.r.Reset(b)
+	resp.Body = w
 }
 
 // readWith has Request.Read read the answer, and closes its body.
@@ -138,18 +156,31 @@ func (c *cappedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
-// wholeBody is an answer's body as readAnswer read it: b, when it is the
-// whole body, and rest, the connection's body, closed with it.
+// wholeBody is an answer's body as readAnswer read it whole, handed on
+// by Send: b, read through r, and rest, the connection's body, closed
+// with it.
 type wholeBody struct {
-	io.Reader
+	r    bytes.Reader
 	b    []byte
 	rest io.ReadCloser
 }
 
-func (w *wholeBody) Close() error { return w.rest.Close() }
+func (w *wholeBody) Read(p []byte) (int, error) { return w.r.Read(p) }
+func (w *wholeBody) Close() error               { return w.rest.Close() }
 
-// decode reads a 2xx answer into out (see Do).
-func decode(resp *http.Response, out any) error {
+// headBody is an answer's body of unknown length longer than
+// maxWholeBody: what readAnswer read of it, then the rest, which is
+// closed with it.
+type headBody struct {
+	io.Reader
+	rest io.ReadCloser
+}
+
+func (h *headBody) Close() error { return h.rest.Close() }
+
+// decode reads a 2xx answer into out (see Do); whole is its body when
+// the call read it whole (call.answer).
+func decode(resp *http.Response, out any, whole []byte) error {
 	switch d := out.(type) {
 	case nil:
 		_, err := io.Copy(io.Discard, resp.Body)
@@ -160,9 +191,9 @@ func decode(resp *http.Response, out any) error {
 	if resp.StatusCode == http.StatusNoContent {
 		return nil
 	}
-	if w, ok := resp.Body.(*wholeBody); ok && w.b != nil {
+	if whole != nil {
 		// Read whole in the retry loop (call.readAnswer).
-		return decodeBytes(w.b, out)
+		return decodeBytes(whole, out)
 	}
 	err := json.NewDecoder(resp.Body).Decode(out)
 	if errors.Is(err, io.EOF) {
@@ -190,8 +221,10 @@ func decodeBytes(b []byte, out any) error {
 	} else {
 		err = json.Unmarshal(b, out)
 	}
-	var syntax *json.SyntaxError
-	if errors.As(err, &syntax) {
+	if err == nil {
+		return nil
+	}
+	if syntax := (*json.SyntaxError)(nil); errors.As(err, &syntax) {
 		// Something after the value: decode the first one, as a Decoder
 		// over the body would.
 		err = json.NewDecoder(bytes.NewReader(b)).Decode(out)

@@ -17,45 +17,62 @@ import (
 // an operation asks for, body.go its body, callopts.go the per-call
 // options read into the call.
 
-// newCall returns the state of a call of r, sent to u with body b: its
-// options (those of ctx, unless it is a call made for another call, such
-// as its token request), its request id and its telemetry.
-func (c *Client) newCall(ctx context.Context, r *Request, u *url.URL, b *body, decodes bool) (*call, error) {
-	st := &call{
-		c: c, method: r.Method, path: u.Path, idempotent: c.repeatable(r), body: b, observe: r.Observe, read: r.Read, start: time.Now(), decodes: decodes,
-		auth:      c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == "",
-		maxAnswer: orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), sameHost: r.NoCrossHostRedirect,
-	}
+// newCall fills st, the state of a call of r, sent to u with body b:
+// its options (those of ctx, unless it is a call made for another call,
+// such as its token request), its request id and its telemetry.
+func (c *Client) newCall(ctx context.Context, st *call, r *Request, u *url.URL, b *body, decodes bool) error {
+	st.c, st.method, st.path, st.idempotent, st.body = c, r.Method, u.Path, c.repeatable(r), b
+	st.observe, st.read, st.start, st.decodes = r.Observe, r.Read, time.Now(), decodes
+	st.auth = c.cfg.Tokens != nil && !r.NoAuth && r.URL == "" && r.Token == ""
+	st.maxAnswer, st.sameHost = orDefault(r.MaxAnswerSize, DefaultMaxAnswerSize), r.NoCrossHostRedirect
 	c.secrets.add(r.Token)
 	if err := st.readOptions(ctx); err != nil {
-		return nil, err
+		return err
 	}
 	if c.reqIDHeader != "" {
-		st.requestID = newRequestID()
+		st.requestIDValue = newRequestID()
+		st.requestID = st.requestIDValue[0]
 	}
 	st.initTel(ctx, r, u, c.toService(r, u))
-	return st, nil
+	return nil
 }
 
-// newRequest builds the request of every attempt of r, without
+// newRequest makes the request of every attempt of r, to u (nil when
+// only us, its text, was built: the request parses it, once), in st's
+// pooled state.
+func (c *Client) newRequest(ctx context.Context, st *call, r *Request, u *url.URL, us string) (*retryablehttp.Request, error) {
+	hreq, err := http.NewRequestWithContext(ctx, r.Method, us, nil)
+	if err == nil {
+		req := &st.hooks.req
+		*req = retryablehttp.Request{Request: hreq}
+		return req, req.SetBody(nil)
+	}
+	if u == nil {
+		if u, err = c.parse(r, us); err != nil {
+			return nil, err
+		}
+	}
+	return nil, errs.Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
+}
+
+// prepare gives req its body b and the headers of r, without
 // Authorization for the client's token (call.sign adds it).
-func (c *Client) newRequest(ctx context.Context, st *call, r *Request, u *url.URL, us string, b *body) (*retryablehttp.Request, error) {
-	var rawBody any
+func (c *Client) prepare(req *retryablehttp.Request, st *call, r *Request, u *url.URL, b *body) error {
 	switch {
 	case b != nil && b.mem != nil:
-		rawBody = b.mem
+		if err := req.SetBody(b.mem); err != nil {
+			return errs.Wrap(err, "%s %s", r.Method, u.Path)
+		}
 	case b != nil:
-		rawBody = retryablehttp.ReaderFunc(b.attempt)
-	}
-	req, err := retryablehttp.NewRequestWithContext(ctx, r.Method, us, rawBody)
-	if err != nil {
-		return nil, errs.Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
+		if err := req.SetBody(retryablehttp.ReaderFunc(b.attempt)); err != nil {
+			return errs.Wrap(err, "%s %s", r.Method, u.Path)
+		}
 	}
 	if b != nil && b.size >= 0 {
 		req.ContentLength = b.size
 	}
 	c.setHeaders(req.Header, st, r, u)
-	return req, nil
+	return nil
 }
 
 // setHeaders sets the headers of r on h.
@@ -72,7 +89,7 @@ func (c *Client) setHeaders(h http.Header, st *call, r *Request, u *url.URL) {
 			h[k] = append([]string(nil), vs...)
 		}
 		if st.requestID != "" {
-			h[c.reqIDHeader] = []string{st.requestID}
+			h[c.reqIDHeader] = st.requestIDValue
 		}
 	}
 	for k, vs := range r.Header {

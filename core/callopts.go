@@ -2,20 +2,18 @@ package core
 
 // This file is per-call control, carried by the context: the options one
 // call (or every request of one iterator or Wait) sets for itself, read
-// once into the call (readOptions), the call's request id, and the
-// attempt timeout, applied around each attempt's round trip.
+// once into the call (readOptions), and the call's request id. The
+// attempt timeout they set is applied in the send stage (send.go).
 
 import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
-	"errors"
 	"fmt"
-	"io"
 	"net/http"
 	"strings"
-	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"github.com/partnerapi/partner-go/internal/check"
 )
@@ -143,13 +141,19 @@ func (c *Client) reserved(k string) bool {
 	return false
 }
 
-// newRequestID returns a random (version 4) UUID.
-func newRequestID() string {
+// newRequestID returns a random (version 4) UUID as the value of the
+// request id header: the id's text and the slice that holds it are one
+// allocation (the text is never written once made).
+func newRequestID() []string {
 	var u [16]byte
 	rand.Read(u[:])
 	u[6] = u[6]&0x0f | 0x40
 	u[8] = u[8]&0x3f | 0x80
-	var b [36]byte
+	id := new(struct {
+		value [1]string
+		b     [36]byte
+	})
+	b := id.b[:]
 	hex.Encode(b[0:8], u[0:4])
 	b[8] = '-'
 	hex.Encode(b[9:13], u[4:6])
@@ -159,7 +163,8 @@ func newRequestID() string {
 	hex.Encode(b[19:23], u[8:10])
 	b[23] = '-'
 	hex.Encode(b[24:], u[10:])
-	return string(b[:])
+	id.value[0] = unsafe.String(&id.b[0], len(id.b))
+	return id.value[:]
 }
 
 // readOptions reads the CallOptions in ctx into the call's state, once:
@@ -185,159 +190,4 @@ func (st *call) readOptions(ctx context.Context) error {
 		st.maxRetries = o.MaxRetries
 	}
 	return nil
-}
-
-// attemptTimeoutError is the failure of an attempt that ran past
-// CallOptions.AttemptTimeout.
-type attemptTimeoutError struct{ d time.Duration }
-
-func (e *attemptTimeoutError) Error() string {
-	return fmt.Sprintf("partner: attempt timed out after %s (CallOptions.AttemptTimeout)", e.d)
-}
-
-// Timeout marks it a timeout (net.Error), for the retry budget's cost.
-func (e *attemptTimeoutError) Timeout() bool   { return true }
-func (e *attemptTimeoutError) Temporary() bool { return true }
-
-// attemptTimer bounds the current attempt of a call with an
-// AttemptTimeout: it cancels the attempt's context when the time is up.
-type attemptTimer struct {
-	t        *time.Timer
-	cancel   context.CancelFunc
-	timedOut atomic.Bool
-}
-
-// stop stops the timer; the attempt's context stays alive until its body
-// is closed (attemptBody.Close).
-func (a *attemptTimer) stop() { a.t.Stop() }
-
-// expired reports whether the attempt ran out of time.
-func (a *attemptTimer) expired() bool { return a.timedOut.Load() }
-
-// roundTrip sends req through rt, bounded by the call's AttemptTimeout
-// when it has one.
-func (st *call) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
-	if st.attemptTimeout <= 0 {
-		return rt.RoundTrip(req)
-	}
-	ctx, cancel := context.WithCancel(req.Context())
-	a := &attemptTimer{cancel: cancel}
-	a.t = time.AfterFunc(st.attemptTimeout, func() {
-		a.timedOut.Store(true)
-		cancel()
-	})
-	st.timer = a
-	resp, err := rt.RoundTrip(req.WithContext(ctx))
-	if err != nil {
-		a.stop()
-		cancel()
-		return nil, err
-	}
-	resp.Body = &attemptBody{ReadCloser: resp.Body, a: a}
-	return resp, nil
-}
-
-// attemptBody releases the attempt's timer and context when closed.
-type attemptBody struct {
-	io.ReadCloser
-	a *attemptTimer
-}
-
-func (b *attemptBody) Close() error {
-	b.a.stop()
-	b.a.cancel()
-	return b.ReadCloser.Close()
-}
-
-// attemptErr turns the failure of an attempt that ran out of time into
-// the attempt timeout's error.
-func (st *call) attemptErr(err error) error {
-	if err != nil && st.timer != nil && st.timer.expired() && errors.Is(err, context.Canceled) {
-		return &attemptTimeoutError{st.attemptTimeout}
-	}
-	return err
-}
-
-// notSent reports whether err says that the server did not process the
-// request, from errors whose types net/http does not export: it closes
-// a pooled connection the server closed while it was idle before the
-// request is counted on it ("server closed idle connection"); an
-// HTTP/2 server refused the stream (REFUSED_STREAM), or announced with
-// GOAWAY that it stops below the stream's id. The HTTP/2 transports
-// (net/http's and x/net's), which may not rewind the body (noReplay),
-// report the last two as "cannot retry err [...]", with the cause
-// formatted into the text.
-//
-// An error in err's chain must be one of these, whole (notSentText): a
-// server can put any text in what an error quotes (GOAWAY debug data, a
-// malformed HTTP/1.1 header line), but not make the transport's own
-// error read exactly so.
-func notSent(err error) bool { return notSentChain(err, 0) }
-
-// notSentChain is notSent of err and the errors it wraps (Unwrap() error
-// and Unwrap() []error), depth levels down already.
-func notSentChain(err error, depth int) bool {
-	if err == nil || depth > 64 {
-		return false
-	}
-	if notSentText(err.Error()) {
-		return true
-	}
-	switch u := err.(type) {
-	case interface{ Unwrap() error }:
-		return notSentChain(u.Unwrap(), depth+1)
-	case interface{ Unwrap() []error }:
-		for _, e := range u.Unwrap() {
-			if notSentChain(e, depth+1) {
-				return true
-			}
-		}
-	}
-	return false
-}
-
-// The texts of the transports' errors that say a request was not
-// processed: net/http's (HTTP/1 and its bundled HTTP/2) and x/net/http2's
-// write them alike.
-const (
-	closedIdleText   = "http: server closed idle connection"
-	goAwayText       = "http2: Transport received Server's graceful shutdown GOAWAY"
-	cannotRetryText  = "http2: Transport: cannot retry err ["
-	cannotRetryAfter = "] after Request.Body was written; define Request.GetBody to avoid this error"
-)
-
-// notSentText reports whether msg is, whole, the text of an error that
-// says the request was not processed: the idle connection's, the
-// graceful GOAWAY's or a stream refused by the peer, or one of the last
-// two inside HTTP/2's "cannot retry err [...]".
-func notSentText(msg string) bool {
-	if msg == closedIdleText {
-		return true
-	}
-	if inner, ok := strings.CutPrefix(msg, cannotRetryText); ok {
-		if msg, ok = strings.CutSuffix(inner, cannotRetryAfter); !ok {
-			return false
-		}
-	}
-	return msg == goAwayText || refusedStreamText(msg)
-}
-
-// refusedStreamText reports whether msg is the text of an HTTP/2
-// StreamError of code REFUSED_STREAM that the peer sent:
-// "stream error: stream ID <n>; REFUSED_STREAM; received from peer".
-func refusedStreamText(msg string) bool {
-	id, ok := strings.CutPrefix(msg, "stream error: stream ID ")
-	if !ok {
-		return false
-	}
-	id, ok = strings.CutSuffix(id, "; REFUSED_STREAM; received from peer")
-	if !ok || id == "" || len(id) > 10 {
-		return false
-	}
-	for _, c := range id {
-		if c < '0' || c > '9' {
-			return false
-		}
-	}
-	return true
 }

@@ -21,7 +21,8 @@ func BenchmarkCallOptionsOff(b *testing.B) {
 		if err := st.readOptions(ctx); err != nil {
 			b.Fatal(err)
 		}
-		st.requestID = newRequestID()
-		h[c.reqIDHeader] = []string{st.requestID}
+		st.requestIDValue = newRequestID()
+		st.requestID = st.requestIDValue[0]
+		h[c.reqIDHeader] = st.requestIDValue
 	}
 }

@@ -1,9 +1,12 @@
 package core
 
 // This file is the pipeline's face and one call top to bottom: Config,
-// Client and New; Do and Send, and send, which runs the stages of a call
-// in order: build (build.go), send (send.go), read the answer
-// (answer.go), decide (retry.go), report (report.go).
+// Client and New; Do and Send, and send, which builds the call
+// (build.go), hands it to the call's go-retryablehttp client, and
+// reports its end (report.go). The library owns the attempt loop and
+// calls the stages of each attempt back (see the package doc): the
+// call's transport sends it (send.go), CheckRetry reads the answer
+// (answer.go) and decides (retry.go).
 
 import (
 	"cmp"
@@ -193,16 +196,22 @@ func New(cfg Config) *Client {
 // environment header, which token requests carry beside the header as the
 // deployed service's descriptions show; nil when no environment is set.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send, which send the environment
-// header themselves.
+// Deprecated: Do and Send send the environment header themselves; a
+// request that also needs it as a query parameter puts
+// url.Values{Config.EnvHeader: {Config.Env}} in Request.Query.
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) EnvQuery() url.Values {
 	if c.cfg.Env == "" {
 		return nil
 	}
 	return url.Values{c.cfg.EnvHeader: {c.cfg.Env}}
 }
+
+// PortalWord is the deployment's portal word the client was given
+// (Config.PortalWord), "" when it was given none: a service names the
+// deployment's own fields with it (deployment.Words.AuditField).
+func (c *Client) PortalWord() string { return c.cfg.PortalWord }
 
 // WithTokens returns a Client like c that authorizes its requests with
 // ts. Both send through one HTTP client, one retry policy and one retry
@@ -238,16 +247,17 @@ func (c *Client) authHeader(token string) []string {
 
 // Logger returns the client's logger (never nil).
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send, which log through
-// Config.Logger.
+// Deprecated: log with the logger given as Config.Logger; Do and Send
+// log each attempt through it themselves, the client's secrets masked.
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) Logger() *slog.Logger { return c.cfg.Logger }
 
-// Do sends r and decodes a 2xx answer into out: nil discards it, a
-// Decoder reads it, anything else is decoded as JSON. Any other answer is
-// returned as an *Error. A 401 on an authorized request drops the cached
-// token and repeats the request once with a new one.
+// Do sends r and decodes a 2xx answer into out: nil discards it (or
+// leaves it to Request.Read), a Decoder reads it, anything else is
+// decoded as JSON. Any other answer is returned as an *Error. A 401 on
+// an authorized request drops the cached token and repeats the request
+// once with a new one.
 //
 // The error of a request that is not Idempotent is marked with
 // ErrOutcomeUnknown when the service may have processed it (see
@@ -260,8 +270,9 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
 	if err != nil {
 		return err
 	}
+	defer st.release()
 	defer resp.Body.Close()
-	if err := decode(resp, out); err != nil {
+	if err := decode(resp, out, st.answer); err != nil {
 		// The service answered 2xx: it did the work, only the answer is lost.
 		st.ambiguous = true
 		return st.settle(c.secrets.maskErr(fmt.Errorf("partner: %s %s: reading response: %w", r.Method, st.path, err)))
@@ -277,50 +288,67 @@ func (c *Client) Do(ctx context.Context, r *Request, out any) (err error) {
 // done: Send returns an empty 204 response.
 func (c *Client) Send(ctx context.Context, r *Request) (*http.Response, error) {
 	ctx, span := c.startOp(ctx, r)
-	resp, _, err := c.send(ctx, r, false)
+	resp, st, err := c.send(ctx, r, false)
+	st.release()
 	EndSpan(span, err)
 	return resp, err
 }
 
-// send makes one call: its attempts go through the call's own
-// go-retryablehttp client, whose hooks are the call's methods (retry.go);
-// finish turns the last attempt into the call's answer. decodes says that Do decodes the
-// answer (call.decodes).
+// send makes one call: its attempts go through the call's
+// go-retryablehttp client, which calls back the call's stages (send.go);
+// finish turns the last attempt into the call's answer. decodes says
+// that Do decodes the answer (call.decodes).
 func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Response, *call, error) {
 	u, us, err := c.url(r)
 	if err != nil {
 		return nil, nil, err
 	}
+	st := getCall()
+	req, err := c.newRequest(ctx, st, r, u, us)
+	if err != nil {
+		st.release()
+		return nil, nil, err
+	}
+	u = req.URL
 	var raw []byte
 	if r.JSON != nil {
 		if raw, err = json.Marshal(r.JSON); err != nil {
+			st.release()
 			return nil, nil, fmt.Errorf("partner: %s %s: encoding request: %w", r.Method, u.Path, err)
 		}
 	}
 	b, err := newBody(r.Body, r.BodyFunc, raw)
 	if err != nil {
+		st.release()
 		return nil, nil, errs.Wrap(err, "%s %s", r.Method, u.Path)
 	}
-	st, err := c.newCall(ctx, r, u, b, decodes)
-	if err != nil {
+	if err := c.newCall(ctx, st, r, u, b, decodes); err != nil {
+		st.release()
 		return nil, nil, err
 	}
 	// Whether an attempt wrote its request matters only to requests that
 	// are not repeated freely, and to a DELETE (a 404 after an attempt
 	// that may have been processed means done).
-	ctx = withCall(ctx, st, !st.idempotent || r.Method == http.MethodDelete)
-	req, err := c.newRequest(ctx, st, r, u, us, b)
-	if err != nil {
+	if cctx := withCall(ctx, st, !st.idempotent || r.Method == http.MethodDelete); cctx != ctx {
+		ctx, req.Request = cctx, req.Request.WithContext(cctx)
+	}
+	if err := c.prepare(req, st, r, u, b); err != nil {
+		st.release()
 		return nil, nil, err
 	}
 	if st.auth {
 		if err := st.sign(ctx, req.Header); err != nil {
+			st.release()
 			return nil, nil, err
 		}
 	}
 	resp, err := st.retryClient().Do(req)
 	resp, err = c.finish(ctx, r, u.Path, st, resp, err)
-	return resp, st, err
+	if err != nil {
+		st.release()
+		return nil, nil, err
+	}
+	return resp, st, nil
 }
 
 // DoNew sends r and decodes a 2xx answer into a new T (as Do), which it

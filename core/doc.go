@@ -28,9 +28,22 @@
 // context to an error without repeating it). Every sentinel error of the
 // package is in errors.go.
 //
-// A call runs in stages, each in its file: build the request (build.go,
-// request.go, body.go, callopts.go), send its attempts (send.go,
-// httpclient.go, noreplay.go), read the answer (answer.go), decide
-// whether to repeat it (retry.go), report its end (report.go, otel.go,
-// secrets.go, logtrace.go). client.go runs them in order.
+// A call runs in stages, each in its file. client.go builds it
+// (build.go, request.go, body.go, callopts.go: the URL, headers and
+// body, the CallOptions read once) and hands the request to the call's
+// go-retryablehttp client, which owns the attempt loop and calls the
+// other stages back, as methods of the call (call.go), in this order for
+// each attempt: the body opened anew (body.go); RequestLogHook
+// (beforeAttempt, retry.go: the attempt's state and span); the call's
+// HTTP client, whose transport sends each hop (send.go: no replay below
+// the policy, noreplay.go; the attempt and stall timeouts) and whose
+// CheckRedirect is the call's redirect rule; CheckRetry (checkRetry,
+// retry.go), which ends the attempt's span, reads a 2xx answer whole
+// (answer.go) and decides whether to repeat it. Before a repeat the
+// library calls Backoff (the wait checkRetry chose) and PrepareRetry
+// (the repeat signed again); after the last, ErrorHandler drops a
+// response that comes with an error. When the loop ends, client.go
+// reports the call's end (report.go: the answer or the error, the
+// capture and the log; otel.go, secrets.go, logtrace.go) and Do decodes
+// the answer (answer.go).
 package core

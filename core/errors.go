@@ -10,7 +10,6 @@ import (
 	"io"
 	"net/http"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -230,29 +229,6 @@ func HasStatus(err error, codes ...int) bool {
 		return false
 	}
 	return slices.Contains(codes, e.StatusCode)
-}
-
-// parseRetryAfter reads a Retry-After header given in seconds or as an
-// HTTP date. A date in the past means no wait.
-func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
-	v = strings.TrimSpace(v)
-	if v == "" {
-		return 0, false
-	}
-	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
-		if secs < 0 {
-			return 0, false
-		}
-		if secs > int64(24*time.Hour/time.Second) {
-			secs = int64(24 * time.Hour / time.Second)
-		}
-		return time.Duration(secs) * time.Second, true
-	}
-	if t, err := http.ParseTime(v); err == nil {
-		d := max(t.Sub(now), 0)
-		return d, true
-	}
-	return 0, false
 }
 
 // IsNotFound reports whether err is (or wraps) a 404 answer or an error

@@ -35,32 +35,31 @@ func (st *call) noReplay(hop *http.Request) {
 // does so after a refused or reset stream, HTTP/1 after a pooled
 // connection broke): each such send counts as a retry of the policy, and
 // once the policy allows no more, the hop is cancelled with
-// errResendRefused.
+// errResendRefused. net/http may read the hop's trace after the call is
+// over (when the answer's body is read), and WithClientTrace writes into
+// it the hooks of a trace already in ctx: the call's own trace, which
+// nothing writes, serves a hop whose context has none; any other hop gets
+// a trace of its own.
 func (st *call) countResends(ctx context.Context, req *http.Request, cancel context.CancelCauseFunc) context.Context {
 	if !st.idempotent || (req.Body != nil && req.Body != http.NoBody) {
 		return ctx
 	}
-	rc := &resendCounter{st: st, cancel: cancel}
-	rc.trace.GotConn = rc.gotConn
-	return httptrace.WithClientTrace(ctx, &rc.trace)
+	st.hopSent, st.hopCancel = false, cancel
+	if httptrace.ContextClientTrace(ctx) == nil {
+		return httptrace.WithClientTrace(ctx, &st.hooks.trace)
+	}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: st.hooks.trace.GotConn})
 }
 
-// resendCounter counts the connections a hop got: from the second on,
-// each is a send made again by the transport.
-type resendCounter struct {
-	st     *call
-	cancel context.CancelCauseFunc
-	sent   bool
-	trace  httptrace.ClientTrace
-}
-
-func (rc *resendCounter) gotConn(httptrace.GotConnInfo) {
-	if !rc.sent {
-		rc.sent = true
+// countResend is the GotConn of a hop's trace: from the hop's second
+// connection on, each is a send made again by the transport.
+func (st *call) countResend(httptrace.GotConnInfo) {
+	if !st.hopSent {
+		st.hopSent = true
 		return
 	}
-	if !rc.st.takeResend() {
-		rc.cancel(errResendRefused)
+	if !st.takeResend() {
+		st.hopCancel(errResendRefused)
 	}
 }
 

@@ -17,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"weak"
 
@@ -29,7 +30,7 @@ import (
 	"go.opentelemetry.io/otel/semconv/v1.43.0/httpconv"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/partnerapi/partner-go/internal/plumbing"
+	"github.com/partnerapi/partner-go/internal/version"
 )
 
 // scopeName is the instrumentation scope of the SDK's tracer and meter;
@@ -38,7 +39,7 @@ import (
 const scopeName = "github.com/partnerapi/partner-go"
 
 // scopeVersion is the SDK's version, partner.Version.
-const scopeVersion = plumbing.Version
+const scopeVersion = version.Version
 
 // Names of the SDK's own span attributes and metrics. The HTTP ones are
 // the OpenTelemetry semantic conventions' (semconv, httpconv).
@@ -78,6 +79,10 @@ type telemetry struct {
 	fetches  metric.Int64Counter
 	failures metric.Int64Counter
 	meter    metric.Meter
+	// names holds the span names of the operations started so far
+	// ("partner." + op), up to maxSpanNames (spanName).
+	namesMu sync.RWMutex
+	names   map[string]string
 }
 
 // newTelemetry builds the instruments of cfg's providers (the global ones
@@ -150,10 +155,10 @@ func (c *Client) startOp(ctx context.Context, r *Request) (context.Context, trac
 // the error status, and the outcome-unknown attribute when the service
 // may have processed the call.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: end a span of one's own with its SetStatus and End; Do
+// and Send end the spans they start.
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func EndSpan(span trace.Span, err error) {
 	if err != nil && span.IsRecording() {
 		if errors.Is(err, ErrOutcomeUnknown) || isOutcomeUnknownError(err) {
@@ -329,12 +334,15 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 // (an export, a wait), named "partner." + op, kind client, with attrs.
 // End it with EndSpan.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: set Request.Op, which names the span Do and Send start
+// for a call; an operation of several calls starts its own span with a
+// tracer of the provider given as Config.TracerProvider
+// (otel.GetTracerProvider() when none), and its calls' spans are that
+// span's children.
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	ctx, span := c.tel.tracer.Start(ctx, "partner."+op, clientKind...)
+	ctx, span := c.tel.tracer.Start(ctx, c.tel.spanName(op), clientKind...)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String(attrOperation, op))
 		span.SetAttributes(attrs...)
@@ -342,13 +350,39 @@ func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.Ke
 	return ctx, span
 }
 
+// maxSpanNames bounds the span names a client keeps (telemetry.names):
+// the SDK's operations and a few of one's own.
+const maxSpanNames = 256
+
+// spanName is the name of op's span, "partner." + op, built once per op
+// rather than once per call.
+func (t *telemetry) spanName(op string) string {
+	t.namesMu.RLock()
+	name, ok := t.names[op]
+	t.namesMu.RUnlock()
+	if ok {
+		return name
+	}
+	name = "partner." + op
+	t.namesMu.Lock()
+	if len(t.names) < maxSpanNames {
+		if t.names == nil {
+			t.names = make(map[string]string)
+		}
+		t.names[op] = name
+	}
+	t.namesMu.Unlock()
+	return name
+}
+
 // CountTokenFetch counts a token fetch of kind ("client_credentials",
 // "refresh", "external"), and its failure when err is not nil.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: a TokenSource of one's own counts its fetches with an
+// instrument of its own, from a meter of the provider given as
+// Config.MeterProvider (otel.GetMeterProvider() when none).
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) CountTokenFetch(ctx context.Context, kind string, err error) {
 	kindAttr := attribute.String("partner.token.kind", kind)
 	c.tel.fetches.Add(ctx, 1, metric.WithAttributes(kindAttr))
@@ -361,17 +395,18 @@ func (c *Client) CountTokenFetch(ctx context.Context, kind string, err error) {
 // the global provider when it was not set), for an area's own
 // instruments.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: make instruments with a meter, of one's own
+// instrumentation scope, from the provider given as
+// Config.MeterProvider (otel.GetMeterProvider() when none).
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) Meter() metric.Meter { return c.tel.meter }
 
 // TracerProvider returns the provider the client's spans go to:
 // Config.TracerProvider, nil when it was not set (the global provider).
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send (Request.Op names the
-// call's span).
+// Deprecated: use the provider given as Config.TracerProvider
+// (otel.GetTracerProvider() when none).
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) TracerProvider() trace.TracerProvider { return c.cfg.TracerProvider }

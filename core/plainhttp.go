@@ -29,10 +29,10 @@ func (c *Client) TowardLoopback() bool {
 // InsecureHTTPAllowed reports whether plain http URLs to hosts other than
 // loopback addresses are allowed (Config.AllowInsecureHTTP).
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send, which apply the
-// plain-http rule themselves.
+// Deprecated: read Config.AllowInsecureHTTP, which the Client was made
+// with; Do and Send apply the plain-http rule themselves.
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
 
 // checkScheme refuses a URL the plain-http rule refuses

@@ -71,3 +71,31 @@ func TestRequestReadInRetryLoop(t *testing.T) {
 		t.Errorf("err %v after %d calls; want a cut answer, outcome unknown, not retried", err, calls(mt))
 	}
 }
+
+// TestDoWithRequestRead: Do with a nil out leaves the answer to
+// Request.Read (what replaces a Decoder): a cut answer is retried there
+// too, and Read sees the whole answer once.
+func TestDoWithRequestRead(t *testing.T) {
+	c, mt := newMockClient(t)
+	var n atomic.Int32
+	mt.RegisterResponder("GET", base+"/stream", func(req *http.Request) (*http.Response, error) {
+		resp := httpmock.NewStringResponse(200, `{"rows":[1,2,3]}`)
+		resp.ContentLength = 16
+		if n.Add(1) == 1 {
+			resp.Body = &cutBody{strings.NewReader(`{"rows":[1`)}
+		}
+		return resp, nil
+	})
+	var got []string
+	read := func(resp *http.Response) error {
+		b, err := io.ReadAll(resp.Body)
+		got = append(got, string(b))
+		return err
+	}
+	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/stream", Read: read}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if calls(mt) != 2 || len(got) != 2 || got[1] != `{"rows":[1,2,3]}` {
+		t.Errorf("%d calls, Read saw %q; want the cut answer retried and read whole", calls(mt), got)
+	}
+}

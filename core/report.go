@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/errs"
-	"github.com/partnerapi/partner-go/internal/plumbing"
 )
 
 // This file is the report stage: the one place that turns a call's
@@ -141,10 +140,10 @@ func (st *call) attempts() int { return st.attempt + 1 + st.resends }
 var captureMu sync.Mutex
 
 // captureEnd is capture, save for a request the SDK abandoned (an
-// export's read-ahead, cancelled with plumbing.ErrAbandoned): it is not
+// export's read-ahead, cancelled with errs.ErrAbandoned): it is not
 // one the caller made, and the Capture keeps what it holds.
 func (st *call) captureEnd(ctx context.Context, resp *http.Response) {
-	if !errors.Is(context.Cause(ctx), plumbing.ErrAbandoned) {
+	if !errors.Is(context.Cause(ctx), errs.ErrAbandoned) {
 		st.capture(resp)
 	}
 }

@@ -20,7 +20,13 @@ import (
 	"github.com/partnerapi/partner-go/internal/urls"
 )
 
-// Decoder reads a successful response body itself, for streaming answers.
+// Decoder reads a successful response body itself, for streaming
+// answers: Do hands it the body after the call, so an answer cut off
+// while it reads is not repeated.
+//
+// Deprecated: set Request.Read, which reads the body inside the retry
+// loop (an answer cut off is retried as a lost one), and call Do with a
+// nil out, or Send.
 type Decoder func(r io.Reader) error
 
 // Request describes one operation.
@@ -218,6 +224,8 @@ func escapeSegment(s string) string {
 	return url.PathEscape(s)
 }
 
+// url is the URL of r and its text; the URL is nil in the common case,
+// the base URL joined with a plain path, parsed once by newRequest.
 func (c *Client) url(r *Request) (*url.URL, string, error) {
 	path, err := requestPath(r)
 	if err != nil {
@@ -225,21 +233,27 @@ func (c *Client) url(r *Request) (*url.URL, string, error) {
 	}
 	if r.URL == "" && r.Query == nil && c.base != "" && plainPath(path) {
 		// The common case, without resolving a reference: the base URL
-		// and the path, parsed once.
-		us := c.base + strings.TrimPrefix(path, "/")
-		u, err := url.Parse(us)
-		if err != nil {
-			// The error of url.Parse repeats the base URL, which may
-			// carry a password.
-			return nil, "", fmt.Errorf("partner: bad path %q: %w", path, urls.ParseError(err))
-		}
-		return u, us, nil
+		// and the path, which the request parses (newRequest).
+		return nil, c.base + strings.TrimPrefix(path, "/"), nil
 	}
 	u, err := c.resolve(r, path)
 	if err != nil {
 		return nil, "", err
 	}
 	return u, u.String(), nil
+}
+
+// parse parses us, the text of r's URL (url), for the error of a request
+// that could not be made of it.
+func (c *Client) parse(r *Request, us string) (*url.URL, error) {
+	u, err := url.Parse(us)
+	if err != nil {
+		// The error of url.Parse repeats the base URL, which may
+		// carry a password.
+		path, _ := requestPath(r)
+		return nil, fmt.Errorf("partner: bad path %q: %w", path, urls.ParseError(err))
+	}
+	return u, nil
 }
 
 // plainPath reports whether p joins the base URL as it is: no dot

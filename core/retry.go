@@ -14,6 +14,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
 	"sync"
 	"time"
@@ -377,6 +378,90 @@ func retryableURLError(uerr *url.Error) bool {
 		strings.Contains(msg, "invalid header"))
 }
 
+// notSent reports whether err says that the server did not process the
+// request, from errors whose types net/http does not export: it closes
+// a pooled connection the server closed while it was idle before the
+// request is counted on it ("server closed idle connection"); an
+// HTTP/2 server refused the stream (REFUSED_STREAM), or announced with
+// GOAWAY that it stops below the stream's id. The HTTP/2 transports
+// (net/http's and x/net's), which may not rewind the body (noReplay),
+// report the last two as "cannot retry err [...]", with the cause
+// formatted into the text.
+//
+// An error in err's chain must be one of these, whole (notSentText): a
+// server can put any text in what an error quotes (GOAWAY debug data, a
+// malformed HTTP/1.1 header line), but not make the transport's own
+// error read exactly so.
+func notSent(err error) bool { return notSentChain(err, 0) }
+
+// notSentChain is notSent of err and the errors it wraps (Unwrap() error
+// and Unwrap() []error), depth levels down already.
+func notSentChain(err error, depth int) bool {
+	if err == nil || depth > 64 {
+		return false
+	}
+	if notSentText(err.Error()) {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return notSentChain(u.Unwrap(), depth+1)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if notSentChain(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// The texts of the transports' errors that say a request was not
+// processed: net/http's (HTTP/1 and its bundled HTTP/2) and x/net/http2's
+// write them alike.
+const (
+	closedIdleText   = "http: server closed idle connection"
+	goAwayText       = "http2: Transport received Server's graceful shutdown GOAWAY"
+	cannotRetryText  = "http2: Transport: cannot retry err ["
+	cannotRetryAfter = "] after Request.Body was written; define Request.GetBody to avoid this error"
+)
+
+// notSentText reports whether msg is, whole, the text of an error that
+// says the request was not processed: the idle connection's, the
+// graceful GOAWAY's or a stream refused by the peer, or one of the last
+// two inside HTTP/2's "cannot retry err [...]".
+func notSentText(msg string) bool {
+	if msg == closedIdleText {
+		return true
+	}
+	if inner, ok := strings.CutPrefix(msg, cannotRetryText); ok {
+		if msg, ok = strings.CutSuffix(inner, cannotRetryAfter); !ok {
+			return false
+		}
+	}
+	return msg == goAwayText || refusedStreamText(msg)
+}
+
+// refusedStreamText reports whether msg is the text of an HTTP/2
+// StreamError of code REFUSED_STREAM that the peer sent:
+// "stream error: stream ID <n>; REFUSED_STREAM; received from peer".
+func refusedStreamText(msg string) bool {
+	id, ok := strings.CutPrefix(msg, "stream error: stream ID ")
+	if !ok {
+		return false
+	}
+	id, ok = strings.CutSuffix(id, "; REFUSED_STREAM; received from peer")
+	if !ok || id == "" || len(id) > 10 {
+		return false
+	}
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
+}
+
 // wait returns the wait before retry number attempt+1 (attempt counts
 // from 0) and whether the server chose it: the server's Retry-After when
 // it sent one; otherwise a jittered exponential step, uniform between
@@ -412,6 +497,29 @@ func retryAfterOf(resp *http.Response) (time.Duration, bool) {
 		return 0, false
 	}
 	return parseRetryAfter(resp.Header.Get("Retry-After"), time.Now())
+}
+
+// parseRetryAfter reads a Retry-After header given in seconds or as an
+// HTTP date. A date in the past means no wait.
+func parseRetryAfter(v string, now time.Time) (time.Duration, bool) {
+	v = strings.TrimSpace(v)
+	if v == "" {
+		return 0, false
+	}
+	if secs, err := strconv.ParseInt(v, 10, 64); err == nil {
+		if secs < 0 {
+			return 0, false
+		}
+		if secs > int64(24*time.Hour/time.Second) {
+			secs = int64(24 * time.Hour / time.Second)
+		}
+		return time.Duration(secs) * time.Second, true
+	}
+	if t, err := http.ParseTime(v); err == nil {
+		d := max(t.Sub(now), 0)
+		return d, true
+	}
+	return 0, false
 }
 
 // noteAttempt records what an attempt says about the call: whether the

@@ -159,10 +159,11 @@ func (e *maskedError) Unwrap() error { return e.err }
 // each subscription. Values shorter than 6 bytes are not masked; the 64
 // most recently added are kept.
 //
-// Deprecated: it is the SDK's own plumbing, which its area packages
-// reach through an internal package; it stays for v1. A service of
-// one's own over a Client needs Do and Send, which mask the secrets
-// Config names.
+// Deprecated: give the secrets to the Client as Config.SubscriptionKey
+// and through Config.Tokens, which Do and Send mask by themselves (the
+// key, and every token they send or are given as Request.Token).
+// It stays for v1; the SDK's area packages reach it through
+// internal/plumbing.
 func (c *Client) MaskSecrets(values ...string) { c.secrets.add(values...) }
 
 // maskHandler masks the client's secrets in the attributes of every

@@ -1,17 +1,25 @@
 package core
 
-// This file is the send stage: the call's own go-retryablehttp client,
-// whose hooks are the call's methods, and the call's HTTP client over the
+// This file is the send stage: the call's go-retryablehttp client, whose
+// hooks are the call's methods, and the call's HTTP client over the
 // shared connection pool, whose transport and redirect rule are the
-// call's too. Nothing here looks the call up in a context.
+// call's too, both bound once per pooled call (sendHooks); the default
+// timeouts of the HTTP client New builds, the attempt timeout
+// (CallOptions.AttemptTimeout) around each attempt's round trip, and the
+// stall timeout of answer bodies. Nothing here looks the call up in a
+// context.
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"net/http"
+	"net/http/httptrace"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/go-retryablehttp"
@@ -39,18 +47,30 @@ func newSharedHTTP(cfg *Config, prop propagation.TextMapPropagator) *sharedHTTP 
 	return h
 }
 
-// retryClient sets up the call's go-retryablehttp client and HTTP
-// client, and returns the first. checkRetry decides every repeat (the
-// retries for failures, a call's own CallOptions.MaxRetries, the repeat
-// after a 401); the library's own limits are off.
-func (st *call) retryClient() *retryablehttp.Client {
-	sh := st.c.hc
-	st.hop = hopTransport{st: st, rt: sh.rt, stall: sh.stall}
-	st.hc = sh.hc
-	st.hc.Transport = &st.hop
-	st.hc.CheckRedirect = st.checkRedirect
-	st.rc = retryablehttp.Client{
-		HTTPClient:     &st.hc,
+// sendHooks are the go-retryablehttp client, HTTP client and transport
+// of one pooled call, and the method values they hold, bound to it once
+// (bindHooks): checkRetry decides every repeat (the retries for
+// failures, a call's own CallOptions.MaxRetries, the repeat after a 401);
+// the library's own limits are off.
+type sendHooks struct {
+	// req is the call's request (newRequest), emptied by release.
+	req retryablehttp.Request
+	rc  retryablehttp.Client
+	hc  http.Client
+	hop hopTransport
+	// trace is the trace of a hop whose context has no other
+	// (countResends): its GotConn is the call's countResend. It is
+	// never written once bound, so that net/http may read it after the
+	// call.
+	trace httptrace.ClientTrace
+}
+
+// bindHooks makes st's hooks.
+func (st *call) bindHooks() {
+	h := &sendHooks{trace: httptrace.ClientTrace{GotConn: st.countResend}}
+	h.hop.st, h.hop.body = st, newStallBody()
+	h.rc = retryablehttp.Client{
+		HTTPClient:     &h.hc,
 		Logger:         nil, // the call logs itself, without URLs' query strings or headers
 		RetryMax:       math.MaxInt32,
 		CheckRetry:     st.checkRetry,
@@ -59,7 +79,20 @@ func (st *call) retryClient() *retryablehttp.Client {
 		PrepareRetry:   st.prepareRetry,
 		ErrorHandler:   dropResponse,
 	}
-	return &st.rc
+	h.hc.CheckRedirect = st.checkRedirect
+	st.hooks = h
+}
+
+// retryClient returns the call's go-retryablehttp client, over an HTTP
+// client like its Client's, whose transport and redirect rule are the
+// call's.
+func (st *call) retryClient() *retryablehttp.Client {
+	sh, h := st.c.hc, st.hooks
+	h.hop.rt, h.hop.stall = sh.rt, sh.stall
+	checkRedirect := h.hc.CheckRedirect
+	h.hc = sh.hc
+	h.hc.Transport, h.hc.CheckRedirect = &h.hop, checkRedirect
+	return &h.rc
 }
 
 // dropResponse is the go-retryablehttp ErrorHandler: a call that ends in
@@ -138,6 +171,9 @@ type hopTransport struct {
 	st    *call
 	rt    http.RoundTripper
 	stall time.Duration
+	// body is the call's own stallBody, for the hops whose answer only
+	// core reads (call.ownsAnswer).
+	body *stallBody
 }
 
 func (h *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -155,6 +191,188 @@ func (h *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel(nil)
 		return resp, err
 	}
-	resp.Body = newStallBody(resp.Body, h.stall, cancel)
+	body := h.body
+	if !h.st.ownsAnswer() {
+		body = newStallBody()
+	}
+	resp.Body = body.use(resp.Body, h.stall, cancel)
 	return resp, nil
+}
+
+// Default timeouts of the HTTP client New builds when Config.HTTPClient is
+// nil. A client given through Config.HTTPClient keeps its own.
+const (
+	DefaultDialTimeout           = 10 * time.Second
+	DefaultTLSHandshakeTimeout   = 10 * time.Second
+	DefaultResponseHeaderTimeout = 60 * time.Second
+	// DefaultStallTimeout is the longest an answer's body may send
+	// nothing while it is read (Config.StallTimeout). It applies to every
+	// client, one given through Config.HTTPClient too.
+	DefaultStallTimeout = 60 * time.Second
+	// DefaultIdleConnTimeout closes a pooled connection idle this long,
+	// below the idle timeouts of common load balancers and NAT gateways
+	// (60s and more), which drop a connection without telling either end.
+	DefaultIdleConnTimeout = 30 * time.Second
+	// DefaultHTTP2PingInterval and DefaultHTTP2PingTimeout are the
+	// health check of an HTTP/2 connection: a ping after that long
+	// without a frame, and the connection is closed when the ping gets
+	// no answer within the timeout.
+	DefaultHTTP2PingInterval = 15 * time.Second
+	DefaultHTTP2PingTimeout  = 10 * time.Second
+)
+
+// serviceOnlyHeaders names the headers that must not follow a redirect to
+// another host.
+func (cfg *Config) serviceOnlyHeaders() []string {
+	names := []string{cfg.EnvHeader, cfg.SubscriptionKeyHeader}
+	for k := range cfg.Header {
+		names = append(names, k)
+	}
+	return names
+}
+
+// stallBody fails a Read that receives nothing for stall: a timer armed
+// while Read waits cancels the hop's context. Time spent outside Read
+// (the caller writing what it read to a slow disk) does not count. A
+// call whose answer only core reads (Do decoding it) uses its own
+// stallBody and timer for each of its hops, and the next call taken from
+// the pool does too (sendHooks.body); any other hop gets a new one, since
+// its body is handed on.
+type stallBody struct {
+	timer *time.Timer // runs fire; made once
+	mu    sync.Mutex  // guards what fire reads and writes
+	rc    io.ReadCloser
+	stall time.Duration
+	// cancel ends the hop's context.
+	cancel context.CancelCauseFunc
+	// waiting is when the current Read began to wait, zero outside Read.
+	waiting time.Time
+	stalled bool
+}
+
+func newStallBody() *stallBody {
+	b := &stallBody{}
+	b.timer = time.AfterFunc(time.Hour, b.fire)
+	b.timer.Stop()
+	return b
+}
+
+// use makes b the body of a hop whose answer's body is rc, cancelled
+// with cancel: of a new hop, once the last one's body was closed.
+func (b *stallBody) use(rc io.ReadCloser, stall time.Duration, cancel context.CancelCauseFunc) *stallBody {
+	b.mu.Lock()
+	b.rc, b.stall, b.cancel, b.waiting, b.stalled = rc, stall, cancel, time.Time{}, false
+	b.mu.Unlock()
+	return b
+}
+
+// fire cancels the hop once a Read has waited for stall. The timer is
+// reset for each Read: a run meant for an earlier one finds no Read
+// waiting, or one that has not waited that long, and does nothing.
+func (b *stallBody) fire() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	if b.waiting.IsZero() || time.Since(b.waiting) < b.stall {
+		return
+	}
+	b.stalled = true
+	b.cancel(ErrAnswerStalled)
+}
+
+func (b *stallBody) Read(p []byte) (int, error) {
+	if len(p) == 0 {
+		return b.rc.Read(p)
+	}
+	b.mu.Lock()
+	b.waiting = time.Now()
+	b.mu.Unlock()
+	b.timer.Reset(b.stall)
+	n, err := b.rc.Read(p)
+	b.timer.Stop()
+	b.mu.Lock()
+	b.waiting = time.Time{}
+	stalled := b.stalled
+	b.mu.Unlock()
+	if stalled {
+		return n, fmt.Errorf("%w (%v)", ErrAnswerStalled, b.stall)
+	}
+	return n, err
+}
+
+func (b *stallBody) Close() error {
+	b.timer.Stop()
+	err := b.rc.Close()
+	b.cancel(nil)
+	return err
+}
+
+// attemptTimeoutError is the failure of an attempt that ran past
+// CallOptions.AttemptTimeout.
+type attemptTimeoutError struct{ d time.Duration }
+
+func (e *attemptTimeoutError) Error() string {
+	return fmt.Sprintf("partner: attempt timed out after %s (CallOptions.AttemptTimeout)", e.d)
+}
+
+// Timeout marks it a timeout (net.Error), for the retry budget's cost.
+func (e *attemptTimeoutError) Timeout() bool   { return true }
+func (e *attemptTimeoutError) Temporary() bool { return true }
+
+// attemptTimer bounds the current attempt of a call with an
+// AttemptTimeout: it cancels the attempt's context when the time is up.
+type attemptTimer struct {
+	t        *time.Timer
+	cancel   context.CancelFunc
+	timedOut atomic.Bool
+}
+
+// stop stops the timer; the attempt's context stays alive until its body
+// is closed (attemptBody.Close).
+func (a *attemptTimer) stop() { a.t.Stop() }
+
+// expired reports whether the attempt ran out of time.
+func (a *attemptTimer) expired() bool { return a.timedOut.Load() }
+
+// roundTrip sends req through rt, bounded by the call's AttemptTimeout
+// when it has one.
+func (st *call) roundTrip(rt http.RoundTripper, req *http.Request) (*http.Response, error) {
+	if st.attemptTimeout <= 0 {
+		return rt.RoundTrip(req)
+	}
+	ctx, cancel := context.WithCancel(req.Context())
+	a := &attemptTimer{cancel: cancel}
+	a.t = time.AfterFunc(st.attemptTimeout, func() {
+		a.timedOut.Store(true)
+		cancel()
+	})
+	st.timer = a
+	resp, err := rt.RoundTrip(req.WithContext(ctx))
+	if err != nil {
+		a.stop()
+		cancel()
+		return nil, err
+	}
+	resp.Body = &attemptBody{ReadCloser: resp.Body, a: a}
+	return resp, nil
+}
+
+// attemptBody releases the attempt's timer and context when closed.
+type attemptBody struct {
+	io.ReadCloser
+	a *attemptTimer
+}
+
+func (b *attemptBody) Close() error {
+	b.a.stop()
+	b.a.cancel()
+	return b.ReadCloser.Close()
+}
+
+// attemptErr turns the failure of an attempt that ran out of time into
+// the attempt timeout's error.
+func (st *call) attemptErr(err error) error {
+	if err != nil && st.timer != nil && st.timer.expired() && errors.Is(err, context.Canceled) {
+		return &attemptTimeoutError{st.attemptTimeout}
+	}
+	return err
 }

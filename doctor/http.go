@@ -15,7 +15,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/contract"
-	"github.com/partnerapi/partner-go/internal/plumbing"
+	"github.com/partnerapi/partner-go/internal/version"
 )
 
 // maxBody bounds an answer Run reads: a larger one fails the run.
@@ -23,7 +23,7 @@ const maxBody = 8 << 20
 
 // userAgent names Run's requests as the SDK's, so that a contract check
 // in front of a fake holds them to the contract too.
-const userAgent = "partner-go/" + plumbing.Version + " doctor"
+const userAgent = "partner-go/" + version.Version + " doctor"
 
 // prober is one run: the settings, the token, the report so far.
 type prober struct {

@@ -10,7 +10,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/partnerapi/partner-go/internal/plumbing"
+	"github.com/partnerapi/partner-go/internal/version"
 )
 
 // scopeName is the instrumentation scope of the Handler's tracer.
@@ -31,7 +31,7 @@ func (h *Handler) traceDelivery(w http.ResponseWriter, r *http.Request) (http.Re
 		tp = otel.GetTracerProvider()
 	}
 	ctx := otel.GetTextMapPropagator().Extract(r.Context(), propagation.HeaderCarrier(r.Header))
-	tracer := tp.Tracer(scopeName, trace.WithInstrumentationVersion(plumbing.Version), trace.WithSchemaURL(semconv.SchemaURL))
+	tracer := tp.Tracer(scopeName, trace.WithInstrumentationVersion(version.Version), trace.WithSchemaURL(semconv.SchemaURL))
 	ctx, span := tracer.Start(ctx, "partner.events.Handler", trace.WithSpanKind(trace.SpanKindServer))
 	dt := &deliveryTrace{span: span}
 	if span.IsRecording() {

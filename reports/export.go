@@ -14,21 +14,15 @@ import (
 	"github.com/partnerapi/partner-go/reports/internal/export"
 )
 
-// Defaults of ExportOptions. The default cap of 16 page requests in
-// flight is what keeps 100ms pages coming as fast as one core decodes
-// them (about 7-9ms per 10,000-row page, BenchmarkDecodePage10k); it is a ceiling: an export
-// sends 2 page requests and a probe before its first answer, and halves
-// the number in flight on a 429 or 503 (whose retry and Retry-After are
-// the client's retry policy). Lower it for a service that should never
-// see more than a few concurrent queries from one client.
-//
-// The default memory budget of 6 MiB holds one page of 10,000 rows of
-// 10 columns of about 22 bytes each (2.2 MB on the wire, 3 MB read and
-// decoded; the next one is read once the reader is done with it), or two
-// pages of shorter rows, one yielded while the next is read and decoded.
-// That keeps an export's peak heap, garbage included, under 32 MiB (19-28
-// MiB at 1M rows of such pages, see BENCHMARKS.md). A budget of two such
-// pages (8 MiB) exports a third faster and peaks at 33-35 MiB.
+// Defaults of ExportOptions. The cap of 16 page requests in flight is a
+// ceiling: an export sends 2 page requests and a probe before its first
+// answer, and halves the number in flight on a 429 or 503 (whose retry
+// and Retry-After are the client's retry policy). Lower it for a service
+// that should never see more than a few concurrent queries from one
+// client. The memory budget of 6 MiB holds one page of 10,000 rows of 10
+// columns of about 22 bytes each, or two pages of shorter rows. What
+// these values cost and gain, measured: BENCHMARKS.md (Reports, the
+// defaults of ExportOptions).
 const (
 	DefaultExportPageSize    = MaxPageSize
 	DefaultExportConcurrency = 16

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -131,6 +132,18 @@ func (u *User) PrimaryEmail() string {
 
 type userJSON User // without methods, so encoding/json does the known members
 
+// fastUser is what the fast path of User.UnmarshalJSON decodes into,
+// taken from fastUsers and put back empty: a call decodes one user per
+// answer.
+type fastUser struct {
+	userJSON
+	// Shadows userJSON's field, so the fast path decodes the
+	// extension without its UnmarshalJSON.
+	Enterprise *enterpriseJSON `json:"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"`
+}
+
+var fastUsers sync.Pool
+
 // MarshalJSON encodes the user with its Extra members.
 func (u User) MarshalJSON() ([]byte, error) {
 	b, err := json.Marshal(userJSON(u))
@@ -144,15 +157,18 @@ func (u User) MarshalJSON() ([]byte, error) {
 // Member names match the fields without regard to case, as in
 // encoding/json.
 func (u *User) UnmarshalJSON(b []byte) error {
-	var fast struct {
-		userJSON
-		// Shadows userJSON's field, so the fast path decodes the
-		// extension without its UnmarshalJSON.
-		Enterprise *enterpriseJSON `json:"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"`
+	fast, _ := fastUsers.Get().(*fastUser)
+	if fast == nil {
+		fast = new(fastUser)
 	}
-	if decodeKnown(b, &fast) {
+	ok := decodeKnown(b, fast)
+	if ok {
 		*u = User(fast.userJSON)
 		u.Enterprise = (*EnterpriseUser)(fast.Enterprise)
+	}
+	*fast = fastUser{}
+	fastUsers.Put(fast)
+	if ok {
 		return nil
 	}
 	var v User
@@ -225,10 +241,22 @@ func (e *EnterpriseUser) UnmarshalJSON(b []byte) error {
 // of the service holds only modelled members; anything else (an unknown
 // member, a type error) is left to the member-by-member path.
 func decodeKnown(b []byte, v any) bool {
-	dec := json.NewDecoder(bytes.NewReader(b))
+	r, _ := readers.Get().(*bytes.Reader)
+	if r == nil {
+		r = new(bytes.Reader)
+	}
+	r.Reset(b)
+	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
-	return dec.Decode(v) == nil
+	ok := dec.Decode(v) == nil
+	r.Reset(nil)
+	readers.Put(r)
+	return ok
 }
+
+// readers holds the readers decodeKnown decodes through (its Decoder is
+// dropped when it returns).
+var readers sync.Pool
 
 // decodeMembers decodes the JSON object b member by member: into the
 // destination field(name) gives, or, when it gives nil, into the returned

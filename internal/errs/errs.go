@@ -1,6 +1,7 @@
 // Package errs holds the error helpers the SDK's packages share: the
-// "partner: " prefix said once (Wrap, With) and the not-found sentinels
-// of answers that come with a 2xx (NotFound).
+// "partner: " prefix said once (Wrap, With), the not-found sentinels
+// of answers that come with a 2xx (NotFound), and the cause of a request
+// the SDK abandoned (ErrAbandoned).
 package errs
 
 import (
@@ -8,6 +9,12 @@ import (
 	"fmt"
 	"strings"
 )
+
+// ErrAbandoned is the cause with which the SDK cancels a request whose
+// answer it no longer needs (an export's read-ahead past the last page,
+// or in flight when the export ends). core keeps such a request out of
+// CallOptions.Capture, which tells the caller of the requests it made.
+var ErrAbandoned = errors.New("partner: request abandoned: its answer is no longer needed")
 
 // Prefix starts the text of every error of the SDK, once.
 const Prefix = "partner: "

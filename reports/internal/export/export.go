@@ -14,7 +14,7 @@ import (
 	"iter"
 	"sync"
 
-	"github.com/partnerapi/partner-go/internal/plumbing"
+	"github.com/partnerapi/partner-go/internal/errs"
 )
 
 // Page is what a Fetch returns: the value yielded to the reader, and
@@ -321,12 +321,12 @@ func (r *runner[T]) release(m int64) {
 }
 
 // abandonable returns a context of ctx whose cancel gives the cause
-// plumbing.ErrAbandoned: the request in it was the export's own, and its
+// errs.ErrAbandoned: the request in it was the export's own, and its
 // answer is no longer needed, which the client tells from a cancel of the
 // caller's.
 func abandonable(ctx context.Context) (context.Context, context.CancelFunc) {
 	ctx, cancel := context.WithCancelCause(ctx)
-	return ctx, func() { cancel(plumbing.ErrAbandoned) }
+	return ctx, func() { cancel(errs.ErrAbandoned) }
 }
 
 // moved wakes the gates: the reader moved on, or the pages held changed.
