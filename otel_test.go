@@ -196,7 +196,7 @@ func TestTelemetryRead(t *testing.T) {
 	if len(att) != 1 {
 		t.Fatalf("%d attempt spans, want 1", len(att))
 	}
-	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
+	host, _, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
 	wantAttrs(t, att[0], "http.request.method", "GET", "url.template", "/api/scim/v2/Users/{user_id}",
 		"server.address", host, "server.port", strings.Split(srv.URL, ":")[2], "http.response.status_code", "200", "http.request.resend_count", "", "error.type", "")
 	if att[0].Name() != "GET /api/scim/v2/Users/{user_id}" || att[0].SpanKind() != trace.SpanKindClient {

@@ -190,8 +190,7 @@ func decodeBytes(b []byte, out any) error {
 	} else {
 		err = json.Unmarshal(b, out)
 	}
-	var syntax *json.SyntaxError
-	if errors.As(err, &syntax) {
+	if _, ok := errors.AsType[*json.SyntaxError](err); ok {
 		// Something after the value: decode the first one, as a Decoder
 		// over the body would.
 		err = json.NewDecoder(bytes.NewReader(b)).Decode(out)

@@ -233,8 +233,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			h.fail(r, w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a delivery is at most %d bytes", limit), nil)
 			return
 		}
