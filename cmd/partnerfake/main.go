@@ -41,6 +41,9 @@
 //	-max-tokens N       live access tokens kept (default 100000)
 //	-max-uploads N      signed upload URLs kept (default 10000)
 //	-max-upload-bytes N bytes of uploaded files held (default 1073741824)
+//	-version            print the version (of the module, as partnerctl
+//	                    --version prints it), the Go release and the
+//	                    platform, and exit
 //
 // A deployment's own words and gateway (docs/deployed-service.md):
 //
@@ -90,6 +93,7 @@ import (
 	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/buildinfo"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 )
@@ -166,6 +170,7 @@ type config struct {
 	// the fake's totals (fake.Limits) and the Host names it admits
 	limits     fake.Limits
 	allowHosts []string
+	version    bool
 }
 
 // newFlags returns partnerfake's flags, which parse into the config.
@@ -198,6 +203,7 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.IntVar(&c.limits.AccessTokens, "max-tokens", limits.AccessTokens, "how many live access tokens the fake keeps (the oldest forgotten past it)")
 	fs.IntVar(&c.limits.Uploads, "max-uploads", limits.Uploads, "how many signed upload URLs the fake keeps (the oldest forgotten past it)")
 	fs.Int64Var(&c.limits.UploadBytes, "max-upload-bytes", limits.UploadBytes, "how many bytes of uploaded files the fake holds (413 past it)")
+	fs.BoolVar(&c.version, "version", false, "print partnerfake's version, the Go release that built it and the platform, as partnerctl --version does, and exit")
 	fs.Func("allow-host", "admit this Host `name` besides loopback ones when listening on a loopback address (repeatable, or comma-separated)", func(v string) error {
 		for h := range strings.SplitSeq(v, ",") {
 			if h = strings.TrimSpace(h); h != "" {
@@ -228,6 +234,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError{err: fmt.Errorf("unexpected arguments %q (flags start with -)", fs.Args())}
+	}
+	if c.version {
+		_, err := fmt.Fprintln(out, buildinfo.Line("partnerfake"))
+		return err
 	}
 	for _, sec := range []struct {
 		flag, file, variable string

@@ -19,6 +19,7 @@ import (
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/partnerapi/partner-go/deployment"
+	"github.com/partnerapi/partner-go/internal/buildinfo"
 )
 
 // Pipeline is the plumbing of one core.Client.
@@ -53,8 +54,9 @@ type Pipeline interface {
 }
 
 // Version is the SDK's version: partner.Version, and the instrumentation
-// version of the spans and metrics of core and events.
-const Version = "1.0.0"
+// version of the spans and metrics of core and events. Its source is
+// buildinfo.SDK, which the programs print too.
+const Version = buildinfo.SDK
 
 // ErrAbandoned is the cause with which the SDK cancels a request whose
 // answer it no longer needs (an export's read-ahead past the last page,
