@@ -58,7 +58,7 @@ func (te *receiverTelemetry) durations(t *testing.T) map[string][]attribute.Set 
 func spanAttr(s sdktrace.ReadOnlySpan, key string) string {
 	for _, kv := range s.Attributes() {
 		if string(kv.Key) == key {
-			return kv.Value.Emit()
+			return kv.Value.String()
 		}
 	}
 	return ""
@@ -72,7 +72,7 @@ func noSecret(t *testing.T, spans []sdktrace.ReadOnlySpan, secret string) {
 			t.Errorf("span name %q holds the secret", s.Name())
 		}
 		for _, kv := range s.Attributes() {
-			if strings.Contains(kv.Value.Emit(), secret) {
+			if strings.Contains(kv.Value.String(), secret) {
 				t.Errorf("span %q: %s holds the secret", s.Name(), kv.Key)
 			}
 		}
@@ -136,12 +136,12 @@ func TestHandlerServerSpanRouteAndDuration(t *testing.T) {
 	routes := map[string]bool{}
 	for _, set := range got {
 		r, _ := set.Value("http.route")
-		routes[r.Emit()] = true
-		if s, _ := set.Value("url.scheme"); s.Emit() != "http" {
-			t.Errorf("duration point %v: url.scheme %q", set, s.Emit())
+		routes[r.String()] = true
+		if s, _ := set.Value("url.scheme"); s.String() != "http" {
+			t.Errorf("duration point %v: url.scheme %q", set, s.String())
 		}
-		if m, _ := set.Value("http.request.method"); m.Emit() != "POST" {
-			t.Errorf("duration point %v: method %q", set, m.Emit())
+		if m, _ := set.Value("http.request.method"); m.String() != "POST" {
+			t.Errorf("duration point %v: method %q", set, m.String())
 		}
 		if st, ok := set.Value("http.response.status_code"); !ok || st.AsInt64() == 0 {
 			t.Errorf("duration point %v: no status", set)

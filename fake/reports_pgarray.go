@@ -67,26 +67,37 @@ func (p *pgArrayReader) element() (v string, isNull, ok bool) {
 	if p.i == len(p.s) {
 		return "", false, false // {a,}
 	}
-	var b strings.Builder
 	if p.s[p.i] == '"' {
-		for p.i++; p.i < len(p.s); p.i++ {
-			switch c := p.s[p.i]; c {
-			case '\\':
-				if p.i++; p.i == len(p.s) {
-					return "", false, false
-				}
-				b.WriteByte(p.s[p.i])
-			case '"':
-				p.i++
-				return b.String(), false, true
-			default:
-				b.WriteByte(c)
-			}
-		}
-		return "", false, false // no closing quote
+		v, ok := p.quoted()
+		return v, false, ok
 	}
-	// Unquoted: up to the next comma; trailing whitespace is not part
-	// of it unless a backslash took it.
+	return p.unquoted()
+}
+
+// quoted reads a quoted element, p at its opening quote.
+func (p *pgArrayReader) quoted() (string, bool) {
+	var b strings.Builder
+	for p.i++; p.i < len(p.s); p.i++ {
+		switch c := p.s[p.i]; c {
+		case '\\':
+			if p.i++; p.i == len(p.s) {
+				return "", false
+			}
+			b.WriteByte(p.s[p.i])
+		case '"':
+			p.i++
+			return b.String(), true
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return "", false // no closing quote
+}
+
+// unquoted reads an unquoted element: up to the next comma; trailing
+// whitespace is not part of it unless a backslash took it.
+func (p *pgArrayReader) unquoted() (v string, isNull, ok bool) {
+	var b strings.Builder
 	keep, escaped := 0, false
 	for ; p.i < len(p.s) && p.s[p.i] != ','; p.i++ {
 		switch c := p.s[p.i]; c {
