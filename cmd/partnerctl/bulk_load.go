@@ -63,7 +63,7 @@ With --json, messages go to stderr and stdout gets JSON: without --wait
 execution, as 'bulk status --json' prints it:` + executionJSONHelp + `
 
 Exit status: 0 once the load was accepted (with --wait: once the execution
-completed and loaded every record); 1 when it could not be started or
+completed and refused no record); 1 when it could not be started or
 followed; 5 when it was followed and ended in a state other than
 completed, or when records were refused (with --allow-partial, for scripts
 that accept a partial refusal: when every record was refused); 2 for a usage error

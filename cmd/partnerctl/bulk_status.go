@@ -47,11 +47,12 @@ first few reasons are printed.
 With --json, the states and reasons go to stderr and the execution is
 printed on stdout as` + executionJSONHelp + `
 
-Exit status: 0 when the execution was read (with --wait: once it completed);
-1 when it could not be read; 5 when it was read and ended in a state other
-than completed, or when records were refused (with --allow-partial: when
-every record was refused); 2 for a usage error; 4 when the credentials were refused; 130
-when Ctrl-C ended the wait (the execution goes on).`,
+Exit status: 0 when the execution was read (with --wait: once it completed)
+and refused no record; 1 when it could not be read; 5 when it was read and
+ended in a state other than completed, or when records were refused (with
+--allow-partial: when every record was refused); 2 for a usage error; 4 when
+the credentials were refused; 130 when Ctrl-C ended the wait (the execution
+goes on).`,
 		Example: `  partnerctl bulk status exe_01 --integration int-crm
   partnerctl bulk status exe_01 --integration int-crm --wait --errors-out failed.csv`,
 		Args: exactArgs("EXECUTION"),
