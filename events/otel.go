@@ -78,7 +78,9 @@ func (h *Handler) traceDelivery(w http.ResponseWriter, r *http.Request) (http.Re
 		span.SetAttributes(attribute.String("partner.operation", "events.Handler"))
 	}
 	if dt.server.IsRecording() {
-		dt.server.SetAttributes(semconv.HTTPRequestMethodKey.String(method(r)), semconv.URLSchemeKey.String(scheme(r)))
+		if dt.own { // an instrumented handler in front has set its own
+			dt.server.SetAttributes(semconv.HTTPRequestMethodKey.String(method(r)), semconv.URLSchemeKey.String(scheme(r)))
+		}
 		if h.Secrets != nil {
 			// An instrumented handler in front may have recorded the
 			// path, whose last segment is a subscriber secret.
