@@ -219,6 +219,9 @@ func noArgs(cmd *cobra.Command, args []string) error {
 // names (aliases) count, as cobra's own suggestions do not.
 func didYouMean(cmd *cobra.Command, typed string) string {
 	typed = strings.ToLower(typed)
+	if typed == "" {
+		return ""
+	}
 	var near []string
 	for _, sub := range cmd.Commands() {
 		if !sub.IsAvailableCommand() {
