@@ -38,8 +38,8 @@ func IsRateLimited(err error) bool { return core.HasStatus(err, http.StatusTooMa
 
 // IsServerError reports whether err is a 5xx answer.
 func IsServerError(err error) bool {
-	var e *Error
-	return errors.As(err, &e) && e.StatusCode >= 500 && e.StatusCode <= 599
+	e, ok := errors.AsType[*Error](err)
+	return ok && e.StatusCode >= 500 && e.StatusCode <= 599
 }
 
 // ErrOutcomeUnknown marks the error of a write that is not safe to repeat

@@ -79,8 +79,7 @@ func ExampleError() {
 	}
 	_, err = c.OAuth.Token(context.Background())
 
-	var apiErr *partner.Error
-	if errors.As(err, &apiErr) {
+	if apiErr, ok := errors.AsType[*partner.Error](err); ok {
 		fmt.Println(apiErr.StatusCode, apiErr.Code)
 	}
 	fmt.Println("unauthorized:", partner.IsUnauthorized(err)) // a wrong secret counts

@@ -10,7 +10,6 @@ import (
 	"time"
 	"unicode"
 
-	"golang.org/x/net/http/httpguts"
 	"golang.org/x/oauth2"
 
 	"github.com/partnerapi/partner-go/core"
@@ -292,7 +291,7 @@ func (s *settings) build() (core.Config, error) {
 		if h.name == "" {
 			continue
 		}
-		if !httpguts.ValidHeaderFieldName(h.name) {
+		if !check.HeaderName(h.name) {
 			return cfg, fmt.Errorf("partner: %s: %q is not a valid header name", h.opt, h.name)
 		}
 		if strings.EqualFold(h.name, "Authorization") {

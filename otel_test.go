@@ -178,8 +178,8 @@ func fakeWithUser(t *testing.T, te *telemetry, opts ...partner.Option) (*partner
 	return c, srv, id
 }
 
-// TestTelemetryRead: a read is one client span named after the operation
-// with one attempt span carrying the HTTP client attributes, and its
+// TestTelemetryRead: a read is one internal span named after the operation
+// with one client span per attempt carrying the HTTP client attributes, and its
 // duration is recorded by operation and status.
 func TestTelemetryRead(t *testing.T) {
 	te := newTelemetry(t)
@@ -188,15 +188,15 @@ func TestTelemetryRead(t *testing.T) {
 		t.Fatal(err)
 	}
 	op := te.one(t, "partner.scim.Get")
-	if op.SpanKind() != trace.SpanKindClient || op.Status().Code == codes.Error {
-		t.Errorf("operation span kind %v status %v, want client and no error", op.SpanKind(), op.Status())
+	if op.SpanKind() != trace.SpanKindInternal || op.Status().Code == codes.Error {
+		t.Errorf("operation span kind %v status %v, want internal and no error", op.SpanKind(), op.Status())
 	}
 	wantAttrs(t, op, "partner.operation", "scim.Get")
 	att := te.attempts(op)
 	if len(att) != 1 {
 		t.Fatalf("%d attempt spans, want 1", len(att))
 	}
-	host := strings.Split(strings.TrimPrefix(srv.URL, "http://"), ":")[0]
+	host, _, _ := strings.Cut(strings.TrimPrefix(srv.URL, "http://"), ":")
 	wantAttrs(t, att[0], "http.request.method", "GET", "url.template", "/api/scim/v2/Users/{user_id}",
 		"server.address", host, "server.port", strings.Split(srv.URL, ":")[2], "http.response.status_code", "200", "http.request.resend_count", "", "error.type", "")
 	if att[0].Name() != "GET /api/scim/v2/Users/{user_id}" || att[0].SpanKind() != trace.SpanKindClient {
@@ -451,7 +451,7 @@ func TestTelemetryCompositeOperations(t *testing.T) {
 		for _, k := range te.children(op) {
 			got = append(got, k.Name())
 		}
-		if !slices.Equal(got, want) || op.SpanKind() != trace.SpanKindClient {
+		if !slices.Equal(got, want) || op.SpanKind() != trace.SpanKindInternal {
 			t.Errorf("%s (kind %v): children %q, want %q", name, op.SpanKind(), got, want)
 		}
 	}

@@ -174,8 +174,7 @@ func checkGoBlocks(t *testing.T, name, md string) []string {
 		src := snippetFile(name, b)
 		f, err := parser.ParseFile(fset, "snippet.go", src, parser.ParseComments)
 		if err != nil {
-			var list scanner.ErrorList
-			if errors.As(err, &list) {
+			if list, ok := errors.AsType[scanner.ErrorList](err); ok {
 				for _, e := range list {
 					problems = append(problems, fmt.Sprintf("%s: %s: %s", where, e.Pos, e.Msg))
 				}

@@ -224,7 +224,7 @@ func decodeBytes(b []byte, out any) error {
 	if err == nil {
 		return nil
 	}
-	if syntax := (*json.SyntaxError)(nil); errors.As(err, &syntax) {
+	if _, ok := errors.AsType[*json.SyntaxError](err); ok {
 		// Something after the value: decode the first one, as a Decoder
 		// over the body would.
 		err = json.NewDecoder(bytes.NewReader(b)).Decode(out)

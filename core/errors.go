@@ -77,7 +77,7 @@ var ErrOutcomeUnknown = errors.New("partner: outcome unknown: the service may ha
 const maxErrorBody = 64 << 10
 
 // Error is an answer of the service outside 2xx. Every call of the SDK
-// returns it (wrapped with context, so use errors.As, or the partner.IsX
+// returns it (wrapped with context, so use errors.AsType, or the partner.IsX
 // helpers) when the service answered with an error status. It says which
 // call failed (Method, Path), how (StatusCode) and what the server said
 // about it. It never holds a credential or a token.
@@ -85,8 +85,8 @@ const maxErrorBody = 64 << 10
 // Its Error method reads "partner: METHOD PATH: STATUS TEXT: code:
 // message". For example:
 //
-//	var perr *partner.Error // the same type as *core.Error
-//	if errors.As(err, &perr) && perr.SCIMType == "uniqueness" {
+//	// *partner.Error is the same type as *core.Error
+//	if perr, ok := errors.AsType[*partner.Error](err); ok && perr.SCIMType == "uniqueness" {
 //		// the userName is taken
 //	}
 type Error struct {

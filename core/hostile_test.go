@@ -326,8 +326,7 @@ func TestEchoedSecretsMasked(t *testing.T) {
 			t.Fatalf("%s: no error", p)
 		}
 		texts := []string{err.Error()}
-		var e *Error
-		if errors.As(err, &e) {
+		if e, ok := errors.AsType[*Error](err); ok {
 			texts = append(texts, string(e.Body), e.Message, e.Code, e.URI)
 			if !strings.Contains(e.Message, redactedText) {
 				t.Errorf("%s: Message %q does not show where a secret was", p, e.Message)
@@ -404,8 +403,7 @@ func TestEchoedTokenMaskedInHeaders(t *testing.T) {
 		ctx := WithCallOptions(context.Background(), CallOptions{Capture: &info})
 		err := c.Do(ctx, &Request{Method: "GET", Path: p}, nil)
 		texts := []string{info.ServiceRequestID, strings.Join(info.Header.Values("X-Svc-Id"), " "), strings.Join(info.Header.Values("X-Debug"), " ")}
-		var e *Error
-		if errors.As(err, &e) {
+		if e, ok := errors.AsType[*Error](err); ok {
 			texts = append(texts, e.ServiceRequestID)
 		} else if p == "/fail" {
 			t.Fatalf("%s: %v, want an *Error", p, err)

@@ -138,15 +138,18 @@ func observeBudget(m metric.Meter, budget *retryBudget) {
 	runtime.AddCleanup(budget, func(r metric.Registration) { r.Unregister() }, reg)
 }
 
-// clientKind is the start option of the SDK's client spans, made once:
-// building it per call would allocate.
-var clientKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindClient)}
+// internalKind is the start option of the SDK's operation spans, made
+// once: building it per call would allocate. An operation is internal:
+// the client spans are its attempts', one per HTTP request, as the
+// semantic conventions have it (an instrumented transport's span is the
+// child of an attempt's).
+var internalKind = []trace.SpanStartOption{trace.WithSpanKind(trace.SpanKindInternal)}
 
 // startOp starts the span of the operation r belongs to (StartSpan),
 // "partner.request" when r names none.
 func (c *Client) startOp(ctx context.Context, r *Request) (context.Context, trace.Span) {
 	if r.Op == "" {
-		return c.tel.tracer.Start(ctx, "partner.request", clientKind...)
+		return c.tel.tracer.Start(ctx, "partner.request", internalKind...)
 	}
 	return c.StartSpan(ctx, r.Op)
 }
@@ -273,6 +276,19 @@ func (st *call) startAttempt(req *http.Request, attempt int) {
 	}
 }
 
+// attemptContext returns ctx, the context of a request of the current
+// attempt, with the attempt's span in it when there is one (a recording
+// operation), so that a transport that traces (otelhttp's) starts its
+// span as the attempt's child and propagates a trace context that
+// descends from it. Without a recording span it is ctx itself: no
+// allocation.
+func (st *call) attemptContext(ctx context.Context) context.Context {
+	if st.tel.attempt == nil {
+		return ctx
+	}
+	return trace.ContextWithSpan(ctx, st.tel.attempt)
+}
+
 // requestAttrs appends the attributes that describe the request: its
 // method, host, port and url.template.
 func (st *call) requestAttrs(attrs []attribute.KeyValue) []attribute.KeyValue {
@@ -331,7 +347,7 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 }
 
 // StartSpan starts the span of an operation made of several requests
-// (an export, a wait), named "partner." + op, kind client, with attrs.
+// (an export, a wait), named "partner." + op, kind internal, with attrs.
 // End it with EndSpan.
 //
 // Deprecated: set Request.Op, which names the span Do and Send start
@@ -342,7 +358,7 @@ func (st *call) endAttempt(ctx context.Context, resp *http.Response, err error) 
 // It stays for v1; the SDK's area packages reach it through
 // internal/plumbing.
 func (c *Client) StartSpan(ctx context.Context, op string, attrs ...attribute.KeyValue) (context.Context, trace.Span) {
-	ctx, span := c.tel.tracer.Start(ctx, c.tel.spanName(op), clientKind...)
+	ctx, span := c.tel.tracer.Start(ctx, c.tel.spanName(op), internalKind...)
 	if span.IsRecording() {
 		span.SetAttributes(attribute.String(attrOperation, op))
 		span.SetAttributes(attrs...)

@@ -75,8 +75,7 @@ func alreadyDone(resp *http.Response) *http.Response {
 // unwrapURLError drops the *url.Error layer, whose text repeats the full
 // URL with its query string.
 func unwrapURLError(err error) error {
-	var uerr *url.Error
-	if errors.As(err, &uerr) {
+	if uerr, ok := errors.AsType[*url.Error](err); ok {
 		return uerr.Err
 	}
 	return err

@@ -179,8 +179,9 @@ type hopTransport struct {
 func (h *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// Each attempt (and each hop of a redirect) has a context of its own,
 	// cancelled when its body stalls or is closed: cancelling is how
-	// net/http stops a read blocked on the connection.
-	ctx, cancel := context.WithCancelCause(req.Context())
+	// net/http stops a read blocked on the connection. It holds the
+	// attempt's span, for the transport's own tracing.
+	ctx, cancel := context.WithCancelCause(h.st.attemptContext(req.Context()))
 	hop := req.WithContext(h.st.countResends(ctx, req, cancel))
 	h.st.noReplay(hop)
 	resp, err := h.st.roundTrip(h.rt, hop)

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"go.opentelemetry.io/otel/metric"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/partnerapi/partner-go/internal/plumbing"
@@ -192,13 +193,23 @@ type Handler struct {
 	// delivery is passed on).
 	Dedup *Dedup
 	// TracerProvider receives the span of each delivery
-	// ("partner.events.Handler", kind server, with the event kind); nil
-	// means the global provider. Service.NewHandler sets the client's.
+	// ("partner.events.Handler", with the event kind: kind server, or
+	// internal behind a handler that opened the request's server span,
+	// such as otelhttp.NewHandler); nil means the global provider.
+	// Service.NewHandler sets the client's.
 	TracerProvider trace.TracerProvider
+	// MeterProvider receives http.server.request.duration of the
+	// deliveries whose server span the Handler opens (behind an
+	// instrumented handler, that handler records it); nil means the
+	// client's meter provider for a Handler from Service.NewHandler,
+	// else the global provider.
+	MeterProvider metric.MeterProvider
 	// Routes, when set, name the kind and subscriber of a delivery by
 	// the path it came to: Deliver finds them in Delivery.Event and
 	// Delivery.SubscriberID where the body does not carry them.
 	Routes *Routes
+
+	meter metric.Meter // the client's, from Service.NewHandler
 }
 
 // NewHandler returns a Handler that calls deliver, whose spans go to the
@@ -206,7 +217,8 @@ type Handler struct {
 // own do; the global provider when the client has none. Set its Secrets
 // (or Insecure) before serving: without them it refuses every request.
 func (s *Service) NewHandler(deliver func(ctx context.Context, d *Delivery) error) *Handler {
-	return &Handler{Deliver: deliver, TracerProvider: plumbing.Of(s.t).TracerProvider()}
+	p := plumbing.Of(s.t)
+	return &Handler{Deliver: deliver, TracerProvider: p.TracerProvider(), meter: p.Meter()}
 }
 
 // ServeHTTP receives one delivery.
@@ -222,6 +234,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		h.fail(r, w, http.StatusUnauthorized, "unauthorized", nil)
 		return
 	}
+	dt.allowed = true
 	if r.Method != http.MethodPost {
 		w.Header().Set("Allow", http.MethodPost)
 		h.fail(r, w, http.StatusMethodNotAllowed, "deliveries are POSTed", nil)
@@ -233,8 +246,7 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, limit))
 	if err != nil {
-		var tooBig *http.MaxBytesError
-		if errors.As(err, &tooBig) {
+		if _, ok := errors.AsType[*http.MaxBytesError](err); ok {
 			h.fail(r, w, http.StatusRequestEntityTooLarge, fmt.Sprintf("a delivery is at most %d bytes", limit), nil)
 			return
 		}

@@ -305,8 +305,7 @@ func (f *Fake) evCheckCallbackURL(ctx context.Context, raw string) error {
 	u, err := url.Parse(raw)
 	switch {
 	case err != nil:
-		var ue *url.Error
-		if errors.As(err, &ue) {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
 			err = ue.Err // without Go's "parse" and the URL again
 		}
 		return fmt.Errorf("is not a URL: %v", err)

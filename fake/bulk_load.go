@@ -213,14 +213,12 @@ func (f *Fake) execute(w http.ResponseWriter, r *http.Request, in Integration, f
 	f.bulk.mu.Unlock()
 	ex := &bulkExecution{id: newID("exe_", 12), integrationID: in.ID, created: now, done: now.Add(delay)}
 	if err := f.runLoad(in, ex, format, delim, header, discard, body); err != nil {
-		var bad *badInput
-		var sp *spoolError
-		if errors.As(err, &sp) {
+		if sp, ok := errors.AsType[*spoolError](err); ok {
 			io.Copy(io.Discard, io.LimitReader(r.Body, maxDrain))
 			writeError(w, http.StatusInternalServerError, "internal_error", "%v", sp)
 			return nil, false
 		}
-		if errors.As(err, &bad) {
+		if bad, ok := errors.AsType[*badInput](err); ok {
 			status := bad.status
 			if status == 0 {
 				status = http.StatusBadRequest

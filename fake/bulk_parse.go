@@ -167,8 +167,7 @@ func parseCSV(body io.Reader, delim rune, header bool, emit func(record) error) 
 			return badInputf("malformed CSV: record %d has more than %d fields (the fake's limit)", n, maxCSVFields)
 		}
 		if err != nil {
-			var pe *csv.ParseError
-			if errors.As(err, &pe) {
+			if pe, ok := errors.AsType[*csv.ParseError](err); ok {
 				if errors.Is(pe.Err, csv.ErrFieldCount) {
 					return badInputf("malformed CSV: record on line %d has %d fields, the first row has %d", pe.StartLine, len(fields), len(cols))
 				}
@@ -288,8 +287,7 @@ func parseJSON(body io.Reader, emit func(record) error) error {
 			if end.endedBefore(start) {
 				return badInputf("malformed JSON at byte %d (after record %d): unexpected end of body", start, n-1)
 			}
-			var typ *json.UnmarshalTypeError
-			if errors.As(err, &typ) {
+			if _, ok := errors.AsType[*json.UnmarshalTypeError](err); ok {
 				return badInputf("malformed JSON: record %d (byte %d) is not an object", n, start)
 			}
 			return jsonError(err, dec, fmt.Sprintf("record %d", n))

@@ -104,8 +104,7 @@ func parseXLSX(body io.Reader, header bool, emit func(record) error) error {
 // xlsxError makes err a bad input whose message says it is about an XLSX
 // file, unless it already is one (a limit, or a record refused by emit).
 func xlsxError(err error, sheet string) error {
-	var bad *badInput
-	if errors.As(err, &bad) {
+	if _, ok := errors.AsType[*badInput](err); ok {
 		return err
 	}
 	if sheet != "" {
@@ -148,8 +147,7 @@ func (wb *workbook) readPart(name string, fn func(*xml.Decoder) error) error {
 	defer rc.Close()
 	dec := xml.NewDecoder(&budgetReader{r: rc, wb: wb})
 	if err := fn(dec); err != nil {
-		var bad *badInput
-		if errors.As(err, &bad) {
+		if _, ok := errors.AsType[*badInput](err); ok {
 			return err
 		}
 		return fmt.Errorf("part %s: %w", name, err)

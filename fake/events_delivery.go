@@ -546,8 +546,7 @@ func (f *Fake) postDelivery(j evJob) (int, time.Duration, error) {
 	req.Header.Set("User-Agent", fakehttp.DeliveryUserAgent)
 	resp, err := f.events.client.Do(req)
 	if err != nil {
-		var ue *url.Error
-		if errors.As(err, &ue) {
+		if ue, ok := errors.AsType[*url.Error](err); ok {
 			masked := *ue
 			masked.URL = j.logURL
 			err = &masked

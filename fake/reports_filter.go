@@ -17,8 +17,9 @@ import (
 //     or ""), CONTAIN, START_WITH, END_WITH (case sensitive).
 //   - TEXT_REPEATED and TEXT_PG_ARRAY: the same operators, matching when
 //     any element matches; the value is a JSON array of strings or, for
-//     TEXT_PG_ARRAY, also a PostgreSQL array literal such as "{a,b}".
-//     IS_EMPTY matches no element.
+//     TEXT_PG_ARRAY, also a PostgreSQL array literal such as "{a,b}" or
+//     {"a,b",c,NULL} (read by PostgreSQL's rules: pgArray), whose NULL
+//     elements match no value. IS_EMPTY matches no element ({} or []).
 //   - BOOLEAN: EQUAL_TO ("true" or "false"), IS_EMPTY.
 //   - NUMBER, DECIMAL, CURRENCY, DATE, DATE_TIME: EQUAL_TO, IN, IS_EMPTY,
 //     GREATER_THAN, LESS_THAN, GREATER_THAN_OR_EQUAL_TO,
@@ -344,7 +345,8 @@ func isEmpty(kind filterKind, v any) bool {
 		return true
 	case string:
 		if kind == kindRepeated {
-			return len(textValues(kind, v)) == 0
+			values, nulls, ok := pgArray(v)
+			return ok && len(values)+nulls == 0
 		}
 		return v == ""
 	case []any:
@@ -358,16 +360,10 @@ func isEmpty(kind filterKind, v any) bool {
 func textValues(kind filterKind, v any) []string {
 	switch v := v.(type) {
 	case string:
-		if kind == kindRepeated && strings.HasPrefix(v, "{") && strings.HasSuffix(v, "}") {
-			inner := v[1 : len(v)-1]
-			if inner == "" {
-				return nil
+		if kind == kindRepeated {
+			if values, _, ok := pgArray(v); ok {
+				return values
 			}
-			parts := strings.Split(inner, ",")
-			for i, p := range parts {
-				parts[i] = strings.Trim(p, `"`)
-			}
-			return parts
 		}
 		return []string{v}
 	case []any:

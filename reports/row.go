@@ -98,8 +98,8 @@ func (c *columns) lookup(name string) (int, bool) {
 	}
 	c.once.Do(func() {
 		c.index = make(map[string]int, len(c.names))
-		for i := len(c.names) - 1; i >= 0; i-- {
-			c.index[c.names[i]] = i
+		for i, v := range slices.Backward(c.names) {
+			c.index[v] = i
 		}
 	})
 	i, ok := c.index[name]

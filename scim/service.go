@@ -31,8 +31,7 @@ import (
 // ErrorTypeOf returns the scimType of the service's error in err's chain:
 // empty when err holds no *partner.Error or the error carried none.
 func ErrorTypeOf(err error) ErrorType {
-	var e *core.Error
-	if errors.As(err, &e) {
+	if e, ok := errors.AsType[*core.Error](err); ok {
 		return ErrorType(e.SCIMType)
 	}
 	return ""

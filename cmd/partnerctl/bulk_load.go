@@ -63,14 +63,16 @@ With --json, messages go to stderr and stdout gets JSON: without --wait
 execution, as 'bulk status --json' prints it:` + executionJSONHelp + `
 
 Exit status: 0 once the load was accepted (with --wait: once the execution
-completed); 1 when it could not be started or followed; 5 when it was
-followed and ended in a state other than completed, when every record
-failed, or, with --fail-on-errors, when any failed; 2 for a usage error
+completed and refused no record); 1 when it could not be started or
+followed; 5 when it was followed and ended in a state other than
+completed, or when records were refused (with --allow-partial, for scripts
+that accept a partial refusal: when every record was refused); 2 for a usage error
 (FILE a directory, for one); 3 when the service may have started the load
 without saying so: read the integration's data before loading again; 4
 when the credentials were refused.`,
 		Example: `  partnerctl bulk load deals.csv --integration int-crm --wait
-  partnerctl bulk load deals.xlsx --integration int-crm --opportunities --wait --errors-out failed.csv --fail-on-errors`,
+  partnerctl bulk load deals.xlsx --integration int-crm --opportunities --wait --errors-out failed.csv
+  partnerctl bulk load deals.csv --integration int-crm --wait --allow-partial`,
 		Args: exactArgs("FILE"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if fl.integration == "" {

@@ -47,11 +47,12 @@ first few reasons are printed.
 With --json, the states and reasons go to stderr and the execution is
 printed on stdout as` + executionJSONHelp + `
 
-Exit status: 0 when the execution was read (with --wait: once it completed);
-1 when it could not be read; 5 when it was read and ended in a state other
-than completed, when every record failed, or, with --fail-on-errors, when
-any failed; 2 for a usage error; 4 when the credentials were refused; 130
-when Ctrl-C ended the wait (the execution goes on).`,
+Exit status: 0 when the execution was read (with --wait: once it completed)
+and refused no record; 1 when it could not be read; 5 when it was read and
+ended in a state other than completed, or when records were refused (with
+--allow-partial: when every record was refused); 2 for a usage error; 4 when
+the credentials were refused; 130 when Ctrl-C ended the wait (the execution
+goes on).`,
 		Example: `  partnerctl bulk status exe_01 --integration int-crm
   partnerctl bulk status exe_01 --integration int-crm --wait --errors-out failed.csv`,
 		Args: exactArgs("EXECUTION"),
@@ -82,7 +83,8 @@ type followFlags struct {
 	errorsOut string   // file for the failed rows, or ""
 	force     bool     // errorsOut may replace a file
 	maxErrors int      // failed rows to fetch for errorsOut
-	failOnErr bool     // any failed row is a failure
+	partialOK bool     // refused rows are a failure only when none succeeded
+	failOnErr bool     // --fail-on-errors, deprecated: refused rows are a failure by default
 	asJSON    bool     // print the execution as JSON on stdout
 	order     []string // the loaded CSV file's columns, for errorsOut and the reasons
 }
@@ -93,7 +95,9 @@ func (fl *followFlags) addFlags(cmd *cobra.Command) {
 	f.BoolVar(&fl.wait, "wait", false, "follow the execution until it completes")
 	f.StringVar(&fl.errorsOut, "errors-out", "", "write the failed rows as CSV to `FILE` (implies --wait)")
 	f.BoolVar(&fl.force, "force", false, "replace the --errors-out file when it exists")
+	f.BoolVar(&fl.partialOK, "allow-partial", false, "exit 0 when some records were refused and others loaded (without it: exit 5 when any was refused)")
 	f.BoolVar(&fl.failOnErr, "fail-on-errors", false, "exit 5 when rows failed (implies --wait)")
+	f.MarkDeprecated("fail-on-errors", "exit status 5 for refused records is the default; --allow-partial accepts partial refusals")
 	f.BoolVar(&fl.asJSON, "json", false, "print the execution as JSON for scripts (messages go to stderr)")
 	f.IntVar(&fl.maxErrors, "max-errors", 1000, "failed rows to fetch for --errors-out")
 }
@@ -103,6 +107,9 @@ func (fl *followFlags) addFlags(cmd *cobra.Command) {
 func (fl *followFlags) check() error {
 	if fl.maxErrors < 0 {
 		return usagef("--max-errors must not be negative")
+	}
+	if fl.partialOK && fl.failOnErr {
+		return usagef("give --allow-partial or --fail-on-errors, not both")
 	}
 	fl.wait = fl.wait || fl.errorsOut != "" || fl.failOnErr
 	return nil
@@ -128,8 +135,8 @@ func (fl followFlags) goOn(ack *bulk.Ack) string {
 	if fl.force {
 		args = append(args, "--force")
 	}
-	if fl.failOnErr {
-		args = append(args, "--fail-on-errors")
+	if fl.partialOK {
+		args = append(args, "--allow-partial")
 	}
 	if fl.asJSON {
 		args = append(args, "--json")
@@ -188,8 +195,8 @@ func followExecution(ctx context.Context, out, msgs io.Writer, c *partner.Client
 		return dataFailedf("execution %s ended %s: %s", ex.ExecutionID, ex.Status, ex.StatusMsg)
 	case ex.ErrorCount > 0 && ex.SuccessCount == 0 && ex.SkipCount == 0:
 		return dataFailedf("execution %s: no record succeeded: all %d failed", ex.ExecutionID, ex.ErrorCount)
-	case fl.failOnErr && ex.ErrorCount > 0:
-		return dataFailedf("execution %s: %s failed", ex.ExecutionID, plural(ex.ErrorCount, "row"))
+	case ex.ErrorCount > 0 && !fl.partialOK:
+		return dataFailedf("execution %s: %s failed (--allow-partial accepts a load that refused some records)", ex.ExecutionID, plural(ex.ErrorCount, "row"))
 	}
 	return nil
 }

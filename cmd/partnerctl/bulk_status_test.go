@@ -69,8 +69,8 @@ func TestBulkLoadInterruptedGoesOnWithStatus(t *testing.T) {
 	}
 
 	clock.Advance(time.Minute)
-	r = c.must(t, goOn...)
-	if !strings.Contains(r.stdout, "completed: 3 records, 2 succeeded, 1 failed, 0 skipped") ||
+	r = c.run(t, goOn...) // one row of three is refused: exit 5
+	if r.code != exitDataFailed || !strings.Contains(r.stdout, "completed: 3 records, 2 succeeded, 1 failed, 0 skipped") ||
 		!strings.Contains(r.stdout, "failed rows written to "+errs) {
 		t.Fatalf("going on:\n%s", r.stdout)
 	}
@@ -92,7 +92,10 @@ func TestBulkLoadPrintsReasons(t *testing.T) {
 	c := newCLI(srv)
 	in := filepath.Join(t.TempDir(), "accounts.csv")
 	writeFile(t, in, accountsCSV+"X-4,Acme,lots\nX-5,Globex,few\nX-6,Stark,some\n")
-	r := c.must(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
+	r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait")
+	if r.code != exitDataFailed {
+		t.Fatalf("4 rows of 6 refused: exit %d, stderr %q", r.code, r.stderr)
+	}
 	for _, want := range []string{
 		"completed: 6 records, 2 succeeded, 4 failed, 0 skipped\n",
 		"failed rows, 3 of 4 shown (--errors-out FILE writes them all as CSV):\n",

@@ -34,7 +34,13 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 	writeFile(t, in, accountsCSV)
 	errs := filepath.Join(dir, "failed.csv")
 
-	r := c.must(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait", "--errors-out", errs)
+	// One of the three rows is refused: exit 5, as the root help says,
+	// with the rows written and the counts printed.
+	r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait", "--errors-out", errs)
+	if r.code != exitDataFailed || !strings.Contains(r.stderr, "1 row failed") || !strings.Contains(r.stderr, "--allow-partial") {
+		t.Fatalf("1 of 3 rows refused: exit %d, stderr %q", r.code, r.stderr)
+	}
+	r.stderr = strings.TrimSpace(r.stderr[strings.Index(r.stderr, "partnerctl: "):])
 	lines := strings.Split(strings.TrimSpace(r.stdout), "\n")
 	if !strings.HasPrefix(lines[0], "execution ") || !strings.Contains(lines[0], "started") {
 		t.Fatalf("first line %q", lines[0])
@@ -45,7 +51,7 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 	if !strings.Contains(r.stdout, "completed: 3 records, 2 succeeded, 1 failed, 0 skipped") {
 		t.Fatalf("counts:\n%s", r.stdout)
 	}
-	if r.stderr != "" {
+	if strings.Count(r.stderr, "\n") != 0 {
 		t.Fatalf("stderr is not a terminal, yet: %q", r.stderr)
 	}
 	recs, err := csv.NewReader(strings.NewReader(readFile(t, errs))).ReadAll()
@@ -62,9 +68,56 @@ func TestBulkLoadWaitErrorsOut(t *testing.T) {
 		t.Fatalf("accounts after the load: %d", len(o))
 	}
 
+	// A script that accepts a partial refusal says so; the rows are still
+	// written.
+	errs2 := filepath.Join(dir, "failed2.csv")
+	r = c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait", "--allow-partial", "--errors-out", errs2)
+	if r.code != exitOK || !strings.Contains(r.stdout, "completed: 3 records, 0 succeeded, 1 failed, 2 skipped") || !strings.Contains(readFile(t, errs2), "Hooli") {
+		t.Fatalf("--allow-partial: exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+	// --fail-on-errors, whose behaviour is now the default, still implies
+	// --wait and exits 5.
 	if r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--fail-on-errors"); r.code != exitDataFailed ||
 		!strings.Contains(r.stderr, "1 row failed") {
 		t.Fatalf("--fail-on-errors: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--fail-on-errors", "--allow-partial"); r.code != exitUsage {
+		t.Fatalf("--fail-on-errors with --allow-partial: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestBulkLoadAllowPartialStillFailsWhenNoneLoaded: --allow-partial
+// accepts refused records beside loaded ones, not a load that loaded
+// nothing.
+func TestBulkLoadAllowPartialStillFailsWhenNoneLoaded(t *testing.T) {
+	t.Parallel()
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	in := filepath.Join(t.TempDir(), "wrong-key.csv")
+	writeFile(t, in, "id,name\n1,Initech\n")
+	r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--wait", "--allow-partial")
+	if r.code != exitDataFailed || !strings.Contains(r.stderr, "no record succeeded") {
+		t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
+	}
+}
+
+// TestBulkProgressNotUnderDumbTerminal: on a terminal that moves no
+// cursor (TERM=dumb) the upload draws no bar; the same load on another
+// terminal does (TestBulkLoadNoWaitAndProgress).
+func TestBulkProgressNotUnderDumbTerminal(t *testing.T) {
+	t.Parallel()
+	srv := bulkServer(t)
+	c := newCLI(srv)
+	c.tty = true
+	c.env["TERM"] = "dumb"
+	in := filepath.Join(t.TempDir(), "accounts.json")
+	writeFile(t, in, `[{"account_info": {"external_account_id": "J-1"}, "name": "Json Corp"}]`)
+	r := c.must(t, "bulk", "load", in, "--integration", demo.AccountIntegration)
+	if r.stderr != "" {
+		t.Fatalf("TERM=dumb: stderr %q, want no progress", r.stderr)
+	}
+	if !strings.Contains(r.stdout, "started") {
+		t.Fatalf("stdout %q", r.stdout)
 	}
 }
 
@@ -180,7 +233,9 @@ func TestBulkLoadErrorsOutReloads(t *testing.T) {
 	in := filepath.Join(dir, "accounts.csv")
 	writeFile(t, in, "account_info.external_account_id,_error,employees\nE-1,a note,many\nE-2,,7\n")
 	errs := filepath.Join(dir, "failed.csv")
-	c.must(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--errors-out", errs)
+	if r := c.run(t, "bulk", "load", in, "--integration", demo.AccountIntegration, "--errors-out", errs); r.code != exitDataFailed {
+		t.Fatalf("a load with a refused row: exit %d, stderr %q", r.code, r.stderr)
+	}
 	got := readFile(t, errs)
 	recs, err := csv.NewReader(strings.NewReader(got)).ReadAll()
 	if err != nil || len(recs) != 2 || strings.Join(recs[0], ",") != "account_info.external_account_id,_error,employees,__error" ||
@@ -215,8 +270,7 @@ func TestBulkLoadErrorsOutReloads(t *testing.T) {
 	}
 }
 
-// TestBulkLoadNoRecordSucceeded: a load where every record failed exits 1
-// even without --fail-on-errors.
+// TestBulkLoadNoRecordSucceeded: a load where every record failed exits 5.
 func TestBulkLoadNoRecordSucceeded(t *testing.T) {
 	t.Parallel()
 	srv := bulkServer(t)

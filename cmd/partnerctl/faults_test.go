@@ -140,7 +140,7 @@ func TestBulkLoadUnderFaults(t *testing.T) {
 				t.Error("the load request did not meet its fault")
 			}
 			if tc.sent == 2 || tc.fault.Dribble > 0 {
-				if r.code != exitOK || !strings.Contains(r.stdout, "completed: 3 records, 2 succeeded, 1 failed") {
+				if r.code != exitDataFailed || !strings.Contains(r.stdout, "completed: 3 records, 2 succeeded, 1 failed") {
 					t.Fatalf("exit %d\nstdout %s\nstderr %s", r.code, r.stdout, r.stderr)
 				}
 				if len(left) != 0 {

@@ -62,8 +62,7 @@ func createOutput(flag, path string, force bool) (*outputFile, error) {
 		}
 		if err != nil {
 			// Name the file the operator asked for, not the temporary one.
-			var pe *os.PathError
-			if errors.As(err, &pe) {
+			if pe, ok := errors.AsType[*os.PathError](err); ok {
 				err = pe.Err
 			}
 			return nil, fmt.Errorf("%s: cannot write %s: %w", flag, path, err)

@@ -30,12 +30,19 @@ type progress struct {
 }
 
 // newProgress returns a progress bar on w counting bytes or rows, with the
-// total when it is known (else 0), or nil when w is not a terminal.
+// total when it is known (else 0), or nil when w is not a terminal or is
+// one that cannot move the cursor (TERM=dumb: an editor's shell buffer, a
+// CI log).
 func (a *app) newProgress(w io.Writer, label string, total int64, bytes bool) *progress {
-	if !a.isTerminal(w) {
+	if !a.isTerminal(w) || a.dumbTerminal() {
 		return nil
 	}
 	return a.newBar(newBarWriter(w), label, total, bytes)
+}
+
+// dumbTerminal reports whether TERM says the terminal moves no cursor.
+func (a *app) dumbTerminal() bool {
+	return a.getenv != nil && a.getenv("TERM") == "dumb"
 }
 
 // newBar returns a progress bar drawn by cw. The label (a file's name)

@@ -165,8 +165,7 @@ func (a *app) export(ctx context.Context, cmd *cobra.Command, c *partner.Client,
 // before too.
 func exportResumable(ctx context.Context, c *partner.Client, id int64, format string, fl exportFlags, bar exportProgress) (int64, error) {
 	ef, err := openExportFile(fl.out, id, format, fl.rawCSV, fl.resume)
-	var ue usageError
-	if errors.As(err, &ue) {
+	if _, ok := errors.AsType[usageError](err); ok {
 		return 0, err
 	}
 	if err != nil {

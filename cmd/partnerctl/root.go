@@ -125,8 +125,7 @@ func (a *app) execute(ctx context.Context, args []string) int {
 		return exitInterrupted
 	}
 	printf(a.stderr, "partnerctl: %s\n", msg)
-	var ue usageError
-	if errors.As(err, &ue) {
+	if _, ok := errors.AsType[usageError](err); ok {
 		printf(a.stderr, "Run '%s --help' for usage.\n", cmd.CommandPath())
 		return exitUsage
 	}
@@ -210,11 +209,58 @@ func group(use, short, example string, subs ...*cobra.Command) *cobra.Command {
 func noArgs(cmd *cobra.Command, args []string) error {
 	if len(args) > 0 {
 		if cmd.HasSubCommands() {
-			return usagef("unknown command %q for %q", args[0], cmd.CommandPath())
+			return usagef("unknown command %q for %q%s", args[0], cmd.CommandPath(), didYouMean(cmd, args[0]))
 		}
 		return usagef("%s takes no arguments", cmd.CommandPath())
 	}
 	return nil
+}
+
+// didYouMean returns the names of cmd's commands near typed, as
+// "; did you mean ...?", or "". A name is near when typed begins it or is
+// at most two edits from it, without regard to case; a command's other
+// names (aliases) count, as cobra's own suggestions do not.
+func didYouMean(cmd *cobra.Command, typed string) string {
+	typed = strings.ToLower(typed)
+	if typed == "" {
+		return ""
+	}
+	var near []string
+	for _, sub := range cmd.Commands() {
+		if !sub.IsAvailableCommand() {
+			continue
+		}
+		for _, name := range append([]string{sub.Name()}, sub.Aliases...) {
+			if strings.HasPrefix(name, typed) || editDistance(typed, strings.ToLower(name)) <= 2 {
+				near = append(near, strconv.Quote(name))
+			}
+		}
+	}
+	if len(near) == 0 {
+		return ""
+	}
+	return "; did you mean " + strings.Join(near, " or ") + "?"
+}
+
+// editDistance is the Levenshtein distance of a and b, in bytes.
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
 }
 
 func exactArgs(names ...string) cobra.PositionalArgs {

@@ -34,7 +34,7 @@ func TestOutputFilesNeverFollowLinks(t *testing.T) {
 	}{
 		{"reports export -o", func(out string) []string { return []string{"reports", "export", "7", "-o", out} }},
 		{"bulk load --errors-out", func(out string) []string {
-			return []string{"bulk", "load", in, "--integration", demo.AccountIntegration, "--errors-out", out}
+			return []string{"bulk", "load", in, "--integration", demo.AccountIntegration, "--errors-out", out, "--allow-partial"}
 		}},
 	} {
 		dir := t.TempDir()

@@ -9,8 +9,8 @@ import (
 )
 
 func (a *app) usersCmd() *cobra.Command {
-	return group("users", "Provision users (SCIM)", "  partnerctl users list\n  partnerctl users import people.csv",
-		a.usersListCmd(), a.usersCreateCmd(), a.usersSuspendCmd(), a.usersReactivateCmd(), a.usersImportCmd())
+	return group("users", "Provision users (SCIM)", "  partnerctl users list\n  partnerctl users get ada@example.com\n  partnerctl users import people.csv",
+		a.usersListCmd(), a.usersGetCmd(), a.usersCreateCmd(), a.usersSuspendCmd(), a.usersReactivateCmd(), a.usersImportCmd())
 }
 
 // userFields are the attributes the CLI sets on a user. Empty fields are

@@ -2,21 +2,21 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
 
 	partner "github.com/partnerapi/partner-go"
-	"github.com/partnerapi/partner-go/scim"
 )
 
 func (a *app) usersSuspendCmd() *cobra.Command {
-	return a.usersActiveCmd("suspend", false, `suspend sets a user's active attribute to false; 'partnerctl users reactivate'
-sets it back. The user is named by its userName (looked up first, without
-regard to case) or by its id.`,
+	cmd := a.usersActiveCmd("suspend", false, `suspend (or deactivate, its other name) sets a user's active attribute to
+false; 'partnerctl users reactivate' sets it back. The user is named by its
+userName (looked up first, without regard to case) or by its id.`,
 		`  partnerctl users suspend ada@example.com
-  partnerctl users suspend usr-demo-0001 --json`)
+  partnerctl users deactivate usr-demo-0001 --json`)
+	cmd.Aliases = []string{"deactivate"}
+	return cmd
 }
 
 func (a *app) usersReactivateCmd() *cobra.Command {
@@ -40,11 +40,8 @@ func (a *app) usersActiveCmd(verb string, active bool, long, example string) *co
 		Args:    exactArgs("ID|USERNAME"),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return a.withClient(cmd, func(ctx context.Context, c *partner.Client) error {
-				id := args[0]
-				switch u, err := c.SCIM.FindByUserName(ctx, args[0]); {
-				case err == nil:
-					id = u.ID
-				case !errors.Is(err, scim.ErrNotFound):
+				id, err := userID(ctx, c, args[0])
+				if err != nil {
 					return fmt.Errorf("%s user %s: %w", verb, args[0], err)
 				}
 				set := c.SCIM.Suspend

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -248,5 +249,85 @@ func TestUsersListColumns(t *testing.T) {
 	}
 	if r := c.run(t, "users", "list", "--columns", "id,phone"); r.code != exitUsage || !strings.Contains(r.stderr, `unknown column "phone"`) {
 		t.Fatalf("unknown column: exit %d, stderr %q", r.code, r.stderr)
+	}
+}
+
+// TestUsersGet reads one user by userName (in any case) or by id, as a
+// table of the attributes the service returned and as JSON.
+func TestUsersGet(t *testing.T) {
+	t.Parallel()
+	srv := newFake(t, fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+
+	r := c.must(t, "users", "get", strings.ToUpper(demo.UserEmail1))
+	var rows []string
+	for line := range strings.Lines(r.stdout) {
+		rows = append(rows, strings.Join(strings.Fields(line), " "))
+	}
+	if want := []string{"ID " + demo.User1, "USERNAME " + demo.UserEmail1, "ACTIVE true", "DEPARTMENT Engineering"}; !slices.Equal(rows, want) {
+		t.Errorf("users get by userName:\n%s\nwant the rows %q", r.stdout, want)
+	}
+	if strings.Contains(r.stdout, "EMAIL") {
+		t.Errorf("users get prints an attribute the read did not return:\n%s", r.stdout)
+	}
+
+	r = c.must(t, "users", "get", demo.User1, "--json")
+	var u map[string]any
+	if err := json.Unmarshal([]byte(r.stdout), &u); err != nil || u["id"] != demo.User1 || u["userName"] != demo.UserEmail1 || u["active"] != true {
+		t.Fatalf("users get --json: %v %s", err, r.stdout)
+	}
+
+	if r := c.run(t, "users", "get", "nobody@example.com"); r.code != exitFail || !strings.Contains(r.stderr, "no user has that userName or id") {
+		t.Fatalf("users get of nobody: exit %d, stderr %q", r.code, r.stderr)
+	}
+	if r := c.run(t, "users", "get"); r.code != exitUsage {
+		t.Fatalf("users get without a user: exit %d", r.code)
+	}
+}
+
+// TestUsersDeactivateIsSuspend: deactivate is another name of suspend.
+func TestUsersDeactivateIsSuspend(t *testing.T) {
+	t.Parallel()
+	srv := newFake(t, fake.WithDemoData())
+	defer srv.Close()
+	c := newCLI(srv)
+	r := c.must(t, "users", "deactivate", demo.UserEmail2)
+	if !strings.HasPrefix(r.stdout, "suspended ") {
+		t.Fatalf("users deactivate: %q", r.stdout)
+	}
+	for _, u := range srv.Users() {
+		if u.UserName == demo.UserEmail2 && u.IsActive() {
+			t.Fatal("users deactivate left the user active")
+		}
+	}
+	if r := c.must(t, "users", "suspend", "--help"); !strings.Contains(r.stdout, "deactivate") {
+		t.Errorf("suspend's help does not name deactivate:\n%s", r.stdout)
+	}
+}
+
+// TestMistypedCommandSuggests: a mistyped command is a usage error that
+// names the command meant.
+func TestMistypedCommandSuggests(t *testing.T) {
+	t.Parallel()
+	c := &cli{env: map[string]string{}}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"users", "lsit"}, `unknown command "lsit" for "partnerctl users"; did you mean "list"?`},
+		{[]string{"users", "suspnd", "x"}, `did you mean "suspend"?`},
+		{[]string{"user", "list"}, `unknown command "user" for "partnerctl"; did you mean "users"?`},
+		{[]string{"reprots"}, `did you mean "reports"?`},
+		{[]string{"users", "deactivat", "x"}, `did you mean "reactivate" or "deactivate"?`},
+		{[]string{"users", "suspend-user"}, `unknown command "suspend-user"`},
+	} {
+		r := c.run(t, tc.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, r.code, r.stderr, tc.want)
+		}
+	}
+	if r := c.run(t, "users", "zzzzzz"); r.code != exitUsage || strings.Contains(r.stderr, "did you mean") {
+		t.Errorf("nothing near: exit %d, stderr %q", r.code, r.stderr)
 	}
 }

@@ -3,25 +3,15 @@ package main
 import (
 	"fmt"
 	"runtime"
-	"runtime/debug"
 
 	"github.com/spf13/cobra"
 
-	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/internal/buildinfo"
 )
 
-// modulePath is the module partnerctl is built from.
-const modulePath = "github.com/partnerapi/partner-go"
-
-// buildVersion is the module's version this binary was built from: the
-// one the go command stamped (v1.2.3 from go install ...@v1.2.3, a
-// pseudo-version from a clone), else the SDK's partner.Version.
-func buildVersion() string {
-	if bi, ok := debug.ReadBuildInfo(); ok && bi.Main.Path == modulePath && bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		return bi.Main.Version
-	}
-	return "v" + partner.Version
-}
+// buildVersion is the module's version this binary was built from
+// (buildinfo.Module), as partnerfake -version prints it too.
+func buildVersion() string { return buildinfo.Module() }
 
 // versionInfo is what partnerctl version prints with --json.
 type versionInfo struct {
@@ -34,7 +24,8 @@ func currentVersion() versionInfo {
 	return versionInfo{Version: buildVersion(), Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 }
 
-// String is the line --version prints: partnerctl v1.2.3 (go1.26.1 linux/amd64).
+// String is the line --version prints: partnerctl v1.2.3 (go1.26.1
+// linux/amd64), as buildinfo.Line writes it for every program.
 func (v versionInfo) String() string {
 	return fmt.Sprintf("partnerctl %s (%s %s)", v.Version, v.Go, v.Platform)
 }

@@ -66,6 +66,9 @@
 //	                    to be accepted until one closes; at most three
 //	                    quarters of them stay idle between requests, a
 //	                    connection going idle past them being closed
+//	-version            print the version (of the module, as partnerctl
+//	                    --version prints it), the Go release and the
+//	                    platform, and exit
 //
 // A deployment's own words and gateway (docs/deployed-service.md):
 //
@@ -123,6 +126,7 @@ import (
 	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/buildinfo"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
 	"golang.org/x/net/netutil"
@@ -206,6 +210,7 @@ type config struct {
 	// the server's bounds on connections
 	readTimeout, writeTimeout, idleTimeout time.Duration
 	maxConns                               int
+	version                                bool
 }
 
 // newFlags returns partnerfake's flags, which parse into the config.
@@ -238,6 +243,7 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.IntVar(&c.limits.AccessTokens, "max-tokens", limits.AccessTokens, "how many live access tokens the fake keeps (the oldest forgotten past it)")
 	fs.IntVar(&c.limits.Uploads, "max-uploads", limits.Uploads, "how many signed upload URLs the fake keeps (the oldest forgotten past it)")
 	fs.Int64Var(&c.limits.UploadBytes, "max-upload-bytes", limits.UploadBytes, "how many bytes of uploaded files the fake holds (413 past it)")
+	fs.BoolVar(&c.version, "version", false, "print partnerfake's version, the Go release that built it and the platform, as partnerctl --version does, and exit")
 	fs.Int64Var(&c.limits.SpoolBytes, "max-spool-bytes", limits.SpoolBytes, "how many bytes of load bodies the fake spools at once, over all loads running (413 past it)")
 	fs.DurationVar(&c.readTimeout, "read-timeout", time.Minute, "longest a request may take to arrive (headers within 10s); a bulk load's or upload's body may instead take as long as it keeps arriving, 30s without a byte ending it")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", 2*time.Minute, "longest from a request's headers to the end of its answer (bulk loads and uploads: bounded by their body's progress instead)")
@@ -277,6 +283,10 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 	}
 	if fs.NArg() > 0 {
 		return usageError{err: fmt.Errorf("unexpected arguments %q (flags start with -)", fs.Args())}
+	}
+	if c.version {
+		_, err := fmt.Fprintln(out, buildinfo.Line("partnerfake"))
+		return err
 	}
 	if c.readTimeout <= 0 || c.writeTimeout <= 0 || c.idleTimeout <= 0 || c.maxConns <= 0 {
 		return usageError{err: errors.New("-read-timeout, -write-timeout, -idle-timeout and -max-connections must be positive")}

@@ -10,12 +10,14 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/internal/buildinfo"
 )
 
 // TestServeAndShutdown starts the server on a free port, gets a token from
@@ -303,6 +305,21 @@ func TestLatency(t *testing.T) {
 	}
 	if err := stop(); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestVersion: -version prints the line partnerctl --version prints, with
+// partnerfake's name (the version from one source, buildinfo), and
+// starts nothing.
+func TestVersion(t *testing.T) {
+	t.Parallel()
+	var out strings.Builder
+	if err := run(context.Background(), []string{"-version", "-addr", "127.0.0.1:1"}, &out); err != nil {
+		t.Fatal(err)
+	}
+	want := fmt.Sprintf("partnerfake %s (%s %s/%s)\n", buildinfo.Module(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if out.String() != want {
+		t.Errorf("-version printed %q, want %q", out.String(), want)
 	}
 }
 

@@ -98,7 +98,7 @@ func post(ctx context.Context, url string, body []byte) (int, error) {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := http.DefaultClient.Do(req)
-	if ue := (*neturl.Error)(nil); errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*neturl.Error](err); ok {
 		err = ue.Err // without the URL, which holds the secret
 	}
 	if err != nil {

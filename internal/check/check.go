@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"os"
 	"reflect"
+	"strings"
 )
 
 // ReplayHeader returns an error saying why the header k cannot be set on
@@ -42,4 +43,31 @@ func Reader(r io.Reader) error {
 		}
 	}
 	return nil
+}
+
+// HeaderName reports whether name is a valid HTTP field name: a token of
+// RFC 9110 (section 5.1, field-name = token; section 5.6.2, token =
+// 1*tchar), one or more of the visible ASCII characters but the
+// delimiters "(),/:;<=>?@[\]{} and DQUOTE.
+func HeaderName(name string) bool {
+	if name == "" {
+		return false
+	}
+	for i := 0; i < len(name); i++ {
+		if !tchar(name[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// tchar reports whether b is a tchar of RFC 9110, section 5.6.2:
+// "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" /
+// "`" / "|" / "~" / DIGIT / ALPHA.
+func tchar(b byte) bool {
+	switch {
+	case 'a' <= b && b <= 'z', 'A' <= b && b <= 'Z', '0' <= b && b <= '9':
+		return true
+	}
+	return strings.IndexByte("!#$%&'*+-.^_`|~", b) >= 0
 }
