@@ -4,7 +4,17 @@
 // reports.Checkpoint and the length of the partial file). A run that stops
 // (a crash, a kill, SIGTERM) leaves both, and the next run goes on from the
 // checkpoint: the file ends with every row once. A run that completes
-// renames FILE.partial to FILE, so FILE is never half written.
+// renames FILE.partial to FILE, so FILE is never half written. A run that
+// starts over says why: a partial file without a checkpoint (the run
+// before stopped before its first one), or a checkpoint whose view the
+// service no longer has.
+//
+// The files are the program's own, written and read through package
+// ownfile: none is written through a symbolic link planted at its name,
+// and the partial file and checkpoint are read back only when they are
+// regular files of this user's (the checkpoint a small one), so a
+// directory others can write to cannot turn the export against another
+// file.
 //
 //	go run ./examples/nightly-export                  # the demo report of 100,000 rows, to report-104.csv
 //	go run ./examples/nightly-export -report 7 -out pipeline.csv
@@ -15,7 +25,8 @@
 //
 // Exit status: 0 when the file is complete; 3 when a signal stopped the
 // export (the checkpoint is kept: run again to go on); 1 on any other
-// failure, 2 on bad flags, each with a message on standard error.
+// failure, 2 on bad flags, each with a message on standard error. -h
+// prints the flags and settings.
 package main
 
 import (
@@ -35,6 +46,7 @@ import (
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/ownfile"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -58,11 +70,9 @@ var errStopped = errors.New("stopped")
 
 func main() {
 	cfg := config{getenv: os.Getenv, log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
-	flag.Int64Var(&cfg.reportID, "report", 0, "id of the report to export (default: the embedded fake's demo report)")
-	flag.StringVar(&cfg.out, "out", "", "CSV file to write (default report-<id>.csv)")
-	flag.Parse()
-	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "nightly-export: unexpected argument %q\n", flag.Arg(0))
+	if err := parseFlags(&cfg, os.Args[1:], os.Stderr); errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	} else if err != nil {
 		os.Exit(2)
 	}
 	// SIGTERM (a scheduler's stop) and Ctrl-C end the export at the next
@@ -80,6 +90,57 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// parseFlags reads the command line args into cfg. -h prints the usage to
+// stderr (flag.ErrHelp); a bad flag or argument is said there too.
+func parseFlags(cfg *config, args []string, stderr io.Writer) error {
+	fl := flag.NewFlagSet("nightly-export", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Int64Var(&cfg.reportID, "report", 0, "id of the report to export (default: the embedded fake's demo report)")
+	fl.StringVar(&cfg.out, "out", "", "CSV file to write (default report-<id>.csv)")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "Usage: nightly-export [-report ID] [-out FILE]\n\n"+
+			"Exports a report to a CSV file, going on from where a stopped run left it.\n\nFlags:\n")
+		fl.PrintDefaults()
+		fmt.Fprint(stderr, settings)
+	}
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q", fl.Arg(0))
+		fmt.Fprintf(stderr, "nightly-export: %v\n", err)
+		return err
+	}
+	return nil
+}
+
+// settings is the part of the usage that names the environment
+// variables the program reads.
+const settings = `
+Settings (environment variables):
+  PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET
+        the deployment to export from: all three, or none to run against
+        the embedded fake service and its demo report
+  PARTNER_ENV
+        the sandbox environment's host name
+  PARTNER_ENV_HEADER
+        the deployment's name of the environment header
+  PARTNER_PORTAL_WORD
+        the deployment's word in its audit field (<word>.integration_status)
+  PARTNER_SUBSCRIPTION_KEY
+        the API gateway's subscription key
+
+Files: FILE.partial holds the rows so far and FILE.checkpoint where the
+export stands; a run that stops keeps both and the next one goes on.
+
+Exit status: 0 complete, 3 stopped by a signal (run again to go on),
+1 failed, 2 bad flags.
+`
+
+// maxCheckpointSize bounds the checkpoint file a run reads (one is some
+// 150 bytes): a bigger one is not this program's.
+const maxCheckpointSize = 16 << 10
 
 // state is the content of the checkpoint file.
 type state struct {
@@ -107,11 +168,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 	partial, checkpoint := out+".partial", out+".checkpoint"
 
-	from, err := resumePoint(ctx, svc, cfg.log, id, checkpoint)
-	if err != nil {
-		return err
-	}
-	f, err := openPartial(partial, from)
+	from, f, err := resumePoint(ctx, svc, cfg.log, id, partial, checkpoint)
 	if err != nil {
 		return err
 	}
@@ -154,13 +211,9 @@ func run(ctx context.Context, cfg config) (err error) {
 		}
 		return fmt.Errorf("exporting report %d: %w (%s keeps where it stands: run again to go on)", id, err, checkpoint)
 	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(partial, out); err != nil {
+	// Synced, closed, and renamed to out: what is at out (a file of an
+	// earlier night, or a link) is replaced, never written through.
+	if err := ownfile.Place(f, out, true); err != nil {
 		return err
 	}
 	os.Remove(checkpoint)
@@ -172,23 +225,29 @@ func run(ctx context.Context, cfg config) (err error) {
 	return nil
 }
 
-// resumePoint reads the checkpoint file of a stopped export of report id,
-// or returns nil to start over: when there is none, or when its view is
-// gone (a view lasts 24 hours).
-func resumePoint(ctx context.Context, svc *service, log *slog.Logger, id int64, checkpoint string) (*state, error) {
-	b, err := os.ReadFile(checkpoint)
+// resumePoint reads the checkpoint file of a stopped export of report id
+// and opens its partial file, ready to go on from it, or returns a nil
+// state and a new partial file to start over, saying why when a stopped
+// export is dropped: when there is no checkpoint, or when its view is
+// gone (a view lasts 24 hours). A checkpoint or partial file that is not
+// one this program wrote for this export is an error, found before
+// anything is sent, that loses nothing: the operator decides.
+func resumePoint(ctx context.Context, svc *service, log *slog.Logger, id int64, partial, checkpoint string) (*state, *os.File, error) {
+	st, err := readState(checkpoint, id)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		if _, err := os.Lstat(partial); err == nil {
+			log.Warn("starting over: the partial file has no checkpoint beside it (the run that wrote it stopped before its first checkpoint)",
+				"partial", partial, "checkpoint", checkpoint)
+		}
+		f, err := openPartial(partial, nil)
+		return nil, f, err
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var st state
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w (remove it to start over)", checkpoint, err)
-	}
-	if st.ReportID != id {
-		return nil, fmt.Errorf("%s is a checkpoint of report %d, not %d: remove it, or export to another -out", checkpoint, st.ReportID, id)
+	f, err := openPartial(partial, &st)
+	if err != nil {
+		return nil, nil, err
 	}
 	if svc.fake != nil {
 		// The embedded fake lives as long as this process, so a run after
@@ -203,21 +262,54 @@ func resumePoint(ctx context.Context, svc *service, log *slog.Logger, id int64, 
 	vs, err := svc.Reports.ViewStatus(ctx, st.Checkpoint.ViewID)
 	switch {
 	case partner.IsNotFound(err) || err == nil && vs.Status != reports.ViewSuccess:
-		log.Warn("the view of the stopped export is gone; starting over", "view", st.Checkpoint.ViewID)
-		return nil, nil
+		log.Warn("starting over: the view of the stopped export is gone (a view lasts 24 hours)",
+			"view", st.Checkpoint.ViewID, "rows_dropped", st.Checkpoint.Rows)
+		f.Close()
+		f, err := openPartial(partial, nil)
+		return nil, f, err
 	case err != nil:
-		return nil, fmt.Errorf("reading the view of %s: %w", checkpoint, err)
+		f.Close()
+		return nil, nil, fmt.Errorf("reading the view of %s: %w", checkpoint, err)
 	}
-	return &st, nil
+	return &st, f, nil
+}
+
+// readState reads the checkpoint file name of an export of report id: a
+// small regular file of this user's (not a link), holding a checkpoint of
+// that report at a position after some rows. An error wraps
+// fs.ErrNotExist when there is none.
+func readState(name string, id int64) (state, error) {
+	var st state
+	b, err := ownfile.ReadFile(name, maxCheckpointSize)
+	if errors.Is(err, fs.ErrNotExist) {
+		return st, err
+	}
+	if err == nil && json.Unmarshal(b, &st) != nil {
+		err = fmt.Errorf("%s is not a checkpoint", name)
+	}
+	if err != nil {
+		return st, fmt.Errorf("%w: remove it to start over", err)
+	}
+	switch cp := st.Checkpoint; {
+	case st.ReportID != id:
+		return st, fmt.Errorf("%s is a checkpoint of report %d, not %d: remove it, or export to another -out", name, st.ReportID, id)
+	case st.Bytes <= 0 || cp.ViewID <= 0 || cp.Rows <= 0 || cp.PageSize <= 0 || cp.NextPage < 0 || cp.PageRows < 0:
+		return st, fmt.Errorf("%s is not a checkpoint this program wrote (bytes %d, view %d, rows %d): remove it to start over",
+			name, st.Bytes, cp.ViewID, cp.Rows)
+	}
+	return st, nil
 }
 
 // openPartial opens the partial file: a new one, or, to go on from st,
-// the one of the stopped export cut to the length st covers.
+// the one of the stopped export cut to the length st covers. Neither is
+// opened through a symbolic link (ownfile): a new one replaces whatever
+// entry is at name, and the stopped export's must be a regular file of
+// this user's.
 func openPartial(name string, st *state) (*os.File, error) {
 	if st == nil {
-		return os.Create(name)
+		return ownfile.Create(name)
 	}
-	f, err := os.OpenFile(name, os.O_WRONLY, 0)
+	f, err := ownfile.Open(name, os.O_WRONLY)
 	if err != nil {
 		return nil, fmt.Errorf("%w: remove the checkpoint to start over", err)
 	}
@@ -239,8 +331,10 @@ func openPartial(name string, st *state) (*os.File, error) {
 }
 
 // saveState makes f's rows durable, then replaces the checkpoint file
-// whole (written beside it, then renamed), so that a crash leaves the old
-// checkpoint or the new one, never half of one.
+// whole (ownfile.WriteFile: written to a new file beside it, then renamed
+// over it), so that a crash leaves the old checkpoint or the new one,
+// never half of one, and a link planted at its name is replaced, not
+// followed.
 func saveState(name string, f *os.File, st state) error {
 	if err := f.Sync(); err != nil {
 		return err
@@ -249,9 +343,5 @@ func saveState(name string, f *os.File, st state) error {
 	if err != nil {
 		return err
 	}
-	tmp := name + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, name)
+	return ownfile.WriteFile(name, b, 0o644)
 }

@@ -6,6 +6,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"errors"
+	"flag"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -180,5 +181,167 @@ func TestRefusals(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run: %v, want it to say %q", err, tc.want)
 		}
+	}
+}
+
+// exportPartners runs an export of the demo partners report (25 rows) on
+// the embedded fake to out, and returns its error and logs.
+func exportPartners(t *testing.T, out string) (error, string) {
+	t.Helper()
+	var logs bytes.Buffer
+	cfg := config{getenv: func(string) string { return "" }, fakeOpts: quick, reportID: demo.ReportPartners, out: out,
+		log: slog.New(slog.NewTextHandler(&logs, nil))}
+	return run(t.Context(), cfg), logs.String()
+}
+
+// TestStartOverWithoutCheckpoint: a partial file with no checkpoint (a
+// run killed before its first one) is dropped, and the run says so and
+// why.
+func TestStartOverWithoutCheckpoint(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "partners.csv")
+	os.WriteFile(out+".partial", []byte("Partner ID,Partner\n1,stale\n"), 0o644)
+	err, logs := exportPartners(t, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, out, "Partner ID", 1, 25)
+	if !strings.Contains(logs, "starting over: the partial file has no checkpoint beside it (the run that wrote it stopped before its first checkpoint)") {
+		t.Errorf("logs do not say the export started over and why:\n%s", logs)
+	}
+	// A first run, with no partial file, has nothing to say about it.
+	out = filepath.Join(t.TempDir(), "partners.csv")
+	if err, logs := exportPartners(t, out); err != nil || strings.Contains(logs, "starting over") {
+		t.Errorf("first run: %v, logs:\n%s", err, logs)
+	}
+}
+
+// plant makes a symbolic link at link to a new file holding "keep me",
+// and returns a check that the file still holds it.
+func plant(t *testing.T, link, to string) (untouched func() bool) {
+	t.Helper()
+	if to == "" {
+		to = filepath.Join(t.TempDir(), "precious")
+		os.WriteFile(to, []byte("keep me\n"), 0o644)
+	}
+	if err := os.Symlink(to, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	return func() bool {
+		b, err := os.ReadFile(to)
+		return err == nil && string(b) == "keep me\n"
+	}
+}
+
+// TestPlantedLinksNotFollowed: a link planted where the program writes
+// (FILE, FILE.partial, the checkpoint's old temporary name) is replaced,
+// never written through; the export completes and the linked file is
+// untouched.
+func TestPlantedLinksNotFollowed(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "partners.csv")
+	var checks []func() bool
+	for _, name := range []string{out, out + ".partial", out + ".checkpoint.tmp"} {
+		checks = append(checks, plant(t, name, ""))
+	}
+	if err, logs := exportPartners(t, out); err != nil {
+		t.Fatalf("%v\nlogs:\n%s", err, logs)
+	}
+	for i, untouched := range checks {
+		if !untouched() {
+			t.Errorf("the file linked from the planted link %d was written to", i)
+		}
+	}
+	checkRows(t, out, "Partner ID", 1, 25)
+}
+
+// TestBadCheckpointRefused: a checkpoint that is a link (to a file, or to
+// /dev/zero, which would be read until memory runs out), too large to be
+// one, not JSON or not of a position, and a partial file that is a link,
+// each stop the run with an error naming the file, before anything is
+// written; the files are left as they were.
+func TestBadCheckpointRefused(t *testing.T) {
+	t.Parallel()
+	good := `{"report_id":102,"bytes":27,"checkpoint":{"view_id":1,"page_size":10,"next_page":0,"page_rows":1,"rows":1}}`
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, out string) func() bool
+		want  string
+	}{
+		{"a link to a file", func(t *testing.T, out string) func() bool { return plant(t, out+".checkpoint", "") }, "is a symbolic link"},
+		{"a link to /dev/zero", func(t *testing.T, out string) func() bool {
+			plant(t, out+".checkpoint", "/dev/zero")
+			return func() bool { return true }
+		}, "is a symbolic link"},
+		{"too large", func(t *testing.T, out string) func() bool {
+			os.WriteFile(out+".checkpoint", []byte(good+strings.Repeat(" ", maxCheckpointSize)), 0o644)
+			return func() bool { return true }
+		}, "is larger than 16384 bytes"},
+		{"not JSON", func(t *testing.T, out string) func() bool {
+			os.WriteFile(out+".checkpoint", []byte("garbage"), 0o644)
+			return func() bool { return true }
+		}, "is not a checkpoint: remove it to start over"},
+		{"no position", func(t *testing.T, out string) func() bool {
+			os.WriteFile(out+".checkpoint", []byte(`{"report_id":102,"bytes":-5}`), 0o644)
+			return func() bool { return true }
+		}, "is not a checkpoint this program wrote"},
+		{"a link as the partial file", func(t *testing.T, out string) func() bool {
+			os.WriteFile(out+".checkpoint", []byte(good), 0o644)
+			return plant(t, out+".partial", "")
+		}, "is a symbolic link"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := filepath.Join(dir, "partners.csv")
+			untouched := tc.setup(t, out)
+			before := listDir(t, dir)
+			err, logs := exportPartners(t, out)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "partners.csv.") {
+				t.Errorf("run: %v, want an error naming the file and saying %q\nlogs:\n%s", err, tc.want, logs)
+			}
+			if !untouched() {
+				t.Error("the file a planted link points to was written to")
+			}
+			if after := listDir(t, dir); after != before {
+				t.Errorf("the directory changed from %s to %s", before, after)
+			}
+		})
+	}
+}
+
+// listDir returns the names and sizes in dir, as one string.
+func listDir(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		fi, _ := os.Lstat(filepath.Join(dir, e.Name()))
+		b.WriteString(e.Name() + ":" + strconv.FormatInt(fi.Size(), 10) + " ")
+	}
+	return b.String()
+}
+
+// TestUsage: -h prints the flags and the settings the program reads, and
+// is not an error of the command line (main exits 0 on flag.ErrHelp).
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	var cfg config
+	if err := parseFlags(&cfg, []string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseFlags(-h) = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"Usage: nightly-export", "-report", "-out", "PARTNER_BASE_URL", "PARTNER_CLIENT_SECRET",
+		"PARTNER_PORTAL_WORD", "PARTNER_SUBSCRIPTION_KEY", "Exit status"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if err := parseFlags(&cfg, []string{"-report", "7", "extra"}, &stderr); err == nil || !strings.Contains(stderr.String(), `unexpected argument "extra"`) {
+		t.Errorf("an extra argument: %v, stderr %q", err, stderr.String())
 	}
 }
