@@ -14,12 +14,13 @@
 // PARTNER_SUBSCRIPTION_KEY; the embedded fake takes the same words. A
 // variable that cannot work is named before anything runs. It ends with a
 // line saying that every step passed; the one refused bulk record on the
-// way is intended.
+// way is intended. -h prints these settings (usage.go).
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -36,6 +37,11 @@ import (
 )
 
 func main() {
+	if err := parseFlags(os.Args[1:], os.Stderr); errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	} else if err != nil {
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)
