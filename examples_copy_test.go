@@ -1,0 +1,193 @@
+package partner_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// README says teams copy the programs under examples/ into their own
+// module and run them as they are, tests included. The tests below hold
+// that promise from outside: each directory is copied into a module of
+// its own that requires this module through a replace to the checkout,
+// offline, and must pass go vet and go test there.
+
+// copyOutModule writes dir's files (recursively) into a new module
+// example.com/<name> under a temporary directory, requiring this module
+// through a replace to the checkout root with the checkout's go.sum (so
+// it builds offline from the module cache), and returns its directory.
+func copyOutModule(t *testing.T, root, dir, name string) string {
+	t.Helper()
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var modPath, goVersion string
+	for line := range strings.Lines(string(gomod)) {
+		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+			modPath = f[1]
+		} else if len(f) == 2 && f[0] == "go" {
+			goVersion = f[1]
+		}
+	}
+	if modPath == "" || goVersion == "" {
+		t.Fatalf("the checkout's go.mod has no module or go line:\n%s", gomod)
+	}
+	dst := filepath.Join(t.TempDir(), name)
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"go.mod", "go.sum", "go.work"} {
+		if _, err := os.Stat(filepath.Join(dst, f)); err == nil {
+			t.Fatalf("%s has a %s of its own: the check writes the one a team's module would have", dir, f)
+		}
+	}
+	mod := "module example.com/" + name + "\n\ngo " + goVersion + "\n\n" +
+		"require " + modPath + " v0.0.0\n\n" +
+		"replace " + modPath + " => " + root + "\n"
+	if err := os.WriteFile(filepath.Join(dst, "go.mod"), []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dst, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// vetAndTest runs go vet's full set of checks and the tests of the
+// module in dir with one go command (go test -vet=all ./...), offline: no
+// proxy, no checksum database, no workspace, and -mod=mod so that go adds
+// the requirements the copy imports (the SDK's own, found in the module
+// cache) to its go.mod, as go mod tidy would in a team's module. It
+// returns the command's output and error.
+func vetAndTest(dir string) ([]byte, error) {
+	cmd := exec.Command("go", "test", "-vet=all", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK=off",
+		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"))
+	return cmd.CombinedOutput()
+}
+
+// exampleDirs returns the directories directly under examples/.
+func exampleDirs(t *testing.T) []string {
+	t.Helper()
+	entries, err := os.ReadDir("examples")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, filepath.Join("examples", e.Name()))
+		}
+	}
+	if len(dirs) < 4 {
+		t.Fatalf("found %v under examples/: too few to mean anything", dirs)
+	}
+	return dirs
+}
+
+// TestExamplesCopyOut: each directory under examples/, copied into a
+// module of its own with a replace to this checkout, passes go vet and go
+// test offline: it imports no internal package (a test neither), reads no
+// file outside itself, and needs no module the SDK does not.
+func TestExamplesCopyOut(t *testing.T) {
+	t.Parallel()
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range exampleDirs(t) {
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			// Each go command builds and tests one copy; two at a
+			// time at most (-parallel), the go command sharing its
+			// build cache safely.
+			t.Parallel()
+			mod := copyOutModule(t, root, dir, name)
+			if out, err := vetAndTest(mod); err != nil {
+				t.Errorf("%s copied into a module of its own: go test -vet=all ./...: %v\n%s", dir, err, out)
+			}
+		})
+	}
+}
+
+// TestExamplesCopyOutCatchesInternalImport: the copy-out check fails a
+// directory that imports one of the module's internal packages, as a
+// team's module would.
+func TestExamplesCopyOutCatchesInternalImport(t *testing.T) {
+	t.Parallel()
+	root, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	src := filepath.Join(t.TempDir(), "bad")
+	os.Mkdir(src, 0o755)
+	main := "package main\n\nimport (\n\t\"strings\"\n\n\t\"github.com/partnerapi/partner-go/internal/quote\"\n)\n\n" +
+		"func main() {\n\tvar b strings.Builder\n\tquote.Write(&b, \"x\")\n\tprintln(b.String())\n}\n"
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(main), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := vetAndTest(copyOutModule(t, root, src, "bad"))
+	if err == nil || !bytes.Contains(out, []byte("use of internal package")) {
+		t.Errorf("a copy importing an internal package: %v\n%s\nwant a failure naming the internal import", err, out)
+	}
+}
+
+// TestExampleFilesDiffer: no two files under examples/ are identical: a
+// file copied between programs drifts, and a team that copies one
+// program gets a copy unlike the one beside it. What programs share
+// belongs in the library.
+func TestExampleFilesDiffer(t *testing.T) {
+	t.Parallel()
+	seen := map[[sha256.Size]byte]string{}
+	n := 0
+	err := filepath.WalkDir("examples", func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		sum := sha256.Sum256(b)
+		if first, ok := seen[sum]; ok {
+			t.Errorf("%s is identical to %s: no file is copied between examples (put what they share in the library)", p, first)
+		}
+		seen[sum] = p
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("found %d files under examples/: too few to mean anything", n)
+	}
+}
