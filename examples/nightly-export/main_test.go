@@ -185,13 +185,14 @@ func TestRefusals(t *testing.T) {
 }
 
 // exportPartners runs an export of the demo partners report (25 rows) on
-// the embedded fake to out, and returns its error and logs.
-func exportPartners(t *testing.T, out string) (error, string) {
+// the embedded fake to out, and returns its logs and error.
+func exportPartners(t *testing.T, out string) (string, error) {
 	t.Helper()
 	var logs bytes.Buffer
 	cfg := config{getenv: func(string) string { return "" }, fakeOpts: quick, reportID: demo.ReportPartners, out: out,
 		log: slog.New(slog.NewTextHandler(&logs, nil))}
-	return run(t.Context(), cfg), logs.String()
+	err := run(t.Context(), cfg)
+	return logs.String(), err
 }
 
 // TestStartOverWithoutCheckpoint: a partial file with no checkpoint (a
@@ -201,7 +202,7 @@ func TestStartOverWithoutCheckpoint(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "partners.csv")
 	os.WriteFile(out+".partial", []byte("Partner ID,Partner\n1,stale\n"), 0o644)
-	err, logs := exportPartners(t, out)
+	logs, err := exportPartners(t, out)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -211,7 +212,7 @@ func TestStartOverWithoutCheckpoint(t *testing.T) {
 	}
 	// A first run, with no partial file, has nothing to say about it.
 	out = filepath.Join(t.TempDir(), "partners.csv")
-	if err, logs := exportPartners(t, out); err != nil || strings.Contains(logs, "starting over") {
+	if logs, err := exportPartners(t, out); err != nil || strings.Contains(logs, "starting over") {
 		t.Errorf("first run: %v, logs:\n%s", err, logs)
 	}
 }
@@ -244,7 +245,7 @@ func TestPlantedLinksNotFollowed(t *testing.T) {
 	for _, name := range []string{out, out + ".partial", out + ".checkpoint.tmp"} {
 		checks = append(checks, plant(t, name, ""))
 	}
-	if err, logs := exportPartners(t, out); err != nil {
+	if logs, err := exportPartners(t, out); err != nil {
 		t.Fatalf("%v\nlogs:\n%s", err, logs)
 	}
 	for i, untouched := range checks {
@@ -296,7 +297,7 @@ func TestBadCheckpointRefused(t *testing.T) {
 			out := filepath.Join(dir, "partners.csv")
 			untouched := tc.setup(t, out)
 			before := listDir(t, dir)
-			err, logs := exportPartners(t, out)
+			logs, err := exportPartners(t, out)
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "partners.csv.") {
 				t.Errorf("run: %v, want an error naming the file and saying %q\nlogs:\n%s", err, tc.want, logs)
 			}
