@@ -3,6 +3,7 @@
 //
 //	go run ./examples/crm-sync                         # the sample opportunities.csv, three rows of which are refused
 //	go run ./examples/crm-sync -in fixed.csv -integration int-42
+//	go run ./examples/crm-sync -h                      # its flags and settings
 //
 // It
 //
@@ -16,20 +17,16 @@
 //  3. loads the rows in bulk and waits for the execution;
 //  4. writes the refused rows, with the service's reason in a last column
 //     refused_reason, to a file that a person fixes and loads again as it
-//     is (crm-sync -in crm-sync-refused.csv);
+//     is (crm-sync -in crm-sync-refused.csv); the file is written
+//     through package ownfile, whole or not at all, and a link planted at
+//     its name is replaced, never written through;
 //  5. writes the audit status onto the opportunities it knows by id:
 //     LINKED when loaded, UPDATE_FAILED with the reason when refused.
 //
 // With no PARTNER_* variables it runs against the embedded fake service;
 // with PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET
 // against that deployment (connect.go). It exits 0 when the load completed
-// (refused rows included: the file says which), 1 with a message
-// otherwise, 2 on bad flags; -h prints its flags and settings.
-//
-// The file of refused rows is written through package ownfile: to a new
-// file beside it, which replaces the file by rename once complete, so a
-// link planted at its name (in a directory others write to) is replaced,
-// never written through, and a failed run leaves no half-written file.
+// (refused rows included: the file says which), 1 with a message otherwise.
 package main
 
 import (

@@ -5,6 +5,7 @@
 // fake) with its demo data and runs against it:
 //
 //	go run ./examples/quickstart
+//	go run ./examples/quickstart -h    # its settings
 //
 // With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET (all
 // three, and optionally PARTNER_ENV, the sandbox environment) it runs
@@ -14,7 +15,7 @@
 // PARTNER_SUBSCRIPTION_KEY; the embedded fake takes the same words. A
 // variable that cannot work is named before anything runs. It ends with a
 // line saying that every step passed; the one refused bulk record on the
-// way is intended. -h prints these settings (usage.go).
+// way is intended.
 package main
 
 import (

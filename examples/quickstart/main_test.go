@@ -30,6 +30,27 @@ func noWaits() []fake.Option {
 	})}
 }
 
+// TestUsage: -h prints the usage and every setting, and is not an error
+// of the command line (main exits 0 on flag.ErrHelp, without running);
+// an argument is refused.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	if err := parseFlags([]string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseFlags(-h) = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"Usage: quickstart", "PARTNER_BASE_URL", "PARTNER_CLIENT_ID", "PARTNER_CLIENT_SECRET",
+		"PARTNER_ENV\n", "PARTNER_ENV_HEADER", "PARTNER_PORTAL_WORD", "PARTNER_SUBSCRIPTION_KEY", "Exit status"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if err := parseFlags([]string{"now"}, &stderr); err == nil || !strings.Contains(stderr.String(), `unexpected argument "now"`) {
+		t.Errorf("an argument: %v, stderr %q", err, stderr.String())
+	}
+}
+
 // TestQuickstart runs the whole walk-through against the embedded fake,
 // without waits (noWaits).
 func TestQuickstart(t *testing.T) {
@@ -176,26 +197,5 @@ func TestQuickstartPlainHTTPRule(t *testing.T) {
 	env := map[string]string{"PARTNER_ENV": "sandbox.example.com", "PARTNER_BASE_URL": "http://LOCALHOST:8080"}
 	if err := checkDeploymentVars(func(k string) string { return env[k] }); err == nil || !strings.Contains(err.Error(), "PARTNER_ENV needs PARTNER_ENV_HEADER toward LOCALHOST") {
 		t.Errorf("PARTNER_ENV toward this machine without PARTNER_ENV_HEADER: %v", err)
-	}
-}
-
-// TestUsage: -h prints the usage and every setting, and is not an error
-// of the command line (main exits 0 on flag.ErrHelp, without running);
-// an argument is refused.
-func TestUsage(t *testing.T) {
-	t.Parallel()
-	var stderr bytes.Buffer
-	if err := parseFlags([]string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
-		t.Fatalf("parseFlags(-h) = %v, want flag.ErrHelp", err)
-	}
-	for _, want := range []string{"Usage: quickstart", "PARTNER_BASE_URL", "PARTNER_CLIENT_ID", "PARTNER_CLIENT_SECRET",
-		"PARTNER_ENV\n", "PARTNER_ENV_HEADER", "PARTNER_PORTAL_WORD", "PARTNER_SUBSCRIPTION_KEY", "Exit status"} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
-		}
-	}
-	stderr.Reset()
-	if err := parseFlags([]string{"now"}, &stderr); err == nil || !strings.Contains(stderr.String(), `unexpected argument "now"`) {
-		t.Errorf("an argument: %v, stderr %q", err, stderr.String())
 	}
 }
