@@ -134,7 +134,9 @@ Settings (environment variables):
         the deployment's word in its audit field (<word>.integration_status),
         where the audit statuses are written
   PARTNER_SUBSCRIPTION_KEY
-        the API gateway's subscription key
+        the API gateway's subscription key, when a gateway fronts the service
+  PARTNER_SUBSCRIPTION_KEY_HEADER
+        the header the gateway reads that key from, when not the default
 
 Exit status: 0 when the load completed (refused rows included: the file
 says which), 1 on a failure, 2 on bad flags.

@@ -129,7 +129,9 @@ Settings (environment variables):
   PARTNER_PORTAL_WORD
         the deployment's word in its audit field (<word>.integration_status)
   PARTNER_SUBSCRIPTION_KEY
-        the API gateway's subscription key
+        the API gateway's subscription key, when a gateway fronts the service
+  PARTNER_SUBSCRIPTION_KEY_HEADER
+        the header the gateway reads that key from, when not the default
 
 Files: FILE.partial holds the rows so far and FILE.checkpoint where the
 export stands; a run that stops keeps both and the next one goes on.

@@ -43,7 +43,9 @@ Settings (environment variables):
   PARTNER_PORTAL_WORD
         the deployment's word in its audit field (<word>.integration_status)
   PARTNER_SUBSCRIPTION_KEY
-        the API gateway's subscription key
+        the API gateway's subscription key, when a gateway fronts the service
+  PARTNER_SUBSCRIPTION_KEY_HEADER
+        the header the gateway reads that key from, when not the default
 
 Exit status: 0 when every step passed, 1 otherwise, 2 on a bad command
 line.
