@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
-	"syscall"
 	"testing"
 
 	"github.com/partnerapi/partner-go/ownfile"
@@ -190,11 +189,8 @@ func TestOpenRefuses(t *testing.T) {
 	os.Mkdir(sub, 0o700)
 	os.WriteFile(big, make([]byte, 1025), 0o600)
 	cases := map[string]string{link: "is a symbolic link", zero: "is a symbolic link", sub: "is not a regular file", big: "is larger than 1024 bytes"}
-	if runtime.GOOS != "windows" {
-		fifo := filepath.Join(dir, "fifo")
-		if err := syscall.Mkfifo(fifo, 0o600); err == nil {
-			cases[fifo] = "is not a regular file"
-		}
+	if fifo := filepath.Join(dir, "fifo"); mkfifo(fifo) == nil {
+		cases[fifo] = "is not a regular file"
 	}
 	if os.Geteuid() == 0 {
 		other := filepath.Join(dir, "other")
