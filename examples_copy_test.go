@@ -3,10 +3,12 @@ package partner_test
 import (
 	"bytes"
 	"crypto/sha256"
+	"encoding/hex"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -18,10 +20,10 @@ import (
 // offline, and must pass go vet and go test there.
 
 // copyOutModule writes dir's files (recursively) into a new module
-// example.com/<name> under a temporary directory, requiring this module
-// through a replace to the checkout root with the checkout's go.sum (so
-// it builds offline from the module cache), and returns its directory.
-func copyOutModule(t *testing.T, root, dir, name string) string {
+// example.com/<name> in the directory dst (emptied first), requiring this
+// module through a replace to the checkout root with the checkout's
+// go.sum (so it builds offline from the module cache), and returns dst.
+func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 	t.Helper()
 	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
 	if err != nil {
@@ -38,7 +40,9 @@ func copyOutModule(t *testing.T, root, dir, name string) string {
 	if modPath == "" || goVersion == "" {
 		t.Fatalf("the checkout's go.mod has no module or go line:\n%s", gomod)
 	}
-	dst := filepath.Join(t.TempDir(), name)
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
 	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -94,6 +98,22 @@ func vetAndTest(dir string) ([]byte, error) {
 	return cmd.CombinedOutput()
 }
 
+// copyOutDir returns the directory the copy of the example name goes to:
+// a fixed one per checkout and Go version under the user's cache
+// directory, so that the go command's test cache answers for a copy that
+// has not changed (a run with -count=1 costs a second per example, not a
+// build and a test run), or a temporary one when there is no cache
+// directory. Two runs of this test from one checkout at once would share
+// it: run them one after the other.
+func copyOutDir(t *testing.T, root, name string) string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return filepath.Join(t.TempDir(), name)
+	}
+	key := sha256.Sum256([]byte(root + "\x00" + runtime.Version()))
+	return filepath.Join(cache, "partner-go", "examples-copy", hex.EncodeToString(key[:8]), name)
+}
+
 // exampleDirs returns the directories directly under examples/.
 func exampleDirs(t *testing.T) []string {
 	t.Helper()
@@ -130,7 +150,7 @@ func TestExamplesCopyOut(t *testing.T) {
 			// time at most (-parallel), the go command sharing its
 			// build cache safely.
 			t.Parallel()
-			mod := copyOutModule(t, root, dir, name)
+			mod := copyOutModule(t, root, dir, name, copyOutDir(t, root, name))
 			if out, err := vetAndTest(mod); err != nil {
 				t.Errorf("%s copied into a module of its own: go test -vet=all ./...: %v\n%s", dir, err, out)
 			}
@@ -154,7 +174,7 @@ func TestExamplesCopyOutCatchesInternalImport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(main), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := vetAndTest(copyOutModule(t, root, src, "bad"))
+	out, err := vetAndTest(copyOutModule(t, root, src, "bad", filepath.Join(t.TempDir(), "bad")))
 	if err == nil || !bytes.Contains(out, []byte("use of internal package")) {
 		t.Errorf("a copy importing an internal package: %v\n%s\nwant a failure naming the internal import", err, out)
 	}
