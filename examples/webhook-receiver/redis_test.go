@@ -14,9 +14,9 @@ import (
 
 // TestDemonstrationOnRedis runs the demonstration with the duplicate
 // guard's keys in a real Redis (RECEIVER_REDIS_ADDR): the repeat is kept
-// out by the shared store, whose keys are under RECEIVER_REDIS_PREFIX. redistest starts a throwaway
-// redis-server from PATH, and skips the test without one
-// (PARTNER_REQUIRE_REDIS=1 fails it instead).
+// out by the shared store, whose keys are under RECEIVER_REDIS_PREFIX.
+// redistest starts a throwaway redis-server from PATH, and skips the test
+// without one (PARTNER_REQUIRE_REDIS=1 fails it instead).
 func TestDemonstrationOnRedis(t *testing.T) {
 	t.Parallel()
 	rs := redistest.Start(t)
