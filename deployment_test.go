@@ -125,6 +125,67 @@ func TestEnvironmentNeedsHeaderName(t *testing.T) {
 	}
 }
 
+// TestConnectionFromEnv: a Connection read from the PARTNER_* variables
+// (deployment.FromEnv) makes a client through WithConnection alone: its
+// URL, credentials, key, words and environment all travel.
+func TestConnectionFromEnv(t *testing.T) {
+	srv := fake.NewServer(fake.WithWords(deployment.Words{EnvHeader: "x-acme-env"}), fake.WithDeployment(fake.Deployment{SubscriptionKey: "gw-key"}))
+	defer srv.Close()
+	fc := srv.Connection()
+	vars := map[string]string{
+		"PARTNER_BASE_URL": fc.BaseURL, "PARTNER_CLIENT_ID": fc.ClientID, "PARTNER_CLIENT_SECRET": fc.ClientSecret,
+		"PARTNER_SUBSCRIPTION_KEY": "gw-key", "PARTNER_ENV_HEADER": "x-acme-env", "PARTNER_ENV": "sandbox-7.example.com",
+	}
+	conn, err := deployment.FromEnv(func(name string) string { return vars[name] })
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := New(WithConnection(conn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := t.Context()
+	for _, err := range c.Events.Subscribers(ctx) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := c.Close(ctx); err != nil {
+		t.Fatal(err)
+	}
+	reqs := srv.Requests()
+	if len(reqs) == 0 {
+		t.Fatal("no request reached the fake")
+	}
+	for _, r := range reqs {
+		if r.Env != "sandbox-7.example.com" {
+			t.Errorf("%s %s: environment %q, want sandbox-7.example.com", r.Method, r.Path, r.Env)
+		}
+	}
+}
+
+// TestFromEnvPlainHTTPAsNew: deployment.FromEnv, which imports nothing of
+// the SDK, refuses a plain-http PARTNER_BASE_URL exactly where New refuses
+// the base URL without WithInsecureHTTP, so that a program that passes
+// FromEnv's check is not refused by New in terms of Go options.
+func TestFromEnvPlainHTTPAsNew(t *testing.T) {
+	for _, b := range []string{"http://127.0.0.1", "http://127.8.9.10:80", "http://localhost:8080", "http://LOCALHOST",
+		"http://[::1]:8080", "http://[::ffff:127.0.0.1]", "http://localhost.:8080", "http://app.localhost",
+		"http://0.0.0.0", "http://10.0.0.1", "http://api.example.com", "https://api.example.com"} {
+		vars := map[string]string{"PARTNER_BASE_URL": b, "PARTNER_CLIENT_ID": "id", "PARTNER_CLIENT_SECRET": "s"}
+		conn, envErr := deployment.FromEnv(func(name string) string { return vars[name] })
+		_, newErr := New(WithBaseURL(b), WithClientCredentials("id", "s"))
+		if (envErr == nil) != (newErr == nil) {
+			t.Errorf("%s: FromEnv says %v, New says %v", b, envErr, newErr)
+		}
+		if envErr == nil {
+			if _, err := New(WithConnection(conn)); err != nil {
+				t.Errorf("%s: New(WithConnection(FromEnv)): %v", b, err)
+			}
+		}
+	}
+}
+
 // TestSubscriptionKey: the gateway key goes in Ocp-Apim-Subscription-Key
 // (or the header named) on every request to the service, token calls
 // included, never to a signed upload URL on another host, and never into
@@ -215,7 +276,7 @@ func TestDeploymentOptionValidation(t *testing.T) {
 // own words and gateway key against a fake configured the same way.
 func TestDeploymentWordsOnFake(t *testing.T) {
 	const key = "gw-key-5d1e0b"
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env", PortalWord: "acme_portal", SubscriptionKey: key}), fake.WithMiddleware(contract.Check(t)))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithWords(deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}), fake.WithMiddleware(contract.Check(t)))
 	defer srv.Close()
 	newClient := func(opts ...Option) *Client {
 		c, err := New(append([]Option{WithBaseURL(srv.URL),
@@ -395,7 +456,7 @@ func TestSameRequestsToFakeAndDeployment(t *testing.T) {
 	const key = "gw-key-same-path"
 	words := deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}
 	srv := fake.NewServer(fake.WithDemoData(), fake.WithMiddleware(contract.Check(t)),
-		fake.WithDeployment(fake.Deployment{EnvHeader: words.EnvHeader, PortalWord: words.PortalWord, SubscriptionKey: key}))
+		fake.WithWords(words), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
 	defer srv.Close()
 
 	run := func(conn deployment.Connection, next http.RoundTripper) []string {

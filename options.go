@@ -120,10 +120,13 @@ func WithWords(w deployment.Words) Option {
 }
 
 // WithConnection sets the base URL, the client credentials, the
-// subscription key (when c has one) and the words (WithWords) from c, as
-// WithBaseURL, WithClientCredentials, WithSubscriptionKey and WithWords
-// would. A test hands it a fake's (fake.Fake.Connection), so the client
-// speaks the fake's words on the path it takes toward a deployment:
+// subscription key (when c has one), the words (WithWords) and the
+// environment (when c has one) from c, as WithBaseURL,
+// WithClientCredentials, WithSubscriptionKey, WithWords and
+// WithEnvironment would. A program hands it the deployment the PARTNER_*
+// variables name (deployment.FromEnv); a test hands it a fake's
+// (fake.Fake.Connection), so the client speaks the fake's words on the
+// path it takes toward a deployment:
 //
 //	srv := fake.NewServer()
 //	c, err := partner.New(partner.WithConnection(srv.Connection()))
@@ -137,6 +140,9 @@ func WithConnection(c deployment.Connection) Option {
 			s.cfg.SubscriptionKey = c.SubscriptionKey
 		}
 		WithWords(c.Words)(s)
+		if c.Environment != "" {
+			s.cfg.Env = c.Environment
+		}
 	}
 }
 

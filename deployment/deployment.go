@@ -1,7 +1,7 @@
 // Package deployment holds the words of one deployment of the service and
 // what a client needs to reach it, as plain values that the client
-// (partner.WithWords, partner.WithConnection) and the fake
-// (fake.Fake.Connection) share.
+// (partner.WithWords, partner.WithConnection) and the fake (fake.WithWords,
+// fake.Fake.Connection) share.
 //
 // Where a header or value is named after the operator's brand, the
 // interface uses a neutral stand-in: the environment header x-svc-env, the
@@ -11,8 +11,10 @@
 // speaks (the stand-ins unless configured otherwise), and production code
 // gives the deployment's.
 //
+// FromEnv reads a Connection from the PARTNER_* environment variables.
+//
 // The package imports nothing but the standard library, so that the fake,
-// which imports no other package of the SDK, can share it.
+// which imports none of the client's packages, can share it.
 package deployment
 
 import "log/slog"
@@ -61,9 +63,10 @@ func (w Words) portal(suffix string) string {
 
 // Connection is what a client needs to reach one deployment of the
 // service, or a fake of it: where it is, the credentials it accepts, its
-// API gateway's subscription key (empty when it requires none) and its
-// words. fake.Fake.Connection returns the fake's; partner.WithConnection
-// sets a client's options from one.
+// API gateway's subscription key (empty when it requires none), its words
+// and the environment to act on. FromEnv reads one from the PARTNER_*
+// variables; fake.Fake.Connection returns the fake's;
+// partner.WithConnection sets a client's options from one.
 //
 // ClientSecret and SubscriptionKey are secrets. A Connection printed with
 // the fmt verbs (String, GoString) or logged with log/slog (LogValue)
@@ -74,6 +77,11 @@ type Connection struct {
 	ClientSecret    string
 	SubscriptionKey string
 	Words           Words
+	// Environment is the host name of the environment to act on, such as
+	// sandbox-eu.app.example.com, sent in the environment header
+	// (Words.EnvHeader); empty for the deployment's default. FromEnv reads
+	// it from PARTNER_ENV; a fake's Connection leaves it empty.
+	Environment string
 }
 
 // String describes c with its secrets masked, so that a Connection

@@ -1,6 +1,7 @@
 package deployment_test
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/partnerapi/partner-go/deployment"
@@ -27,4 +28,32 @@ func ExampleConnection_String() {
 	// Output:
 	// {BaseURL:https://api.example.com ClientID:app ClientSecret:[redacted] SubscriptionKey: Words:{EnvHeader:x-acme-env PortalWord: SubscriptionKeyHeader:}}
 	// deployment.Connection{BaseURL:https://api.example.com ClientID:app ClientSecret:[redacted] SubscriptionKey: Words:{EnvHeader:x-acme-env PortalWord: SubscriptionKeyHeader:}}
+}
+
+// A program reads its deployment from the PARTNER_* variables (here a map
+// stands in for os.Getenv) and hands it to partner.WithConnection; with
+// none of the three server variables set, it may run against a fake with
+// the words the other variables give.
+func ExampleFromEnv() {
+	vars := map[string]string{
+		"PARTNER_BASE_URL":      "https://api.example.com",
+		"PARTNER_CLIENT_ID":     "app",
+		"PARTNER_CLIENT_SECRET": "s3cret",
+		"PARTNER_PORTAL_WORD":   "acme_portal",
+	}
+	conn, err := deployment.FromEnv(func(name string) string { return vars[name] })
+	fmt.Println(conn.BaseURL, conn.Words.AuditField(), err)
+
+	delete(vars, "PARTNER_CLIENT_SECRET")
+	_, err = deployment.FromEnv(func(name string) string { return vars[name] })
+	fmt.Println(err)
+
+	_, err = deployment.FromEnv(func(name string) string { return "" })
+	if errors.Is(err, deployment.ErrNotSet) {
+		fmt.Println("no deployment named: run against a fake")
+	}
+	// Output:
+	// https://api.example.com acme_portal.integration_status <nil>
+	// PARTNER_CLIENT_SECRET is not set, but PARTNER_BASE_URL and PARTNER_CLIENT_ID are: set all of PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET to reach a deployment, or none
+	// no deployment named: run against a fake
 }

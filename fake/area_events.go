@@ -22,7 +22,7 @@ import (
 // Event kinds the fake knows. It sends the object.* kinds when objects
 // change; it lists report.submit and accepts subscriptions to it, but
 // never sends it. Beside these it knows the referral kind of its portal
-// word (Fake.ReferralEvent; eventPartnerPortalReferralSubmit by default).
+// word (Connection().Words.ReferralEvent; eventPartnerPortalReferralSubmit by default).
 const (
 	eventObjectAll         = "object.all"
 	eventObjectCreate      = "object.create"
@@ -33,7 +33,7 @@ const (
 	// eventPartnerPortalReferralSubmit is the referral kind with the
 	// interface's word: an opportunity was submitted to the partner
 	// portal as a referral. A deployment spells it with its own portal
-	// word (see Deployment.PortalWord).
+	// word (see WithWords).
 	eventPartnerPortalReferralSubmit = "object.partner_portal_referral_submit"
 )
 
@@ -51,8 +51,8 @@ var eventKinds = []evKind{
 // eventKinds returns the kinds the fake offers: the fixed ones and the
 // referral kind of its portal word.
 func (f *Fake) eventKinds() []evKind {
-	return append(slices.Clip(eventKinds), evKind{f.ReferralEvent(),
-		"An opportunity was submitted to the partner portal as a referral: its " + f.ReferralField() + " field was set."})
+	return append(slices.Clip(eventKinds), evKind{f.deploy.words.ReferralEvent(),
+		"An opportunity was submitted to the partner portal as a referral: its " + f.deploy.words.ReferralField() + " field was set."})
 }
 
 // referralHint explains the refusal of a referral kind of another portal
@@ -61,7 +61,7 @@ func (f *Fake) referralHint(kind string) string {
 	if !strings.HasPrefix(kind, "object.") || !strings.HasSuffix(kind, "_referral_submit") {
 		return ""
 	}
-	return " (the fake's referral kind is " + f.ReferralEvent() + ", after its portal word; a test of another deployment sets the word with fake.Deployment.PortalWord)"
+	return " (the fake's referral kind is " + f.deploy.words.ReferralEvent() + ", after its portal word; a test of another deployment sets the word with fake.WithWords)"
 }
 
 func (f *Fake) knownEventKind(name string) bool {
@@ -405,7 +405,7 @@ func (f *Fake) integrationSchema(in Integration) map[string]any {
 	if in.KeyField != "" {
 		field(in.KeyField, "The key field bulk loads of the integration match objects on.")
 	}
-	field(f.AuditField(), "The integration status the audit operation writes.")
+	field(f.deploy.words.AuditField(), "The integration status the audit operation writes.")
 	return sch
 }
 

@@ -10,7 +10,7 @@ import (
 	"time"
 )
 
-// The values of the audit field (Fake.AuditField).
+// The values of the audit field (Connection().Words.AuditField).
 var auditCodes = []string{"SCHEDULED", "CREATE_FAILED", "UPDATE_FAILED", "LINKED"}
 
 // defaultExternalIDField is the field an external id goes to when a link
@@ -79,16 +79,16 @@ func (f *Fake) patchAudit(w http.ResponseWriter, r *http.Request) {
 	if !f.decodeWrite(w, r, &req) {
 		return
 	}
-	auditField := f.AuditField()
+	auditField := f.deploy.words.AuditField()
 	var problems []string
 	switch {
 	case req.FieldName == nil || *req.FieldName == "":
 		problems = append(problems, "field_name is required")
 	case *req.FieldName != auditField:
 		// A deployment accepts its own portal word only; the fake's is
-		// set with Deployment.PortalWord.
+		// set with WithWords.
 		problems = append(problems, "field_name must be "+auditField+
-			" (the fake's portal word is "+f.deploy.portal+"; a test of another deployment sets it with fake.Deployment.PortalWord)")
+			" (the fake's portal word is "+f.deploy.words.PortalWord+"; a test of another deployment sets it with fake.WithWords)")
 	}
 	switch {
 	case req.StatusCode == nil || *req.StatusCode == "":
@@ -181,7 +181,7 @@ func (f *Fake) patchExternalID(w http.ResponseWriter, r *http.Request) {
 
 // getExternalIDs serves GET /app/v1/object/{object_id}/external_id: the
 // type's default field and, for opportunities, the referral field
-// (Fake.ReferralField) when they hold a value, and every field connected
+// (Connection().Words.ReferralField) when they hold a value, and every field connected
 // through the PATCH, ordered by field name.
 func (f *Fake) getExternalIDs(w http.ResponseWriter, r *http.Request) {
 	id := r.PathValue("object_id")
@@ -197,7 +197,7 @@ func (f *Fake) getExternalIDs(w http.ResponseWriter, r *http.Request) {
 	if o.Type == "opportunity" {
 		// The deployed service also keeps an opportunity's partner portal
 		// referral id as an external id.
-		fields[f.ReferralField()] = true
+		fields[f.deploy.words.ReferralField()] = true
 	}
 	f.objectsArea.mu.Lock()
 	for k := range f.objectsArea.extFields[id] {

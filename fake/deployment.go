@@ -4,7 +4,7 @@ import (
 	"crypto/subtle"
 	"net/http"
 
-	shared "github.com/partnerapi/partner-go/deployment"
+	"github.com/partnerapi/partner-go/deployment"
 )
 
 // This file holds the options that make the fake speak like one
@@ -29,14 +29,13 @@ const (
 	subscriptionKeyParam = "subscription-key"
 )
 
-// deployment holds the words and gateway settings of a Fake.
-type deployment struct {
-	envHeader    string
-	portal       string
-	subKey       string
-	subKeyHeader string
-	scopeChecks  bool
-	envelope     bool
+// deploySettings holds the words and gateway settings of a Fake.
+type deploySettings struct {
+	// words are the words the fake speaks, each field set (defaults).
+	words       deployment.Words
+	subKey      string
+	scopeChecks bool
+	envelope    bool
 	// misspellIntegration: withMisspelledIntegrationID.
 	misspellIntegration bool
 	// viewStatusDetail: WithViewStatusDetail.
@@ -45,42 +44,73 @@ type deployment struct {
 	unknownMembers bool
 }
 
-func (d *deployment) defaults() {
-	if d.envHeader == "" {
-		d.envHeader = defaultEnvHeader
+// defaults fills the words not given with the interface's stand-ins.
+func (d *deploySettings) defaults() {
+	d.words = withWords(deployment.Words{
+		EnvHeader:             defaultEnvHeader,
+		PortalWord:            defaultPortalWord,
+		SubscriptionKeyHeader: defaultSubscriptionKeyHeader,
+	}, d.words)
+}
+
+// withWords is w with the fields that over sets replaced.
+func withWords(w, over deployment.Words) deployment.Words {
+	for _, f := range []struct {
+		dst *string
+		v   string
+	}{
+		{&w.EnvHeader, over.EnvHeader}, {&w.PortalWord, over.PortalWord}, {&w.SubscriptionKeyHeader, over.SubscriptionKeyHeader},
+	} {
+		if f.v != "" {
+			*f.dst = f.v
+		}
 	}
-	if d.portal == "" {
-		d.portal = defaultPortalWord
-	}
-	if d.subKeyHeader == "" {
-		d.subKeyHeader = defaultSubscriptionKeyHeader
-	}
+	return w
+}
+
+// WithWords makes the fake speak a deployment's words w, as
+// partner.WithWords makes the client speak them: the environment header
+// (x-svc-env when empty), the portal word of the audit field, the
+// referral field and the referral event kind (partner_portal when empty),
+// and the subscription key's header (Ocp-Apim-Subscription-Key when
+// empty). The fake accepts the configured words and refuses others, as a
+// deployment accepts only its own: give the client and the fake the same
+// words. Connection returns them, so a test derives the names from
+// Connection().Words (AuditField, ReferralField, ReferralEvent).
+func WithWords(w deployment.Words) Option {
+	return func(f *Fake) { f.deploy.words = withWords(f.deploy.words, w) }
 }
 
 // Deployment describes a deployment of the service where it differs from
-// the interface as published: its own words, its API gateway, and the
-// variants of its published descriptions, so that a team can run its
-// tests against what its deployment does. The zero Deployment is the
-// interface; WithDeployment applies the fields that are set.
+// the interface as published: its API gateway and the variants of its
+// published descriptions, so that a team can run its tests against what
+// its deployment does. Its own words go in WithWords. The zero Deployment
+// is the interface; WithDeployment applies the fields that are set.
 type Deployment struct {
 	// PortalWord is the word the deployment uses where the interface says
-	// partner_portal. It names the audit field (AuditField), the referral
-	// id field (ReferralField) and the referral event kind
-	// (ReferralEvent). The fake accepts the configured words and refuses
-	// others, as a deployment accepts only its own: give the SDK and the
-	// fake the same word.
+	// partner_portal.
+	//
+	// Deprecated: Use WithWords(deployment.Words{PortalWord: word}), which
+	// takes the words the client takes.
 	PortalWord string
-	// EnvHeader names the header that selects the environment (default
-	// x-svc-env, the interface's stand-in). The request log records its
-	// value as LoggedRequest.Env.
+	// EnvHeader names the header that selects the environment.
+	//
+	// Deprecated: Use WithWords(deployment.Words{EnvHeader: name}), which
+	// takes the words the client takes.
 	EnvHeader string
 	// SubscriptionKey makes the fake require an API gateway subscription
 	// key on every route (the signed upload URLs excepted, which are not
-	// behind the gateway), in the header SubscriptionKeyHeader
-	// (Ocp-Apim-Subscription-Key when empty) or the query parameter
-	// subscription-key. A request without it, or with another key, gets
-	// 401 before any other check. The key never appears in the request log.
-	SubscriptionKey       string
+	// behind the gateway), in the header the words name
+	// (Ocp-Apim-Subscription-Key unless WithWords names another) or the
+	// query parameter subscription-key. A request without it, or with
+	// another key, gets 401 before any other check. The key never appears
+	// in the request log.
+	SubscriptionKey string
+	// SubscriptionKeyHeader names the header the subscription key is read
+	// from.
+	//
+	// Deprecated: Use WithWords(deployment.Words{SubscriptionKeyHeader:
+	// name}), which takes the words the client takes.
 	SubscriptionKeyHeader string
 	// UploadMethod and UploadContentType make the signed upload URLs take
 	// the file only with that method (POST when empty) and, when set,
@@ -121,10 +151,8 @@ func WithDeployment(d Deployment) Option {
 				*dst = v
 			}
 		}
-		word(&f.deploy.portal, d.PortalWord)
-		word(&f.deploy.envHeader, d.EnvHeader)
+		WithWords(deployment.Words{EnvHeader: d.EnvHeader, PortalWord: d.PortalWord, SubscriptionKeyHeader: d.SubscriptionKeyHeader})(f)
 		word(&f.deploy.subKey, d.SubscriptionKey)
-		word(&f.deploy.subKeyHeader, d.SubscriptionKeyHeader)
 		set(d.UploadMethod != "" || d.UploadContentType != "", withSignedUploads(d.UploadMethod, d.UploadContentType))
 		set(d.MisspelledSuccessCount, withMisspelledSuccessCount())
 		set(d.MisspelledIntegrationID, withMisspelledIntegrationID())
@@ -146,45 +174,51 @@ func WithScopeChecks() Option { return func(f *Fake) { f.deploy.scopeChecks = tr
 // configured: its URL (NewServer's, or SetURL's), the first client
 // registered (WithClient, else DefaultClientID and DefaultClientSecret),
 // the subscription key it requires (Deployment.SubscriptionKey, else
-// none) and the words it speaks, the interface's stand-ins unless
-// WithDeployment gave others: the environment header, the portal word and
+// none) and the words it speaks (WithWords), the interface's stand-ins
+// unless it was given others: the environment header, the portal word and
 // the subscription key's header, each named explicitly. A test gives it
 // to the client whole, so the client takes the path it takes toward a
 // deployment, with the fake's words:
 //
 //	c, err := partner.New(partner.WithConnection(srv.Connection()))
 //
-// Package deployment, which holds its type, imports nothing; the fake
-// imports no other package of the SDK.
-func (f *Fake) Connection() shared.Connection {
-	return shared.Connection{
+// Its Words name the fields and the event kind the fake accepts: the
+// audit field (Words.AuditField), the referral id field
+// (Words.ReferralField), which GET external_id lists beside the default
+// external-id field when it holds a value, and the referral event kind
+// (Words.ReferralEvent), which the fake lists, accepts subscriptions to,
+// and sends when an opportunity's referral field is set to a value. A
+// referral kind of another portal word is unknown, as on a deployment.
+func (f *Fake) Connection() deployment.Connection {
+	return deployment.Connection{
 		BaseURL:         f.URL(),
 		ClientID:        f.connClient[0],
 		ClientSecret:    f.connClient[1],
 		SubscriptionKey: f.deploy.subKey,
-		Words: shared.Words{
-			EnvHeader:             f.deploy.envHeader,
-			PortalWord:            f.deploy.portal,
-			SubscriptionKeyHeader: f.deploy.subKeyHeader,
-		},
+		Words:           f.deploy.words,
 	}
 }
 
 // AuditField is the audit field the fake accepts:
 // <portal word>.integration_status.
-func (f *Fake) AuditField() string { return f.deploy.portal + ".integration_status" }
+//
+// Deprecated: Use Connection().Words.AuditField(), derived from the words
+// the fake speaks.
+func (f *Fake) AuditField() string { return f.deploy.words.AuditField() }
 
 // ReferralField is the field that holds an opportunity's partner portal
-// referral id: <portal word>.referral_id. GET external_id lists it beside
-// the default external-id field when it holds a value.
-func (f *Fake) ReferralField() string { return f.deploy.portal + ".referral_id" }
+// referral id: <portal word>.referral_id.
+//
+// Deprecated: Use Connection().Words.ReferralField(), derived from the
+// words the fake speaks.
+func (f *Fake) ReferralField() string { return f.deploy.words.ReferralField() }
 
 // ReferralEvent is the event kind of an opportunity submitted to the
-// partner portal as a referral: object.<portal word>_referral_submit. The
-// fake lists it and accepts subscriptions to it; it sends it when an
-// opportunity's referral field (ReferralField) is set to a value. A
-// referral kind of another portal word is unknown, as on a deployment.
-func (f *Fake) ReferralEvent() string { return "object." + f.deploy.portal + "_referral_submit" }
+// partner portal as a referral: object.<portal word>_referral_submit.
+//
+// Deprecated: Use Connection().Words.ReferralEvent(), derived from the
+// words the fake speaks.
+func (f *Fake) ReferralEvent() string { return f.deploy.words.ReferralEvent() }
 
 // gatewayRefuses answers 401 when a subscription key is required and r
 // does not carry it, in the error shape of an API gateway.
@@ -193,7 +227,7 @@ func (f *Fake) gatewayRefuses(w http.ResponseWriter, r *http.Request) bool {
 	if want == "" {
 		return false
 	}
-	got := r.Header.Get(f.deploy.subKeyHeader)
+	got := r.Header.Get(f.deploy.words.SubscriptionKeyHeader)
 	if got == "" {
 		got = r.URL.Query().Get(subscriptionKeyParam)
 	}

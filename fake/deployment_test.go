@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake/demo"
 )
 
@@ -88,23 +89,34 @@ func TestNoScopesByDefault(t *testing.T) {
 }
 
 // TestPortalWord: the audit field, the referral field and the referral
-// event kind follow the fake's portal word; the environment header's name
-// follows Deployment.EnvHeader.
+// event kind follow the fake's portal word, given with WithWords (or the
+// deprecated Deployment fields, which keep working); the fake's
+// Connection hands out the words it speaks, the interface's stand-ins for
+// the ones not given.
 func TestPortalWord(t *testing.T) {
-	f := New(WithDeployment(Deployment{PortalWord: "acme", EnvHeader: "x-acme-env"}))
-	defer f.Close()
-	if f.AuditField() != "acme.integration_status" || f.ReferralField() != "acme.referral_id" ||
-		f.ReferralEvent() != "object.acme_referral_submit" || f.deploy.envHeader != "x-acme-env" {
-		t.Fatalf("words: %s %s %s %s", f.AuditField(), f.ReferralField(), f.ReferralEvent(), f.deploy.envHeader)
+	acme := deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme", SubscriptionKeyHeader: "Ocp-Apim-Subscription-Key"}
+	for name, opts := range map[string][]Option{
+		"WithWords":          {WithWords(deployment.Words{PortalWord: "acme", EnvHeader: "x-acme-env"})},
+		"Deployment":         {WithDeployment(Deployment{PortalWord: "acme", EnvHeader: "x-acme-env"})},
+		"one word at a time": {WithWords(deployment.Words{PortalWord: "acme"}), WithWords(deployment.Words{EnvHeader: "x-acme-env"})},
+	} {
+		f := New(opts...)
+		if got := f.Connection().Words; got != acme {
+			t.Errorf("%s: Connection().Words = %+v, want %+v", name, got, acme)
+		}
+		if f.AuditField() != "acme.integration_status" || f.ReferralField() != "acme.referral_id" || f.ReferralEvent() != "object.acme_referral_submit" {
+			t.Errorf("%s: words: %s %s %s", name, f.AuditField(), f.ReferralField(), f.ReferralEvent())
+		}
+		f.Close()
 	}
 	d := New()
 	defer d.Close()
-	if d.AuditField() != "partner_portal.integration_status" || d.ReferralEvent() != eventPartnerPortalReferralSubmit ||
-		d.deploy.envHeader != "x-svc-env" {
-		t.Fatalf("default words: %s %s %s", d.AuditField(), d.ReferralEvent(), d.deploy.envHeader)
+	want := deployment.Words{EnvHeader: "x-svc-env", PortalWord: "partner_portal", SubscriptionKeyHeader: "Ocp-Apim-Subscription-Key"}
+	if got := d.Connection().Words; got != want || got.ReferralEvent() != eventPartnerPortalReferralSubmit {
+		t.Fatalf("default words: %+v, want %+v", got, want)
 	}
 
-	tf := newTestFake(t, WithDeployment(Deployment{PortalWord: "acme", EnvHeader: "x-acme-env"}))
+	tf := newTestFake(t, WithWords(deployment.Words{PortalWord: "acme", EnvHeader: "x-acme-env"}))
 	tok, _ := tf.token(t)
 	id := tf.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})
 	auth := []string{"Authorization", "Bearer " + tok, "x-acme-env", "sbx-1"}
@@ -180,7 +192,7 @@ func TestDeliveryFlatByDefault(t *testing.T) {
 // referral kind of the fake's portal word to its subscribers (object.all
 // does not include it).
 func TestReferralEvent(t *testing.T) {
-	srv := NewServer(WithDeployment(Deployment{PortalWord: "acme"}), WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}), WithDeliveryEnvelope())
+	srv := NewServer(WithWords(deployment.Words{PortalWord: "acme"}), WithDeliveryPolicy(DeliveryPolicy{Backoff: time.Millisecond}), WithDeliveryEnvelope())
 	defer srv.Close()
 	c := newEvClient(t, srv)
 	rc := newEvReceiver(t, nil)
@@ -188,7 +200,7 @@ func TestReferralEvent(t *testing.T) {
 	c.subscribe(evSubscribeBody(rc.URL+"/all", []string{"object.all"}, ""))
 	var refusal map[string]any
 	if st := c.do("POST", "/event/v1/subscriber", evSubscribeBody(rc.URL+"/x", []string{eventPartnerPortalReferralSubmit}, ""), &refusal); st != 400 ||
-		!strings.Contains(fmt.Sprint(refusal), "the fake's referral kind is object.acme_referral_submit") || !strings.Contains(fmt.Sprint(refusal), "Deployment.PortalWord") {
+		!strings.Contains(fmt.Sprint(refusal), "the fake's referral kind is object.acme_referral_submit") || !strings.Contains(fmt.Sprint(refusal), "fake.WithWords") {
 		t.Fatalf("subscribing to the stand-in kind on a renamed fake: %d %v, want 400 naming the fake's kind", st, refusal)
 	}
 	id := srv.AddObject(Object{Type: "opportunity", Fields: map[string]any{"name": "Deal"}})

@@ -27,8 +27,8 @@ import (
 // When an object changes, the fake works out which kinds of event the
 // change is (object.create; object.update, which is also
 // object.stage_change when the top-level "stage" field changed, and also
-// the referral kind (Fake.ReferralEvent) when an opportunity's referral
-// field (Fake.ReferralField) was set; object.delete) and queues one
+// the referral kind (Connection().Words.ReferralEvent) when an opportunity's referral
+// field (Connection().Words.ReferralField) was set; object.delete) and queues one
 // delivery for every subscriber that wants the change:
 //
 //   - its event kinds name one of the change's kinds, or object.all (which
@@ -323,9 +323,9 @@ func (f *Fake) changeKinds(c objectChange) []string {
 		return []string{eventObjectCreate}
 	case changeUpdate:
 		var kinds []string
-		if rf := f.ReferralField(); c.Object.Type == "opportunity" && slices.Contains(c.Changed, rf) {
+		if rf := f.deploy.words.ReferralField(); c.Object.Type == "opportunity" && slices.Contains(c.Changed, rf) {
 			if v, ok := c.Object.Field(rf); ok && v != nil && v != "" {
-				kinds = append(kinds, f.ReferralEvent())
+				kinds = append(kinds, f.deploy.words.ReferralEvent())
 			}
 		}
 		if slices.Contains(c.Changed, "stage") {
@@ -432,6 +432,7 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 	p := f.events.policy
 	wait := p.Backoff
 	redelivered, redelivery := false, false
+	var acted []string // the faults that acted on this delivery
 	for attempt := 1; ; attempt++ {
 		a := j.attempt(s, attempt, f.clock.Now())
 		a.Redelivery = redelivery
@@ -443,7 +444,11 @@ func (f *Fake) deliverAttempts(s *evSubscriber, j evJob) {
 		a.Delivered = status >= 200 && status < 300
 		redelivery = false
 		if status != 0 {
-			switch ft := f.faults.takeDelivery(s.path, a.Delivered, redelivered); {
+			ft := f.faults.takeDelivery(s.path, a.Delivered, redelivered, acted)
+			if ft != nil {
+				acted = append(acted, ft.ID)
+			}
+			switch {
 			case ft == nil:
 			case ft.DropAnswer:
 				a.AnswerDropped, a.Status, a.Delivered, retryAfter = true, 0, false, 0

@@ -81,7 +81,8 @@ var quick = fake.WithDeliveryPolicy(fake.DeliveryPolicy{Backoff: time.Millisecon
 func TestOneDeliveryPerChange(t *testing.T) {
 	w := newWire(t, quick)
 	h := newHooks(t)
-	ref := w.srv.ReferralEvent()
+	words := w.srv.Connection().Words
+	ref := words.ReferralEvent()
 	subs := map[string][]string{
 		"/all":          {"object.all"},
 		"/update":       {"object.update"},
@@ -95,7 +96,7 @@ func TestOneDeliveryPerChange(t *testing.T) {
 	}
 	w.srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "won"})                                // a stage change
 	w.srv.UpdateObject(demo.Opportunity2, map[string]any{"amount": 1})                                   // an update
-	w.srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "lost", w.srv.ReferralField(): "R-1"}) // a referral and a stage change
+	w.srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "lost", words.ReferralField(): "R-1"}) // a referral and a stage change
 	settle(t, w.srv)
 
 	kinds := map[string][]string{}
@@ -207,6 +208,60 @@ func TestDropAnswerFault(t *testing.T) {
 	log = w.srv.Deliveries()
 	if len(log) != 3 || !log[2].Final || log[2].Delivered || !log[2].AnswerDropped || len(h.bodies("/hook")) != 5 {
 		t.Fatalf("every answer dropped: %d bodies, log %+v; want the policy's 3 attempts, the last final", len(h.bodies("/hook")), log)
+	}
+}
+
+// TestDropAnswerOncePerDelivery: Times of a DropAnswer fault counts
+// attempts, the retries of one delivery included; with OncePerDelivery it
+// counts distinct deliveries, dropping the first answer of each.
+func TestDropAnswerOncePerDelivery(t *testing.T) {
+	w := newWire(t, quick)
+	h := newHooks(t)
+	w.subscribe(h.URL+"/hook", "object.update")
+	w.srv.InjectFault(fake.Fault{DropAnswer: true, Times: 3})
+	w.srv.UpdateObject(demo.Opportunity2, map[string]any{"amount": 1})
+	settle(t, w.srv)
+	var dropped []int
+	for _, a := range w.srv.Deliveries() {
+		if a.AnswerDropped {
+			dropped = append(dropped, a.Attempt)
+		}
+	}
+	if !slices.Equal(dropped, []int{1, 2, 3}) {
+		t.Fatalf("without OncePerDelivery the answers to attempts %v were dropped, want 1, 2 and 3 of the one delivery", dropped)
+	}
+
+	w.srv.ResetDeliveries()
+	w.srv.InjectFault(fake.Fault{DropAnswer: true, Times: 3, OncePerDelivery: true})
+	for i := range 4 {
+		w.srv.UpdateObject(demo.Opportunity2, map[string]any{"amount": 10 + i})
+	}
+	settle(t, w.srv)
+	perDelivery := map[string][]bool{} // delivery id: AnswerDropped of each attempt
+	var order []string
+	for _, a := range w.srv.Deliveries() {
+		if _, ok := perDelivery[a.DeliveryID]; !ok {
+			order = append(order, a.DeliveryID)
+		}
+		perDelivery[a.DeliveryID] = append(perDelivery[a.DeliveryID], a.AnswerDropped)
+		if a.Final && !a.Delivered {
+			t.Errorf("delivery %s given up: %+v", a.DeliveryID, a)
+		}
+	}
+	if len(order) != 4 {
+		t.Fatalf("%d deliveries logged, want 4: %+v", len(order), w.srv.Deliveries())
+	}
+	for i, id := range order {
+		want := []bool{true, false}
+		if i == 3 {
+			want = []bool{false} // the fault's three uses are spent
+		}
+		if got := perDelivery[id]; !slices.Equal(got, want) {
+			t.Errorf("delivery %d: answers dropped %v, want %v", i+1, got, want)
+		}
+	}
+	if n := len(w.srv.Faults()); n != 0 {
+		t.Errorf("%d faults left in force, want none", n)
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
@@ -59,7 +60,7 @@ func Example() {
 // the client takes the path it takes toward a deployment. Given a
 // deployment's words, the fake speaks those, and so does the client.
 func ExampleFake_Connection() {
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithWords(deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}))
 	defer srv.Close()
 	conn := srv.Connection()
 	fmt.Println(conn.ClientID, conn.Words.EnvHeader, conn.Words.AuditField())

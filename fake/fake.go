@@ -36,10 +36,11 @@
 // By default the fake speaks the interface's neutral words and behaves as
 // the deployed service does where the two differ (docs/deployed-service.md):
 // flat webhook deliveries, no OAuth scopes, only the SCIM filter the
-// service documents. WithDeployment gives it a deployment's own words, an
-// API gateway's subscription key and the variants of the published
-// descriptions (Deployment), so that a team runs its tests with its
-// production configuration. WithFullSCIMFilter (every RFC 7644 filter),
+// service documents. WithWords gives it a deployment's own words
+// (deployment.Words, the client's), and WithDeployment an API gateway's
+// subscription key and the variants of the published descriptions
+// (Deployment), so that a team runs its tests with its production
+// configuration. WithFullSCIMFilter (every RFC 7644 filter),
 // WithScopeChecks, WithDeliveryEnvelope, WithViewStatusDetail and
 // WithSCIMFullResources are the fake's own extensions, off by default.
 //
@@ -89,8 +90,8 @@
 //   - "opportunity": external ids go to sales_details.crm_opportunity_id
 //     when a link names no field; bulk rows check amount and probability
 //     (numbers), close_date (a date), name and stage (text); the
-//     deployment's referral field (Fake.ReferralField) is listed with the
-//     external ids.
+//     deployment's referral field (Connection().Words.ReferralField) is
+//     listed with the external ids.
 //   - "account": external ids go to account_info.external_account_id;
 //     bulk rows check employees and annual_revenue (numbers) and name
 //     (text).
@@ -121,8 +122,9 @@
 //     field to the value it has fires nothing.
 //   - object.stage_change: an object.update whose changes include the
 //     stage field.
-//   - The referral event (Fake.ReferralEvent): an object.update that sets
-//     the referral field (Fake.ReferralField) of an opportunity.
+//   - The referral event (Connection().Words.ReferralEvent): an
+//     object.update that sets the referral field
+//     (Connection().Words.ReferralField) of an opportunity.
 //   - object.delete: DeleteObject, DELETE /_fake/objects/{id}.
 package fake
 
@@ -166,8 +168,8 @@ type Fake struct {
 	wrappers []func(http.Handler) http.Handler
 	demo     bool
 	lifetime time.Duration
-	deploy   deployment // words, gateway key, optional checks (deployment.go)
-	hosts    []string   // Host names NewServer admits besides loopback ones (WithAllowedHosts)
+	deploy   deploySettings // words, gateway key, optional checks (deployment.go)
+	hosts    []string       // Host names NewServer admits besides loopback ones (WithAllowedHosts)
 
 	auth    authStore
 	faults  faultStore

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -84,7 +85,18 @@ type Fault struct {
 	// connection had broken before it arrived: the receiver has handled
 	// the delivery, and the fake takes the attempt as failed without an
 	// answer and retries it under its DeliveryPolicy, with the same body.
+	// Its Times counts attempts, the retries of one delivery included:
+	// Fault{DropAnswer: true, Times: 5} drops the answers to all five
+	// attempts of the first delivery under the default policy, which then
+	// gives up on it. Set OncePerDelivery to drop one answer in each of
+	// Times deliveries.
 	DropAnswer bool
+	// OncePerDelivery makes a Redeliver or DropAnswer fault act on at most
+	// one attempt of each delivery, so that its Times counts distinct
+	// deliveries: Fault{DropAnswer: true, Times: 5, OncePerDelivery: true}
+	// drops the first answer of each of the next five deliveries, each
+	// then retried once. Redeliver acts once per delivery in any case.
+	OncePerDelivery bool
 }
 
 // forDelivery reports whether ft acts on deliveries, not on requests.
@@ -205,12 +217,17 @@ func (s *faultStore) take(method, p string, page *requestedPage) *Fault {
 // takeDelivery returns the first delivery fault (Fault.forDelivery) that
 // acts on an answered attempt of a delivery to a callback whose path is
 // p, counting it as used: DropAnswer acts on any answer, Redeliver on a
-// 2xx answer (delivered) of a delivery not redelivered yet.
-func (s *faultStore) takeDelivery(p string, delivered, redelivered bool) *Fault {
+// 2xx answer (delivered) of a delivery not redelivered yet. acted holds
+// the ids of the faults that acted on the delivery's earlier attempts,
+// which a fault with OncePerDelivery skips.
+func (s *faultStore) takeDelivery(p string, delivered, redelivered bool, acted []string) *Fault {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for i, ft := range s.faults {
 		if !ft.forDelivery() || !ft.matchesRoute(http.MethodPost, p) {
+			continue
+		}
+		if ft.OncePerDelivery && slices.Contains(acted, ft.ID) {
 			continue
 		}
 		if ft.DropAnswer || delivered && !redelivered {
@@ -283,7 +300,7 @@ type LoggedRequest struct {
 	Query    string
 	ClientID string // the client whose token authorized it, if any
 	// Env is the environment the request names: its environment header
-	// (x-svc-env unless Deployment.EnvHeader) or, on the token endpoint, the
+	// (x-svc-env unless WithWords names another) or, on the token endpoint, the
 	// query parameter of that name when the header is absent.
 	Env    string
 	Status int // 0 when the connection was dropped

@@ -56,10 +56,10 @@ func (f *Fake) handleStorage(pattern string, h http.HandlerFunc) {
 // the token endpoint, the query parameter of the header's name that
 // token requests carry too.
 func (f *Fake) requestEnv(r *http.Request) string {
-	if v := r.Header.Get(f.deploy.envHeader); v != "" || r.URL.Path != "/oauth/token" {
+	if v := r.Header.Get(f.deploy.words.EnvHeader); v != "" || r.URL.Path != "/oauth/token" {
 		return v
 	}
-	return r.URL.Query().Get(f.deploy.envHeader)
+	return r.URL.Query().Get(f.deploy.words.EnvHeader)
 }
 
 // loggedPath is path as the request log keeps it: the id of a signed

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
@@ -84,7 +85,7 @@ var wireClient = &http.Client{CheckRedirect: func(*http.Request, []*http.Request
 // Subscribe and the referral operation): the fake takes it as one kind.
 func TestSubscribeEventAsString(t *testing.T) {
 	w := newWire(t)
-	for _, kind := range []string{"object.update", w.srv.ReferralEvent()} {
+	for _, kind := range []string{"object.update", w.srv.Connection().Words.ReferralEvent()} {
 		body := `{"subscriber_type": "webhook", "event": "` + kind + `", "name": "n", "integration_id": "` + demo.OpportunityIntegration + `",
 			"webhook_settings": {"callback_url": "https://hooks.example.com/x"}}`
 		status, answer, _ := w.do("POST", "/event/v1/subscriber", body)
@@ -93,7 +94,7 @@ func TestSubscribeEventAsString(t *testing.T) {
 		}
 	}
 	subs := w.srv.Subscribers()
-	if len(subs) != 2 || !slices.Equal(subs[0].Events, []string{"object.update"}) || !slices.Equal(subs[1].Events, []string{w.srv.ReferralEvent()}) {
+	if len(subs) != 2 || !slices.Equal(subs[0].Events, []string{"object.update"}) || !slices.Equal(subs[1].Events, []string{w.srv.Connection().Words.ReferralEvent()}) {
 		t.Fatalf("subscribers = %+v", subs)
 	}
 }
@@ -124,7 +125,7 @@ func TestReportBodiesOptional(t *testing.T) {
 // accepted though its integration_id names no integration the fake
 // knows: nothing published says the service checks it.
 func TestPublishedAuditExample(t *testing.T) {
-	w := newWire(t, fake.WithDeployment(fake.Deployment{PortalWord: "acme_portal"}))
+	w := newWire(t, fake.WithWords(deployment.Words{PortalWord: "acme_portal"}))
 	body := "{\r\n  \"field_name\": \"acme_portal.integration_status\",\r\n  \"integration_id\": \"WS-Integration_XYZabc123\",\r\n  \"external_id\": \"000owa24575\",\r\n  \"status_code\": \"CREATE_FAILED\",\r\n  \"message\": \"Successfully created Referral in the portal.\"\r\n}"
 	status, answer, _ := w.do("PATCH", "/app/v1/object/"+demo.Opportunity1+"/audit", body)
 	if status != 200 || !strings.Contains(string(answer), `"status_code":"CREATE_FAILED"`) {
@@ -162,7 +163,7 @@ func TestMaxErrorsIsANumber(t *testing.T) {
 // environment header on the event schema operation (events:
 // GetEventSchema); the fake reads it there as on every request.
 func TestEventSchemaEnvironmentHeader(t *testing.T) {
-	w := newWire(t, fake.WithDeployment(fake.Deployment{EnvHeader: "x-acme-env"}))
+	w := newWire(t, fake.WithWords(deployment.Words{EnvHeader: "x-acme-env"}))
 	status, body, _ := w.do("GET", "/event/v1/metadata/event/object.update", "", "x-acme-env", "sandbox.example.com")
 	if status != 200 {
 		t.Fatalf("event schema: %d %s", status, body)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/partnerapi/partner-go/deployment"
 )
 
 // TestRequestLoggedBeforeAnswer pins that a request is in the log by the
@@ -40,7 +42,7 @@ func TestRequestLoggedBeforeAnswer(t *testing.T) {
 // request's environment, unmasked (it is not a secret). The header wins
 // when both are sent; other routes read only the header.
 func TestTokenEnvironmentQuery(t *testing.T) {
-	srv := NewServer(WithDeployment(Deployment{EnvHeader: "x-acme-env"}))
+	srv := NewServer(WithWords(deployment.Words{EnvHeader: "x-acme-env"}))
 	defer srv.Close()
 	post := func(query, header string) {
 		t.Helper()

@@ -48,7 +48,7 @@ func Example() {
 // and the fake, given the same words, accepts it.
 func ExampleService_Audit_words() {
 	words := deployment.Words{EnvHeader: "x-acme-env", PortalWord: "acme_portal"}
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: words.EnvHeader, PortalWord: words.PortalWord}))
+	srv := fake.NewServer(fake.WithDemoData(), fake.WithWords(words))
 	defer srv.Close()
 	c, err := partner.New(partner.WithConnection(srv.Connection()), partner.WithEnvironment("sandbox-eu"))
 	if err != nil {

@@ -27,8 +27,12 @@ func New(p *core.Client) *Service { return &Service{t: p} }
 type CheckAttributeParams struct {
 	// Email identifies the user. Required.
 	Email string `json:"email"`
-	// Namespace is the namespace the attribute belongs to. The interface
-	// does not document its rules; 0 is sent as 0.
+	// Namespace is the namespace the attribute belongs to; the deployment
+	// says which namespace its attributes are in (the fake's demo data
+	// uses fake/demo.Namespace). The interface does not document its
+	// rules; 0 is sent as 0. A namespace in which the user has no such
+	// attribute is no error: the answer lists no value, as it does for a
+	// user who holds none of the values asked about.
 	Namespace int64 `json:"namespace"`
 	// FilterValue names the attribute (required) and the values to check
 	// whether the user holds.

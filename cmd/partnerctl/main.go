@@ -13,9 +13,10 @@
 // Configuration comes from the flags --base-url, --client-id,
 // --client-secret (or --client-secret-file), --env, --env-header,
 // --subscription-key (or --subscription-key-file) and
-// --subscription-key-header, or else from the
-// variables PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET,
-// PARTNER_ENV, PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and
+// --subscription-key-header, or else from the PARTNER_* variables that
+// deployment.FromEnv reads: PARTNER_BASE_URL, PARTNER_CLIENT_ID,
+// PARTNER_CLIENT_SECRET, PARTNER_ENV, PARTNER_ENV_HEADER,
+// PARTNER_PORTAL_WORD, PARTNER_SUBSCRIPTION_KEY and
 // PARTNER_SUBSCRIPTION_KEY_HEADER. Secrets are never printed; given as
 // flags they are visible in the process list, so give them in the
 // variables or files.

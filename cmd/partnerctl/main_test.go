@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
@@ -125,6 +126,12 @@ func TestUsageErrorsExitTwo(t *testing.T) {
 	if r := unset.run(t, "reports", "list"); r.code != exitUsage || !strings.Contains(r.stderr, "PARTNER_BASE_URL") {
 		t.Errorf("without settings: exit %d, stderr %q", r.code, r.stderr)
 	}
+	// A flag stands in for its variable: the base URL given, the
+	// credentials are what is missing.
+	if r := unset.run(t, "reports", "list", "--base-url", "https://api.example.com", "--client-id", "me"); r.code != exitUsage ||
+		!strings.Contains(r.stderr, "no client credentials: set --client-id and --client-secret") {
+		t.Errorf("without a client secret: exit %d, stderr %q", r.code, r.stderr)
+	}
 }
 
 // TestHelpEverywhere runs --help on every command: each exits 0, shows
@@ -198,7 +205,7 @@ func TestFlagsOverrideVariables(t *testing.T) {
 func TestDeploymentWords(t *testing.T) {
 	t.Parallel()
 	const key = "sk-cli-test-0123"
-	srv := newFake(t, fake.WithDemoData(), fake.WithDeployment(fake.Deployment{EnvHeader: "x-operator-env", SubscriptionKey: key}))
+	srv := newFake(t, fake.WithDemoData(), fake.WithWords(deployment.Words{EnvHeader: "x-operator-env"}), fake.WithDeployment(fake.Deployment{SubscriptionKey: key}))
 	defer srv.Close()
 	c := newCLI(srv)
 	if r := c.run(t, "reports", "list"); r.code != exitAuth {
@@ -267,20 +274,20 @@ func TestSettingsErrorsNameTheFlagOrVariable(t *testing.T) {
 		env  map[string]string
 		want string
 	}{
-		{[]string{"--env-header", "bad header"}, nil, `--env-header "bad header" is not a valid header name`},
-		{nil, map[string]string{"PARTNER_ENV_HEADER": "x:y"}, `PARTNER_ENV_HEADER "x:y" is not a valid header name`},
-		{[]string{"--env-header", "authorization"}, nil, "--env-header cannot name Authorization"},
-		{[]string{"--subscription-key-header", "a b"}, nil, `--subscription-key-header "a b" is not a valid header name`},
-		{nil, map[string]string{"PARTNER_SUBSCRIPTION_KEY_HEADER": "Authorization"}, "PARTNER_SUBSCRIPTION_KEY_HEADER cannot name Authorization"},
-		{[]string{"--subscription-key", key + "\n"}, nil, "--subscription-key: the key must not contain a line break"},
-		{[]string{"--env", "prod\r\nX: y"}, nil, "--env must not contain control characters"},
+		{[]string{"--env-header", "bad header"}, nil, `--env-header "bad header" is not a header name`},
+		{nil, map[string]string{"PARTNER_ENV_HEADER": "x:y"}, `PARTNER_ENV_HEADER "x:y" is not a header name`},
+		{[]string{"--env-header", "authorization"}, nil, "--env-header must not name Authorization"},
+		{[]string{"--subscription-key-header", "a b"}, nil, `--subscription-key-header "a b" is not a header name`},
+		{nil, map[string]string{"PARTNER_SUBSCRIPTION_KEY_HEADER": "Authorization"}, "PARTNER_SUBSCRIPTION_KEY_HEADER must not name Authorization"},
+		{[]string{"--subscription-key", key + "\n"}, nil, "--subscription-key contains a line break"},
+		{[]string{"--env", "prod\r\nX: y"}, nil, `--env "prod\r\nX: y" is not a host name`},
 		{[]string{"--env", "https://sandbox.example.com"}, nil, `--env "https://sandbox.example.com" is not a host name`},
-		{[]string{"--env", "sandbox.example.com", "--base-url", "https://api.example.com"}, nil, "--env needs --env-header (or PARTNER_ENV_HEADER) toward api.example.com"},
-		{nil, map[string]string{"PARTNER_ENV": "sandbox.example.com", "PARTNER_BASE_URL": "https://api.example.com"}, "PARTNER_ENV needs --env-header"},
-		{[]string{"--base-url", "ftp://example.com"}, nil, `--base-url "ftp://example.com" must be an absolute http(s) URL`},
+		{[]string{"--env", "sandbox.example.com", "--base-url", "https://api.example.com"}, nil, "--env-header (or PARTNER_ENV_HEADER) is not set, but --env is"},
+		{nil, map[string]string{"PARTNER_ENV": "sandbox.example.com", "PARTNER_BASE_URL": "https://api.example.com"}, "--env-header (or PARTNER_ENV_HEADER) is not set, but PARTNER_ENV is"},
+		{[]string{"--base-url", "ftp://example.com"}, nil, `--base-url "ftp://example.com" is not an absolute http(s) URL`},
 		{[]string{"--base-url", "api.example.com"}, nil, `--base-url "api.example.com" has no scheme: add http:// or https://`},
 		{nil, map[string]string{"PARTNER_BASE_URL": "localhost:8080"}, `PARTNER_BASE_URL "localhost:8080" has no scheme: add http:// or https://`},
-		{nil, map[string]string{"PARTNER_BASE_URL": "http://api.example.com"}, `PARTNER_BASE_URL "http://api.example.com" is not HTTPS`},
+		{nil, map[string]string{"PARTNER_BASE_URL": "http://api.example.com"}, `PARTNER_BASE_URL "http://api.example.com" must be an https URL`},
 		{[]string{"--base-url", "https://me:" + key + "@api.example.com"}, nil, "--base-url must not carry credentials"},
 		{nil, map[string]string{"PARTNER_BASE_URL": "https://api.example.com/?subscription-key=" + key}, "PARTNER_BASE_URL must not have a query"},
 		{[]string{"--client-secret-file", empty}, nil, "--client-secret-file: " + empty + " is empty"},

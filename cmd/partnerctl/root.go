@@ -6,16 +6,18 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"maps"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	"github.com/spf13/cobra"
 	"golang.org/x/term"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 )
 
 // Exit statuses, documented in the root command's help (exitCodesHelp)
@@ -149,7 +151,8 @@ deliveries of the Partner Integration Service.
 
 Connection settings come from flags, or else from the variables
 PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET, PARTNER_ENV,
-PARTNER_ENV_HEADER, PARTNER_SUBSCRIPTION_KEY and PARTNER_SUBSCRIPTION_KEY_HEADER.
+PARTNER_ENV_HEADER, PARTNER_PORTAL_WORD, PARTNER_SUBSCRIPTION_KEY and
+PARTNER_SUBSCRIPTION_KEY_HEADER (go doc github.com/partnerapi/partner-go/deployment.FromEnv).
 Secrets are never printed. A secret given as a flag (--client-secret,
 --subscription-key) is visible to other users of this machine in the
 process list: give it in its variable or in a file (--client-secret-file,
@@ -223,14 +226,9 @@ func exactArgs(names ...string) cobra.PositionalArgs {
 	}
 }
 
-// setting returns the flag's value when it was given, else the variable's.
-func (a *app) setting(cmd *cobra.Command, flag, value, variable string) string {
-	v, _ := a.settingFrom(cmd, flag, value, variable)
-	return v
-}
-
-// settingFrom is setting, also returning where the value came from (the
-// flag or the variable), for messages in the operator's terms.
+// settingFrom returns the flag's value when it was given, else the
+// variable's, and where the value came from (the flag or the variable),
+// for messages in the operator's terms.
 func (a *app) settingFrom(cmd *cobra.Command, flag, value, variable string) (v, from string) {
 	if f := cmd.Flags().Lookup(flag); f != nil && f.Changed {
 		return value, "--" + flag
@@ -262,47 +260,43 @@ func (a *app) secretSetting(cmd *cobra.Command, flag, value, file, variable stri
 	return v, from, nil
 }
 
-// client builds an SDK client from the settings. partner.New checks them;
-// its errors become usage errors (nothing was sent yet) in the operator's
-// words: the flag or variable a value came from, never an SDK option, and
-// never a secret.
+// client builds an SDK client from the settings: the PARTNER_* variables,
+// read through deployment.FromEnv, each overridden by its flag. Errors are
+// usage errors (nothing was sent yet) in the operator's words: the flag or
+// variable a value came from, never an SDK option, and never a secret.
 func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
-	base, baseFrom := a.settingFrom(cmd, "base-url", a.baseURL, "PARTNER_BASE_URL")
-	id := a.setting(cmd, "client-id", a.clientID, "PARTNER_CLIENT_ID")
-	secret, _, err := a.secretSetting(cmd, "client-secret", a.clientSecret, a.secretFile, "PARTNER_CLIENT_SECRET")
-	if err != nil {
+	vars := map[string]string{} // the value of each variable, or of the flag that overrides it
+	from := map[string]string{} // the flag or variable each value came from
+	for _, s := range []struct{ flag, value, variable string }{
+		{"base-url", a.baseURL, "PARTNER_BASE_URL"}, {"client-id", a.clientID, "PARTNER_CLIENT_ID"},
+		{"env", a.env, "PARTNER_ENV"}, {"env-header", a.envHeader, "PARTNER_ENV_HEADER"},
+		{"subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER"},
+	} {
+		vars[s.variable], from[s.variable] = a.settingFrom(cmd, s.flag, s.value, s.variable)
+	}
+	var err error
+	if vars["PARTNER_CLIENT_SECRET"], from["PARTNER_CLIENT_SECRET"], err = a.secretSetting(cmd, "client-secret", a.clientSecret, a.secretFile, "PARTNER_CLIENT_SECRET"); err != nil {
 		return nil, err
 	}
-	if base != "" && !strings.Contains(base, "://") {
-		return nil, usagef("%s %q has no scheme: add http:// or https://", baseFrom, base)
-	}
-	env, envFrom := a.settingFrom(cmd, "env", a.env, "PARTNER_ENV")
-	if strings.ContainsFunc(env, unicode.IsControl) {
-		// The SDK sends the environment as it is given.
-		return nil, usagef("%s must not contain control characters such as a line break", envFrom)
-	}
-	envHeader, envHeaderFrom := a.settingFrom(cmd, "env-header", a.envHeader, "PARTNER_ENV_HEADER")
-	key, keyFrom, err := a.secretSetting(cmd, "subscription-key", a.subKey, a.subKeyFile, "PARTNER_SUBSCRIPTION_KEY")
-	if err != nil {
+	if vars["PARTNER_SUBSCRIPTION_KEY"], from["PARTNER_SUBSCRIPTION_KEY"], err = a.secretSetting(cmd, "subscription-key", a.subKey, a.subKeyFile, "PARTNER_SUBSCRIPTION_KEY"); err != nil {
 		return nil, err
 	}
-	keyHeader, keyHeaderFrom := a.settingFrom(cmd, "subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER")
+	if base := vars["PARTNER_BASE_URL"]; base != "" && !strings.Contains(base, "://") {
+		return nil, usagef("%s %q has no scheme: add http:// or https://", from["PARTNER_BASE_URL"], base)
+	}
+	conn, err := deployment.FromEnv(func(name string) string {
+		if v, ok := vars[name]; ok {
+			return v
+		}
+		return a.getenv(name) // PARTNER_PORTAL_WORD, which no flag sets
+	})
+	if err != nil {
+		return nil, settingsError(err, vars, from)
+	}
 	opts := []partner.Option{
-		partner.WithBaseURL(base),
-		partner.WithClientCredentials(id, secret),
+		partner.WithConnection(conn),
 		partner.WithUserAgent(userAgent()),
 		partner.WithScopes(a.scopes...),
-	}
-	for _, o := range []struct {
-		value string
-		opt   func(string) partner.Option
-	}{
-		{env, partner.WithEnvironment}, {envHeader, partner.WithEnvironmentHeader},
-		{key, partner.WithSubscriptionKey}, {keyHeader, partner.WithSubscriptionKeyHeader},
-	} {
-		if o.value != "" {
-			opts = append(opts, o.opt(o.value))
-		}
 	}
 	if a.debugging(cmd) {
 		opts = append(opts, partner.WithLogger(slog.New(slog.NewTextHandler(a.stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))))
@@ -310,6 +304,8 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 	c, err := partner.New(append(opts, a.clientOpts...)...)
 	if err != nil {
 		// The SDK names its options; say it with the settings' names.
+		baseFrom, envFrom, envHeaderFrom := from["PARTNER_BASE_URL"], from["PARTNER_ENV"], from["PARTNER_ENV_HEADER"]
+		keyFrom, keyHeaderFrom := from["PARTNER_SUBSCRIPTION_KEY"], from["PARTNER_SUBSCRIPTION_KEY_HEADER"]
 		msg := strings.NewReplacer(
 			"no base URL: use WithBaseURL", "no base URL: set --base-url or PARTNER_BASE_URL",
 			"no client credentials: use WithClientCredentials or WithTokenSource",
@@ -326,6 +322,42 @@ func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
 		return nil, usageError{errors.New(msg)}
 	}
 	return c, nil
+}
+
+// flagOf names the flag that overrides each PARTNER_* variable.
+var flagOf = map[string]string{
+	"PARTNER_BASE_URL": "--base-url", "PARTNER_CLIENT_ID": "--client-id", "PARTNER_CLIENT_SECRET": "--client-secret",
+	"PARTNER_ENV": "--env", "PARTNER_ENV_HEADER": "--env-header",
+	"PARTNER_SUBSCRIPTION_KEY": "--subscription-key", "PARTNER_SUBSCRIPTION_KEY_HEADER": "--subscription-key-header",
+}
+
+// settingsError is deployment.FromEnv's error err as a usage error in the
+// operator's words: each variable named as the flag or variable its value
+// came from (from), or, when it is not set, as both.
+func settingsError(err error, vars, from map[string]string) error {
+	var e *deployment.EnvError
+	switch {
+	case errors.Is(err, deployment.ErrNotSet), errors.As(err, &e) && vars[e.Var] == "" &&
+		(e.Var == "PARTNER_BASE_URL" || e.Var == "PARTNER_CLIENT_ID" || e.Var == "PARTNER_CLIENT_SECRET"):
+		if vars["PARTNER_BASE_URL"] == "" {
+			return usagef("no base URL: set --base-url or PARTNER_BASE_URL")
+		}
+		return usagef("no client credentials: set --client-id and --client-secret (or --client-secret-file), or PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET")
+	case e == nil:
+		return usageError{err}
+	}
+	// Every name, longer ones first: PARTNER_ENV is the start of
+	// PARTNER_ENV_HEADER, which must match as a whole.
+	names := slices.SortedFunc(maps.Keys(flagOf), func(a, b string) int { return len(b) - len(a) })
+	var pairs []string
+	for _, v := range names {
+		if vars[v] == "" {
+			pairs = append(pairs, v, flagOf[v]+" (or "+v+")")
+		} else {
+			pairs = append(pairs, v, from[v])
+		}
+	}
+	return usageError{errors.New(strings.NewReplacer(pairs...).Replace(err.Error()))}
 }
 
 // debugging says whether --debug, or else PARTNER_DEBUG (1 or true),

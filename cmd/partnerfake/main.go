@@ -158,7 +158,8 @@ func secretValue(fs *flag.FlagSet, name, file, variable string, value *string) e
 // config is what partnerfake's flags set.
 type config struct {
 	addr, id, secret, secretFile, seedFile  string
-	envHeader, portal, subKey, subKeyFile   string
+	subKey, subKeyFile                      string
+	words                                   deployment.Words // the deployment's words it speaks
 	lifetime, latency, bulkDelay, viewDelay time.Duration
 	demo, manual, adminRemote, fullSCIM     bool
 	scopes, envelope, unknownMembers        bool
@@ -187,8 +188,8 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.IntVar(&c.logSize, "request-log", fake.DefaultRequestLogSize, "how many of the last requests the request log keeps")
 	fs.BoolVar(&c.fullSCIM, "full-scim-filter", false, "take every RFC 7644 SCIM filter, not only the deployed service's userName eq \"...\"")
 	words := defaultWords()
-	fs.StringVar(&c.envHeader, "env-header", words.EnvHeader, "name of the environment header (a deployment's own word)")
-	fs.StringVar(&c.portal, "portal-word", words.PortalWord, "the deployment's portal word, as in <word>.integration_status")
+	fs.StringVar(&c.words.EnvHeader, "env-header", words.EnvHeader, "name of the environment header (a deployment's own word)")
+	fs.StringVar(&c.words.PortalWord, "portal-word", words.PortalWord, "the deployment's portal word, as in <word>.integration_status")
 	fs.StringVar(&c.subKey, "subscription-key", "", "require this API gateway subscription `key` (header Ocp-Apim-Subscription-Key or query subscription-key; or $PARTNERFAKE_SUBSCRIPTION_KEY); visible to other users of this machine in the process list: prefer the variable or -subscription-key-file")
 	fs.StringVar(&c.subKeyFile, "subscription-key-file", "", "read the API gateway subscription key from this `file`")
 	fs.BoolVar(&c.scopes, "scope-checks", false, "check the fake's own per-area OAuth scopes")
@@ -277,7 +278,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		if c.fullSCIM {
 			opts = append(opts, fake.WithFullSCIMFilter())
 		}
-		opts = append(opts, fake.WithDeployment(fake.Deployment{EnvHeader: c.envHeader, PortalWord: c.portal, SubscriptionKey: c.subKey}))
+		opts = append(opts, fake.WithWords(c.words), fake.WithDeployment(fake.Deployment{SubscriptionKey: c.subKey}))
 		if c.scopes {
 			opts = append(opts, fake.WithScopeChecks())
 		}

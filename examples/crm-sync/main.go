@@ -25,7 +25,8 @@
 //
 // With no PARTNER_* variables it runs against the embedded fake service;
 // with PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET
-// against that deployment (connect.go). It exits 0 when the load completed
+// against that deployment (the variables deployment.FromEnv reads), whose
+// portal word PARTNER_PORTAL_WORD names the audit field. It exits 0 when the load completed
 // (refused rows included: the file says which), 1 with a message otherwise.
 package main
 
@@ -48,6 +49,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/bulk"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/objects"
@@ -166,14 +168,31 @@ func run(ctx context.Context, cfg config) (err error) {
 			r.objectID = strings.TrimSpace(r.values[idCol])
 		}
 	}
-	svc, err := connect(cfg.getenv, "crm-sync", []partner.Option{partner.WithLogger(cfg.log)}, cfg.fakeOpts...)
+	// The deployment the PARTNER_* variables name, or else the embedded
+	// fake with its demo data, speaking the words they give.
+	conn, err := deployment.FromEnv(cfg.getenv)
+	onFake := errors.Is(err, deployment.ErrNotSet)
+	if onFake {
+		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithWords(conn.Words),
+			fake.WithDeployment(fake.Deployment{SubscriptionKey: conn.SubscriptionKey})}, cfg.fakeOpts...)...)
+		defer srv.Close()
+		env := conn.Environment
+		conn, err = srv.Connection(), nil
+		conn.Environment = env
+	} else if err == nil && conn.Words.PortalWord == "" {
+		return errors.New("PARTNER_PORTAL_WORD is not set: crm-sync writes the audit status to the deployment's <word>.integration_status; set it to the deployment's portal word")
+	}
+	if err != nil {
+		return err
+	}
+	svc, err := partner.New(partner.WithConnection(conn), partner.WithUserAgent("crm-sync"), partner.WithLogger(cfg.log))
 	if err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, svc.Close(context.WithoutCancel(ctx))) }()
 	integration := cfg.integration
 	if integration == "" {
-		if svc.fake == nil {
+		if !onFake {
 			return errors.New("-integration is required against a deployment")
 		}
 		integration = demo.OpportunityIntegration
@@ -219,7 +238,8 @@ func run(ctx context.Context, cfg config) (err error) {
 		if r.objectID == "" {
 			continue
 		}
-		p := objects.AuditParams{FieldName: svc.audit, IntegrationID: integration, ExternalID: r.key,
+		// No FieldName: the client's audit field, <PARTNER_PORTAL_WORD>.integration_status.
+		p := objects.AuditParams{IntegrationID: integration, ExternalID: r.key,
 			StatusCode: objects.StatusLinked, Message: "loaded from the CRM"}
 		if r.refused != "" {
 			p.StatusCode, p.Message = objects.StatusUpdateFailed, "refused: "+r.refused
@@ -276,7 +296,7 @@ func readCSV(cfg config) ([]string, []*opportunity, error) {
 
 // load sends the rows' loaded columns as one CSV load and waits for its
 // execution, with every refused row.
-func load(ctx context.Context, cfg config, svc *service, integration string, header []string, rows []*opportunity) (*bulk.Execution, error) {
+func load(ctx context.Context, cfg config, svc *partner.Client, integration string, header []string, rows []*opportunity) (*bulk.Execution, error) {
 	loaded := func(rec []string) []string {
 		if i := slices.Index(header, objectIDColumn); i >= 0 {
 			return slices.Delete(slices.Clone(rec), i, i+1)

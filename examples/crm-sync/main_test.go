@@ -27,7 +27,8 @@ func TestSyncFixAndReload(t *testing.T) {
 	srv := fake.NewServer(append(quick, fake.WithDemoData())...)
 	defer srv.Close()
 	env := map[string]string{"PARTNER_BASE_URL": srv.URL,
-		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret}
+		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret,
+		"PARTNER_PORTAL_WORD": srv.Connection().Words.PortalWord}
 	refused := filepath.Join(t.TempDir(), "refused.csv")
 	var out bytes.Buffer
 	cfg := config{getenv: func(k string) string { return env[k] }, log: slog.New(slog.DiscardHandler), out: &out,

@@ -21,7 +21,7 @@
 //
 // With no PARTNER_* variables it runs against the embedded fake service;
 // with PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET
-// against that deployment (connect.go).
+// against that deployment (the variables deployment.FromEnv reads).
 //
 // Exit status: 0 when the file is complete; 3 when a signal stopped the
 // export (the checkpoint is kept: run again to go on); 1 on any other
@@ -44,6 +44,7 @@ import (
 	"time"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/ownfile"
@@ -151,9 +152,30 @@ type state struct {
 	Checkpoint reports.Checkpoint `json:"checkpoint"`
 }
 
+// service is the client and, when no deployment is named, the embedded
+// fake it talks to.
+type service struct {
+	*partner.Client
+	fake *fake.Server // nil against a deployment
+}
+
 func run(ctx context.Context, cfg config) (err error) {
-	svc, err := connect(cfg.getenv, "nightly-export", []partner.Option{partner.WithLogger(cfg.log)}, cfg.fakeOpts...)
+	// The deployment the PARTNER_* variables name, or else the embedded
+	// fake with its demo data, speaking the words they give.
+	conn, err := deployment.FromEnv(cfg.getenv)
+	svc := &service{}
+	if errors.Is(err, deployment.ErrNotSet) {
+		svc.fake = fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithWords(conn.Words),
+			fake.WithDeployment(fake.Deployment{SubscriptionKey: conn.SubscriptionKey})}, cfg.fakeOpts...)...)
+		defer svc.fake.Close()
+		env := conn.Environment
+		conn, err = svc.fake.Connection(), nil
+		conn.Environment = env
+	}
 	if err != nil {
+		return err
+	}
+	if svc.Client, err = partner.New(partner.WithConnection(conn), partner.WithUserAgent("nightly-export"), partner.WithLogger(cfg.log)); err != nil {
 		return err
 	}
 	defer func() { err = errors.Join(err, svc.Close(context.WithoutCancel(ctx))) }()

@@ -172,7 +172,7 @@ func TestRefusals(t *testing.T) {
 		want string
 	}{
 		{config{getenv: func(k string) string { return map[string]string{"PARTNER_BASE_URL": "https://api.example.com"}[k] }},
-			"PARTNER_BASE_URL set but PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET not"},
+			"PARTNER_CLIENT_ID is not set (nor is PARTNER_CLIENT_SECRET), but PARTNER_BASE_URL is"},
 		{config{getenv: func(string) string { return "" }, reportID: demo.ReportPartners, out: out},
 			"is a checkpoint of report 101, not 102"},
 	} {

@@ -7,15 +7,14 @@
 //	go run ./examples/quickstart
 //	go run ./examples/quickstart -h    # its settings
 //
-// With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET (all
-// three, and optionally PARTNER_ENV, the sandbox environment) it runs
-// against that server instead. A deployment's own words and gateway key
-// come from PARTNER_ENV_HEADER (the name of the environment header),
-// PARTNER_PORTAL_WORD (as in <word>.integration_status) and
-// PARTNER_SUBSCRIPTION_KEY; the embedded fake takes the same words. A
-// variable that cannot work is named before anything runs. It ends with a
-// line saying that every step passed; the one refused bulk record on the
-// way is intended.
+// With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET it
+// runs against that deployment instead, whose portal word
+// PARTNER_PORTAL_WORD names the audit field; the other PARTNER_*
+// variables (deployment.FromEnv) give its words, gateway key and
+// environment, and the embedded fake takes the same words. A variable
+// that cannot work is named before anything runs. It ends with a line
+// saying that every step passed; the one refused bulk record on the way
+// is intended.
 package main
 
 import (
@@ -25,7 +24,6 @@ import (
 	"fmt"
 	"io"
 	"log"
-	"net/url"
 	"os"
 	"os/signal"
 	"strings"
@@ -60,8 +58,8 @@ type step struct {
 
 // steps returns the steps, which run in order; each area adds its own.
 // audit is the audit field the objects and events steps write: the
-// interface's partner_portal.integration_status, or the deployment's own
-// with PARTNER_PORTAL_WORD.
+// deployment's <PARTNER_PORTAL_WORD>.integration_status, or the embedded
+// fake's.
 func steps(audit objects.FieldName) []step {
 	return []step{
 		{"auth", authStep},
@@ -74,61 +72,33 @@ func steps(audit objects.FieldName) []step {
 	}
 }
 
-// serverVars are the environment variables that point the quickstart at
-// a real server; all or none of them must be set.
-var serverVars = []string{"PARTNER_BASE_URL", "PARTNER_CLIENT_ID", "PARTNER_CLIENT_SECRET"}
-
 // run runs the walk-through, printing to w, with the settings getenv
-// reads. Without a server it starts the embedded fake, with the options
-// embedded added to its own (tests drive its clock with them).
+// reads. Without a deployment it starts the embedded fake, with the
+// options embedded added to its own (tests drive its clock with them).
 func run(ctx context.Context, w io.Writer, getenv func(string) string, embedded ...fake.Option) error {
-	var set, missing []string
-	for _, v := range serverVars {
-		if getenv(v) == "" {
-			missing = append(missing, v)
-		} else {
-			set = append(set, v)
-		}
-	}
-	if len(set) > 0 && len(missing) > 0 {
-		return fmt.Errorf("%s set but %s not: set all of %s to run against a server, or none of them to run against the embedded fake",
-			strings.Join(set, ", "), strings.Join(missing, ", "), strings.Join(serverVars, ", "))
-	}
-	base := getenv("PARTNER_BASE_URL")
-	id, secret := getenv("PARTNER_CLIENT_ID"), getenv("PARTNER_CLIENT_SECRET")
-	if base != "" {
-		if err := checkBaseURL(base); err != nil {
-			return err
-		}
-	}
-	if err := checkDeploymentVars(getenv); err != nil {
-		return err
-	}
-	// The deployment's words; empty ones keep the interface's own.
-	words := deployment.Words{EnvHeader: getenv("PARTNER_ENV_HEADER"), PortalWord: getenv("PARTNER_PORTAL_WORD")}
-	conn := deployment.Connection{BaseURL: base, ClientID: id, ClientSecret: secret,
-		SubscriptionKey: getenv("PARTNER_SUBSCRIPTION_KEY"), Words: words}
-	if base == "" {
-		// The embedded fake speaks the same words and hands the client
-		// its connection: its URL, credentials, key and words.
-		d := fake.Deployment{EnvHeader: words.EnvHeader, PortalWord: words.PortalWord, SubscriptionKey: conn.SubscriptionKey}
-		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithDeployment(d)}, embedded...)...)
+	// The deployment the PARTNER_* variables name, or else the embedded
+	// fake with its demo data, speaking the words they give.
+	conn, err := deployment.FromEnv(getenv)
+	if errors.Is(err, deployment.ErrNotSet) {
+		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithWords(conn.Words),
+			fake.WithDeployment(fake.Deployment{SubscriptionKey: conn.SubscriptionKey})}, embedded...)...)
 		defer srv.Close()
-		conn = srv.Connection()
+		env := conn.Environment
+		conn, err = srv.Connection(), nil
+		conn.Environment = env
 		fmt.Fprintf(w, "started the embedded fake service at %s\n", conn.BaseURL)
 	}
-	audit := objects.FieldIntegrationStatus // the interface's word, without PARTNER_PORTAL_WORD
-	if f := conn.Words.AuditField(); f != "" {
-		audit = objects.FieldName(f)
+	if err != nil {
+		return err
 	}
-	opts := []partner.Option{partner.WithConnection(conn), partner.WithUserAgent("quickstart")}
-	if env := getenv("PARTNER_ENV"); env != "" {
-		opts = append(opts, partner.WithEnvironment(env))
+	if conn.Words.PortalWord == "" {
+		return errors.New("PARTNER_PORTAL_WORD is not set: the objects and events steps write the deployment's audit field, <word>.integration_status; set it to the deployment's portal word")
 	}
-	c, err := partner.New(opts...)
+	c, err := partner.New(partner.WithConnection(conn), partner.WithUserAgent("quickstart"))
 	if err != nil {
 		return fmt.Errorf("the PARTNER_* variables do not make a client: %w", err)
 	}
+	audit := objects.FieldName(conn.Words.AuditField())
 	parts := steps(audit)
 	for _, s := range parts {
 		if err := s.run(ctx, c, w); err != nil {
@@ -147,72 +117,4 @@ func run(ctx context.Context, w io.Writer, getenv func(string) string, embedded 
 	}
 	fmt.Fprintf(w, "quickstart: every step passed (%s)\n", strings.Join(names, ", "))
 	return nil
-}
-
-// checkBaseURL says what is wrong with PARTNER_BASE_URL in the terms of
-// the variable, before partner.New would in the terms of its options.
-func checkBaseURL(raw string) error {
-	u, err := url.Parse(raw)
-	switch {
-	case err != nil:
-		// Not raw: it may carry a password.
-		return fmt.Errorf("PARTNER_BASE_URL does not parse (%v): use an absolute URL such as https://api.example.com", err.(*url.Error).Err)
-	case !u.IsAbs() || u.Host == "":
-		return fmt.Errorf("PARTNER_BASE_URL %q is not an absolute URL such as https://api.example.com", u.Redacted())
-	case u.User != nil:
-		return errors.New("PARTNER_BASE_URL must not carry credentials: put them in PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET")
-	case u.RawQuery != "" || u.Fragment != "":
-		return fmt.Errorf("PARTNER_BASE_URL %q must not have a query or fragment", u.Redacted())
-	case u.Scheme == "https":
-		return nil
-	case u.Scheme == "http" && sdkAccepts(partner.WithBaseURL(raw)):
-		// Plain http to this machine: the SDK's own rule decides.
-		return nil
-	}
-	return fmt.Errorf("PARTNER_BASE_URL %q must be an https URL (plain http only to a loopback address): tokens would travel in clear", u.Redacted())
-}
-
-// checkDeploymentVars says what is wrong with PARTNER_ENV_HEADER,
-// PARTNER_ENV or PARTNER_SUBSCRIPTION_KEY in the terms of the variables,
-// before partner.New would in the terms of its options (and before the
-// embedded fake starts). partner.New decides (sdkAccepts); this only words
-// its refusal. The key itself is never repeated.
-func checkDeploymentVars(getenv func(string) string) error {
-	const anyBase = "https://api.example.com"
-	if h := getenv("PARTNER_ENV_HEADER"); h != "" && !sdkAccepts(partner.WithBaseURL(anyBase), partner.WithEnvironmentHeader(h)) {
-		if strings.EqualFold(h, "Authorization") {
-			return errors.New("PARTNER_ENV_HEADER must not be Authorization: the client sends its token there")
-		}
-		return fmt.Errorf("PARTNER_ENV_HEADER %q is not a header name: letters, digits and !#$%%&'*+-.^_`|~ only, such as x-svc-env", h)
-	}
-	env := getenv("PARTNER_ENV")
-	if env != "" && !sdkAccepts(partner.WithBaseURL(anyBase), partner.WithEnvironmentHeader("x-svc-env"), partner.WithEnvironment(env)) {
-		if strings.ContainsAny(env, "\r\n") {
-			return errors.New("PARTNER_ENV must not contain a line break")
-		}
-		return fmt.Errorf("PARTNER_ENV %q is not a host name: name the environment by its host name, such as sandbox.example.com, without scheme or path", env)
-	}
-	// Toward a server (whatever its host) the header must be named; the
-	// embedded fake names its own in its Connection.
-	if u, err := url.Parse(getenv("PARTNER_BASE_URL")); env != "" && getenv("PARTNER_ENV_HEADER") == "" && err == nil && u.Host != "" &&
-		!sdkAccepts(partner.WithBaseURL(u.String()), partner.WithEnvironment(env)) {
-		return fmt.Errorf("PARTNER_ENV needs PARTNER_ENV_HEADER toward %s: the deployment reads the environment from a header named after its operator, not from the stand-in x-svc-env, and would act on production", u.Hostname())
-	}
-	if key := getenv("PARTNER_SUBSCRIPTION_KEY"); key != "" && !sdkAccepts(partner.WithBaseURL(anyBase), partner.WithSubscriptionKey(key)) {
-		return errors.New("PARTNER_SUBSCRIPTION_KEY must not contain a line break")
-	}
-	return nil
-}
-
-// sdkAccepts reports whether partner.New accepts opts (with stand-in
-// credentials): the SDK's own checks, such as its plain-http rule, asked
-// before the example words a refusal in the terms of its variables. It
-// sends nothing.
-func sdkAccepts(opts ...partner.Option) bool {
-	c, err := partner.New(append(opts, partner.WithClientCredentials("id", "secret"))...)
-	if err != nil {
-		return false
-	}
-	c.Close(context.Background())
-	return true
 }

@@ -9,6 +9,7 @@ import (
 	neturl "net/url"
 	"time"
 
+	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/objects"
@@ -16,10 +17,10 @@ import (
 
 // demonstrate runs against the embedded fake: it subscribes the receiver
 // at callback (which ends in "/") with secret to updates of the demo
-// opportunities, changes three of them, reports the deliveries got
-// receives, shows that a repeated delivery and one without the secret are
-// kept out, and unsubscribes.
-func demonstrate(ctx context.Context, cfg config, svc *service, secret events.Secret, callback string, got <-chan *events.Delivery) (err error) {
+// opportunities, changes three of them (writing the fake's audit field,
+// audit), reports the deliveries got receives, shows that a repeated
+// delivery and one without the secret are kept out, and unsubscribes.
+func demonstrate(ctx context.Context, cfg config, svc *partner.Client, audit string, secret events.Secret, callback string, got <-chan *events.Delivery) (err error) {
 	id, err := svc.Events.Subscribe(ctx, events.SubscribeParams{
 		Name:          "webhook-receiver demo",
 		Events:        []events.Kind{events.KindObjectUpdate},
@@ -45,7 +46,7 @@ func demonstrate(ctx context.Context, cfg config, svc *service, secret events.Se
 	changed := []string{demo.Opportunity1, demo.Opportunity2, demo.Opportunity3}
 	for _, o := range changed {
 		if _, err := svc.Objects.Audit(ctx, o, objects.AuditParams{
-			FieldName: svc.audit, StatusCode: objects.StatusScheduled, Message: "webhook-receiver demo",
+			StatusCode: objects.StatusScheduled, Message: "webhook-receiver demo", // to the client's audit field
 		}); err != nil {
 			return fmt.Errorf("changing %s: %w", o, err)
 		}
@@ -56,7 +57,7 @@ func demonstrate(ctx context.Context, cfg config, svc *service, secret events.Se
 	for n := range len(changed) {
 		select {
 		case d := <-got:
-			fmt.Fprintf(cfg.out, "handled a delivery: %q, %s = %s\n", d.Fields["name"], svc.audit, d.Fields[string(svc.audit)])
+			fmt.Fprintf(cfg.out, "handled a delivery: %q, %s = %s\n", d.Fields["name"], audit, d.Fields[audit])
 			if n == 0 {
 				first = d
 			}

@@ -11,7 +11,8 @@
 // fake service: it subscribes itself, changes three opportunities, prints
 // the deliveries it handled (and one the duplicate guard kept out), and
 // exits. With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET
-// (connect.go) it serves until SIGTERM or Ctrl-C; subscribe its public URL
+// (and the other PARTNER_* variables deployment.FromEnv reads) it serves
+// until SIGTERM or Ctrl-C; subscribe its public URL
 // separately (the SDK's Events.Subscribe, with SubscribeParams.Secret set
 // to the secret it accepts, as demo.go does).
 //
@@ -51,6 +52,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	partner "github.com/partnerapi/partner-go"
+	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/events/redisdedup"
 	"github.com/partnerapi/partner-go/fake"
@@ -108,14 +110,31 @@ func run(ctx context.Context, cfg config) (err error) {
 			err = errors.Join(err, flush(fctx)) // the spans still batched
 		}()
 	}
-	// The client's spans and the Handler's go to tp (NewHandler takes the
-	// client's), its debug records to the log.
-	svc, err := connect(cfg.getenv, "webhook-receiver",
-		[]partner.Option{partner.WithTracerProvider(tp), partner.WithLogger(cfg.log)}, cfg.fakeOpts...)
+	// The deployment the PARTNER_* variables name, or else the embedded
+	// fake with its demo data, speaking the words they give.
+	conn, err := deployment.FromEnv(cfg.getenv)
+	onFake := errors.Is(err, deployment.ErrNotSet)
+	if onFake {
+		srv := fake.NewServer(append([]fake.Option{fake.WithDemoData(), fake.WithWords(conn.Words),
+			fake.WithDeployment(fake.Deployment{SubscriptionKey: conn.SubscriptionKey})}, cfg.fakeOpts...)...)
+		defer srv.Close()
+		env := conn.Environment
+		conn, err = srv.Connection(), nil
+		conn.Environment = env
+	}
 	if err != nil {
 		return err
 	}
-	onFake := svc.fake != nil
+	// The client's spans and the Handler's go to tp (NewHandler takes the
+	// client's), its debug records to the log.
+	svc, err := partner.New(partner.WithConnection(conn), partner.WithUserAgent("webhook-receiver"),
+		partner.WithTracerProvider(tp), partner.WithLogger(cfg.log))
+	if err != nil {
+		return err
+	}
+	// The deployment's audit field, logged with each delivery: "" without
+	// PARTNER_PORTAL_WORD.
+	audit := conn.Words.AuditField()
 	if secrets.current == "" { // the demonstration makes its own
 		secrets.current = events.NewSecret()
 	}
@@ -133,8 +152,11 @@ func run(ctx context.Context, cfg config) (err error) {
 		// The work of a delivery goes here. It must be idempotent (an
 		// upsert keyed by the object's external id, say): the duplicate
 		// guard keeps out repeats inside its window, not every repeat.
-		cfg.log.InfoContext(ctx, "delivery", "object", d.Fields["name"], "stage", d.Fields["stage"],
-			string(svc.audit), d.Fields[string(svc.audit)], "trace", trace.SpanContextFromContext(ctx).TraceID().String())
+		attrs := []any{"object", d.Fields["name"], "stage", d.Fields["stage"], "trace", trace.SpanContextFromContext(ctx).TraceID().String()}
+		if audit != "" {
+			attrs = append(attrs, audit, d.Fields[audit])
+		}
+		cfg.log.InfoContext(ctx, "delivery", attrs...)
 		if cfg.delivered != nil {
 			cfg.delivered(d)
 		}
@@ -192,7 +214,7 @@ func run(ctx context.Context, cfg config) (err error) {
 
 	var work error
 	if onFake {
-		work = demonstrate(ctx, cfg, svc, secrets.current, "http://"+ln.Addr().String()+callbackPath, got)
+		work = demonstrate(ctx, cfg, svc, audit, secrets.current, "http://"+ln.Addr().String()+callbackPath, got)
 	} else {
 		select {
 		case <-ctx.Done(): // SIGTERM or Ctrl-C

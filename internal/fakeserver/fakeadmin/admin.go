@@ -57,6 +57,8 @@ const maxSeedBody = 64 << 20
 //	       Fault.DropAnswer), its path matching the callback URL's:
 //	       {"path": "/hooks/*", "times": 1, "redeliver": true} or
 //	       {"path": "/hooks/*", "times": 1, "drop_answer": true};
+//	       "once_per_delivery": true makes times count distinct deliveries
+//	       (Fault.OncePerDelivery);
 //	                                   answers 201 {"id": "fault-1"}
 //	DELETE /_fake/faults/{id}          remove that one (Fake.RemoveFault); 404 if it
 //	                                   is not in force (its times ran out)
@@ -301,6 +303,8 @@ type adminFault struct {
 	Page       *adminPage `json:"page,omitempty"`
 	Redeliver  bool       `json:"redeliver,omitempty"`
 	DropAnswer bool       `json:"drop_answer,omitempty"`
+	// OncePerDelivery is Fault.OncePerDelivery.
+	OncePerDelivery bool `json:"once_per_delivery,omitempty"`
 }
 
 // adminPage is Fault.PageNumber and Fault.PageSize on the wire.
@@ -314,7 +318,7 @@ func (a *Admin) listFaults(w http.ResponseWriter, r *http.Request) {
 	for _, ft := range a.Fake().Faults() {
 		af := adminFault{ID: ft.ID, Method: ft.Method, Path: ft.Path, Times: ft.Times, Status: ft.Status,
 			RetryAfter: ft.RetryAfter, Message: ft.Message, Drop: ft.Drop, DropAfter: ft.DropAfter, Truncate: ft.Truncate,
-			Redeliver: ft.Redeliver, DropAnswer: ft.DropAnswer}
+			Redeliver: ft.Redeliver, DropAnswer: ft.DropAnswer, OncePerDelivery: ft.OncePerDelivery}
 		if ft.PageSize != 0 {
 			af.Page = &adminPage{Number: ft.PageNumber, Size: ft.PageSize}
 		}
@@ -372,7 +376,7 @@ func parseDurations(ft *fake.Fault, af adminFault) string {
 func (af adminFault) fault() (fake.Fault, string) {
 	ft := fake.Fault{Method: strings.ToUpper(af.Method), Path: af.Path, Times: af.Times, Status: af.Status,
 		RetryAfter: af.RetryAfter, Message: af.Message, Drop: af.Drop, DropAfter: af.DropAfter, Truncate: af.Truncate,
-		Redeliver: af.Redeliver, DropAnswer: af.DropAnswer}
+		Redeliver: af.Redeliver, DropAnswer: af.DropAnswer, OncePerDelivery: af.OncePerDelivery}
 	if p := af.Page; p != nil {
 		if p.Number < 0 || p.Size < 1 {
 			return ft, fmt.Sprintf("page number %d, size %d: want a number of 0 or more and a size of 1 or more", p.Number, p.Size)
@@ -406,6 +410,8 @@ func checkEffects(ft fake.Fault) string {
 	switch {
 	case ft.Redeliver || ft.DropAnswer:
 		return checkDeliveryFault(ft, onRequests || ft.PageSize != 0)
+	case ft.OncePerDelivery:
+		return "once_per_delivery goes with redeliver or drop_answer, the faults on webhook deliveries"
 	case !onRequests:
 		return "a fault needs a status, a latency, drop, drop_after, truncate or dribble (on requests), or redeliver or drop_answer (on webhook deliveries)"
 	}

@@ -129,7 +129,8 @@ func TestAdminFaults(t *testing.T) {
 	for _, bad := range []string{`{}`, `{"status":503,"unknown":1}`, `{"latency":"soon"}`, `{"status":42}`, `{"path":"[","status":500}`,
 		`{"id":"mine","status":500}`, `{"status":503,"page":{"number":0}}`, `{"status":503,"page":{"number":-1,"size":1}}`,
 		`{"redeliver":true,"status":503}`, `{"drop_answer":true,"latency":"1s"}`, `{"redeliver":true,"page":{"number":0,"size":1}}`,
-		`{"redeliver":true,"drop_answer":true}`, `{"method":"GET","drop_answer":true}`, `{"path":"[","redeliver":true}`} {
+		`{"redeliver":true,"drop_answer":true}`, `{"method":"GET","drop_answer":true}`, `{"path":"[","redeliver":true}`,
+		`{"status":503,"once_per_delivery":true}`} {
 		if st, body := call(t, "POST", base+"/_fake/faults", bad); st != 400 {
 			t.Errorf("fault %s: %d %s, want 400", bad, st, body)
 		}
@@ -293,13 +294,13 @@ func TestAdminDeliveryFaults(t *testing.T) {
 		"Authorization", "Bearer "+tok); st != 200 {
 		t.Fatalf("subscribe: %d %s", st, body)
 	}
-	for _, f := range []string{`{"method":"post","path":"/hooks/*","times":1,"drop_answer":true}`, `{"path":"/hooks/*","times":1,"redeliver":true}`} {
+	for _, f := range []string{`{"method":"post","path":"/hooks/*","times":1,"drop_answer":true}`, `{"path":"/hooks/*","times":1,"redeliver":true,"once_per_delivery":true}`} {
 		if st, body := call(t, "POST", base+"/_fake/faults", f); st != 201 {
 			t.Fatalf("inject %s: %d %s", f, st, body)
 		}
 	}
 	_, body := call(t, "GET", base+"/_fake/faults", "")
-	if want := `[{"id":"fault-1","method":"POST","path":"/hooks/*","times":1,"drop_answer":true},{"id":"fault-2","path":"/hooks/*","times":1,"redeliver":true}]`; strings.TrimSpace(body) != want {
+	if want := `[{"id":"fault-1","method":"POST","path":"/hooks/*","times":1,"drop_answer":true},{"id":"fault-2","path":"/hooks/*","times":1,"redeliver":true,"once_per_delivery":true}]`; strings.TrimSpace(body) != want {
 		t.Fatalf("faults = %s, want %s", body, want)
 	}
 	a.Fake().UpdateObject(demo.Opportunity1, map[string]any{"stage": "won-by-admin-test"})
