@@ -124,11 +124,13 @@ Settings (environment variables):
         the deployment to export from: all three, or none to run against
         the embedded fake service and its demo report
   PARTNER_ENV
-        the sandbox environment's host name
+        the environment's host name, sent in the environment header; toward
+        a deployment it needs PARTNER_ENV_HEADER
   PARTNER_ENV_HEADER
         the deployment's name of the environment header
   PARTNER_PORTAL_WORD
-        the deployment's word in its audit field (<word>.integration_status)
+        the deployment's portal word, as in <word>.integration_status (an
+        export does not need it)
   PARTNER_SUBSCRIPTION_KEY
         the API gateway's subscription key, when a gateway fronts the service
   PARTNER_SUBSCRIPTION_KEY_HEADER

@@ -36,12 +36,15 @@ Settings (environment variables):
   PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET
         the server to run against: all three, or none for the embedded fake
   PARTNER_ENV
-        the sandbox environment's host name
+        the environment's host name, sent in the environment header; toward
+        a deployment it needs PARTNER_ENV_HEADER
   PARTNER_ENV_HEADER
         the deployment's name of the environment header (the embedded fake
         takes it too)
   PARTNER_PORTAL_WORD
-        the deployment's word in its audit field (<word>.integration_status)
+        the deployment's portal word, as in <word>.integration_status, the
+        audit field the objects and events steps write (required with a
+        deployment)
   PARTNER_SUBSCRIPTION_KEY
         the API gateway's subscription key, when a gateway fronts the service
   PARTNER_SUBSCRIPTION_KEY_HEADER

@@ -49,11 +49,13 @@ Settings (environment variables):
         the deployment whose deliveries it receives: all three, or none for
         the demonstration
   PARTNER_ENV
-        the sandbox environment's host name
+        the environment's host name, sent in the environment header; toward
+        a deployment it needs PARTNER_ENV_HEADER
   PARTNER_ENV_HEADER
         the deployment's name of the environment header
   PARTNER_PORTAL_WORD
-        the deployment's word in its audit field (<word>.integration_status)
+        the deployment's portal word, as in <word>.integration_status, the
+        audit field logged with each delivery
   PARTNER_SUBSCRIPTION_KEY
         the API gateway's subscription key, when a gateway fronts the service
   PARTNER_SUBSCRIPTION_KEY_HEADER
