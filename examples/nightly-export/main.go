@@ -1,7 +1,8 @@
 // Command nightly-export exports a report to a CSV file, for a scheduler
 // to run every night. It writes the rows to FILE.partial and keeps beside
 // it, in FILE.checkpoint, where the export stands (the SDK's
-// reports.Checkpoint and the length of the partial file). A run that stops
+// reports.Checkpoint and the length and SHA-256 of the partial file). A
+// run that stops
 // (a crash, a kill, SIGTERM) leaves both, and the next run goes on from the
 // checkpoint: the file ends with every row once. A run that completes
 // renames FILE.partial to FILE, so FILE is never half written. A run that
@@ -10,11 +11,13 @@
 // service no longer has.
 //
 // The files are the program's own, written and read through package
-// ownfile: none is written through a symbolic link planted at its name,
-// and the partial file and checkpoint are read back only when they are
-// regular files of this user's (the checkpoint a small one), so a
-// directory others can write to cannot turn the export against another
-// file.
+// ownfile (checkpoint.go): none is written through a symbolic link
+// planted at its name, and the partial file and checkpoint are read back
+// only when they are regular files of this user's (the checkpoint a small
+// one), so a directory others can write to cannot turn the export against
+// another file. A checkpoint is used only when it describes the partial
+// file exactly, at a position an export reaches; otherwise the run says
+// what differs and changes nothing.
 //
 //	go run ./examples/nightly-export                  # the demo report of 100,000 rows, to report-104.csv
 //	go run ./examples/nightly-export -report 7 -out pipeline.csv
@@ -31,7 +34,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -143,17 +145,6 @@ Exit status: 0 complete, 3 stopped by a signal (run again to go on),
 1 failed, 2 bad flags.
 `
 
-// maxCheckpointSize bounds the checkpoint file a run reads (one is some
-// 150 bytes): a bigger one is not this program's.
-const maxCheckpointSize = 16 << 10
-
-// state is the content of the checkpoint file.
-type state struct {
-	ReportID   int64              `json:"report_id"`
-	Bytes      int64              `json:"bytes"` // of the partial file: the rows before Checkpoint
-	Checkpoint reports.Checkpoint `json:"checkpoint"`
-}
-
 // service is the client and, when no deployment is named, the embedded
 // fake it talks to.
 type service struct {
@@ -208,17 +199,13 @@ func run(ctx context.Context, cfg config) (err error) {
 		cfg.log.Info("exporting", "report", id, "file", partial)
 	}
 	// ExportCSV calls Checkpoint once the rows before it are in f: keep
-	// it with f's length, so that a next run cuts f to what it covers.
+	// it with f's length and hash, so that a next run checks f and cuts
+	// it to what the checkpoint covers.
 	opts.Checkpoint = func(cp reports.Checkpoint) {
 		if cp.Rows == 0 {
 			return
 		}
-		st := state{ReportID: id, Checkpoint: cp}
-		var err error
-		if st.Bytes, err = f.Seek(0, io.SeekCurrent); err == nil {
-			err = saveState(checkpoint, f, st)
-		}
-		if err != nil {
+		if err := f.save(checkpoint, id, cp); err != nil {
 			// The previous checkpoint stays: a next run repeats more.
 			cfg.log.Warn("saving the checkpoint", "err", err)
 		}
@@ -239,7 +226,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 	// Synced, closed, and renamed to out: what is at out (a file of an
 	// earlier night, or a link) is replaced, never written through.
-	if err := ownfile.Place(f, out, true); err != nil {
+	if err := ownfile.Place(f.File, out, true); err != nil {
 		return err
 	}
 	os.Remove(checkpoint)
@@ -258,7 +245,7 @@ func run(ctx context.Context, cfg config) (err error) {
 // gone (a view lasts 24 hours). A checkpoint or partial file that is not
 // one this program wrote for this export is an error, found before
 // anything is sent, that loses nothing: the operator decides.
-func resumePoint(ctx context.Context, svc *service, log *slog.Logger, id int64, partial, checkpoint string) (*state, *os.File, error) {
+func resumePoint(ctx context.Context, svc *service, log *slog.Logger, id int64, partial, checkpoint string) (*state, *partialFile, error) {
 	st, err := readState(checkpoint, id)
 	if errors.Is(err, fs.ErrNotExist) {
 		if _, err := os.Lstat(partial); err == nil {
@@ -298,76 +285,4 @@ func resumePoint(ctx context.Context, svc *service, log *slog.Logger, id int64, 
 		return nil, nil, fmt.Errorf("reading the view of %s: %w", checkpoint, err)
 	}
 	return &st, f, nil
-}
-
-// readState reads the checkpoint file name of an export of report id: a
-// small regular file of this user's (not a link), holding a checkpoint of
-// that report at a position after some rows. An error wraps
-// fs.ErrNotExist when there is none.
-func readState(name string, id int64) (state, error) {
-	var st state
-	b, err := ownfile.ReadFile(name, maxCheckpointSize)
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, err
-	}
-	if err == nil && json.Unmarshal(b, &st) != nil {
-		err = fmt.Errorf("%s is not a checkpoint", name)
-	}
-	if err != nil {
-		return st, fmt.Errorf("%w: remove it to start over", err)
-	}
-	switch cp := st.Checkpoint; {
-	case st.ReportID != id:
-		return st, fmt.Errorf("%s is a checkpoint of report %d, not %d: remove it, or export to another -out", name, st.ReportID, id)
-	case st.Bytes <= 0 || cp.ViewID <= 0 || cp.Rows <= 0 || cp.PageSize <= 0 || cp.NextPage < 0 || cp.PageRows < 0:
-		return st, fmt.Errorf("%s is not a checkpoint this program wrote (bytes %d, view %d, rows %d): remove it to start over",
-			name, st.Bytes, cp.ViewID, cp.Rows)
-	}
-	return st, nil
-}
-
-// openPartial opens the partial file: a new one, or, to go on from st,
-// the one of the stopped export cut to the length st covers. Neither is
-// opened through a symbolic link (ownfile): a new one replaces whatever
-// entry is at name, and the stopped export's must be a regular file of
-// this user's.
-func openPartial(name string, st *state) (*os.File, error) {
-	if st == nil {
-		return ownfile.Create(name)
-	}
-	f, err := ownfile.Open(name, os.O_WRONLY)
-	if err != nil {
-		return nil, fmt.Errorf("%w: remove the checkpoint to start over", err)
-	}
-	fi, err := f.Stat()
-	if err == nil && fi.Size() < st.Bytes {
-		err = fmt.Errorf("%s is shorter than its checkpoint says: remove the checkpoint to start over", name)
-	}
-	if err == nil {
-		err = f.Truncate(st.Bytes)
-	}
-	if err == nil {
-		_, err = f.Seek(st.Bytes, io.SeekStart)
-	}
-	if err != nil {
-		f.Close()
-		return nil, err
-	}
-	return f, nil
-}
-
-// saveState makes f's rows durable, then replaces the checkpoint file
-// whole (ownfile.WriteFile: written to a new file beside it, then renamed
-// over it), so that a crash leaves the old checkpoint or the new one,
-// never half of one, and a link planted at its name is replaced, not
-// followed.
-func saveState(name string, f *os.File, st state) error {
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	return ownfile.WriteFile(name, b, 0o644)
 }

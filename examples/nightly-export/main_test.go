@@ -3,7 +3,9 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,6 +18,7 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/reports"
 )
 
 // quick makes the fake's report views ready at once.
@@ -145,8 +148,7 @@ func TestResumeOnEmbeddedFake(t *testing.T) {
 func TestViewGoneStartsOver(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "partners.csv")
-	os.WriteFile(out+".partial", []byte("Partner ID,Partner\n1,stale\n"), 0o644)
-	os.WriteFile(out+".checkpoint", []byte(`{"report_id":102,"bytes":27,"checkpoint":{"view_id":999,"page_size":10,"next_page":0,"page_rows":1,"rows":1}}`), 0o644)
+	writeStopped(t, out, staleRows, reports.Checkpoint{ViewID: 999, PageSize: 10, PageRows: 1, Rows: 1})
 	var logs bytes.Buffer
 	cfg := config{getenv: func(string) string { return "" }, fakeOpts: quick, reportID: demo.ReportPartners, out: out,
 		log: slog.New(slog.NewTextHandler(&logs, nil))}
@@ -159,6 +161,25 @@ func TestViewGoneStartsOver(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "starting over") {
 		t.Errorf("logs do not say the export started over:\n%s", logs.String())
+	}
+}
+
+// staleRows is the partial file of a stopped export of
+// demo.ReportPartners.
+const staleRows = "Partner ID,Partner\n1,stale\n"
+
+// writeStopped writes the partial file of a stopped export of
+// demo.ReportPartners to out, holding partial, and its checkpoint at cp,
+// as the program does.
+func writeStopped(t *testing.T, out, partial string, cp reports.Checkpoint) {
+	t.Helper()
+	sum := sha256.Sum256([]byte(partial))
+	b, err := json.Marshal(state{ReportID: demo.ReportPartners, Bytes: int64(len(partial)), SHA256: hex.EncodeToString(sum[:]), Checkpoint: cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(os.WriteFile(out+".partial", []byte(partial), 0o644), os.WriteFile(out+".checkpoint", b, 0o644)); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -263,7 +284,13 @@ func TestPlantedLinksNotFollowed(t *testing.T) {
 // written; the files are left as they were.
 func TestBadCheckpointRefused(t *testing.T) {
 	t.Parallel()
-	good := `{"report_id":102,"bytes":27,"checkpoint":{"view_id":1,"page_size":10,"next_page":0,"page_rows":1,"rows":1}}`
+	at1 := reports.Checkpoint{ViewID: 1, PageSize: 10, PageRows: 1, Rows: 1}
+	stopped := func(partial string, cp reports.Checkpoint) func(t *testing.T, out string) func() bool {
+		return func(t *testing.T, out string) func() bool {
+			writeStopped(t, out, partial, cp)
+			return func() bool { return true }
+		}
+	}
 	for _, tc := range []struct {
 		name  string
 		setup func(t *testing.T, out string) func() bool
@@ -275,7 +302,9 @@ func TestBadCheckpointRefused(t *testing.T) {
 			return func() bool { return true }
 		}, "is a symbolic link"},
 		{"too large", func(t *testing.T, out string) func() bool {
-			os.WriteFile(out+".checkpoint", []byte(good+strings.Repeat(" ", maxCheckpointSize)), 0o644)
+			writeStopped(t, out, staleRows, at1)
+			b, _ := os.ReadFile(out + ".checkpoint")
+			os.WriteFile(out+".checkpoint", append(b, strings.Repeat(" ", maxCheckpointSize)...), 0o644)
 			return func() bool { return true }
 		}, "is larger than 16384 bytes"},
 		{"not JSON", func(t *testing.T, out string) func() bool {
@@ -286,8 +315,23 @@ func TestBadCheckpointRefused(t *testing.T) {
 			os.WriteFile(out+".checkpoint", []byte(`{"report_id":102,"bytes":-5}`), 0o644)
 			return func() bool { return true }
 		}, "is not a checkpoint this program wrote"},
+		{"rows edited", stopped(staleRows, reports.Checkpoint{ViewID: 1, PageSize: 10, PageRows: 1, Rows: 1000000001}), "is not a checkpoint this program wrote"},
+		{"next page edited", stopped(staleRows, reports.Checkpoint{ViewID: 1, PageSize: 10, NextPage: 1000, PageRows: 1, Rows: 1}), "is not a checkpoint this program wrote"},
+		{"rows and page edited alike", stopped(staleRows, reports.Checkpoint{ViewID: 1, PageSize: 10, PageRows: 2, Rows: 2}),
+			"does not hold a header and the 2 rows its checkpoint counts"},
+		{"the partial file edited", func(t *testing.T, out string) func() bool {
+			writeStopped(t, out, staleRows, at1)
+			os.WriteFile(out+".partial", []byte(strings.Replace(staleRows, "stale", "STALE", 1)), 0o644)
+			return func() bool { return true }
+		}, "is not the file its checkpoint describes (its SHA-256 differs)"},
+		{"the partial file cut short", func(t *testing.T, out string) func() bool {
+			writeStopped(t, out, staleRows, at1)
+			os.WriteFile(out+".partial", []byte(staleRows[:20]), 0o644)
+			return func() bool { return true }
+		}, "is shorter than its checkpoint says (20 bytes, not 27)"},
 		{"a link as the partial file", func(t *testing.T, out string) func() bool {
-			os.WriteFile(out+".checkpoint", []byte(good), 0o644)
+			writeStopped(t, out, staleRows, at1)
+			os.Remove(out + ".partial")
 			return plant(t, out+".partial", "")
 		}, "is a symbolic link"},
 	} {
@@ -344,5 +388,25 @@ func TestUsage(t *testing.T) {
 	stderr.Reset()
 	if err := parseFlags(&cfg, []string{"-report", "7", "extra"}, &stderr); err == nil || !strings.Contains(stderr.String(), `unexpected argument "extra"`) {
 		t.Errorf("an extra argument: %v, stderr %q", err, stderr.String())
+	}
+}
+
+// TestReachable: the positions an export reaches, in pages of 4: after
+// full pages, inside a page, and after the last, short page; and
+// positions it does not.
+func TestReachable(t *testing.T) {
+	t.Parallel()
+	sum := strings.Repeat("0", 64)
+	for _, tc := range []struct {
+		next, pageRows, rows int64
+		ok                   bool
+	}{
+		{1, 0, 4, true}, {2, 3, 11, true}, {7, 0, 25, true}, // after 6 full pages and a page of 1
+		{0, 0, 0, false}, {2, 0, 9, false}, {7, 0, 24, false}, {2, 1, 8, false}, {1 << 60, 0, 4, false}, {-1, 0, 4, false},
+	} {
+		st := state{ReportID: 1, Bytes: 100, SHA256: sum, Checkpoint: reports.Checkpoint{ViewID: 1, PageSize: 4, NextPage: tc.next, PageRows: tc.pageRows, Rows: tc.rows}}
+		if got := reachable(st); got != tc.ok {
+			t.Errorf("next page %d, page rows %d, rows %d: reachable %v, want %v", tc.next, tc.pageRows, tc.rows, got, tc.ok)
+		}
 	}
 }
