@@ -103,7 +103,7 @@ func vetAndTest(dir string) ([]byte, error) {
 // directory, so that the go command's test cache answers for a copy that
 // has not changed (a run with -count=1 costs a second per example, not a
 // build and a test run), or a temporary one when there is no cache
-// directory. Two runs of this test from one checkout at once would share
+// directory to write to. Two runs of this test from one checkout at once would share
 // it: run them one after the other.
 func copyOutDir(t *testing.T, root, name string) string {
 	cache, err := os.UserCacheDir()
@@ -111,7 +111,11 @@ func copyOutDir(t *testing.T, root, name string) string {
 		return filepath.Join(t.TempDir(), name)
 	}
 	key := sha256.Sum256([]byte(root + "\x00" + runtime.Version()))
-	return filepath.Join(cache, "partner-go", "examples-copy", hex.EncodeToString(key[:8]), name)
+	dir := filepath.Join(cache, "partner-go", "examples-copy", hex.EncodeToString(key[:8]), name)
+	if os.MkdirAll(dir, 0o755) != nil { // a cache directory this user cannot write
+		return filepath.Join(t.TempDir(), name)
+	}
+	return dir
 }
 
 // exampleDirs returns the directories directly under examples/.
