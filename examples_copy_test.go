@@ -21,8 +21,13 @@ import (
 
 // copyOutModule writes dir's files (recursively) into a new module
 // example.com/<name> in the directory dst (emptied first), requiring this
-// module through a replace to the checkout root with the checkout's
-// go.sum (so it builds offline from the module cache), and returns dst.
+// module through a replace to the checkout root, and returns dst. The
+// module also requires what the checkout's go.mod requires, at the same
+// versions, and has the checkout's go.sum: its module graph is the
+// checkout's, so it builds offline from the module cache a build of the
+// checkout filled (with only this module required, go would look for the
+// go.mod files of older versions deep in the graph that the checkout's
+// own, pruned, graph never reads).
 func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 	t.Helper()
 	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
@@ -30,11 +35,25 @@ func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 		t.Fatal(err)
 	}
 	var modPath, goVersion string
+	var requires []string // "path version" of each requirement
+	inRequire := false
 	for line := range strings.Lines(string(gomod)) {
-		if f := strings.Fields(line); len(f) == 2 && f[0] == "module" {
+		f := strings.Fields(strings.SplitN(line, "//", 2)[0])
+		switch {
+		case inRequire && len(f) == 1 && f[0] == ")":
+			inRequire = false
+		case inRequire && len(f) == 2:
+			requires = append(requires, f[0]+" "+f[1])
+		case len(f) == 2 && f[0] == "require" && f[1] == "(":
+			inRequire = true
+		case len(f) == 3 && f[0] == "require":
+			requires = append(requires, f[1]+" "+f[2])
+		case len(f) == 2 && f[0] == "module":
 			modPath = f[1]
-		} else if len(f) == 2 && f[0] == "go" {
+		case len(f) == 2 && f[0] == "go":
 			goVersion = f[1]
+		case len(f) > 0 && (f[0] == "replace" || f[0] == "exclude"):
+			t.Fatalf("the checkout's go.mod has a %s directive: copy it into the example's module too", f[0])
 		}
 	}
 	if modPath == "" || goVersion == "" {
@@ -69,7 +88,7 @@ func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 		}
 	}
 	mod := "module example.com/" + name + "\n\ngo " + goVersion + "\n\n" +
-		"require " + modPath + " v0.0.0\n\n" +
+		"require (\n\t" + modPath + " v0.0.0\n\t" + strings.Join(requires, "\n\t") + "\n)\n\n" +
 		"replace " + modPath + " => " + root + "\n"
 	if err := os.WriteFile(filepath.Join(dst, "go.mod"), []byte(mod), 0o644); err != nil {
 		t.Fatal(err)
