@@ -38,6 +38,7 @@ var snippetPackages = map[string]string{
 	"events":     "github.com/partnerapi/partner-go/events",
 	"fake":       "github.com/partnerapi/partner-go/fake",
 	"demo":       "github.com/partnerapi/partner-go/fake/demo",
+	"doctor":     "github.com/partnerapi/partner-go/doctor",
 	"oauth":      "github.com/partnerapi/partner-go/oauth",
 	"redis":      "github.com/redis/go-redis/v9",
 	"redisdedup": "github.com/partnerapi/partner-go/events/redisdedup",

@@ -263,15 +263,81 @@ func (st *call) attemptErr(err error) error {
 // a pooled connection the server closed while it was idle before the
 // request is counted on it ("server closed idle connection"); an
 // HTTP/2 server refused the stream (REFUSED_STREAM), or announced with
-// GOAWAY that it stops below the stream's id. The HTTP/2 transport,
-// which may not rewind the body (noReplay), reports the last two as
-// "cannot retry err [...]".
-func notSent(err error) bool {
-	if err == nil {
+// GOAWAY that it stops below the stream's id. The HTTP/2 transports
+// (net/http's and x/net's), which may not rewind the body (noReplay),
+// report the last two as "cannot retry err [...]", with the cause
+// formatted into the text.
+//
+// An error in err's chain must be one of these, whole (notSentText): a
+// server can put any text in what an error quotes (GOAWAY debug data, a
+// malformed HTTP/1.1 header line), but not make the transport's own
+// error read exactly so.
+func notSent(err error) bool { return notSentChain(err, 0) }
+
+// notSentChain is notSent of err and the errors it wraps (Unwrap() error
+// and Unwrap() []error), depth levels down already.
+func notSentChain(err error, depth int) bool {
+	if err == nil || depth > 64 {
 		return false
 	}
-	msg := err.Error()
-	return strings.HasSuffix(msg, "http: server closed idle connection") ||
-		strings.Contains(msg, "REFUSED_STREAM; received from peer") ||
-		strings.Contains(msg, "received Server's graceful shutdown GOAWAY")
+	if notSentText(err.Error()) {
+		return true
+	}
+	switch u := err.(type) {
+	case interface{ Unwrap() error }:
+		return notSentChain(u.Unwrap(), depth+1)
+	case interface{ Unwrap() []error }:
+		for _, e := range u.Unwrap() {
+			if notSentChain(e, depth+1) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// The texts of the transports' errors that say a request was not
+// processed: net/http's (HTTP/1 and its bundled HTTP/2) and x/net/http2's
+// write them alike.
+const (
+	closedIdleText   = "http: server closed idle connection"
+	goAwayText       = "http2: Transport received Server's graceful shutdown GOAWAY"
+	cannotRetryText  = "http2: Transport: cannot retry err ["
+	cannotRetryAfter = "] after Request.Body was written; define Request.GetBody to avoid this error"
+)
+
+// notSentText reports whether msg is, whole, the text of an error that
+// says the request was not processed: the idle connection's, the
+// graceful GOAWAY's or a stream refused by the peer, or one of the last
+// two inside HTTP/2's "cannot retry err [...]".
+func notSentText(msg string) bool {
+	if msg == closedIdleText {
+		return true
+	}
+	if inner, ok := strings.CutPrefix(msg, cannotRetryText); ok {
+		if msg, ok = strings.CutSuffix(inner, cannotRetryAfter); !ok {
+			return false
+		}
+	}
+	return msg == goAwayText || refusedStreamText(msg)
+}
+
+// refusedStreamText reports whether msg is the text of an HTTP/2
+// StreamError of code REFUSED_STREAM that the peer sent:
+// "stream error: stream ID <n>; REFUSED_STREAM; received from peer".
+func refusedStreamText(msg string) bool {
+	id, ok := strings.CutPrefix(msg, "stream error: stream ID ")
+	if !ok {
+		return false
+	}
+	id, ok = strings.CutSuffix(id, "; REFUSED_STREAM; received from peer")
+	if !ok || id == "" || len(id) > 10 {
+		return false
+	}
+	for _, c := range id {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }

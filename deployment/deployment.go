@@ -68,9 +68,23 @@ func (w Words) portal(suffix string) string {
 // variables; fake.Fake.Connection returns the fake's;
 // partner.WithConnection sets a client's options from one.
 //
-// ClientSecret and SubscriptionKey are secrets. A Connection printed with
-// the fmt verbs (String, GoString) or logged with log/slog (LogValue)
-// shows them masked; encoding/json writes them as they are.
+// ClientSecret and SubscriptionKey are secrets, read from the fields
+// themselves. Whatever prints or encodes a Connection through its
+// methods shows them masked, as "[redacted]" (empty ones stay empty):
+// fmt with any verb (Format; String and GoString), log/slog (LogValue),
+// encoding/json (MarshalJSON), encoding/xml (MarshalXML) and
+// encoding/gob (GobEncode). That holds for a Connection or a pointer to
+// one, alone or in a slice, an array, a map, an interface or an exported
+// field of a struct, through slog's text and JSON handlers too, since
+// they call these methods on what they print. Two things reach the
+// fields without the methods and show the secrets: fmt printing a struct
+// with a Connection in an unexported field (fmt calls no method of an
+// unexported field; a pointer there prints as an address), and
+// reflection that walks fields itself (a printer with methods turned
+// off, such as a test library's diff). A struct that embeds a Connection
+// takes these methods as its own, so it prints and encodes as its
+// Connection alone: name the field instead. To send the secrets
+// somewhere (a configuration file), copy them from the fields.
 type Connection struct {
 	BaseURL         string
 	ClientID        string
@@ -90,7 +104,7 @@ func (c Connection) String() string {
 	return "{BaseURL:" + c.BaseURL + " ClientID:" + c.ClientID +
 		" ClientSecret:" + mask(c.ClientSecret) + " SubscriptionKey:" + mask(c.SubscriptionKey) +
 		" Words:{EnvHeader:" + c.Words.EnvHeader + " PortalWord:" + c.Words.PortalWord +
-		" SubscriptionKeyHeader:" + c.Words.SubscriptionKeyHeader + "}}"
+		" SubscriptionKeyHeader:" + c.Words.SubscriptionKeyHeader + "} Environment:" + c.Environment + "}"
 }
 
 // LogValue is c as log/slog records it, its secrets masked as String
@@ -103,6 +117,7 @@ func (c Connection) LogValue() slog.Value {
 		slog.String("SubscriptionKey", mask(c.SubscriptionKey)),
 		slog.Group("Words", slog.String("EnvHeader", c.Words.EnvHeader), slog.String("PortalWord", c.Words.PortalWord),
 			slog.String("SubscriptionKeyHeader", c.Words.SubscriptionKeyHeader)),
+		slog.String("Environment", c.Environment),
 	)
 }
 

@@ -1,6 +1,7 @@
 package deployment_test
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -26,8 +27,8 @@ func ExampleConnection_String() {
 		Words: deployment.Words{EnvHeader: "x-acme-env"}}
 	fmt.Printf("%v\n%#v\n", c, c)
 	// Output:
-	// {BaseURL:https://api.example.com ClientID:app ClientSecret:[redacted] SubscriptionKey: Words:{EnvHeader:x-acme-env PortalWord: SubscriptionKeyHeader:}}
-	// deployment.Connection{BaseURL:https://api.example.com ClientID:app ClientSecret:[redacted] SubscriptionKey: Words:{EnvHeader:x-acme-env PortalWord: SubscriptionKeyHeader:}}
+	// {BaseURL:https://api.example.com ClientID:app ClientSecret:[redacted] SubscriptionKey: Words:{EnvHeader:x-acme-env PortalWord: SubscriptionKeyHeader:} Environment:}
+	// deployment.Connection{BaseURL:https://api.example.com ClientID:app ClientSecret:[redacted] SubscriptionKey: Words:{EnvHeader:x-acme-env PortalWord: SubscriptionKeyHeader:} Environment:}
 }
 
 // A program reads its deployment from the PARTNER_* variables (here a map
@@ -56,4 +57,19 @@ func ExampleFromEnv() {
 	// https://api.example.com acme_portal.integration_status <nil>
 	// PARTNER_CLIENT_SECRET is not set, but PARTNER_BASE_URL and PARTNER_CLIENT_ID are: set all of PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET to reach a deployment, or none
 	// no deployment named: run against a fake
+}
+
+// A Connection encodes without its secrets too; a program that must
+// write them (a configuration file) copies them from the fields.
+func ExampleConnection_MarshalJSON() {
+	c := deployment.Connection{BaseURL: "https://api.example.com", ClientID: "app", ClientSecret: "s3cret"}
+	b, _ := json.Marshal(struct {
+		Name string
+		Conn deployment.Connection
+	}{"crm", c})
+	fmt.Println(string(b))
+	fmt.Println(c.ClientSecret)
+	// Output:
+	// {"Name":"crm","Conn":{"BaseURL":"https://api.example.com","ClientID":"app","ClientSecret":"[redacted]","SubscriptionKey":"","Words":{"EnvHeader":"","PortalWord":"","SubscriptionKeyHeader":""},"Environment":""}}
+	// s3cret
 }

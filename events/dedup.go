@@ -6,6 +6,7 @@ import (
 	"crypto/rand"
 	"crypto/sha256"
 	"encoding/hex"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"strconv"
@@ -76,8 +77,10 @@ const (
 // than Lease) and was taken by another neither frees nor settles the
 // other's claim.
 //
-// When Store fails, the delivery is passed to Deliver and the failure
-// logged: a duplicate is less harm than a lost delivery.
+// When Store fails (an error, or a panic, which is taken for an error),
+// the failure is logged and the delivery passed to Deliver: a duplicate
+// is less harm than a lost delivery. With RefuseWhenStoreFails, a
+// delivery whose key cannot be claimed is answered 503 instead.
 // docs/reliability.md says what this protects against and what not.
 //
 // A Dedup is used through a pointer and must not be copied after first use.
@@ -105,6 +108,14 @@ type Dedup struct {
 	// load balancer share one (DedupStore; package
 	// events/redisdedup has one on Redis).
 	Store DedupStore
+	// RefuseWhenStoreFails, when set, answers a delivery whose key Store
+	// fails to claim 503 Service Unavailable with Retry-After (30 s),
+	// without calling Deliver, instead of passing it on: for work that
+	// must not run twice. The service sends it again later; a delivery
+	// whose retries run out while the store is down is lost. A failure
+	// to mark a delivery done or to release it, after Deliver, is
+	// logged either way.
+	RefuseWhenStoreFails bool
 
 	once  sync.Once
 	store DedupStore
@@ -219,26 +230,41 @@ func newDedupClaim(store DedupStore, key string) *dedupClaim {
 	return c
 }
 
-func (c *dedupClaim) claim(ctx context.Context, lease time.Duration) (DedupState, error) {
+func (c *dedupClaim) claim(ctx context.Context, lease time.Duration) (st DedupState, err error) {
+	defer storePanic("claim", &err)
 	if c.held != nil {
 		return c.held.ClaimFor(ctx, c.key, c.holder, lease)
 	}
 	return c.store.Claim(ctx, c.key, lease)
 }
 
-func (c *dedupClaim) done(ctx context.Context, window time.Duration) error {
+func (c *dedupClaim) done(ctx context.Context, window time.Duration) (err error) {
+	defer storePanic("done", &err)
 	if c.held != nil {
 		return c.held.DoneFor(ctx, c.key, c.holder, window)
 	}
 	return c.store.Done(ctx, c.key, window)
 }
 
-func (c *dedupClaim) release(ctx context.Context) error {
+func (c *dedupClaim) release(ctx context.Context) (err error) {
+	defer storePanic("release", &err)
 	if c.held != nil {
 		return c.held.ReleaseFor(ctx, c.key, c.holder)
 	}
 	return c.store.Release(ctx, c.key)
 }
+
+// storePanic, deferred, turns a panic of a DedupStore's op into *err,
+// which the down-store rule handles.
+func storePanic(op string, err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("partner: events: duplicate guard store panicked in %s: %v", op, r)
+	}
+}
+
+// dedupStoreRetryAfter is the Retry-After of a delivery refused while the
+// store fails (Dedup.RefuseWhenStoreFails).
+const dedupStoreRetryAfter = 30 * time.Second
 
 // serveOnce calls Deliver unless Dedup knows the delivery, and answers.
 // sub is the subscriber's part of the path.
@@ -251,6 +277,11 @@ func (h *Handler) serveOnce(w http.ResponseWriter, r *http.Request, sub string, 
 	state, err := c.claim(ctx, lease)
 	if err != nil {
 		h.logDedup(r, "claim", err)
+		if g.RefuseWhenStoreFails {
+			w.Header().Set("Retry-After", strconv.Itoa(int(dedupStoreRetryAfter/time.Second)))
+			h.fail(r, w, http.StatusServiceUnavailable, "duplicate guard unavailable", nil)
+			return
+		}
 		h.answer(w, r, h.Deliver(ctx, d))
 		return
 	}

@@ -30,21 +30,28 @@
 // connections it may hold, is the http.Server's business: a server with
 // no timeouts lets a client that does not know the secret hold a
 // connection forever by trickling a body, or by leaving a connection idle
-// after its 401. Set, on the http.Server around a Handler:
+// after its 401, and a cap on connections that refuses or delays
+// newcomers lets it lock deliveries out by holding every connection.
+// Serve a Handler with NewServer and LimitConns, as the Handler_server
+// example does:
 //
-//   - ReadHeaderTimeout: 10 s, the request line and headers;
-//   - ReadTimeout: 30 s, the whole request, body included (a delivery is
-//     at most Handler.MaxBodyBytes, 1 MiB by default);
-//   - WriteTimeout: ReadTimeout plus the longest Deliver takes (60 s
-//     when Deliver is quick): it runs from the end of the headers to the
-//     end of the answer;
-//   - IdleTimeout: 60 s, a keep-alive connection between requests;
-//   - MaxHeaderBytes: 16 KiB (a callback path and a few headers);
+//	srv := events.NewServer(mux)
+//	err := srv.Serve(events.LimitConns(srv, ln, 0))
 //
-// and cap the connections with golang.org/x/net/netutil.LimitListener
-// (a few hundred: more than the service's concurrent deliveries), as the
-// Handler_server example does. `partnerctl events listen` serves with
-// these values.
+// NewServer sets the timeouts: ReadHeaderTimeout 10 s (the request line
+// and headers: a connection that sends nothing is closed after it),
+// ReadTimeout 30 s (the whole request, body included: a delivery is at
+// most Handler.MaxBodyBytes, 1 MiB by default), WriteTimeout 60 s (from
+// the end of the headers to the end of the answer: make it ReadTimeout
+// plus the longest Deliver takes), IdleTimeout 60 s (a keep-alive
+// connection between requests) and MaxHeaderBytes 16 KiB, and serves
+// HTTP/1.1 alone, with ServeTLS too (a delivery is one request). LimitConns
+// serves at most DefaultMaxConns (256) connections at once and, when
+// they are all open, closes one that waits for a request (idle, or
+// silent since it was accepted) to take a newcomer, rather than refuse
+// it or delay it: with every connection held idle, a delivery is still
+// answered at once. `partnerctl events listen` and the webhook-receiver
+// example serve with these values.
 package events
 
 import (

@@ -17,7 +17,6 @@ import (
 	"unicode/utf8"
 
 	"github.com/spf13/cobra"
-	"golang.org/x/net/netutil"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/events"
@@ -67,8 +66,12 @@ never printed. On Ctrl-C the subscribers are removed again and the exit
 status is 130.
 
 The receiver closes a connection whose request takes longer than
---read-timeout to arrive (headers within 10s), or that stays idle between
-requests for --idle-timeout, and serves at most --max-connections at once.`,
+--read-timeout to arrive (headers within 10s, or --read-timeout when
+shorter), or that stays idle between requests for --idle-timeout, and
+serves at most --max-connections at once: when all are open, it closes
+the oldest one waiting for a request (idle, or silent since it
+connected) to take a new one, so connections held idle by a client
+without the secret do not keep deliveries out.`,
 		Example: `  partnerctl events listen --local --events object.update,object.create
   partnerctl events listen --local --events object.all --integration int-crm --forward http://localhost:3000/hook
   partnerctl events listen --events object.update --listen :8088 --public-url https://hooks.example.com/partner`,
@@ -105,9 +108,10 @@ requests for --idle-timeout, and serves at most --max-connections at once.`,
 	f.BoolVar(&fl.local, "local", false, "the service runs on this machine (a partnerfake): its callback URL is the listener's own address")
 	f.StringVar(&fl.forward, "forward", "", "also POST each delivery to this `URL`")
 	f.StringVar(&fl.name, "name", "", "subscriber name (default: partnerctl-listen on this host)")
-	f.DurationVar(&fl.limits.read, "read-timeout", 30*time.Second, "longest a request to the receiver may take to arrive, body included")
-	f.DurationVar(&fl.limits.idle, "idle-timeout", 60*time.Second, "longest a connection to the receiver may stay idle between requests")
-	f.IntVar(&fl.limits.maxConns, "max-connections", 256, "connections the receiver serves at once")
+	rec := events.NewServer(nil) // the events package's recommended values
+	f.DurationVar(&fl.limits.read, "read-timeout", rec.ReadTimeout, "longest a request to the receiver may take to arrive, body included")
+	f.DurationVar(&fl.limits.idle, "idle-timeout", rec.IdleTimeout, "longest a connection to the receiver may stay idle between requests")
+	f.IntVar(&fl.limits.maxConns, "max-connections", events.DefaultMaxConns, "connections the receiver serves at once")
 	return cmd
 }
 
@@ -248,8 +252,6 @@ type receiver struct {
 
 	mu    sync.Mutex
 	fresh map[net.Conn]bool // connections on which no request has arrived yet
-
-	connState func(net.Conn, http.ConnState) // receiverConnState when started
 }
 
 // track records the connections on which no request has arrived yet.
@@ -265,9 +267,6 @@ func (rc *receiver) track(c net.Conn, st http.ConnState) {
 		delete(rc.fresh, c)
 	}
 	rc.mu.Unlock()
-	if rc.connState != nil {
-		rc.connState(c, st)
-	}
 }
 
 // closeFresh closes the connections on which no request has arrived. Run
@@ -287,34 +286,26 @@ const forwardTimeout = 30 * time.Second
 // startReceiver serves deliveries on ln at path followed by secret, as
 // Subscribe registered it, until stop is called. The handler takes the
 // subtree below path and refuses, with 401, any request whose last
-// segment is not the secret. The server applies lim, as the events
-// package documentation advises.
+// segment is not the secret. The server is events.NewServer's, with
+// lim's timeouts, on a listener capped by events.LimitConns.
 func startReceiver(ln net.Listener, path string, secret events.Secret, forward string, lim serverLimits, routes *events.Routes, out chan<- received) *receiver {
-	rc := &receiver{forward: forward, client: &http.Client{Timeout: forwardTimeout}, out: out, done: make(chan struct{}), connState: receiverConnState,
+	rc := &receiver{forward: forward, client: &http.Client{Timeout: forwardTimeout}, out: out, done: make(chan struct{}),
 		fresh: map[net.Conn]bool{}}
 	mux := http.NewServeMux()
 	mux.Handle(strings.TrimSuffix(path, "/")+"/", &events.Handler{Deliver: rc.deliver, Secrets: events.NewSecretSet(secret), Routes: routes})
-	rc.srv = &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: min(10*time.Second, lim.read),
-		ReadTimeout:       lim.read,
-		// From the end of the headers to the end of the answer: the body,
-		// then the forward.
-		WriteTimeout:   lim.read + forwardTimeout + 5*time.Second,
-		IdleTimeout:    lim.idle,
-		MaxHeaderBytes: 16 << 10,
-		ConnState:      rc.track,
-	}
+	// The events package's recommended server, with the flags' limits.
+	rc.srv = events.NewServer(mux)
+	rc.srv.ReadHeaderTimeout = min(rc.srv.ReadHeaderTimeout, lim.read)
+	rc.srv.ReadTimeout = lim.read
+	// From the end of the headers to the end of the answer: the body,
+	// then the forward.
+	rc.srv.WriteTimeout = lim.read + forwardTimeout + 5*time.Second
+	rc.srv.IdleTimeout = lim.idle
+	rc.srv.ConnState = rc.track
 	rc.srv.RegisterOnShutdown(rc.closeFresh)
-	go rc.srv.Serve(netutil.LimitListener(ln, lim.maxConns))
+	go rc.srv.Serve(events.LimitConns(rc.srv, ln, lim.maxConns))
 	return rc
 }
-
-// receiverConnState, when set (by tests only, before the command runs), is
-// called by the receiver's http.Server.ConnState (track) after its own
-// bookkeeping: it sees each connection the server accepts and each one it
-// closes. A receiver keeps the hook it was started with.
-var receiverConnState func(net.Conn, http.ConnState)
 
 func (rc *receiver) deliver(ctx context.Context, d *events.Delivery) error {
 	r := received{Delivery: d}

@@ -189,7 +189,7 @@ with its wait); never a secret.
 	pf.BoolVar(&a.debug, "debug", false, "write the SDK's log records (requests, retries, request ids) to stderr (PARTNER_DEBUG=1)")
 	root.SetFlagErrorFunc(func(_ *cobra.Command, err error) error { return usageError{err} })
 
-	root.AddCommand(a.reportsCmd(), a.bulkCmd(), a.usersCmd(), a.eventsCmd(), a.tokenCmd(), a.versionCmd())
+	root.AddCommand(a.reportsCmd(), a.bulkCmd(), a.usersCmd(), a.eventsCmd(), a.tokenCmd(), a.versionCmd(), a.doctorCmd())
 	return root
 }
 

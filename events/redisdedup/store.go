@@ -22,8 +22,10 @@
 // client works as well as a single server's.
 //
 // When Redis cannot be reached, Dedup passes the delivery on to Deliver
-// and logs the failure (a duplicate is less harm than a loss), and guards
-// again as soon as Redis answers. Redis only remembers: a restart without
+// and logs the failure (a duplicate is less harm than a loss), or answers
+// it 503 with Dedup.RefuseWhenStoreFails, and guards again as soon as
+// Redis answers. A reply the client panics on (a bulk length no process
+// can allocate) is an error like any other, never a crash. Redis only remembers: a restart without
 // persistence forgets the window's deliveries, so a retry after it may be
 // handled again, and never loses one.
 //
@@ -216,8 +218,10 @@ func (s *Store) ReleaseFor(ctx context.Context, key, holder string) error {
 // do runs op and returns its outcome, or ctx's error as soon as ctx is
 // done. op runs with ctx's values but not its end, so that a command it
 // sent is not cut off half way; when ctx ends first, op runs on and
-// abandoned, when set, is called with its outcome.
+// abandoned, when set, is called with its outcome. A panic of op (the
+// Redis client's, on a reply it cannot read) is its outcome's error.
 func do(ctx context.Context, op func(context.Context) (int64, error), abandoned func(int64, error)) (int64, error) {
+	op = safe(op)
 	if ctx.Done() == nil {
 		return op(ctx)
 	}
@@ -243,7 +247,7 @@ func do(ctx context.Context, op func(context.Context) (int64, error), abandoned 
 		}
 		mu.Unlock()
 		if abandoned != nil {
-			abandoned(n, err)
+			safe(func(context.Context) (int64, error) { abandoned(n, err); return 0, nil })(ctx)
 		}
 	}()
 	select {
@@ -259,5 +263,19 @@ func do(ctx context.Context, op func(context.Context) (int64, error), abandoned 
 	default:
 		gone = true
 		return 0, ctx.Err()
+	}
+}
+
+// safe returns op with a panic turned into an error: the client panics
+// on some replies it cannot read (a bulk length larger than memory), and
+// a panic in the goroutine of do would end the process.
+func safe(op func(context.Context) (int64, error)) func(context.Context) (int64, error) {
+	return func(ctx context.Context) (n int64, err error) {
+		defer func() {
+			if r := recover(); r != nil {
+				n, err = 0, fmt.Errorf("the Redis client panicked: %v", r)
+			}
+		}()
+		return op(ctx)
 	}
 }

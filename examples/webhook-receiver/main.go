@@ -21,8 +21,11 @@
 //	RECEIVER_ADDR        address to listen on (default :8080; the demo: 127.0.0.1, any port)
 //	RECEIVER_SECRET      the subscriber secret in the callback URL's last segment (required with a deployment)
 //	RECEIVER_OLD_SECRET  the secret before a rotation, accepted too until it is removed
-//	RECEIVER_REDIS_ADDR  host:port of a Redis the replicas share for the duplicate guard (default: in memory)
+//	RECEIVER_REDIS_ADDR  a Redis the replicas share for the duplicate guard (default: in memory):
+//	                     host:port, or a redis:// or rediss:// (TLS) URL with a password and
+//	                     database (redis://:password@cache.internal:6379/0); never logged whole
 //	RECEIVER_REDIS_PREFIX the guard's key prefix in that Redis (default redisdedup.DefaultPrefix)
+//	RECEIVER_REDIS_REQUIRED 1: answer deliveries 503 while Redis fails, instead of passing them on
 //
 // To rotate the secret without losing a delivery: set RECEIVER_OLD_SECRET to
 // the current secret and RECEIVER_SECRET to a new one (events.NewSecret),
@@ -44,12 +47,12 @@ import (
 	"net/http"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 	"go.opentelemetry.io/otel/trace"
-	"golang.org/x/net/netutil"
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/deployment"
@@ -168,7 +171,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	})
 	handler.Secrets = events.NewSecretSet(secrets.current, secrets.old)
 	handler.Logger = cfg.log
-	store, closeStore, err := dedupStore(cfg.getenv)
+	store, closeStore, err := dedupStore(ctx, cfg.getenv, cfg.log)
 	if err != nil {
 		return err
 	}
@@ -178,23 +181,23 @@ func run(ctx context.Context, cfg config) (err error) {
 	// and a later change back to the same fields is handled. With a field
 	// that identifies a change, set Dedup.Field or Dedup.Key and a longer
 	// Window.
-	handler.Dedup = &events.Dedup{Store: store}
+	//
+	// While the store does not answer, the guard passes deliveries on (a
+	// duplicate is less harm than a loss); with RECEIVER_REDIS_REQUIRED=1
+	// it answers 503 instead, for work that must not run twice, and the
+	// service sends the delivery again later.
+	handler.Dedup = &events.Dedup{Store: store, RefuseWhenStoreFails: cfg.getenv("RECEIVER_REDIS_REQUIRED") == "1"}
 
 	mux := http.NewServeMux()
 	mux.Handle(callbackPath, handler)
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "ok\n") })
-	// Timeouts as the events package documents them ("Serving
-	// deliveries"): a client that does not know the secret cannot hold a
-	// connection.
-	srv := &http.Server{
-		Handler:           mux,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      60 * time.Second,
-		IdleTimeout:       60 * time.Second,
-		MaxHeaderBytes:    16 << 10,
-		ErrorLog:          slog.NewLogLogger(cfg.log.Handler(), slog.LevelWarn),
-	}
+	// The server the events package recommends ("Serving deliveries"):
+	// timeouts, so that a client that does not know the secret cannot
+	// hold a connection, and a connection cap that closes idle
+	// connections for new ones, so that holding them all does not keep
+	// deliveries out.
+	srv := events.NewServer(mux)
+	srv.ErrorLog = slog.NewLogLogger(cfg.log.Handler(), slog.LevelWarn)
 	addr := cfg.getenv("RECEIVER_ADDR")
 	if addr == "" && onFake {
 		addr = "127.0.0.1:0"
@@ -206,7 +209,7 @@ func run(ctx context.Context, cfg config) (err error) {
 		return err
 	}
 	served := make(chan error, 1)
-	go func() { served <- srv.Serve(netutil.LimitListener(ln, 256)) }()
+	go func() { served <- srv.Serve(events.LimitConns(srv, ln, events.DefaultMaxConns)) }()
 	cfg.log.Info("receiving", "addr", ln.Addr().String(), "path", callbackPath, "secrets", handler.Secrets)
 	if cfg.listening != nil {
 		cfg.listening(ln.Addr().String())
@@ -265,18 +268,63 @@ func secretsFromEnv(getenv func(string) string) (receiverSecrets, error) {
 //
 // Any other shared cache plugs in here too: an events.DedupStore (and
 // events.DedupHolderStore) over it.
-func dedupStore(getenv func(string) string) (store events.DedupStore, close func() error, err error) {
+func dedupStore(ctx context.Context, getenv func(string) string, log *slog.Logger) (store events.DedupStore, close func() error, err error) {
 	addr := getenv("RECEIVER_REDIS_ADDR")
 	if addr == "" {
 		return events.NewMemoryDedupStore(0, nil), func() error { return nil }, nil
 	}
-	// Few retries: while Redis is down, each delivery waits for them
-	// before the guard lets it through (a duplicate is less harm than a
-	// loss).
-	rdb := redis.NewClient(&redis.Options{Addr: addr, MaxRetries: 1, DialerRetries: 1, DialTimeout: time.Second})
-	var opts []redisdedup.Option
-	if p := getenv("RECEIVER_REDIS_PREFIX"); p != "" {
-		opts = append(opts, redisdedup.WithPrefix(p))
+	opts, err := redisOptions(addr)
+	if err != nil {
+		return nil, nil, err
 	}
-	return redisdedup.New(rdb, opts...), rdb.Close, nil
+	rdb := redis.NewClient(opts)
+	var dopts []redisdedup.Option
+	if p := getenv("RECEIVER_REDIS_PREFIX"); p != "" {
+		dopts = append(dopts, redisdedup.WithPrefix(p))
+	}
+	// Say at once whether the guard works: while Redis does not answer,
+	// the guard passes deliveries on (or, with RECEIVER_REDIS_REQUIRED,
+	// refuses them), and each one logs the failure. The address is logged
+	// without its password.
+	pctx, cancel := context.WithTimeout(ctx, 2*opts.DialTimeout)
+	defer cancel()
+	if err := rdb.Ping(pctx).Err(); err != nil {
+		log.Warn("duplicate guard: Redis does not answer", "redis", opts.Addr, "db", opts.DB, "tls", opts.TLSConfig != nil, "error", err.Error())
+	} else {
+		log.Info("duplicate guard on Redis", "redis", opts.Addr, "db", opts.DB, "tls", opts.TLSConfig != nil)
+	}
+	return redisdedup.New(rdb, dopts...), rdb.Close, nil
+}
+
+// redisOptions reads RECEIVER_REDIS_ADDR: host:port, or a redis:// or
+// rediss:// (TLS) URL, which may carry a user name, a password and a
+// database number (redis://user:password@host:6379/0). Its errors never
+// repeat the value, which may hold a password.
+func redisOptions(addr string) (*redis.Options, error) {
+	var opts *redis.Options
+	if strings.Contains(addr, "://") {
+		o, err := redis.ParseURL(addr)
+		if err != nil {
+			return nil, errors.New("RECEIVER_REDIS_ADDR is not a valid redis:// or rediss:// URL (the value is not repeated: it may hold a password)")
+		}
+		opts = o
+	} else {
+		if _, _, err := net.SplitHostPort(addr); err != nil || strings.Contains(addr, "@") {
+			return nil, errors.New("RECEIVER_REDIS_ADDR is neither host:port nor a redis:// or rediss:// URL (the value is not repeated: it may hold a password)")
+		}
+		opts = &redis.Options{Addr: addr}
+	}
+	// Few retries, short dials: while Redis is down, each delivery waits
+	// for them before the guard decides (a duplicate is less harm than
+	// a loss). A URL's own settings (?dial_timeout=...) win.
+	if opts.MaxRetries == 0 {
+		opts.MaxRetries = 1
+	}
+	if opts.DialerRetries == 0 {
+		opts.DialerRetries = 1
+	}
+	if opts.DialTimeout == 0 {
+		opts.DialTimeout = time.Second
+	}
+	return opts, nil
 }

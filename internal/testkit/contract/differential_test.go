@@ -2,6 +2,7 @@ package contract
 
 import (
 	"fmt"
+	"github.com/partnerapi/partner-go/internal/contract"
 	"net/http"
 	"sync/atomic"
 	"testing"
@@ -29,9 +30,9 @@ func Differential(t testing.TB, options ...string) func(http.Handler) http.Handl
 			t.Error("no exchange went through the differential check")
 		}
 	})
-	return capture(func(r *http.Request, body []byte, a answer) {
+	return contract.Capture(func(r *http.Request, body []byte, a contract.Answer) {
 		compared.Add(1)
-		Agree(t, c, ref, r, body, a.whole, a.status, a.header, a.body)
+		Agree(t, c, ref, r, body, a.Whole, a.Status, a.Header, a.Body)
 	})
 }
 

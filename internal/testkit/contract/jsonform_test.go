@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"os"
+	"path/filepath"
 	"testing"
 
 	"go.yaml.in/yaml/v4"
@@ -15,7 +16,7 @@ import (
 
 var update = flag.Bool("update", false, "rewrite openapi.json as the JSON form of api/openapi.yaml")
 
-// TestJSONForm: openapi.json, which the Checker reads, is the JSON form of
+// TestJSONForm: internal/contract/openapi.json, which the Checker reads, is the JSON form of
 // api/openapi.yaml, the document edited by hand. Run with -update to
 // rewrite it.
 func TestJSONForm(t *testing.T) {
@@ -27,13 +28,13 @@ func TestJSONForm(t *testing.T) {
 		return
 	}
 	if *update {
-		if err := os.WriteFile("openapi.json", want, 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join("..", "..", "contract", "openapi.json"), want, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		t.Log("rewrote openapi.json")
+		t.Log("rewrote internal/contract/openapi.json")
 		return
 	}
-	t.Error("internal/testkit/contract/openapi.json is not the JSON form of api/openapi.yaml: " +
+	t.Error("internal/contract/openapi.json is not the JSON form of api/openapi.yaml: " +
 		"run go test ./internal/testkit/contract -run TestJSONForm -update")
 }
 

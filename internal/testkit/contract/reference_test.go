@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/partnerapi/partner-go/internal/contract"
 	"sync"
 
 	"github.com/getkin/kin-openapi/openapi3"
@@ -75,7 +77,7 @@ func NewReference(doc []byte, options ...string) (*Reference, error) {
 	marked := refDropOptionsOff(d, options)
 	for _, o := range options {
 		if !marked[o] {
-			return nil, fmt.Errorf("contract: no member, operation or status is marked %s: %s", extMark, o)
+			return nil, fmt.Errorf("contract: no member, operation or status is marked %s: %s", contract.ExtMark, o)
 		}
 	}
 	r, err := gorillamux.NewRouter(d)
@@ -137,7 +139,7 @@ type refOptionFilter struct {
 }
 
 func (f *refOptionFilter) off(ext map[string]any) bool {
-	o, ok := ext[extMark].(string)
+	o, ok := ext[contract.ExtMark].(string)
 	if ok {
 		f.marked[o] = true
 	}

@@ -56,6 +56,10 @@ type Server struct {
 	// Body is the answer of Answer ({"ok":true} unless set before the
 	// first request).
 	Body []byte
+	// GoAwayDebug is the debug data of the GOAWAY frames the server
+	// sends (none unless set before the first request): any text a
+	// server likes.
+	GoAwayDebug []byte
 	// Requests counts the requests read whole; Processed those the
 	// server processed (answered, reset after reading, covered by a
 	// GOAWAY).
@@ -169,10 +173,10 @@ func (s *Server) act(fr *http2.Framer, id uint32, conn int) bool {
 		fr.WriteRSTStream(id, http2.ErrCodeRefusedStream)
 	case GoAwayCovering:
 		s.Processed.Add(1)
-		fr.WriteGoAway(id, http2.ErrCodeNo, nil)
+		fr.WriteGoAway(id, http2.ErrCodeNo, s.GoAwayDebug)
 		return false
 	case GoAwayBelow:
-		fr.WriteGoAway(id-min(id, 2), http2.ErrCodeNo, nil)
+		fr.WriteGoAway(id-min(id, 2), http2.ErrCodeNo, s.GoAwayDebug)
 		return false
 	}
 	return true

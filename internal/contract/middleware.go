@@ -32,7 +32,7 @@ const sdkAgent = "partner-go/"
 // (a dropped or cut answer), the answer went past maxChecked, or the
 // client went away before the answer was whole.
 func (c *Checker) Middleware(report func(*Violation)) func(http.Handler) http.Handler {
-	return capture(func(r *http.Request, body []byte, a answer) {
+	return Capture(func(r *http.Request, body []byte, a Answer) {
 		x, v := c.CheckRequest(r, body)
 		switch {
 		case x == nil:
@@ -40,35 +40,35 @@ func (c *Checker) Middleware(report func(*Violation)) func(http.Handler) http.Ha
 				report(v)
 			}
 			return
-		case v != nil && a.status/100 == 2:
+		case v != nil && a.Status/100 == 2:
 			report(v)
 		}
-		if !a.whole {
+		if !a.Whole {
 			return
 		}
-		if v := x.CheckResponse(a.status, a.header, a.body); v != nil {
+		if v := x.CheckResponse(a.Status, a.Header, a.Body); v != nil {
 			report(v)
 		}
 	})
 }
 
-// answer is what a handler answered, as capture saw it.
-type answer struct {
-	status int
-	header http.Header
-	body   []byte
-	// whole is false when the connection was taken over, the body
+// Answer is what a handler answered, as Capture saw it.
+type Answer struct {
+	Status int
+	Header http.Header
+	Body   []byte
+	// Whole is false when the connection was taken over, the body
 	// went past maxChecked or the client went away before it was whole:
-	// body is then not the answer.
-	whole bool
+	// Body is then not the answer.
+	Whole bool
 }
 
-// capture returns a wrapper of a handler that serves each request with
+// Capture returns a wrapper of a handler that serves each request with
 // it, keeping a copy of the request's body as the handler reads it and
 // of the answer as written, then calls check with the request, its body
 // (nil unless the handler read it to its end within maxChecked) and the
 // answer.
-func capture(check func(r *http.Request, body []byte, a answer)) func(http.Handler) http.Handler {
+func Capture(check func(r *http.Request, body []byte, a Answer)) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {
 		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 			tee := &teeBody{rc: r.Body}
@@ -78,11 +78,11 @@ func capture(check func(r *http.Request, body []byte, a answer)) func(http.Handl
 			if rec.status == 0 {
 				rec.status = http.StatusOK
 			}
-			check(r, tee.complete(), answer{
-				status: rec.status,
-				header: rec.Header(),
-				body:   rec.body.buf.Bytes(),
-				whole:  !rec.hijacked && !rec.body.over && r.Context().Err() == nil,
+			check(r, tee.complete(), Answer{
+				Status: rec.status,
+				Header: rec.Header(),
+				Body:   rec.body.buf.Bytes(),
+				Whole:  !rec.hijacked && !rec.body.over && r.Context().Err() == nil,
 			})
 		})
 	}

@@ -27,7 +27,7 @@ func decodeDocument(doc []byte) (map[string]any, error) {
 	dec.UseNumber()
 	var v any
 	if err := dec.Decode(&v); err != nil {
-		return nil, fmt.Errorf("the document is not JSON (New reads the JSON form, internal/testkit/contract/openapi.json): %w", err)
+		return nil, fmt.Errorf("the document is not JSON (New reads the JSON form, internal/contract/openapi.json): %w", err)
 	}
 	if dec.More() {
 		return nil, fmt.Errorf("the document has more than one JSON value")

@@ -29,6 +29,9 @@ type schema struct {
 	items            *schema
 	oneOf            []*schema
 	ext              map[string]any
+	// droppedBy names, for each property New dropped, the option of the
+	// fake that adds it (dropOptionsOff).
+	droppedBy map[string]string
 	// empty: no keyword of s or below it constrains a value, so that it
 	// takes any value but null (New sets it, isEmpty).
 	empty bool
@@ -226,11 +229,18 @@ func (s *schema) isEmpty(visiting map[*schema]bool) bool {
 	return true
 }
 
-// A schemaError is a value that breaks a schema: the reason, and where
-// in the value (a JSON pointer's tokens).
+// A schemaError is a value that breaks a schema: the reason, where in
+// the value (a JSON pointer's tokens), and, where the reason is a
+// member's presence, type or value, what the schema wants there and what
+// the value holds (Finding).
 type schemaError struct {
-	reason string
-	at     []string
+	reason    string
+	at        []string
+	want, got string
+	// member is the member of the object at at that the error is about,
+	// when the reason names one that at does not reach (an unsupported
+	// member).
+	member string
 }
 
 func (e schemaError) Error() string {
@@ -246,6 +256,12 @@ func (v *validation) fail(at []string, format string, args ...any) {
 	v.errs = append(v.errs, schemaError{reason: fmt.Sprintf(format, args...), at: slices.Clone(at)})
 }
 
+// differ is fail, saying what the schema wants at at and what the value
+// holds.
+func (v *validation) differ(at []string, want, got, format string, args ...any) {
+	v.errs = append(v.errs, schemaError{reason: fmt.Sprintf(format, args...), at: slices.Clone(at), want: want, got: got})
+}
+
 // validate checks value (as encoding/json decodes it with UseNumber, or a
 // parameter's int64, float64, bool or string) against s, as kin-openapi's
 // Schema.VisitJSON does for OpenAPI 3.0.
@@ -255,7 +271,7 @@ func (s *schema) validate(v *validation, value any, at []string) {
 	}
 	if s.empty {
 		if value == nil {
-			v.fail(at, "Value is not nullable")
+			v.differ(at, "a value", "null", "Value is not nullable")
 		}
 		return
 	}
@@ -263,7 +279,7 @@ func (s *schema) validate(v *validation, value any, at []string) {
 		return
 	}
 	if len(s.enum) > 0 && !slices.ContainsFunc(s.enum, func(e any) bool { return equalJSON(e, value) }) {
-		v.fail(at, "value is not one of the allowed values %s", enumText(s.enum))
+		v.differ(at, "one of "+enumText(s.enum), valueText(value), "value is not one of the allowed values %s", enumText(s.enum))
 		return
 	}
 	s.validateValue(v, value, at)
@@ -273,7 +289,7 @@ func (s *schema) validate(v *validation, value any, at []string) {
 func (s *schema) validateValue(v *validation, value any, at []string) {
 	switch value := value.(type) {
 	case nil:
-		v.fail(at, "Value is not nullable")
+		v.differ(at, s.wanted(), "null", "Value is not nullable")
 	case bool:
 		s.expect(v, "boolean", at)
 	case json.Number, int64, float64:
@@ -324,7 +340,7 @@ func (s *schema) expect(v *validation, got string, at []string) bool {
 	if s.typ == "array" || s.typ == "object" || s.typ == "integer" {
 		a = "an"
 	}
-	v.fail(at, "value must be %s %s", a, s.typ)
+	v.differ(at, s.typ, got, "value must be %s %s", a, s.typ)
 	return false
 }
 
@@ -339,7 +355,7 @@ func (s *schema) validateNumber(v *validation, f float64, at []string) {
 	}
 	if s.typ == "integer" {
 		if f != math.Trunc(f) {
-			v.fail(at, "value must be an integer")
+			v.differ(at, "integer", "number", "value must be an integer")
 		}
 		if err := intFormat(s.format, f); err != nil {
 			v.fail(at, `number doesn't match the format %q (%v)`, s.format, err)
@@ -415,7 +431,12 @@ func (s *schema) validateObject(v *validation, obj map[string]any, at []string) 
 			continue
 		}
 		if s.additional != nil && !*s.additional {
-			v.fail(at, "property %q is unsupported", k)
+			want := "no such member"
+			if o := s.droppedBy[k]; o != "" {
+				want += " (it does with its option " + o + ")"
+			}
+			v.differ(at, want, "a member of type "+TypeOf(obj[k]), "property %q is unsupported", k)
+			v.errs[len(v.errs)-1].member = k
 			continue
 		}
 		if s.additionalSchema != nil {
@@ -424,9 +445,62 @@ func (s *schema) validateObject(v *validation, obj map[string]any, at []string) 
 	}
 	for _, k := range s.required {
 		if _, ok := obj[k]; !ok {
-			v.fail(append(at, k), "property %q is missing", k)
+			want := "a member"
+			if p := s.properties[k]; p != nil {
+				want = "a member of type " + p.wanted()
+			}
+			v.differ(append(at, k), want, "none", "property %q is missing", k)
 		}
 	}
+}
+
+// wanted names the type s wants, "any type" when it names none.
+func (s *schema) wanted() string {
+	if s.typ == "" {
+		return "any type"
+	}
+	return s.typ
+}
+
+// TypeOf names the JSON type of a value as encoding/json decodes it with
+// UseNumber: null, boolean, integer (a number without fraction or
+// exponent), number, string, array or object.
+func TypeOf(value any) string {
+	switch value := value.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "boolean"
+	case json.Number:
+		if strings.ContainsAny(string(value), ".eE") {
+			return "number"
+		}
+		return "integer"
+	case int64:
+		return "integer"
+	case float64:
+		return "number"
+	case string:
+		return "string"
+	case []any:
+		return "array"
+	case map[string]any:
+		return "object"
+	}
+	return fmt.Sprintf("%T", value)
+}
+
+// valueText is a scalar value as JSON, or its type.
+func valueText(value any) string {
+	switch value.(type) {
+	case string, bool, json.Number, nil:
+		b, _ := json.Marshal(value)
+		if len(b) > 80 {
+			return TypeOf(value)
+		}
+		return string(b)
+	}
+	return TypeOf(value)
 }
 
 // equalJSON compares an enum value with a decoded one: numbers by value.

@@ -2,9 +2,9 @@ package contract
 
 import "slices"
 
-// extMark marks what the fake adds of its own: true for what it always
+// ExtMark marks what the fake adds of its own: true for what it always
 // adds, an option's name for what only that option adds.
-const extMark = "x-fake-extension"
+const ExtMark = "x-fake-extension"
 
 // dropOptionsOff removes from d the operations, responses and schema
 // properties marked with the name of an option that is not in on, and
@@ -40,7 +40,7 @@ type optionFilter struct {
 // off reports whether ext marks an option that is not on, and records
 // the option it marks.
 func (f *optionFilter) off(ext map[string]any) bool {
-	o, ok := ext[extMark].(string)
+	o, ok := ext[ExtMark].(string)
 	if ok {
 		f.marked[o] = true
 	}
@@ -71,6 +71,10 @@ func (f *optionFilter) schema(s *schema) {
 	for name, p := range s.properties {
 		if f.off(p.ext) {
 			delete(s.properties, name)
+			if s.droppedBy == nil {
+				s.droppedBy = map[string]string{}
+			}
+			s.droppedBy[name], _ = p.ext[ExtMark].(string)
 			continue
 		}
 		f.schema(p)
