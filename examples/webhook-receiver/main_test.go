@@ -8,6 +8,9 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -198,6 +201,25 @@ func TestUsage(t *testing.T) {
 		"RECEIVER_REDIS_ADDR", "RECEIVER_REDIS_PREFIX", "PARTNER_BASE_URL", "PARTNER_CLIENT_SECRET", "PARTNER_PORTAL_WORD", "Exit status"} {
 		if !strings.Contains(stderr.String(), want) {
 			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	// Every RECEIVER_* variable the program reads is in the usage.
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range regexp.MustCompile(`"(RECEIVER_[A-Z_]+)"`).FindAllStringSubmatch(string(src), -1) {
+			if !strings.Contains(stderr.String(), "  "+v[1]+"\n") {
+				t.Errorf("%s reads %s, which the usage does not list", name, v[1])
+			}
 		}
 	}
 	for _, args := range [][]string{{"-addr", ":9090"}, {"serve"}} {

@@ -41,10 +41,14 @@ Settings (environment variables):
   RECEIVER_OLD_SECRET
         the secret before a rotation, accepted too until it is removed
   RECEIVER_REDIS_ADDR
-        host:port of a Redis the replicas share for the duplicate guard
-        (default: in this process's memory)
+        a Redis the replicas share for the duplicate guard (default: in this
+        process's memory): host:port, or a redis:// or rediss:// (TLS) URL with
+        a password and database (redis://:password@cache.internal:6379/0);
+        never logged whole
   RECEIVER_REDIS_PREFIX
         the guard's key prefix in that Redis (default redisdedup.DefaultPrefix)
+  RECEIVER_REDIS_REQUIRED
+        1: answer deliveries 503 while Redis fails, instead of passing them on
   PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET
         the deployment whose deliveries it receives: all three, or none for
         the demonstration
