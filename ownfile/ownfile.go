@@ -121,8 +121,7 @@ func createBeside(path, suffix string, perm fs.FileMode) (*os.File, error) {
 		}
 		if err != nil {
 			// Name the file asked for, not the temporary one.
-			var pe *fs.PathError
-			if errors.As(err, &pe) {
+			if pe, ok := errors.AsType[*fs.PathError](err); ok {
 				err = &fs.PathError{Op: "create", Path: path, Err: pe.Err}
 			}
 			return nil, err

@@ -54,8 +54,7 @@ func createOutput(flag, path string, force bool) (*outputFile, error) {
 	o, err := ownfile.CreateOutput(path, force)
 	if err != nil {
 		// Name the file the operator asked for, not the temporary one.
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
+		if pe, ok := errors.AsType[*fs.PathError](err); ok {
 			err = pe.Err
 		}
 		return nil, fmt.Errorf("%s: cannot write %s: %w", flag, path, err)
