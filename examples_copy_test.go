@@ -137,17 +137,38 @@ func copyOutDir(t *testing.T, root, name string) string {
 	return dir
 }
 
-// exampleDirs returns the directories directly under examples/.
-func exampleDirs(t *testing.T) []string {
+// checkoutRoot returns the checkout's root: the nearest directory up
+// from the test's own that holds a go.mod (so the tests run from any
+// package of the module).
+func checkoutRoot(t *testing.T) string {
 	t.Helper()
-	entries, err := os.ReadDir("examples")
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// exampleDirs returns the directories directly under root's examples/.
+func exampleDirs(t *testing.T, root string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, "examples"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	var dirs []string
 	for _, e := range entries {
 		if e.IsDir() {
-			dirs = append(dirs, filepath.Join("examples", e.Name()))
+			dirs = append(dirs, filepath.Join(root, "examples", e.Name()))
 		}
 	}
 	if len(dirs) < 4 {
@@ -162,11 +183,8 @@ func exampleDirs(t *testing.T) []string {
 // file outside itself, and needs no module the SDK does not.
 func TestExamplesCopyOut(t *testing.T) {
 	t.Parallel()
-	root, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, dir := range exampleDirs(t) {
+	root := checkoutRoot(t)
+	for _, dir := range exampleDirs(t, root) {
 		name := filepath.Base(dir)
 		t.Run(name, func(t *testing.T) {
 			// Each go command builds and tests one copy; two at a
@@ -175,7 +193,7 @@ func TestExamplesCopyOut(t *testing.T) {
 			t.Parallel()
 			mod := copyOutModule(t, root, dir, name, copyOutDir(t, root, name))
 			if out, err := vetAndTest(mod); err != nil {
-				t.Errorf("%s copied into a module of its own: go test -vet=all ./...: %v\n%s", dir, err, out)
+				t.Errorf("examples/%s copied into a module of its own: go test -vet=all ./...: %v\n%s", name, err, out)
 			}
 		})
 	}
@@ -186,10 +204,7 @@ func TestExamplesCopyOut(t *testing.T) {
 // team's module would.
 func TestExamplesCopyOutCatchesInternalImport(t *testing.T) {
 	t.Parallel()
-	root, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := checkoutRoot(t)
 	src := filepath.Join(t.TempDir(), "bad")
 	os.Mkdir(src, 0o755)
 	main := "package main\n\nimport (\n\t\"strings\"\n\n\t\"github.com/partnerapi/partner-go/internal/quote\"\n)\n\n" +
@@ -211,7 +226,8 @@ func TestExampleFilesDiffer(t *testing.T) {
 	t.Parallel()
 	seen := map[[sha256.Size]byte]string{}
 	n := 0
-	err := filepath.WalkDir("examples", func(p string, d fs.DirEntry, err error) error {
+	root := checkoutRoot(t)
+	err := filepath.WalkDir(filepath.Join(root, "examples"), func(p string, d fs.DirEntry, err error) error {
 		if err != nil || d.IsDir() {
 			return err
 		}
@@ -220,6 +236,9 @@ func TestExampleFilesDiffer(t *testing.T) {
 			return err
 		}
 		n++
+		if rel, err := filepath.Rel(root, p); err == nil {
+			p = filepath.ToSlash(rel)
+		}
 		sum := sha256.Sum256(b)
 		if first, ok := seen[sum]; ok {
 			t.Errorf("%s is identical to %s: no file is copied between examples (put what they share in the library)", p, first)
