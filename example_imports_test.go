@@ -13,13 +13,14 @@ import (
 
 // exampleFile reports whether f is documentation a user copies: a file
 // named example_test.go (or *_example_test.go), a test file with an
-// Example function, or a program under examples/.
+// Example function, or any file of a program under examples/, its tests
+// included (they are copied with it).
 func exampleFile(path string, f *ast.File) bool {
 	base := filepath.Base(path)
 	if base == "example_test.go" || strings.HasSuffix(base, "_example_test.go") {
 		return true
 	}
-	if strings.HasPrefix(filepath.ToSlash(path), "examples/") && !strings.HasSuffix(base, "_test.go") {
+	if strings.HasPrefix(filepath.ToSlash(path), "examples/") {
 		return true
 	}
 	if !strings.HasSuffix(base, "_test.go") {
@@ -122,5 +123,8 @@ func ExampleService_List() { fmt.Println(mocktest.BaseURL) }
 	g, _ := parser.ParseFile(token.NewFileSet(), "x_test.go", "package x_test\nfunc Examplefoo() {}\nfunc TestX() {}\n", 0)
 	if exampleFile("x_test.go", g) {
 		t.Error("Examplefoo (not an example name) and a Test make an example file")
+	}
+	if !exampleFile("examples/crm-sync/main_test.go", g) {
+		t.Error("a test of a program under examples/ is not taken for an example: it is copied with the program")
 	}
 }

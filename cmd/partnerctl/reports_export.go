@@ -205,8 +205,7 @@ func exportResumable(ctx context.Context, c *partner.Client, id int64, format st
 		ef.f.Close()
 		return n, fmt.Errorf("%w; %s kept in %s: go on with: %s", err, plural(ef.state.Checkpoint.Rows, "row"), ef.partial, resumeCommand(id, format, fl))
 	}
-	out := &outputFile{File: ef.f, flag: "-o", path: fl.out, force: fl.force}
-	if err := out.commit(); err != nil {
+	if err := placeOutput("-o", ef.f, fl.out, fl.force); err != nil {
 		ef.discard()
 		return n, err
 	}

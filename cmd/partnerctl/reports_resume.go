@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/partnerapi/partner-go/ownfile"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -104,9 +105,8 @@ func openExportFile(out string, id int64, format string, rawCSV, resume bool) (*
 		// A stopped export's files go (the entries, never what a link
 		// points to); the partial file is created anew, exclusively
 		// (O_EXCL fails on any entry there, a symbolic link included).
-		os.Remove(partial)
 		os.Remove(checkpoint)
-		f, err := os.OpenFile(partial, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o666)
+		f, err := ownfile.Create(partial)
 		if err != nil {
 			return nil, err
 		}
@@ -123,7 +123,7 @@ func openExportFile(out string, id int64, format string, rawCSV, resume bool) (*
 	if err := e.checkState(st, out); err != nil {
 		return nil, err
 	}
-	f, _, err := openOwnFile(partial, os.O_RDWR)
+	f, err := ownfile.Open(partial, os.O_RDWR)
 	if err != nil {
 		return nil, usagef("--resume: %v: %s", err, startOver)
 	}
@@ -154,19 +154,11 @@ func openExportFile(out string, id int64, format string, rawCSV, resume bool) (*
 // regular file of this user's.
 func readCheckpoint(path string) (exportState, error) {
 	var st exportState
-	f, fi, err := openOwnFile(path, os.O_RDONLY)
+	b, err := ownfile.ReadFile(path, maxCheckpointSize)
 	if err != nil {
 		return st, err
 	}
-	defer f.Close()
-	if fi.Size() > maxCheckpointSize {
-		return st, fmt.Errorf("%s is not a checkpoint (%d bytes)", path, fi.Size())
-	}
-	b, err := io.ReadAll(io.LimitReader(f, maxCheckpointSize+1))
-	if err != nil {
-		return st, err
-	}
-	if len(b) > maxCheckpointSize || json.Unmarshal(b, &st) != nil {
+	if json.Unmarshal(b, &st) != nil {
 		return st, fmt.Errorf("%s is not a checkpoint", path)
 	}
 	return st, nil
@@ -248,23 +240,7 @@ func (e *exportFile) save(cp reports.Checkpoint) {
 	if err != nil {
 		return
 	}
-	dir, base := filepath.Split(e.checkpoint)
-	tmp, err := os.CreateTemp(dir, base+".*.tmp")
-	if err != nil {
-		return
-	}
-	_, err = tmp.Write(b)
-	if err == nil {
-		err = tmp.Sync()
-	}
-	if cerr := tmp.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp.Name(), e.checkpoint)
-	}
-	if err != nil {
-		os.Remove(tmp.Name())
+	if ownfile.WriteFile(e.checkpoint, b, 0o600) != nil {
 		return
 	}
 	e.state, e.saved = st, true

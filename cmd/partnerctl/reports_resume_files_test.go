@@ -164,7 +164,7 @@ func TestExportResumeRefusesForeignCheckpoints(t *testing.T) {
 		{"too large", func(t *testing.T) {
 			os.Remove(s.cp)
 			writeFile(t, s.cp, s.cpBytes+strings.Repeat(" ", maxCheckpointSize))
-		}, nil, "is not a checkpoint ("},
+		}, nil, "is larger than 16384 bytes"},
 		{"a link to a checkpoint", func(t *testing.T) { os.Remove(s.cp); symlink(t, elsewhere, s.cp) }, nil, "is a symbolic link"},
 		{"a link to /dev/zero", func(t *testing.T) { os.Remove(s.cp); symlink(t, "/dev/zero", s.cp) }, nil, "is a symbolic link"},
 		{"a link as the partial file", func(t *testing.T) {

@@ -10,7 +10,7 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/events/redisdedup"
-	"github.com/partnerapi/partner-go/internal/testkit/redistest"
+	"github.com/partnerapi/partner-go/events/redisdedup/redistest"
 )
 
 // BenchmarkDelivery receives one new delivery (a 20-field body, a new

@@ -17,7 +17,7 @@ import (
 
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/events/redisdedup"
-	"github.com/partnerapi/partner-go/internal/testkit/redistest"
+	"github.com/partnerapi/partner-go/events/redisdedup/redistest"
 )
 
 func post(h http.Handler, body string) int {
@@ -253,7 +253,7 @@ func TestRedisReplicaDiesMidDelivery(t *testing.T) {
 	} else {
 		t.Logf("the claim lapsed before the copy was sent (the machine stalled for %v): keys %v", lease, ks)
 	}
-	redistest.WaitFor(t, "the claim to lapse", func() bool { return len(keys(t, admin, "crash:")) == 0 || count.get("1") > 0 })
+	waitFor(t, "the claim to lapse", func() bool { return len(keys(t, admin, "crash:")) == 0 || count.get("1") > 0 })
 	if code := post(survivor, body); code != http.StatusNoContent || count.get("1") != 1 {
 		t.Fatalf("the retry after the lease: %d, %d calls; want 204 and 1", code, count.get("1"))
 	}
@@ -288,7 +288,7 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 	slowCode, nextCode := make(chan int, 1), make(chan int, 1)
 	go func() { slowCode <- post(slow, body) }()
 	<-slowIn
-	redistest.WaitFor(t, "the slow claim to lapse", func() bool { return len(keys(t, admin, "late:")) == 0 })
+	waitFor(t, "the slow claim to lapse", func() bool { return len(keys(t, admin, "late:")) == 0 })
 	go func() { nextCode <- post(next, body) }()
 	<-nextIn
 	slowOut <- errors.New("database down")
@@ -341,7 +341,7 @@ func TestRedisDown(t *testing.T) {
 	}
 
 	srv.Restart()
-	redistest.WaitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
+	waitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
 	for range 3 {
 		if code := post(h, `{"n":"after"}`); code != http.StatusNoContent {
 			t.Fatalf("after: %d", code)
@@ -377,7 +377,7 @@ func TestRedisRestart(t *testing.T) {
 	<-inflight
 
 	srv.Restart()
-	redistest.WaitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
+	waitFor(t, "the client to reach Redis again", func() bool { return client.Ping(context.Background()).Err() == nil })
 	close(release)
 	if c := <-code; c != http.StatusNoContent {
 		t.Fatalf("the delivery in flight across the restart: %d", c)
@@ -442,7 +442,7 @@ func TestRedisHonoursContext(t *testing.T) {
 	// Four scripts run once the pause ends: the claim, the done, the
 	// release of k2 and the release of the abandoned claim, which the
 	// store sends only once the claim's answer came.
-	redistest.WaitFor(t, "the abandoned claim to be made and released", func() bool {
+	waitFor(t, "the abandoned claim to be made and released", func() bool {
 		claimed, err1 := admin.Exists(bg, "ctx:k").Result()
 		done, err2 := admin.Exists(bg, "ctx:other").Result()
 		return err1 == nil && err2 == nil && claimed == 0 && done == 1 && scriptsRun(t, admin) >= 4
@@ -480,4 +480,15 @@ func scriptsRun(t *testing.T, c *redis.Client) int64 {
 		n += calls - failed
 	}
 	return n
+}
+
+// waitFor polls cond every 10 ms until it holds, failing t after 10 s.
+func waitFor(t testing.TB, what string, cond func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(10 * time.Second); !cond(); {
+		if time.Now().After(deadline) {
+			t.Fatalf("still waiting after 10s for %s", what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 }

@@ -29,8 +29,9 @@
 // persistence forgets the window's deliveries, so a retry after it may be
 // handled again, and never loses one.
 //
-// This package is the only one of the module that imports the Redis
-// client: a program that does not import it links none of it.
+// This package and its test helper redistest (a throwaway redis-server
+// for a test) are the only ones of the module that import the Redis
+// client: a program that does not import them links none of it.
 package redisdedup
 
 import (

@@ -3,6 +3,7 @@
 //
 //	go run ./examples/crm-sync                         # the sample opportunities.csv, three rows of which are refused
 //	go run ./examples/crm-sync -in fixed.csv -integration int-42
+//	go run ./examples/crm-sync -h                      # its flags and settings
 //
 // It
 //
@@ -16,7 +17,9 @@
 //  3. loads the rows in bulk and waits for the execution;
 //  4. writes the refused rows, with the service's reason in a last column
 //     refused_reason, to a file that a person fixes and loads again as it
-//     is (crm-sync -in crm-sync-refused.csv);
+//     is (crm-sync -in crm-sync-refused.csv); the file is written
+//     through package ownfile, whole or not at all, and a link planted at
+//     its name is replaced, never written through;
 //  5. writes the audit status onto the opportunities it knows by id:
 //     LINKED when loaded, UPDATE_FAILED with the reason when refused.
 //
@@ -50,6 +53,7 @@ import (
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/objects"
+	"github.com/partnerapi/partner-go/ownfile"
 )
 
 // sample is the CSV loaded when no -in is given.
@@ -78,11 +82,11 @@ type config struct {
 
 func main() {
 	cfg := config{getenv: os.Getenv, log: slog.New(slog.NewTextHandler(os.Stderr, nil)), out: os.Stdout}
-	flag.StringVar(&cfg.in, "in", "", "CSV of opportunities to load (default: the sample)")
-	flag.StringVar(&cfg.refused, "refused", "crm-sync-refused.csv", "file to write the refused rows to")
-	flag.StringVar(&cfg.integration, "integration", "", "integration to load (default: the embedded fake's demo integration)")
-	flag.StringVar(&cfg.keyField, "key", objects.DefaultOpportunityExternalIDField, "the integration's key field, the CRM id")
-	flag.Parse()
+	if err := parseFlags(&cfg, os.Args[1:], os.Stderr); errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	} else if err != nil {
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	if err := run(ctx, cfg); err != nil {
@@ -90,6 +94,56 @@ func main() {
 		os.Exit(1)
 	}
 }
+
+// parseFlags reads the command line args into cfg. -h prints the usage to
+// stderr (flag.ErrHelp); a bad flag or argument is said there too.
+func parseFlags(cfg *config, args []string, stderr io.Writer) error {
+	fl := flag.NewFlagSet("crm-sync", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.StringVar(&cfg.in, "in", "", "CSV of opportunities to load (default: the sample)")
+	fl.StringVar(&cfg.refused, "refused", "crm-sync-refused.csv", "file to write the refused rows to")
+	fl.StringVar(&cfg.integration, "integration", "", "integration to load (default: the embedded fake's demo integration)")
+	fl.StringVar(&cfg.keyField, "key", objects.DefaultOpportunityExternalIDField, "the integration's key field, the CRM id")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "Usage: crm-sync [-in FILE] [-refused FILE] [-integration ID] [-key FIELD]\n\n"+
+			"Loads a CSV of CRM opportunities in bulk and writes the refused rows to a file to fix.\n\nFlags:\n")
+		fl.PrintDefaults()
+		fmt.Fprint(stderr, settings)
+	}
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q", fl.Arg(0))
+		fmt.Fprintf(stderr, "crm-sync: %v\n", err)
+		return err
+	}
+	return nil
+}
+
+// settings is the part of the usage that names the environment
+// variables the program reads.
+const settings = `
+Settings (environment variables):
+  PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET
+        the deployment to load into: all three, or none to run against the
+        embedded fake service and its demo integration
+  PARTNER_ENV
+        the environment's host name, sent in the environment header; toward
+        a deployment it needs PARTNER_ENV_HEADER
+  PARTNER_ENV_HEADER
+        the deployment's name of the environment header
+  PARTNER_PORTAL_WORD
+        the deployment's portal word, as in <word>.integration_status, the
+        audit field crm-sync writes (required with a deployment)
+  PARTNER_SUBSCRIPTION_KEY
+        the API gateway's subscription key, when a gateway fronts the service
+  PARTNER_SUBSCRIPTION_KEY_HEADER
+        the header the gateway reads that key from, when not the default
+
+Exit status: 0 when the load completed (refused rows included: the file
+says which), 1 on a failure, 2 on bad flags.
+`
 
 // opportunity is one row of the CSV.
 type opportunity struct {
@@ -314,7 +368,8 @@ func sameValues(row map[string]any, header, values []string) bool {
 
 // writeRefused writes the refused rows, in the order of the input, with
 // their reasons in a last column, to name, and returns how many; with none
-// it removes a file left by an earlier run.
+// it removes a file left by an earlier run. The file is written whole or
+// not at all, never through a link at name (ownfile.CreateOutput).
 func writeRefused(name string, header []string, rows []*opportunity) (int, error) {
 	var refused [][]string
 	for _, r := range rows {
@@ -328,12 +383,16 @@ func writeRefused(name string, header []string, rows []*opportunity) (int, error
 		}
 		return 0, nil
 	}
-	var b bytes.Buffer
-	w := csv.NewWriter(&b)
+	f, err := ownfile.CreateOutput(name, true)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Abort()
+	w := csv.NewWriter(f)
 	w.Write(append(slices.Clone(header), reasonColumn))
 	w.WriteAll(refused)
 	if err := w.Error(); err != nil {
 		return 0, err
 	}
-	return len(refused), os.WriteFile(name, b.Bytes(), 0o644)
+	return len(refused), f.Commit()
 }

@@ -2,6 +2,8 @@ package main
 
 import (
 	"bytes"
+	"errors"
+	"flag"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -129,5 +131,57 @@ func TestBadInput(t *testing.T) {
 		if err := run(t.Context(), cfg); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want it to say %q", content, err, want)
 		}
+	}
+}
+
+// TestRefusedFileNotThroughALink: a link planted at the refused-rows
+// file's name is replaced by the file, never written through: the file it
+// pointed to is untouched, and nothing else is left in the directory.
+func TestRefusedFileNotThroughALink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "precious")
+	os.WriteFile(victim, []byte("keep me\n"), 0o644)
+	refused := filepath.Join(dir, "refused.csv")
+	if err := os.Symlink(victim, refused); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	cfg := config{getenv: func(string) string { return "" }, log: slog.New(slog.DiscardHandler), out: &bytes.Buffer{}, fakeOpts: quick,
+		refused: refused, keyField: objects.DefaultOpportunityExternalIDField}
+	if err := run(t.Context(), cfg); err != nil {
+		t.Fatal(err)
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me\n" {
+		t.Errorf("the file the planted link pointed to now holds %q", b)
+	}
+	if fi, err := os.Lstat(refused); err != nil || !fi.Mode().IsRegular() {
+		t.Errorf("%s is not a regular file: %v", refused, err)
+	}
+	if b, _ := os.ReadFile(refused); !strings.HasPrefix(string(b), "partner_object_id,") || strings.Count(string(b), "\n") != 4 {
+		t.Errorf("refused rows:\n%s", b)
+	}
+	if entries, _ := os.ReadDir(dir); len(entries) != 1 {
+		t.Errorf("left in the directory: %v", entries)
+	}
+}
+
+// TestUsage: -h prints the flags and the settings the program reads, and
+// is not an error of the command line (main exits 0 on flag.ErrHelp).
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	var cfg config
+	if err := parseFlags(&cfg, []string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseFlags(-h) = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"Usage: crm-sync", "-in", "-refused", "-integration", "-key", "PARTNER_BASE_URL",
+		"PARTNER_CLIENT_SECRET", "PARTNER_PORTAL_WORD", "PARTNER_SUBSCRIPTION_KEY", "Exit status"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if err := parseFlags(&cfg, []string{"extra"}, &stderr); err == nil || !strings.Contains(stderr.String(), `unexpected argument "extra"`) {
+		t.Errorf("an extra argument: %v, stderr %q", err, stderr.String())
 	}
 }

@@ -1,10 +1,23 @@
 // Command nightly-export exports a report to a CSV file, for a scheduler
 // to run every night. It writes the rows to FILE.partial and keeps beside
 // it, in FILE.checkpoint, where the export stands (the SDK's
-// reports.Checkpoint and the length of the partial file). A run that stops
+// reports.Checkpoint and the length and SHA-256 of the partial file). A
+// run that stops
 // (a crash, a kill, SIGTERM) leaves both, and the next run goes on from the
 // checkpoint: the file ends with every row once. A run that completes
-// renames FILE.partial to FILE, so FILE is never half written.
+// renames FILE.partial to FILE, so FILE is never half written. A run that
+// starts over says why: a partial file without a checkpoint (the run
+// before stopped before its first one), or a checkpoint whose view the
+// service no longer has.
+//
+// The files are the program's own, written and read through package
+// ownfile (checkpoint.go): none is written through a symbolic link
+// planted at its name, and the partial file and checkpoint are read back
+// only when they are regular files of this user's (the checkpoint a small
+// one), so a directory others can write to cannot turn the export against
+// another file. A checkpoint is used only when it describes the partial
+// file exactly, at a position an export reaches; otherwise the run says
+// what differs and changes nothing.
 //
 //	go run ./examples/nightly-export                  # the demo report of 100,000 rows, to report-104.csv
 //	go run ./examples/nightly-export -report 7 -out pipeline.csv
@@ -15,12 +28,12 @@
 //
 // Exit status: 0 when the file is complete; 3 when a signal stopped the
 // export (the checkpoint is kept: run again to go on); 1 on any other
-// failure, 2 on bad flags, each with a message on standard error.
+// failure, 2 on bad flags, each with a message on standard error. -h
+// prints the flags and settings.
 package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -36,6 +49,7 @@ import (
 	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/ownfile"
 	"github.com/partnerapi/partner-go/reports"
 )
 
@@ -59,11 +73,9 @@ var errStopped = errors.New("stopped")
 
 func main() {
 	cfg := config{getenv: os.Getenv, log: slog.New(slog.NewTextHandler(os.Stderr, nil))}
-	flag.Int64Var(&cfg.reportID, "report", 0, "id of the report to export (default: the embedded fake's demo report)")
-	flag.StringVar(&cfg.out, "out", "", "CSV file to write (default report-<id>.csv)")
-	flag.Parse()
-	if flag.NArg() > 0 {
-		fmt.Fprintf(os.Stderr, "nightly-export: unexpected argument %q\n", flag.Arg(0))
+	if err := parseFlags(&cfg, os.Args[1:], os.Stderr); errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	} else if err != nil {
 		os.Exit(2)
 	}
 	// SIGTERM (a scheduler's stop) and Ctrl-C end the export at the next
@@ -82,12 +94,56 @@ func main() {
 	}
 }
 
-// state is the content of the checkpoint file.
-type state struct {
-	ReportID   int64              `json:"report_id"`
-	Bytes      int64              `json:"bytes"` // of the partial file: the rows before Checkpoint
-	Checkpoint reports.Checkpoint `json:"checkpoint"`
+// parseFlags reads the command line args into cfg. -h prints the usage to
+// stderr (flag.ErrHelp); a bad flag or argument is said there too.
+func parseFlags(cfg *config, args []string, stderr io.Writer) error {
+	fl := flag.NewFlagSet("nightly-export", flag.ContinueOnError)
+	fl.SetOutput(stderr)
+	fl.Int64Var(&cfg.reportID, "report", 0, "id of the report to export (default: the embedded fake's demo report)")
+	fl.StringVar(&cfg.out, "out", "", "CSV file to write (default report-<id>.csv)")
+	fl.Usage = func() {
+		fmt.Fprint(stderr, "Usage: nightly-export [-report ID] [-out FILE]\n\n"+
+			"Exports a report to a CSV file, going on from where a stopped run left it.\n\nFlags:\n")
+		fl.PrintDefaults()
+		fmt.Fprint(stderr, settings)
+	}
+	if err := fl.Parse(args); err != nil {
+		return err
+	}
+	if fl.NArg() > 0 {
+		err := fmt.Errorf("unexpected argument %q", fl.Arg(0))
+		fmt.Fprintf(stderr, "nightly-export: %v\n", err)
+		return err
+	}
+	return nil
 }
+
+// settings is the part of the usage that names the environment
+// variables the program reads.
+const settings = `
+Settings (environment variables):
+  PARTNER_BASE_URL, PARTNER_CLIENT_ID, PARTNER_CLIENT_SECRET
+        the deployment to export from: all three, or none to run against
+        the embedded fake service and its demo report
+  PARTNER_ENV
+        the environment's host name, sent in the environment header; toward
+        a deployment it needs PARTNER_ENV_HEADER
+  PARTNER_ENV_HEADER
+        the deployment's name of the environment header
+  PARTNER_PORTAL_WORD
+        the deployment's portal word, as in <word>.integration_status (an
+        export does not need it)
+  PARTNER_SUBSCRIPTION_KEY
+        the API gateway's subscription key, when a gateway fronts the service
+  PARTNER_SUBSCRIPTION_KEY_HEADER
+        the header the gateway reads that key from, when not the default
+
+Files: FILE.partial holds the rows so far and FILE.checkpoint where the
+export stands; a run that stops keeps both and the next one goes on.
+
+Exit status: 0 complete, 3 stopped by a signal (run again to go on),
+1 failed, 2 bad flags.
+`
 
 // service is the client and, when no deployment is named, the embedded
 // fake it talks to.
@@ -129,11 +185,7 @@ func run(ctx context.Context, cfg config) (err error) {
 	}
 	partial, checkpoint := out+".partial", out+".checkpoint"
 
-	from, err := resumePoint(ctx, svc, cfg.log, id, checkpoint)
-	if err != nil {
-		return err
-	}
-	f, err := openPartial(partial, from)
+	from, f, err := resumePoint(ctx, svc, cfg.log, id, partial, checkpoint)
 	if err != nil {
 		return err
 	}
@@ -147,17 +199,13 @@ func run(ctx context.Context, cfg config) (err error) {
 		cfg.log.Info("exporting", "report", id, "file", partial)
 	}
 	// ExportCSV calls Checkpoint once the rows before it are in f: keep
-	// it with f's length, so that a next run cuts f to what it covers.
+	// it with f's length and hash, so that a next run checks f and cuts
+	// it to what the checkpoint covers.
 	opts.Checkpoint = func(cp reports.Checkpoint) {
 		if cp.Rows == 0 {
 			return
 		}
-		st := state{ReportID: id, Checkpoint: cp}
-		var err error
-		if st.Bytes, err = f.Seek(0, io.SeekCurrent); err == nil {
-			err = saveState(checkpoint, f, st)
-		}
-		if err != nil {
+		if err := f.save(checkpoint, id, cp); err != nil {
 			// The previous checkpoint stays: a next run repeats more.
 			cfg.log.Warn("saving the checkpoint", "err", err)
 		}
@@ -176,13 +224,9 @@ func run(ctx context.Context, cfg config) (err error) {
 		}
 		return fmt.Errorf("exporting report %d: %w (%s keeps where it stands: run again to go on)", id, err, checkpoint)
 	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Rename(partial, out); err != nil {
+	// Synced, closed, and renamed to out: what is at out (a file of an
+	// earlier night, or a link) is replaced, never written through.
+	if err := ownfile.Place(f.File, out, true); err != nil {
 		return err
 	}
 	os.Remove(checkpoint)
@@ -194,23 +238,29 @@ func run(ctx context.Context, cfg config) (err error) {
 	return nil
 }
 
-// resumePoint reads the checkpoint file of a stopped export of report id,
-// or returns nil to start over: when there is none, or when its view is
-// gone (a view lasts 24 hours).
-func resumePoint(ctx context.Context, svc *service, log *slog.Logger, id int64, checkpoint string) (*state, error) {
-	b, err := os.ReadFile(checkpoint)
+// resumePoint reads the checkpoint file of a stopped export of report id
+// and opens its partial file, ready to go on from it, or returns a nil
+// state and a new partial file to start over, saying why when a stopped
+// export is dropped: when there is no checkpoint, or when its view is
+// gone (a view lasts 24 hours). A checkpoint or partial file that is not
+// one this program wrote for this export is an error, found before
+// anything is sent, that loses nothing: the operator decides.
+func resumePoint(ctx context.Context, svc *service, log *slog.Logger, id int64, partial, checkpoint string) (*state, *partialFile, error) {
+	st, err := readState(checkpoint, id)
 	if errors.Is(err, fs.ErrNotExist) {
-		return nil, nil
+		if _, err := os.Lstat(partial); err == nil {
+			log.Warn("starting over: the partial file has no checkpoint beside it (the run that wrote it stopped before its first checkpoint)",
+				"partial", partial, "checkpoint", checkpoint)
+		}
+		f, err := openPartial(partial, nil)
+		return nil, f, err
 	}
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var st state
-	if err := json.Unmarshal(b, &st); err != nil {
-		return nil, fmt.Errorf("%s: %w (remove it to start over)", checkpoint, err)
-	}
-	if st.ReportID != id {
-		return nil, fmt.Errorf("%s is a checkpoint of report %d, not %d: remove it, or export to another -out", checkpoint, st.ReportID, id)
+	f, err := openPartial(partial, &st)
+	if err != nil {
+		return nil, nil, err
 	}
 	if svc.fake != nil {
 		// The embedded fake lives as long as this process, so a run after
@@ -225,55 +275,14 @@ func resumePoint(ctx context.Context, svc *service, log *slog.Logger, id int64, 
 	vs, err := svc.Reports.ViewStatus(ctx, st.Checkpoint.ViewID)
 	switch {
 	case partner.IsNotFound(err) || err == nil && vs.Status != reports.ViewSuccess:
-		log.Warn("the view of the stopped export is gone; starting over", "view", st.Checkpoint.ViewID)
-		return nil, nil
-	case err != nil:
-		return nil, fmt.Errorf("reading the view of %s: %w", checkpoint, err)
-	}
-	return &st, nil
-}
-
-// openPartial opens the partial file: a new one, or, to go on from st,
-// the one of the stopped export cut to the length st covers.
-func openPartial(name string, st *state) (*os.File, error) {
-	if st == nil {
-		return os.Create(name)
-	}
-	f, err := os.OpenFile(name, os.O_WRONLY, 0)
-	if err != nil {
-		return nil, fmt.Errorf("%w: remove the checkpoint to start over", err)
-	}
-	fi, err := f.Stat()
-	if err == nil && fi.Size() < st.Bytes {
-		err = fmt.Errorf("%s is shorter than its checkpoint says: remove the checkpoint to start over", name)
-	}
-	if err == nil {
-		err = f.Truncate(st.Bytes)
-	}
-	if err == nil {
-		_, err = f.Seek(st.Bytes, io.SeekStart)
-	}
-	if err != nil {
+		log.Warn("starting over: the view of the stopped export is gone (a view lasts 24 hours)",
+			"view", st.Checkpoint.ViewID, "rows_dropped", st.Checkpoint.Rows)
 		f.Close()
-		return nil, err
+		f, err := openPartial(partial, nil)
+		return nil, f, err
+	case err != nil:
+		f.Close()
+		return nil, nil, fmt.Errorf("reading the view of %s: %w", checkpoint, err)
 	}
-	return f, nil
-}
-
-// saveState makes f's rows durable, then replaces the checkpoint file
-// whole (written beside it, then renamed), so that a crash leaves the old
-// checkpoint or the new one, never half of one.
-func saveState(name string, f *os.File, st state) error {
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	b, err := json.Marshal(st)
-	if err != nil {
-		return err
-	}
-	tmp := name + ".tmp"
-	if err := os.WriteFile(tmp, b, 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp, name)
+	return &st, f, nil
 }

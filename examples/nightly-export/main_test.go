@@ -3,9 +3,12 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
 	"encoding/csv"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
+	"flag"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -15,6 +18,7 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
+	"github.com/partnerapi/partner-go/reports"
 )
 
 // quick makes the fake's report views ready at once.
@@ -144,8 +148,7 @@ func TestResumeOnEmbeddedFake(t *testing.T) {
 func TestViewGoneStartsOver(t *testing.T) {
 	t.Parallel()
 	out := filepath.Join(t.TempDir(), "partners.csv")
-	os.WriteFile(out+".partial", []byte("Partner ID,Partner\n1,stale\n"), 0o644)
-	os.WriteFile(out+".checkpoint", []byte(`{"report_id":102,"bytes":27,"checkpoint":{"view_id":999,"page_size":10,"next_page":0,"page_rows":1,"rows":1}}`), 0o644)
+	writeStopped(t, out, staleRows, reports.Checkpoint{ViewID: 999, PageSize: 10, PageRows: 1, Rows: 1})
 	var logs bytes.Buffer
 	cfg := config{getenv: func(string) string { return "" }, fakeOpts: quick, reportID: demo.ReportPartners, out: out,
 		log: slog.New(slog.NewTextHandler(&logs, nil))}
@@ -158,6 +161,25 @@ func TestViewGoneStartsOver(t *testing.T) {
 	}
 	if !strings.Contains(logs.String(), "starting over") {
 		t.Errorf("logs do not say the export started over:\n%s", logs.String())
+	}
+}
+
+// staleRows is the partial file of a stopped export of
+// demo.ReportPartners.
+const staleRows = "Partner ID,Partner\n1,stale\n"
+
+// writeStopped writes the partial file of a stopped export of
+// demo.ReportPartners to out, holding partial, and its checkpoint at cp,
+// as the program does.
+func writeStopped(t *testing.T, out, partial string, cp reports.Checkpoint) {
+	t.Helper()
+	sum := sha256.Sum256([]byte(partial))
+	b, err := json.Marshal(state{ReportID: demo.ReportPartners, Bytes: int64(len(partial)), SHA256: hex.EncodeToString(sum[:]), Checkpoint: cp})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := errors.Join(os.WriteFile(out+".partial", []byte(partial), 0o644), os.WriteFile(out+".checkpoint", b, 0o644)); err != nil {
+		t.Fatal(err)
 	}
 }
 
@@ -179,6 +201,212 @@ func TestRefusals(t *testing.T) {
 		err := run(t.Context(), tc.cfg)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("run: %v, want it to say %q", err, tc.want)
+		}
+	}
+}
+
+// exportPartners runs an export of the demo partners report (25 rows) on
+// the embedded fake to out, and returns its logs and error.
+func exportPartners(t *testing.T, out string) (string, error) {
+	t.Helper()
+	var logs bytes.Buffer
+	cfg := config{getenv: func(string) string { return "" }, fakeOpts: quick, reportID: demo.ReportPartners, out: out,
+		log: slog.New(slog.NewTextHandler(&logs, nil))}
+	err := run(t.Context(), cfg)
+	return logs.String(), err
+}
+
+// TestStartOverWithoutCheckpoint: a partial file with no checkpoint (a
+// run killed before its first one) is dropped, and the run says so and
+// why.
+func TestStartOverWithoutCheckpoint(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "partners.csv")
+	os.WriteFile(out+".partial", []byte("Partner ID,Partner\n1,stale\n"), 0o644)
+	logs, err := exportPartners(t, out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkRows(t, out, "Partner ID", 1, 25)
+	if !strings.Contains(logs, "starting over: the partial file has no checkpoint beside it (the run that wrote it stopped before its first checkpoint)") {
+		t.Errorf("logs do not say the export started over and why:\n%s", logs)
+	}
+	// A first run, with no partial file, has nothing to say about it.
+	out = filepath.Join(t.TempDir(), "partners.csv")
+	if logs, err := exportPartners(t, out); err != nil || strings.Contains(logs, "starting over") {
+		t.Errorf("first run: %v, logs:\n%s", err, logs)
+	}
+}
+
+// plant makes a symbolic link at link to a new file holding "keep me",
+// and returns a check that the file still holds it.
+func plant(t *testing.T, link, to string) (untouched func() bool) {
+	t.Helper()
+	if to == "" {
+		to = filepath.Join(t.TempDir(), "precious")
+		os.WriteFile(to, []byte("keep me\n"), 0o644)
+	}
+	if err := os.Symlink(to, link); err != nil {
+		t.Skip("no symbolic links here:", err)
+	}
+	return func() bool {
+		b, err := os.ReadFile(to)
+		return err == nil && string(b) == "keep me\n"
+	}
+}
+
+// TestPlantedLinksNotFollowed: a link planted where the program writes
+// (FILE, FILE.partial, the checkpoint's old temporary name) is replaced,
+// never written through; the export completes and the linked file is
+// untouched.
+func TestPlantedLinksNotFollowed(t *testing.T) {
+	t.Parallel()
+	out := filepath.Join(t.TempDir(), "partners.csv")
+	var checks []func() bool
+	for _, name := range []string{out, out + ".partial", out + ".checkpoint.tmp"} {
+		checks = append(checks, plant(t, name, ""))
+	}
+	if logs, err := exportPartners(t, out); err != nil {
+		t.Fatalf("%v\nlogs:\n%s", err, logs)
+	}
+	for i, untouched := range checks {
+		if !untouched() {
+			t.Errorf("the file linked from the planted link %d was written to", i)
+		}
+	}
+	checkRows(t, out, "Partner ID", 1, 25)
+}
+
+// TestBadCheckpointRefused: a checkpoint that is a link (to a file, or to
+// /dev/zero, which would be read until memory runs out), too large to be
+// one, not JSON or not of a position, and a partial file that is a link,
+// each stop the run with an error naming the file, before anything is
+// written; the files are left as they were.
+func TestBadCheckpointRefused(t *testing.T) {
+	t.Parallel()
+	at1 := reports.Checkpoint{ViewID: 1, PageSize: 10, PageRows: 1, Rows: 1}
+	stopped := func(partial string, cp reports.Checkpoint) func(t *testing.T, out string) func() bool {
+		return func(t *testing.T, out string) func() bool {
+			writeStopped(t, out, partial, cp)
+			return func() bool { return true }
+		}
+	}
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, out string) func() bool
+		want  string
+	}{
+		{"a link to a file", func(t *testing.T, out string) func() bool { return plant(t, out+".checkpoint", "") }, "is a symbolic link"},
+		{"a link to /dev/zero", func(t *testing.T, out string) func() bool {
+			plant(t, out+".checkpoint", "/dev/zero")
+			return func() bool { return true }
+		}, "is a symbolic link"},
+		{"too large", func(t *testing.T, out string) func() bool {
+			writeStopped(t, out, staleRows, at1)
+			b, _ := os.ReadFile(out + ".checkpoint")
+			os.WriteFile(out+".checkpoint", append(b, strings.Repeat(" ", maxCheckpointSize)...), 0o644)
+			return func() bool { return true }
+		}, "is larger than 16384 bytes"},
+		{"not JSON", func(t *testing.T, out string) func() bool {
+			os.WriteFile(out+".checkpoint", []byte("garbage"), 0o644)
+			return func() bool { return true }
+		}, "is not a checkpoint: remove it to start over"},
+		{"no position", func(t *testing.T, out string) func() bool {
+			os.WriteFile(out+".checkpoint", []byte(`{"report_id":102,"bytes":-5}`), 0o644)
+			return func() bool { return true }
+		}, "is not a checkpoint this program wrote"},
+		{"rows edited", stopped(staleRows, reports.Checkpoint{ViewID: 1, PageSize: 10, PageRows: 1, Rows: 1000000001}), "is not a checkpoint this program wrote"},
+		{"next page edited", stopped(staleRows, reports.Checkpoint{ViewID: 1, PageSize: 10, NextPage: 1000, PageRows: 1, Rows: 1}), "is not a checkpoint this program wrote"},
+		{"rows and page edited alike", stopped(staleRows, reports.Checkpoint{ViewID: 1, PageSize: 10, PageRows: 2, Rows: 2}),
+			"does not hold a header and the 2 rows its checkpoint counts"},
+		{"the partial file edited", func(t *testing.T, out string) func() bool {
+			writeStopped(t, out, staleRows, at1)
+			os.WriteFile(out+".partial", []byte(strings.Replace(staleRows, "stale", "STALE", 1)), 0o644)
+			return func() bool { return true }
+		}, "is not the file its checkpoint describes (its SHA-256 differs)"},
+		{"the partial file cut short", func(t *testing.T, out string) func() bool {
+			writeStopped(t, out, staleRows, at1)
+			os.WriteFile(out+".partial", []byte(staleRows[:20]), 0o644)
+			return func() bool { return true }
+		}, "is shorter than its checkpoint says (20 bytes, not 27)"},
+		{"a link as the partial file", func(t *testing.T, out string) func() bool {
+			writeStopped(t, out, staleRows, at1)
+			os.Remove(out + ".partial")
+			return plant(t, out+".partial", "")
+		}, "is a symbolic link"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			out := filepath.Join(dir, "partners.csv")
+			untouched := tc.setup(t, out)
+			before := listDir(t, dir)
+			logs, err := exportPartners(t, out)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "partners.csv.") {
+				t.Errorf("run: %v, want an error naming the file and saying %q\nlogs:\n%s", err, tc.want, logs)
+			}
+			if !untouched() {
+				t.Error("the file a planted link points to was written to")
+			}
+			if after := listDir(t, dir); after != before {
+				t.Errorf("the directory changed from %s to %s", before, after)
+			}
+		})
+	}
+}
+
+// listDir returns the names and sizes in dir, as one string.
+func listDir(t *testing.T, dir string) string {
+	t.Helper()
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	for _, e := range entries {
+		fi, _ := os.Lstat(filepath.Join(dir, e.Name()))
+		b.WriteString(e.Name() + ":" + strconv.FormatInt(fi.Size(), 10) + " ")
+	}
+	return b.String()
+}
+
+// TestUsage: -h prints the flags and the settings the program reads, and
+// is not an error of the command line (main exits 0 on flag.ErrHelp).
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	var cfg config
+	if err := parseFlags(&cfg, []string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseFlags(-h) = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"Usage: nightly-export", "-report", "-out", "PARTNER_BASE_URL", "PARTNER_CLIENT_SECRET",
+		"PARTNER_PORTAL_WORD", "PARTNER_SUBSCRIPTION_KEY", "Exit status"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if err := parseFlags(&cfg, []string{"-report", "7", "extra"}, &stderr); err == nil || !strings.Contains(stderr.String(), `unexpected argument "extra"`) {
+		t.Errorf("an extra argument: %v, stderr %q", err, stderr.String())
+	}
+}
+
+// TestReachable: the positions an export reaches, in pages of 4: after
+// full pages, inside a page, and after the last, short page; and
+// positions it does not.
+func TestReachable(t *testing.T) {
+	t.Parallel()
+	sum := strings.Repeat("0", 64)
+	for _, tc := range []struct {
+		next, pageRows, rows int64
+		ok                   bool
+	}{
+		{1, 0, 4, true}, {2, 3, 11, true}, {7, 0, 25, true}, // after 6 full pages and a page of 1
+		{0, 0, 0, false}, {2, 0, 9, false}, {7, 0, 24, false}, {2, 1, 8, false}, {1 << 60, 0, 4, false}, {-1, 0, 4, false},
+	} {
+		st := state{ReportID: 1, Bytes: 100, SHA256: sum, Checkpoint: reports.Checkpoint{ViewID: 1, PageSize: 4, NextPage: tc.next, PageRows: tc.pageRows, Rows: tc.rows}}
+		if got := reachable(st); got != tc.ok {
+			t.Errorf("next page %d, page rows %d, rows %d: reachable %v, want %v", tc.next, tc.pageRows, tc.rows, got, tc.ok)
 		}
 	}
 }

@@ -5,6 +5,7 @@
 // fake) with its demo data and runs against it:
 //
 //	go run ./examples/quickstart
+//	go run ./examples/quickstart -h    # its settings
 //
 // With PARTNER_BASE_URL, PARTNER_CLIENT_ID and PARTNER_CLIENT_SECRET it
 // runs against that deployment instead, whose portal word
@@ -19,6 +20,7 @@ package main
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log"
@@ -34,6 +36,11 @@ import (
 )
 
 func main() {
+	if err := parseFlags(os.Args[1:], os.Stderr); errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	} else if err != nil {
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 	ctx, cancel := context.WithTimeout(ctx, 5*time.Minute)

@@ -3,23 +3,62 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
+	"net/http"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/internal/testkit/mocktest"
 )
 
+// noWaits returns fake options under which the walk-through waits for
+// nothing on the real clock: report views are ready at once, and a manual
+// clock moves on by half of fake.DefaultBulkDelay after every bulk status
+// read (an execution shows running at its first two reads and is done at
+// the third).
+func noWaits() []fake.Option {
+	clock := fake.NewManualClock(time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC))
+	return []fake.Option{fake.WithViewDelay(0), fake.WithClock(clock), fake.WithMiddleware(func(next http.Handler) http.Handler {
+		return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			next.ServeHTTP(w, r)
+			if r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/bulk/v1/status/") {
+				clock.Advance(fake.DefaultBulkDelay / 2)
+			}
+		})
+	})}
+}
+
+// TestUsage: -h prints the usage and every setting, and is not an error
+// of the command line (main exits 0 on flag.ErrHelp, without running);
+// an argument is refused.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	if err := parseFlags([]string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseFlags(-h) = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"Usage: quickstart", "PARTNER_BASE_URL", "PARTNER_CLIENT_ID", "PARTNER_CLIENT_SECRET",
+		"PARTNER_ENV\n", "PARTNER_ENV_HEADER", "PARTNER_PORTAL_WORD", "PARTNER_SUBSCRIPTION_KEY", "Exit status"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	stderr.Reset()
+	if err := parseFlags([]string{"now"}, &stderr); err == nil || !strings.Contains(stderr.String(), `unexpected argument "now"`) {
+		t.Errorf("an argument: %v, stderr %q", err, stderr.String())
+	}
+}
+
 // TestQuickstart runs the whole walk-through against the embedded fake,
-// whose report views are ready at once and whose bulk execution moves on
-// at each read of its status (mocktest.NoWaits).
+// without waits (noWaits).
 func TestQuickstart(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
 	var out bytes.Buffer
-	if err := run(ctx, &out, func(string) string { return "" }, mocktest.NoWaits()...); err != nil {
+	if err := run(ctx, &out, func(string) string { return "" }, noWaits()...); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
 	for _, want := range []string{"auth: got a Bearer token", "auth: invalidated the access token",
@@ -44,13 +83,11 @@ func TestQuickstart(t *testing.T) {
 }
 
 // TestQuickstartOnServer runs the walk-through against a server named by
-// PARTNER_BASE_URL: a fake with the demo data that holds every exchange
-// to the service's contract (api/openapi.yaml), and whose report views are
-// ready at once and bulk execution moves on at each read of its status
-// (mocktest.NoWaits).
+// PARTNER_BASE_URL: a fake server with the demo data, without waits
+// (noWaits).
 func TestQuickstartOnServer(t *testing.T) {
 	t.Parallel()
-	srv := fake.NewServer(append(mocktest.NoWaits(), fake.WithDemoData(), mocktest.ContractCheck(t))...)
+	srv := fake.NewServer(append(noWaits(), fake.WithDemoData())...)
 	defer srv.Close()
 	env := map[string]string{"PARTNER_BASE_URL": srv.URL,
 		"PARTNER_CLIENT_ID": fake.DefaultClientID, "PARTNER_CLIENT_SECRET": fake.DefaultClientSecret,
@@ -138,7 +175,7 @@ func TestQuickstartDeploymentWords(t *testing.T) {
 	env := map[string]string{"PARTNER_PORTAL_WORD": "acme_portal", "PARTNER_ENV_HEADER": "x-acme-env",
 		"PARTNER_ENV": "sbx", "PARTNER_SUBSCRIPTION_KEY": "quickstart-key-1"}
 	var out bytes.Buffer
-	if err := run(ctx, &out, func(k string) string { return env[k] }, mocktest.NoWaits()...); err != nil {
+	if err := run(ctx, &out, func(k string) string { return env[k] }, noWaits()...); err != nil {
 		t.Fatalf("quickstart failed: %v\noutput:\n%s", err, out.String())
 	}
 	for _, want := range []string{"objects: audit acme_portal.integration_status = LINKED",

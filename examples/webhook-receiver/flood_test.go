@@ -1,13 +1,13 @@
 package main
 
-// This test uses the module's own flood harness (internal/testkit/flood),
-// which a copy of the program in another module cannot import: leave this
-// file out of a copy.
-
 import (
+	"bufio"
 	"bytes"
 	"context"
+	"io"
 	"log/slog"
+	"net"
+	"net/http"
 	"net/url"
 	"testing"
 
@@ -17,7 +17,6 @@ import (
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/testkit/flood"
 )
 
 // TestDeliveredUnderFlood: a client that does not know the secret holds
@@ -60,7 +59,7 @@ func TestDeliveredUnderFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	flood.Hold(t, host, callbackPath+"not-the-secret-at-all-00", events.DefaultMaxConns, 64)
+	holdConns(t, host, callbackPath+"not-the-secret-at-all-00", events.DefaultMaxConns, 64)
 	srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "flooded"})
 	if err := srv.WaitDeliveries(ctx); err != nil {
 		t.Fatal(err)
@@ -74,5 +73,42 @@ func TestDeliveredUnderFlood(t *testing.T) {
 	stop()
 	if err := <-done; err != nil {
 		t.Errorf("run: %v\nlogs:\n%s", err, logs.String())
+	}
+}
+
+// holdConns opens connections to addr, a server of at most capacity
+// connections at once, and holds them until the test ends, as a client
+// that does not know the secret would: capacity connections that each
+// POST to path (a path without the secret), read the answer and stay
+// open, kept alive and idle, then silent connections that send nothing.
+// Each answer must be a kept-alive 401.
+func holdConns(t *testing.T, addr, path string, capacity, silent int) {
+	t.Helper()
+	dial := func() net.Conn {
+		c, err := net.Dial("tcp", addr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	req := "POST " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
+	for range capacity {
+		c := dial()
+		if _, err := io.WriteString(c, req); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := http.ReadResponse(bufio.NewReader(c), nil)
+		if err != nil {
+			t.Fatalf("answer to a forged request: %v", err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusUnauthorized || resp.Close {
+			t.Fatalf("forged request answered %d (close %v), want a kept-alive 401", resp.StatusCode, resp.Close)
+		}
+	}
+	for range silent {
+		dial()
 	}
 }

@@ -31,11 +31,15 @@
 // the current secret and RECEIVER_SECRET to a new one (events.NewSecret),
 // restart, subscribe again with the new secret and remove the old
 // subscription, then unset RECEIVER_OLD_SECRET and restart.
+//
+// -h prints these settings (usage.go); it takes no other flag or
+// argument.
 package main
 
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"log/slog"
@@ -80,6 +84,11 @@ type config struct {
 }
 
 func main() {
+	if err := parseFlags(os.Args[1:], os.Stderr); errors.Is(err, flag.ErrHelp) {
+		os.Exit(0)
+	} else if err != nil {
+		os.Exit(2)
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	cfg := config{getenv: os.Getenv, log: slog.New(slog.NewJSONHandler(os.Stderr, nil)), out: os.Stdout}

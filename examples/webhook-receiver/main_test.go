@@ -3,9 +3,14 @@ package main
 import (
 	"bytes"
 	"context"
+	"errors"
+	"flag"
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -179,6 +184,48 @@ func TestSecretSettings(t *testing.T) {
 		err := run(t.Context(), config{getenv: func(k string) string { return tc.env[k] }, log: slog.New(slog.DiscardHandler), out: &bytes.Buffer{}})
 		if err == nil || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), "s3cr3t") {
 			t.Errorf("%v: %v, want it to say %q", tc.env, err, tc.want)
+		}
+	}
+}
+
+// TestUsage: -h prints the usage and every setting, and is not an error
+// of the command line (main exits 0 on flag.ErrHelp, without running);
+// anything else on the command line is refused.
+func TestUsage(t *testing.T) {
+	t.Parallel()
+	var stderr bytes.Buffer
+	if err := parseFlags([]string{"-h"}, &stderr); !errors.Is(err, flag.ErrHelp) {
+		t.Fatalf("parseFlags(-h) = %v, want flag.ErrHelp", err)
+	}
+	for _, want := range []string{"Usage: webhook-receiver", "RECEIVER_ADDR", "RECEIVER_SECRET", "RECEIVER_OLD_SECRET",
+		"RECEIVER_REDIS_ADDR", "RECEIVER_REDIS_PREFIX", "PARTNER_BASE_URL", "PARTNER_CLIENT_SECRET", "PARTNER_PORTAL_WORD", "Exit status"} {
+		if !strings.Contains(stderr.String(), want) {
+			t.Errorf("usage lacks %q:\n%s", want, stderr.String())
+		}
+	}
+	// Every RECEIVER_* variable the program reads is in the usage.
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range files {
+		if strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, v := range regexp.MustCompile(`"(RECEIVER_[A-Z_]+)"`).FindAllStringSubmatch(string(src), -1) {
+			if !strings.Contains(stderr.String(), "  "+v[1]+"\n") {
+				t.Errorf("%s reads %s, which the usage does not list", name, v[1])
+			}
+		}
+	}
+	for _, args := range [][]string{{"-addr", ":9090"}, {"serve"}} {
+		stderr.Reset()
+		if err := parseFlags(args, &stderr); err == nil || errors.Is(err, flag.ErrHelp) || stderr.Len() == 0 {
+			t.Errorf("parseFlags(%q) = %v, stderr %q; want a refusal said on stderr", args, err, stderr.String())
 		}
 	}
 }

@@ -1,10 +1,5 @@
 package main
 
-// This test uses the module's own redis-server harness
-// (internal/testkit/redistest), which a copy of the program in another
-// module cannot import: leave this file out of a copy, or start a
-// redis-server of your own and set RECEIVER_REDIS_ADDR.
-
 import (
 	"context"
 	"log/slog"
@@ -14,12 +9,14 @@ import (
 
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/partnerapi/partner-go/internal/testkit/redistest"
+	"github.com/partnerapi/partner-go/events/redisdedup/redistest"
 )
 
 // TestDemonstrationOnRedis runs the demonstration with the duplicate
 // guard's keys in a real Redis (RECEIVER_REDIS_ADDR): the repeat is kept
 // out by the shared store, whose keys are under RECEIVER_REDIS_PREFIX.
+// redistest starts a throwaway redis-server from PATH, and skips the test
+// without one (PARTNER_REQUIRE_REDIS=1 fails it instead).
 func TestDemonstrationOnRedis(t *testing.T) {
 	t.Parallel()
 	rs := redistest.Start(t)

@@ -1,9 +1,5 @@
 package main
 
-// This test uses the module's own redis-server harness
-// (internal/testkit/redistest), which a copy of the program in another
-// module cannot import: leave this file out of a copy.
-
 import (
 	"context"
 	"log/slog"
@@ -14,7 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 	sdktrace "go.opentelemetry.io/otel/sdk/trace"
 
-	"github.com/partnerapi/partner-go/internal/testkit/redistest"
+	"github.com/partnerapi/partner-go/events/redisdedup/redistest"
 )
 
 // TestDemonstrationOnRedisWithPassword: RECEIVER_REDIS_ADDR as a

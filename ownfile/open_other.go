@@ -1,18 +1,17 @@
 //go:build !unix
 
-package main
+package ownfile
 
 import (
 	"fmt"
 	"os"
 )
 
-// openOwnFile opens the existing file path with flag (os.O_RDONLY or
-// os.O_RDWR) for the command's own use, only when it is a regular file.
-// This system has no O_NOFOLLOW: the entry is checked with Lstat before
-// the open and the open file with Stat after it, and both must be the
-// same regular file.
-func openOwnFile(path string, flag int) (*os.File, os.FileInfo, error) {
+// open opens path with flag only when it is a regular file. This system
+// has no O_NOFOLLOW: the entry is checked with Lstat before the open and
+// the open file with Stat after it, and both must be the same regular
+// file.
+func open(path string, flag int) (*os.File, os.FileInfo, error) {
 	before, err := os.Lstat(path)
 	if err != nil {
 		return nil, nil, err

@@ -1,0 +1,255 @@
+package partner_test
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+)
+
+// README says teams copy the programs under examples/ into their own
+// module and run them as they are, tests included. The tests below hold
+// that promise from outside: each directory is copied into a module of
+// its own that requires this module through a replace to the checkout,
+// offline, and must pass go vet and go test there.
+
+// copyOutModule writes dir's files (recursively) into a new module
+// example.com/<name> in the directory dst (emptied first), requiring this
+// module through a replace to the checkout root, and returns dst. The
+// module also requires what the checkout's go.mod requires, at the same
+// versions, and has the checkout's go.sum: its module graph is the
+// checkout's, so it builds offline from the module cache a build of the
+// checkout filled (with only this module required, go would look for the
+// go.mod files of older versions deep in the graph that the checkout's
+// own, pruned, graph never reads).
+func copyOutModule(t *testing.T, root, dir, name, dst string) string {
+	t.Helper()
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var modPath, goVersion string
+	var requires []string // "path version" of each requirement
+	inRequire := false
+	for line := range strings.Lines(string(gomod)) {
+		f := strings.Fields(strings.SplitN(line, "//", 2)[0])
+		switch {
+		case inRequire && len(f) == 1 && f[0] == ")":
+			inRequire = false
+		case inRequire && len(f) == 2:
+			requires = append(requires, f[0]+" "+f[1])
+		case len(f) == 2 && f[0] == "require" && f[1] == "(":
+			inRequire = true
+		case len(f) == 3 && f[0] == "require":
+			requires = append(requires, f[1]+" "+f[2])
+		case len(f) == 2 && f[0] == "module":
+			modPath = f[1]
+		case len(f) == 2 && f[0] == "go":
+			goVersion = f[1]
+		case len(f) > 0 && (f[0] == "replace" || f[0] == "exclude"):
+			t.Fatalf("the checkout's go.mod has a %s directive: copy it into the example's module too", f[0])
+		}
+	}
+	if modPath == "" || goVersion == "" {
+		t.Fatalf("the checkout's go.mod has no module or go line:\n%s", gomod)
+	}
+	if err := os.RemoveAll(dst); err != nil {
+		t.Fatal(err)
+	}
+	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"go.mod", "go.sum", "go.work"} {
+		if _, err := os.Stat(filepath.Join(dst, f)); err == nil {
+			t.Fatalf("%s has a %s of its own: the check writes the one a team's module would have", dir, f)
+		}
+	}
+	mod := "module example.com/" + name + "\n\ngo " + goVersion + "\n\n" +
+		"require (\n\t" + modPath + " v0.0.0\n\t" + strings.Join(requires, "\n\t") + "\n)\n\n" +
+		"replace " + modPath + " => " + root + "\n"
+	if err := os.WriteFile(filepath.Join(dst, "go.mod"), []byte(mod), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dst, "go.sum"), sum, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// vetAndTest runs go vet's full set of checks and the tests of the
+// module in dir with one go command (go test -vet=all ./...), offline: no
+// proxy, no checksum database, no workspace, and -mod=mod so that go adds
+// the requirements the copy imports (the SDK's own, found in the module
+// cache) to its go.mod, as go mod tidy would in a team's module. It
+// returns the command's output and error.
+func vetAndTest(dir string) ([]byte, error) {
+	cmd := exec.Command("go", "test", "-vet=all", "./...")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK=off",
+		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"))
+	return cmd.CombinedOutput()
+}
+
+// copyOutDir returns the directory the copy of the example name goes to:
+// a fixed one per checkout and Go version under the user's cache
+// directory, so that the go command's test cache answers for a copy that
+// has not changed (a run with -count=1 costs a second per example, not a
+// build and a test run), or a temporary one when there is no cache
+// directory to write to. Two runs of this test from one checkout at once would share
+// it: run them one after the other.
+func copyOutDir(t *testing.T, root, name string) string {
+	cache, err := os.UserCacheDir()
+	if err != nil {
+		return filepath.Join(t.TempDir(), name)
+	}
+	key := sha256.Sum256([]byte(root + "\x00" + runtime.Version()))
+	dir := filepath.Join(cache, "partner-go", "examples-copy", hex.EncodeToString(key[:8]), name)
+	if os.MkdirAll(dir, 0o755) != nil { // a cache directory this user cannot write
+		return filepath.Join(t.TempDir(), name)
+	}
+	return dir
+}
+
+// checkoutRoot returns the checkout's root: the nearest directory up
+// from the test's own that holds a go.mod (so the tests run from any
+// package of the module).
+func checkoutRoot(t *testing.T) string {
+	t.Helper()
+	dir, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for {
+		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
+			return dir
+		}
+		parent := filepath.Dir(dir)
+		if parent == dir {
+			t.Fatal("no go.mod above the test's directory")
+		}
+		dir = parent
+	}
+}
+
+// exampleDirs returns the directories directly under root's examples/.
+func exampleDirs(t *testing.T, root string) []string {
+	t.Helper()
+	entries, err := os.ReadDir(filepath.Join(root, "examples"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var dirs []string
+	for _, e := range entries {
+		if e.IsDir() {
+			dirs = append(dirs, filepath.Join(root, "examples", e.Name()))
+		}
+	}
+	if len(dirs) < 4 {
+		t.Fatalf("found %v under examples/: too few to mean anything", dirs)
+	}
+	return dirs
+}
+
+// TestExamplesCopyOut: each directory under examples/, copied into a
+// module of its own with a replace to this checkout, passes go vet and go
+// test offline: it imports no internal package (a test neither), reads no
+// file outside itself, and needs no module the SDK does not.
+func TestExamplesCopyOut(t *testing.T) {
+	t.Parallel()
+	root := checkoutRoot(t)
+	for _, dir := range exampleDirs(t, root) {
+		name := filepath.Base(dir)
+		t.Run(name, func(t *testing.T) {
+			// Each go command builds and tests one copy; two at a
+			// time at most (-parallel), the go command sharing its
+			// build cache safely.
+			t.Parallel()
+			mod := copyOutModule(t, root, dir, name, copyOutDir(t, root, name))
+			if out, err := vetAndTest(mod); err != nil {
+				t.Errorf("examples/%s copied into a module of its own: go test -vet=all ./...: %v\n%s", name, err, out)
+			}
+		})
+	}
+}
+
+// TestExamplesCopyOutCatchesInternalImport: the copy-out check fails a
+// directory that imports one of the module's internal packages, as a
+// team's module would.
+func TestExamplesCopyOutCatchesInternalImport(t *testing.T) {
+	t.Parallel()
+	root := checkoutRoot(t)
+	src := filepath.Join(t.TempDir(), "bad")
+	os.Mkdir(src, 0o755)
+	main := "package main\n\nimport (\n\t\"strings\"\n\n\t\"github.com/partnerapi/partner-go/internal/quote\"\n)\n\n" +
+		"func main() {\n\tvar b strings.Builder\n\tquote.Write(&b, \"x\")\n\tprintln(b.String())\n}\n"
+	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(main), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := vetAndTest(copyOutModule(t, root, src, "bad", filepath.Join(t.TempDir(), "bad")))
+	if err == nil || !bytes.Contains(out, []byte("use of internal package")) {
+		t.Errorf("a copy importing an internal package: %v\n%s\nwant a failure naming the internal import", err, out)
+	}
+}
+
+// TestExampleFilesDiffer: no two files under examples/ are identical: a
+// file copied between programs drifts, and a team that copies one
+// program gets a copy unlike the one beside it. What programs share
+// belongs in the library.
+func TestExampleFilesDiffer(t *testing.T) {
+	t.Parallel()
+	seen := map[[sha256.Size]byte]string{}
+	n := 0
+	root := checkoutRoot(t)
+	err := filepath.WalkDir(filepath.Join(root, "examples"), func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		n++
+		if rel, err := filepath.Rel(root, p); err == nil {
+			p = filepath.ToSlash(rel)
+		}
+		sum := sha256.Sum256(b)
+		if first, ok := seen[sum]; ok {
+			t.Errorf("%s is identical to %s: no file is copied between examples (put what they share in the library)", p, first)
+		}
+		seen[sum] = p
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 10 {
+		t.Fatalf("found %d files under examples/: too few to mean anything", n)
+	}
+}
