@@ -2,6 +2,7 @@ package deployment_test
 
 import (
 	"errors"
+	"maps"
 	"strings"
 	"testing"
 
@@ -16,9 +17,7 @@ func env(vars map[string]string) func(string) string {
 // server is the three variables that name a deployment, with vars added.
 func server(vars map[string]string) map[string]string {
 	m := map[string]string{"PARTNER_BASE_URL": "https://api.example.com", "PARTNER_CLIENT_ID": "app", "PARTNER_CLIENT_SECRET": "s3cret-value"}
-	for k, v := range vars {
-		m[k] = v
-	}
+	maps.Copy(m, vars)
 	return m
 }
 

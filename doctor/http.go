@@ -345,8 +345,7 @@ func (p *prober) redact(text string) string {
 }
 
 func (p *prober) redactErr(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
+	if ue, ok := errors.AsType[*url.Error](err); ok {
 		err = ue.Err
 	}
 	return errors.New(p.redact(err.Error()))

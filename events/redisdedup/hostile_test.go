@@ -109,8 +109,7 @@ func TestHostileReplyIsAnError(t *testing.T) {
 	t.Cleanup(func() { client.Close() })
 	s := redisdedup.New(client)
 
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
+	ctx := t.Context()
 	for name, ctx := range map[string]context.Context{"with a context that ends": ctx, "with one that does not": context.Background()} {
 		if _, err := s.ClaimFor(ctx, "k", "holder", events.DefaultDedupLease); err == nil || !strings.Contains(err.Error(), "panicked") {
 			t.Errorf("claim %s: %v, want the client's panic as an error", name, err)
