@@ -216,30 +216,40 @@ func noArgs(cmd *cobra.Command, args []string) error {
 	return nil
 }
 
-// didYouMean returns the names of cmd's commands near typed, as
-// "; did you mean ...?", or "". A name is near when typed begins it or is
-// at most two edits from it, without regard to case; a command's other
-// names (aliases) count, as cobra's own suggestions do not.
+// didYouMean returns the names of cmd's commands near typed, nearest
+// first, as "; did you mean ...?", or "". A name is near when typed begins
+// it or is at most two edits from it, without regard to case; a command's
+// other names (aliases) count, as cobra's own suggestions do not.
 func didYouMean(cmd *cobra.Command, typed string) string {
 	typed = strings.ToLower(typed)
 	if typed == "" {
 		return ""
 	}
-	var near []string
+	type candidate struct {
+		name string
+		dist int
+	}
+	var near []candidate
 	for _, sub := range cmd.Commands() {
 		if !sub.IsAvailableCommand() {
 			continue
 		}
 		for _, name := range append([]string{sub.Name()}, sub.Aliases...) {
-			if strings.HasPrefix(name, typed) || editDistance(typed, strings.ToLower(name)) <= 2 {
-				near = append(near, strconv.Quote(name))
+			d := editDistance(typed, strings.ToLower(name))
+			if strings.HasPrefix(name, typed) || d <= 2 {
+				near = append(near, candidate{name, d})
 			}
 		}
 	}
 	if len(near) == 0 {
 		return ""
 	}
-	return "; did you mean " + strings.Join(near, " or ") + "?"
+	slices.SortStableFunc(near, func(a, b candidate) int { return a.dist - b.dist })
+	quoted := make([]string, len(near))
+	for i, c := range near {
+		quoted[i] = strconv.Quote(c.name)
+	}
+	return "; did you mean " + strings.Join(quoted, " or ") + "?"
 }
 
 // editDistance is the Levenshtein distance of a and b, in bytes.

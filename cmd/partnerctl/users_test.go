@@ -319,7 +319,9 @@ func TestMistypedCommandSuggests(t *testing.T) {
 		{[]string{"users", "suspnd", "x"}, `did you mean "suspend"?`},
 		{[]string{"user", "list"}, `unknown command "user" for "partnerctl"; did you mean "users"?`},
 		{[]string{"reprots"}, `did you mean "reports"?`},
-		{[]string{"users", "deactivat", "x"}, `did you mean "reactivate" or "deactivate"?`},
+		// The nearest first: one edit from deactivate, two from reactivate.
+		{[]string{"users", "deactivat", "x"}, `did you mean "deactivate" or "reactivate"?`},
+		{[]string{"users", "reactivat", "x"}, `did you mean "reactivate" or "deactivate"?`},
 		{[]string{"users", "suspend-user"}, `unknown command "suspend-user"`},
 	} {
 		r := c.run(t, tc.args...)
