@@ -25,11 +25,11 @@ import (
 // differential test holds the Checker's verdicts to it, and the tests
 // that walk the document read it through Reference.Doc.
 
-func init() {
-	// Attached files (multipart parts) come as CSV, JSON or XLSX: read any
-	// media type the document accepts as bytes.
-	openapi3filter.RegisterBodyDecoder("*/*", openapi3filter.FileBodyDecoder)
-}
+// fileDecoder registers, once, the decoder of attached files with
+// kin-openapi (a registry of its own, global): the multipart parts come as
+// CSV, JSON or XLSX, so any media type the document accepts is read as
+// bytes. NewReference does it, before the first check: no start-up code.
+var fileDecoder sync.Once
 
 // Reference validates exchanges against one contract document with
 // kin-openapi.
@@ -66,6 +66,7 @@ func LoadReference(options ...string) (*Reference, error) {
 // NewReference parses and validates an OpenAPI 3 document (JSON or YAML)
 // with kin-openapi, for a fake with the named options on, as New does.
 func NewReference(doc []byte, options ...string) (*Reference, error) {
+	fileDecoder.Do(func() { openapi3filter.RegisterBodyDecoder("*/*", openapi3filter.FileBodyDecoder) })
 	l := openapi3.NewLoader()
 	d, err := l.LoadFromData(doc)
 	if err != nil {
