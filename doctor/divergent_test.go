@@ -23,7 +23,7 @@ import (
 
 // rewrite edits the JSON answer of one route of the fake.
 type rewrite struct {
-	method, path string // path: a prefix of the request's path
+	method, path string // path: a prefix of the request's path; ending in "$", the path itself
 	edit         func(v map[string]any)
 	// request, if set, edits the request's JSON body on its way to the
 	// fake.
@@ -40,7 +40,7 @@ func divergent(t *testing.T, srv *fake.Server, require string, tokenToo bool, re
 	proxy.ModifyResponse = func(resp *http.Response) error {
 		r := resp.Request
 		for _, rw := range rewrites {
-			if r.Method != rw.method || !strings.HasPrefix(r.URL.Path, rw.path) {
+			if r.Method != rw.method || !rw.matches(r.URL.Path) {
 				continue
 			}
 			b, err := io.ReadAll(resp.Body)
@@ -69,7 +69,7 @@ func divergent(t *testing.T, srv *fake.Server, require string, tokenToo bool, re
 			return
 		}
 		for _, rw := range rewrites {
-			if rw.request != nil && r.Method == rw.method && strings.HasPrefix(r.URL.Path, rw.path) {
+			if rw.request != nil && r.Method == rw.method && rw.matches(r.URL.Path) {
 				var v map[string]any
 				json.NewDecoder(r.Body).Decode(&v)
 				rw.request(v)
@@ -81,6 +81,14 @@ func divergent(t *testing.T, srv *fake.Server, require string, tokenToo bool, re
 	}))
 	t.Cleanup(ts.Close)
 	return ts.URL
+}
+
+// matches reports whether the rewrite applies to a request's path.
+func (rw rewrite) matches(path string) bool {
+	if exact, ok := strings.CutSuffix(rw.path, "$"); ok {
+		return path == exact
+	}
+	return strings.HasPrefix(path, rw.path)
 }
 
 // refuseWithout answers 400 naming the header the request lacks, as an
@@ -147,6 +155,12 @@ func TestDivergentServers(t *testing.T) {
 		rewrites: []rewrite{{"POST", "/report/v1/list", func(v map[string]any) { v["endOfList"] = false },
 			func(v map[string]any) { v["page"] = map[string]any{"number": 0, "size": 100} }}},
 		want: []string{"getReports /endOfList"},
+	}, {
+		name: "SCIM totals beyond the users listed",
+		// The pages after the last are empty, as the fake's are, but
+		// totalResults promises more: the list ends at the empty page.
+		rewrites: []rewrite{{"GET", "/api/scim/v2/Users$", func(v map[string]any) { v["totalResults"] = 1000 }, nil}},
+		want:     []string{"searchViaGet /totalResults"},
 	}, {
 		name: "200 with an error body",
 		rewrites: []rewrite{

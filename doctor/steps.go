@@ -98,7 +98,9 @@ func (p *prober) scimPage(ctx context.Context, c *Check, l *scimListing, page in
 		c.diverge(Divergence{Operation: a.op, Member: "/Resources", Fake: "the users from startIndex on",
 			Deployment: fmt.Sprintf("page %d brings no user not already listed (startIndex %d)", page+1, start)})
 		l.ended, l.repeated = true, true
-	case len(list.Resources) < scimPage && (l.total < 0 || len(l.seen) >= l.total):
+	case len(list.Resources) == 0, len(list.Resources) < scimPage && (l.total < 0 || len(l.seen) >= l.total):
+		// An empty page ends the list whatever totalResults says (the
+		// next page would ask for the same startIndex again).
 		l.ended = true
 	}
 	return true, nil
