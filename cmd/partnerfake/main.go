@@ -393,7 +393,8 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		printDemo(out)
 	}
 	printIntegrations(out, admin.Fake().Integrations())
-	fmt.Fprintf(out, "try: PARTNER_BASE_URL=%s PARTNER_CLIENT_ID=%s PARTNER_CLIENT_SECRET=... go run ./examples/quickstart\n", url, c.id)
+	fmt.Fprintf(out, "try: PARTNER_BASE_URL=%s PARTNER_CLIENT_ID=%s PARTNER_CLIENT_SECRET=... PARTNER_PORTAL_WORD=%s go run ./examples/quickstart\n",
+		url, c.id, c.words.PortalWord)
 
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(netutil.LimitListener(ln, c.maxConns)) }()

@@ -41,6 +41,11 @@ func TestServeAndShutdown(t *testing.T) {
 	for sc.Scan() && !strings.HasPrefix(sc.Text(), "try:") {
 		banner.WriteString(sc.Text() + "\n")
 	}
+	// The quickstart refuses to run without the portal word: the line
+	// that suggests it names the fake's.
+	if try := sc.Text(); !strings.Contains(try, "PARTNER_PORTAL_WORD=partner_portal ") || !strings.Contains(try, "PARTNER_BASE_URL="+url+" ") {
+		t.Errorf("the try line does not give the quickstart what it needs: %q", try)
+	}
 	if strings.Contains(banner.String(), "csecret") || !strings.Contains(banner.String(), "client id:     cid") {
 		t.Errorf("banner shows a client secret given with -client-secret, or not the id:\n%s", banner.String())
 	}
