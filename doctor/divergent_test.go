@@ -156,6 +156,13 @@ func TestDivergentServers(t *testing.T) {
 			func(v map[string]any) { v["page"] = map[string]any{"number": 0, "size": 100} }}},
 		want: []string{"getReports /endOfList"},
 	}, {
+		name: "report rows that never end",
+		// Every page of rows is the first, as of a deployment that pages
+		// otherwise.
+		rewrites: []rewrite{{"POST", "/report/v1/101/data$", func(v map[string]any) { v["endOfList"] = false },
+			func(v map[string]any) { v["page"] = map[string]any{"number": 0, "size": 100} }}},
+		want: []string{"getReportData /endOfList"},
+	}, {
 		name: "SCIM totals beyond the users listed",
 		// The pages after the last are empty, as the fake's are, but
 		// totalResults promises more: the list ends at the empty page.

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"reflect"
 	"strconv"
 	"time"
 )
@@ -99,9 +100,12 @@ func (p *prober) reportReads(ctx context.Context, id string) error {
 	return nil
 }
 
-// dataPages reads pages of rows until endOfList, at most dataPages.
+// dataPages reads pages of rows until endOfList, at most dataPages. A
+// page that brings the rows of the page before again, as of a deployment
+// that pages otherwise, diverges: the rows would never end.
 func (p *prober) dataPages(ctx context.Context, name, path string) error {
 	c := p.add(&Check{Name: name + ": pages"})
+	var prev []any
 	for page := range dataPages {
 		a, err := p.call(ctx, http.MethodPost, path, nil, pageBody(page, 100))
 		if err != nil {
@@ -119,6 +123,12 @@ func (p *prober) dataPages(ctx context.Context, name, path string) error {
 			c.note(fmt.Sprintf("the rows end on page %d", page+1))
 			return nil
 		}
+		if reflect.DeepEqual(d.Results, prev) {
+			c.diverge(Divergence{Operation: a.op, Member: "/endOfList", Fake: "true on the last page",
+				Deployment: fmt.Sprintf("false, and page %d brings the rows of page %d again: the rows do not end", page+1, page)})
+			return nil
+		}
+		prev = d.Results
 	}
 	c.note(fmt.Sprintf("read %d pages; not followed further", dataPages))
 	return nil
