@@ -440,3 +440,25 @@ func TestMembersOfAFakeOption(t *testing.T) {
 		}
 	}
 }
+
+// TestHalfAskedReadsAreRefused: a read that needs two fields, given one,
+// is an error before anything is sent, not a check quietly skipped.
+func TestHalfAskedReadsAreRefused(t *testing.T) {
+	t.Parallel()
+	srv := newFake(t)
+	for name, edit := range map[string]func(*Config){
+		"UserEmail alone":   func(c *Config) { c.UserEmail, c.Attribute = "ada.lovelace@example.com", "" },
+		"Attribute alone":   func(c *Config) { c.UserEmail, c.Attribute = "", "region" },
+		"ExecutionID alone": func(c *Config) { c.IntegrationID, c.ExecutionID = "", "exe_1" },
+		"MaxPages -1":       func(c *Config) { c.MaxPages = -1 },
+	} {
+		cfg := fakeConfig(srv)
+		edit(&cfg)
+		if r, err := Run(context.Background(), cfg); err == nil || r != nil {
+			t.Errorf("%s: report %v, error %v; want an error alone", name, r, err)
+		}
+	}
+	if n := len(srv.Requests()); n != 0 {
+		t.Errorf("%d requests sent", n)
+	}
+}

@@ -60,7 +60,7 @@ type Config struct {
 	// timeout per request.
 	HTTPClient *http.Client
 	// UserEmail, with Attribute (and Namespace), reads the attribute
-	// check of that user.
+	// check of that user; Run refuses one of the two without the other.
 	UserEmail string
 	Attribute string
 	Namespace int64
@@ -68,7 +68,7 @@ type Config struct {
 	ObjectID string
 	// IntegrationID reads the bulk status of ExecutionID of that
 	// integration, or the answer to an execution that does not exist
-	// when ExecutionID is empty.
+	// when ExecutionID is empty; Run refuses an ExecutionID without it.
 	IntegrationID string
 	ExecutionID   string
 	// ViewID reads that prepared view's status, metadata and data.
@@ -77,7 +77,7 @@ type Config struct {
 	// one Run sends) when ViewID is zero, and reads it.
 	PrepareView bool
 	// MaxPages bounds the pages of a listing read before it counts as a
-	// list that does not end; zero is 50.
+	// list that does not end; zero is 50, and Run refuses a negative one.
 	MaxPages int
 	// Now is the clock the service's Date is compared with; nil is
 	// time.Now.

@@ -55,6 +55,9 @@ func newProber(cfg Config) (*prober, error) {
 	if c.Environment != "" && c.Words.EnvHeader == "" {
 		return nil, errors.New("doctor: an environment (Connection.Environment) needs the environment header's name (Connection.Words.EnvHeader)")
 	}
+	if err := cfg.checkReads(); err != nil {
+		return nil, err
+	}
 	checker, err := contract.Load()
 	if err != nil {
 		return nil, err
@@ -79,6 +82,21 @@ func newProber(cfg Config) (*prober, error) {
 		p.maxPages = 50
 	}
 	return p, nil
+}
+
+// checkReads refuses the fields that name a read only together with
+// another one when the other is missing: a check they would have asked
+// for is not quietly skipped.
+func (cfg Config) checkReads() error {
+	switch {
+	case (cfg.UserEmail == "") != (cfg.Attribute == ""):
+		return errors.New("doctor: the attribute check needs both Config.UserEmail and Config.Attribute")
+	case cfg.ExecutionID != "" && cfg.IntegrationID == "":
+		return errors.New("doctor: Config.ExecutionID needs its integration's id (Config.IntegrationID)")
+	case cfg.MaxPages < 0:
+		return fmt.Errorf("doctor: Config.MaxPages %d is negative", cfg.MaxPages)
+	}
+	return nil
 }
 
 // run makes the checks in order; a refusal or a broken connection skips

@@ -59,6 +59,14 @@ error.`,
   PARTNER_BASE_URL=https://staging.example.com partnerctl doctor --portal-word acme_portal`,
 		Args: noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			switch {
+			case (cfg.UserEmail == "") != (cfg.Attribute == ""):
+				return usagef("doctor: --user and --attribute go together: the attribute check needs both")
+			case cfg.ExecutionID != "" && cfg.IntegrationID == "":
+				return usagef("doctor: --execution needs --integration")
+			case cmd.Flags().Changed("max-pages") && cfg.MaxPages < 1:
+				return usagef("doctor: --max-pages %d: at least 1", cfg.MaxPages)
+			}
 			if err := a.doctorConnection(cmd, &cfg, portal); err != nil {
 				return err
 			}

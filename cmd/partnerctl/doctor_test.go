@@ -179,4 +179,25 @@ func TestDoctorExitStatus(t *testing.T) {
 	if res := c.run(t, "doctor"); res.code != exitUsage {
 		t.Errorf("no base URL: exit %d, stderr %q", res.code, res.stderr)
 	}
+	// A read asked for by half is refused before anything is sent, not
+	// quietly skipped.
+	c = newCLI(srv)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--user", demo.UserEmail1}, "--user and --attribute go together"},
+		{[]string{"--attribute", "region"}, "--user and --attribute go together"},
+		{[]string{"--execution", "exe_1"}, "--execution needs --integration"},
+		{[]string{"--max-pages", "0"}, "--max-pages 0: at least 1"},
+	} {
+		srv.ResetRequests()
+		res := c.run(t, append([]string{"doctor"}, tc.args...)...)
+		if res.code != exitUsage || !strings.Contains(res.stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, res.code, res.stderr, exitUsage, tc.want)
+		}
+		if n := len(srv.Requests()); n != 0 {
+			t.Errorf("%q: %d requests sent", tc.args, n)
+		}
+	}
 }
