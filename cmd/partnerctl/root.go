@@ -273,10 +273,16 @@ func editDistance(a, b string) int {
 	return prev[len(b)]
 }
 
+// exactArgs takes one argument for each of names, none of them empty.
 func exactArgs(names ...string) cobra.PositionalArgs {
 	return func(cmd *cobra.Command, args []string) error {
 		if len(args) != len(names) {
 			return usagef("%s needs %s", cmd.CommandPath(), strings.Join(names, " "))
+		}
+		for i, arg := range args {
+			if arg == "" {
+				return usagef("%s: %s is empty", cmd.CommandPath(), names[i])
+			}
 		}
 		return nil
 	}

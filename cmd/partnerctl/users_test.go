@@ -333,3 +333,28 @@ func TestMistypedCommandSuggests(t *testing.T) {
 		t.Errorf("nothing near: exit %d, stderr %q", r.code, r.stderr)
 	}
 }
+
+// TestEmptyArgumentIsAUsageError: an empty positional argument (an unset
+// shell variable, as in users get "$USER_ID") is a usage error that names
+// it, before anything is read or sent.
+func TestEmptyArgumentIsAUsageError(t *testing.T) {
+	t.Parallel()
+	c := &cli{env: map[string]string{}}
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"users", "get", ""}, "partnerctl users get: ID|USERNAME is empty"},
+		{[]string{"users", "deactivate", ""}, "partnerctl users suspend: ID|USERNAME is empty"},
+		{[]string{"users", "import", ""}, "partnerctl users import: FILE.csv is empty"},
+		{[]string{"bulk", "load", "", "--integration", "int-crm"}, "partnerctl bulk load: FILE is empty"},
+		{[]string{"bulk", "status", "", "--integration", "int-crm"}, "partnerctl bulk status: EXECUTION is empty"},
+		{[]string{"events", "delete", ""}, "partnerctl events delete: ID is empty"},
+		{[]string{"reports", "export", "", "-o", "out.csv"}, "partnerctl reports export: REPORT_ID is empty"},
+	} {
+		r := c.run(t, tc.args...)
+		if r.code != exitUsage || !strings.Contains(r.stderr, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want %d and %q", tc.args, r.code, r.stderr, exitUsage, tc.want)
+		}
+	}
+}
