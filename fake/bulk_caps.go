@@ -32,7 +32,12 @@ type flatCount struct{ fields, bytes int }
 func (c flatCount) over() bool { return c.fields > maxRecordFields || c.bytes > maxRecordBytes }
 
 // countFlat counts m's leaves as flatten would make them, without
-// building their names, and stops once past either cap.
+// building their names, and stops once past either cap. The bytes count
+// the prefix flatten builds for each nested member too (its dotted name
+// and a dot), empty ones included: flatten holds the prefixes of every
+// level above a leaf at once, so a deep chain of short names costs the
+// square of its depth, and a record of members nested 9,000 deep
+// (52 KB) took partnerfake to 161 MiB while its leaves counted 18 KB.
 func countFlat(m map[string]any) flatCount {
 	var c flatCount
 	var walk func(prefix int, m map[string]any)
@@ -42,6 +47,7 @@ func countFlat(m map[string]any) flatCount {
 				return
 			}
 			if sub, ok := v.(map[string]any); ok {
+				c.bytes += prefix + len(k) + 1
 				walk(prefix+len(k)+1, sub)
 				continue
 			}

@@ -2,10 +2,12 @@ package fake
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"strings"
 	"testing"
@@ -118,5 +120,39 @@ func TestLoadBodyStall(t *testing.T) {
 	}
 	if n := len(srv.BulkExecutions()); n != 0 {
 		t.Errorf("the stalled load recorded %d executions", n)
+	}
+}
+
+// timeoutOnce is a body whose first read fails as a read deadline does,
+// and whose later reads would go on (as the reader of a Content-Length
+// body does once its connection's deadline moves), counting them.
+type timeoutOnce struct{ reads int }
+
+func (r *timeoutOnce) Read(p []byte) (int, error) {
+	r.reads++
+	if r.reads == 1 {
+		return 0, os.ErrDeadlineExceeded
+	}
+	return copy(p, "more"), nil
+}
+
+func (r *timeoutOnce) Close() error { return nil }
+
+// TestStallBodyKeepsItsError: once a load's body failed (its stall
+// passed), reading it again, as the drain before a refusal does, fails at
+// once instead of waiting another stall for bytes that are not coming.
+// Over a connection, a body of a Content-Length ended 60s after it
+// stalled instead of the 30s stated.
+func TestStallBodyKeepsItsError(t *testing.T) {
+	under := &timeoutOnce{}
+	b := &stallBody{ReadCloser: under, rc: http.NewResponseController(httptest.NewRecorder()), stall: time.Minute}
+	buf := make([]byte, 16)
+	for i := range 3 {
+		if n, err := b.Read(buf); n != 0 || !errors.Is(err, os.ErrDeadlineExceeded) {
+			t.Errorf("read %d of a body whose first read timed out: %d bytes, %v; want the timeout again", i+1, n, err)
+		}
+	}
+	if under.reads != 1 {
+		t.Errorf("the body under it was read %d times, want once", under.reads)
 	}
 }

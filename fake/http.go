@@ -307,16 +307,22 @@ func readJSON(r *http.Request, v any) error {
 // spool is removed), and it lifts the write deadline while the body is
 // taken and loaded: the answer, a few hundred bytes, follows. A
 // connection without deadlines (a handler called in process) is read as
-// it is.
+// it is. A read's error is kept and returned by every later read: a body
+// of a Content-Length is read through a reader that does not keep it, and
+// the drain of a refused load would otherwise wait a second stall.
 type stallBody struct {
 	io.ReadCloser
 	rc       *http.ResponseController
 	stall    time.Duration
 	started  bool
 	deadline bool
+	err      error
 }
 
 func (b *stallBody) Read(p []byte) (int, error) {
+	if b.err != nil {
+		return 0, b.err
+	}
 	if !b.started {
 		b.started = true
 		b.deadline = b.rc.SetWriteDeadline(time.Time{}) == nil
@@ -324,7 +330,9 @@ func (b *stallBody) Read(p []byte) (int, error) {
 	if b.deadline {
 		b.rc.SetReadDeadline(time.Now().Add(b.stall))
 	}
-	return b.ReadCloser.Read(p)
+	n, err := b.ReadCloser.Read(p)
+	b.err = err
+	return n, err
 }
 
 // withBodyStall sets how long a load's or upload's body may send

@@ -87,6 +87,24 @@ func TestMemoryModelJSON(t *testing.T) {
 		e.want(e.send("POST", up, "application/json", bytes.NewReader(poc)), 200, "")
 		e.want(e.send("POST", loadPath("data_format", "JSON", "file_token", token), "", nil), 400, tooLong)
 	})
+	// Members nested 9,000 deep under 3-byte names: 70 KB, whose leaf's
+	// name is 36 KB, but flattening it holds every level's prefix at
+	// once (162 MB); and 40,000 empty members under a 16 KiB key, whose
+	// prefixes flatten builds though they hold no leaf.
+	deep := jsonArray([]byte(`{"sales_details":{"crm_opportunity_id":"J-1"},` +
+		strings.Repeat(`"abc":{`, 9_000) + `"x":0` + strings.Repeat("}", 9_001)))
+	e.measure(fmt.Sprintf("JSON record of %d KB, members 9,000 deep", len(deep)>>10), 0, func() {
+		e.want(e.send("POST", jsonLoad, "application/json", bytes.NewReader(deep)), 400, tooLong)
+	})
+	var empty bytes.Buffer
+	fmt.Fprintf(&empty, `{"sales_details":{"crm_opportunity_id":"J-1"},%q:{"m0":{}`, strings.Repeat("k", 16<<10))
+	for i := 1; i < 40_000; i++ {
+		fmt.Fprintf(&empty, `,"m%d":{}`, i)
+	}
+	empty.WriteString("}}")
+	e.measure(fmt.Sprintf("JSON record of %d KB, 40,000 empty members", empty.Len()>>10), 0, func() {
+		e.want(e.send("POST", jsonLoad, "application/json", bytes.NewReader(jsonArray(empty.Bytes()))), 400, tooLong)
+	})
 	wide := jsonArray(longKeyRecord("J-1", 1, 0, 50_000))
 	e.measure(fmt.Sprintf("JSON record of %d KB, 50,000 members", len(wide)>>10), 0, func() {
 		e.want(e.send("POST", jsonLoad, "application/json", bytes.NewReader(wide)), 400,
