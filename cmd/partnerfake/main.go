@@ -62,10 +62,12 @@
 //	                    client's leaving
 //	-idle-timeout D     longest a keep-alive connection stays idle between
 //	                    requests (default 1m)
-//	-max-connections N  connections served at once (default 1024); more wait
-//	                    to be accepted until one closes; at most three
-//	                    quarters of them stay idle between requests, a
-//	                    connection going idle past them being closed
+//	-max-connections N  connections served at once (default 1024); at most
+//	                    three quarters of them stay idle between requests, a
+//	                    connection going idle past them being closed; past
+//	                    the cap, a new connection closes the oldest one that
+//	                    is waiting for a request (events.LimitConns), so
+//	                    silent connections cannot keep new clients out
 //	-version            print the version (of the module, as partnerctl
 //	                    --version prints it), the Go release and the
 //	                    platform, and exit
@@ -124,12 +126,12 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/deployment"
+	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
 	"github.com/partnerapi/partner-go/internal/buildinfo"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
-	"golang.org/x/net/netutil"
 )
 
 func main() {
@@ -248,7 +250,7 @@ func newFlags() (*flag.FlagSet, *config) {
 	fs.DurationVar(&c.readTimeout, "read-timeout", time.Minute, "longest a request may take to arrive (headers within 10s); a bulk load's or upload's body may instead take as long as it keeps arriving, 30s without a byte ending it")
 	fs.DurationVar(&c.writeTimeout, "write-timeout", 2*time.Minute, "longest from a request's headers to the end of its answer (bulk loads and uploads: bounded by their body's progress instead)")
 	fs.DurationVar(&c.idleTimeout, "idle-timeout", time.Minute, "longest a keep-alive connection stays idle between requests")
-	fs.IntVar(&c.maxConns, "max-connections", 1024, "connections served at once, three quarters of them at most idle; more wait to be accepted until one closes")
+	fs.IntVar(&c.maxConns, "max-connections", 1024, "connections served at once, three quarters of them at most idle; past it a new one closes the oldest that is waiting for a request")
 	fs.Func("redirect-uri", "a redirect `URI` of the client for GET /oauth/authorize, the connector's sign-in (repeatable); loopback ones need none", func(v string) error {
 		c.redirects = append(c.redirects, v)
 		return nil
@@ -397,7 +399,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		url, c.id, c.words.PortalWord)
 
 	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(netutil.LimitListener(ln, c.maxConns)) }()
+	go func() { errc <- srv.Serve(events.LimitConns(srv, ln, c.maxConns)) }()
 	select {
 	case err := <-errc:
 		return err

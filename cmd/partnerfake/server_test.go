@@ -126,6 +126,29 @@ func TestConnectionCap(t *testing.T) {
 	}
 }
 
+// TestSilentConnectionsLeaveRoom: connections that send nothing, more
+// than -max-connections of them, do not keep a new client out until the
+// header timeout drops them: past the cap, each new connection closes the
+// oldest one waiting for a request. The client gives up at half the
+// header timeout (10s), before a timeout could have freed a slot.
+func TestSilentConnectionsLeaveRoom(t *testing.T) {
+	t.Parallel()
+	base, stop := start(t, "-max-connections", "16")
+	defer stop()
+	for range 40 {
+		connectRaw(t, base)
+	}
+	client := &http.Client{Timeout: 5 * time.Second}
+	resp, err := client.Get(base + "/_fake/health")
+	if err != nil {
+		t.Fatalf("a request behind 40 silent connections, 16 served at once: %v", err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("a request behind 40 silent connections: %d", resp.StatusCode)
+	}
+}
+
 // TestIdleConnectionsLeaveRoom: keep-alive connections left idle hold at
 // most three quarters of -max-connections: one going idle past them is
 // closed, so a new client is answered at once even when a client opened
