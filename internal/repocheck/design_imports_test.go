@@ -1,7 +1,6 @@
-package partner_test
+package repocheck
 
 import (
-	"os/exec"
 	"slices"
 	"strings"
 	"testing"
@@ -15,13 +14,9 @@ type modulePackage struct {
 	imports   []string
 }
 
-// modulePackages lists the module's packages with `go list ./...`.
+// modulePackages is the module's packages as the listing has them.
 func modulePackages(t *testing.T) []modulePackage {
 	t.Helper()
-	out, err := exec.Command("go", "list", "-f", "{{.ImportPath}}\t{{.Name}}\t{{join .Imports \" \"}}", "./...").Output()
-	if err != nil {
-		t.Fatalf("go list: %v", err)
-	}
 	rel := func(p string) (string, bool) {
 		if p == modulePath {
 			return "", true
@@ -29,20 +24,20 @@ func modulePackages(t *testing.T) []modulePackage {
 		return strings.CutPrefix(p, modulePath+"/")
 	}
 	var pkgs []modulePackage
-	for line := range strings.Lines(strings.TrimSpace(string(out))) {
-		f := strings.Split(strings.TrimRight(line, "\n"), "\t")
-		r, ok := rel(f[0])
-		if !ok || len(f) != 3 {
-			t.Fatalf("go list line %q", line)
+	for _, lp := range listed(t) {
+		r, ok := rel(lp.ImportPath)
+		if !ok {
+			continue
 		}
-		p := modulePackage{rel: r, name: f[1]}
-		for imp := range strings.FieldsSeq(f[2]) {
+		p := modulePackage{rel: r, name: lp.Name}
+		for _, imp := range lp.Imports {
 			if ir, ok := rel(imp); ok {
 				p.imports = append(p.imports, ir)
 			}
 		}
 		pkgs = append(pkgs, p)
 	}
+	slices.SortFunc(pkgs, func(a, b modulePackage) int { return strings.Compare(a.rel, b.rel) })
 	return pkgs
 }
 

@@ -1,4 +1,4 @@
-package partner_test
+package repocheck
 
 // The record of the exported API (api/v1.txt): one line per identifier
 // of the module's public packages, in the style of the Go project's
@@ -44,11 +44,11 @@ func apiPublic(path string) bool {
 
 // apiRecordLines returns the sorted API lines of the module's public
 // packages in pkgs (programs aside).
-func apiRecordLines(pkgs map[string]listedPackage) ([]string, error) {
+func apiRecordLines(pkgs map[string]*listedPackage) ([]string, error) {
 	imp := exportImporter(token.NewFileSet(), pkgs)
 	var lines []string
 	for _, path := range slices.Sorted(maps.Keys(pkgs)) {
-		if !apiPublic(path) || pkgs[path].name == "main" {
+		if !apiPublic(path) || pkgs[path].Name == "main" {
 			continue
 		}
 		pkg, err := imp.Import(path)
