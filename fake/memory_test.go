@@ -14,6 +14,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
 )
@@ -35,6 +36,14 @@ const (
 	// maxHeapSamples bounds the sampler goroutine; it stops earlier, when
 	// the request ends.
 	maxHeapSamples = 1 << 22
+	// sampleEvery is the sampler goroutine's period, besides the samples
+	// taken at every read of the body and write of the answer. The bytes
+	// of heap objects only grow between two collections (sweeping is
+	// what lowers them), and a collection's mark phase, at the top of
+	// that growth, lasts longer than this, so a sample lands near every
+	// peak; sampling without a pause took a core of its own, which the
+	// package's other tests and the packages beside it need.
+	sampleEvery = 100 * time.Microsecond
 	// gcPercent is the GOGC of a measure: the heap it samples holds what
 	// the fake keeps and what it let go since the last collection, which
 	// GOGC=100 lets grow as large as the live heap (the objects of a
@@ -66,14 +75,15 @@ func watchHeap() *heapWatch {
 	w.peak.Store(w.base)
 	go func() {
 		defer close(w.done)
+		tick := time.NewTicker(sampleEvery)
+		defer tick.Stop()
 		for range maxHeapSamples {
 			select {
 			case <-w.stop:
 				return
-			default:
+			case <-tick.C:
 			}
 			w.sample()
-			runtime.Gosched()
 		}
 	}()
 	return w
