@@ -5,8 +5,8 @@
 // dependency rules, and run the README's go doc command.
 //
 // They run the go command (one `go list -export -deps` per test binary,
-// shared by every check, and one `go doc`), which takes a while on a cold
-// build cache; in a package of their own they leave the SDK's tests (the
+// shared by every check, a `go list -test -deps` of the fake and a
+// `go doc`), which takes a while on a cold build cache; in a package of their own they leave the SDK's tests (the
 // root package's) their parallel slots. The tests run from the module's
 // root, whatever the package's directory.
 //
