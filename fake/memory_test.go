@@ -220,10 +220,10 @@ func (e *memEnv) want(s *sink, status int, msg string) {
 // columns each (key, name, then empty or failing ones).
 type csvRows struct {
 	n, i, from int
-	noKey      bool // rows without their key: each fails
+	noKey      bool   // rows without their key: each fails
 	oneKey     bool   // every row of the key K-1
 	name       string // the name of every row of the key K-1 ("Deal" when empty)
-	extra      int  // columns after key and name
+	extra      int    // columns after key and name
 	buf        bytes.Buffer
 }
 
