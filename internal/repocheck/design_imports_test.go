@@ -1,6 +1,7 @@
 package repocheck
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -53,42 +54,55 @@ func TestDesignImportRules(t *testing.T) {
 	if len(pkgs) < 20 {
 		t.Fatalf("go list found %d packages: too few to mean anything", len(pkgs))
 	}
-	sdkHelpers := []string{"internal/errs", "internal/urls", "internal/check", "internal/plumbing",
-		"internal/paging", "internal/poll", "internal/quote"}
-	areas := []string{"oauth", "scim", "users", "reports", "objects", "bulk", "events"}
 	for _, p := range pkgs {
 		for _, imp := range p.imports {
-			switch {
-			case imp == "" && !under(p.rel, "cmd") && !under(p.rel, "examples") && p.rel != "internal/testkit/mocktest":
-				t.Errorf("%s imports the root package: only programs, tests and internal/testkit/mocktest may", p.rel)
-			case under(imp, "internal/testkit") && !under(p.rel, "internal/testkit"):
-				t.Errorf("%s imports %s: test harnesses are for tests only", p.rel, imp)
-			case under(imp, "internal/fakeserver") && !under(p.rel, "fake") && p.rel != "cmd/partnerfake" && !under(p.rel, "internal/fakeserver"):
-				t.Errorf("%s imports %s: the fake's server side is for fake and cmd/partnerfake only", p.rel, imp)
+			if msg := importRule(p.rel, imp); msg != "" {
+				t.Error(msg)
 			}
-		}
-		switch {
-		case p.rel == "core":
-			for _, imp := range p.imports {
-				if !slices.Contains([]string{"internal/errs", "internal/check", "internal/urls", "internal/plumbing"}, imp) {
-					t.Errorf("core imports %s: it imports no package of the module but errs, check, urls and plumbing", imp)
-				}
-			}
-		case p.rel == "fake":
-			for _, imp := range p.imports {
-				if imp != "deployment" && imp != "fake/demo" && imp != "internal/quote" && !under(imp, "internal/fakeserver") {
-					t.Errorf("fake imports %s: it imports no SDK package but deployment", imp)
-				}
-			}
-		case slices.Contains(areas, p.rel):
-			for _, imp := range p.imports {
-				if imp != "core" && !slices.Contains(sdkHelpers, imp) && !under(imp, p.rel+"/internal") {
-					t.Errorf("%s imports %s: an area package imports core and the SDK's internal helpers only", p.rel, imp)
-				}
+			if msg := layerRule(p.rel, imp); msg != "" {
+				t.Error(msg)
 			}
 		}
 		if under(p.rel, "internal") && p.name == "main" {
 			t.Errorf("%s is a program under internal/: programs live in cmd/ or scripts/", p.rel)
 		}
 	}
+}
+
+// importRule is what is wrong with the package rel importing imp under the
+// rules for every package (the root package, test harnesses, the fake's
+// server side), or "".
+func importRule(rel, imp string) string {
+	switch {
+	case imp == "" && !under(rel, "cmd") && !under(rel, "examples") && rel != "internal/testkit/mocktest":
+		return fmt.Sprintf("%s imports the root package: only programs, tests and internal/testkit/mocktest may", rel)
+	case under(imp, "internal/testkit") && !under(rel, "internal/testkit"):
+		return fmt.Sprintf("%s imports %s: test harnesses are for tests only", rel, imp)
+	case under(imp, "internal/fakeserver") && !under(rel, "fake") && rel != "cmd/partnerfake" && !under(rel, "internal/fakeserver"):
+		return fmt.Sprintf("%s imports %s: the fake's server side is for fake and cmd/partnerfake only", rel, imp)
+	}
+	return ""
+}
+
+// layerRule is what is wrong with the package rel importing imp under the
+// rules for core, fake and the area packages, or "".
+func layerRule(rel, imp string) string {
+	sdkHelpers := []string{"internal/errs", "internal/urls", "internal/check", "internal/plumbing",
+		"internal/paging", "internal/poll", "internal/quote"}
+	areas := []string{"oauth", "scim", "users", "reports", "objects", "bulk", "events"}
+	switch {
+	case rel == "core":
+		if !slices.Contains([]string{"internal/errs", "internal/check", "internal/urls", "internal/plumbing"}, imp) {
+			return fmt.Sprintf("core imports %s: it imports no package of the module but errs, check, urls and plumbing", imp)
+		}
+	case rel == "fake":
+		if imp != "deployment" && imp != "fake/demo" && imp != "internal/quote" && !under(imp, "internal/fakeserver") {
+			return fmt.Sprintf("fake imports %s: it imports no SDK package but deployment", imp)
+		}
+	case slices.Contains(areas, rel):
+		if imp != "core" && !slices.Contains(sdkHelpers, imp) && !under(imp, rel+"/internal") {
+			return fmt.Sprintf("%s imports %s: an area package imports core and the SDK's internal helpers only", rel, imp)
+		}
+	}
+	return ""
 }

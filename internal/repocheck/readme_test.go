@@ -219,92 +219,131 @@ func isFmtPrint(call *ast.CallExpr) bool {
 // if), and a range over (value, err) whose body does not start by
 // looking at err. A deferred call is the one exception (defer c.Close).
 func ignoredErrors(fset *token.FileSet, f *ast.File, info *types.Info) []string {
-	errType := types.Universe.Lookup("error").Type()
-	isErr := func(t types.Type) bool { return t != nil && types.Identical(t, errType) }
-	// results returns the types a call expression yields.
-	results := func(e ast.Expr) []types.Type {
-		tv, ok := info.Types[e]
-		if !ok || tv.Type == nil {
-			return nil
-		}
-		if tup, ok := tv.Type.(*types.Tuple); ok {
-			var out []types.Type
-			for v := range tup.Variables() {
-				out = append(out, v.Type())
-			}
-			return out
-		}
-		return []types.Type{tv.Type}
-	}
-	mentionsErr := func(n ast.Node) bool {
-		found := false
-		ast.Inspect(n, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && id.Name == "err" {
-				found = true
-			}
-			return !found
-		})
-		return found
-	}
-	var out []string
-	report := func(n ast.Node, msg string) {
-		out = append(out, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), msg))
-	}
-	follow := map[*ast.BlockStmt]ast.Stmt{} // an if's branch: the statement after the if
+	s := &errScan{fset: fset, info: info, follow: map[*ast.BlockStmt]ast.Stmt{}}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.ExprStmt:
-			if call, ok := n.X.(*ast.CallExpr); ok && !isFmtPrint(call) {
-				if rs := results(call); len(rs) > 0 && isErr(rs[len(rs)-1]) {
-					report(n, "the error of this call is dropped")
-				}
-			}
+			s.exprStmt(n)
 		case *ast.AssignStmt:
-			if len(n.Rhs) == 1 {
-				if rs := results(n.Rhs[0]); len(rs) == len(n.Lhs) {
-					for i, l := range n.Lhs {
-						if id, ok := l.(*ast.Ident); ok && id.Name == "_" && isErr(rs[i]) {
-							report(n, "an error is assigned to _")
-						}
-					}
-				}
-			}
+			s.assignStmt(n)
 		case *ast.RangeStmt:
-			for _, e := range []ast.Expr{n.Key, n.Value} {
-				if id, ok := e.(*ast.Ident); ok && id.Name == "err" &&
-					(len(n.Body.List) == 0 || !mentionsErr(n.Body.List[0])) {
-					report(n, "the loop's err is not looked at first in its body")
-				}
-			}
+			s.rangeStmt(n)
 		case *ast.BlockStmt:
-			for i, st := range n.List {
-				if is, ok := st.(*ast.IfStmt); ok && i+1 < len(n.List) {
-					// An err set at the end of an if's branches may be
-					// checked by the statement after the if.
-					follow[is.Body] = n.List[i+1]
-					if eb, ok := is.Else.(*ast.BlockStmt); ok {
-						follow[eb] = n.List[i+1]
-					}
-				}
-				as, ok := st.(*ast.AssignStmt)
-				if !ok || !slices.ContainsFunc(as.Lhs, func(e ast.Expr) bool {
-					id, ok := e.(*ast.Ident)
-					return ok && id.Name == "err"
-				}) {
-					continue
-				}
-				next := follow[n]
-				if i+1 < len(n.List) {
-					next = n.List[i+1]
-				}
-				if next == nil || !mentionsErr(next) {
-					report(st, "err is assigned and not checked by the next statement")
-				}
-			}
+			s.blockStmt(n)
 		}
 		return true
 	})
-	return out
+	return s.out
+}
+
+// errScan is ignoredErrors' walk of one file.
+type errScan struct {
+	fset   *token.FileSet
+	info   *types.Info
+	follow map[*ast.BlockStmt]ast.Stmt // an if's branch: the statement after the if
+	out    []string
+}
+
+func (s *errScan) report(n ast.Node, msg string) {
+	s.out = append(s.out, fmt.Sprintf("%s: %s", s.fset.Position(n.Pos()), msg))
+}
+
+// results returns the types a call expression yields.
+func (s *errScan) results(e ast.Expr) []types.Type {
+	tv, ok := s.info.Types[e]
+	if !ok || tv.Type == nil {
+		return nil
+	}
+	if tup, ok := tv.Type.(*types.Tuple); ok {
+		var out []types.Type
+		for v := range tup.Variables() {
+			out = append(out, v.Type())
+		}
+		return out
+	}
+	return []types.Type{tv.Type}
+}
+
+func isErrType(t types.Type) bool {
+	return t != nil && types.Identical(t, types.Universe.Lookup("error").Type())
+}
+
+// isErrIdent reports whether e is the identifier err.
+func isErrIdent(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "err"
+}
+
+// mentionsErr reports whether n uses the identifier err.
+func mentionsErr(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if e, ok := n.(ast.Expr); ok && isErrIdent(e) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// exprStmt: a bare call whose last result is an error drops it.
+func (s *errScan) exprStmt(n *ast.ExprStmt) {
+	if call, ok := n.X.(*ast.CallExpr); ok && !isFmtPrint(call) {
+		if rs := s.results(call); len(rs) > 0 && isErrType(rs[len(rs)-1]) {
+			s.report(n, "the error of this call is dropped")
+		}
+	}
+}
+
+// assignStmt: an error result assigned to _.
+func (s *errScan) assignStmt(n *ast.AssignStmt) {
+	if len(n.Rhs) != 1 {
+		return
+	}
+	rs := s.results(n.Rhs[0])
+	if len(rs) != len(n.Lhs) {
+		return
+	}
+	for i, l := range n.Lhs {
+		if id, ok := l.(*ast.Ident); ok && id.Name == "_" && isErrType(rs[i]) {
+			s.report(n, "an error is assigned to _")
+		}
+	}
+}
+
+// rangeStmt: a loop's err is looked at by the first statement of its body.
+func (s *errScan) rangeStmt(n *ast.RangeStmt) {
+	for _, e := range []ast.Expr{n.Key, n.Value} {
+		if isErrIdent(e) && (len(n.Body.List) == 0 || !mentionsErr(n.Body.List[0])) {
+			s.report(n, "the loop's err is not looked at first in its body")
+		}
+	}
+}
+
+// blockStmt: an err assigned is looked at by the next statement, or at the
+// end of an if's branch by the statement after the if.
+func (s *errScan) blockStmt(n *ast.BlockStmt) {
+	for i, st := range n.List {
+		if is, ok := st.(*ast.IfStmt); ok && i+1 < len(n.List) {
+			// An err set at the end of an if's branches may be
+			// checked by the statement after the if.
+			s.follow[is.Body] = n.List[i+1]
+			if eb, ok := is.Else.(*ast.BlockStmt); ok {
+				s.follow[eb] = n.List[i+1]
+			}
+		}
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || !slices.ContainsFunc(as.Lhs, isErrIdent) {
+			continue
+		}
+		next := s.follow[n]
+		if i+1 < len(n.List) {
+			next = n.List[i+1]
+		}
+		if next == nil || !mentionsErr(next) {
+			s.report(st, "err is assigned and not checked by the next statement")
+		}
+	}
 }
 
 // TestReadmeSnippetsCompile: every ```go block of README.md (and of the
@@ -379,24 +418,7 @@ func TestReadmeTestFunctionsRun(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ours := map[string]string{}
-	fset := token.NewFileSet()
-	files, _ := filepath.Glob("*_test.go") // the root package's: the tests run from the module's root
-	for _, name := range files {
-		src, err := os.ReadFile(name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		f, err := parser.ParseFile(fset, name, src, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		for _, d := range f.Decls {
-			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
-				ours[fd.Name.Name] = funcText(fset, src, fd)
-			}
-		}
-	}
+	ours := rootTestFuncs(t)
 	shown := 0
 	for _, b := range goBlocks(string(md)) {
 		bfset := token.NewFileSet()
@@ -423,6 +445,31 @@ func TestReadmeTestFunctionsRun(t *testing.T) {
 	if shown == 0 {
 		t.Error("README.md shows no complete test function (the fake's section should)")
 	}
+}
+
+// rootTestFuncs is the text of each function of the root package's test
+// files, by name (the tests run from the module's root).
+func rootTestFuncs(t *testing.T) map[string]string {
+	t.Helper()
+	ours := map[string]string{}
+	fset := token.NewFileSet()
+	files, _ := filepath.Glob("*_test.go")
+	for _, name := range files {
+		src, err := os.ReadFile(name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f, err := parser.ParseFile(fset, name, src, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, d := range f.Decls {
+			if fd, ok := d.(*ast.FuncDecl); ok && fd.Recv == nil {
+				ours[fd.Name.Name] = funcText(fset, src, fd)
+			}
+		}
+	}
+	return ours
 }
 
 // funcText is the source text of fd, from its func keyword to its end.
