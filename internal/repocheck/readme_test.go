@@ -436,7 +436,7 @@ func TestReadmeTestFunctionsRun(t *testing.T) {
 			got, ok := ours[fd.Name.Name]
 			switch {
 			case !ok:
-				t.Errorf("README.md, ```go block %d (line %d) shows %s, which no *_test.go file of the root package (package partner_test) declares: copy it into the root's readme_test.go", b.n, b.line-1, fd.Name.Name)
+				t.Errorf("README.md, ```go block %d (line %d) shows %s, which no *_test.go file of the root package (package partner_test) declares: copy it into the root package's tests, as readme_pipeline_test.go holds TestPipelineReport", b.n, b.line-1, fd.Name.Name)
 			case got != funcText(bfset, bsrc, fd):
 				t.Errorf("README.md, ```go block %d (line %d): %s differs from the test of the same name in the root package; keep them identical.\nREADME:\n%s\ntest:\n%s", b.n, b.line-1, fd.Name.Name, funcText(bfset, bsrc, fd), got)
 			}
