@@ -6,7 +6,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"os/exec"
 	"strings"
 	"sync"
 	"testing"
@@ -281,35 +280,5 @@ func TestTelemetryTraceContextMatchesAttempt(t *testing.T) {
 	want := "00-" + att[0].SpanContext().TraceID().String() + "-" + att[0].SpanContext().SpanID().String() + "-01"
 	if len(got) != 1 || got[0] != want {
 		t.Errorf("traceparent %q, want %q (the attempt's span)", got, want)
-	}
-}
-
-// TestLibraryImportsOnlyOTelAPI: the SDK's packages (tests aside) depend
-// on the OpenTelemetry API, never on its SDK or an exporter. Programs
-// (cmd/, examples/) may: a program installs the OTel SDK.
-func TestLibraryImportsOnlyOTelAPI(t *testing.T) {
-	t.Parallel()
-	var libs []string
-	for p, lp := range listed(t) {
-		if (p == modulePath || strings.HasPrefix(p, modulePath+"/")) && lp.name != "main" {
-			libs = append(libs, p)
-		}
-	}
-	out, err := exec.Command("go", append([]string{"list", "-deps", "-f", "{{.ImportPath}}"}, libs...)...).Output()
-	if err != nil {
-		t.Fatalf("go list -deps: %v", err)
-	}
-	api := false
-	for p := range strings.FieldsSeq(string(out)) {
-		switch {
-		case p == "go.opentelemetry.io/otel/trace":
-			api = true
-		case strings.HasPrefix(p, "go.opentelemetry.io/otel/sdk"), strings.HasPrefix(p, "go.opentelemetry.io/otel/exporters"),
-			strings.HasPrefix(p, "go.opentelemetry.io/contrib"):
-			t.Errorf("a package of the SDK depends on %s", p)
-		}
-	}
-	if !api {
-		t.Error("no package depends on go.opentelemetry.io/otel/trace: has the check gone stale?")
 	}
 }

@@ -14,7 +14,7 @@ import (
 
 // TestReceiverHandlesAChangeOnce is the README's test of a receiver's
 // duplicate guard against the fake's delivery faults, word for word
-// (TestReadmeTestFunctionsRun keeps them the same).
+// (TestReadmeTestFunctionsRun, in internal/repocheck, keeps them the same).
 func TestReceiverHandlesAChangeOnce(t *testing.T) {
 	t.Parallel()
 	// Retries after a millisecond: the test waits for nothing.

@@ -8,7 +8,6 @@ import (
 	"hash/crc32"
 	"io"
 	"mime/multipart"
-	"os/exec"
 	"runtime/metrics"
 	"strings"
 	"testing"
@@ -407,20 +406,5 @@ func TestCSVBombLongLine(t *testing.T) {
 	ok := "sales_details.crm_opportunity_id,name\nL-2," + strings.Repeat("b", maxCSVRecord-8) + "\n"
 	if code, ack := e.load(opps(), "text/csv", ok); code != 200 {
 		t.Errorf("a record of %d bytes: %d %v", len(ok), code, ack)
-	}
-}
-
-// TestFakeLinksNoExcelize checks that a test binary importing the fake
-// does not link the spreadsheet library the command line writes with, and
-// that the fake's own test binary does not either: its tests read the
-// workbooks excelize wrote from testdata.
-func TestFakeLinksNoExcelize(t *testing.T) {
-	t.Parallel()
-	out, err := exec.Command("go", "list", "-test", "-deps", ".").CombinedOutput()
-	if err != nil {
-		t.Fatalf("go list: %v\n%s", err, out)
-	}
-	if strings.Contains(string(out), "excelize") {
-		t.Errorf("package fake or its tests depend on excelize:\n%s", out)
 	}
 }

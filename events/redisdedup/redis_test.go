@@ -82,6 +82,7 @@ func keys(t *testing.T, c *redis.Client, prefix string) []string {
 // stores of two prefixes do not see each other. Bad durations are
 // refused before anything is sent.
 func TestRedisStoreStates(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	admin := srv.Client()
 	ctx := context.Background()
@@ -154,6 +155,7 @@ func TestRedisStoreStates(t *testing.T) {
 // the other answered, and once more after success. Every delivery
 // reaches Deliver exactly once across the two.
 func TestRedisReplicasExactlyOnce(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	var count counter
 	replicas := [2]*events.Handler{}
@@ -223,6 +225,7 @@ func TestRedisReplicasExactlyOnce(t *testing.T) {
 // the other replica is asked to come back until the claim lapses in
 // Redis, then handles the retry.
 func TestRedisReplicaDiesMidDelivery(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	admin := srv.Client()
 	const lease = time.Second
@@ -267,6 +270,7 @@ func TestRedisReplicaDiesMidDelivery(t *testing.T) {
 // replica took since still holds (a third copy is asked to come back),
 // and that replica's success is remembered.
 func TestRedisLapsedClaimReleasedLate(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	admin := srv.Client()
 	const lease = 300 * time.Millisecond
@@ -315,6 +319,7 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 // loss); when Redis is back on the same address, the guard works again
 // without a restart of the receiver.
 func TestRedisDown(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	// Dial once per command: go-redis's defaults retry a refused dial
 	// for about a second per command.
@@ -357,6 +362,7 @@ func TestRedisDown(t *testing.T) {
 // again, and loses none: a delivery handled across the restart is
 // remembered once done, and every delivery reaches Deliver.
 func TestRedisRestart(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	client := srv.Client()
 	var count counter
@@ -407,6 +413,7 @@ func TestRedisRestart(t *testing.T) {
 // scripts); a claim made after its caller gave up is released, so it
 // keeps no retry away.
 func TestRedisHonoursContext(t *testing.T) {
+	t.Parallel()
 	srv := redistest.Start(t)
 	admin := srv.Client()
 	store := redisdedup.New(srv.Client(), redisdedup.WithPrefix("ctx:"))

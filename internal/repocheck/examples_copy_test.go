@@ -1,4 +1,4 @@
-package partner_test
+package repocheck
 
 import (
 	"bytes"
@@ -137,25 +137,15 @@ func copyOutDir(t *testing.T, root, name string) string {
 	return dir
 }
 
-// checkoutRoot returns the checkout's root: the nearest directory up
-// from the test's own that holds a go.mod (so the tests run from any
-// package of the module).
+// checkoutRoot returns the checkout's root (TestMain runs the checks
+// from it).
 func checkoutRoot(t *testing.T) string {
 	t.Helper()
-	dir, err := os.Getwd()
+	root, err := moduleRoot()
 	if err != nil {
 		t.Fatal(err)
 	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return dir
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("no go.mod above the test's directory")
-		}
-		dir = parent
-	}
+	return root
 }
 
 // exampleDirs returns the directories directly under root's examples/.

@@ -1,11 +1,10 @@
-package partner_test
+package repocheck
 
 // The README's Go snippets are type-checked against the module's own
 // packages, so a renamed function or a wrong argument in the README fails
 // `go test ./...` with the README's line number.
 
 import (
-	"context"
 	"errors"
 	"fmt"
 	"go/ast"
@@ -20,12 +19,6 @@ import (
 	"slices"
 	"strings"
 	"testing"
-	"time"
-
-	partner "github.com/partnerapi/partner-go"
-	"github.com/partnerapi/partner-go/fake"
-	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/reports"
 )
 
 // snippetPackages are the packages a ```go block may use without
@@ -226,92 +219,131 @@ func isFmtPrint(call *ast.CallExpr) bool {
 // if), and a range over (value, err) whose body does not start by
 // looking at err. A deferred call is the one exception (defer c.Close).
 func ignoredErrors(fset *token.FileSet, f *ast.File, info *types.Info) []string {
-	errType := types.Universe.Lookup("error").Type()
-	isErr := func(t types.Type) bool { return t != nil && types.Identical(t, errType) }
-	// results returns the types a call expression yields.
-	results := func(e ast.Expr) []types.Type {
-		tv, ok := info.Types[e]
-		if !ok || tv.Type == nil {
-			return nil
-		}
-		if tup, ok := tv.Type.(*types.Tuple); ok {
-			var out []types.Type
-			for v := range tup.Variables() {
-				out = append(out, v.Type())
-			}
-			return out
-		}
-		return []types.Type{tv.Type}
-	}
-	mentionsErr := func(n ast.Node) bool {
-		found := false
-		ast.Inspect(n, func(n ast.Node) bool {
-			if id, ok := n.(*ast.Ident); ok && id.Name == "err" {
-				found = true
-			}
-			return !found
-		})
-		return found
-	}
-	var out []string
-	report := func(n ast.Node, msg string) {
-		out = append(out, fmt.Sprintf("%s: %s", fset.Position(n.Pos()), msg))
-	}
-	follow := map[*ast.BlockStmt]ast.Stmt{} // an if's branch: the statement after the if
+	s := &errScan{fset: fset, info: info, follow: map[*ast.BlockStmt]ast.Stmt{}}
 	ast.Inspect(f, func(n ast.Node) bool {
 		switch n := n.(type) {
 		case *ast.ExprStmt:
-			if call, ok := n.X.(*ast.CallExpr); ok && !isFmtPrint(call) {
-				if rs := results(call); len(rs) > 0 && isErr(rs[len(rs)-1]) {
-					report(n, "the error of this call is dropped")
-				}
-			}
+			s.exprStmt(n)
 		case *ast.AssignStmt:
-			if len(n.Rhs) == 1 {
-				if rs := results(n.Rhs[0]); len(rs) == len(n.Lhs) {
-					for i, l := range n.Lhs {
-						if id, ok := l.(*ast.Ident); ok && id.Name == "_" && isErr(rs[i]) {
-							report(n, "an error is assigned to _")
-						}
-					}
-				}
-			}
+			s.assignStmt(n)
 		case *ast.RangeStmt:
-			for _, e := range []ast.Expr{n.Key, n.Value} {
-				if id, ok := e.(*ast.Ident); ok && id.Name == "err" &&
-					(len(n.Body.List) == 0 || !mentionsErr(n.Body.List[0])) {
-					report(n, "the loop's err is not looked at first in its body")
-				}
-			}
+			s.rangeStmt(n)
 		case *ast.BlockStmt:
-			for i, st := range n.List {
-				if is, ok := st.(*ast.IfStmt); ok && i+1 < len(n.List) {
-					// An err set at the end of an if's branches may be
-					// checked by the statement after the if.
-					follow[is.Body] = n.List[i+1]
-					if eb, ok := is.Else.(*ast.BlockStmt); ok {
-						follow[eb] = n.List[i+1]
-					}
-				}
-				as, ok := st.(*ast.AssignStmt)
-				if !ok || !slices.ContainsFunc(as.Lhs, func(e ast.Expr) bool {
-					id, ok := e.(*ast.Ident)
-					return ok && id.Name == "err"
-				}) {
-					continue
-				}
-				next := follow[n]
-				if i+1 < len(n.List) {
-					next = n.List[i+1]
-				}
-				if next == nil || !mentionsErr(next) {
-					report(st, "err is assigned and not checked by the next statement")
-				}
-			}
+			s.blockStmt(n)
 		}
 		return true
 	})
-	return out
+	return s.out
+}
+
+// errScan is ignoredErrors' walk of one file.
+type errScan struct {
+	fset   *token.FileSet
+	info   *types.Info
+	follow map[*ast.BlockStmt]ast.Stmt // an if's branch: the statement after the if
+	out    []string
+}
+
+func (s *errScan) report(n ast.Node, msg string) {
+	s.out = append(s.out, fmt.Sprintf("%s: %s", s.fset.Position(n.Pos()), msg))
+}
+
+// results returns the types a call expression yields.
+func (s *errScan) results(e ast.Expr) []types.Type {
+	tv, ok := s.info.Types[e]
+	if !ok || tv.Type == nil {
+		return nil
+	}
+	if tup, ok := tv.Type.(*types.Tuple); ok {
+		var out []types.Type
+		for v := range tup.Variables() {
+			out = append(out, v.Type())
+		}
+		return out
+	}
+	return []types.Type{tv.Type}
+}
+
+func isErrType(t types.Type) bool {
+	return t != nil && types.Identical(t, types.Universe.Lookup("error").Type())
+}
+
+// isErrIdent reports whether e is the identifier err.
+func isErrIdent(e ast.Expr) bool {
+	id, ok := e.(*ast.Ident)
+	return ok && id.Name == "err"
+}
+
+// mentionsErr reports whether n uses the identifier err.
+func mentionsErr(n ast.Node) bool {
+	found := false
+	ast.Inspect(n, func(n ast.Node) bool {
+		if e, ok := n.(ast.Expr); ok && isErrIdent(e) {
+			found = true
+		}
+		return !found
+	})
+	return found
+}
+
+// exprStmt: a bare call whose last result is an error drops it.
+func (s *errScan) exprStmt(n *ast.ExprStmt) {
+	if call, ok := n.X.(*ast.CallExpr); ok && !isFmtPrint(call) {
+		if rs := s.results(call); len(rs) > 0 && isErrType(rs[len(rs)-1]) {
+			s.report(n, "the error of this call is dropped")
+		}
+	}
+}
+
+// assignStmt: an error result assigned to _.
+func (s *errScan) assignStmt(n *ast.AssignStmt) {
+	if len(n.Rhs) != 1 {
+		return
+	}
+	rs := s.results(n.Rhs[0])
+	if len(rs) != len(n.Lhs) {
+		return
+	}
+	for i, l := range n.Lhs {
+		if id, ok := l.(*ast.Ident); ok && id.Name == "_" && isErrType(rs[i]) {
+			s.report(n, "an error is assigned to _")
+		}
+	}
+}
+
+// rangeStmt: a loop's err is looked at by the first statement of its body.
+func (s *errScan) rangeStmt(n *ast.RangeStmt) {
+	for _, e := range []ast.Expr{n.Key, n.Value} {
+		if isErrIdent(e) && (len(n.Body.List) == 0 || !mentionsErr(n.Body.List[0])) {
+			s.report(n, "the loop's err is not looked at first in its body")
+		}
+	}
+}
+
+// blockStmt: an err assigned is looked at by the next statement, or at the
+// end of an if's branch by the statement after the if.
+func (s *errScan) blockStmt(n *ast.BlockStmt) {
+	for i, st := range n.List {
+		if is, ok := st.(*ast.IfStmt); ok && i+1 < len(n.List) {
+			// An err set at the end of an if's branches may be
+			// checked by the statement after the if.
+			s.follow[is.Body] = n.List[i+1]
+			if eb, ok := is.Else.(*ast.BlockStmt); ok {
+				s.follow[eb] = n.List[i+1]
+			}
+		}
+		as, ok := st.(*ast.AssignStmt)
+		if !ok || !slices.ContainsFunc(as.Lhs, isErrIdent) {
+			continue
+		}
+		next := s.follow[n]
+		if i+1 < len(n.List) {
+			next = n.List[i+1]
+		}
+		if next == nil || !mentionsErr(next) {
+			s.report(st, "err is assigned and not checked by the next statement")
+		}
+	}
 }
 
 // TestReadmeSnippetsCompile: every ```go block of README.md (and of the
@@ -378,14 +410,47 @@ func TestReadmeCheckerCatchesBrokenSnippets(t *testing.T) {
 }
 
 // TestReadmeTestFunctionsRun: a test function the README shows is also a
-// test of this package, word for word, so it runs and passes here rather
-// than only compiling.
+// test of the root package, word for word, so it runs and passes there
+// rather than only compiling.
 func TestReadmeTestFunctionsRun(t *testing.T) {
 	t.Parallel()
 	md, err := os.ReadFile("README.md")
 	if err != nil {
 		t.Fatal(err)
 	}
+	ours := rootTestFuncs(t)
+	shown := 0
+	for _, b := range goBlocks(string(md)) {
+		bfset := token.NewFileSet()
+		bsrc := []byte("package p\n" + b.src)
+		f, err := parser.ParseFile(bfset, "", bsrc, 0)
+		if err != nil {
+			continue // statements; TestReadmeSnippetsCompile reports real errors
+		}
+		for _, d := range f.Decls {
+			fd, ok := d.(*ast.FuncDecl)
+			if !ok || !strings.HasPrefix(fd.Name.Name, "Test") {
+				continue
+			}
+			shown++
+			got, ok := ours[fd.Name.Name]
+			switch {
+			case !ok:
+				t.Errorf("README.md, ```go block %d (line %d) shows %s, which no *_test.go file of the root package (package partner_test) declares: copy it into the root package's tests, as readme_pipeline_test.go holds TestPipelineReport", b.n, b.line-1, fd.Name.Name)
+			case got != funcText(bfset, bsrc, fd):
+				t.Errorf("README.md, ```go block %d (line %d): %s differs from the test of the same name in the root package; keep them identical.\nREADME:\n%s\ntest:\n%s", b.n, b.line-1, fd.Name.Name, funcText(bfset, bsrc, fd), got)
+			}
+		}
+	}
+	if shown == 0 {
+		t.Error("README.md shows no complete test function (the fake's section should)")
+	}
+}
+
+// rootTestFuncs is the text of each function of the root package's test
+// files, by name (the tests run from the module's root).
+func rootTestFuncs(t *testing.T) map[string]string {
+	t.Helper()
 	ours := map[string]string{}
 	fset := token.NewFileSet()
 	files, _ := filepath.Glob("*_test.go")
@@ -404,74 +469,10 @@ func TestReadmeTestFunctionsRun(t *testing.T) {
 			}
 		}
 	}
-	shown := 0
-	for _, b := range goBlocks(string(md)) {
-		bfset := token.NewFileSet()
-		bsrc := []byte("package p\n" + b.src)
-		f, err := parser.ParseFile(bfset, "", bsrc, 0)
-		if err != nil {
-			continue // statements; TestReadmeSnippetsCompile reports real errors
-		}
-		for _, d := range f.Decls {
-			fd, ok := d.(*ast.FuncDecl)
-			if !ok || !strings.HasPrefix(fd.Name.Name, "Test") {
-				continue
-			}
-			shown++
-			got, ok := ours[fd.Name.Name]
-			switch {
-			case !ok:
-				t.Errorf("README.md, ```go block %d (line %d) shows %s, which no *_test.go file of package partner declares: copy it into readme_test.go", b.n, b.line-1, fd.Name.Name)
-			case got != funcText(bfset, bsrc, fd):
-				t.Errorf("README.md, ```go block %d (line %d): %s differs from the test of the same name in package partner; keep them identical.\nREADME:\n%s\ntest:\n%s", b.n, b.line-1, fd.Name.Name, funcText(bfset, bsrc, fd), got)
-			}
-		}
-	}
-	if shown == 0 {
-		t.Error("README.md shows no complete test function (the fake's section should)")
-	}
+	return ours
 }
 
 // funcText is the source text of fd, from its func keyword to its end.
 func funcText(fset *token.FileSet, src []byte, fd *ast.FuncDecl) string {
 	return string(src[fset.Position(fd.Pos()).Offset:fset.Position(fd.End()).Offset])
-}
-
-// TestPipelineReport is the README's example of a test against the fake,
-// word for word (TestReadmeTestFunctionsRun keeps them the same).
-func TestPipelineReport(t *testing.T) {
-	t.Parallel()
-	// Report views ready at once, and quick retries: the test waits for nothing.
-	srv := fake.NewServer(fake.WithDemoData(), fake.WithViewDelay(0))
-	defer srv.Close()
-	c, err := partner.New(
-		partner.WithConnection(srv.Connection()), // the fake's URL, credentials and words
-		partner.WithRetryWait(time.Millisecond, 10*time.Millisecond),
-	)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close(context.Background())
-
-	// The first report list answers 503; the client retries it.
-	srv.InjectFault(fake.Fault{Method: "POST", Path: "/report/v1/list", Status: 503, Times: 1})
-	var names []string
-	for r, err := range c.Reports.List(t.Context(), reports.ListParams{}) {
-		if err != nil {
-			t.Fatal(err)
-		}
-		names = append(names, r.Name)
-	}
-	if len(names) == 0 {
-		t.Fatal("no reports listed")
-	}
-	if n := srv.CountRequests("POST", "/report/v1/list"); n != 2 {
-		t.Errorf("%d list requests, want 2: the 503 and its retry", n)
-	}
-
-	var csv strings.Builder
-	n, err := c.Reports.ExportCSV(t.Context(), demo.ReportPipeline, &csv, reports.ExportOptions{})
-	if err != nil || n == 0 {
-		t.Fatalf("exported %d rows: %v", n, err)
-	}
 }

@@ -1,4 +1,4 @@
-package partner_test
+package repocheck
 
 import (
 	"flag"
@@ -26,9 +26,13 @@ var apiRecord = sync.OnceValues(func() ([]string, error) {
 var recordFile = filepath.Join("api", "v1.txt")
 
 const recordHeader = `# The exported API of github.com/partnerapi/partner-go v1, one line per
-# identifier. Checked by the root package's TestAPIRecord; after a
-# deliberate change, rewrite it with: go test -run TestAPIRecord . -update
+# identifier. Checked by TestAPIRecord (internal/repocheck); after a
+# deliberate change, rewrite it with:
+# go test ./internal/repocheck -run TestAPIRecord -update
 `
+
+// updateCommand rewrites the record, from the module's root.
+const updateCommand = "go test ./internal/repocheck -run TestAPIRecord -update"
 
 // TestAPIRecord fails when an exported identifier of a public package was
 // added, removed or changed without the record being updated.
@@ -48,7 +52,7 @@ func TestAPIRecord(t *testing.T) {
 	}
 	data, err := os.ReadFile(recordFile)
 	if err != nil {
-		t.Fatalf("%v (create it with: go test -run TestAPIRecord . -update)", err)
+		t.Fatalf("%v (create it with: %s)", err, updateCommand)
 	}
 	var recorded []string
 	for l := range strings.SplitSeq(string(data), "\n") {
@@ -57,8 +61,8 @@ func TestAPIRecord(t *testing.T) {
 		}
 	}
 	if diff := apiDiff(recorded, current); len(diff) > 0 {
-		t.Errorf("the exported API differs from %s:\n%s\n\nIf the change is deliberate (see the compatibility promise in README.md), rewrite the record with:\n\tgo test -run TestAPIRecord . -update",
-			recordFile, strings.Join(diff, "\n"))
+		t.Errorf("the exported API differs from %s:\n%s\n\nIf the change is deliberate (see the compatibility promise in README.md), rewrite the record with:\n\t%s",
+			recordFile, strings.Join(diff, "\n"), updateCommand)
 	}
 }
 

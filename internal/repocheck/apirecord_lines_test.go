@@ -1,4 +1,4 @@
-package partner_test
+package repocheck
 
 // The record of the exported API (api/v1.txt): one line per identifier
 // of the module's public packages, in the style of the Go project's
@@ -44,11 +44,11 @@ func apiPublic(path string) bool {
 
 // apiRecordLines returns the sorted API lines of the module's public
 // packages in pkgs (programs aside).
-func apiRecordLines(pkgs map[string]listedPackage) ([]string, error) {
+func apiRecordLines(pkgs map[string]*listedPackage) ([]string, error) {
 	imp := exportImporter(token.NewFileSet(), pkgs)
 	var lines []string
 	for _, path := range slices.Sorted(maps.Keys(pkgs)) {
-		if !apiPublic(path) || pkgs[path].name == "main" {
+		if !apiPublic(path) || pkgs[path].Name == "main" {
 			continue
 		}
 		pkg, err := imp.Import(path)
@@ -309,46 +309,18 @@ func byapiKey(lines []string) map[string]string {
 // variables, functions, types, methods and struct fields. They are read
 // from the package's source (export data keeps no comments).
 func deprecatedLines(path string) ([]string, error) {
-	dir := "." + strings.TrimPrefix(path, modulePath)
-	var files []*ast.File
-	entries, err := os.ReadDir(dir)
+	files, err := packageFiles("." + strings.TrimPrefix(path, modulePath))
 	if err != nil {
 		return nil, err
 	}
-	fset := token.NewFileSet()
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		if ok, err := build.Default.MatchFile(dir, name); err != nil || !ok {
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-	}
 	prefix := "pkg " + path + ", "
 	var lines []string
-	add := func(format string, args ...any) {
-		lines = append(lines, prefix+fmt.Sprintf(format, args...)+" //deprecated")
-	}
 	for _, f := range files {
 		for _, decl := range f.Decls {
 			switch d := decl.(type) {
 			case *ast.FuncDecl:
-				if !d.Name.IsExported() || !deprecated(d.Doc) {
-					continue
-				}
-				if d.Recv == nil {
-					add("func %s", d.Name.Name)
-				} else if recv := recvName(d.Recv.List[0].Type); ast.IsExported(strings.TrimPrefix(recv, "*")) {
-					add("method (%s) %s", recv, d.Name.Name)
+				if l := funcDeprecation(d); l != "" {
+					lines = append(lines, prefix+l+" //deprecated")
 				}
 			case *ast.GenDecl:
 				for _, spec := range d.Specs {
@@ -358,6 +330,51 @@ func deprecatedLines(path string) ([]string, error) {
 		}
 	}
 	return lines, nil
+}
+
+// packageFiles parses, with their comments, the non-test Go files of the
+// package in dir that build on this platform.
+func packageFiles(dir string) ([]*ast.File, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	fset := token.NewFileSet()
+	var files []*ast.File
+	for _, e := range entries {
+		name := e.Name()
+		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
+			continue
+		}
+		ok, err := build.Default.MatchFile(dir, name)
+		if err != nil {
+			return nil, err
+		}
+		if !ok {
+			continue
+		}
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
+		if err != nil {
+			return nil, err
+		}
+		files = append(files, f)
+	}
+	return files, nil
+}
+
+// funcDeprecation is the record's text of a deprecated exported function or
+// method of an exported type (without the package prefix), or "".
+func funcDeprecation(d *ast.FuncDecl) string {
+	if !d.Name.IsExported() || !deprecated(d.Doc) {
+		return ""
+	}
+	if d.Recv == nil {
+		return "func " + d.Name.Name
+	}
+	if recv := recvName(d.Recv.List[0].Type); ast.IsExported(strings.TrimPrefix(recv, "*")) {
+		return fmt.Sprintf("method (%s) %s", recv, d.Name.Name)
+	}
+	return ""
 }
 
 // specDeprecations returns the deprecation lines of one spec of d: a

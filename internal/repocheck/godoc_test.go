@@ -1,4 +1,4 @@
-package partner_test
+package repocheck
 
 import (
 	"os/exec"
