@@ -135,9 +135,15 @@ func TestSilentConnectionsLeaveRoom(t *testing.T) {
 	t.Parallel()
 	base, stop := start(t, "-max-connections", "16")
 	defer stop()
+	var silent []net.Conn
 	for range 40 {
-		connectRaw(t, base)
+		silent = append(silent, connectRaw(t, base))
 	}
+	defer func() { // before stop: a graceful shutdown waits for them
+		for _, c := range silent {
+			c.Close()
+		}
+	}()
 	client := &http.Client{Timeout: 5 * time.Second}
 	resp, err := client.Get(base + "/_fake/health")
 	if err != nil {

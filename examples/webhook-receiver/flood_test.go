@@ -59,7 +59,7 @@ func TestDeliveredUnderFlood(t *testing.T) {
 		t.Fatal(err)
 	}
 
-	holdConns(t, host, callbackPath+"not-the-secret-at-all-00", events.DefaultMaxConns, 64)
+	release := holdConns(t, host, callbackPath+"not-the-secret-at-all-00", events.DefaultMaxConns, 64)
 	srv.UpdateObject(demo.Opportunity2, map[string]any{"stage": "flooded"})
 	if err := srv.WaitDeliveries(ctx); err != nil {
 		t.Fatal(err)
@@ -70,6 +70,7 @@ func TestDeliveredUnderFlood(t *testing.T) {
 	if d := <-delivered; d.Fields["stage"] != "flooded" {
 		t.Errorf("delivered %v", d.Fields)
 	}
+	release()
 	stop()
 	if err := <-done; err != nil {
 		t.Errorf("run: %v\nlogs:\n%s", err, logs.String())
@@ -81,15 +82,24 @@ func TestDeliveredUnderFlood(t *testing.T) {
 // that does not know the secret would: capacity connections that each
 // POST to path (a path without the secret), read the answer and stay
 // open, kept alive and idle, then silent connections that send nothing.
-// Each answer must be a kept-alive 401.
-func holdConns(t *testing.T, addr, path string, capacity, silent int) {
+// Each answer must be a kept-alive 401. The returned function closes
+// them (the test's end does too): a server's graceful shutdown waits for
+// silent connections.
+func holdConns(t *testing.T, addr, path string, capacity, silent int) (release func()) {
 	t.Helper()
+	var held []net.Conn
+	release = func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}
+	t.Cleanup(release)
 	dial := func() net.Conn {
 		c, err := net.Dial("tcp", addr)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { c.Close() })
+		held = append(held, c)
 		return c
 	}
 	req := "POST " + path + " HTTP/1.1\r\nHost: " + addr + "\r\nContent-Type: application/json\r\nContent-Length: 2\r\n\r\n{}"
@@ -111,4 +121,5 @@ func holdConns(t *testing.T, addr, path string, capacity, silent int) {
 	for range silent {
 		dial()
 	}
+	return release
 }
