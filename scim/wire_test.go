@@ -481,7 +481,7 @@ func TestGetAnswerBodies(t *testing.T) {
 	for range 8 {
 		for _, tc := range []struct {
 			body, id, extra string // extra: a member kept in Extra
-			bad                  bool
+			bad             bool
 		}{
 			{body: specUser + "\n", id: "2819c223-7f76-453a-919d-413861904646"},
 			{body: `{"id":"a","userName":"x"} {"id":"b"}`, id: "a"},
