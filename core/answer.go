@@ -209,16 +209,24 @@ func decode(resp *http.Response, out any, whole []byte) error {
 const maxWholeBody = 4 << 20
 
 // decodeBytes decodes a whole body into out: a type with its own
-// UnmarshalJSON (a SCIM user) gets the bytes at once instead of after a
-// Decoder has scanned them twice.
+// UnmarshalJSON gets the bytes at once, after one validity scan, instead
+// of after a Decoder has scanned them twice; a checksItself, without
+// that scan.
 func decodeBytes(b []byte, out any) error {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return nil // an empty body decodes to the zero value
 	}
 	var err error
-	if u, ok := out.(json.Unmarshaler); ok && json.Valid(b) {
+	switch u := out.(type) {
+	case checksItself:
 		err = u.UnmarshalJSON(b)
-	} else {
+	case json.Unmarshaler:
+		if json.Valid(b) {
+			err = u.UnmarshalJSON(b)
+		} else {
+			err = json.Unmarshal(b, out)
+		}
+	default:
 		err = json.Unmarshal(b, out)
 	}
 	if err == nil {
@@ -230,6 +238,19 @@ func decodeBytes(b []byte, out any) error {
 		err = json.NewDecoder(bytes.NewReader(b)).Decode(out)
 	}
 	return err
+}
+
+// checksItself is a json.Unmarshaler whose UnmarshalJSON checks its
+// input itself: it fails on invalid JSON, as json.Unmarshal does before
+// it calls an Unmarshaler, and on a valid value with more after it
+// either decodes that value, as a Decoder would, or fails with a
+// *json.SyntaxError (then decodeBytes decodes the first value). The
+// answer of scim's user calls is one: decodeBytes spares it a validity
+// scan of its own, one of three passes over the bytes. The method only
+// marks the type.
+type checksItself interface {
+	json.Unmarshaler
+	UnmarshalChecksInput()
 }
 
 // readAttempt reads the answer of an attempt that got one

@@ -425,6 +425,36 @@ func TestDecode(t *testing.T) {
 	}
 }
 
+// rawAnswer keeps the bytes it is given, checking nothing itself.
+type rawAnswer struct{ b string }
+
+func (r *rawAnswer) UnmarshalJSON(b []byte) error { r.b = string(b); return nil }
+
+// TestDecodeUnmarshalerGetsOneValidValue: a type with its own
+// UnmarshalJSON gets only valid JSON, one value of it, as with
+// encoding/json, though Do hands it the body's bytes directly.
+func TestDecodeUnmarshalerGetsOneValidValue(t *testing.T) {
+	c, mt := newMockClient(t)
+	ctx := context.Background()
+	for _, tc := range []struct{ body, want string }{
+		{`{"n":3}`, `{"n":3}`},
+		{"{\"n\":3}\n", "{\"n\":3}\n"},
+		{`{"n":3} {"n":4}`, `{"n":3}`},
+		{`{"n":`, ""},
+		{`{"n":3,}`, ""},
+	} {
+		mt.RegisterResponder("GET", base+"/raw", httpmock.NewStringResponder(200, tc.body))
+		var r rawAnswer
+		err := c.Do(ctx, &Request{Method: "GET", Path: "/raw"}, &r)
+		switch {
+		case tc.want == "" && (err == nil || r.b != ""):
+			t.Errorf("%q: got %q, %v; want an error and no call", tc.body, r.b, err)
+		case tc.want != "" && (err != nil || r.b != tc.want):
+			t.Errorf("%q: got %q, %v; want %q", tc.body, r.b, err, tc.want)
+		}
+	}
+}
+
 // TestErrorsHideURLQuery checks that a network failure's error does not
 // repeat the URL's query string, where signed URLs keep their signature.
 func TestErrorsHideURLQuery(t *testing.T) {

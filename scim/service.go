@@ -76,7 +76,7 @@ func (s *Service) Create(ctx context.Context, u *User) (*User, error) {
 		return nil, err
 	}
 	req := &core.Request{Op: "scim.Create", Method: http.MethodPost, Path: usersPath, JSON: body}
-	return core.DoNew[User](ctx, s.t, req)
+	return s.doUser(ctx, req)
 }
 
 // Get reads the user with that id: GET /api/scim/v2/Users/{user_id}. An
@@ -85,7 +85,7 @@ func (s *Service) Get(ctx context.Context, id string) (*User, error) {
 	if id == "" {
 		return nil, errors.New("partner: scim: user id is required")
 	}
-	return core.DoNew[User](ctx, s.t, &core.Request{Op: "scim.Get", Method: http.MethodGet, Route: core.PathOf(userPath, id)})
+	return s.doUser(ctx, &core.Request{Op: "scim.Get", Method: http.MethodGet, Route: core.PathOf(userPath, id)})
 }
 
 // Update replaces the user u.ID with u: PUT /api/scim/v2/Users/{user_id},
@@ -114,7 +114,7 @@ func (s *Service) Update(ctx context.Context, u *User) (*User, error) {
 		return nil, err
 	}
 	req := &core.Request{Op: "scim.Update", Method: http.MethodPut, Route: core.PathOf(userPath, u.ID), JSON: body, Idempotent: true}
-	return core.DoNew[User](ctx, s.t, req)
+	return s.doUser(ctx, req)
 }
 
 // Suspend deactivates the user with that id and returns it: it reads the
@@ -168,7 +168,16 @@ func (s *Service) setActive(ctx context.Context, id string, active bool) (*User,
 		raw["id"], _ = json.Marshal(id)
 	}
 	req := &core.Request{Op: "scim.Update", Method: http.MethodPut, Route: core.PathOf(userPath, id), JSON: raw, Idempotent: true}
-	return core.DoNew[User](ctx, s.t, req)
+	return s.doUser(ctx, req)
+}
+
+// doUser makes a call whose answer is a user.
+func (s *Service) doUser(ctx context.Context, r *core.Request) (*User, error) {
+	a, err := core.DoNew[answerUser](ctx, s.t, r)
+	if err != nil {
+		return nil, err
+	}
+	return &a.User, nil
 }
 
 // userPath is the path of one user.

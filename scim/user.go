@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"slices"
 	"strings"
 	"sync"
@@ -203,6 +204,16 @@ func (u *User) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// answerUser is a user as the calls answered with one decode it. Its
+// UnmarshalJSON, User's, fails on invalid JSON by itself (decodeKnown's
+// Decoder checks the value, decodeMembers' json.Unmarshal the whole
+// input), so core decodes it without a validity scan of its own.
+type answerUser struct{ User }
+
+// UnmarshalChecksInput marks answerUser's UnmarshalJSON as checking its
+// input (core's checksItself).
+func (*answerUser) UnmarshalChecksInput() {}
+
 type enterpriseJSON EnterpriseUser
 
 // MarshalJSON encodes the extension with its Extra members.
@@ -241,22 +252,56 @@ func (e *EnterpriseUser) UnmarshalJSON(b []byte) error {
 // of the service holds only modelled members; anything else (an unknown
 // member, a type error) is left to the member-by-member path.
 func decodeKnown(b []byte, v any) bool {
-	r, _ := readers.Get().(*bytes.Reader)
-	if r == nil {
-		r = new(bytes.Reader)
+	d, _ := knownDecoders.Get().(*knownDecoder)
+	if d == nil {
+		d = new(knownDecoder)
+		d.dec = json.NewDecoder(&d.r)
+		d.dec.DisallowUnknownFields()
 	}
-	r.Reset(b)
-	dec := json.NewDecoder(r)
-	dec.DisallowUnknownFields()
-	ok := dec.Decode(v) == nil
-	r.Reset(nil)
-	readers.Put(r)
+	d.r.Reset(b)
+	ok := d.dec.Decode(v) == nil
+	d.r.Reset(nil)
+	if ok && len(b) <= maxPooledInput && onlySpace(d.dec.Buffered()) {
+		knownDecoders.Put(d)
+	}
 	return ok
 }
 
-// readers holds the readers decodeKnown decodes through (its Decoder is
-// dropped when it returns).
-var readers sync.Pool
+// knownDecoder is the Decoder decodeKnown decodes through, with the
+// reader it reads, kept in knownDecoders so that its buffer and scanner
+// are not grown anew for every user. It goes back only after a
+// successful Decode that left nothing but white space unread (which
+// the next Decode skips): one that failed may keep the failure (a
+// Decoder keeps a read error) or bytes of an earlier input.
+type knownDecoder struct {
+	r   bytes.Reader
+	dec *json.Decoder
+}
+
+var knownDecoders sync.Pool
+
+// maxPooledInput is the largest input after which decodeKnown keeps its
+// Decoder, whose buffer grows to the size of a value.
+const maxPooledInput = 64 << 10
+
+// onlySpace reports whether r holds nothing but JSON white space.
+func onlySpace(r io.Reader) bool {
+	br, ok := r.(*bytes.Reader)
+	if !ok {
+		return false
+	}
+	for {
+		c, err := br.ReadByte()
+		if err != nil {
+			return true
+		}
+		switch c {
+		case ' ', '\t', '\n', '\r':
+		default:
+			return false
+		}
+	}
+}
 
 // decodeMembers decodes the JSON object b member by member: into the
 // destination field(name) gives, or, when it gives nil, into the returned

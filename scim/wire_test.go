@@ -470,3 +470,44 @@ func TestListSkipsUsersSeenBefore(t *testing.T) {
 		t.Fatalf("users %v, %v; want a,b,c", ids, err)
 	}
 }
+
+// TestGetAnswerBodies: Get decodes the answers of the service as
+// encoding/json reads a body: the first value when more follows it,
+// unknown members kept, invalid JSON an error, and no answer leaks into
+// the next one (the decoding state is reused between calls).
+func TestGetAnswerBodies(t *testing.T) {
+	c, mt := mocktest.New(t)
+	ctx := context.Background()
+	for range 8 {
+		for _, tc := range []struct {
+			body, id, extra string // extra: a member kept in Extra
+			bad             bool
+		}{
+			{body: specUser + "\n", id: "2819c223-7f76-453a-919d-413861904646"},
+			{body: `{"id":"a","userName":"x"} {"id":"b"}`, id: "a"},
+			{body: `{"id":"c","userName":"y"}`, id: "c"},
+			{body: `{"id":"d","userName":"z","title":"T"} {"id":"e"}`, id: "d", extra: "title"},
+			{body: `{"id":"f","userName":"w"}garbage`, id: "f"},
+			{body: `{"id":"g","userName":`, bad: true},
+			{body: `{"id":"h","userName":"v",}`, bad: true},
+			{body: `{"id":"i","title":"T",}`, bad: true},
+			{body: " \n ", id: ""},
+			{body: `{"id":"j","userName":"u"}`, id: "j"},
+		} {
+			mt.RegisterResponder(http.MethodGet, base+"/api/scim/v2/Users/1", httpmock.NewStringResponder(200, tc.body))
+			u, err := c.SCIM.Get(ctx, "1")
+			switch {
+			case tc.bad:
+				if err == nil || !strings.Contains(err.Error(), "reading response") {
+					t.Fatalf("%q: err = %v, want a decoding error", tc.body, err)
+				}
+			case err != nil:
+				t.Fatalf("%q: %v", tc.body, err)
+			case u.ID != tc.id:
+				t.Fatalf("%q: id %q, want %q", tc.body, u.ID, tc.id)
+			case tc.extra != "" && u.Extra[tc.extra] == nil:
+				t.Fatalf("%q: Extra %v lacks %q", tc.body, u.Extra, tc.extra)
+			}
+		}
+	}
+}
