@@ -43,7 +43,7 @@ func (a *app) versionCmd() *cobra.Command {
 install stamped it, else the SDK's own), the Go release that built it and
 the platform. --version on the command line prints the same.
 
-With --json: {"version": "v1.0.0", "go": "go1.26.1", "platform": "linux/amd64"}.`,
+With --json: {"version": "v1.1.0", "go": "go1.26.8", "platform": "linux/amd64"}.`,
 		Example: `  partnerctl version
   partnerctl --version
   partnerctl version --json`,

@@ -4,4 +4,4 @@
 package version
 
 // Version is the SDK's version (partner.Version).
-const Version = "1.0.0"
+const Version = "1.1.0"
