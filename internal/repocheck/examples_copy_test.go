@@ -30,56 +30,11 @@ import (
 // own, pruned, graph never reads).
 func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 	t.Helper()
-	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var modPath, goVersion string
-	var requires []string // "path version" of each requirement
-	inRequire := false
-	for line := range strings.Lines(string(gomod)) {
-		f := strings.Fields(strings.SplitN(line, "//", 2)[0])
-		switch {
-		case inRequire && len(f) == 1 && f[0] == ")":
-			inRequire = false
-		case inRequire && len(f) == 2:
-			requires = append(requires, f[0]+" "+f[1])
-		case len(f) == 2 && f[0] == "require" && f[1] == "(":
-			inRequire = true
-		case len(f) == 3 && f[0] == "require":
-			requires = append(requires, f[1]+" "+f[2])
-		case len(f) == 2 && f[0] == "module":
-			modPath = f[1]
-		case len(f) == 2 && f[0] == "go":
-			goVersion = f[1]
-		case len(f) > 0 && (f[0] == "replace" || f[0] == "exclude"):
-			t.Fatalf("the checkout's go.mod has a %s directive: copy it into the example's module too", f[0])
-		}
-	}
-	if modPath == "" || goVersion == "" {
-		t.Fatalf("the checkout's go.mod has no module or go line:\n%s", gomod)
-	}
+	modPath, goVersion, requires := checkoutModule(t, root)
 	if err := os.RemoveAll(dst); err != nil {
 		t.Fatal(err)
 	}
-	err = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, err := filepath.Rel(dir, p)
-		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
-	})
-	if err != nil {
+	if err := copyTree(dir, dst); err != nil {
 		t.Fatal(err)
 	}
 	for _, f := range []string{"go.mod", "go.sum", "go.work"} {
@@ -101,6 +56,69 @@ func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// checkoutModule reads the checkout's go.mod: its module path, its go
+// version and its requirements ("path version" each). A replace or an
+// exclude directive fails the test: the copy would have to repeat it.
+func checkoutModule(t *testing.T, root string) (modPath, goVersion string, requires []string) {
+	t.Helper()
+	gomod, err := os.ReadFile(filepath.Join(root, "go.mod"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	inRequire := false
+	for line := range strings.Lines(string(gomod)) {
+		f := strings.Fields(strings.SplitN(line, "//", 2)[0])
+		if inRequire {
+			inRequire = len(f) != 1 || f[0] != ")"
+			if len(f) == 2 {
+				requires = append(requires, f[0]+" "+f[1])
+			}
+			continue
+		}
+		if len(f) < 2 {
+			continue
+		}
+		switch f[0] {
+		case "require":
+			inRequire = f[1] == "("
+			if len(f) == 3 {
+				requires = append(requires, f[1]+" "+f[2])
+			}
+		case "module":
+			modPath = f[1]
+		case "go":
+			goVersion = f[1]
+		case "replace", "exclude":
+			t.Fatalf("the checkout's go.mod has a %s directive: copy it into the example's module too", f[0])
+		}
+	}
+	if modPath == "" || goVersion == "" {
+		t.Fatalf("the checkout's go.mod has no module or go line:\n%s", gomod)
+	}
+	return modPath, goVersion, requires
+}
+
+// copyTree copies the files below dir into dst, directories included.
+func copyTree(dir, dst string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dir, p)
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
 }
 
 // vetAndTest runs go vet's full set of checks and the tests of the
