@@ -86,7 +86,11 @@ error.`,
 			case err != nil:
 				return err
 			case r.Diverged():
-				return dataFailedf("doctor: the deployment answers otherwise than the fake in %d places", len(r.Divergences()))
+				n, places := len(r.Divergences()), "places"
+				if n == 1 {
+					places = "place"
+				}
+				return dataFailedf("doctor: the deployment answers otherwise than the fake in %d %s", n, places)
 			}
 			return nil
 		},

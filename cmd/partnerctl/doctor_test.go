@@ -136,6 +136,9 @@ func TestDoctorThroughARewritingProxy(t *testing.T) {
 		t.Errorf("divergences %q, want %q", got, want)
 	}
 	text := c.run(t, doctorArgs...)
+	if !strings.Contains(text.stderr, "in 4 places") {
+		t.Errorf("stderr does not count the 4 divergences: %s", text.stderr)
+	}
 	for _, w := range []string{"/results/[]/title", "/reportVersion: the fake answers integer; the deployment answered string", "/integrations/[]/integration_type"} {
 		if !strings.Contains(text.stdout, w) {
 			t.Errorf("the text report does not say %q:\n%s", w, text.stdout)
