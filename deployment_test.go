@@ -164,8 +164,8 @@ func TestConnectionFromEnv(t *testing.T) {
 	}
 }
 
-// TestFromEnvPlainHTTPAsNew: deployment.FromEnv, which imports nothing of
-// the SDK, refuses a plain-http PARTNER_BASE_URL exactly where New refuses
+// TestFromEnvPlainHTTPAsNew: deployment.FromEnv, which applies the same
+// rule (internal/urls), refuses a plain-http PARTNER_BASE_URL exactly where New refuses
 // the base URL without WithInsecureHTTP, so that a program that passes
 // FromEnv's check is not refused by New in terms of Go options.
 func TestFromEnvPlainHTTPAsNew(t *testing.T) {

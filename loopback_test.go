@@ -20,7 +20,6 @@ import (
 var loopbackAllowed = map[string]string{
 	"internal/urls/plainhttp.go:IsLoopback":              "the plain-http rule's definition of this machine",
 	"internal/urls/plainhttp.go:PlainHTTPRefused":        "the plain-http rule",
-	"deployment/env.go:isLoopback":                       "the plain-http rule for PARTNER_BASE_URL in deployment.FromEnv, which imports only the standard library; TestFromEnvPlainHTTPAsNew keeps it partner.New's",
 	"core/plainhttp.go:TowardLoopback":                   "deprecated, kept for v1; nothing calls it",
 	"fake/events_self.go:selfIP":                         "the fake refuses a callback URL aimed at its own listener (the callback's address, not a client's base URL)",
 	"internal/fakeserver/fakehttp/hosts.go:LoopbackHost": "a fake on a loopback listener answers a loopback Host only (the request's Host, not a client's base URL)",

@@ -2,11 +2,12 @@ package deployment
 
 import (
 	"errors"
-	"net"
 	"net/url"
 	"strconv"
 	"strings"
 	"unicode"
+
+	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // ErrNotSet is the error FromEnv returns when none of PARTNER_BASE_URL,
@@ -153,21 +154,10 @@ func baseURLProblem(raw string) string {
 		return "must not have a query or fragment (a subscription key goes in PARTNER_SUBSCRIPTION_KEY)"
 	case (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
 		return strconv.Quote(u.String()) + " is not an absolute http(s) URL such as https://api.example.com"
-	case u.Scheme == "http" && !isLoopback(u.Hostname()):
+	case urls.PlainHTTPRefused(u, false):
 		return strconv.Quote(u.String()) + " must be an https URL (plain http only to this machine: localhost or a loopback address): tokens would travel in clear"
 	}
 	return ""
-}
-
-// isLoopback reports whether host certainly names this machine, as
-// partner.New's plain-http rule decides: "localhost" in any case, or a
-// loopback address.
-func isLoopback(host string) bool {
-	if strings.EqualFold(host, "localhost") {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // oneLine refuses a control character, such as the line break a value
