@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
+	"github.com/partnerapi/partner-go/internal/textdist"
 )
 
 // This file holds what keeps the fake's wire to the published one: the
@@ -117,14 +118,13 @@ func resembling(name string, names []string) string {
 		if norm(n) == norm(name) {
 			return n
 		}
-		if d := editDistance(norm(n), norm(name)); d < bestDist && len(n) > 3 {
+		if d := textdist.Levenshtein(norm(n), norm(name)); d < bestDist && len(n) > 3 {
 			best, bestDist = n, d
 		}
 	}
 	return best
 }
 
-// editDistance is the Levenshtein distance of a and b.
 // decodeOptionalJSON is decodeJSON for a body the published descriptions
 // do not require (report list, data, chart data and chart metadata): an
 // absent body, or one of white space only, leaves v as it is, so that the
@@ -176,23 +176,3 @@ func publishedBody(r *http.Request) string {
 type memberError struct{ msg string }
 
 func (e *memberError) Error() string { return e.msg }
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
-}

@@ -18,6 +18,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/deployment"
+	"github.com/partnerapi/partner-go/internal/textdist"
 )
 
 // Exit statuses, documented in the root command's help (exitCodesHelp)
@@ -235,7 +236,7 @@ func didYouMean(cmd *cobra.Command, typed string) string {
 			continue
 		}
 		for _, name := range append([]string{sub.Name()}, sub.Aliases...) {
-			d := editDistance(typed, strings.ToLower(name))
+			d := textdist.Levenshtein(typed, strings.ToLower(name))
 			if strings.HasPrefix(name, typed) || d <= 2 {
 				near = append(near, candidate{name, d})
 			}
@@ -250,27 +251,6 @@ func didYouMean(cmd *cobra.Command, typed string) string {
 		quoted[i] = strconv.Quote(c.name)
 	}
 	return "; did you mean " + strings.Join(quoted, " or ") + "?"
-}
-
-// editDistance is the Levenshtein distance of a and b, in bytes.
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 // exactArgs takes one argument for each of names, none of them empty.

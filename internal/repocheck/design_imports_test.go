@@ -100,7 +100,7 @@ func layerRule(rel, imp string) string {
 			return fmt.Sprintf("core imports %s: it imports no package of the module but errs, check, urls and version", imp)
 		}
 	case rel == "fake":
-		if imp != "deployment" && imp != "fake/demo" && imp != "internal/quote" && !under(imp, "internal/fakeserver") {
+		if imp != "deployment" && imp != "fake/demo" && imp != "internal/quote" && imp != "internal/textdist" && !under(imp, "internal/fakeserver") {
 			return fmt.Sprintf("fake imports %s: it imports no SDK package but deployment", imp)
 		}
 	case slices.Contains(areas, rel):

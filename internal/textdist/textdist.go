@@ -1,0 +1,28 @@
+// Package textdist measures how far apart two words are, for the "did
+// you mean" of the command line and of the fake's error messages. It
+// imports nothing but the standard library, so the fake may share it.
+// Its callers' tests hold it: TestMistypedCommandSuggests (cmd/partnerctl)
+// and the fake's messages for a misspelt member (fake/published_wire_test.go).
+package textdist
+
+// Levenshtein is the edit distance of a and b, in bytes: the fewest
+// insertions, deletions and substitutions that turn a into b.
+func Levenshtein(a, b string) int {
+	prev := make([]int, len(b)+1)
+	cur := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev, cur = cur, prev
+	}
+	return prev[len(b)]
+}
