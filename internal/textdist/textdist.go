@@ -1,8 +1,6 @@
 // Package textdist measures how far apart two words are, for the "did
 // you mean" of the command line and of the fake's error messages. It
 // imports nothing but the standard library, so the fake may share it.
-// Its callers' tests hold it: TestMistypedCommandSuggests (cmd/partnerctl)
-// and the fake's messages for a misspelt member (fake/published_wire_test.go).
 package textdist
 
 // Levenshtein is the edit distance of a and b, in bytes: the fewest
