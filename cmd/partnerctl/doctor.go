@@ -3,12 +3,10 @@ package main
 import (
 	"errors"
 	"net/http"
-	"strings"
 
 	"github.com/spf13/cobra"
 
 	partner "github.com/partnerapi/partner-go"
-	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/doctor"
 )
 
@@ -111,33 +109,12 @@ error.`,
 }
 
 // doctorConnection fills cfg's connection from the settings, as client
-// reads them (each variable overridden by its flag, through
-// deployment.FromEnv), and the portal word from --portal-word or
+// reads them (connection), the portal word from --portal-word or
 // PARTNER_PORTAL_WORD.
 func (a *app) doctorConnection(cmd *cobra.Command, cfg *doctor.Config, portal string) error {
-	vars := map[string]string{} // the value of each variable, or of the flag that overrides it
-	from := map[string]string{} // the flag or variable each value came from
-	for _, s := range []struct{ flag, value, variable string }{
-		{"base-url", a.baseURL, "PARTNER_BASE_URL"}, {"client-id", a.clientID, "PARTNER_CLIENT_ID"},
-		{"env", a.env, "PARTNER_ENV"}, {"env-header", a.envHeader, "PARTNER_ENV_HEADER"},
-		{"subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER"},
-		{"portal-word", portal, "PARTNER_PORTAL_WORD"},
-	} {
-		vars[s.variable], from[s.variable] = a.settingFrom(cmd, s.flag, s.value, s.variable)
-	}
-	var err error
-	if vars["PARTNER_CLIENT_SECRET"], from["PARTNER_CLIENT_SECRET"], err = a.secretSetting(cmd, "client-secret", a.clientSecret, a.secretFile, "PARTNER_CLIENT_SECRET"); err != nil {
-		return err
-	}
-	if vars["PARTNER_SUBSCRIPTION_KEY"], from["PARTNER_SUBSCRIPTION_KEY"], err = a.secretSetting(cmd, "subscription-key", a.subKey, a.subKeyFile, "PARTNER_SUBSCRIPTION_KEY"); err != nil {
-		return err
-	}
-	if base := vars["PARTNER_BASE_URL"]; base != "" && !strings.Contains(base, "://") {
-		return usagef("%s %q has no scheme: add http:// or https://", from["PARTNER_BASE_URL"], base)
-	}
-	conn, err := deployment.FromEnv(func(name string) string { return vars[name] })
+	conn, from, err := a.connection(cmd, portal)
 	if err != nil {
-		return settingsError(err, vars, from)
+		return err
 	}
 	if conn.Environment != "" && conn.Words.EnvHeader == "" {
 		return usagef("%s needs --env-header (or PARTNER_ENV_HEADER)", from["PARTNER_ENV"])

@@ -302,38 +302,47 @@ func (a *app) secretSetting(cmd *cobra.Command, flag, value, file, variable stri
 	return v, from, nil
 }
 
-// client builds an SDK client from the settings: the PARTNER_* variables,
-// read through deployment.FromEnv, each overridden by its flag. Errors are
-// usage errors (nothing was sent yet) in the operator's words: the flag or
-// variable a value came from, never an SDK option, and never a secret.
-func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
+// connection reads the connection from the settings: the PARTNER_*
+// variables, through deployment.FromEnv, each overridden by its flag
+// (portal, when the command has --portal-word, overrides
+// PARTNER_PORTAL_WORD). It returns where each value came from (the flag
+// or the variable), for messages in the operator's words. Errors are
+// usage errors (nothing was sent yet) that never repeat a secret.
+func (a *app) connection(cmd *cobra.Command, portal string) (deployment.Connection, map[string]string, error) {
 	vars := map[string]string{} // the value of each variable, or of the flag that overrides it
 	from := map[string]string{} // the flag or variable each value came from
 	for _, s := range []struct{ flag, value, variable string }{
 		{"base-url", a.baseURL, "PARTNER_BASE_URL"}, {"client-id", a.clientID, "PARTNER_CLIENT_ID"},
 		{"env", a.env, "PARTNER_ENV"}, {"env-header", a.envHeader, "PARTNER_ENV_HEADER"},
 		{"subscription-key-header", a.subKeyHeader, "PARTNER_SUBSCRIPTION_KEY_HEADER"},
+		{"portal-word", portal, "PARTNER_PORTAL_WORD"},
 	} {
 		vars[s.variable], from[s.variable] = a.settingFrom(cmd, s.flag, s.value, s.variable)
 	}
 	var err error
 	if vars["PARTNER_CLIENT_SECRET"], from["PARTNER_CLIENT_SECRET"], err = a.secretSetting(cmd, "client-secret", a.clientSecret, a.secretFile, "PARTNER_CLIENT_SECRET"); err != nil {
-		return nil, err
+		return deployment.Connection{}, nil, err
 	}
 	if vars["PARTNER_SUBSCRIPTION_KEY"], from["PARTNER_SUBSCRIPTION_KEY"], err = a.secretSetting(cmd, "subscription-key", a.subKey, a.subKeyFile, "PARTNER_SUBSCRIPTION_KEY"); err != nil {
-		return nil, err
+		return deployment.Connection{}, nil, err
 	}
 	if base := vars["PARTNER_BASE_URL"]; base != "" && !strings.Contains(base, "://") {
-		return nil, usagef("%s %q has no scheme: add http:// or https://", from["PARTNER_BASE_URL"], base)
+		return deployment.Connection{}, nil, usagef("%s %q has no scheme: add http:// or https://", from["PARTNER_BASE_URL"], base)
 	}
-	conn, err := deployment.FromEnv(func(name string) string {
-		if v, ok := vars[name]; ok {
-			return v
-		}
-		return a.getenv(name) // PARTNER_PORTAL_WORD, which no flag sets
-	})
+	conn, err := deployment.FromEnv(func(name string) string { return vars[name] })
 	if err != nil {
-		return nil, settingsError(err, vars, from)
+		return deployment.Connection{}, nil, settingsError(err, vars, from)
+	}
+	return conn, from, nil
+}
+
+// client builds an SDK client from the settings (connection). Errors are
+// usage errors (nothing was sent yet) in the operator's words: the flag or
+// variable a value came from, never an SDK option, and never a secret.
+func (a *app) client(cmd *cobra.Command) (*partner.Client, error) {
+	conn, from, err := a.connection(cmd, "")
+	if err != nil {
+		return nil, err
 	}
 	opts := []partner.Option{
 		partner.WithConnection(conn),
