@@ -4,11 +4,13 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -20,7 +22,7 @@ import (
 // offline, and must pass go vet and go test there.
 
 // copyOutModule writes dir's files (recursively) into a new module
-// example.com/<name> in the directory dst (emptied first), requiring this
+// example.com/<name> in the directory dst (made like dir, see syncTree), requiring this
 // module through a replace to the checkout root, and returns dst. The
 // module also requires what the checkout's go.mod requires, at the same
 // versions, and has the checkout's go.sum: its module graph is the
@@ -31,28 +33,25 @@ import (
 func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 	t.Helper()
 	modPath, goVersion, requires := checkoutModule(t, root)
-	if err := os.RemoveAll(dst); err != nil {
-		t.Fatal(err)
-	}
-	if err := copyTree(dir, dst); err != nil {
-		t.Fatal(err)
-	}
 	for _, f := range []string{"go.mod", "go.sum", "go.work"} {
-		if _, err := os.Stat(filepath.Join(dst, f)); err == nil {
+		if _, err := os.Lstat(filepath.Join(dir, f)); err == nil {
 			t.Fatalf("%s has a %s of its own: the check writes the one a team's module would have", dir, f)
 		}
+	}
+	if err := syncTree(dir, dst, "go.mod", "go.sum"); err != nil {
+		t.Fatal(err)
 	}
 	mod := "module example.com/" + name + "\n\ngo " + goVersion + "\n\n" +
 		"require (\n\t" + modPath + " v0.0.0\n\t" + strings.Join(requires, "\n\t") + "\n)\n\n" +
 		"replace " + modPath + " => " + root + "\n"
-	if err := os.WriteFile(filepath.Join(dst, "go.mod"), []byte(mod), 0o644); err != nil {
+	if err := writeChanged(filepath.Join(dst, "go.mod"), []byte(mod)); err != nil {
 		t.Fatal(err)
 	}
 	sum, err := os.ReadFile(filepath.Join(root, "go.sum"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dst, "go.sum"), sum, 0o644); err != nil {
+	if err := writeChanged(filepath.Join(dst, "go.sum"), sum); err != nil {
 		t.Fatal(err)
 	}
 	return dst
@@ -100,9 +99,14 @@ func checkoutModule(t *testing.T, root string) (modPath, goVersion string, requi
 	return modPath, goVersion, requires
 }
 
-// copyTree copies the files below dir into dst, directories included.
-func copyTree(dir, dst string) error {
-	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+// syncTree makes dst hold what dir holds, files and directories,
+// besides the top-level files named in keep: it writes a file only when
+// its bytes differ and removes what dir does not have. A file left alone
+// keeps its modification time, which the go command's test cache keys a
+// result on when a test opens the file or lists its directory; a copy
+// written anew on every run would run its tests every time.
+func syncTree(dir, dst string, keep ...string) error {
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
@@ -110,27 +114,71 @@ func copyTree(dir, dst string) error {
 		if err != nil {
 			return err
 		}
+		to := filepath.Join(dst, rel)
 		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+			return os.MkdirAll(to, 0o755)
 		}
 		b, err := os.ReadFile(p)
 		if err != nil {
 			return err
 		}
-		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+		return writeChanged(to, b)
 	})
+	if err != nil {
+		return err
+	}
+	// What dst has and dir does not: removed, a directory whole.
+	return filepath.WalkDir(dst, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel(dst, p)
+		if err != nil || rel == "." || slices.Contains(keep, rel) {
+			return err
+		}
+		if _, err := os.Lstat(filepath.Join(dir, rel)); !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err := os.RemoveAll(p); err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return filepath.SkipDir
+		}
+		return nil
+	})
+}
+
+// writeChanged writes b to the file name unless it holds b already.
+func writeChanged(name string, b []byte) error {
+	if old, err := os.ReadFile(name); err == nil && bytes.Equal(old, b) {
+		return nil
+	}
+	return os.WriteFile(name, b, 0o644)
 }
 
 // vetAndTest runs go vet's full set of checks and the tests of the
 // module in dir with one go command (go test -vet=all ./...), offline: no
 // proxy, no checksum database, no workspace, and -mod=mod so that go adds
 // the requirements the copy imports (the SDK's own, found in the module
-// cache) to its go.mod, as go mod tidy would in a team's module. It
-// returns the command's output and error.
+// cache) to its go.mod, as go mod tidy would in a team's module. The
+// copy's tests make their temporary directories in dir+".tmp", a
+// directory of their own, and the go command its work in dir+".gotmp":
+// the go command's test cache keys a result on the directories a test
+// opened, and removing a t.TempDir opens its parent, so under a shared
+// one, which other programs change all the time, a copy's unchanged
+// tests would run again on every run. It returns the command's output
+// and error.
 func vetAndTest(dir string) ([]byte, error) {
+	tmp, gotmp := dir+".tmp", dir+".gotmp"
+	for _, d := range []string{tmp, gotmp} {
+		if err := os.MkdirAll(d, 0o755); err != nil {
+			return nil, err
+		}
+	}
 	cmd := exec.Command("go", "test", "-vet=all", "./...")
 	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK=off",
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "TMPDIR="+tmp, "GOTMPDIR="+gotmp,
 		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"))
 	return cmd.CombinedOutput()
 }
