@@ -321,10 +321,7 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 func TestRedisDown(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	// Dial once per command: go-redis's defaults retry a refused dial
-	// for about a second per command.
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1})
-	t.Cleanup(func() { client.Close() })
+	client := srv.Client() // fails fast while the server is stopped
 	var count counter
 	var logs syncBuffer
 	h := &events.Handler{Insecure: true, Deliver: count.deliver, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
