@@ -222,13 +222,13 @@ func TestRedisReplicasExactlyOnce(t *testing.T) {
 
 // TestRedisReplicaDiesMidDelivery: a replica that took a delivery and
 // died (its claim never settled) keeps the retry away for its lease only:
-// the other replica is asked to come back until the claim lapses in
-// Redis, then handles the retry.
+// its claim expires in Redis after the lease, the other replica is asked
+// to come back while it holds, and handles the retry once it lapsed.
 func TestRedisReplicaDiesMidDelivery(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	admin := srv.Client()
-	const lease = time.Second
+	const lease = time.Hour // lapsed on purpose below
 	entered, dead := make(chan struct{}), make(chan struct{})
 	defer close(dead)
 	dying := &events.Handler{Insecure: true,
@@ -244,19 +244,14 @@ func TestRedisReplicaDiesMidDelivery(t *testing.T) {
 	body := `{"n":"1","stage":"won"}`
 	go post(dying, body)
 	<-entered
-	// The same claim before and after the copy (a claim's value is its
-	// holder's random token) means it held throughout.
-	ctx := context.Background()
-	if ks := keys(t, admin, "crash:"); len(ks) == 1 && strings.HasPrefix(admin.Get(ctx, ks[0]).Val(), "c:") {
-		claim := admin.Get(ctx, ks[0]).Val()
-		code := post(survivor, body)
-		if admin.Get(ctx, ks[0]).Val() == claim && code != http.StatusServiceUnavailable {
-			t.Fatalf("while the dead replica's claim holds: %d, want 503", code)
-		}
-	} else {
-		t.Logf("the claim lapsed before the copy was sent (the machine stalled for %v): keys %v", lease, ks)
+	key, claim := claimed(t, admin, "crash:", lease)
+	if code := post(survivor, body); code != http.StatusServiceUnavailable || count.get("1") != 0 {
+		t.Fatalf("while the dead replica's claim holds: %d, %d calls; want 503 and none", code, count.get("1"))
 	}
-	waitFor(t, "the claim to lapse", func() bool { return len(keys(t, admin, "crash:")) == 0 || count.get("1") > 0 })
+	if v := admin.Get(context.Background(), key).Val(); v != claim {
+		t.Fatalf("after the copy the key holds %q, want the dead replica's claim %q", v, claim)
+	}
+	lapse(t, admin, key)
 	if code := post(survivor, body); code != http.StatusNoContent || count.get("1") != 1 {
 		t.Fatalf("the retry after the lease: %d, %d calls; want 204 and 1", code, count.get("1"))
 	}
@@ -273,7 +268,7 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
 	admin := srv.Client()
-	const lease = 300 * time.Millisecond
+	const lease = time.Hour // lapsed on purpose below
 	slowIn, slowOut := make(chan struct{}), make(chan error)
 	slow := &events.Handler{Insecure: true,
 		Dedup: &events.Dedup{Lease: lease, Store: redisdedup.New(srv.Client(), redisdedup.WithPrefix("late:"))},
@@ -292,12 +287,16 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 	slowCode, nextCode := make(chan int, 1), make(chan int, 1)
 	go func() { slowCode <- post(slow, body) }()
 	<-slowIn
-	waitFor(t, "the slow claim to lapse", func() bool { return len(keys(t, admin, "late:")) == 0 })
+	key, slowClaim := claimed(t, admin, "late:", lease)
+	lapse(t, admin, key)
 	go func() { nextCode <- post(next, body) }()
 	<-nextIn
 	slowOut <- errors.New("database down")
 	if code := <-slowCode; code != http.StatusInternalServerError {
 		t.Fatalf("the slow replica: %d, want 500", code)
+	}
+	if v := admin.Get(context.Background(), key).Val(); v == slowClaim || !strings.HasPrefix(v, "c:") {
+		t.Fatalf("after the slow replica's late release the key holds %q, want the next replica's claim", v)
 	}
 	if code := post(next, body); code != http.StatusServiceUnavailable {
 		t.Fatalf("a copy while the next replica holds the claim: %d, want 503 (the late release freed it)", code)
@@ -321,10 +320,7 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 func TestRedisDown(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
-	// Dial once per command: go-redis's defaults retry a refused dial
-	// for about a second per command.
-	client := redis.NewClient(&redis.Options{Addr: srv.Addr, MaxRetries: -1, DialerRetries: 1})
-	t.Cleanup(func() { client.Close() })
+	client := srv.Client() // fails fast while the server is stopped
 	var count counter
 	var logs syncBuffer
 	h := &events.Handler{Insecure: true, Deliver: count.deliver, Logger: slog.New(slog.NewTextHandler(&logs, nil)),
@@ -410,8 +406,8 @@ func TestRedisRestart(t *testing.T) {
 // TestRedisHonoursContext: each operation returns when its context ends,
 // though the client does not bound commands by it (ContextTimeoutEnabled
 // is off) and the server holds the answer (CLIENT PAUSE WRITE holds
-// scripts); a claim made after its caller gave up is released, so it
-// keeps no retry away.
+// scripts; the context ends once the server holds the command); a claim
+// made after its caller gave up is released, so it keeps no retry away.
 func TestRedisHonoursContext(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t)
@@ -427,18 +423,29 @@ func TestRedisHonoursContext(t *testing.T) {
 	if err := admin.Do(bg, "CLIENT", "PAUSE", 60_000, "WRITE").Err(); err != nil {
 		t.Fatal(err)
 	}
-	short := func() context.Context {
-		ctx, stop := context.WithTimeout(bg, 50*time.Millisecond)
-		t.Cleanup(stop)
-		return ctx
+	// held runs op with a context that ends once the server holds op's
+	// command (one more blocked client), and returns op's error.
+	held := func(op func(context.Context) error) error {
+		t.Helper()
+		before := blockedClients(t, admin)
+		ctx, cancel := context.WithCancel(bg)
+		defer cancel()
+		errc := make(chan error, 1)
+		go func() { errc <- op(ctx) }()
+		waitFor(t, "the server to hold the command", func() bool { return len(errc) > 0 || blockedClients(t, admin) > before })
+		cancel()
+		return <-errc
 	}
-	if _, err := store.ClaimFor(short(), "k", "h", time.Minute); !errors.Is(err, context.DeadlineExceeded) {
-		t.Fatalf("claim while the server holds its answer: %v, want the context's deadline", err)
+	if err := held(func(ctx context.Context) error {
+		_, err := store.ClaimFor(ctx, "k", "h", time.Minute)
+		return err
+	}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("claim while the server holds its answer: %v, want the context's end", err)
 	}
-	if err := store.DoneFor(short(), "other", "h", time.Minute); !errors.Is(err, context.DeadlineExceeded) {
+	if err := held(func(ctx context.Context) error { return store.DoneFor(ctx, "other", "h", time.Minute) }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("done: %v", err)
 	}
-	if err := store.ReleaseFor(short(), "k2", "h"); !errors.Is(err, context.DeadlineExceeded) {
+	if err := held(func(ctx context.Context) error { return store.ReleaseFor(ctx, "k2", "h") }); !errors.Is(err, context.Canceled) {
 		t.Fatalf("release: %v", err)
 	}
 	// Once the pause ends, the claim is made and then released, and the
@@ -457,6 +464,27 @@ func TestRedisHonoursContext(t *testing.T) {
 	if st, err := store.ClaimFor(bg, "k", "h2", time.Minute); err != nil || st != events.DedupNew {
 		t.Fatalf("claim after: %v %v, want new", st, err)
 	}
+}
+
+// blockedClients is the number of clients whose command the server
+// holds (a paused one included), from INFO clients.
+func blockedClients(t *testing.T, c *redis.Client) int64 {
+	t.Helper()
+	info, err := c.Info(context.Background(), "clients").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), "blocked_clients:"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("INFO clients: %q", line)
+			}
+			return n
+		}
+	}
+	t.Fatalf("INFO clients has no blocked_clients:\n%s", info)
+	return 0
 }
 
 // scriptsRun is the number of scripts the server ran to completion
@@ -487,6 +515,37 @@ func scriptsRun(t *testing.T, c *redis.Client) int64 {
 		n += calls - failed
 	}
 	return n
+}
+
+// claimed returns the one key under prefix and the claim it holds, and
+// checks that the claim expires: its time to live is at most lease (and
+// more than half of it: not a lease in other units).
+func claimed(t *testing.T, admin *redis.Client, prefix string, lease time.Duration) (key, claim string) {
+	t.Helper()
+	ks := keys(t, admin, prefix)
+	if len(ks) != 1 {
+		t.Fatalf("keys under %q: %v, want the one claim", prefix, ks)
+	}
+	ctx := context.Background()
+	claim, err := admin.Get(ctx, ks[0]).Result()
+	if err != nil || !strings.HasPrefix(claim, "c:") {
+		t.Fatalf("%s holds %q, %v; want a claim", ks[0], claim, err)
+	}
+	if ttl, err := admin.PTTL(ctx, ks[0]).Result(); err != nil || ttl <= lease/2 || ttl > lease {
+		t.Fatalf("the claim's time to live: %v, %v; want at most the lease, %v, and more than half of it", ttl, err, lease)
+	}
+	return ks[0], claim
+}
+
+// lapse makes key's lease lapse now, as Redis does once its time to live
+// has passed, and waits until the key is gone.
+func lapse(t *testing.T, admin *redis.Client, key string) {
+	t.Helper()
+	ctx := context.Background()
+	if err := admin.PExpire(ctx, key, time.Millisecond).Err(); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, key+" to expire", func() bool { return admin.Exists(ctx, key).Val() == 0 })
 }
 
 // waitFor polls cond every 10 ms until it holds, failing t after 10 s.

@@ -2,6 +2,7 @@ package redistest_test
 
 import (
 	"fmt"
+	"net"
 	"runtime"
 	"strings"
 	"sync"
@@ -11,7 +12,9 @@ import (
 )
 
 // TestServer: the server answers, Restart brings it back empty on the
-// same address, and after Stop nothing answers there.
+// same address (and the client reaches it there), and after Stop nothing
+// answers there. The client does not retry: a command to an address
+// that closes each connection at once makes one connection, not four.
 func TestServer(t *testing.T) {
 	t.Parallel()
 	rs := redistest.Start(t)
@@ -26,6 +29,35 @@ func TestServer(t *testing.T) {
 	rs.Stop()
 	if err := c.Ping(t.Context()).Err(); err == nil {
 		t.Errorf("PING answered after Stop")
+	}
+	if o := c.Options(); o.DialerRetries != 1 {
+		t.Errorf("the client dials %d times, want once", o.DialerRetries)
+	}
+
+	// The stopped server's port, taken by a listener that closes each
+	// connection it accepts.
+	ln, err := net.Listen("tcp", rs.Addr)
+	if err != nil {
+		t.Fatalf("listening on the stopped server's address: %v", err)
+	}
+	defer ln.Close()
+	accepted := make(chan struct{}, 10)
+	go func() {
+		for {
+			conn, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			accepted <- struct{}{} // before the client sees the close
+			conn.Close()
+		}
+	}()
+	if err := c.Ping(t.Context()).Err(); err == nil {
+		t.Fatalf("PING answered by a listener that closes each connection")
+	}
+	ln.Close()
+	if n := len(accepted); n != 1 {
+		t.Errorf("one PING made %d connections, want 1 (the client retried)", n)
 	}
 }
 
