@@ -242,6 +242,7 @@ func stallServer(t *testing.T) (*httptest.Server, *atomic.Int32) {
 // safe to repeat is not and says its outcome is unknown. The call must
 // end long before the context's generous deadline.
 func TestStalledAnswerFails(t *testing.T) {
+	t.Parallel()
 	srv, attempts := stallServer(t)
 	c := loopbackClient(t, srv, func(cfg *Config) { cfg.StallTimeout = 10 * time.Millisecond })
 	for _, tc := range []struct {

@@ -65,12 +65,17 @@ func TestOutcomeUnknown(t *testing.T) {
 }
 
 // TestOutcomeUnknownLostAnswer: a 2xx whose body is cut short means the
-// write happened but its result is lost; a cancelled context after the
-// request was written is ambiguous too.
+// write happened but its result is lost; a context cancelled, or whose
+// deadline passed, after the request was written is ambiguous too. The
+// context ends once the server has the request, not at a time that could
+// come before the request is written.
 func TestOutcomeUnknownLostAnswer(t *testing.T) {
+	t.Parallel()
+	arrived := make(chan struct{}, 1)
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		if r.URL.Path == "/slow" {
+			arrived <- struct{}{}
 			<-r.Context().Done()
 			return
 		}
@@ -86,14 +91,44 @@ func TestOutcomeUnknownLostAnswer(t *testing.T) {
 	if err == nil || !IsOutcomeUnknown(err) {
 		t.Fatalf("cut answer: %v, want outcome unknown", err)
 	}
-	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	cancelled, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	err = c.Do(ctx, &Request{Method: "POST", Path: "/slow", JSON: 1}, nil)
-	if !errors.Is(err, context.DeadlineExceeded) || !IsOutcomeUnknown(err) {
-		t.Fatalf("timeout after write: %v, want DeadlineExceeded and outcome unknown", err)
+	expired := &deadlineOnCue{Context: context.Background(), done: make(chan struct{})}
+	for _, tc := range []struct {
+		ctx  context.Context
+		end  func()
+		want error
+	}{{cancelled, cancel, context.Canceled}, {expired, expired.pass, context.DeadlineExceeded}} {
+		go func() {
+			<-arrived
+			tc.end()
+		}()
+		err = c.Do(tc.ctx, &Request{Method: "POST", Path: "/slow", JSON: 1}, nil)
+		if !errors.Is(err, tc.want) || !IsOutcomeUnknown(err) {
+			t.Fatalf("context ended after the write: %v, want %v and outcome unknown", err, tc.want)
+		}
 	}
 	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/w"}, &out); err == nil || IsOutcomeUnknown(err) {
 		t.Fatalf("cut answer of a read: %v, want an error not marked", err)
+	}
+}
+
+// deadlineOnCue is a context whose deadline passes when pass is called:
+// Done closes and Err is context.DeadlineExceeded, as when a deadline
+// passes, at the moment the test chooses.
+type deadlineOnCue struct {
+	context.Context
+	done chan struct{}
+}
+
+func (c *deadlineOnCue) pass()                 { close(c.done) }
+func (c *deadlineOnCue) Done() <-chan struct{} { return c.done }
+func (c *deadlineOnCue) Err() error {
+	select {
+	case <-c.done:
+		return context.DeadlineExceeded
+	default:
+		return nil
 	}
 }
 

@@ -46,7 +46,9 @@ func TestStallBodyIgnoresStaleRun(t *testing.T) {
 
 // TestCallsAfterAStall: the calls after one whose answer stalled (which
 // return its state, the stall timer with it, to the pool) answer as
-// usual.
+// usual. Their answers come whole with their headers: no Read of theirs
+// waits, however short the stall timeout. Not parallel: the calls of
+// other tests would take the stalled call's state from the pool.
 func TestCallsAfterAStall(t *testing.T) {
 	release := make(chan struct{})
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -61,7 +63,7 @@ func TestCallsAfterAStall(t *testing.T) {
 	}))
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(release) })
-	c := loopbackClient(t, srv, func(cfg *Config) { cfg.StallTimeout = 50 * time.Millisecond })
+	c := loopbackClient(t, srv, func(cfg *Config) { cfg.StallTimeout = 10 * time.Millisecond })
 	var out struct{ ID string }
 	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/stall"}, &out); !errors.Is(err, ErrAnswerStalled) {
 		t.Fatalf("stalled GET: %v, want ErrAnswerStalled", err)

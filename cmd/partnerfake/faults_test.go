@@ -12,13 +12,29 @@ import (
 	"github.com/partnerapi/partner-go/fake/demo"
 )
 
+// ownConnection makes each request on a new connection.
+var ownConnection = &http.Client{Transport: &http.Transport{DisableKeepAlives: true}}
+
 // send makes one request with a JSON body ("" for none) and an optional
 // bearer token, and returns the status and the body.
 func send(t *testing.T, method, url, bearer, body string) (int, string) {
 	t.Helper()
-	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	st, b, err := request(method, url, bearer, body)
 	if err != nil {
 		t.Fatal(err)
+	}
+	return st, b
+}
+
+// request is send for a goroutine other than the test's: it returns the
+// error of the request or of reading the answer's body instead of ending
+// the test. Each request has a connection of its own: a client asks again
+// for an idempotent request whose answer was cut off on a kept-alive
+// connection, and the answer to the second asking would hide the cut.
+func request(method, url, bearer, body string) (int, string, error) {
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		return 0, "", err
 	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
@@ -26,13 +42,13 @@ func send(t *testing.T, method, url, bearer, body string) (int, string) {
 	if bearer != "" {
 		req.Header.Set("Authorization", "Bearer "+bearer)
 	}
-	resp, err := http.DefaultClient.Do(req)
+	resp, err := ownConnection.Do(req)
 	if err != nil {
-		t.Fatal(err)
+		return 0, "", err
 	}
 	defer resp.Body.Close()
-	b, _ := io.ReadAll(resp.Body)
-	return resp.StatusCode, string(b)
+	b, err := io.ReadAll(resp.Body)
+	return resp.StatusCode, string(b), err
 }
 
 // TestUnknownMembersFlag: by default a write body's member that its

@@ -10,6 +10,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -217,17 +218,27 @@ func (b *slowBody) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// TestSlowLoadBodyNotCut: a bulk load whose body arrives in pieces, for
-// longer than -read-timeout and -write-timeout, is read to its end and
-// answered: the body is bounded by its progress (30s without a byte),
-// not by the server's timeouts. The pauses are twice the timeouts.
+// TestSlowLoadBodyNotCut: a bulk load whose body arrives in pieces, with
+// a pause between two longer than -read-timeout and -write-timeout, is
+// read to its end and answered: the body is bounded by its progress (30s
+// without a byte), not by the server's timeouts. The pause is the
+// timeouts and a tenth of a second more: a loaded machine only lengthens
+// it. Meanwhile a JSON route's body that stops is cut at -read-timeout.
 func TestSlowLoadBodyNotCut(t *testing.T) {
 	t.Parallel()
 	const timeout = 300 * time.Millisecond
 	base, stop := start(t, "-read-timeout", timeout.String(), "-write-timeout", timeout.String())
 	defer stop()
 	tok := defaultToken(t, base)
-	body := &slowBody{pause: 2 * timeout, pieces: []string{"sales_details.crm_opportunity_id,name\n", "S-1,Slow one\n", "S-2,Slow two\n"}}
+	// A JSON route's body is held to -read-timeout: the test waits for
+	// that timeout while the slow load's pause runs.
+	c := connectRaw(t, base)
+	fmt.Fprintf(c, "POST /oauth/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
+	var wg sync.WaitGroup
+	wg.Go(func() { closedBy(t, c, time.Now().Add(50*timeout), "a token request whose body stopped") })
+	defer wg.Wait()
+
+	body := &slowBody{pause: timeout + 100*time.Millisecond, pieces: []string{"sales_details.crm_opportunity_id,name\nS-1,Slow one\n", "S-2,Slow two\n"}}
 	req, _ := http.NewRequest("POST", base+"/bulk/v1/bulkload?integration_id=int-demo-opportunities", body)
 	req.Header.Set("Authorization", "Bearer "+tok)
 	req.Header.Set("Content-Type", "text/csv")
@@ -240,35 +251,43 @@ func TestSlowLoadBodyNotCut(t *testing.T) {
 	if resp.StatusCode != 200 || !strings.Contains(string(b), "execution_id") {
 		t.Errorf("a slow load: %d %s", resp.StatusCode, b)
 	}
-	// A JSON route's body is held to -read-timeout.
-	c := connectRaw(t, base)
-	fmt.Fprintf(c, "POST /oauth/token HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 100\r\n\r\n{")
-	closedBy(t, c, time.Now().Add(50*timeout), "a token request whose body stopped")
 }
 
 // TestSlowAnswersAskedForNotCut: a latency asked for (-latency, or a
 // fault injected through the admin API with a latency or a dribble) is
-// not cut by -write-timeout: the answer comes whole. The latencies are
-// twice the write timeout; the dribble, 16 bytes every 20ms, sends the
-// kinds' list (some 700 bytes) in three times as long.
+// not cut by -write-timeout: the answer comes whole. Each answer is
+// delayed past the write timeout by at least a tenth of a second, which a
+// loaded machine only lengthens: the latencies are the write timeout and
+// 100ms; the dribble, 16 bytes every 10ms, sends the kinds' list (at
+// least 600 bytes, checked) in at least 370ms. The three are asked for at
+// once, of three servers.
 func TestSlowAnswersAskedForNotCut(t *testing.T) {
 	t.Parallel()
 	const timeout = 300 * time.Millisecond
-	slow, stopSlow := start(t, "-write-timeout", timeout.String(), "-latency", (2 * timeout).String())
-	defer stopSlow()
-	if st, body := send(t, "GET", slow+"/event/v1/metadata/event", defaultToken(t, slow), ""); st != 200 {
-		t.Errorf("with -latency past -write-timeout: %d %s", st, body)
-	}
-	base, stop := start(t, "-write-timeout", timeout.String())
-	defer stop()
-	tok := defaultToken(t, base)
-	for _, fault := range []string{`{"path": "/event/v1/metadata/event", "times": 1, "latency": "600ms"}`, `{"path": "/event/v1/metadata/event", "times": 1, "dribble": "20ms"}`} {
+	const latency = timeout + 100*time.Millisecond
+	var wg sync.WaitGroup
+	defer wg.Wait() // the servers stop in cleanups, after it
+	// -latency delays every service route, the token request's too.
+	slow, stopSlow := start(t, "-write-timeout", timeout.String(), "-latency", latency.String())
+	t.Cleanup(func() { stopSlow() })
+	wg.Go(func() {
+		st, body, err := request("POST", slow+"/oauth/token", "", `{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`)
+		if err != nil || st != 200 || !strings.Contains(body, "access_token") {
+			t.Errorf("with -latency past -write-timeout: %d %s %v", st, body, err)
+		}
+	})
+	for _, fault := range []string{`{"path": "/event/v1/metadata/event", "times": 1, "latency": "` + latency.String() + `"}`, `{"path": "/event/v1/metadata/event", "times": 1, "dribble": "10ms"}`} {
+		base, stop := start(t, "-write-timeout", timeout.String())
+		t.Cleanup(func() { stop() })
+		tok := defaultToken(t, base)
 		if st, body := send(t, "POST", base+"/_fake/faults", "", fault); st != http.StatusCreated {
 			t.Fatalf("inject %s: %d %s", fault, st, body)
 		}
-		if st, body := send(t, "GET", base+"/event/v1/metadata/event", tok, ""); st != 200 || len(body) < 600 {
-			t.Errorf("after the fault %s: %d %.200s (%d bytes)", fault, st, body, len(body))
-		}
+		wg.Go(func() {
+			if st, body, err := request("GET", base+"/event/v1/metadata/event", tok, ""); err != nil || st != 200 || len(body) < 600 {
+				t.Errorf("after the fault %s: %d %.200s (%d bytes) %v", fault, st, body, len(body), err)
+			}
+		})
 	}
 }
 

@@ -6,15 +6,17 @@ import (
 	"runtime"
 	"sync"
 	"testing"
-	"time"
 )
 
 // simView is a view of pages pages of size rows, served by a Fetch that
 // counts what it is asked for.
 type simView struct {
 	pages, size int64
-	latency     time.Duration
-	throttle    func(number, size int64) bool // when set and true, the answer calls Throttled first
+	// latency is how many times an answer lets the other goroutines run
+	// before it comes: the export's other requests go out meanwhile, as
+	// they would while the service takes its time, with no clock to wait.
+	latency  int
+	throttle func(number, size int64) bool // when set and true, the answer calls Throttled first
 	// cost is what each page tells Ready it costs (0: 1; -1: unknown,
 	// as for an answer without Content-Length), budget what the export
 	// may hold (0: 2 pages).
@@ -64,11 +66,15 @@ func (v *simView) fetch(ctx context.Context, number, size int64, h Hooks) (Page[
 	if v.throttle != nil && v.throttle(number, size) {
 		h.Throttled()
 	}
-	select {
-	case <-time.After(v.latency):
-	case <-ctx.Done():
+	for range v.latency {
+		if ctx.Err() != nil {
+			break
+		}
+		runtime.Gosched()
+	}
+	if err := ctx.Err(); err != nil {
 		answered()
-		return Page[int64]{}, ctx.Err()
+		return Page[int64]{}, err
 	}
 	answered()
 	if probe {
@@ -251,11 +257,10 @@ func TestPagesRequestBound(t *testing.T) {
 	for _, pages := range []int64{0, 1, 2, 3, 4, 5, 10, 16, 17, 30, 64, 100, 257, 1000} {
 		for _, limit := range []int{1, 4, 16, 64} {
 			t.Run(fmt.Sprintf("%d pages, cap %d", pages, limit), func(t *testing.T) {
-				t.Parallel() // each has its own view; their simulated latencies overlap
+				t.Parallel() // each has its own view
 				// The latency lets the requests of a round overlap. A cap
-				// of 1 sends one at a time: there it would only add a
-				// millisecond a page.
-				latency := time.Millisecond
+				// of 1 sends one at a time: there it would only add work.
+				latency := 100
 				if limit == 1 {
 					latency = 0
 				}
@@ -381,7 +386,7 @@ func TestPlanWindowHalvesOnThrottling(t *testing.T) {
 // of 16.
 func TestPagesThrottledCutsRequestsInFlight(t *testing.T) {
 	t.Parallel()
-	v := &simView{pages: 100, size: 100, latency: time.Millisecond}
+	v := &simView{pages: 100, size: 100, latency: 100}
 	maxLate := 0
 	v.throttle = func(number, size int64) bool {
 		v.mu.Lock()
@@ -408,7 +413,7 @@ func TestPagesReportsPeakInFlight(t *testing.T) {
 	for _, limit := range []int{1, 2, 4, 16} {
 		t.Run(fmt.Sprintf("cap %d", limit), func(t *testing.T) {
 			t.Parallel() // each has its own view
-			v := &simView{pages: 40, size: 100, latency: time.Millisecond}
+			v := &simView{pages: 40, size: 100, latency: 100}
 			st := v.export(t, limit, true)
 			if st.PeakInFlight > limit || st.PeakInFlight < v.maxAwaitingPages || st.PeakInFlight < min(limit, 2) {
 				t.Errorf("peak %d, want at most the cap %d, at least the %d the service saw and at least %d",
@@ -419,7 +424,7 @@ func TestPagesReportsPeakInFlight(t *testing.T) {
 			}
 		})
 	}
-	v := &simView{pages: 20, size: 100, latency: time.Millisecond, throttle: func(_, size int64) bool { return size > 1 }}
+	v := &simView{pages: 20, size: 100, latency: 100, throttle: func(_, size int64) bool { return size > 1 }}
 	if st := v.export(t, 16, false); st.Throttled == 0 {
 		t.Error("no halving reported against a service that throttles every page")
 	}
