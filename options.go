@@ -153,8 +153,9 @@ func WithConnection(c deployment.Connection) Option {
 //
 // Without it the client uses a pooled transport with these timeouts: 10s
 // to dial, 10s for the TLS handshake, and 60s for the response headers
-// once the request is written (http.Transport.ResponseHeaderTimeout).
-// A client given here keeps its own timeouts.
+// once the request is written (kept by the client, like net/http's
+// ResponseHeaderTimeout but without a timer per request). A client given
+// here keeps its own timeouts.
 func WithHTTPClient(c *http.Client) Option { return func(s *settings) { s.cfg.HTTPClient = c } }
 
 // WithMaxRetries sets how many times a failed request may be repeated

@@ -149,8 +149,16 @@ func withCall(ctx context.Context, st *call, traceWrites bool) context.Context {
 	st.kept = true
 	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{
 		WroteHeaders: func() { st.wrote.Store(true) },
+		WroteRequest: st.hooks.trace.WroteRequest,
 	})
 }
+
+// tracesWrites reports whether the call's context carries withCall's
+// trace, which notes when an attempt wrote its headers and its request:
+// whether an attempt wrote its request matters only to requests that are
+// not repeated freely, and to a DELETE (a 404 after an attempt that may
+// have been processed means done).
+func (st *call) tracesWrites() bool { return !st.idempotent || st.method == http.MethodDelete }
 
 // nested reports whether ctx belongs to a call: a request made in it is
 // made for that call.

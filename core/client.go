@@ -141,16 +141,14 @@ type Client struct {
 
 // New returns a Client for cfg. It does no I/O.
 func New(cfg Config) *Client {
-	if cfg.HTTPClient == nil {
+	built := cfg.HTTPClient == nil
+	if built {
 		tr := http.DefaultTransport.(*http.Transport).Clone()
 		// Exports keep many page requests in flight to one host; the
 		// default of 2 idle connections per host would reopen most of them.
 		tr.MaxIdleConnsPerHost = 32
 		tr.DialContext = (&net.Dialer{Timeout: DefaultDialTimeout, KeepAlive: 30 * time.Second}).DialContext
 		tr.TLSHandshakeTimeout = DefaultTLSHandshakeTimeout
-		// A server that accepted the request but never answers would
-		// otherwise hold the call until its context ends.
-		tr.ResponseHeaderTimeout = DefaultResponseHeaderTimeout
 		// A pooled connection that a NAT or load balancer dropped
 		// silently is closed before they would drop it (HTTP/1), and
 		// found by a ping (HTTP/2), instead of costing a request.
@@ -180,6 +178,13 @@ func New(cfg Config) *Client {
 	}
 	c.tel = newTelemetry(&cfg, c.budget)
 	c.hc = newSharedHTTP(&cfg, c.tel.prop)
+	if built {
+		// A server that accepted the request but never answers would
+		// otherwise hold the call until its context ends: the watch
+		// bounds the wait for the headers (headerwatch.go), as
+		// ResponseHeaderTimeout would with a timer per request.
+		c.hc.headers = newHeaderWatch(DefaultResponseHeaderTimeout)
+	}
 	if cfg.BaseURL != nil {
 		c.base = cfg.BaseURL.String()
 		if !strings.HasSuffix(c.base, "/") {
@@ -326,10 +331,7 @@ func (c *Client) send(ctx context.Context, r *Request, decodes bool) (*http.Resp
 		st.release()
 		return nil, nil, err
 	}
-	// Whether an attempt wrote its request matters only to requests that
-	// are not repeated freely, and to a DELETE (a 404 after an attempt
-	// that may have been processed means done).
-	if cctx := withCall(ctx, st, !st.idempotent || r.Method == http.MethodDelete); cctx != ctx {
+	if cctx := withCall(ctx, st, st.tracesWrites()); cctx != ctx {
 		ctx, req.Request = cctx, req.Request.WithContext(cctx)
 	}
 	if err := c.prepare(req, st, r, u, b); err != nil {

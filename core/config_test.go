@@ -21,7 +21,15 @@ func TestRetryableHTTPDefaultsReplaced(t *testing.T) {
 		t.Error("nil HTTP client or logger")
 	}
 	tr := c.cfg.HTTPClient.Transport.(*http.Transport)
-	if tr.ResponseHeaderTimeout != DefaultResponseHeaderTimeout || tr.TLSHandshakeTimeout != DefaultTLSHandshakeTimeout || tr.DialContext == nil {
-		t.Errorf("default timeouts not set: header %v, TLS %v", tr.ResponseHeaderTimeout, tr.TLSHandshakeTimeout)
+	if tr.TLSHandshakeTimeout != DefaultTLSHandshakeTimeout || tr.DialContext == nil {
+		t.Errorf("default timeouts not set: TLS %v", tr.TLSHandshakeTimeout)
+	}
+	// The wait for the headers is the client's watch, not a timer per
+	// request in the transport (headerwatch.go).
+	if c.hc.headers == nil || c.hc.headers.timeout != DefaultResponseHeaderTimeout || tr.ResponseHeaderTimeout != 0 {
+		t.Errorf("header wait: watch %+v, transport's %v; want a watch of %v", c.hc.headers, tr.ResponseHeaderTimeout, DefaultResponseHeaderTimeout)
+	}
+	if given := New(Config{HTTPClient: &http.Client{}}); given.hc.headers != nil {
+		t.Error("a given HTTP client is watched: it keeps its own timeouts")
 	}
 }

@@ -48,7 +48,7 @@ func (st *call) countResends(ctx context.Context, req *http.Request, cancel cont
 	if httptrace.ContextClientTrace(ctx) == nil {
 		return httptrace.WithClientTrace(ctx, &st.hooks.trace)
 	}
-	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: st.hooks.trace.GotConn})
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{GotConn: st.hooks.trace.GotConn, WroteRequest: st.hooks.trace.WroteRequest})
 }
 
 // countResend is the GotConn of a hop's trace: from the hop's second

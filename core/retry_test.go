@@ -373,6 +373,7 @@ func TestCancelledBeforeStart(t *testing.T) {
 func TestCheckRetryUnitRules(t *testing.T) {
 	c, _ := newMockClient(t)
 	st := &call{c: c, idempotent: true, start: time.Now(), maxRetries: c.cfg.Retry.maxRetries()}
+	st.bindHooks()
 	ctx := withCall(context.Background(), st, true)
 	checkRetry := st.checkRetry
 	certErr := &url.Error{Op: "Get", URL: base, Err: fmt.Errorf("tls: %w", errors.New("x"))}

@@ -36,6 +36,9 @@ type sharedHTTP struct {
 	serviceOnly []string // headers dropped on a redirect to another host
 	prop        propagation.TextMapPropagator
 	stall       time.Duration
+	// headers bounds the wait for answers' headers on the HTTP client
+	// New builds; nil on a given one, which keeps its own timeouts.
+	headers *headerWatch
 }
 
 func newSharedHTTP(cfg *Config, prop propagation.TextMapPropagator) *sharedHTTP {
@@ -59,16 +62,20 @@ type sendHooks struct {
 	hc  http.Client
 	hop hopTransport
 	// trace is the trace of a hop whose context has no other
-	// (countResends): its GotConn is the call's countResend. It is
-	// never written once bound, so that net/http may read it after the
-	// call.
-	trace httptrace.ClientTrace
+	// (countResends): its GotConn is the call's countResend, its
+	// WroteRequest the hop's headerWait's. wroteTrace has only the
+	// latter, for a hop whose writes no other trace notes (hopContext).
+	// They are never written once bound, so that net/http may read them
+	// after the call.
+	trace, wroteTrace httptrace.ClientTrace
 }
 
 // bindHooks makes st's hooks.
 func (st *call) bindHooks() {
-	h := &sendHooks{trace: httptrace.ClientTrace{GotConn: st.countResend}}
+	h := new(sendHooks)
 	h.hop.st, h.hop.body = st, newStallBody()
+	h.trace = httptrace.ClientTrace{GotConn: st.countResend, WroteRequest: h.hop.wait.wroteRequest}
+	h.wroteTrace = httptrace.ClientTrace{WroteRequest: h.trace.WroteRequest}
 	h.rc = retryablehttp.Client{
 		HTTPClient:     &h.hc,
 		Logger:         nil, // the call logs itself, without URLs' query strings or headers
@@ -174,6 +181,24 @@ type hopTransport struct {
 	// body is the call's own stallBody, for the hops whose answer only
 	// core reads (call.ownsAnswer).
 	body *stallBody
+	// wait is the hop's wait for its answer's headers, when the Client
+	// watches them (sharedHTTP.headers).
+	wait headerWait
+}
+
+// hopContext returns ctx for a hop of req, cancelled by cancel: with the
+// trace that counts its resends (countResends), or, when the Client
+// watches the wait for answers' headers and no trace of the call notes
+// when the hop's request was written, with one that does.
+func (h *hopTransport) hopContext(ctx context.Context, req *http.Request, cancel context.CancelCauseFunc) context.Context {
+	st := h.st
+	if rctx := st.countResends(ctx, req, cancel); rctx != ctx || st.c.hc.headers == nil || st.tracesWrites() {
+		return rctx
+	}
+	if httptrace.ContextClientTrace(ctx) == nil {
+		return httptrace.WithClientTrace(ctx, &st.hooks.wroteTrace)
+	}
+	return httptrace.WithClientTrace(ctx, &httptrace.ClientTrace{WroteRequest: st.hooks.wroteTrace.WroteRequest})
 }
 
 func (h *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -182,9 +207,19 @@ func (h *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	// net/http stops a read blocked on the connection. It holds the
 	// attempt's span, for the transport's own tracing.
 	ctx, cancel := context.WithCancelCause(h.st.attemptContext(req.Context()))
-	hop := req.WithContext(h.st.countResends(ctx, req, cancel))
+	hop := req.WithContext(h.hopContext(ctx, req, cancel))
 	h.st.noReplay(hop)
+	watch := h.st.c.hc.headers
+	if watch != nil {
+		watch.begin(&h.wait, cancel)
+	}
 	resp, err := h.st.roundTrip(h.rt, hop)
+	if watch != nil && watch.end(&h.wait) {
+		if err == nil {
+			resp.Body.Close()
+		}
+		resp, err = nil, &headerTimeoutError{watch.timeout}
+	}
 	if err != nil && errors.Is(context.Cause(ctx), errResendRefused) {
 		err = errResendRefused
 	}

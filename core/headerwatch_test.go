@@ -1,0 +1,164 @@
+package core
+
+import (
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// TestHeaderWatchEndsSilentServer: on the HTTP client New builds, an
+// attempt whose server read the request and never answers ends with the
+// response header timeout, a timeout as net/http's was: a GET is
+// retried, a POST is not, and reports its outcome unknown.
+func TestHeaderWatchEndsSilentServer(t *testing.T) {
+	t.Parallel()
+	var got atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		io.Copy(io.Discard, req.Body)
+		got.Add(1)
+		<-release
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	c := loopbackClient(t, srv)
+	c.hc.headers.timeout = 50 * time.Millisecond
+
+	err := c.Do(context.Background(), &Request{Method: "GET", Path: "/silent"}, nil)
+	var hte *headerTimeoutError
+	if !errors.As(err, &hte) || !isTimeout(err) || !strings.Contains(err.Error(), "timeout awaiting response headers (50ms after the request was written)") {
+		t.Fatalf("GET to a silent server: %v, want the response header timeout", err)
+	}
+	if n := got.Load(); n != 2 {
+		t.Errorf("the GET was sent %d times, want 2 (retried once)", n)
+	}
+	got.Store(0)
+	err = c.Do(context.Background(), &Request{Method: "POST", Path: "/silent", JSON: map[string]int{"n": 1}}, nil)
+	if !errors.As(err, &hte) || !IsOutcomeUnknown(err) {
+		t.Fatalf("POST to a silent server: %v, want the response header timeout, outcome unknown", err)
+	}
+	if n := got.Load(); n != 1 {
+		t.Errorf("the POST was sent %d times, want once", n)
+	}
+	c.hc.headers.mu.Lock()
+	defer c.hc.headers.mu.Unlock()
+	if c.hc.headers.head != nil {
+		t.Error("hops still watched after their calls ended")
+	}
+}
+
+// TestHeaderWatchCountsFromWritten: the wait is bounded from the
+// request's last byte: a hop still writing its body is not ended however
+// long it takes; once written, it is ended a timeout later and not
+// before. The watch reads the test's clock, and its own timer (an hour)
+// never runs.
+func TestHeaderWatchCountsFromWritten(t *testing.T) {
+	t.Parallel()
+	headers, answer, stop := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		select {
+		case headers <- struct{}{}:
+		case <-stop:
+			return
+		}
+		io.Copy(io.Discard, req.Body)
+		select {
+		case <-answer:
+		case <-stop:
+		}
+		w.Write([]byte(`{}`))
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(stop) }) // before srv.Close
+	c := loopbackClient(t, srv, func(cfg *Config) { cfg.Retry.NoRetries = true })
+	w := c.hc.headers
+	w.timeout = time.Hour
+	var clock atomic.Int64 // the watch's time, UnixNano
+	w.now = func() time.Time { return time.Unix(0, clock.Load()) }
+	armed := func() bool {
+		w.mu.Lock()
+		defer w.mu.Unlock()
+		return w.armed
+	}
+
+	// One run of PUT (repeatable, a body) and one of POST (a write): the
+	// trace that notes when the request was written is the hop's own
+	// for the first, the call's for the second.
+	for _, method := range []string{"PUT", "POST"} {
+		body := &gatedBody{first: []byte(`{"n":`), rest: []byte(`1}`), gate: make(chan struct{})}
+		done := make(chan error, 1)
+		go func() {
+			done <- c.Do(context.Background(), &Request{Method: method, Path: "/slow", Body: body}, nil)
+		}()
+		<-headers // the hop is watched; its body is being written
+		clock.Store(time.Now().Add(3 * time.Hour).UnixNano())
+		w.fire()
+		if hw := watched(w); hw == nil || hw.expired || hw.written.Load() != 0 {
+			t.Fatalf("%s: a hop still writing its request was ended, or not watched: %+v", method, hw)
+		}
+		close(body.gate)
+		var written int64
+		for deadline := time.Now().Add(time.Minute); written == 0; {
+			if hw := watched(w); hw != nil {
+				written = hw.written.Load()
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("%s: the hop's request never marked written", method)
+			}
+			time.Sleep(time.Millisecond) // for the write loop to mark it
+		}
+		clock.Store(written + int64(time.Hour) - 1) // a nanosecond before the deadline
+		w.fire()
+		if hw := watched(w); hw == nil || hw.expired || !armed() {
+			t.Fatalf("%s: ended before its deadline, or the timer unarmed (armed %v)", method, armed())
+		}
+		clock.Store(written + int64(time.Hour))
+		w.fire()
+		err := <-done
+		var hte *headerTimeoutError
+		if !errors.As(err, &hte) {
+			t.Fatalf("%s: %v, want the response header timeout once written an hour ago", method, err)
+		}
+		if method == "POST" && !IsOutcomeUnknown(err) {
+			t.Errorf("POST: %v, want outcome unknown", err)
+		}
+		answer <- struct{}{}
+		w.fire()
+		if armed() || watched(w) != nil {
+			t.Errorf("%s: the timer still armed, or a hop watched, after the call ended", method)
+		}
+	}
+}
+
+// watched returns the hop the watch holds, nil when none.
+func watched(w *headerWatch) *headerWait {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.head
+}
+
+// gatedBody reads first, then waits for gate to close before rest.
+type gatedBody struct {
+	first, rest []byte
+	gate        chan struct{}
+	n           int
+}
+
+func (b *gatedBody) Read(p []byte) (int, error) {
+	switch b.n {
+	case 0:
+		b.n++
+		return copy(p, b.first), nil
+	case 1:
+		<-b.gate
+		b.n++
+		return copy(p, b.rest), nil
+	}
+	return 0, io.EOF
+}
