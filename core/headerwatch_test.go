@@ -60,79 +60,102 @@ func TestHeaderWatchEndsSilentServer(t *testing.T) {
 // never runs.
 func TestHeaderWatchCountsFromWritten(t *testing.T) {
 	t.Parallel()
-	headers, answer, stop := make(chan struct{}), make(chan struct{}), make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		select {
-		case headers <- struct{}{}:
-		case <-stop:
-			return
-		}
-		io.Copy(io.Discard, req.Body)
-		select {
-		case <-answer:
-		case <-stop:
-		}
-		w.Write([]byte(`{}`))
-	}))
+	s := &slowWrite{headers: make(chan struct{}), answer: make(chan struct{}), stop: make(chan struct{})}
+	srv := httptest.NewServer(http.HandlerFunc(s.serve))
 	t.Cleanup(srv.Close)
-	t.Cleanup(func() { close(stop) }) // before srv.Close
-	c := loopbackClient(t, srv, func(cfg *Config) { cfg.Retry.NoRetries = true })
-	w := c.hc.headers
-	w.timeout = time.Hour
-	var clock atomic.Int64 // the watch's time, UnixNano
-	w.now = func() time.Time { return time.Unix(0, clock.Load()) }
-	armed := func() bool {
-		w.mu.Lock()
-		defer w.mu.Unlock()
-		return w.armed
-	}
-
+	t.Cleanup(func() { close(s.stop) }) // before srv.Close
+	s.c = loopbackClient(t, srv, func(cfg *Config) { cfg.Retry.NoRetries = true })
+	s.w = s.c.hc.headers
+	s.w.timeout = time.Hour
+	s.w.now = func() time.Time { return time.Unix(0, s.clock.Load()) }
 	// One run of PUT (repeatable, a body) and one of POST (a write): the
 	// trace that notes when the request was written is the hop's own
 	// for the first, the call's for the second.
 	for _, method := range []string{"PUT", "POST"} {
-		body := &gatedBody{first: []byte(`{"n":`), rest: []byte(`1}`), gate: make(chan struct{})}
-		done := make(chan error, 1)
-		go func() {
-			done <- c.Do(context.Background(), &Request{Method: method, Path: "/slow", Body: body}, nil)
-		}()
-		<-headers // the hop is watched; its body is being written
-		clock.Store(time.Now().Add(3 * time.Hour).UnixNano())
-		w.fire()
-		if hw := watched(w); hw == nil || hw.expired || hw.written.Load() != 0 {
-			t.Fatalf("%s: a hop still writing its request was ended, or not watched: %+v", method, hw)
-		}
-		close(body.gate)
-		var written int64
-		for deadline := time.Now().Add(time.Minute); written == 0; {
-			if hw := watched(w); hw != nil {
-				written = hw.written.Load()
+		s.run(t, method)
+	}
+}
+
+// slowWrite is a server that answers once the test says so, and a client
+// whose header watch reads the test's clock.
+type slowWrite struct {
+	headers, answer, stop chan struct{}
+	c                     *Client
+	w                     *headerWatch
+	clock                 atomic.Int64 // the watch's time, UnixNano
+}
+
+func (s *slowWrite) serve(w http.ResponseWriter, req *http.Request) {
+	select {
+	case s.headers <- struct{}{}:
+	case <-s.stop:
+		return
+	}
+	io.Copy(io.Discard, req.Body)
+	select {
+	case <-s.answer:
+	case <-s.stop:
+	}
+	w.Write([]byte(`{}`))
+}
+
+func (s *slowWrite) armed() bool {
+	s.w.mu.Lock()
+	defer s.w.mu.Unlock()
+	return s.w.armed
+}
+
+// run sends one request whose body waits for the test, and checks the
+// watch before, at and past its deadline.
+func (s *slowWrite) run(t *testing.T, method string) {
+	body := &gatedBody{first: []byte(`{"n":`), rest: []byte(`1}`), gate: make(chan struct{})}
+	done := make(chan error, 1)
+	go func() {
+		done <- s.c.Do(context.Background(), &Request{Method: method, Path: "/slow", Body: body}, nil)
+	}()
+	<-s.headers // the hop is watched; its body is being written
+	s.clock.Store(time.Now().Add(3 * time.Hour).UnixNano())
+	s.w.fire()
+	if hw := watched(s.w); hw == nil || hw.expired || hw.written.Load() != 0 {
+		t.Fatalf("%s: a hop still writing its request was ended, or not watched: %+v", method, hw)
+	}
+	close(body.gate)
+	written := s.writtenAt(t, method)
+	s.clock.Store(written + int64(time.Hour) - 1) // a nanosecond before the deadline
+	s.w.fire()
+	if hw := watched(s.w); hw == nil || hw.expired || !s.armed() {
+		t.Fatalf("%s: ended before its deadline, or the timer unarmed (armed %v)", method, s.armed())
+	}
+	s.clock.Store(written + int64(time.Hour))
+	s.w.fire()
+	err := <-done
+	var hte *headerTimeoutError
+	if !errors.As(err, &hte) {
+		t.Fatalf("%s: %v, want the response header timeout once written an hour ago", method, err)
+	}
+	if method == "POST" && !IsOutcomeUnknown(err) {
+		t.Errorf("POST: %v, want outcome unknown", err)
+	}
+	s.answer <- struct{}{}
+	s.w.fire()
+	if s.armed() || watched(s.w) != nil {
+		t.Errorf("%s: the timer still armed, or a hop watched, after the call ended", method)
+	}
+}
+
+// writtenAt waits until the watched hop is marked written, and returns
+// when.
+func (s *slowWrite) writtenAt(t *testing.T, method string) int64 {
+	for deadline := time.Now().Add(time.Minute); ; {
+		if hw := watched(s.w); hw != nil {
+			if written := hw.written.Load(); written != 0 {
+				return written
 			}
-			if time.Now().After(deadline) {
-				t.Fatalf("%s: the hop's request never marked written", method)
-			}
-			time.Sleep(time.Millisecond) // for the write loop to mark it
 		}
-		clock.Store(written + int64(time.Hour) - 1) // a nanosecond before the deadline
-		w.fire()
-		if hw := watched(w); hw == nil || hw.expired || !armed() {
-			t.Fatalf("%s: ended before its deadline, or the timer unarmed (armed %v)", method, armed())
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: the hop's request never marked written", method)
 		}
-		clock.Store(written + int64(time.Hour))
-		w.fire()
-		err := <-done
-		var hte *headerTimeoutError
-		if !errors.As(err, &hte) {
-			t.Fatalf("%s: %v, want the response header timeout once written an hour ago", method, err)
-		}
-		if method == "POST" && !IsOutcomeUnknown(err) {
-			t.Errorf("POST: %v, want outcome unknown", err)
-		}
-		answer <- struct{}{}
-		w.fire()
-		if armed() || watched(w) != nil {
-			t.Errorf("%s: the timer still armed, or a hop watched, after the call ended", method)
-		}
+		time.Sleep(time.Millisecond) // for the write loop to mark it
 	}
 }
 
