@@ -129,8 +129,7 @@ func (s *slowWrite) run(t *testing.T, method string) {
 	s.clock.Store(written + int64(time.Hour))
 	s.w.fire()
 	err := <-done
-	var hte *headerTimeoutError
-	if !errors.As(err, &hte) {
+	if _, ok := errors.AsType[*headerTimeoutError](err); !ok {
 		t.Fatalf("%s: %v, want the response header timeout once written an hour ago", method, err)
 	}
 	if method == "POST" && !IsOutcomeUnknown(err) {
