@@ -2,6 +2,8 @@ package core
 
 import (
 	"context"
+	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"io"
 	"net/http"
@@ -30,7 +32,8 @@ func TestHeaderWatchEndsSilentServer(t *testing.T) {
 	c := loopbackClient(t, srv)
 	c.hc.headers.timeout = 50 * time.Millisecond
 
-	err := c.Do(context.Background(), &Request{Method: "GET", Path: "/silent"}, nil)
+	ctx := hangGuard(t)
+	err := c.Do(ctx, &Request{Method: "GET", Path: "/silent"}, nil)
 	var hte *headerTimeoutError
 	if !errors.As(err, &hte) || !isTimeout(err) || !strings.Contains(err.Error(), "timeout awaiting response headers (50ms after the request was written)") {
 		t.Fatalf("GET to a silent server: %v, want the response header timeout", err)
@@ -39,7 +42,7 @@ func TestHeaderWatchEndsSilentServer(t *testing.T) {
 		t.Errorf("the GET was sent %d times, want 2 (retried once)", n)
 	}
 	got.Store(0)
-	err = c.Do(context.Background(), &Request{Method: "POST", Path: "/silent", JSON: map[string]int{"n": 1}}, nil)
+	err = c.Do(ctx, &Request{Method: "POST", Path: "/silent", JSON: map[string]int{"n": 1}}, nil)
 	if !errors.As(err, &hte) || !IsOutcomeUnknown(err) {
 		t.Fatalf("POST to a silent server: %v, want the response header timeout, outcome unknown", err)
 	}
@@ -50,6 +53,35 @@ func TestHeaderWatchEndsSilentServer(t *testing.T) {
 	defer c.hc.headers.mu.Unlock()
 	if c.hc.headers.head != nil {
 		t.Error("hops still watched after their calls ended")
+	}
+}
+
+// TestHeaderWatchEndsSilentHTTP2Server: the watch ends an HTTP/2
+// stream whose answer does not come, as it does an HTTP/1 request
+// (net/http's HTTP/2 transport calls the trace's WroteRequest too).
+func TestHeaderWatchEndsSilentHTTP2Server(t *testing.T) {
+	t.Parallel()
+	var proto atomic.Int32
+	release := make(chan struct{})
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		proto.Store(int32(req.ProtoMajor))
+		<-release
+	}))
+	srv.EnableHTTP2 = true
+	srv.StartTLS()
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	roots := x509.NewCertPool()
+	roots.AddCert(srv.Certificate())
+	c := loopbackClient(t, srv, func(cfg *Config) { cfg.Retry.NoRetries = true })
+	c.cfg.HTTPClient.Transport.(*http.Transport).TLSClientConfig = &tls.Config{RootCAs: roots}
+	c.hc.headers.timeout = 50 * time.Millisecond
+	err := c.Do(hangGuard(t), &Request{Method: "GET", Path: "/silent"}, nil)
+	if _, ok := errors.AsType[*headerTimeoutError](err); !ok {
+		t.Fatalf("GET to a silent HTTP/2 server: %v, want the response header timeout", err)
+	}
+	if p := proto.Load(); p != 2 {
+		t.Errorf("the request came over HTTP/%d, want 2", p)
 	}
 }
 
@@ -156,6 +188,15 @@ func (s *slowWrite) writtenAt(t *testing.T, method string) int64 {
 		}
 		time.Sleep(time.Millisecond) // for the write loop to mark it
 	}
+}
+
+// hangGuard is the context of a call to a silent server: were the watch
+// to end nothing, the call fails when it ends, long after the watch's
+// 50 ms, instead of holding the test until the binary's timeout.
+func hangGuard(t *testing.T) context.Context {
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
 }
 
 // watched returns the hop the watch holds, nil when none.
