@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -269,10 +270,17 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 	srv := redistest.Start(t)
 	admin := srv.Client()
 	const lease = time.Hour // lapsed on purpose below
+	// Each replica's Deliver waits for the test the first time; a second
+	// call (a store that let a copy in twice) fails at once, so that the
+	// test fails on the status it sees instead of panicking or hanging.
+	var slowCalls, nextCalls atomic.Int32
 	slowIn, slowOut := make(chan struct{}), make(chan error)
 	slow := &events.Handler{Insecure: true,
 		Dedup: &events.Dedup{Lease: lease, Store: redisdedup.New(srv.Client(), redisdedup.WithPrefix("late:"))},
 		Deliver: func(context.Context, *events.Delivery) error {
+			if slowCalls.Add(1) > 1 {
+				return errors.New("the slow replica's Deliver called twice")
+			}
 			close(slowIn)
 			return <-slowOut
 		}}
@@ -280,6 +288,9 @@ func TestRedisLapsedClaimReleasedLate(t *testing.T) {
 	next := &events.Handler{Insecure: true,
 		Dedup: &events.Dedup{Lease: time.Minute, Store: redisdedup.New(srv.Client(), redisdedup.WithPrefix("late:"))},
 		Deliver: func(context.Context, *events.Delivery) error {
+			if nextCalls.Add(1) > 1 {
+				return errors.New("the next replica's Deliver called twice")
+			}
 			close(nextIn)
 			return <-nextOut
 		}}
