@@ -56,6 +56,28 @@ func closedBy(t *testing.T, c net.Conn, deadline time.Time, what string) {
 	}
 }
 
+// answered checks that a request on a connection of its own, given up
+// after timeout, gets a 200; what names the request in a failure.
+func answered(t *testing.T, timeout time.Duration, method, url, body, what string) {
+	t.Helper()
+	client := &http.Client{Timeout: timeout, Transport: &http.Transport{DisableKeepAlives: true}}
+	req, err := http.NewRequest(method, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := client.Do(req)
+	if err != nil {
+		t.Fatalf("%s: %v", what, err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 {
+		t.Errorf("%s: %d", what, resp.StatusCode)
+	}
+}
+
 // TestIdleConnectionsClosed: a connection that sends nothing is closed
 // once the header timeout (-read-timeout, when shorter than 10s) passed,
 // and a keep-alive connection left idle once -idle-timeout passed. The
@@ -89,16 +111,9 @@ func TestRealTrafficUnderIdleFlood(t *testing.T) {
 	for range 300 {
 		keptAlive(t, base)
 	}
-	client := &http.Client{Timeout: 20 * time.Second}
-	resp, err := client.Post(base+"/oauth/token", "application/json",
-		strings.NewReader(`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`))
-	if err != nil {
-		t.Fatalf("a client under 300 idle connections: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("a client under 300 idle connections: %d", resp.StatusCode)
-	}
+	answered(t, 20*time.Second, "POST", base+"/oauth/token",
+		`{"grant_type":"client_credentials","client_id":"partner-test-client","client_secret":"partner-test-secret"}`,
+		"a client under 300 idle connections")
 }
 
 // TestConnectionCap: -max-connections bounds the connections served at
@@ -113,15 +128,7 @@ func TestConnectionCap(t *testing.T) {
 	for range 8 {
 		silent = append(silent, connectRaw(t, base))
 	}
-	client := &http.Client{Timeout: 50 * timeout}
-	resp, err := client.Get(base + "/_fake/health")
-	if err != nil {
-		t.Fatalf("a request behind 8 silent connections: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("a request behind 8 silent connections: %d", resp.StatusCode)
-	}
+	answered(t, 50*timeout, "GET", base+"/_fake/health", "", "a request behind 8 silent connections")
 	for i, c := range silent {
 		closedBy(t, c, time.Now().Add(50*timeout), fmt.Sprintf("silent connection %d", i))
 	}
@@ -145,15 +152,7 @@ func TestSilentConnectionsLeaveRoom(t *testing.T) {
 			c.Close()
 		}
 	}()
-	client := &http.Client{Timeout: 5 * time.Second}
-	resp, err := client.Get(base + "/_fake/health")
-	if err != nil {
-		t.Fatalf("a request behind 40 silent connections, 16 served at once: %v", err)
-	}
-	resp.Body.Close()
-	if resp.StatusCode != 200 {
-		t.Errorf("a request behind 40 silent connections: %d", resp.StatusCode)
-	}
+	answered(t, 5*time.Second, "GET", base+"/_fake/health", "", "a request behind 40 silent connections, 16 served at once")
 }
 
 // TestIdleConnectionsLeaveRoom: keep-alive connections left idle hold at
@@ -169,12 +168,7 @@ func TestIdleConnectionsLeaveRoom(t *testing.T) {
 	for range 8 {
 		idle = append(idle, keptAlive(t, base))
 	}
-	client := &http.Client{Timeout: 20 * time.Second}
-	resp, err := client.Get(base + "/_fake/health")
-	if err != nil {
-		t.Fatalf("a request after 8 connections left idle: %v", err)
-	}
-	resp.Body.Close()
+	answered(t, 20*time.Second, "GET", base+"/_fake/health", "", "a request after 8 connections left idle")
 	// Which connections went idle last depends on when the server saw
 	// each go idle, not on the order the test opened them: count them.
 	closed := make(chan bool, len(idle))
