@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/partnerapi/partner-go/internal/check"
 	"github.com/partnerapi/partner-go/internal/urls"
 )
 
@@ -181,10 +182,8 @@ func hostProblem(v string) string {
 // headerProblem refuses a header name that is not an HTTP token, or that
 // names the header the client sends its token in.
 func headerProblem(v string) string {
-	for _, r := range v {
-		if r >= 0x80 || !(r >= '0' && r <= '9' || r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || strings.ContainsRune("!#$%&'*+-.^_`|~", r)) {
-			return strconv.Quote(v) + " is not a header name: letters, digits and !#$%&'*+-.^_`|~ only, such as x-acme-env"
-		}
+	if !check.HeaderName(v) {
+		return strconv.Quote(v) + " is not a header name: letters, digits and !#$%&'*+-.^_`|~ only, such as x-acme-env"
 	}
 	if strings.EqualFold(v, "Authorization") {
 		return "must not name Authorization: the client sends its token there"
