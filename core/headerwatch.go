@@ -116,7 +116,7 @@ func (w *headerWatch) fire() {
 		if written := hw.written.Load(); written != 0 {
 			if at = written + timeout; at <= now {
 				hw.expired = true
-				hw.cancel(errHeaderTimeout)
+				hw.cancel(&headerTimeoutError{w.timeout})
 				continue
 			}
 		}
@@ -129,12 +129,9 @@ func (w *headerWatch) fire() {
 	}
 }
 
-// errHeaderTimeout is the cause with which the watch cancels a hop.
-var errHeaderTimeout = &headerTimeoutError{}
-
 // headerTimeoutError is the failure of an attempt whose answer's headers
 // did not come within the response header timeout of its request being
-// written. It is a timeout (net.Error), as net/http's own was: a read is
+// written, and the cause with which the watch cancels its hop. It is a timeout (net.Error), as net/http's own was: a read is
 // retried, a write reports that its outcome is unknown.
 type headerTimeoutError struct{ d time.Duration }
 
