@@ -3,12 +3,10 @@ package partner
 import (
 	"context"
 	"go/ast"
-	"go/build"
 	"go/doc"
 	"go/parser"
 	"go/token"
 	"io/fs"
-	"os"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -18,6 +16,7 @@ import (
 
 	"github.com/partnerapi/partner-go/bulk"
 	"github.com/partnerapi/partner-go/events"
+	"github.com/partnerapi/partner-go/internal/testkit/gosrc"
 	"github.com/partnerapi/partner-go/oauth"
 	"github.com/partnerapi/partner-go/objects"
 	"github.com/partnerapi/partner-go/reports"
@@ -276,31 +275,10 @@ func TestOneSuffixPerRole(t *testing.T) {
 // that the default build context builds, test files left out, parsed
 // with mode. It is nil when dir holds no such file.
 func packageDoc(dir string, mode parser.Mode) (*doc.Package, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
 	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		if ok, err := build.Default.MatchFile(dir, name); err != nil || !ok {
-			if err != nil {
-				return nil, err
-			}
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, mode)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-	}
-	if len(files) == 0 {
-		return nil, nil
+	files, err := gosrc.PackageFiles(fset, dir, mode)
+	if err != nil || len(files) == 0 {
+		return nil, err
 	}
 	return doc.NewFromFiles(fset, files, dir)
 }

@@ -15,15 +15,14 @@ package repocheck
 import (
 	"fmt"
 	"go/ast"
-	"go/build"
 	"go/parser"
 	"go/token"
 	"go/types"
 	"maps"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/partnerapi/partner-go/internal/testkit/gosrc"
 )
 
 // apiPublic reports whether the package path is part of the recorded API:
@@ -309,7 +308,7 @@ func byapiKey(lines []string) map[string]string {
 // variables, functions, types, methods and struct fields. They are read
 // from the package's source (export data keeps no comments).
 func deprecatedLines(path string) ([]string, error) {
-	files, err := packageFiles("." + strings.TrimPrefix(path, modulePath))
+	files, err := gosrc.PackageFiles(token.NewFileSet(), "."+strings.TrimPrefix(path, modulePath), parser.ParseComments)
 	if err != nil {
 		return nil, err
 	}
@@ -330,36 +329,6 @@ func deprecatedLines(path string) ([]string, error) {
 		}
 	}
 	return lines, nil
-}
-
-// packageFiles parses, with their comments, the non-test Go files of the
-// package in dir that build on this platform.
-func packageFiles(dir string) ([]*ast.File, error) {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return nil, err
-	}
-	fset := token.NewFileSet()
-	var files []*ast.File
-	for _, e := range entries {
-		name := e.Name()
-		if e.IsDir() || !strings.HasSuffix(name, ".go") || strings.HasSuffix(name, "_test.go") {
-			continue
-		}
-		ok, err := build.Default.MatchFile(dir, name)
-		if err != nil {
-			return nil, err
-		}
-		if !ok {
-			continue
-		}
-		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, parser.ParseComments)
-		if err != nil {
-			return nil, err
-		}
-		files = append(files, f)
-	}
-	return files, nil
 }
 
 // funcDeprecation is the record's text of a deprecated exported function or
