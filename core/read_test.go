@@ -24,6 +24,28 @@ func (c *cutBody) Read(p []byte) (int, error) {
 }
 func (c *cutBody) Close() error { return nil }
 
+// cutFirst answers {"rows":[1,2,3]}, cut off after its first bytes when
+// it is the first answer n counts.
+func cutFirst(n *atomic.Int32) httpmock.Responder {
+	return func(req *http.Request) (*http.Response, error) {
+		resp := httpmock.NewStringResponse(200, `{"rows":[1,2,3]}`)
+		resp.ContentLength = 16
+		if n.Add(1) == 1 {
+			resp.Body = &cutBody{strings.NewReader(`{"rows":[1`)}
+		}
+		return resp, nil
+	}
+}
+
+// readInto is a Request.Read that appends each answer it reads to got.
+func readInto(got *[]string) func(*http.Response) error {
+	return func(resp *http.Response) error {
+		b, err := io.ReadAll(resp.Body)
+		*got = append(*got, string(b))
+		return err
+	}
+}
+
 // TestRequestReadInRetryLoop: Request.Read reads the 2xx answer inside
 // the retry loop: an answer cut off while it reads is retried, as a lost
 // answer is; an error of Read's own ends the call without a retry; Send
@@ -31,20 +53,9 @@ func (c *cutBody) Close() error { return nil }
 func TestRequestReadInRetryLoop(t *testing.T) {
 	c, mt := newMockClient(t)
 	var n atomic.Int32
-	mt.RegisterResponder("POST", base+"/page", func(req *http.Request) (*http.Response, error) {
-		resp := httpmock.NewStringResponse(200, `{"rows":[1,2,3]}`)
-		resp.ContentLength = 16
-		if n.Add(1) == 1 {
-			resp.Body = &cutBody{strings.NewReader(`{"rows":[1`)}
-		}
-		return resp, nil
-	})
+	mt.RegisterResponder("POST", base+"/page", cutFirst(&n))
 	var got []string
-	read := func(resp *http.Response) error {
-		b, err := io.ReadAll(resp.Body)
-		got = append(got, string(b))
-		return err
-	}
+	read := readInto(&got)
 	resp, err := c.Send(context.Background(), &Request{Method: "POST", Path: "/page", Idempotent: true, Read: read})
 	if err != nil {
 		t.Fatal(err)
@@ -78,20 +89,9 @@ func TestRequestReadInRetryLoop(t *testing.T) {
 func TestDoWithRequestRead(t *testing.T) {
 	c, mt := newMockClient(t)
 	var n atomic.Int32
-	mt.RegisterResponder("GET", base+"/stream", func(req *http.Request) (*http.Response, error) {
-		resp := httpmock.NewStringResponse(200, `{"rows":[1,2,3]}`)
-		resp.ContentLength = 16
-		if n.Add(1) == 1 {
-			resp.Body = &cutBody{strings.NewReader(`{"rows":[1`)}
-		}
-		return resp, nil
-	})
+	mt.RegisterResponder("GET", base+"/stream", cutFirst(&n))
 	var got []string
-	read := func(resp *http.Response) error {
-		b, err := io.ReadAll(resp.Body)
-		got = append(got, string(b))
-		return err
-	}
+	read := readInto(&got)
 	if err := c.Do(context.Background(), &Request{Method: "GET", Path: "/stream", Read: read}, nil); err != nil {
 		t.Fatal(err)
 	}
