@@ -425,22 +425,17 @@ func (s *schema) validateObject(v *validation, obj map[string]any, at []string) 
 	if !s.expect(v, "object", at) {
 		return
 	}
-	for _, k := range slices.Sorted(maps.Keys(obj)) {
-		if p := s.properties[k]; p != nil {
-			p.validate(v, obj[k], append(at, k))
-			continue
-		}
-		if s.additional != nil && !*s.additional {
-			want := "no such member"
-			if o := s.droppedBy[k]; o != "" {
-				want += " (it does with its option " + o + ")"
-			}
-			v.differ(at, want, "a member of type "+TypeOf(obj[k]), "property %q is unsupported", k)
-			v.errs[len(v.errs)-1].member = k
-			continue
-		}
-		if s.additionalSchema != nil {
-			s.additionalSchema.validate(v, obj[k], append(at, k))
+	// The members are checked in the map's order, which costs no sort;
+	// when one fails, they are checked again in the order of their
+	// names, so that the errors come in the same order on every run.
+	n := len(v.errs)
+	for k, value := range obj {
+		s.validateMember(v, k, value, at)
+	}
+	if len(v.errs) > n {
+		v.errs = v.errs[:n]
+		for _, k := range slices.Sorted(maps.Keys(obj)) {
+			s.validateMember(v, k, obj[k], at)
 		}
 	}
 	for _, k := range s.required {
@@ -451,6 +446,27 @@ func (s *schema) validateObject(v *validation, obj map[string]any, at []string) 
 			}
 			v.differ(append(at, k), want, "none", "property %q is missing", k)
 		}
+	}
+}
+
+// validateMember checks the member k of an object against s's property
+// of that name, or its rule for members it does not name.
+func (s *schema) validateMember(v *validation, k string, value any, at []string) {
+	if p := s.properties[k]; p != nil {
+		p.validate(v, value, append(at, k))
+		return
+	}
+	if s.additional != nil && !*s.additional {
+		want := "no such member"
+		if o := s.droppedBy[k]; o != "" {
+			want += " (it does with its option " + o + ")"
+		}
+		v.differ(at, want, "a member of type "+TypeOf(value), "property %q is unsupported", k)
+		v.errs[len(v.errs)-1].member = k
+		return
+	}
+	if s.additionalSchema != nil {
+		s.additionalSchema.validate(v, value, append(at, k))
 	}
 }
 

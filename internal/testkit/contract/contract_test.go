@@ -108,6 +108,37 @@ func TestContractCatchesInventions(t *testing.T) {
 	}
 }
 
+// TestViolationsInNameOrder: an answer with several members the contract
+// does not publish, in two objects, gets one violation that names them in
+// the order of their names, the same on every run (the check walks a
+// decoded object in the map's order until a member fails).
+func TestViolationsInNameOrder(t *testing.T) {
+	t.Parallel()
+	const answer = `{"zz": 1, "events": [{"name": "object.create", "description": "x", "zeta": 1, "alpha": 2, "mid": 3}], "aa": 2}`
+	var first string
+	for i := range 20 {
+		got := serve(t, nil, "GET", "/event/v1/metadata/event", "", 200, "application/json", answer)
+		if len(got) != 1 {
+			t.Fatalf("violations %v, want one", got)
+		}
+		msg := got[0].Error()
+		if i == 0 {
+			first = msg
+			last := -1
+			for _, m := range []string{`"aa"`, `"alpha"`, `"mid"`, `"zeta"`, `"zz"`} {
+				at := strings.Index(msg, m)
+				if at < last {
+					t.Fatalf("%s: %s is missing or out of the order aa, alpha, mid, zeta, zz", msg, m)
+				}
+				last = at
+			}
+		}
+		if msg != first {
+			t.Fatalf("run %d says\n%s\nrun 1 said\n%s", i+1, msg, first)
+		}
+	}
+}
+
 // TestMembersOfFakeOptions: a member that only an option of the fake adds
 // is accepted when the check is told that option is on, and refused
 // otherwise (another option on, or none); the published answer passes
