@@ -17,7 +17,7 @@ import (
 
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/buildinfo"
+	"github.com/partnerapi/partner-go/internal/version"
 )
 
 // notData are the commands without --json: their output is not a
@@ -187,8 +187,8 @@ func TestVersion(t *testing.T) {
 	defer srv.Close()
 	c := newCLI(srv)
 	want := fmt.Sprintf("partnerctl %s (%s %s/%s)\n", buildVersion(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	if want != buildinfo.Line("partnerctl")+"\n" {
-		t.Errorf("partnerctl's version line %q is not buildinfo's %q, which partnerfake -version prints", want, buildinfo.Line("partnerctl"))
+	if want != version.Line("partnerctl")+"\n" {
+		t.Errorf("partnerctl's version line %q is not version's %q, which partnerfake -version prints", want, version.Line("partnerctl"))
 	}
 	for _, args := range [][]string{{"--version"}, {"version"}} {
 		if r := c.must(t, args...); r.stdout != want {

@@ -6,12 +6,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/partnerapi/partner-go/internal/buildinfo"
+	"github.com/partnerapi/partner-go/internal/version"
 )
 
 // buildVersion is the module's version this binary was built from
-// (buildinfo.Module), as partnerfake -version prints it too.
-func buildVersion() string { return buildinfo.Module() }
+// (version.Module), as partnerfake -version prints it too.
+func buildVersion() string { return version.Module() }
 
 // versionInfo is what partnerctl version prints with --json.
 type versionInfo struct {
@@ -25,7 +25,7 @@ func currentVersion() versionInfo {
 }
 
 // String is the line --version prints: partnerctl v1.2.3 (go1.26.1
-// linux/amd64), as buildinfo.Line writes it for every program.
+// linux/amd64), as version.Line writes it for every program.
 func (v versionInfo) String() string {
 	return fmt.Sprintf("partnerctl %s (%s %s)", v.Version, v.Go, v.Platform)
 }

@@ -129,9 +129,9 @@ import (
 	"github.com/partnerapi/partner-go/events"
 	"github.com/partnerapi/partner-go/fake"
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/buildinfo"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakeadmin"
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
+	"github.com/partnerapi/partner-go/internal/version"
 )
 
 func main() {
@@ -287,7 +287,7 @@ func run(ctx context.Context, args []string, out io.Writer) error {
 		return usageError{err: fmt.Errorf("unexpected arguments %q (flags start with -)", fs.Args())}
 	}
 	if c.version {
-		_, err := fmt.Fprintln(out, buildinfo.Line("partnerfake"))
+		_, err := fmt.Fprintln(out, version.Line("partnerfake"))
 		return err
 	}
 	if c.readTimeout <= 0 || c.writeTimeout <= 0 || c.idleTimeout <= 0 || c.maxConns <= 0 {

@@ -17,7 +17,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/fake/demo"
-	"github.com/partnerapi/partner-go/internal/buildinfo"
+	"github.com/partnerapi/partner-go/internal/version"
 )
 
 // TestServeAndShutdown starts the server on a free port, gets a token from
@@ -314,17 +314,18 @@ func TestLatency(t *testing.T) {
 }
 
 // TestVersion: -version prints the line partnerctl --version prints, with
-// partnerfake's name (the version from one source, buildinfo), and
-// starts nothing.
+// partnerfake's name (the version from one source, internal/version), and
+// starts nothing. A test binary's main module is not stamped with a
+// version: the SDK's stands in.
 func TestVersion(t *testing.T) {
 	t.Parallel()
 	var out strings.Builder
 	if err := run(context.Background(), []string{"-version", "-addr", "127.0.0.1:1"}, &out); err != nil {
 		t.Fatal(err)
 	}
-	want := fmt.Sprintf("partnerfake %s (%s %s/%s)\n", buildinfo.Module(), runtime.Version(), runtime.GOOS, runtime.GOARCH)
-	if out.String() != want {
-		t.Errorf("-version printed %q, want %q", out.String(), want)
+	want := fmt.Sprintf("partnerfake v%s (%s %s/%s)\n", version.Version, runtime.Version(), runtime.GOOS, runtime.GOARCH)
+	if out.String() != want || version.Line("partnerfake")+"\n" != want {
+		t.Errorf("-version printed %q, version.Line %q, want %q", out.String(), version.Line("partnerfake"), want)
 	}
 }
 
