@@ -5,10 +5,12 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -158,49 +160,85 @@ func writeChanged(name string, b []byte) error {
 }
 
 // vetAndTest runs go vet's full set of checks and the tests of the
-// module in dir with one go command (go test -vet=all ./...), offline: no
-// proxy, no checksum database, no workspace, and -mod=mod so that go adds
-// the requirements the copy imports (the SDK's own, found in the module
-// cache) to its go.mod, as go mod tidy would in a team's module. The
-// copy's tests make their temporary directories in dir+".tmp", a
-// directory of their own, and the go command its work in dir+".gotmp":
-// the go command's test cache keys a result on the directories a test
-// opened, and removing a t.TempDir opens its parent, so under a shared
-// one, which other programs change all the time, a copy's unchanged
-// tests would run again on every run. It returns the command's output
-// and error.
-func vetAndTest(dir string) ([]byte, error) {
-	tmp, gotmp := dir+".tmp", dir+".gotmp"
+// modules mods, directories directly under base, with one go command (go
+// test -vet=all ./<mod>/... for each), offline: no proxy, no checksum
+// database. The modules are the workspace of base/go.work, written here:
+// each keeps its own go.mod and replace, and one go command loads the
+// module graph, which the copies share, and hashes their common
+// dependencies once instead of once per copy (a cached run of four
+// copies costs the CPU of one). The go.mod of a copy is read-only, as in
+// a workspace it must be: it requires what the checkout requires, so a
+// copy that imports a module the SDK does not need fails. The copies'
+// tests make their temporary directories in base/tmp and the go command
+// its work in base/gotmp, directories of their own: the go command's
+// test cache keys a result on the directories a test opened, and
+// removing a t.TempDir opens its parent, so under a shared one, which
+// other programs change all the time, unchanged tests would run again on
+// every run. It returns the command's output and error.
+func vetAndTest(base string, mods ...string) ([]byte, error) {
+	work := "go 1.26.0\n\nuse (\n"
+	args := []string{"test", "-vet=all"}
+	for _, m := range mods {
+		rel, err := filepath.Rel(base, m)
+		if err != nil || strings.ContainsRune(rel, filepath.Separator) || rel == ".." {
+			return nil, fmt.Errorf("the copy %s is not directly under %s", m, base)
+		}
+		work += "\t./" + rel + "\n"
+		args = append(args, "./"+rel+"/...")
+	}
+	if err := writeChanged(filepath.Join(base, "go.work"), []byte(work+")\n")); err != nil {
+		return nil, err
+	}
+	tmp, gotmp := filepath.Join(base, "tmp"), filepath.Join(base, "gotmp")
 	for _, d := range []string{tmp, gotmp} {
 		if err := os.MkdirAll(d, 0o755); err != nil {
 			return nil, err
 		}
 	}
-	cmd := exec.Command("go", "test", "-vet=all", "./...")
-	cmd.Dir = dir
-	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK=off", "TMPDIR="+tmp, "GOTMPDIR="+gotmp,
-		"GOFLAGS="+strings.TrimSpace(os.Getenv("GOFLAGS")+" -mod=mod"))
+	var flags []string // the caller's, but -mod=, which a workspace refuses
+	for _, f := range strings.Fields(os.Getenv("GOFLAGS")) {
+		if !strings.HasPrefix(f, "-mod=") {
+			flags = append(flags, f)
+		}
+	}
+	cmd := exec.Command("go", args...)
+	cmd.Dir = base
+	cmd.Env = append(os.Environ(), "GOPROXY=off", "GOSUMDB=off", "GOWORK="+filepath.Join(base, "go.work"),
+		"TMPDIR="+tmp, "GOTMPDIR="+gotmp, "GOFLAGS="+strings.Join(flags, " "))
 	return cmd.CombinedOutput()
 }
 
-// copyOutDir returns the directory the copy of the example name goes to:
-// a fixed one per checkout and Go version under the user's cache
-// directory, so that the go command's test cache answers for a copy that
-// has not changed (a run with -count=1 costs a second per example, not a
-// build and a test run), or a temporary one when there is no cache
-// directory to write to. Two runs of this test from one checkout at once would share
-// it: run them one after the other.
-func copyOutDir(t *testing.T, root, name string) string {
+// copyOutBase returns the directory the examples' copies go to, each in
+// a directory of its name: a fixed one per checkout and Go version under
+// the user's cache directory, so that the go command's test cache
+// answers for copies that have not changed (a run with -count=1 costs
+// well under a second for them all, not a build and a test run of
+// each), or a temporary one when there is no cache directory to write
+// to. What else the fixed one holds is removed. Two runs of this test
+// from one checkout at once would share it: run them one after the
+// other.
+func copyOutBase(t *testing.T, root string, names []string) string {
 	cache, err := os.UserCacheDir()
 	if err != nil {
-		return filepath.Join(t.TempDir(), name)
+		return t.TempDir()
 	}
 	key := sha256.Sum256([]byte(root + "\x00" + runtime.Version()))
-	dir := filepath.Join(cache, "partner-go", "examples-copy", hex.EncodeToString(key[:8]), name)
-	if os.MkdirAll(dir, 0o755) != nil { // a cache directory this user cannot write
-		return filepath.Join(t.TempDir(), name)
+	base := filepath.Join(cache, "partner-go", "examples-copy", hex.EncodeToString(key[:8]))
+	if os.MkdirAll(base, 0o755) != nil { // a cache directory this user cannot write
+		return t.TempDir()
 	}
-	return dir
+	entries, err := os.ReadDir(base)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range entries {
+		if n := e.Name(); !slices.Contains(names, n) && n != "go.work" && n != "tmp" && n != "gotmp" {
+			if err := os.RemoveAll(filepath.Join(base, n)); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	return base
 }
 
 // checkoutRoot returns the checkout's root (TestMain runs the checks
@@ -240,18 +278,24 @@ func exampleDirs(t *testing.T, root string) []string {
 func TestExamplesCopyOut(t *testing.T) {
 	t.Parallel()
 	root := checkoutRoot(t)
-	for _, dir := range exampleDirs(t, root) {
-		name := filepath.Base(dir)
-		t.Run(name, func(t *testing.T) {
-			// Each go command builds and tests one copy; two at a
-			// time at most (-parallel), the go command sharing its
-			// build cache safely.
-			t.Parallel()
-			mod := copyOutModule(t, root, dir, name, copyOutDir(t, root, name))
-			if out, err := vetAndTest(mod); err != nil {
-				t.Errorf("examples/%s copied into a module of its own: go test -vet=all ./...: %v\n%s", name, err, out)
-			}
-		})
+	dirs := exampleDirs(t, root)
+	var names, mods []string
+	for _, dir := range dirs {
+		names = append(names, filepath.Base(dir))
+	}
+	base := copyOutBase(t, root, names)
+	for i, dir := range dirs {
+		mods = append(mods, copyOutModule(t, root, dir, names[i], filepath.Join(base, names[i])))
+	}
+	out, err := vetAndTest(base, mods...)
+	var failed []string
+	for _, name := range names {
+		if !regexp.MustCompile(`(?m)^ok\s+example\.com/` + regexp.QuoteMeta(name) + `\s`).Match(out) {
+			failed = append(failed, "examples/"+name)
+		}
+	}
+	if err != nil || len(failed) > 0 {
+		t.Errorf("%s, each copied into a module of its own, did not pass go test -vet=all (%v):\n%s", strings.Join(failed, ", "), err, out)
 	}
 }
 
@@ -268,7 +312,8 @@ func TestExamplesCopyOutCatchesInternalImport(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(main), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	out, err := vetAndTest(copyOutModule(t, root, src, "bad", filepath.Join(t.TempDir(), "bad")))
+	base := t.TempDir()
+	out, err := vetAndTest(base, copyOutModule(t, root, src, "bad", filepath.Join(base, "bad")))
 	if err == nil || !bytes.Contains(out, []byte("use of internal package")) {
 		t.Errorf("a copy importing an internal package: %v\n%s\nwant a failure naming the internal import", err, out)
 	}
