@@ -165,7 +165,7 @@ func TestConnectionFromEnv(t *testing.T) {
 }
 
 // TestFromEnvPlainHTTPAsNew: deployment.FromEnv, which applies the same
-// rule (internal/urls), refuses a plain-http PARTNER_BASE_URL exactly where New refuses
+// rule (internal/check), refuses a plain-http PARTNER_BASE_URL exactly where New refuses
 // the base URL without WithInsecureHTTP, so that a program that passes
 // FromEnv's check is not refused by New in terms of Go options.
 func TestFromEnvPlainHTTPAsNew(t *testing.T) {

@@ -18,8 +18,8 @@ import (
 // production takes, and a client behind a sidecar proxy on 127.0.0.1 must
 // not be taken for a test.
 var loopbackAllowed = map[string]string{
-	"internal/urls/plainhttp.go:IsLoopback":              "the plain-http rule's definition of this machine",
-	"internal/urls/plainhttp.go:PlainHTTPRefused":        "the plain-http rule",
+	"internal/check/plainhttp.go:IsLoopback":             "the plain-http rule's definition of this machine",
+	"internal/check/plainhttp.go:PlainHTTPRefused":       "the plain-http rule",
 	"core/plainhttp.go:TowardLoopback":                   "deprecated, kept for v1; nothing calls it",
 	"fake/events_self.go:selfIP":                         "the fake refuses a callback URL aimed at its own listener (the callback's address, not a client's base URL)",
 	"internal/fakeserver/fakehttp/hosts.go:LoopbackHost": "a fake on a loopback listener answers a loopback Host only (the request's Host, not a client's base URL)",
@@ -98,7 +98,7 @@ func TestNoLoopbackDecisions(t *testing.T) {
 		for _, c := range calls {
 			seen[c] = true
 			if _, ok := loopbackAllowed[c]; !ok {
-				t.Errorf("%s asks whether an address is a loopback address: no behaviour may depend on it but the plain-http rule (urls.PlainHTTPRefused); name the deployment's words explicitly (deployment.Words)", c)
+				t.Errorf("%s asks whether an address is a loopback address: no behaviour may depend on it but the plain-http rule (check.PlainHTTPRefused); name the deployment's words explicitly (deployment.Words)", c)
 			}
 		}
 		return nil
@@ -121,8 +121,8 @@ func TestNoLoopbackDecisions(t *testing.T) {
 func TestLoopbackCallsFinds(t *testing.T) {
 	src := `package objects
 func (s *Service) Audit() { if s.t.TowardLoopback() { println() } }
-func check(h string) bool { return !urls.IsLoopback(h) }
-func fine() bool { return urls.PlainHTTPRefused(nil, false) }
+func check(h string) bool { return !check.IsLoopback(h) }
+func fine() bool { return check.PlainHTTPRefused(nil, false) }
 `
 	got, err := loopbackCalls(token.NewFileSet(), "objects/service.go", src)
 	if err != nil {

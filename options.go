@@ -15,7 +15,6 @@ import (
 	"github.com/partnerapi/partner-go/core"
 	"github.com/partnerapi/partner-go/deployment"
 	"github.com/partnerapi/partner-go/internal/check"
-	"github.com/partnerapi/partner-go/internal/urls"
 	"github.com/partnerapi/partner-go/oauth"
 )
 
@@ -318,23 +317,23 @@ func (s *settings) build() (core.Config, error) {
 // use: not an absolute http(s) URL, with credentials, a query or a
 // fragment, or plain http to a host other than this machine without
 // WithInsecureHTTP. Messages name it without its password
-// (urls.Redacted).
+// (check.RedactedURL).
 func (s *settings) checkBaseURL() (*url.URL, error) {
 	if s.baseURL == "" {
 		return nil, errors.New("partner: no base URL: use WithBaseURL")
 	}
 	u, err := url.Parse(s.baseURL)
 	if err != nil {
-		return nil, fmt.Errorf("partner: bad base URL %q: %w", urls.Redacted(s.baseURL), urls.ParseError(err))
+		return nil, fmt.Errorf("partner: bad base URL %q: %w", check.RedactedURL(s.baseURL), check.URLParseError(err))
 	}
 	switch {
-	case !urls.IsHTTPURL(u):
-		return nil, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", urls.Redacted(s.baseURL))
+	case !check.IsHTTPURL(u):
+		return nil, fmt.Errorf("partner: base URL %q must be an absolute http(s) URL", check.RedactedURL(s.baseURL))
 	case u.User != nil:
 		return nil, errors.New("partner: base URL must not carry credentials; use WithClientCredentials")
 	case u.RawQuery != "" || u.Fragment != "":
 		return nil, errors.New("partner: base URL must not have a query or fragment")
-	case urls.PlainHTTPRefused(u, s.cfg.AllowInsecureHTTP):
+	case check.PlainHTTPRefused(u, s.cfg.AllowInsecureHTTP):
 		return nil, fmt.Errorf("partner: base URL %q is not HTTPS; tokens would travel in clear (use WithInsecureHTTP to allow it)", u.Redacted())
 	}
 	return u, nil

@@ -16,10 +16,10 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/check"
 	"github.com/partnerapi/partner-go/internal/errs"
 	"github.com/partnerapi/partner-go/internal/plumbing"
 	"github.com/partnerapi/partner-go/internal/poll"
-	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // StatusParams choose what a status read returns (its query parameters).
@@ -212,7 +212,7 @@ func (s *Service) Upload(ctx context.Context, t *Ticket, p UploadParams, r io.Re
 		return errors.New("partner: bulk: ticket has no upload URL")
 	}
 	u, err := url.Parse(t.UploadURL)
-	if err != nil || !urls.IsHTTPURL(u) {
+	if err != nil || !check.IsHTTPURL(u) {
 		return errors.New("partner: bulk: ticket's upload URL is not an absolute http(s) URL")
 	}
 	if r == nil {

@@ -11,11 +11,11 @@ import (
 	"fmt"
 	"net/url"
 
-	"github.com/partnerapi/partner-go/internal/urls"
+	"github.com/partnerapi/partner-go/internal/check"
 )
 
 // TowardLoopback reports whether the base URL's host is a loopback
-// address (urls.IsLoopback).
+// address (check.IsLoopback).
 //
 // Deprecated: no behaviour of the SDK depends on it but the plain-http
 // rule, which Client applies itself: a test against the fake takes the
@@ -23,7 +23,7 @@ import (
 // (Config.EnvHeader, Config.PortalWord) instead of guessing them from the
 // host.
 func (c *Client) TowardLoopback() bool {
-	return c.cfg.BaseURL != nil && urls.IsLoopback(c.cfg.BaseURL.Hostname())
+	return c.cfg.BaseURL != nil && check.IsLoopback(c.cfg.BaseURL.Hostname())
 }
 
 // InsecureHTTPAllowed reports whether plain http URLs to hosts other than
@@ -36,9 +36,9 @@ func (c *Client) TowardLoopback() bool {
 func (c *Client) InsecureHTTPAllowed() bool { return c.cfg.AllowInsecureHTTP }
 
 // checkScheme refuses a URL the plain-http rule refuses
-// (urls.PlainHTTPRefused). what names the URL in the error ("upload URL").
+// (check.PlainHTTPRefused). what names the URL in the error ("upload URL").
 func (c *Client) checkScheme(what string, u *url.URL) error {
-	if urls.PlainHTTPRefused(u, c.cfg.AllowInsecureHTTP) {
+	if check.PlainHTTPRefused(u, c.cfg.AllowInsecureHTTP) {
 		return fmt.Errorf("partner: %s to %s is plain http; refused unless insecure HTTP is allowed", what, u.Host)
 	}
 	return nil

@@ -4,7 +4,7 @@ import (
 	"net/url"
 	"testing"
 
-	"github.com/partnerapi/partner-go/internal/urls"
+	"github.com/partnerapi/partner-go/internal/check"
 )
 
 // TestPlainHTTPRule: plain http goes only to hosts that certainly are this
@@ -33,14 +33,14 @@ func TestPlainHTTPRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got := urls.PlainHTTPRefused(u, false); got != tc.refused {
-			t.Errorf("urls.PlainHTTPRefused(%s) = %v, want %v", tc.url, got, tc.refused)
+		if got := check.PlainHTTPRefused(u, false); got != tc.refused {
+			t.Errorf("check.PlainHTTPRefused(%s) = %v, want %v", tc.url, got, tc.refused)
 		}
-		if urls.PlainHTTPRefused(u, true) {
-			t.Errorf("urls.PlainHTTPRefused(%s) with insecure HTTP allowed = true", tc.url)
+		if check.PlainHTTPRefused(u, true) {
+			t.Errorf("check.PlainHTTPRefused(%s) with insecure HTTP allowed = true", tc.url)
 		}
-		if !urls.IsHTTPURL(u) {
-			t.Errorf("urls.IsHTTPURL(%s) = false", tc.url)
+		if !check.IsHTTPURL(u) {
+			t.Errorf("check.IsHTTPURL(%s) = false", tc.url)
 		}
 	}
 	for _, raw := range []string{"ftp://example.com/", "http:opaque", "/relative", "http:///path", "mailto:a@b.c"} {
@@ -48,8 +48,8 @@ func TestPlainHTTPRule(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if urls.IsHTTPURL(u) {
-			t.Errorf("urls.IsHTTPURL(%s) = true", raw)
+		if check.IsHTTPURL(u) {
+			t.Errorf("check.IsHTTPURL(%s) = true", raw)
 		}
 	}
 }

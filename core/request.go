@@ -17,7 +17,7 @@ import (
 
 	"github.com/google/go-querystring/query"
 
-	"github.com/partnerapi/partner-go/internal/urls"
+	"github.com/partnerapi/partner-go/internal/check"
 )
 
 // Decoder reads a successful response body itself, for streaming
@@ -251,7 +251,7 @@ func (c *Client) parse(r *Request, us string) (*url.URL, error) {
 		// The error of url.Parse repeats the base URL, which may
 		// carry a password.
 		path, _ := requestPath(r)
-		return nil, fmt.Errorf("partner: bad path %q: %w", path, urls.ParseError(err))
+		return nil, fmt.Errorf("partner: bad path %q: %w", path, check.URLParseError(err))
 	}
 	return u, nil
 }
@@ -271,7 +271,7 @@ func (c *Client) resolve(r *Request, path string) (*url.URL, error) {
 		var err error
 		if u, err = url.Parse(r.URL); err != nil {
 			// Not the URL: it may carry a password or a signature.
-			return nil, fmt.Errorf("partner: bad URL: %w", urls.ParseError(err))
+			return nil, fmt.Errorf("partner: bad URL: %w", check.URLParseError(err))
 		}
 		if err := c.checkScheme("URL", u); err != nil {
 			return nil, err
@@ -282,7 +282,7 @@ func (c *Client) resolve(r *Request, path string) (*url.URL, error) {
 		}
 		rel, err := url.Parse(strings.TrimPrefix(path, "/"))
 		if err != nil {
-			return nil, fmt.Errorf("partner: bad path %q: %w", path, urls.ParseError(err))
+			return nil, fmt.Errorf("partner: bad path %q: %w", path, check.URLParseError(err))
 		}
 		base := *c.cfg.BaseURL
 		if !strings.HasSuffix(base.Path, "/") {

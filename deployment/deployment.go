@@ -14,7 +14,7 @@
 // FromEnv reads a Connection from the PARTNER_* environment variables.
 //
 // The package imports nothing but the standard library and the SDK's
-// plain-http rule (internal/urls, itself standard library alone), so that
+// plain-http rule (internal/check, itself standard library alone), so that
 // the fake, which imports none of the client's packages, can share it.
 package deployment
 

@@ -8,7 +8,6 @@ import (
 	"unicode"
 
 	"github.com/partnerapi/partner-go/internal/check"
-	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // ErrNotSet is the error FromEnv returns when none of PARTNER_BASE_URL,
@@ -155,7 +154,7 @@ func baseURLProblem(raw string) string {
 		return "must not have a query or fragment (a subscription key goes in PARTNER_SUBSCRIPTION_KEY)"
 	case (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
 		return strconv.Quote(u.String()) + " is not an absolute http(s) URL such as https://api.example.com"
-	case urls.PlainHTTPRefused(u, false):
+	case check.PlainHTTPRefused(u, false):
 		return strconv.Quote(u.String()) + " must be an https URL (plain http only to this machine: localhost or a loopback address): tokens would travel in clear"
 	}
 	return ""

@@ -132,7 +132,7 @@ func TestFromEnvRefuses(t *testing.T) {
 }
 
 // TestFromEnvPlainHTTP: plain http goes only to this machine, where
-// tokens do not travel in clear, by partner.New's rule (internal/urls).
+// tokens do not travel in clear, by partner.New's rule (internal/check).
 func TestFromEnvPlainHTTP(t *testing.T) {
 	for _, u := range []string{"http://127.0.0.1:8080", "http://localhost:8080", "http://[::1]:8080"} {
 		c, err := deployment.FromEnv(env(server(map[string]string{"PARTNER_BASE_URL": u})))

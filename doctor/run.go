@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/partnerapi/partner-go/internal/check"
 	"github.com/partnerapi/partner-go/internal/contract"
-	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // Run checks the deployment cfg names and returns what it found. The
@@ -44,9 +44,9 @@ func newProber(cfg Config) (*prober, error) {
 	}
 	base, err := url.Parse(c.BaseURL)
 	if err != nil {
-		return nil, fmt.Errorf("doctor: base URL: %w", urls.ParseError(err))
+		return nil, fmt.Errorf("doctor: base URL: %w", check.URLParseError(err))
 	}
-	if !urls.IsHTTPURL(base) {
+	if !check.IsHTTPURL(base) {
 		return nil, fmt.Errorf("doctor: base URL %s: not an http or https URL", base.Redacted())
 	}
 	if c.ClientID == "" || c.ClientSecret == "" {
@@ -148,7 +148,7 @@ func (p *prober) connection() error {
 		c.note("TLS to " + p.base.Host)
 		return nil
 	}
-	if !urls.PlainHTTPRefused(p.base, false) {
+	if !check.PlainHTTPRefused(p.base, false) {
 		c.note("plain http to this machine (the SDK allows it only there)")
 		return nil
 	}

@@ -66,9 +66,9 @@ import (
 	"strings"
 
 	"github.com/partnerapi/partner-go/core"
+	"github.com/partnerapi/partner-go/internal/check"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/internal/plumbing"
-	"github.com/partnerapi/partner-go/internal/urls"
 )
 
 // Service calls the /event/v1 operations. It is safe for concurrent use.
@@ -232,13 +232,13 @@ func checkCallbackURL(t *core.Client, raw string) error {
 	}
 	u, err := url.Parse(raw)
 	if err != nil {
-		return fmt.Errorf("callback URL %q: %w", urls.Redacted(raw), urls.ParseError(err))
+		return fmt.Errorf("callback URL %q: %w", check.RedactedURL(raw), check.URLParseError(err))
 	}
-	if !urls.IsHTTPURL(u) {
-		return fmt.Errorf("callback URL %q is not an absolute http or https URL", urls.Redacted(raw))
+	if !check.IsHTTPURL(u) {
+		return fmt.Errorf("callback URL %q is not an absolute http or https URL", check.RedactedURL(raw))
 	}
-	if urls.PlainHTTPRefused(u, plumbing.Of(t).InsecureHTTPAllowed()) {
-		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", urls.Redacted(raw))
+	if check.PlainHTTPRefused(u, plumbing.Of(t).InsecureHTTPAllowed()) {
+		return fmt.Errorf("callback URL %q is plain http to a host that is not a loopback address (allow it with partner.WithInsecureHTTP)", check.RedactedURL(raw))
 	}
 	return nil
 }

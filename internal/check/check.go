@@ -1,4 +1,7 @@
-// Package check holds input checks the SDK's packages share.
+// Package check holds the checks the SDK's packages share on what they
+// are given: a request body, a header name, a URL (the plain-http rule,
+// in one place, plainhttp.go), and keeps a URL's password out of the
+// messages about it (RedactedURL, URLParseError).
 package check
 
 import (

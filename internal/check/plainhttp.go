@@ -1,13 +1,10 @@
-// Package urls holds what the SDK's packages share about the URLs they
-// are given: the plain-http rule, in one place, and a URL's password kept
-// out of messages about it (Redacted, ParseError).
-//
 // The plain-http rule: tokens and data travel over plain http only to
 // this machine, unless the client allows insecure HTTP
 // (partner.WithInsecureHTTP). partner.New applies it to the base URL,
 // core to absolute URLs (signed upload URLs), and package events to
 // webhook callback URLs; each words the refusal in its own terms.
-package urls
+
+package check
 
 import (
 	"net"

@@ -1,4 +1,4 @@
-package urls
+package check
 
 import (
 	"net/url"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestRedacted(t *testing.T) {
+func TestRedactedURL(t *testing.T) {
 	for raw, want := range map[string]string{
 		"https://admin:pw@host/x":     "https://admin:xxxxx@host/x",
 		"ftp://admin:pw@host":         "ftp://admin:xxxxx@host",
@@ -16,11 +16,11 @@ func TestRedacted(t *testing.T) {
 		"admin:pw@host":               "xxxxx@host",
 		"http://a:pw@h\x7f/":          "http://xxxxx@h\x7f/",
 	} {
-		if got := Redacted(raw); got != want {
-			t.Errorf("Redacted(%q) = %q, want %q", raw, got, want)
+		if got := RedactedURL(raw); got != want {
+			t.Errorf("RedactedURL(%q) = %q, want %q", raw, got, want)
 		}
-		if strings.Contains(Redacted(raw), "pw") {
-			t.Errorf("Redacted(%q) keeps the password", raw)
+		if strings.Contains(RedactedURL(raw), "pw") {
+			t.Errorf("RedactedURL(%q) keeps the password", raw)
 		}
 	}
 }
@@ -28,9 +28,9 @@ func TestRedacted(t *testing.T) {
 // badURL does not parse (a variable: a constant would be flagged).
 var badURL = "https://admin:pw@host/%zz"
 
-func TestParseError(t *testing.T) {
+func TestURLParseError(t *testing.T) {
 	_, err := url.Parse(badURL)
-	if err == nil || strings.Contains(ParseError(err).Error(), "pw") {
-		t.Fatalf("ParseError(%v) = %v", err, ParseError(err))
+	if err == nil || strings.Contains(URLParseError(err).Error(), "pw") {
+		t.Fatalf("URLParseError(%v) = %v", err, URLParseError(err))
 	}
 }

@@ -1,16 +1,16 @@
-package urls
+package check
 
 import (
 	"net/url"
 	"strings"
 )
 
-// Redacted returns raw with the password of its userinfo replaced by "xxxxx"
+// RedactedURL returns raw with the password of its userinfo replaced by "xxxxx"
 // (url.URL.Redacted), for a message about the URL. A raw URL that does
 // not parse, or whose userinfo url.Parse does not see (an opaque URL such
 // as "admin:pw@host"), has everything before the last "@" of its
 // authority replaced instead.
-func Redacted(raw string) string {
+func RedactedURL(raw string) string {
 	if u, err := url.Parse(raw); err == nil && u.Opaque == "" {
 		return u.Redacted()
 	}
@@ -29,9 +29,9 @@ func Redacted(raw string) string {
 	return raw[:start] + "xxxxx" + raw[start+at:]
 }
 
-// ParseError returns the error of url.Parse without the URL it repeats: err's
+// URLParseError returns the error of url.Parse without the URL it repeats: err's
 // inner error when err is a *url.Error, err otherwise.
-func ParseError(err error) error {
+func URLParseError(err error) error {
 	if uerr, ok := err.(*url.Error); ok {
 		return uerr.Err
 	}
