@@ -9,7 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/partnerapi/partner-go/internal/quote"
+	"github.com/partnerapi/partner-go/internal/text"
 )
 
 // Filter is a subscription filter expression: comparisons of object
@@ -220,12 +220,12 @@ func writeValue[V Value](b *strings.Builder, v V) error {
 	return nil
 }
 
-// writeString writes s as a quoted filter string (quote.Write), refusing
+// writeString writes s as a quoted filter string (text.Quote), refusing
 // a string that is not valid UTF-8.
 func writeString(b *strings.Builder, s string) error {
 	if !utf8.ValidString(s) {
 		return fmt.Errorf("string %q is not valid UTF-8", s)
 	}
-	quote.Write(b, s)
+	text.Quote(b, s)
 	return nil
 }

@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
-	"github.com/partnerapi/partner-go/internal/textdist"
+	"github.com/partnerapi/partner-go/internal/text"
 )
 
 // This file holds what keeps the fake's wire to the published one: the
@@ -118,7 +118,7 @@ func resembling(name string, names []string) string {
 		if norm(n) == norm(name) {
 			return n
 		}
-		if d := textdist.Levenshtein(norm(n), norm(name)); d < bestDist && len(n) > 3 {
+		if d := text.Levenshtein(norm(n), norm(name)); d < bestDist && len(n) > 3 {
 			best, bestDist = n, d
 		}
 	}

@@ -12,7 +12,7 @@ import (
 	"github.com/partnerapi/partner-go/internal/errs"
 	"github.com/partnerapi/partner-go/internal/paging"
 	"github.com/partnerapi/partner-go/internal/plumbing"
-	"github.com/partnerapi/partner-go/internal/quote"
+	"github.com/partnerapi/partner-go/internal/text"
 )
 
 // ErrNotFound is returned by FindByUserName when no user has the userName.
@@ -248,6 +248,6 @@ func (s *Service) FindByUserName(ctx context.Context, userName string) (u *User,
 //	filter := "emails.value eq " + scim.Quote(addr)
 func Quote(s string) string {
 	var b strings.Builder
-	quote.Write(&b, s)
+	text.Quote(&b, s)
 	return b.String()
 }

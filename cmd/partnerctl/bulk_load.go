@@ -289,7 +289,7 @@ func writeRowErrors(path string, force bool, errs []bulk.RowError, order []strin
 				rec = append(rec, "")
 				continue
 			}
-			rec = append(rec, text(v))
+			rec = append(rec, cellText(v))
 		}
 		rec = append(rec, csvCell(e.Message, false))
 		if textRows {

@@ -312,7 +312,7 @@ func rowText(e bulk.RowError, order []string) string {
 	if e.Row != nil {
 		var cells []string
 		for _, k := range columnOrder(slices.Collect(maps.Keys(e.Row)), order) {
-			cells = append(cells, k+"="+text(e.Row[k]))
+			cells = append(cells, k+"="+cellText(e.Row[k]))
 		}
 		s = strings.Join(cells, ", ")
 	}

@@ -98,8 +98,8 @@ func writeJSON(w io.Writer, v any) error {
 	return enc.Encode(v)
 }
 
-// text formats a value for a table cell.
-func text(v any) string {
+// cellText formats a value for a table cell.
+func cellText(v any) string {
 	switch x := v.(type) {
 	case nil:
 		return ""

@@ -55,7 +55,7 @@ columns in the service's order:
 						cells := make([]string, len(cols))
 						for j, name := range cols {
 							v, _ := r.Get(name)
-							cells[j] = text(v)
+							cells[j] = cellText(v)
 						}
 						t.row(cells...)
 					}

@@ -47,7 +47,7 @@ With --json it prints an array of the reports as the service describes them:
 					if modified.IsZero() {
 						modified = r.CreatedAt
 					}
-					t.row(strconv.FormatInt(r.ID, 10), r.Name, string(r.Status), text(modified))
+					t.row(strconv.FormatInt(r.ID, 10), r.Name, string(r.Status), cellText(modified))
 				}
 				return t.flush()
 			})

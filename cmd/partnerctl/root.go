@@ -18,7 +18,7 @@ import (
 
 	partner "github.com/partnerapi/partner-go"
 	"github.com/partnerapi/partner-go/deployment"
-	"github.com/partnerapi/partner-go/internal/textdist"
+	"github.com/partnerapi/partner-go/internal/text"
 )
 
 // Exit statuses, documented in the root command's help (exitCodesHelp)
@@ -236,7 +236,7 @@ func didYouMean(cmd *cobra.Command, typed string) string {
 			continue
 		}
 		for _, name := range append([]string{sub.Name()}, sub.Aliases...) {
-			d := textdist.Levenshtein(typed, strings.ToLower(name))
+			d := text.Levenshtein(typed, strings.ToLower(name))
 			if strings.HasPrefix(name, typed) || d <= 2 {
 				near = append(near, candidate{name, d})
 			}

@@ -92,7 +92,7 @@ func importRule(rel, imp string) string {
 // rules for core, fake and the area packages, or "".
 func layerRule(rel, imp string) string {
 	sdkHelpers := []string{"internal/errs", "internal/check", "internal/plumbing",
-		"internal/paging", "internal/poll", "internal/quote", "internal/version"}
+		"internal/paging", "internal/poll", "internal/text", "internal/version"}
 	areas := []string{"oauth", "scim", "users", "reports", "objects", "bulk", "events"}
 	switch {
 	case rel == "core":
@@ -100,7 +100,7 @@ func layerRule(rel, imp string) string {
 			return fmt.Sprintf("core imports %s: it imports no package of the module but errs, check and version", imp)
 		}
 	case rel == "fake":
-		if imp != "deployment" && imp != "fake/demo" && imp != "internal/quote" && imp != "internal/textdist" && !under(imp, "internal/fakeserver") {
+		if imp != "deployment" && imp != "fake/demo" && imp != "internal/text" && !under(imp, "internal/fakeserver") {
 			return fmt.Sprintf("fake imports %s: it imports no SDK package but deployment", imp)
 		}
 	case slices.Contains(areas, rel):

@@ -307,7 +307,7 @@ func TestExamplesCopyOutCatchesInternalImport(t *testing.T) {
 	root := checkoutRoot(t)
 	src := filepath.Join(t.TempDir(), "bad")
 	os.Mkdir(src, 0o755)
-	main := "package main\n\nimport (\n\t\"strings\"\n\n\t\"github.com/partnerapi/partner-go/internal/quote\"\n)\n\n" +
+	main := "package main\n\nimport (\n\t\"strings\"\n\n\t\"github.com/partnerapi/partner-go/internal/text\"\n)\n\n" +
 		"func main() {\n\tvar b strings.Builder\n\tquote.Write(&b, \"x\")\n\tprintln(b.String())\n}\n"
 	if err := os.WriteFile(filepath.Join(src, "main.go"), []byte(main), 0o644); err != nil {
 		t.Fatal(err)

@@ -12,7 +12,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/partnerapi/partner-go/internal/quote"
+	"github.com/partnerapi/partner-go/internal/text"
 )
 
 // Filter is a parsed subscription filter expression. The filter
@@ -133,7 +133,7 @@ type evValue struct {
 func (v evValue) write(b *strings.Builder) {
 	switch v.kind {
 	case evString:
-		quote.WriteLiteral(b, v.text)
+		text.QuoteLiteral(b, v.text)
 	case evNumber:
 		b.WriteString(v.text)
 	case evBool:

@@ -8,7 +8,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
-	"github.com/partnerapi/partner-go/internal/quote"
+	"github.com/partnerapi/partner-go/internal/text"
 )
 
 // The lexer and parser of the filter language (see events_filter.go).
@@ -41,7 +41,7 @@ func (t evToken) String() string {
 		return "the end of the filter"
 	case evTokString:
 		var b strings.Builder
-		quote.WriteLiteral(&b, t.text)
+		text.QuoteLiteral(&b, t.text)
 		return "string " + b.String()
 	case evTokNumber:
 		return "number " + t.text

@@ -1,4 +1,4 @@
-package quote
+package text
 
 import (
 	"encoding/json"
@@ -6,7 +6,7 @@ import (
 	"testing"
 )
 
-func TestWrite(t *testing.T) {
+func TestQuote(t *testing.T) {
 	for in, want := range map[string]string{
 		``:                `""`,
 		`a@b.com`:         `"a@b.com"`,
@@ -19,21 +19,21 @@ func TestWrite(t *testing.T) {
 		`") or (1 eq "1`:  `"\") or (1 eq \"1"`,
 	} {
 		var b strings.Builder
-		Write(&b, in)
+		Quote(&b, in)
 		got := b.String()
 		if got != want {
-			t.Errorf("Write(%q) = %s, want %s", in, got, want)
+			t.Errorf("Quote(%q) = %s, want %s", in, got, want)
 		}
 		var back string
 		if err := json.Unmarshal([]byte(got), &back); err != nil {
-			t.Errorf("Write(%q) = %s is not a JSON string: %v", in, got, err)
+			t.Errorf("Quote(%q) = %s is not a JSON string: %v", in, got, err)
 		} else if want := strings.ToValidUTF8(in, "\ufffd"); back != want {
-			t.Errorf("Write(%q) decodes to %q, want %q", in, back, want)
+			t.Errorf("Quote(%q) decodes to %q, want %q", in, back, want)
 		}
 	}
 }
 
-func TestWriteLiteral(t *testing.T) {
+func TestQuoteLiteral(t *testing.T) {
 	for in, want := range map[string]string{
 		`say "hi"`:         `"say \"hi\""`,
 		"tab\tnl\n\x01":    `"tab\tnl\n\u0001"`,
@@ -43,9 +43,9 @@ func TestWriteLiteral(t *testing.T) {
 		"é \u2028 del\x7f": "\"é \u2028 del\\u007f\"",
 	} {
 		var b strings.Builder
-		WriteLiteral(&b, in)
+		QuoteLiteral(&b, in)
 		if got := b.String(); got != want {
-			t.Errorf("WriteLiteral(%q) = %s, want %s", in, got, want)
+			t.Errorf("QuoteLiteral(%q) = %s, want %s", in, got, want)
 		}
 	}
 }

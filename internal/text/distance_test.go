@@ -1,4 +1,4 @@
-package textdist
+package text
 
 import "testing"
 

@@ -1,27 +1,29 @@
-// Package quote writes strings as JSON string literals for the filter
-// expressions the SDK builds: SCIM filters (scim.Quote) and event
-// subscription filters (events.Filter).
-package quote
+// Package text holds the string helpers the SDK and the fake share, with
+// nothing but the standard library: JSON string literals for the filter
+// expressions the SDK builds, SCIM filters (scim.Quote) and event
+// subscription filters (events.Filter), and the edit distance behind the
+// "did you mean" of the command line and of the fake's error messages.
+package text
 
 import (
 	"strings"
 	"unicode/utf8"
 )
 
-// Write writes s to b in double quotes with `"` and `\` escaped by a
+// Quote writes s to b in double quotes with `"` and `\` escaped by a
 // backslash, newline, carriage return and tab as \n, \r and \t, other
 // control characters and DEL as \u00XX, and each byte that is not part
 // of valid UTF-8 as \ufffd. The result is a JSON string (RFC 8259 §7)
 // whose value is s (with invalid bytes replaced), so that no value can
 // change the structure of the expression around it.
-func Write(b *strings.Builder, s string) { write(b, s, true) }
+func Quote(b *strings.Builder, s string) { write(b, s, true) }
 
-// WriteLiteral is Write except that U+FFFD, and each byte that is not
+// QuoteLiteral is Quote except that U+FFFD, and each byte that is not
 // part of valid UTF-8, is written as the character U+FFFD rather than as
 // \ufffd: the form in which eventfilter renders a parsed filter.
-func WriteLiteral(b *strings.Builder, s string) { write(b, s, false) }
+func QuoteLiteral(b *strings.Builder, s string) { write(b, s, false) }
 
-// write is Write, with U+FFFD escaped when escapeFFFD is set.
+// write is Quote, with U+FFFD escaped when escapeFFFD is set.
 func write(b *strings.Builder, s string, escapeFFFD bool) {
 	const hex = "0123456789abcdef"
 	b.Grow(len(s) + 2)

@@ -1,7 +1,4 @@
-// Package textdist measures how far apart two words are, for the "did
-// you mean" of the command line and of the fake's error messages. It
-// imports nothing but the standard library, so the fake may share it.
-package textdist
+package text
 
 // Levenshtein is the edit distance of a and b, in bytes: the fewest
 // insertions, deletions and substitutions that turn a into b.
