@@ -196,7 +196,7 @@ func vetAndTest(base string, mods ...string) ([]byte, error) {
 		}
 	}
 	var flags []string // the caller's, but -mod=, which a workspace refuses
-	for _, f := range strings.Fields(os.Getenv("GOFLAGS")) {
+	for f := range strings.FieldsSeq(os.Getenv("GOFLAGS")) {
 		if !strings.HasPrefix(f, "-mod=") {
 			flags = append(flags, f)
 		}
