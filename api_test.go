@@ -4,9 +4,6 @@ import (
 	"context"
 	"go/ast"
 	"go/doc"
-	"go/parser"
-	"go/token"
-	"io/fs"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -30,27 +27,21 @@ import (
 // the module is checked.
 func TestNoExportedFuncUsesInternalTypes(t *testing.T) {
 	t.Parallel()
-	fset := token.NewFileSet()
+	paths, err := gosrc.GoFiles(".", func(dir string) bool { return filepath.Base(dir) == "internal" })
+	if err != nil {
+		t.Fatal(err)
+	}
 	var found []string
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := gosrc.Parse(path)
 		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if name := d.Name(); path != "." && (name == "internal" || name == "testdata" || strings.HasPrefix(name, ".")) {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		if f.Name.Name == "main" {
-			return nil
+			continue
 		}
 		internal := map[string]bool{} // local names of internal imports
 		for _, imp := range f.Imports {
@@ -72,16 +63,12 @@ func TestNoExportedFuncUsesInternalTypes(t *testing.T) {
 			ast.Inspect(fn.Type, func(n ast.Node) bool {
 				if sel, ok := n.(*ast.SelectorExpr); ok {
 					if id, ok := sel.X.(*ast.Ident); ok && internal[id.Name] {
-						found = append(found, fset.Position(fn.Pos()).String()+": "+fn.Name.Name+" uses "+id.Name+"."+sel.Sel.Name)
+						found = append(found, gosrc.FileSet().Position(fn.Pos()).String()+": "+fn.Name.Name+" uses "+id.Name+"."+sel.Sel.Name)
 					}
 				}
 				return true
 			})
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	for _, f := range found {
 		t.Error(f)
@@ -117,24 +104,27 @@ func exportedRecv(fn *ast.FuncDecl) bool {
 // main's commands are checked like the rest.
 func TestExportedNamesHaveDocs(t *testing.T) {
 	t.Parallel()
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
-		if err != nil || !d.IsDir() {
-			return err
-		}
-		if name := d.Name(); path != "." && (name == "testdata" || strings.HasPrefix(name, ".")) {
-			return filepath.SkipDir
-		}
-		p, err := packageDoc(path, parser.ParseComments)
-		if err != nil || p == nil {
-			return err
-		}
-		for _, miss := range undocumented(p) {
-			t.Errorf("%s: %s has no doc comment", path, miss)
-		}
-		return nil
-	})
+	paths, err := gosrc.GoFiles(".", nil)
 	if err != nil {
 		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, path := range paths {
+		dir := filepath.Dir(path)
+		if seen[dir] {
+			continue
+		}
+		seen[dir] = true
+		p, err := packageDoc(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p == nil {
+			continue
+		}
+		for _, miss := range undocumented(p) {
+			t.Errorf("%s: %s has no doc comment", dir, miss)
+		}
 	}
 }
 
@@ -245,7 +235,7 @@ func TestOneSuffixPerRole(t *testing.T) {
 	bad := []string{"Request", "Response", "Config", "Opts", "Args", "Input", "Output", "Record", "Req", "Resp"}
 	pipeline := map[string]bool{"core.Request": true, "core.Config": true}
 	for _, dir := range []string{".", "core", "oauth", "scim", "users", "reports", "objects", "bulk", "events"} {
-		p, err := packageDoc(dir, 0)
+		p, err := packageDoc(dir)
 		if err != nil || p == nil {
 			t.Fatal(dir, err)
 		}
@@ -272,13 +262,12 @@ func TestOneSuffixPerRole(t *testing.T) {
 }
 
 // packageDoc is the documentation of the package in dir: its Go files
-// that the default build context builds, test files left out, parsed
-// with mode. It is nil when dir holds no such file.
-func packageDoc(dir string, mode parser.Mode) (*doc.Package, error) {
-	fset := token.NewFileSet()
-	files, err := gosrc.PackageFiles(fset, dir, mode)
+// that the default build context builds, test files left out (the
+// shared parse, gosrc). It is nil when dir holds no such file.
+func packageDoc(dir string) (*doc.Package, error) {
+	files, err := gosrc.PackageFiles(dir)
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
-	return doc.NewFromFiles(fset, files, dir)
+	return doc.NewFromFiles(gosrc.FileSet(), files, dir, doc.PreserveAST)
 }

@@ -4,11 +4,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/internal/testkit/gosrc"
 )
 
 // exampleFile reports whether f is documentation a user copies: a file
@@ -59,41 +60,23 @@ func internalImports(f *ast.File) []string {
 // internal packages themselves are not copied and not checked.
 func TestExamplesImportNoInternalPackage(t *testing.T) {
 	t.Parallel()
-	fset := token.NewFileSet()
+	paths, err := gosrc.GoFiles(".", func(dir string) bool { return filepath.Base(dir) == "internal" })
+	if err != nil {
+		t.Fatal(err)
+	}
 	checked := 0
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+	for _, p := range paths {
+		f, err := gosrc.Parse(p)
 		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			if p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || filepath.ToSlash(p) == "internal" || d.Name() == "internal") {
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(p, ".go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, p, nil, parser.ImportsOnly|parser.SkipObjectResolution)
-		if err != nil {
-			return err
-		}
-		if strings.HasSuffix(p, "_test.go") { // Example functions are past the imports
-			if f, err = parser.ParseFile(fset, p, nil, parser.SkipObjectResolution); err != nil {
-				return err
-			}
+			t.Fatal(err)
 		}
 		if !exampleFile(p, f) {
-			return nil
+			continue
 		}
 		checked++
 		for _, imp := range internalImports(f) {
 			t.Errorf("%s imports %s: copied into a user's module the example fails with \"use of internal package not allowed\"; use the public fake or net/http/httptest", p, imp)
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if checked < 10 {
 		t.Fatalf("checked %d example files: the scan finds too few to mean anything", checked)

@@ -4,11 +4,12 @@ import (
 	"go/ast"
 	"go/parser"
 	"go/token"
-	"io/fs"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/internal/testkit/gosrc"
 )
 
 // loopbackAllowed lists the functions of the module's non-test sources
@@ -28,14 +29,10 @@ var loopbackAllowed = map[string]string{
 	"fake/authorize.go:redirectAllowed":                  "the fake's sign-in redirects to a loopback redirect_uri without its registration, as RFC 8252 7.3 lets native applications use (the redirect's address, not a client's base URL)",
 }
 
-// loopbackCalls returns "file:func" of each call in src to a function or
-// method named IsLoopback or TowardLoopback, by the name of the function
-// declaration around it.
-func loopbackCalls(fset *token.FileSet, name string, src any) ([]string, error) {
-	f, err := parser.ParseFile(fset, name, src, parser.SkipObjectResolution)
-	if err != nil {
-		return nil, err
-	}
+// loopbackCalls returns "file:func" of each call in f, the file name, to
+// a function or method named IsLoopback or TowardLoopback, by the name of
+// the function declaration around it.
+func loopbackCalls(name string, f *ast.File) []string {
 	var found []string
 	for _, d := range f.Decls {
 		fn, ok := d.(*ast.FuncDecl)
@@ -70,7 +67,7 @@ func loopbackCalls(fset *token.FileSet, name string, src any) ([]string, error) 
 			})
 		}
 	}
-	return found, nil
+	return found
 }
 
 // TestNoLoopbackDecisions: no non-test source of the module asks whether
@@ -79,32 +76,25 @@ func loopbackCalls(fset *token.FileSet, name string, src any) ([]string, error) 
 // an address that is not the client's base URL or for a default only.
 func TestNoLoopbackDecisions(t *testing.T) {
 	t.Parallel()
-	fset := token.NewFileSet()
+	paths, err := gosrc.GoFiles(".", nil)
+	if err != nil {
+		t.Fatal(err)
+	}
 	seen := map[string]bool{}
-	err := filepath.WalkDir(".", func(p string, d fs.DirEntry, err error) error {
+	for _, p := range paths {
+		if strings.HasSuffix(p, "_test.go") {
+			continue
+		}
+		f, err := gosrc.Parse(p)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
-		if d.IsDir() && p != "." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") {
-			return nil
-		}
-		calls, err := loopbackCalls(fset, filepath.ToSlash(p), nil)
-		if err != nil {
-			return err
-		}
-		for _, c := range calls {
+		for _, c := range loopbackCalls(filepath.ToSlash(p), f) {
 			seen[c] = true
 			if _, ok := loopbackAllowed[c]; !ok {
 				t.Errorf("%s asks whether an address is a loopback address: no behaviour may depend on it but the plain-http rule (check.PlainHTTPRefused); name the deployment's words explicitly (deployment.Words)", c)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	// The scan sees what it must: each allowed place still asks (else the
 	// entry is stale, or the scan finds nothing).
@@ -121,14 +111,15 @@ func TestNoLoopbackDecisions(t *testing.T) {
 func TestLoopbackCallsFinds(t *testing.T) {
 	src := `package objects
 func (s *Service) Audit() { if s.t.TowardLoopback() { println() } }
-func check(h string) bool { return !check.IsLoopback(h) }
+func local(h string) bool { return !check.IsLoopback(h) }
 func fine() bool { return check.PlainHTTPRefused(nil, false) }
 `
-	got, err := loopbackCalls(token.NewFileSet(), "objects/service.go", src)
+	f, err := parser.ParseFile(token.NewFileSet(), "objects/service.go", src, parser.SkipObjectResolution)
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{"objects/service.go:Audit", "objects/service.go:check"}
+	got := loopbackCalls("objects/service.go", f)
+	want := []string{"objects/service.go:Audit", "objects/service.go:local"}
 	if !slices.Equal(got, want) {
 		t.Fatalf("found %v, want %v", got, want)
 	}

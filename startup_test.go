@@ -2,12 +2,11 @@ package partner_test
 
 import (
 	"go/ast"
-	"go/parser"
 	"go/token"
-	"io/fs"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/internal/testkit/gosrc"
 )
 
 // TestNoStartupRegistry holds the SDK's wiring to what the compiler
@@ -18,28 +17,19 @@ import (
 // (internal/plumbing imports core).
 func TestNoStartupRegistry(t *testing.T) {
 	t.Parallel()
-	fset := token.NewFileSet()
+	fset := gosrc.FileSet()
+	paths, err := gosrc.GoFiles(".", func(dir string) bool { return dir == "cmd" || dir == "examples" || dir == "scripts" })
+	if err != nil {
+		t.Fatal(err)
+	}
 	files := 0
-	err := filepath.WalkDir(".", func(path string, d fs.DirEntry, err error) error {
+	for _, path := range paths {
+		if strings.HasSuffix(path, "_test.go") {
+			continue
+		}
+		f, err := gosrc.Parse(path)
 		if err != nil {
-			return err
-		}
-		if d.IsDir() {
-			switch {
-			case path == ".":
-				return nil
-			case strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata",
-				path == "cmd", path == "examples", path == "scripts":
-				return filepath.SkipDir
-			}
-			return nil
-		}
-		if !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
-		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
-		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		files++
 		for _, decl := range f.Decls {
@@ -65,10 +55,6 @@ func TestNoStartupRegistry(t *testing.T) {
 				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if files < 100 {
 		t.Fatalf("read %d files: too few to mean anything", files)
