@@ -160,7 +160,8 @@ func writeChanged(name string, b []byte) error {
 }
 
 // vetAndTest runs go vet's full set of checks and the tests of the
-// modules mods, directories directly under base, with one go command (go
+// modules mods, directories directly under base whose go line says
+// goVersion, with one go command (go
 // test -vet=all ./<mod>/... for each), offline: no proxy, no checksum
 // database. The modules are the workspace of base/go.work, written here:
 // each keeps its own go.mod and replace, and one go command loads the
@@ -175,8 +176,8 @@ func writeChanged(name string, b []byte) error {
 // removing a t.TempDir opens its parent, so under a shared one, which
 // other programs change all the time, unchanged tests would run again on
 // every run. It returns the command's output and error.
-func vetAndTest(base string, mods ...string) ([]byte, error) {
-	work := "go 1.26.0\n\nuse (\n"
+func vetAndTest(base, goVersion string, mods ...string) ([]byte, error) {
+	work := "go " + goVersion + "\n\nuse (\n"
 	args := []string{"test", "-vet=all"}
 	for _, m := range mods {
 		rel, err := filepath.Rel(base, m)
@@ -287,7 +288,8 @@ func TestExamplesCopyOut(t *testing.T) {
 	for i, dir := range dirs {
 		mods = append(mods, copyOutModule(t, root, dir, names[i], filepath.Join(base, names[i])))
 	}
-	out, err := vetAndTest(base, mods...)
+	_, goVersion, _ := checkoutModule(t, root)
+	out, err := vetAndTest(base, goVersion, mods...)
 	var failed []string
 	for _, name := range names {
 		if !regexp.MustCompile(`(?m)^ok\s+example\.com/` + regexp.QuoteMeta(name) + `\s`).Match(out) {
@@ -313,7 +315,8 @@ func TestExamplesCopyOutCatchesInternalImport(t *testing.T) {
 		t.Fatal(err)
 	}
 	base := t.TempDir()
-	out, err := vetAndTest(base, copyOutModule(t, root, src, "bad", filepath.Join(base, "bad")))
+	_, goVersion, _ := checkoutModule(t, root)
+	out, err := vetAndTest(base, goVersion, copyOutModule(t, root, src, "bad", filepath.Join(base, "bad")))
 	if err == nil || !bytes.Contains(out, []byte("use of internal package")) {
 		t.Errorf("a copy importing an internal package: %v\n%s\nwant a failure naming the internal import", err, out)
 	}
