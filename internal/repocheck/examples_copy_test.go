@@ -6,6 +6,8 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"go/parser"
+	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -13,8 +15,11 @@ import (
 	"regexp"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/internal/testkit/gosrc"
 )
 
 // README says teams copy the programs under examples/ into their own
@@ -24,14 +29,18 @@ import (
 // offline, and must pass go vet and go test there.
 
 // copyOutModule writes dir's files (recursively) into a new module
-// example.com/<name> in the directory dst (made like dir, see syncTree), requiring this
-// module through a replace to the checkout root, and returns dst. The
-// module also requires what the checkout's go.mod requires, at the same
-// versions, and has the checkout's go.sum: its module graph is the
-// checkout's, so it builds offline from the module cache a build of the
-// checkout filled (with only this module required, go would look for the
-// go.mod files of older versions deep in the graph that the checkout's
-// own, pruned, graph never reads).
+// example.com/<name> in the directory dst (made like dir, see syncTree),
+// and returns dst. The module requires this one through a replace to the
+// checkout root, and the modules of the other packages dir's files import
+// at the checkout's versions (what go mod tidy would list as direct
+// requirements), and has the checkout's go.sum. The copies are tested in
+// a workspace (vetAndTest), whose module graph is then the SDK's: a copy
+// builds offline from the module cache a build of the checkout filled,
+// and one that imports a module outside the SDK's graph fails. (In a
+// workspace the go command loads the go.mod of every module a workspace
+// module requires: a copy that listed all the checkout's requirements
+// would need those of modules the checkout's pruned graph never reads,
+// such as a dependency's Windows-only one.)
 func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 	t.Helper()
 	modPath, goVersion, requires := checkoutModule(t, root)
@@ -43,8 +52,12 @@ func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 	if err := syncTree(dir, dst, "go.mod", "go.sum"); err != nil {
 		t.Fatal(err)
 	}
+	direct, err := directRequires(dir, modPath, requires)
+	if err != nil {
+		t.Fatal(err)
+	}
 	mod := "module example.com/" + name + "\n\ngo " + goVersion + "\n\n" +
-		"require (\n\t" + modPath + " v0.0.0\n\t" + strings.Join(requires, "\n\t") + "\n)\n\n" +
+		"require (\n\t" + strings.Join(append([]string{modPath + " v0.0.0"}, direct...), "\n\t") + "\n)\n\n" +
 		"replace " + modPath + " => " + root + "\n"
 	if err := writeChanged(filepath.Join(dst, "go.mod"), []byte(mod)); err != nil {
 		t.Fatal(err)
@@ -57,6 +70,44 @@ func copyOutModule(t *testing.T, root, dir, name, dst string) string {
 		t.Fatal(err)
 	}
 	return dst
+}
+
+// directRequires returns the requirements ("path version", of requires)
+// of the modules that provide the packages the Go files under dir import,
+// the standard library's and modPath's aside: each import's module is the
+// requirement whose path is the longest prefix of it. An import no
+// requirement provides is left to the go command, which refuses it.
+func directRequires(dir, modPath string, requires []string) ([]string, error) {
+	paths, err := gosrc.GoFiles(dir, nil)
+	if err != nil {
+		return nil, err
+	}
+	var direct []string
+	for _, p := range paths {
+		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		if err != nil {
+			return nil, err
+		}
+		for _, imp := range f.Imports {
+			path, _ := strconv.Unquote(imp.Path.Value)
+			first, _, _ := strings.Cut(path, "/")
+			if !strings.Contains(first, ".") || path == modPath || strings.HasPrefix(path, modPath+"/") {
+				continue
+			}
+			best, bestPath := "", ""
+			for _, r := range requires {
+				m, _, _ := strings.Cut(r, " ")
+				if (path == m || strings.HasPrefix(path, m+"/")) && len(m) > len(bestPath) {
+					best, bestPath = r, m
+				}
+			}
+			if best != "" && !slices.Contains(direct, best) {
+				direct = append(direct, best)
+			}
+		}
+	}
+	slices.Sort(direct)
+	return direct, nil
 }
 
 // checkoutModule reads the checkout's go.mod: its module path, its go
