@@ -277,21 +277,20 @@ func parseBase(base string) *url.URL {
 // byte in it is escaped or would be (its Path is p, its RawPath empty).
 func literalPath(p string) bool {
 	for i := 0; i < len(p); i++ {
-		if c := p[i]; c >= 128 || literalBytes[c/64]&(1<<(c%64)) == 0 {
+		if !literalBytes[p[i]] {
 			return false
 		}
 	}
 	return true
 }
 
-// literalBytes is the set of the bytes that url.Parse leaves as they
-// are in a path, and that escaping it leaves so (literalPath): a bit per
-// ASCII byte.
+// literalBytes holds the bytes that url.Parse leaves as they are in a
+// path, and that escaping it leaves so (literalPath).
 var literalBytes = byteSet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/$&+,:;=@")
 
-func byteSet(bytes string) (set [2]uint64) {
+func byteSet(bytes string) (set [256]bool) {
 	for i := 0; i < len(bytes); i++ {
-		set[bytes[i]/64] |= 1 << (bytes[i] % 64)
+		set[bytes[i]] = true
 	}
 	return set
 }
