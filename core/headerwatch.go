@@ -150,13 +150,6 @@ func (w *headerWatch) unlink(hw *headerWait) {
 	hw.listed, hw.next, hw.prev = false, nil, nil
 }
 
-// ended reports whether the watch ended hw's hop.
-func (w *headerWatch) ended(hw *headerWait) bool {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return hw.expired
-}
-
 // fire ends the hops past their deadline and arms the timer for the
 // earliest deadline of the others: a hop whose wait has not begun (still
 // writing its request, or no Read waiting) is looked at again a timeout

@@ -301,7 +301,9 @@ func (b *stallBody) Read(p []byte) (int, error) {
 	b.wait.written.Store(b.watch.now().UnixNano())
 	n, err := b.rc.Read(p)
 	b.wait.written.Store(0)
-	if err != nil && err != io.EOF && b.watch.ended(&b.wait) {
+	// A body that ended (read whole, or failed) waits no more: it
+	// leaves the watch, which would otherwise hold it until closed.
+	if err != nil && b.watch.end(&b.wait) && err != io.EOF {
 		return n, fmt.Errorf("%w (%v)", ErrAnswerStalled, b.watch.timeout)
 	}
 	return n, err

@@ -25,12 +25,12 @@ func TestStallBodyIgnoresStaleRun(t *testing.T) {
 	w.fire()                                 // no Read waiting
 	b.wait.written.Store(w.now().UnixNano()) // a Read that has just begun to wait
 	w.fire()
-	if ctx.Err() != nil || w.ended(&b.wait) {
+	if ctx.Err() != nil || ended(w, &b.wait) {
 		t.Fatalf("a run for no waiting Read cancelled the hop: %v", context.Cause(ctx))
 	}
 	b.wait.written.Store(w.now().Add(-2 * time.Hour).UnixNano()) // a Read that has waited past the timeout
 	w.fire()
-	if !errors.Is(context.Cause(ctx), ErrAnswerStalled) || !w.ended(&b.wait) {
+	if !errors.Is(context.Cause(ctx), ErrAnswerStalled) || !ended(w, &b.wait) {
 		t.Fatalf("a Read waiting past the stall timeout was not cancelled: %v", context.Cause(ctx))
 	}
 	// Used for the next hop, it starts afresh.
@@ -39,10 +39,21 @@ func TestStallBodyIgnoresStaleRun(t *testing.T) {
 	if got, err := io.ReadAll(b); err != nil || string(got) != "y" || ctx2.Err() != nil {
 		t.Fatalf("next hop read %q, %v (hop: %v)", got, err, ctx2.Err())
 	}
+	// Read to its end, it is watched no more, closed or not.
+	if watched(w) != nil {
+		t.Error("a body read whole still watched")
+	}
 	b.Close()
 	if watched(w) != nil {
-		t.Error("a closed body still watched")
+		t.Error("a closed body watched again")
 	}
+}
+
+// ended reports whether w ended the hop of hw.
+func ended(w *headerWatch, hw *headerWait) bool {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return hw.expired
 }
 
 // TestCallsAfterAStall: the calls after one whose answer stalled (which
