@@ -269,8 +269,8 @@ func (cfg *Config) serviceOnlyHeaders() []string {
 
 // stallBody fails a Read that receives nothing for the stall timeout:
 // the client's stall watch, which holds the body from its hop's answer
-// until it is closed, cancels the hop's context once a Read has waited
-// that long (headerwatch.go). A Read only notes when it began to wait:
+// until it is closed or read to its end, cancels the hop's context once
+// a Read has waited that long (headerwatch.go). A Read only notes when it began to wait:
 // no timer is armed per Read. Time spent outside Read (the caller
 // writing what it read to a slow disk) does not count. A call whose
 // answer only core reads (Do decoding it) uses its own stallBody for
