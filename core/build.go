@@ -37,22 +37,49 @@ func (c *Client) newCall(ctx context.Context, st *call, r *Request, u *url.URL, 
 	return nil
 }
 
-// newRequest makes the request of every attempt of r, to u (nil when
-// only us, its text, was built: the request parses it, once), in st's
-// pooled state.
+// newRequest makes the request of every attempt of r, to u, whose text
+// is us (u nil: us is the path, joined to the base URL), in st's pooled
+// state.
 func (c *Client) newRequest(ctx context.Context, st *call, r *Request, u *url.URL, us string) (*retryablehttp.Request, error) {
-	hreq, err := http.NewRequestWithContext(ctx, r.Method, us, nil)
+	hreq, err := c.httpRequest(ctx, r.Method, u, us)
 	if err == nil {
 		req := &st.hooks.req
 		*req = retryablehttp.Request{Request: hreq}
 		return req, req.SetBody(nil)
 	}
 	if u == nil {
-		if u, err = c.parse(r, us); err != nil {
+		if u, err = c.parse(r, c.base+strings.TrimPrefix(us, "/")); err != nil {
 			return nil, err
 		}
 	}
 	return nil, errs.Wrap(unwrapURLError(err), "%s %s", r.Method, u.Path)
+}
+
+// httpRequest makes the request of method to u, whose text is us, or,
+// when u is nil, to the base URL joined with the path us. A path that
+// reads the same escaped (literalPath) is joined to the base URL parsed
+// once (Client.baseURL), without parsing: an empty URL parses to an
+// empty url.URL, which the request owns and which is filled in place.
+// Any other URL the request parses, once.
+func (c *Client) httpRequest(ctx context.Context, method string, u *url.URL, us string) (*http.Request, error) {
+	switch {
+	case u != nil:
+		return http.NewRequestWithContext(ctx, method, us, nil)
+	case c.baseURL == nil || !literalPath(us):
+		return http.NewRequestWithContext(ctx, method, c.base+strings.TrimPrefix(us, "/"), nil)
+	}
+	req, err := http.NewRequestWithContext(ctx, method, "", nil)
+	if err != nil {
+		return nil, err
+	}
+	*req.URL = *c.baseURL
+	if rel, slash := strings.CutPrefix(us, "/"); !slash || req.URL.Path != "/" {
+		req.URL.Path += rel
+	} else {
+		req.URL.Path = us // the base URL's "/" and rel, without a copy
+	}
+	req.Host = req.URL.Host
+	return req, nil
 }
 
 // prepare gives req its body b and the headers of r, without

@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"net/http/httptrace"
 	"reflect"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -229,6 +230,21 @@ func TestRequestID(t *testing.T) {
 	}
 	if strings.Count(logs.String(), "request_id="+ids[0]) != 2 {
 		t.Errorf("log records without the request ids:\n%s", logs.String())
+	}
+}
+
+// TestRequestIDIsRandomUUID: a request id is a version 4 UUID in its
+// text form, and ids do not repeat.
+func TestRequestIDIsRandomUUID(t *testing.T) {
+	t.Parallel()
+	uuid := regexp.MustCompile(`^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$`)
+	seen := make(map[string]bool)
+	for range 1000 {
+		id := newRequestID()[0]
+		if !uuid.MatchString(id) || seen[id] {
+			t.Fatalf("request id %q: not a version 4 UUID, or a repeat", id)
+		}
+		seen[id] = true
 	}
 }
 

@@ -120,9 +120,13 @@ type Config struct {
 // concurrent use.
 type Client struct {
 	cfg  Config
-	base string   // cfg.BaseURL with a trailing slash, "" when none
-	ua   []string // the User-Agent header's value, shared by every request
-	auth atomic.Pointer[authValue]
+	base string // cfg.BaseURL with a trailing slash, "" when none
+	// baseURL is base parsed as net/http parses a request's URL, once:
+	// a request's URL is a copy with its path appended (newRequest);
+	// nil when base holds more than a scheme, host and plain path.
+	baseURL *url.URL
+	ua      []string // the User-Agent header's value, shared by every request
+	auth    atomic.Pointer[authValue]
 	// hc is the HTTP client every call copies (send.go): the given one,
 	// or the pooled one New builds; a Client made by WithTokens shares
 	// it, and with it the connection pool.
@@ -190,6 +194,7 @@ func New(cfg Config) *Client {
 		if !strings.HasSuffix(c.base, "/") {
 			c.base += "/"
 		}
+		c.baseURL = parseBase(c.base)
 	}
 	if cfg.UserAgent != "" {
 		c.ua = []string{cfg.UserAgent}
@@ -225,7 +230,7 @@ func (c *Client) PortalWord() string { return c.cfg.PortalWord }
 func (c *Client) WithTokens(ts TokenSource) *Client {
 	cfg := c.cfg
 	cfg.Tokens = ts
-	return &Client{cfg: cfg, base: c.base, ua: c.ua, hc: c.hc, budget: c.budget, tel: c.tel, secrets: c.secrets, reqIDHeader: c.reqIDHeader}
+	return &Client{cfg: cfg, base: c.base, baseURL: c.baseURL, ua: c.ua, hc: c.hc, budget: c.budget, tel: c.tel, secrets: c.secrets, reqIDHeader: c.reqIDHeader}
 }
 
 // jsonValue is the value of the Accept and JSON Content-Type headers,

@@ -1,12 +1,15 @@
 package core
 
-// This file bounds the wait for an answer's headers on the HTTP client
-// New builds (DefaultResponseHeaderTimeout), in place of
+// This file bounds the waits of hops in flight with one timer per
+// Client instead of one per request: the wait for an answer's headers on
+// the HTTP client New builds (DefaultResponseHeaderTimeout), in place of
 // http.Transport.ResponseHeaderTimeout, which arms and stops a runtime
-// timer for every request: on loopback that costs a few percent of a
-// call. One timer per Client watches every hop in flight instead; it is
-// armed when a hop begins while none is pending, and re-armed, when it
-// fires, for the earliest deadline of the hops still waiting.
+// timer for every request, and, on every client, the wait of a Read of
+// an answer's body for its next bytes (Config.StallTimeout, stallBody in
+// send.go), in place of a timer reset for every Read. On loopback a
+// runtime timer per request costs a few percent of a call. The watch's
+// timer is armed when a hop begins while none is pending, and re-armed,
+// when it fires, for the earliest deadline of the hops still waiting.
 
 import (
 	"context"
@@ -17,15 +20,21 @@ import (
 	"time"
 )
 
-// headerWatch ends the hops whose answer's headers have not come within
-// timeout of the request's last byte being written: their context is
-// cancelled, and the hop fails with a *headerTimeoutError. Its timer runs
-// only while hops are in flight, and goes unarmed once it fires and finds
-// none: an idle Client holds no timer for more than one timeout.
+// headerWatch ends the hops whose wait has lasted timeout: for the
+// header watch, the answer's headers have not come within timeout of the
+// request's last byte being written (the hop fails with a
+// *headerTimeoutError); for the stall watch, a Read of the answer's body
+// has received nothing for timeout (ErrAnswerStalled). Their context is
+// cancelled with cause(timeout). Its timer runs only while hops are in
+// flight, and goes unarmed once it fires and finds none: an idle Client
+// holds no timer for more than one timeout.
 type headerWatch struct {
 	timeout time.Duration
-	// now is time.Now; a test's clock runs ahead of it.
-	now func() time.Time
+	// now is the watch's clock: time.Now for the header watch (a test's
+	// clock runs ahead of it), monoNow for the stall watch. The waits'
+	// start times (headerWait.written) are its UnixNano.
+	now   func() time.Time
+	cause func(timeout time.Duration) error
 
 	mu    sync.Mutex
 	head  *headerWait // the hops in flight, a list through next and prev
@@ -34,21 +43,49 @@ type headerWatch struct {
 }
 
 func newHeaderWatch(timeout time.Duration) *headerWatch {
-	w := &headerWatch{timeout: timeout, now: time.Now}
+	return newWatch(timeout, time.Now, func(d time.Duration) error { return &headerTimeoutError{d} })
+}
+
+// newStallWatch returns the watch of the Reads of answers' bodies
+// (stallBody): a Read that receives nothing for timeout ends its hop
+// with ErrAnswerStalled. Its clock is monotonic, as time.Since is: a
+// change of the wall clock neither ends a Read early nor lets one wait
+// longer.
+func newStallWatch(timeout time.Duration) *headerWatch {
+	return newWatch(timeout, monoNow, func(time.Duration) error { return ErrAnswerStalled })
+}
+
+func newWatch(timeout time.Duration, now func() time.Time, cause func(time.Duration) error) *headerWatch {
+	w := &headerWatch{timeout: timeout, now: now, cause: cause}
 	w.timer = time.AfterFunc(time.Hour, w.fire)
 	w.timer.Stop()
 	return w
 }
 
-// headerWait is one hop's wait for its answer's headers, kept in its
-// call's hooks (a call's hops follow one another).
+// monoEpoch is a reading of the clock when the package was loaded, and
+// monoEpochNano its wall time: monoNow counts from them.
+var (
+	monoEpoch     = time.Now()
+	monoEpochNano = monoEpoch.UnixNano()
+)
+
+// monoNow is the time as the monotonic clock runs: monoEpoch's wall
+// time plus the monotonic time elapsed since.
+func monoNow() time.Time { return time.Unix(0, monoEpochNano+int64(time.Since(monoEpoch))) }
+
+// headerWait is one hop's wait: for its answer's headers, kept in its
+// call's hooks (a call's hops follow one another); for the next bytes
+// of its answer's body, in its stallBody.
 type headerWait struct {
-	// written is when the request's last byte was written (UnixNano), 0
-	// while it is being written. net/http's write loop sets it (wrote).
+	// written is when the wait began (UnixNano of the watch's clock), 0
+	// while it has not: the request's last byte written, which
+	// net/http's write loop notes (wroteRequest); a Read of the body
+	// begun (stallBody.Read).
 	written atomic.Int64
 	cancel  context.CancelCauseFunc
-	// expired, next and prev are guarded by the watch's mu.
+	// expired, listed, next and prev are guarded by the watch's mu.
 	expired    bool
+	listed     bool // in the watch's list, between begin and end
 	next, prev *headerWait
 }
 
@@ -62,29 +99,46 @@ func (hw *headerWait) wroteRequest(httptrace.WroteRequestInfo) {
 	hw.written.Store(time.Now().UnixNano())
 }
 
-// begin starts watching the hop of hw, whose context cancel ends.
+// begin starts watching the hop of hw, whose context cancel ends. A
+// wait still watched (a pooled call's body left unclosed) leaves the
+// list first.
 func (w *headerWatch) begin(hw *headerWait, cancel context.CancelCauseFunc) {
 	hw.written.Store(0)
-	hw.cancel, hw.expired, hw.prev = cancel, false, nil
 	w.mu.Lock()
-	hw.next = w.head
+	w.unlink(hw)
+	hw.cancel, hw.expired, hw.prev = cancel, false, nil
+	hw.listed, hw.next = true, w.head
 	if w.head != nil {
 		w.head.prev = hw
 	}
 	w.head = hw
 	if !w.armed {
-		// The hop's deadline is a timeout after its request is
-		// written, so no earlier than this.
+		// The hop's deadline is a timeout after its wait begins, so
+		// no earlier than this.
 		w.armed = true
 		w.timer.Reset(w.timeout)
 	}
 	w.mu.Unlock()
 }
 
-// end stops watching hw's hop, once its round trip returned, and reports
-// whether the watch ended it: its answer, if one came, is then too late.
+// end stops watching hw's hop, once its round trip returned (its body
+// closed, for the stall watch), and reports whether the watch ended it:
+// its answer, if one came, is then too late. Ending a hop no longer
+// watched (a body closed twice) changes nothing.
 func (w *headerWatch) end(hw *headerWait) bool {
 	w.mu.Lock()
+	w.unlink(hw)
+	expired := hw.expired
+	hw.cancel = nil
+	w.mu.Unlock()
+	return expired
+}
+
+// unlink takes hw out of the list, if it is in it; w.mu is held.
+func (w *headerWatch) unlink(hw *headerWait) {
+	if !hw.listed {
+		return
+	}
 	if hw.prev != nil {
 		hw.prev.next = hw.next
 	} else {
@@ -93,15 +147,13 @@ func (w *headerWatch) end(hw *headerWait) bool {
 	if hw.next != nil {
 		hw.next.prev = hw.prev
 	}
-	expired := hw.expired
-	hw.next, hw.prev, hw.cancel = nil, nil, nil
-	w.mu.Unlock()
-	return expired
+	hw.listed, hw.next, hw.prev = false, nil, nil
 }
 
 // fire ends the hops past their deadline and arms the timer for the
-// earliest deadline of the others: a hop still writing its request is
-// looked at again a timeout from now, since its deadline is later.
+// earliest deadline of the others: a hop whose wait has not begun (still
+// writing its request, or no Read waiting) is looked at again a timeout
+// from now, since its deadline is later.
 func (w *headerWatch) fire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
@@ -116,7 +168,7 @@ func (w *headerWatch) fire() {
 		if written := hw.written.Load(); written != 0 {
 			if at = written + timeout; at <= now {
 				hw.expired = true
-				hw.cancel(&headerTimeoutError{w.timeout})
+				hw.cancel(w.cause(w.timeout))
 				continue
 			}
 		}

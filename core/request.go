@@ -224,17 +224,17 @@ func escapeSegment(s string) string {
 	return url.PathEscape(s)
 }
 
-// url is the URL of r and its text; the URL is nil in the common case,
-// the base URL joined with a plain path, parsed once by newRequest.
+// url is the URL of r and its text; in the common case, the base URL
+// joined with a plain path, the URL is nil and the text is the path,
+// which newRequest joins to the base URL.
 func (c *Client) url(r *Request) (*url.URL, string, error) {
 	path, err := requestPath(r)
 	if err != nil {
 		return nil, "", err
 	}
 	if r.URL == "" && r.Query == nil && c.base != "" && plainPath(path) {
-		// The common case, without resolving a reference: the base URL
-		// and the path, which the request parses (newRequest).
-		return nil, c.base + strings.TrimPrefix(path, "/"), nil
+		// The common case, without resolving a reference.
+		return nil, path, nil
 	}
 	u, err := c.resolve(r, path)
 	if err != nil {
@@ -254,6 +254,45 @@ func (c *Client) parse(r *Request, us string) (*url.URL, error) {
 		return nil, fmt.Errorf("partner: bad path %q: %w", path, check.URLParseError(err))
 	}
 	return u, nil
+}
+
+// parseBase returns base, the base URL with a trailing slash, as
+// net/http parses the URL of a request (its host's empty port dropped),
+// when a relative path that reads the same escaped (literalPath) can be
+// appended to its Path as it is: nil when base has an escaped path, a
+// query or a fragment.
+func parseBase(base string) *url.URL {
+	req, err := http.NewRequest(http.MethodGet, base, nil)
+	if err != nil {
+		return nil
+	}
+	u := req.URL
+	if u.Opaque != "" || u.RawPath != "" || u.RawQuery != "" || u.ForceQuery || u.Fragment != "" || u.Host == "" {
+		return nil
+	}
+	return u
+}
+
+// literalPath reports whether url.Parse reads p, a path, as it is: no
+// byte in it is escaped or would be (its Path is p, its RawPath empty).
+func literalPath(p string) bool {
+	for i := 0; i < len(p); i++ {
+		if !literalBytes[p[i]] {
+			return false
+		}
+	}
+	return true
+}
+
+// literalBytes holds the bytes that url.Parse leaves as they are in a
+// path, and that escaping it leaves so (literalPath).
+var literalBytes = byteSet("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._~/$&+,:;=@")
+
+func byteSet(bytes string) (set [256]bool) {
+	for i := 0; i < len(bytes); i++ {
+		set[bytes[i]] = true
+	}
+	return set
 }
 
 // plainPath reports whether p joins the base URL as it is: no dot

@@ -18,7 +18,6 @@ import (
 	"net/http"
 	"net/http/httptrace"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -35,7 +34,9 @@ type sharedHTTP struct {
 	next        func(*http.Request, []*http.Request) error
 	serviceOnly []string // headers dropped on a redirect to another host
 	prop        propagation.TextMapPropagator
-	stall       time.Duration
+	// stall bounds the wait of every Read of an answer's body
+	// (Config.StallTimeout).
+	stall *headerWatch
 	// headers bounds the wait for answers' headers on the HTTP client
 	// New builds; nil on a given one, which keeps its own timeouts.
 	headers *headerWatch
@@ -43,7 +44,7 @@ type sharedHTTP struct {
 
 func newSharedHTTP(cfg *Config, prop propagation.TextMapPropagator) *sharedHTTP {
 	h := &sharedHTTP{hc: *cfg.HTTPClient, rt: cfg.HTTPClient.Transport, next: cfg.HTTPClient.CheckRedirect,
-		serviceOnly: cfg.serviceOnlyHeaders(), prop: prop, stall: cfg.StallTimeout}
+		serviceOnly: cfg.serviceOnlyHeaders(), prop: prop, stall: newStallWatch(cfg.StallTimeout)}
 	if h.rt == nil {
 		h.rt = http.DefaultTransport
 	}
@@ -73,7 +74,7 @@ type sendHooks struct {
 // bindHooks makes st's hooks.
 func (st *call) bindHooks() {
 	h := new(sendHooks)
-	h.hop.st, h.hop.body = st, newStallBody()
+	h.hop.st = st
 	h.trace = httptrace.ClientTrace{GotConn: st.countResend, WroteRequest: h.hop.wait.wroteRequest}
 	h.wroteTrace = httptrace.ClientTrace{WroteRequest: h.trace.WroteRequest}
 	h.rc = retryablehttp.Client{
@@ -95,7 +96,7 @@ func (st *call) bindHooks() {
 // call's.
 func (st *call) retryClient() *retryablehttp.Client {
 	sh, h := st.c.hc, st.hooks
-	h.hop.rt, h.hop.stall = sh.rt, sh.stall
+	h.hop.rt = sh.rt
 	checkRedirect := h.hc.CheckRedirect
 	h.hc = sh.hc
 	h.hc.Transport, h.hc.CheckRedirect = &h.hop, checkRedirect
@@ -173,14 +174,13 @@ func (st *call) crossHostRefused(req, first *http.Request) error {
 // a request finally fails, which would empty the connection pool every
 // other call shares). It gets requests it cannot replay (noreplay.go),
 // bounded by the call's AttemptTimeout, and their answers' bodies fail
-// with ErrAnswerStalled when they send nothing for stall.
+// with ErrAnswerStalled when they send nothing for the stall timeout.
 type hopTransport struct {
-	st    *call
-	rt    http.RoundTripper
-	stall time.Duration
+	st *call
+	rt http.RoundTripper
 	// body is the call's own stallBody, for the hops whose answer only
 	// core reads (call.ownsAnswer).
-	body *stallBody
+	body stallBody
 	// wait is the hop's wait for its answer's headers, when the Client
 	// watches them (sharedHTTP.headers).
 	wait headerWait
@@ -227,11 +227,11 @@ func (h *hopTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel(nil)
 		return resp, err
 	}
-	body := h.body
+	body := &h.body
 	if !h.st.ownsAnswer() {
-		body = newStallBody()
+		body = new(stallBody)
 	}
-	resp.Body = body.use(resp.Body, h.stall, cancel)
+	resp.Body = body.use(resp.Body, h.st.c.hc.stall, cancel)
 	return resp, nil
 }
 
@@ -267,76 +267,50 @@ func (cfg *Config) serviceOnlyHeaders() []string {
 	return names
 }
 
-// stallBody fails a Read that receives nothing for stall: a timer armed
-// while Read waits cancels the hop's context. Time spent outside Read
-// (the caller writing what it read to a slow disk) does not count. A
-// call whose answer only core reads (Do decoding it) uses its own
-// stallBody and timer for each of its hops, and the next call taken from
-// the pool does too (sendHooks.body); any other hop gets a new one, since
-// its body is handed on.
+// stallBody fails a Read that receives nothing for the stall timeout:
+// the client's stall watch, which holds the body from its hop's answer
+// until it is closed or read to its end, cancels the hop's context once
+// a Read has waited that long (headerwatch.go). A Read only notes when it began to wait:
+// no timer is armed per Read. Time spent outside Read (the caller
+// writing what it read to a slow disk) does not count. A call whose
+// answer only core reads (Do decoding it) uses its own stallBody for
+// each of its hops, and the next call taken from the pool does too
+// (hopTransport.body); any other hop gets a new one, since its body is
+// handed on.
 type stallBody struct {
-	timer *time.Timer // runs fire; made once
-	mu    sync.Mutex  // guards what fire reads and writes
 	rc    io.ReadCloser
-	stall time.Duration
+	watch *headerWatch
+	wait  headerWait
 	// cancel ends the hop's context.
 	cancel context.CancelCauseFunc
-	// waiting is when the current Read began to wait, zero outside Read.
-	waiting time.Time
-	stalled bool
-}
-
-func newStallBody() *stallBody {
-	b := &stallBody{}
-	b.timer = time.AfterFunc(time.Hour, b.fire)
-	b.timer.Stop()
-	return b
 }
 
 // use makes b the body of a hop whose answer's body is rc, cancelled
-// with cancel: of a new hop, once the last one's body was closed.
-func (b *stallBody) use(rc io.ReadCloser, stall time.Duration, cancel context.CancelCauseFunc) *stallBody {
-	b.mu.Lock()
-	b.rc, b.stall, b.cancel, b.waiting, b.stalled = rc, stall, cancel, time.Time{}, false
-	b.mu.Unlock()
+// with cancel, watched by watch: of a new hop, once the last one's body
+// was closed.
+func (b *stallBody) use(rc io.ReadCloser, watch *headerWatch, cancel context.CancelCauseFunc) *stallBody {
+	b.rc, b.watch, b.cancel = rc, watch, cancel
+	watch.begin(&b.wait, cancel)
 	return b
-}
-
-// fire cancels the hop once a Read has waited for stall. The timer is
-// reset for each Read: a run meant for an earlier one finds no Read
-// waiting, or one that has not waited that long, and does nothing.
-func (b *stallBody) fire() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if b.waiting.IsZero() || time.Since(b.waiting) < b.stall {
-		return
-	}
-	b.stalled = true
-	b.cancel(ErrAnswerStalled)
 }
 
 func (b *stallBody) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return b.rc.Read(p)
 	}
-	b.mu.Lock()
-	b.waiting = time.Now()
-	b.mu.Unlock()
-	b.timer.Reset(b.stall)
+	b.wait.written.Store(b.watch.now().UnixNano())
 	n, err := b.rc.Read(p)
-	b.timer.Stop()
-	b.mu.Lock()
-	b.waiting = time.Time{}
-	stalled := b.stalled
-	b.mu.Unlock()
-	if stalled {
-		return n, fmt.Errorf("%w (%v)", ErrAnswerStalled, b.stall)
+	b.wait.written.Store(0)
+	// A body that ended (read whole, or failed) waits no more: it
+	// leaves the watch, which would otherwise hold it until closed.
+	if err != nil && b.watch.end(&b.wait) && err != io.EOF {
+		return n, fmt.Errorf("%w (%v)", ErrAnswerStalled, b.watch.timeout)
 	}
 	return n, err
 }
 
 func (b *stallBody) Close() error {
-	b.timer.Stop()
+	b.watch.end(&b.wait)
 	err := b.rc.Close()
 	b.cancel(nil)
 	return err

@@ -135,12 +135,28 @@ type userJSON User // without methods, so encoding/json does the known members
 
 // fastUser is what the fast path of User.UnmarshalJSON decodes into,
 // taken from fastUsers and put back empty: a call decodes one user per
-// answer.
+// answer. Its fields are User's, but Extra, each its own rather than
+// reached through an embedded userJSON: encoding/json makes a
+// reflect.StructField (and its index slice) of the embedded field for
+// every member it decodes through one. TestFastUserHasUsersFields holds
+// them to User's.
 type fastUser struct {
-	userJSON
-	// Shadows userJSON's field, so the fast path decodes the
-	// extension without its UnmarshalJSON.
+	Schemas     []Schema `json:"schemas,omitempty"`
+	ID          string   `json:"id,omitempty"`
+	UserName    string   `json:"userName"`
+	Name        *Name    `json:"name,omitempty"`
+	DisplayName string   `json:"displayName,omitempty"`
+	Emails      []Email  `json:"emails,omitempty"`
+	Active      *bool    `json:"active,omitempty"`
+	Meta        *Meta    `json:"meta,omitempty"`
+	// The extension, decoded without its UnmarshalJSON.
 	Enterprise *enterpriseJSON `json:"urn:ietf:params:scim:schemas:extension:enterprise:2.0:User"`
+}
+
+// user is the User f holds.
+func (f *fastUser) user() User {
+	return User{Schemas: f.Schemas, ID: f.ID, UserName: f.UserName, Name: f.Name, DisplayName: f.DisplayName,
+		Emails: f.Emails, Active: f.Active, Meta: f.Meta, Enterprise: (*EnterpriseUser)(f.Enterprise)}
 }
 
 var fastUsers sync.Pool
@@ -164,8 +180,7 @@ func (u *User) UnmarshalJSON(b []byte) error {
 	}
 	ok := decodeKnown(b, fast)
 	if ok {
-		*u = User(fast.userJSON)
-		u.Enterprise = (*EnterpriseUser)(fast.Enterprise)
+		*u = fast.user()
 	}
 	*fast = fastUser{}
 	fastUsers.Put(fast)
