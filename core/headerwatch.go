@@ -30,9 +30,8 @@ import (
 // holds no timer for more than one timeout.
 type headerWatch struct {
 	timeout time.Duration
-	// now is the watch's clock: time.Now for the header watch (a test's
-	// clock runs ahead of it), monoNow for the stall watch. The waits'
-	// start times (headerWait.written) are its UnixNano.
+	// now is the watch's clock, monoNow (a test's clock runs ahead of
+	// it). The waits' start times (headerWait.written) are its UnixNano.
 	now   func() time.Time
 	cause func(timeout time.Duration) error
 
@@ -43,14 +42,12 @@ type headerWatch struct {
 }
 
 func newHeaderWatch(timeout time.Duration) *headerWatch {
-	return newWatch(timeout, time.Now, func(d time.Duration) error { return &headerTimeoutError{d} })
+	return newWatch(timeout, monoNow, func(d time.Duration) error { return &headerTimeoutError{d} })
 }
 
 // newStallWatch returns the watch of the Reads of answers' bodies
 // (stallBody): a Read that receives nothing for timeout ends its hop
-// with ErrAnswerStalled. Its clock is monotonic, as time.Since is: a
-// change of the wall clock neither ends a Read early nor lets one wait
-// longer.
+// with ErrAnswerStalled.
 func newStallWatch(timeout time.Duration) *headerWatch {
 	return newWatch(timeout, monoNow, func(time.Duration) error { return ErrAnswerStalled })
 }
@@ -70,7 +67,9 @@ var (
 )
 
 // monoNow is the time as the monotonic clock runs: monoEpoch's wall
-// time plus the monotonic time elapsed since.
+// time plus the monotonic time elapsed since. Both watches count on it,
+// as time.Since does: a change of the wall clock neither ends a wait
+// early nor lets one last longer.
 func monoNow() time.Time { return time.Unix(0, monoEpochNano+int64(time.Since(monoEpoch))) }
 
 // headerWait is one hop's wait: for its answer's headers, kept in its
@@ -96,7 +95,7 @@ type headerWait struct {
 // next hop a little early: its deadline then counts from before its own
 // request was written, never later.
 func (hw *headerWait) wroteRequest(httptrace.WroteRequestInfo) {
-	hw.written.Store(time.Now().UnixNano())
+	hw.written.Store(monoNow().UnixNano())
 }
 
 // begin starts watching the hop of hw, whose context cancel ends. A
