@@ -4,6 +4,8 @@ import (
 	"context"
 	"go/ast"
 	"go/doc"
+	"go/parser"
+	"go/token"
 	"path/filepath"
 	"reflect"
 	"strconv"
@@ -262,12 +264,13 @@ func TestOneSuffixPerRole(t *testing.T) {
 }
 
 // packageDoc is the documentation of the package in dir: its Go files
-// that the default build context builds, test files left out (the
-// shared parse, gosrc). It is nil when dir holds no such file.
+// that the default build context builds, test files left out, parsed
+// for it (go/doc changes them). It is nil when dir holds no such file.
 func packageDoc(dir string) (*doc.Package, error) {
-	files, err := gosrc.PackageFiles(dir)
+	fset := token.NewFileSet()
+	files, err := gosrc.PackageFiles(fset, dir, parser.ParseComments)
 	if err != nil || len(files) == 0 {
 		return nil, err
 	}
-	return doc.NewFromFiles(gosrc.FileSet(), files, dir, doc.PreserveAST)
+	return doc.NewFromFiles(fset, files, dir)
 }

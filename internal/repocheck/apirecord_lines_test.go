@@ -15,6 +15,7 @@ package repocheck
 import (
 	"fmt"
 	"go/ast"
+	"go/parser"
 	"go/token"
 	"go/types"
 	"maps"
@@ -307,7 +308,7 @@ func byapiKey(lines []string) map[string]string {
 // variables, functions, types, methods and struct fields. They are read
 // from the package's source (export data keeps no comments).
 func deprecatedLines(path string) ([]string, error) {
-	files, err := gosrc.PackageFiles("." + strings.TrimPrefix(path, modulePath))
+	files, err := gosrc.PackageFiles(token.NewFileSet(), "."+strings.TrimPrefix(path, modulePath), parser.ParseComments)
 	if err != nil {
 		return nil, err
 	}

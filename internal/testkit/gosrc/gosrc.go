@@ -1,7 +1,9 @@
 // Package gosrc reads the module's Go sources for the repository's own
 // checks (the API record, doc comments, imports, the names of exported
-// types). Each file is parsed once per test binary, with its comments,
-// however many checks read it: the checks of one binary share the parse.
+// types). Parse parses each file once per test binary, with its
+// comments, however many checks read it: the checks of one binary share
+// the parse, and do not change it. PackageFiles parses anew, for go/doc,
+// which changes the files it reads.
 package gosrc
 
 import (
@@ -76,10 +78,11 @@ func GoFiles(root string, skip func(dir string) bool) ([]string, error) {
 	return paths, err
 }
 
-// PackageFiles returns the Go files of the package in dir that the
-// default build context builds, its test files left out, each from
-// Parse.
-func PackageFiles(dir string) ([]*ast.File, error) {
+// PackageFiles parses into fset, with mode, the Go files of the package
+// in dir that the default build context builds, its test files left
+// out. They are parsed anew for the caller, who may change them, as
+// go/doc does: Parse's files are shared.
+func PackageFiles(fset *token.FileSet, dir string, mode parser.Mode) ([]*ast.File, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, err
@@ -97,7 +100,7 @@ func PackageFiles(dir string) ([]*ast.File, error) {
 		if !ok {
 			continue
 		}
-		f, err := Parse(filepath.Join(dir, name))
+		f, err := parser.ParseFile(fset, filepath.Join(dir, name), nil, mode)
 		if err != nil {
 			return nil, err
 		}
