@@ -365,6 +365,9 @@ func (f *Fake) materialize(r *report) {
 		rs.grow(r.def.RowCount)
 		for i := range r.def.RowCount {
 			rs = rs.appendRow(r.keys, r.def.Generate(i))
+			if i == 63 {
+				rs.reserve(r.def.RowCount) // sized by the first 64 rows
+			}
 		}
 		r.rows = rs
 		r.def.Generate = nil
@@ -461,6 +464,26 @@ func (f *Fake) lookupView(id int64) (view, bool) {
 	return *v, true
 }
 
+// dealTexts are the partner names and registration dates of the demo's
+// large report, formatted once per process: its generator looks them up
+// for each of its 100,000 rows.
+type dealTexts struct {
+	partners [250]string
+	days     [365]string
+}
+
+var demoDealTexts = sync.OnceValue(func() *dealTexts {
+	t := new(dealTexts)
+	for i := range t.partners {
+		t.partners[i] = fmt.Sprintf("Partner %03d", i+1)
+	}
+	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
+	for i := range t.days {
+		t.days[i] = base.AddDate(0, 0, i).Format(time.DateOnly)
+	}
+	return t
+})
+
 // seedReportsDemo adds the reports part of the demo data set: three small
 // reports, one of them backed by the demo opportunities, and a large one
 // of 100,000 generated rows; all have charts.
@@ -506,7 +529,6 @@ func (f *Fake) seedReportsDemo() {
 		Rows:    [][]any{{"2026-Q1", 125000.5}, {"2026-Q2", 150000}, {"2026-Q3", 160000}, {"2026-Q4", 210000}},
 	})
 	stages := []string{"prospecting", "qualification", "proposal", "negotiation", "closed"}
-	base := time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC)
 	f.AddReport(Report{
 		ID: demo.ReportLarge, Name: "Deal registrations", Description: "Every deal registration, 100,000 rows",
 		CreatedBy: admin, ModifiedBy: admin, CreatedAt: created,
@@ -519,8 +541,9 @@ func (f *Fake) seedReportsDemo() {
 			{ID: "registered", Name: "Registered", Type: columnDate},
 		},
 		Generate: func(i int) []any {
-			return []any{100000 + i, fmt.Sprintf("Partner %03d", i%250+1), regions[i%len(regions)],
-				stages[(i/7)%len(stages)], float64(1000+(i*7919)%99000) + 0.5, base.AddDate(0, 0, i%365).Format(time.DateOnly)}
+			t := demoDealTexts()
+			return []any{100000 + i, t.partners[i%len(t.partners)], regions[i%len(regions)],
+				stages[(i/7)%len(stages)], float64(1000+(i*7919)%99000) + 0.5, t.days[i%len(t.days)]}
 		},
 		RowCount: demo.ReportLargeRows,
 		Charts: []Chart{

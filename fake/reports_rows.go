@@ -51,6 +51,20 @@ func (s *rowSet) grow(n int) {
 	s.buf = make([]byte, 0, n*64)
 }
 
+// reserve makes room for n rows in all, each the size of those s holds
+// on average and an eighth more, so that appending them copies the rows
+// made so far at most once more.
+func (s *rowSet) reserve(n int) {
+	if len(s.ends) == 0 || n <= len(s.ends) {
+		return
+	}
+	want := len(s.buf) / len(s.ends) * n
+	want += want / 8
+	if want > cap(s.buf) {
+		s.buf = append(make([]byte, 0, want), s.buf...)
+	}
+}
+
 // columnKeys pre-encodes `{"name":` and `,"name":` for each column.
 func columnKeys(cols []Column) [][]byte {
 	keys := make([][]byte, len(cols))

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/partnerapi/partner-go/fake/demo"
 	"time"
 
 	"github.com/partnerapi/partner-go/internal/fakeserver/fakehttp"
@@ -301,6 +303,30 @@ func TestMillionRowReportIsCompact(t *testing.T) {
 	code, body := call(t, f, "POST", fmt.Sprintf("/report/v1/%d/data", id), `{"page":{"number":99,"size":10000}}`)
 	if code != 200 || !strings.HasSuffix(strings.TrimSpace(body), `{"N":999999,"OK":false}]}`) || !strings.Contains(body, `"endOfList":true`) {
 		t.Errorf("last page: %d %.200s", code, body)
+	}
+}
+
+// TestDemoLargeReportRows: the demo's large report holds the rows its
+// description gives (names and dates looked up, the row buffer sized from
+// its first rows): each made here by formatting, first, last and where
+// the lookups wrap.
+func TestDemoLargeReportRows(t *testing.T) {
+	t.Parallel()
+	f := New(WithDemoData())
+	defer f.Close()
+	_, _, rs, ok := f.snapshotReport(demo.ReportLarge)
+	if !ok || rs.len() != demo.ReportLargeRows {
+		t.Fatalf("%d rows, want %d", rs.len(), demo.ReportLargeRows)
+	}
+	regions := []string{"EMEA", "NA", "APAC", "LATAM"}
+	stages := []string{"prospecting", "qualification", "proposal", "negotiation", "closed"}
+	for _, i := range []int{0, 1, 63, 64, 249, 250, 364, 365, 50_000, demo.ReportLargeRows - 1} {
+		want := fmt.Sprintf(`{"Deal ID":%d,"Partner":"Partner %03d","Region":%q,"Stage":%q,"Amount":%d.5,"Registered":%q}`,
+			100000+i, i%250+1, regions[i%4], stages[(i/7)%5], 1000+(i*7919)%99000,
+			time.Date(2025, 1, 1+i%365, 0, 0, 0, 0, time.UTC).Format(time.DateOnly))
+		if got := string(rs.object(i)); got != want {
+			t.Errorf("row %d\n%s\nwant\n%s", i, got, want)
+		}
 	}
 }
 
