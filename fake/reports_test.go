@@ -330,6 +330,18 @@ func TestDemoLargeReportRows(t *testing.T) {
 	}
 }
 
+// BenchmarkDemoLargeReport: a fake with the demo data, and the rows of
+// its 100,000-row report made (what the first export of it pays).
+func BenchmarkDemoLargeReport(b *testing.B) {
+	for b.Loop() {
+		f := New(WithDemoData())
+		if _, _, rs, ok := f.snapshotReport(demo.ReportLarge); !ok || rs.len() != demo.ReportLargeRows {
+			b.Fatalf("%d rows, want %d", rs.len(), demo.ReportLargeRows)
+		}
+		f.Close()
+	}
+}
+
 // FuzzReportFilter feeds arbitrary filter objects to the data route's
 // filter compiler: it answers an error or a predicate, never a panic, and
 // the predicate runs on every kind of cell.
