@@ -185,7 +185,7 @@ func New(cfg Config) *Client {
 	if built {
 		// A server that accepted the request but never answers would
 		// otherwise hold the call until its context ends: the watch
-		// bounds the wait for the headers (headerwatch.go), as
+		// bounds the wait for the headers (watch.go), as
 		// ResponseHeaderTimeout would with a timer per request.
 		c.hc.headers = newHeaderWatch(DefaultResponseHeaderTimeout)
 	}

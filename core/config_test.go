@@ -25,7 +25,7 @@ func TestRetryableHTTPDefaultsReplaced(t *testing.T) {
 		t.Errorf("default timeouts not set: TLS %v", tr.TLSHandshakeTimeout)
 	}
 	// The wait for the headers is the client's watch, not a timer per
-	// request in the transport (headerwatch.go).
+	// request in the transport (watch.go).
 	if c.hc.headers == nil || c.hc.headers.timeout != DefaultResponseHeaderTimeout || tr.ResponseHeaderTimeout != 0 {
 		t.Errorf("header wait: watch %+v, transport's %v; want a watch of %v", c.hc.headers, tr.ResponseHeaderTimeout, DefaultResponseHeaderTimeout)
 	}

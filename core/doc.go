@@ -37,7 +37,7 @@
 // (beforeAttempt, retry.go: the attempt's state and span); the call's
 // HTTP client, whose transport sends each hop (send.go: no replay below
 // the policy, noreplay.go; the response header and stall timeouts, one
-// watch each per client, headerwatch.go; the attempt timeout) and whose
+// watch each per client, watch.go; the attempt timeout) and whose
 // CheckRedirect is the call's redirect rule; CheckRetry (checkRetry,
 // retry.go), which ends the attempt's span, reads a 2xx answer whole
 // (answer.go) and decides whether to repeat it. Before a repeat the

@@ -113,7 +113,7 @@ func TestHeaderWatchCountsFromWritten(t *testing.T) {
 type slowWrite struct {
 	headers, answer, stop chan struct{}
 	c                     *Client
-	w                     *headerWatch
+	w                     *waitWatch
 	clock                 atomic.Int64 // the watch's time, UnixNano
 }
 
@@ -148,7 +148,7 @@ func (s *slowWrite) run(t *testing.T, method string) {
 	<-s.headers // the hop is watched; its body is being written
 	s.clock.Store(time.Now().Add(3 * time.Hour).UnixNano())
 	s.w.fire()
-	if hw := watched(s.w); hw == nil || hw.expired || hw.written.Load() != 0 {
+	if hw := watched(s.w); hw == nil || hw.expired || hw.began.Load() != 0 {
 		t.Fatalf("%s: a hop still writing its request was ended, or not watched: %+v", method, hw)
 	}
 	close(body.gate)
@@ -179,7 +179,7 @@ func (s *slowWrite) run(t *testing.T, method string) {
 func (s *slowWrite) writtenAt(t *testing.T, method string) int64 {
 	for deadline := time.Now().Add(time.Minute); ; {
 		if hw := watched(s.w); hw != nil {
-			if written := hw.written.Load(); written != 0 {
+			if written := hw.began.Load(); written != 0 {
 				return written
 			}
 		}
@@ -200,7 +200,7 @@ func hangGuard(t *testing.T) context.Context {
 }
 
 // watched returns the hop the watch holds, nil when none.
-func watched(w *headerWatch) *headerWait {
+func watched(w *waitWatch) *hopWait {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return w.head

@@ -36,10 +36,10 @@ type sharedHTTP struct {
 	prop        propagation.TextMapPropagator
 	// stall bounds the wait of every Read of an answer's body
 	// (Config.StallTimeout).
-	stall *headerWatch
+	stall *waitWatch
 	// headers bounds the wait for answers' headers on the HTTP client
 	// New builds; nil on a given one, which keeps its own timeouts.
-	headers *headerWatch
+	headers *waitWatch
 }
 
 func newSharedHTTP(cfg *Config, prop propagation.TextMapPropagator) *sharedHTTP {
@@ -64,7 +64,7 @@ type sendHooks struct {
 	hop hopTransport
 	// trace is the trace of a hop whose context has no other
 	// (countResends): its GotConn is the call's countResend, its
-	// WroteRequest the hop's headerWait's. wroteTrace has only the
+	// WroteRequest the hop's hopWait's. wroteTrace has only the
 	// latter, for a hop whose writes no other trace notes (hopContext).
 	// They are never written once bound, so that net/http may read them
 	// after the call.
@@ -183,7 +183,7 @@ type hopTransport struct {
 	body stallBody
 	// wait is the hop's wait for its answer's headers, when the Client
 	// watches them (sharedHTTP.headers).
-	wait headerWait
+	wait hopWait
 }
 
 // hopContext returns ctx for a hop of req, cancelled by cancel: with the
@@ -270,7 +270,7 @@ func (cfg *Config) serviceOnlyHeaders() []string {
 // stallBody fails a Read that receives nothing for the stall timeout:
 // the client's stall watch, which holds the body from its hop's answer
 // until it is closed or read to its end, cancels the hop's context once
-// a Read has waited that long (headerwatch.go). A Read only notes when it began to wait:
+// a Read has waited that long (watch.go). A Read only notes when it began to wait:
 // no timer is armed per Read. Time spent outside Read (the caller
 // writing what it read to a slow disk) does not count. A call whose
 // answer only core reads (Do decoding it) uses its own stallBody for
@@ -279,8 +279,8 @@ func (cfg *Config) serviceOnlyHeaders() []string {
 // handed on.
 type stallBody struct {
 	rc    io.ReadCloser
-	watch *headerWatch
-	wait  headerWait
+	watch *waitWatch
+	wait  hopWait
 	// cancel ends the hop's context.
 	cancel context.CancelCauseFunc
 }
@@ -288,7 +288,7 @@ type stallBody struct {
 // use makes b the body of a hop whose answer's body is rc, cancelled
 // with cancel, watched by watch: of a new hop, once the last one's body
 // was closed.
-func (b *stallBody) use(rc io.ReadCloser, watch *headerWatch, cancel context.CancelCauseFunc) *stallBody {
+func (b *stallBody) use(rc io.ReadCloser, watch *waitWatch, cancel context.CancelCauseFunc) *stallBody {
 	b.rc, b.watch, b.cancel = rc, watch, cancel
 	watch.begin(&b.wait, cancel)
 	return b
@@ -298,9 +298,9 @@ func (b *stallBody) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return b.rc.Read(p)
 	}
-	b.wait.written.Store(b.watch.now().UnixNano())
+	b.wait.began.Store(b.watch.now().UnixNano())
 	n, err := b.rc.Read(p)
-	b.wait.written.Store(0)
+	b.wait.began.Store(0)
 	// A body that ended (read whole, or failed) waits no more: it
 	// leaves the watch, which would otherwise hold it until closed.
 	if err != nil && b.watch.end(&b.wait) && err != io.EOF {

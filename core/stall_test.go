@@ -22,13 +22,13 @@ func TestStallBodyIgnoresStaleRun(t *testing.T) {
 	b := new(stallBody)
 	ctx, cancel := context.WithCancelCause(context.Background())
 	b.use(io.NopCloser(strings.NewReader("x")), w, cancel)
-	w.fire()                                 // no Read waiting
-	b.wait.written.Store(w.now().UnixNano()) // a Read that has just begun to wait
+	w.fire()                               // no Read waiting
+	b.wait.began.Store(w.now().UnixNano()) // a Read that has just begun to wait
 	w.fire()
 	if ctx.Err() != nil || ended(w, &b.wait) {
 		t.Fatalf("a run for no waiting Read cancelled the hop: %v", context.Cause(ctx))
 	}
-	b.wait.written.Store(w.now().Add(-2 * time.Hour).UnixNano()) // a Read that has waited past the timeout
+	b.wait.began.Store(w.now().Add(-2 * time.Hour).UnixNano()) // a Read that has waited past the timeout
 	w.fire()
 	if !errors.Is(context.Cause(ctx), ErrAnswerStalled) || !ended(w, &b.wait) {
 		t.Fatalf("a Read waiting past the stall timeout was not cancelled: %v", context.Cause(ctx))
@@ -50,7 +50,7 @@ func TestStallBodyIgnoresStaleRun(t *testing.T) {
 }
 
 // ended reports whether w ended the hop of hw.
-func ended(w *headerWatch, hw *headerWait) bool {
+func ended(w *waitWatch, hw *hopWait) bool {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	return hw.expired

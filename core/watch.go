@@ -20,7 +20,7 @@ import (
 	"time"
 )
 
-// headerWatch ends the hops whose wait has lasted timeout: for the
+// waitWatch ends the hops whose wait has lasted timeout: for the
 // header watch, the answer's headers have not come within timeout of the
 // request's last byte being written (the hop fails with a
 // *headerTimeoutError); for the stall watch, a Read of the answer's body
@@ -28,32 +28,35 @@ import (
 // cancelled with cause(timeout). Its timer runs only while hops are in
 // flight, and goes unarmed once it fires and finds none: an idle Client
 // holds no timer for more than one timeout.
-type headerWatch struct {
+type waitWatch struct {
 	timeout time.Duration
 	// now is the watch's clock, monoNow (a test's clock runs ahead of
-	// it). The waits' start times (headerWait.written) are its UnixNano.
+	// it). The waits' start times (hopWait.began) are its UnixNano.
 	now   func() time.Time
 	cause func(timeout time.Duration) error
 
 	mu    sync.Mutex
-	head  *headerWait // the hops in flight, a list through next and prev
+	head  *hopWait    // the hops in flight, a list through next and prev
 	timer *time.Timer // runs fire
 	armed bool        // the timer is pending
 }
 
-func newHeaderWatch(timeout time.Duration) *headerWatch {
+// newHeaderWatch returns the watch of the waits for answers' headers: a
+// hop whose headers have not come within timeout of its request being
+// written fails with a *headerTimeoutError.
+func newHeaderWatch(timeout time.Duration) *waitWatch {
 	return newWatch(timeout, monoNow, func(d time.Duration) error { return &headerTimeoutError{d} })
 }
 
 // newStallWatch returns the watch of the Reads of answers' bodies
 // (stallBody): a Read that receives nothing for timeout ends its hop
 // with ErrAnswerStalled.
-func newStallWatch(timeout time.Duration) *headerWatch {
+func newStallWatch(timeout time.Duration) *waitWatch {
 	return newWatch(timeout, monoNow, func(time.Duration) error { return ErrAnswerStalled })
 }
 
-func newWatch(timeout time.Duration, now func() time.Time, cause func(time.Duration) error) *headerWatch {
-	w := &headerWatch{timeout: timeout, now: now, cause: cause}
+func newWatch(timeout time.Duration, now func() time.Time, cause func(time.Duration) error) *waitWatch {
+	w := &waitWatch{timeout: timeout, now: now, cause: cause}
 	w.timer = time.AfterFunc(time.Hour, w.fire)
 	w.timer.Stop()
 	return w
@@ -72,20 +75,20 @@ var (
 // early nor lets one last longer.
 func monoNow() time.Time { return time.Unix(0, monoEpochNano+int64(time.Since(monoEpoch))) }
 
-// headerWait is one hop's wait: for its answer's headers, kept in its
+// hopWait is one hop's wait: for its answer's headers, kept in its
 // call's hooks (a call's hops follow one another); for the next bytes
 // of its answer's body, in its stallBody.
-type headerWait struct {
-	// written is when the wait began (UnixNano of the watch's clock), 0
+type hopWait struct {
+	// began is when the wait began (UnixNano of the watch's clock), 0
 	// while it has not: the request's last byte written, which
 	// net/http's write loop notes (wroteRequest); a Read of the body
 	// begun (stallBody.Read).
-	written atomic.Int64
-	cancel  context.CancelCauseFunc
+	began  atomic.Int64
+	cancel context.CancelCauseFunc
 	// expired, listed, next and prev are guarded by the watch's mu.
 	expired    bool
 	listed     bool // in the watch's list, between begin and end
-	next, prev *headerWait
+	next, prev *hopWait
 }
 
 // wroteRequest is the WroteRequest hook of the hop's trace, bound once
@@ -94,15 +97,15 @@ type headerWait struct {
 // answer came before the request was written whole) may mark the call's
 // next hop a little early: its deadline then counts from before its own
 // request was written, never later.
-func (hw *headerWait) wroteRequest(httptrace.WroteRequestInfo) {
-	hw.written.Store(monoNow().UnixNano())
+func (hw *hopWait) wroteRequest(httptrace.WroteRequestInfo) {
+	hw.began.Store(monoNow().UnixNano())
 }
 
 // begin starts watching the hop of hw, whose context cancel ends. A
 // wait still watched (a pooled call's body left unclosed) leaves the
 // list first.
-func (w *headerWatch) begin(hw *headerWait, cancel context.CancelCauseFunc) {
-	hw.written.Store(0)
+func (w *waitWatch) begin(hw *hopWait, cancel context.CancelCauseFunc) {
+	hw.began.Store(0)
 	w.mu.Lock()
 	w.unlink(hw)
 	hw.cancel, hw.expired, hw.prev = cancel, false, nil
@@ -124,7 +127,7 @@ func (w *headerWatch) begin(hw *headerWait, cancel context.CancelCauseFunc) {
 // closed, for the stall watch), and reports whether the watch ended it:
 // its answer, if one came, is then too late. Ending a hop no longer
 // watched (a body closed twice) changes nothing.
-func (w *headerWatch) end(hw *headerWait) bool {
+func (w *waitWatch) end(hw *hopWait) bool {
 	w.mu.Lock()
 	w.unlink(hw)
 	expired := hw.expired
@@ -134,7 +137,7 @@ func (w *headerWatch) end(hw *headerWait) bool {
 }
 
 // unlink takes hw out of the list, if it is in it; w.mu is held.
-func (w *headerWatch) unlink(hw *headerWait) {
+func (w *waitWatch) unlink(hw *hopWait) {
 	if !hw.listed {
 		return
 	}
@@ -153,7 +156,7 @@ func (w *headerWatch) unlink(hw *headerWait) {
 // earliest deadline of the others: a hop whose wait has not begun (still
 // writing its request, or no Read waiting) is looked at again a timeout
 // from now, since its deadline is later.
-func (w *headerWatch) fire() {
+func (w *waitWatch) fire() {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	now := w.now().UnixNano()
@@ -164,8 +167,8 @@ func (w *headerWatch) fire() {
 			continue
 		}
 		at := now + timeout
-		if written := hw.written.Load(); written != 0 {
-			if at = written + timeout; at <= now {
+		if began := hw.began.Load(); began != 0 {
+			if at = began + timeout; at <= now {
 				hw.expired = true
 				hw.cancel(w.cause(w.timeout))
 				continue
@@ -182,8 +185,9 @@ func (w *headerWatch) fire() {
 
 // headerTimeoutError is the failure of an attempt whose answer's headers
 // did not come within the response header timeout of its request being
-// written, and the cause with which the watch cancels its hop. It is a timeout (net.Error), as net/http's own was: a read is
-// retried, a write reports that its outcome is unknown.
+// written, and the cause with which the watch cancels its hop. It is a
+// timeout (net.Error), as net/http's own is: a read is retried, a write
+// reports that its outcome is unknown.
 type headerTimeoutError struct{ d time.Duration }
 
 func (e *headerTimeoutError) Error() string {
