@@ -6,8 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"go/parser"
-	"go/token"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -84,7 +82,7 @@ func directRequires(dir, modPath string, requires []string) ([]string, error) {
 	}
 	var direct []string
 	for _, p := range paths {
-		f, err := parser.ParseFile(token.NewFileSet(), p, nil, parser.ImportsOnly)
+		f, err := gosrc.Parse(p)
 		if err != nil {
 			return nil, err
 		}
